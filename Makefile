@@ -1,0 +1,48 @@
+# The two commands of the README, and a few for developers. CMake does the building;
+# this file only installs what is missing, configures, and runs.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all deps build build-asan test test-asan test-fast demo bench format lint clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DXIO_SANITIZE=ON \
+	  -DXIO_BUILD_SAMPLES=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+# Every test, in the normal build and again under AddressSanitizer + UBSan.
+test: test-fast test-asan
+
+test-fast: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE no-asan
+
+demo: build
+	@tests/azurite/azurite.sh start $(BUILD)/demo-azurite
+	@tests/azurite/azurite.sh run $(BUILD)/demo-azurite $(BUILD)/samples/xio demo; \
+	  rc=$$?; tests/azurite/azurite.sh stop $(BUILD)/demo-azurite; exit $$rc
+
+format:
+	@git ls-files '*.c' '*.h' | xargs clang-format -i
+
+lint: build
+	@git ls-files '*.c' | grep -v '^tests/' | xargs clang-tidy -p $(BUILD) --quiet
+	@cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --suppress=missingIncludeSystem --inline-suppr -I auth/include -I blobio/include \
+	  -I xio/include auth blobio xio samples
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

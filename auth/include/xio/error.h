@@ -1,0 +1,112 @@
+/*
+ * xio/error.h - the one list of error codes every xio library returns, and the
+ * detail record that travels beside a code.
+ *
+ * Every fallible xio function returns an xio_err. XIO_OK is 0; every failure is a
+ * positive code from XIO_ERRNO_MAP. Codes are append-only: a code's number never
+ * changes once released. Functions that can fail also take an optional
+ * `xio_error *` (may be NULL) which they fill with what went wrong: the operation,
+ * the HTTP status, the service error code, the request ids, the log-safe target,
+ * and a message. Nothing in a detail record is ever secret: targets are redacted
+ * before they are stored, and messages never quote keys or signatures.
+ */
+#ifndef XIO_ERROR_H
+#define XIO_ERROR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* XX(name, text). Append only. */
+#define XIO_ERRNO_MAP(XX)                                                          \
+  XX(EINVAL, "invalid argument")                                                   \
+  XX(ENOMEM, "out of memory")                                                      \
+  XX(EALIGN, "offset or length is not a multiple of 512 bytes")                    \
+  XX(ERANGE, "range lies outside the file or blob")                                \
+  XX(ELIMIT, "request exceeds a service limit")                                    \
+  XX(EPARSE, "malformed input")                                                    \
+  XX(ENOCRED, "no credential for the target")                                      \
+  XX(EAUTH, "authentication failed")                                               \
+  XX(EPERM, "credential lacks a required permission")                              \
+  XX(EEXPIRED, "credential has expired")                                           \
+  XX(ENOTYET, "credential is not valid yet")                                       \
+  XX(ENOTFOUND, "not found")                                                       \
+  XX(EEXIST, "already exists")                                                     \
+  XX(EBUSY, "in use: leased by another client")                                    \
+  XX(ELEASELOST, "lease lost: writes stopped")                                     \
+  XX(ECONFLICT, "conflicting state on the service")                                \
+  XX(ECHECKSUM, "checksum mismatch")                                               \
+  XX(EHTTP, "unexpected HTTP response")                                            \
+  XX(ETRANSPORT, "network transport error")                                        \
+  XX(ETIMEDOUT, "timed out")                                                       \
+  XX(ETHROTTLED, "service busy: retries exhausted")                                \
+  XX(EIO, "local I/O error")                                                       \
+  XX(EREADONLY, "file is open read-only")                                          \
+  XX(EUNSUPPORTED, "operation not supported by this backend")                      \
+  XX(EINSECURE, "refused: credentials over plain http to a remote host")           \
+  XX(ECANCELED, "canceled")                                                        \
+  XX(ECLOSED, "file or context is closed")
+
+/** Result of every fallible xio call. 0 is success. */
+typedef enum xio_err {
+  XIO_OK = 0,
+#define XIO__ERR_ENUM(name, text) XIO_##name,
+  XIO_ERRNO_MAP(XIO__ERR_ENUM)
+#undef XIO__ERR_ENUM
+  XIO__ERR_COUNT
+} xio_err;
+
+/**
+ * What went wrong, beside an xio_err. All fields are NUL-terminated and empty
+ * (or 0) when unknown. Fixed-size, so it can live on the caller's stack and be
+ * filled without allocation on any path, including out-of-memory.
+ */
+typedef struct xio_error {
+  xio_err code;               /* same as the returned code */
+  int http_status;            /* 0 when no HTTP response was received */
+  int sys_errno;              /* errno of a local I/O failure, else 0 */
+  int retries;                /* retries made before giving up */
+  char operation[40];         /* e.g. "PutPage", "ParseConnectionString" */
+  char service_code[64];      /* x-ms-error-code, e.g. "LeaseIdMissing" */
+  char request_id[64];        /* x-ms-request-id of the last try */
+  char client_request_id[64]; /* x-ms-client-request-id, same on every try */
+  char target[512];           /* log-safe URL or path: never a secret */
+  char message[512];          /* human text; never a secret */
+} xio_error;
+
+/** Short description of a code ("lease lost: writes stopped"). Never NULL. */
+const char *xio_strerror(xio_err code);
+
+/** Name of a code ("XIO_ELEASELOST"). Never NULL; "XIO_E?" for unknown codes. */
+const char *xio_err_name(xio_err code);
+
+/** Resets every field of `e` (may be NULL). */
+void xio_error_clear(xio_error *e);
+
+/**
+ * Records `code` in `e` (may be NULL) with a printf-style message and returns
+ * `code`, so a failure site can `return xio_error_set(e, XIO_EINVAL, "...")`.
+ * Other fields of `e` are kept. Callers must never pass secrets in the message.
+ */
+xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** Sets e->operation (truncated to fit); `e` may be NULL. */
+void xio_error_set_operation(xio_error *e, const char *operation);
+
+/** Sets e->target (truncated to fit); `e` may be NULL. Pass only log-safe text. */
+void xio_error_set_target(xio_error *e, const char *target);
+
+/**
+ * Formats `e` on one line for people: "PutPage failed: lease lost: ... (HTTP 412
+ * LeaseIdMismatchWithBlobOperation, request 1234) on http://..". Writes at most
+ * `size` bytes including the NUL and returns `buf`.
+ */
+char *xio_error_format(const xio_error *e, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XIO_ERROR_H */

@@ -1,0 +1,52 @@
+/*
+ * xml_int.h - parsing the XML bodies the blob service returns (libxml2): error
+ * bodies, page lists and blob listings. Internal to libxio_blob.
+ *
+ * Every parser takes the raw body (not NUL-terminated; a UTF-8 BOM is accepted),
+ * never fetches anything over the network, expands no external entities, and
+ * answers XIO_EPARSE for malformed XML or a missing required element.
+ */
+#ifndef XIO_BLOB_XML_INT_H
+#define XIO_BLOB_XML_INT_H
+
+#include <stddef.h>
+
+#include <xio/blob.h>
+
+/**
+ * Reads <Error><Code>..</Code><Message>..</Message></Error>. `code` and `message`
+ * receive the texts (truncated to their sizes, "" when absent; the message's first
+ * line only). Errors: XIO_EPARSE (not XML, or the root is not <Error>).
+ */
+xio_err xio__blob_xml_error(const char *body, size_t len, char *code, size_t code_size,
+                            char *message, size_t message_size);
+
+/**
+ * Reads <PageList> with <PageRange>/<ClearRange> elements of <Start>/<End> and an
+ * optional <NextMarker>. Page ranges are added to `ranges` (merged, see
+ * xio__blob_ranges_add); clear ranges to `cleared` when it is not NULL. `*next_marker`
+ * gets a malloc'd marker or NULL (when empty or absent). Errors: XIO_EPARSE (including
+ * Start > End, or numbers that do not parse), XIO_ENOMEM.
+ */
+xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
+                                xio_blob_ranges *cleared, char **next_marker,
+                                xio_error *err);
+
+/**
+ * Reads <EnumerationResults><Blobs><Blob><Name/><Properties>...</Properties></Blob>
+ * ... </Blobs><NextMarker/></EnumerationResults>: for each blob its name,
+ * Content-Length, BlobType, LeaseState and Last-Modified. Appends to `out` (which
+ * starts zeroed or holds earlier entries); sets out->next_marker (NULL when empty).
+ * Errors: XIO_EPARSE, XIO_ENOMEM.
+ */
+xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out,
+                                xio_error *err);
+
+/**
+ * Adds [start, end] to `r`, keeping it sorted and merging overlapping or adjacent
+ * ranges (end + 1 == next start). Fast when ranges arrive in order. Errors: XIO_ENOMEM,
+ * XIO_EINVAL (start > end).
+ */
+xio_err xio__blob_ranges_add(xio_blob_ranges *r, uint64_t start, uint64_t end);
+
+#endif

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what building and testing xio needs, and nothing when it is all present:
+# the Debian development packages, Node.js for the emulator, and Azurite pinned by
+# tests/azurite/package-lock.json. Safe to run again; quiet when there is nothing to do.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev
+          libcjson-dev ca-certificates)
+for extra in "$@"; do packages+=("$extra"); done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Azurite, from the committed lock file. The stamp records the lock file's hash so a
+# changed lock reinstalls and an unchanged one costs nothing.
+az="$here/tests/azurite"
+want=$(sha256sum "$az/package-lock.json" | cut -d' ' -f1)
+have=$(cat "$az/node_modules/.xio-lock-sha256" 2>/dev/null || true)
+if [ "$want" != "$have" ] || [ ! -x "$az/node_modules/.bin/azurite-blob" ]; then
+  echo "install-deps: installing Azurite from tests/azurite/package-lock.json"
+  (cd "$az" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$want" > "$az/node_modules/.xio-lock-sha256"
+fi

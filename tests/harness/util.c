@@ -1,0 +1,46 @@
+/*
+ * util.c - helpers shared by the tests (see util.h).
+ */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+
+const char *test_endpoint(void) {
+  const char *e = getenv("XIO_TEST_BLOB_ENDPOINT");
+  if (!e || !*e) FAIL("XIO_TEST_BLOB_ENDPOINT is not set: run through ctest (azurite fixture)");
+  return e;
+}
+
+const char *test_account_url(void) {
+  static char buf[512];
+  snprintf(buf, sizeof buf, "%s/devstoreaccount1", test_endpoint());
+  return buf;
+}
+
+void test_unique_name(char *buf, size_t size, const char *prefix) {
+  static unsigned counter;
+  snprintf(buf, size, "%s-%ld-%u", prefix, (long)getpid(), counter++);
+}
+
+void test_fill_random(void *buf, size_t n, uint64_t seed) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  unsigned char *p = buf;
+  for (size_t i = 0; i < n; i++) {
+    if ((i & 7) == 0) { /* xorshift64* */
+      x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    }
+    p[i] = (unsigned char)((x * 0x2545F4914F6CDD1Dull) >> (8 * (i & 7)));
+  }
+}
+
+int test_all_zero(const void *buf, size_t n) {
+  const unsigned char *p = buf;
+  for (size_t i = 0; i < n; i++)
+    if (p[i]) return 0;
+  return 1;
+}
