@@ -110,6 +110,9 @@ xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine
  *  I/O thread exits and everything is freed. `e` may be NULL. */
 void xio_blob_engine_free(xio_blob_engine *e);
 
+/** 1 when called on the engine's I/O thread (inside a completion callback). */
+int xio_blob_engine_on_io_thread(const xio_blob_engine *e);
+
 /** The options the engine runs with (read-only). */
 const xio_blob_engine_options *xio_blob_engine_options_get(const xio_blob_engine *e);
 
@@ -337,6 +340,9 @@ int64_t xio_blob_call_duration_us(const xio_blob_call *c);
 
 /** A response header of the last try (case-insensitive name), or NULL. */
 const char *xio_blob_call_header(const xio_blob_call *c, const char *name);
+
+/** The service error code of a failed call ("LeaseIdMissing"), or "" (never NULL). */
+const char *xio_blob_call_service_code(const xio_blob_call *c);
 
 /** x-ms-request-id / x-ms-client-request-id (never NULL; "" when unknown). */
 const char *xio_blob_call_request_id(const xio_blob_call *c);

@@ -1,0 +1,325 @@
+/*
+ * build.c - the builders: one function per REST operation that checks its
+ * arguments against the service limits and turns them into a call (method, query,
+ * headers, borrowed body). Nothing here sends, signs or allocates a connection.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call_int.h"
+#include "limits_int.h"
+
+#define PERM(x) XIO_AUTH_PERM(x)
+
+/* Finishes a builder: on failure frees the call and names the operation. */
+static xio_err finish(xio_blob_call *c, xio_err rc, xio_blob_call **out, xio_error *err) {
+  if (rc == XIO_OK) {
+    *out = c;
+    return XIO_OK;
+  }
+  if (rc == XIO_ENOMEM) xio_error_set(err, rc, "out of memory building %s", c->operation);
+  xio_blob_call_free(c);
+  return rc;
+}
+
+static void range_header(xio_blob_call *c, uint64_t offset, uint64_t len, xio_err *rc) {
+  char v[64];
+  snprintf(v, sizeof v, "bytes=%" PRIu64 "-%" PRIu64, offset, offset + len - 1);
+  xio__blob_call_header(c, "x-ms-range", v, rc);
+}
+
+static void u64_header(xio_blob_call *c, const char *name, uint64_t v, xio_err *rc) {
+  char s[32];
+  snprintf(s, sizeof s, "%" PRIu64, v);
+  xio__blob_call_header(c, name, s, rc);
+}
+
+static void meta_headers(xio_blob_call *c, const xio_blob_meta *meta, int nmeta,
+                         xio_err *rc) {
+  for (int i = 0; i < nmeta; i++) {
+    char name[80];
+    snprintf(name, sizeof name, "x-ms-meta-%s", meta[i].name);
+    xio__blob_call_header(c, name, meta[i].value, rc);
+  }
+}
+
+static xio_err check_meta(const char *op, const xio_blob_meta *meta, int nmeta,
+                          xio_error *err) {
+  if (nmeta < 0 || nmeta > XIO_BLOB_MAX_META || (nmeta && !meta))
+    return xio_error_set(err, XIO_EINVAL, "%s: %d metadata entries (at most %d)", op, nmeta,
+                         XIO_BLOB_MAX_META);
+  for (int i = 0; i < nmeta; i++) {
+    const char *n = meta[i].name;
+    int ok = (n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') || n[0] == '_';
+    for (const char *p = n; ok && *p; p++)
+      ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+           (*p >= '0' && *p <= '9') || *p == '_';
+    if (!ok)
+      return xio_error_set(err, XIO_EINVAL, "%s: metadata name \"%s\" is not an identifier",
+                           op, n);
+  }
+  return XIO_OK;
+}
+
+static xio_err need_blob(const char *op, const xio_blob_target *t, xio_error *err) {
+  if (!t) return xio_error_set(err, XIO_EINVAL, "%s: no target", op);
+  if (!t->url.container || !t->url.blob)
+    return xio_error_set(err, XIO_EINVAL, "%s: %s names no blob", op, t->safe_url);
+  return XIO_OK;
+}
+
+static xio_err need_container(const char *op, const xio_blob_target *t, xio_error *err) {
+  if (!t) return xio_error_set(err, XIO_EINVAL, "%s: no target", op);
+  if (!t->url.container)
+    return xio_error_set(err, XIO_EINVAL, "%s: %s names no container", op, t->safe_url);
+  return XIO_OK;
+}
+
+xio_err xio_blob_call_create_container(const xio_blob_target *t, xio_blob_call **out,
+                                       xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_container("CreateContainer", t, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "CreateContainer", "PUT", "restype=container", &c, err);
+  if (rc != XIO_OK) return rc;
+  c->container_level = 1;
+  c->need_perms = PERM('c');
+  return finish(c, rc, out, err);
+}
+
+static char *escape(const char *s) { return curl_easy_escape(NULL, s, 0); }
+
+xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const char *marker,
+                           int maxresults, xio_blob_call **out, xio_error *err) {
+  xio_err rc = need_container("ListBlobs", t, err);
+  if (rc != XIO_OK) return rc;
+  if (maxresults < 0 || maxresults > 5000)
+    return xio_error_set(err, XIO_EINVAL, "ListBlobs: maxresults %d outside 1..5000",
+                         maxresults);
+  char *p = prefix ? escape(prefix) : NULL, *m = marker ? escape(marker) : NULL;
+  size_t n = 64 + (p ? strlen(p) : 0) + (m ? strlen(m) : 0);
+  char *q = malloc(n);
+  if (!q || (prefix && !p) || (marker && !m)) {
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory building ListBlobs");
+  } else {
+    int len = snprintf(q, n, "restype=container&comp=list");
+    if (p) len += snprintf(q + len, n - (size_t)len, "&prefix=%s", p);
+    if (m) len += snprintf(q + len, n - (size_t)len, "&marker=%s", m);
+    if (maxresults) snprintf(q + len, n - (size_t)len, "&maxresults=%d", maxresults);
+  }
+  xio_blob_call *c = NULL;
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "ListBlobs", "GET", q, &c, err);
+  curl_free(p);
+  curl_free(m);
+  free(q);
+  if (rc != XIO_OK) return rc;
+  c->container_level = 1;
+  c->need_perms = PERM('l');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_create(const xio_blob_target *t, uint64_t size,
+                             const xio_blob_meta *meta, int nmeta, const xio_blob_cond *cond,
+                             xio_blob_call **out, xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("CreatePageBlob", t, err);
+  if (rc == XIO_OK) rc = xio__blob_check_size("CreatePageBlob", size, err);
+  if (rc == XIO_OK) rc = check_meta("CreatePageBlob", meta, nmeta, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "CreatePageBlob", "PUT", NULL, &c, err);
+  if (rc != XIO_OK) return rc;
+  xio__blob_call_header(c, "x-ms-blob-type", "PageBlob", &rc);
+  u64_header(c, "x-ms-blob-content-length", size, &rc);
+  meta_headers(c, meta, nmeta, &rc);
+  xio__blob_call_cond(c, cond, &rc);
+  c->need_any = PERM('c') | PERM('w');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_get_properties(const xio_blob_target *t, const xio_blob_cond *cond,
+                                     xio_blob_call **out, xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("GetBlobProperties", t, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "GetBlobProperties", "HEAD", NULL, &c, err);
+  if (rc != XIO_OK) return rc;
+  xio__blob_call_cond(c, cond, &rc);
+  c->need_perms = PERM('r');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_resize(const xio_blob_target *t, uint64_t size,
+                             const xio_blob_cond *cond, xio_blob_call **out, xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("ResizeBlob", t, err);
+  if (rc == XIO_OK) rc = xio__blob_check_size("ResizeBlob", size, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "ResizeBlob", "PUT", "comp=properties", &c, err);
+  if (rc != XIO_OK) return rc;
+  u64_header(c, "x-ms-blob-content-length", size, &rc);
+  xio__blob_call_cond(c, cond, &rc);
+  c->need_perms = PERM('w');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_put_page(const xio_blob_target *t, uint64_t offset, const void *data,
+                               size_t len, uint64_t blob_size, const xio_blob_cond *cond,
+                               xio_blob_call **out, xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("PutPage", t, err);
+  if (rc == XIO_OK)
+    rc = xio__blob_check_pages("PutPage", offset, len, XIO_BLOB_MAX_PUT_PAGE, blob_size, err);
+  if (rc == XIO_OK && !data) rc = xio_error_set(err, XIO_EINVAL, "PutPage: no data");
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "PutPage", "PUT", "comp=page", &c, err);
+  if (rc != XIO_OK) return rc;
+  xio__blob_call_header(c, "x-ms-page-write", "update", &rc);
+  range_header(c, offset, len, &rc);
+  xio__blob_call_cond(c, cond, &rc);
+  c->body = data;
+  c->body_len = len;
+  c->need_perms = PERM('w');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_clear(const xio_blob_target *t, uint64_t offset, uint64_t len,
+                            uint64_t blob_size, const xio_blob_cond *cond,
+                            xio_blob_call **out, xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("ClearPages", t, err);
+  if (rc == XIO_OK) rc = xio__blob_check_pages("ClearPages", offset, len, 0, blob_size, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "ClearPages", "PUT", "comp=page", &c, err);
+  if (rc != XIO_OK) return rc;
+  xio__blob_call_header(c, "x-ms-page-write", "clear", &rc);
+  range_header(c, offset, len, &rc);
+  xio__blob_call_cond(c, cond, &rc);
+  c->need_perms = PERM('w');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_read(const xio_blob_target *t, uint64_t offset, void *buf, size_t len,
+                           const xio_blob_cond *cond, xio_blob_call **out, xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("GetBlob", t, err);
+  if (rc == XIO_OK) rc = xio__blob_check_read("GetBlob", offset, len, err);
+  if (rc == XIO_OK && !buf) rc = xio_error_set(err, XIO_EINVAL, "GetBlob: no buffer");
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "GetBlob", "GET", NULL, &c, err);
+  if (rc != XIO_OK) return rc;
+  range_header(c, offset, len, &rc);
+  xio__blob_call_cond(c, cond, &rc);
+  c->rbuf = buf;
+  c->rbuf_len = len;
+  c->need_perms = PERM('r');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uint64_t len,
+                                  const char *marker, xio_blob_call **out, xio_error *err) {
+  xio_err rc = need_blob("GetPageRanges", t, err);
+  if (rc == XIO_OK && len)
+    rc = xio__blob_check_pages("GetPageRanges", offset, len, 0, 0, err);
+  if (rc != XIO_OK) return rc;
+  char *m = marker ? escape(marker) : NULL;
+  size_t n = 32 + (m ? strlen(m) : 0);
+  char *q = malloc(n);
+  xio_blob_call *c = NULL;
+  if (!q || (marker && !m)) {
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory building GetPageRanges");
+  } else {
+    snprintf(q, n, "comp=pagelist%s%s", m ? "&marker=" : "", m ? m : "");
+    rc = xio__blob_call_new(t, "GetPageRanges", "GET", q, &c, err);
+  }
+  curl_free(m);
+  free(q);
+  if (rc != XIO_OK) return rc;
+  if (len) range_header(c, offset, len, &rc);
+  c->need_perms = PERM('r');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_delete(const xio_blob_target *t, int include_snapshots,
+                             const xio_blob_cond *cond, xio_blob_call **out,
+                             xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("DeleteBlob", t, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "DeleteBlob", "DELETE", NULL, &c, err);
+  if (rc != XIO_OK) return rc;
+  if (include_snapshots) xio__blob_call_header(c, "x-ms-delete-snapshots", "include", &rc);
+  xio__blob_call_cond(c, cond, &rc);
+  c->need_perms = PERM('d');
+  c->missing_ok_on_retry = 1;
+  return finish(c, rc, out, err);
+}
+
+static const char *lease_action_name(xio_blob_lease_action a) {
+  static const char *const names[] = {"acquire", "renew", "change", "release", "break"};
+  return a <= XIO_BLOB_LEASE_BREAK ? names[a] : NULL;
+}
+
+static xio_err check_lease(const xio_blob_lease_args *a, xio_error *err) {
+  if (!a || !lease_action_name(a->action))
+    return xio_error_set(err, XIO_EINVAL, "LeaseBlob: unknown lease action");
+  if (a->action == XIO_BLOB_LEASE_ACQUIRE && a->duration_s != -1 &&
+      (a->duration_s < 15 || a->duration_s > 60))
+    return xio_error_set(err, XIO_EINVAL, "LeaseBlob: duration %d s is neither -1 nor 15..60",
+                         a->duration_s);
+  if ((a->action == XIO_BLOB_LEASE_RENEW || a->action == XIO_BLOB_LEASE_CHANGE ||
+       a->action == XIO_BLOB_LEASE_RELEASE) && (!a->lease_id || !*a->lease_id))
+    return xio_error_set(err, XIO_EINVAL, "LeaseBlob: %s needs the current lease id",
+                         lease_action_name(a->action));
+  if (a->action == XIO_BLOB_LEASE_CHANGE && (!a->proposed_id || !*a->proposed_id))
+    return xio_error_set(err, XIO_EINVAL, "LeaseBlob: change needs a proposed lease id");
+  if (a->action == XIO_BLOB_LEASE_BREAK && (a->break_period_s < -1 || a->break_period_s > 60))
+    return xio_error_set(err, XIO_EINVAL, "LeaseBlob: break period %d s outside 0..60",
+                         a->break_period_s);
+  return XIO_OK;
+}
+
+xio_err xio_blob_call_lease(const xio_blob_target *t, const xio_blob_lease_args *a,
+                            xio_blob_call **out, xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("LeaseBlob", t, err);
+  if (rc == XIO_OK) rc = check_lease(a, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "LeaseBlob", "PUT", "comp=lease", &c, err);
+  if (rc != XIO_OK) return rc;
+  xio__blob_call_header(c, "x-ms-lease-action", lease_action_name(a->action), &rc);
+  if (a->lease_id && *a->lease_id) xio__blob_call_header(c, "x-ms-lease-id", a->lease_id, &rc);
+  if (a->proposed_id && *a->proposed_id)
+    xio__blob_call_header(c, "x-ms-proposed-lease-id", a->proposed_id, &rc);
+  char v[16];
+  if (a->action == XIO_BLOB_LEASE_ACQUIRE) {
+    snprintf(v, sizeof v, "%d", a->duration_s);
+    xio__blob_call_header(c, "x-ms-lease-duration", v, &rc);
+    /* Without a proposed id a lost response would leave an unknown lease. */
+    c->retryable = a->proposed_id && *a->proposed_id;
+  }
+  if (a->action == XIO_BLOB_LEASE_BREAK && a->break_period_s >= 0) {
+    snprintf(v, sizeof v, "%d", a->break_period_s);
+    xio__blob_call_header(c, "x-ms-lease-break-period", v, &rc);
+  }
+  c->need_perms = PERM('w');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_snapshot(const xio_blob_target *t, const xio_blob_cond *cond,
+                               xio_blob_call **out, xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("SnapshotBlob", t, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "SnapshotBlob", "PUT", "comp=snapshot", &c, err);
+  if (rc != XIO_OK) return rc;
+  xio__blob_call_cond(c, cond, &rc);
+  c->need_any = PERM('c') | PERM('w');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_set_metadata(const xio_blob_target *t, const xio_blob_meta *meta,
+                                   int nmeta, const xio_blob_cond *cond,
+                                   xio_blob_call **out, xio_error *err) {
+  xio_blob_call *c;
+  xio_err rc = need_blob("SetBlobMetadata", t, err);
+  if (rc == XIO_OK) rc = check_meta("SetBlobMetadata", meta, nmeta, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(t, "SetBlobMetadata", "PUT", "comp=metadata", &c, err);
+  if (rc != XIO_OK) return rc;
+  meta_headers(c, meta, nmeta, &rc);
+  xio__blob_call_cond(c, cond, &rc);
+  c->need_perms = PERM('w');
+  return finish(c, rc, out, err);
+}

@@ -1,0 +1,106 @@
+/*
+ * call.c - the life of a call object: allocation with its client request id,
+ * request headers and conditions, per-try reset, and the accessors that read a
+ * finished call's outcome.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "call_int.h"
+
+int64_t xio__blob_now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation,
+                           const char *method, const char *query, xio_blob_call **out,
+                           xio_error *err) {
+  *out = NULL;
+  xio_blob_call *c = calloc(1, sizeof *c);
+  if (!c || (query && !(c->query = strdup(query)))) {
+    free(c);
+    return xio_error_set(err, XIO_ENOMEM, "out of memory building %s", operation);
+  }
+  c->target = target;
+  c->operation = operation;
+  c->method = method;
+  c->retryable = 1;
+  xio_blob_new_lease_id(c->client_request_id);
+  *out = c;
+  return XIO_OK;
+}
+
+void xio__blob_call_header(xio_blob_call *c, const char *name, const char *value,
+                           xio_err *rc) {
+  if (*rc == XIO_OK && xio__blob_hdrs_add(&c->headers, name, value) != XIO_OK)
+    *rc = XIO_ENOMEM;
+}
+
+void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *rc) {
+  if (!cond) return;
+  if (cond->lease_id && *cond->lease_id)
+    xio__blob_call_header(c, "x-ms-lease-id", cond->lease_id, rc);
+  if (cond->if_match && *cond->if_match)
+    xio__blob_call_header(c, "If-Match", cond->if_match, rc);
+  if (cond->if_none_match && *cond->if_none_match)
+    xio__blob_call_header(c, "If-None-Match", cond->if_none_match, rc);
+}
+
+void xio__blob_call_reset_try(xio_blob_call *c) {
+  c->status = 0;
+  c->curl_rc = CURLE_OK;
+  c->curl_err[0] = '\0';
+  xio__blob_hdrs_reset(&c->resp_headers);
+  c->resp_len = 0;
+  c->rbuf_got = 0;
+  c->overflow = 0;
+}
+
+void xio_blob_call_free(xio_blob_call *c) {
+  if (!c) return;
+  free(c->query);
+  xio__blob_hdrs_free(&c->headers);
+  xio__blob_hdrs_free(&c->resp_headers);
+  free(c->resp_body);
+  free(c->full_url);
+  if (c->slist) curl_slist_free_all(c->slist);
+  free(c);
+}
+
+xio_err xio_blob_call_result(const xio_blob_call *c, xio_error *err) {
+  if (err) *err = c->err;
+  return c->result;
+}
+
+int xio_blob_call_status(const xio_blob_call *c) { return c->status; }
+
+int xio_blob_call_retries(const xio_blob_call *c) { return c->attempt; }
+
+int64_t xio_blob_call_duration_us(const xio_blob_call *c) {
+  return c->done_us > c->submit_us ? c->done_us - c->submit_us : 0;
+}
+
+const char *xio_blob_call_header(const xio_blob_call *c, const char *name) {
+  return xio__blob_hdrs_get(&c->resp_headers, name);
+}
+
+const char *xio_blob_call_request_id(const xio_blob_call *c) {
+  const char *id = xio__blob_hdrs_get(&c->resp_headers, "x-ms-request-id");
+  return id ? id : "";
+}
+
+const char *xio_blob_call_service_code(const xio_blob_call *c) {
+  return c->err.service_code;
+}
+
+const char *xio_blob_call_client_request_id(const xio_blob_call *c) {
+  return c->client_request_id;
+}
+
+const char *xio_blob_call_operation(const xio_blob_call *c) { return c->operation; }
+
+const char *xio_blob_call_safe_url(const xio_blob_call *c) { return c->target->safe_url; }

@@ -1,0 +1,118 @@
+/*
+ * call_int.h - what a call is inside libxio_blob: the request to send (method,
+ * target, query, headers, borrowed body or receive buffer), the state of its
+ * current try, and its outcome. Builders (build.c) fill the request; the engine
+ * (engine.c) runs tries through the transport (transport.c); results.c reads the
+ * outcome. Internal to libxio_blob.
+ */
+#ifndef XIO_BLOB_CALL_INT_H
+#define XIO_BLOB_CALL_INT_H
+
+#include <curl/curl.h>
+#include <stdint.h>
+
+#include <xio/blob.h>
+
+/* A header list: owned name/value pairs in insertion order. */
+typedef struct xio__blob_hdr {
+  char *name;
+  char *value;
+} xio__blob_hdr;
+
+typedef struct xio__blob_hdrs {
+  xio__blob_hdr *v;
+  size_t n;
+  size_t cap;
+} xio__blob_hdrs;
+
+/** Appends a copy of name/value. Errors: XIO_ENOMEM. */
+xio_err xio__blob_hdrs_add(xio__blob_hdrs *h, const char *name, const char *value);
+/** First value whose name matches case-insensitively, or NULL. */
+const char *xio__blob_hdrs_get(const xio__blob_hdrs *h, const char *name);
+/** Frees every pair; keeps the array for reuse. */
+void xio__blob_hdrs_reset(xio__blob_hdrs *h);
+/** Frees everything. */
+void xio__blob_hdrs_free(xio__blob_hdrs *h);
+
+/* The target, as calls see it (target.c). */
+struct xio_blob_target {
+  xio_auth_url url;     /* parsed URL */
+  char *origin;         /* scheme://host[:port] */
+  char *cont_path;      /* encoded path of the container (with the account, path style) */
+  char *safe_url;       /* origin + path, no query: what logs and errors show */
+  xio_auth_cred cred;   /* owned copy */
+  int has_sas;          /* cred is a SAS that parsed */
+  xio_auth_sas sas;     /* parsed SAS, for checks before sending */
+  char *extra_query;    /* URL query that is not the credential (e.g. snapshot=), or NULL */
+};
+
+struct xio_blob_call {
+  /* The request. */
+  const char *operation;       /* static: "PutPage" */
+  const char *method;          /* static: "GET", "PUT", "HEAD", "DELETE" */
+  const xio_blob_target *target;
+  char *query;                 /* operation query, e.g. "comp=page", or NULL */
+  xio__blob_hdrs headers;      /* request headers but date, version, ids, auth */
+  const void *body;            /* borrowed request body, or NULL */
+  size_t body_len;
+  void *rbuf;                  /* borrowed receive buffer for a read, or NULL */
+  size_t rbuf_len;
+  int retryable;               /* idempotent: may be sent again */
+  int missing_ok_on_retry;     /* a 404 on a retry means an earlier try succeeded */
+  xio_err early;               /* failure found at submit, reported by the I/O thread */
+  int container_level;         /* addresses the container, not the blob */
+  uint32_t need_perms;         /* SAS permission letters the operation needs, all of */
+  uint32_t need_any;           /* ... and at least one of these */
+  char client_request_id[37];
+
+  /* The current try (transport.c). */
+  int attempt;
+  int status;
+  CURLcode curl_rc;
+  char curl_err[CURL_ERROR_SIZE];
+  xio__blob_hdrs resp_headers;
+  char *resp_body;             /* body of errors and XML results */
+  size_t resp_len;
+  size_t resp_cap;
+  size_t rbuf_got;
+  int overflow;                /* the response body did not fit */
+  CURL *easy;
+  struct curl_slist *slist;
+  char *full_url;              /* with the credential: never logged */
+
+  /* The outcome. */
+  int finished;
+  xio_err result;
+  xio_error err;
+  int64_t submit_us;
+  int64_t done_us;
+  int64_t deadline_us;         /* 0: none */
+  int64_t next_try_us;
+
+  /* Completion. */
+  xio_blob_done_fn done;
+  void *ud;
+  struct xio_blob_call *next;  /* engine queues */
+};
+
+/** Allocates a call for `target` with operation, method and optional query
+ *  (copied); generates its client request id. Errors: XIO_ENOMEM. */
+xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation,
+                           const char *method, const char *query, xio_blob_call **out,
+                           xio_error *err);
+
+/** Adds a request header to `c`, recording ENOMEM in *rc (left alone on success),
+ *  so builders can add several and check once. */
+void xio__blob_call_header(xio_blob_call *c, const char *name, const char *value,
+                           xio_err *rc);
+
+/** Adds the lease / If-Match / If-None-Match headers of `cond` (may be NULL). */
+void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *rc);
+
+/** Clears per-try state before a new try. */
+void xio__blob_call_reset_try(xio_blob_call *c);
+
+/** Monotonic microseconds. */
+int64_t xio__blob_now_us(void);
+
+#endif

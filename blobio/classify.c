@@ -1,0 +1,168 @@
+/*
+ * classify.c - what a finished try means: success, a failure worth retrying (a
+ * transport error, a torn body, throttling, a checksum the service rejected), or a
+ * final failure, mapped from libcurl's result, the HTTP status and the service
+ * error code to one xio_err, with the detail record filled for people.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+#include "xml_int.h"
+
+typedef struct code_map {
+  const char *service_code;
+  xio_err code;
+} code_map;
+
+static const code_map service_codes[] = {
+    {"BlobNotFound", XIO_ENOTFOUND},
+    {"ContainerNotFound", XIO_ENOTFOUND},
+    {"ResourceNotFound", XIO_ENOTFOUND},
+    {"BlobAlreadyExists", XIO_EEXIST},
+    {"ContainerAlreadyExists", XIO_EEXIST},
+    {"LeaseAlreadyPresent", XIO_EBUSY},
+    {"LeaseIdMissing", XIO_EBUSY},
+    {"LeaseIsBreakingAndCannotBeAcquired", XIO_EBUSY},
+    {"Md5Mismatch", XIO_ECHECKSUM},
+    {"Crc64Mismatch", XIO_ECHECKSUM},
+    {"AuthenticationFailed", XIO_EAUTH},
+    {"AuthorizationFailure", XIO_EAUTH},
+    {"InvalidAuthenticationInfo", XIO_EAUTH},
+    {"NoAuthenticationInformation", XIO_EAUTH},
+    {"AuthorizationPermissionMismatch", XIO_EPERM},
+    {"AuthorizationResourceTypeMismatch", XIO_EPERM},
+    {"AuthorizationServiceMismatch", XIO_EPERM},
+    {"AuthorizationProtocolMismatch", XIO_EPERM},
+    {"AuthorizationSourceIPMismatch", XIO_EPERM},
+    {"RequestBodyTooLarge", XIO_ELIMIT},
+    {"InvalidPageRange", XIO_ERANGE},
+    {"InvalidRange", XIO_ERANGE},
+    {"ServerBusy", XIO_ETHROTTLED},
+    {"OperationTimedOut", XIO_ETIMEDOUT},
+};
+
+static xio_err from_status(int status) {
+  switch (status) {
+  case 400: return XIO_EINVAL;
+  case 401: case 403: return XIO_EAUTH;
+  case 404: return XIO_ENOTFOUND;
+  case 408: case 504: return XIO_ETIMEDOUT;
+  case 409: case 412: return XIO_ECONFLICT;
+  case 413: return XIO_ELIMIT;
+  case 416: return XIO_ERANGE;
+  case 429: case 503: return XIO_ETHROTTLED;
+  default: return XIO_EHTTP;
+  }
+}
+
+/* A lease error on a request that carried our lease id means we lost the lease. */
+static int lost_our_lease(const xio_blob_call *c, const char *code) {
+  return xio__blob_hdrs_get(&c->headers, "x-ms-lease-id") && strncmp(code, "Lease", 5) == 0 &&
+         strcmp(code, "LeaseAlreadyPresent") != 0 &&
+         strcmp(code, "LeaseIsBreakingAndCannotBeAcquired") != 0;
+}
+
+static xio_err map_service(const xio_blob_call *c, int status, const char *code) {
+  if (*code && lost_our_lease(c, code)) return XIO_ELEASELOST;
+  for (size_t i = 0; i < sizeof service_codes / sizeof *service_codes; i++)
+    if (strcmp(code, service_codes[i].service_code) == 0) return service_codes[i].code;
+  return from_status(status);
+}
+
+static int retryable_status(int status, xio_err code) {
+  return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 ||
+         status == 504 || code == XIO_ECHECKSUM;
+}
+
+static int retryable_curl(CURLcode rc) {
+  switch (rc) {
+  case CURLE_COULDNT_RESOLVE_HOST: case CURLE_COULDNT_CONNECT:
+  case CURLE_OPERATION_TIMEDOUT: case CURLE_SEND_ERROR: case CURLE_RECV_ERROR:
+  case CURLE_GOT_NOTHING: case CURLE_PARTIAL_FILE: case CURLE_SSL_CONNECT_ERROR:
+  case CURLE_HTTP2: case CURLE_HTTP2_STREAM:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Common fields of the detail record for the try that just finished. */
+static void fill_detail(xio_blob_call *c, xio_err code) {
+  xio_error *e = &c->err;
+  const char *rid = xio__blob_hdrs_get(&c->resp_headers, "x-ms-request-id");
+  e->code = code;
+  e->http_status = c->status;
+  e->retries = c->attempt;
+  xio_error_set_operation(e, c->operation);
+  xio_error_set_target(e, c->target->safe_url);
+  snprintf(e->request_id, sizeof e->request_id, "%s", rid ? rid : "");
+  snprintf(e->client_request_id, sizeof e->client_request_id, "%s", c->client_request_id);
+}
+
+static xio__blob_verdict transport_failure(xio_blob_call *c) {
+  xio__blob_verdict v = {XIO_ETRANSPORT, retryable_curl(c->curl_rc)};
+  if (c->curl_rc == CURLE_OPERATION_TIMEDOUT) v.code = XIO_ETIMEDOUT;
+  if (c->curl_rc == CURLE_WRITE_ERROR && c->overflow) v.code = XIO_EHTTP, v.retry = 0;
+  fill_detail(c, v.code);
+  const char *what = c->curl_err[0] ? c->curl_err : curl_easy_strerror(c->curl_rc);
+  if (c->overflow)
+    xio_error_set(&c->err, v.code, "response body larger than the %zu bytes asked for",
+                  c->rbuf ? c->rbuf_len : (size_t)0);
+  else
+    xio_error_set(&c->err, v.code, "%s", what);
+  return v;
+}
+
+/* A 2xx read that delivered fewer bytes than asked: torn (retry) or past the end. */
+static xio__blob_verdict short_read(xio_blob_call *c) {
+  const char *cl = xio__blob_hdrs_get(&c->resp_headers, "Content-Length");
+  unsigned long long announced = cl ? strtoull(cl, NULL, 10) : 0;
+  xio__blob_verdict v = {XIO_ETRANSPORT, 1};
+  if (cl && announced == c->rbuf_got) v.code = XIO_ERANGE, v.retry = 0;
+  fill_detail(c, v.code);
+  if (v.retry)
+    xio_error_set(&c->err, v.code, "torn response: body ended after %zu of %zu bytes",
+                  c->rbuf_got, c->rbuf_len);
+  else
+    xio_error_set(&c->err, v.code, "read past the end of the blob: %zu of %zu bytes exist",
+                  c->rbuf_got, c->rbuf_len);
+  return v;
+}
+
+static xio__blob_verdict service_failure(xio_blob_call *c) {
+  char code[64] = "", msg[400] = "";
+  const char *hdr = xio__blob_hdrs_get(&c->resp_headers, "x-ms-error-code");
+  if (c->resp_len)
+    xio__blob_xml_error(c->resp_body, c->resp_len, code, sizeof code, msg, sizeof msg);
+  if (!code[0] && hdr) snprintf(code, sizeof code, "%s", hdr);
+  xio__blob_verdict v = {map_service(c, c->status, code), 0};
+  v.retry = retryable_status(c->status, v.code);
+  fill_detail(c, v.code);
+  snprintf(c->err.service_code, sizeof c->err.service_code, "%s", code);
+  if (msg[0])
+    xio_error_set(&c->err, v.code, "%s", msg);
+  else
+    xio_error_set(&c->err, v.code, "the service answered HTTP %d%s%s", c->status,
+                  code[0] ? " " : "", code);
+  return v;
+}
+
+xio__blob_verdict xio__blob_classify(xio_blob_call *c) {
+  xio__blob_verdict ok = {XIO_OK, 0};
+  if (c->curl_rc != CURLE_OK) return transport_failure(c);
+  if (c->status == 404 && c->attempt > 0 && c->missing_ok_on_retry) {
+    fill_detail(c, XIO_OK);
+    return ok; /* an earlier try whose response was lost did the work */
+  }
+  if (c->status < 200 || c->status > 299) return service_failure(c);
+  if (c->rbuf && c->rbuf_got < c->rbuf_len) return short_read(c);
+  fill_detail(c, XIO_OK);
+  return ok;
+}
+
+void xio__blob_fail_early(xio_blob_call *c, xio_err code, const xio_error *detail) {
+  fill_detail(c, code);
+  snprintf(c->err.message, sizeof c->err.message, "%s", detail ? detail->message : "");
+}

@@ -1,0 +1,421 @@
+/*
+ * engine.c - the engine: one libcurl multi handle (and with it one pool of
+ * keep-alive connections) driven by one I/O thread.
+ *
+ * Any thread submits calls; they wait in `incoming` under the lock. The I/O thread
+ * moves them to its own ready queue, starts up to max_in_flight tries at once, and
+ * when a try ends asks classify.c what it means: done, or retry after a delay
+ * (retry.c), in which case the call waits in the timer list until due. Each call
+ * completes exactly once, on the I/O thread. Easy handles are reused between tries.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/rand.h>
+
+#include "engine_int.h"
+
+#define POOL_MAX 256
+
+struct xio_blob_engine {
+  xio_blob_engine_options opts;
+  CURLM *multi;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  xio_blob_call *incoming, *incoming_tail; /* under mu */
+  int stopping;                            /* under mu */
+  /* I/O thread only: */
+  xio_blob_call *ready, *ready_tail;
+  xio_blob_call *waiting; /* sorted by next_try_us */
+  xio_blob_call **active;
+  int nactive;
+  CURL *pool[POOL_MAX];
+  int npool;
+  uint64_t rng;
+  int curl_initialized;
+};
+
+static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0};
+
+xio_blob_engine_options xio_blob_engine_options_default(void) {
+  xio_blob_engine_options o;
+  memset(&o, 0, sizeof o);
+  o.max_in_flight = 32;
+  o.connect_timeout_ms = 10000;
+  o.retry = default_retry;
+  o.checksum = XIO_BLOB_CHECKSUM_CRC64;
+  return o;
+}
+
+const xio_blob_engine_options *xio_blob_engine_options_get(const xio_blob_engine *e) {
+  return &e->opts;
+}
+
+/* ------------------------------------------------------------- queues ---- */
+
+static void push(xio_blob_call **head, xio_blob_call **tail, xio_blob_call *c) {
+  c->next = NULL;
+  if (*tail) (*tail)->next = c;
+  else *head = c;
+  *tail = c;
+}
+
+static xio_blob_call *pop(xio_blob_call **head, xio_blob_call **tail) {
+  xio_blob_call *c = *head;
+  if (c) {
+    *head = c->next;
+    if (!*head) *tail = NULL;
+    c->next = NULL;
+  }
+  return c;
+}
+
+static void wait_insert(xio_blob_engine *e, xio_blob_call *c) {
+  xio_blob_call **p = &e->waiting;
+  while (*p && (*p)->next_try_us <= c->next_try_us) p = &(*p)->next;
+  c->next = *p;
+  *p = c;
+}
+
+/* ---------------------------------------------------------- completion ---- */
+
+static void complete(xio_blob_engine *e, xio_blob_call *c, xio_err code) {
+  (void)e;
+  c->result = code;
+  c->err.code = code;
+  c->done_us = xio__blob_now_us();
+  c->finished = 1;
+  if (c->done) c->done(c, c->ud);
+}
+
+static void release_easy(xio_blob_engine *e, xio_blob_call *c) {
+  if (!c->easy) return;
+  curl_multi_remove_handle(e->multi, c->easy);
+  if (e->npool < POOL_MAX) e->pool[e->npool++] = c->easy;
+  else curl_easy_cleanup(c->easy);
+  c->easy = NULL;
+}
+
+static void report_try(xio_blob_engine *e, const xio_blob_call *c, int retry, int delay) {
+  if (!e->opts.on_try) return;
+  xio_blob_try_info info = {c->operation, c->target->safe_url, c->attempt, c->status,
+                            c->curl_rc ? (c->curl_err[0] ? c->curl_err
+                                                         : curl_easy_strerror(c->curl_rc))
+                                       : NULL,
+                            retry, delay};
+  e->opts.on_try(&info, e->opts.on_try_ud);
+}
+
+/* ---------------------------------------------------------------- tries ---- */
+
+/* Checks that cannot change between tries: insecure transport, SAS validity. */
+static xio_err first_try_checks(xio_blob_engine *e, xio_blob_call *c, xio_error *err) {
+  const xio_blob_target *t = c->target;
+  if (c->early) return xio_error_set(err, c->early, "out of memory preparing the request");
+  if (strcmp(t->url.scheme, "http") == 0 && !xio_auth_host_is_loopback(t->url.host) &&
+      !e->opts.allow_insecure_remote)
+    return xio_error_set(err, XIO_EINSECURE,
+                         "plain http to %s would expose the request; use https "
+                         "(or allow insecure remote hosts explicitly)", t->url.host);
+  if (!t->has_sas) return XIO_OK;
+  uint32_t need = c->need_perms;
+  if (c->need_any && !(t->sas.perms & c->need_any)) need |= c->need_any;
+  return xio_auth_sas_check(&t->sas, need, xio_auth_clock_now(&e->opts.clock), err);
+}
+
+static long try_timeout(const xio_blob_engine *e, const xio_blob_call *c, int64_t now) {
+  long t = e->opts.retry.try_timeout_ms;
+  if (c->deadline_us) {
+    long left = (long)((c->deadline_us - now) / 1000);
+    if (left < 1) left = 1;
+    if (!t || left < t) t = left;
+  }
+  return t;
+}
+
+static void start_try(xio_blob_engine *e, xio_blob_call *c) {
+  xio_error detail;
+  xio_error_clear(&detail);
+  int64_t now = xio__blob_now_us();
+  xio_err rc = c->attempt == 0 ? first_try_checks(e, c, &detail) : XIO_OK;
+  CURL *easy = NULL;
+  if (rc == XIO_OK) {
+    easy = e->npool ? e->pool[--e->npool] : curl_easy_init();
+    if (!easy) rc = xio_error_set(&detail, XIO_ENOMEM, "cannot create a libcurl handle");
+  }
+  if (rc == XIO_OK)
+    rc = xio__blob_try_prepare(c, easy, &e->opts, xio_auth_clock_now(&e->opts.clock),
+                               try_timeout(e, c, now), &detail);
+  if (rc == XIO_OK && curl_multi_add_handle(e->multi, easy) != CURLM_OK)
+    rc = xio_error_set(&detail, XIO_ETRANSPORT, "libcurl refused the transfer");
+  if (rc != XIO_OK) {
+    if (easy && e->npool < POOL_MAX) e->pool[e->npool++] = easy;
+    else if (easy) curl_easy_cleanup(easy);
+    c->easy = NULL;
+    xio__blob_fail_early(c, rc, &detail);
+    complete(e, c, rc);
+    return;
+  }
+  e->active[e->nactive++] = c;
+}
+
+static void drop_active(xio_blob_engine *e, xio_blob_call *c) {
+  for (int i = 0; i < e->nactive; i++)
+    if (e->active[i] == c) {
+      e->active[i] = e->active[--e->nactive];
+      return;
+    }
+}
+
+static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
+  xio__blob_try_finished(c, rc);
+  release_easy(e, c);
+  drop_active(e, c);
+  xio__blob_verdict v = xio__blob_classify(c);
+  int64_t now = xio__blob_now_us();
+  int retry = v.code != XIO_OK && v.retry && c->retryable &&
+              c->attempt < e->opts.retry.max_retries;
+  int delay = retry ? xio__blob_retry_delay_ms(&e->opts.retry, c->attempt + 1,
+                                               &c->resp_headers, &e->rng)
+                    : 0;
+  if (retry && c->deadline_us && now + (int64_t)delay * 1000 >= c->deadline_us) retry = 0;
+  report_try(e, c, retry, delay);
+  if (!retry) {
+    complete(e, c, v.code);
+    return;
+  }
+  c->attempt++;
+  c->next_try_us = now + (int64_t)delay * 1000;
+  wait_insert(e, c);
+}
+
+/* ------------------------------------------------------------ the loop ---- */
+
+static void take_incoming(xio_blob_engine *e, int *stopping) {
+  pthread_mutex_lock(&e->mu);
+  while (e->incoming) {
+    xio_blob_call *c = pop(&e->incoming, &e->incoming_tail);
+    push(&e->ready, &e->ready_tail, c);
+  }
+  *stopping = e->stopping;
+  pthread_mutex_unlock(&e->mu);
+}
+
+static void wake_due(xio_blob_engine *e, int64_t now) {
+  while (e->waiting && e->waiting->next_try_us <= now) {
+    xio_blob_call *c = e->waiting;
+    e->waiting = c->next;
+    push(&e->ready, &e->ready_tail, c);
+  }
+}
+
+static void start_ready(xio_blob_engine *e) {
+  while (e->ready && e->nactive < e->opts.max_in_flight)
+    start_try(e, pop(&e->ready, &e->ready_tail));
+}
+
+static void reap(xio_blob_engine *e) {
+  CURLMsg *m;
+  int left;
+  while ((m = curl_multi_info_read(e->multi, &left))) {
+    if (m->msg != CURLMSG_DONE) continue;
+    xio_blob_call *c = NULL;
+    CURL *easy = m->easy_handle;
+    CURLcode rc = m->data.result;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&c);
+    finish_try(e, c, rc);
+  }
+}
+
+static int poll_timeout_ms(const xio_blob_engine *e, int64_t now) {
+  if (e->ready && e->nactive < e->opts.max_in_flight) return 0;
+  int ms = 1000;
+  if (e->waiting) {
+    int64_t d = (e->waiting->next_try_us - now + 999) / 1000;
+    if (d < ms) ms = d < 0 ? 0 : (int)d;
+  }
+  return ms;
+}
+
+static void cancel_all(xio_blob_engine *e) {
+  xio_error none;
+  xio_error_clear(&none);
+  xio_error_set(&none, XIO_ECANCELED, "the engine was stopped");
+  while (e->nactive) {
+    xio_blob_call *c = e->active[--e->nactive];
+    release_easy(e, c);
+    xio__blob_fail_early(c, XIO_ECANCELED, &none);
+    complete(e, c, XIO_ECANCELED);
+  }
+  xio_blob_call *c;
+  while ((c = pop(&e->ready, &e->ready_tail))) {
+    xio__blob_fail_early(c, XIO_ECANCELED, &none);
+    complete(e, c, XIO_ECANCELED);
+  }
+  while ((c = e->waiting)) {
+    e->waiting = c->next;
+    xio__blob_fail_early(c, XIO_ECANCELED, &none);
+    complete(e, c, XIO_ECANCELED);
+  }
+}
+
+static void *io_thread(void *arg) {
+  xio_blob_engine *e = arg;
+  for (;;) {
+    int stopping, running;
+    take_incoming(e, &stopping);
+    if (stopping) break;
+    wake_due(e, xio__blob_now_us());
+    start_ready(e);
+    curl_multi_perform(e->multi, &running);
+    reap(e);
+    start_ready(e);
+    curl_multi_poll(e->multi, NULL, 0, poll_timeout_ms(e, xio__blob_now_us()), NULL);
+  }
+  cancel_all(e);
+  return NULL;
+}
+
+/* ------------------------------------------------------------ public ---- */
+
+static xio_err check_options(const xio_blob_engine_options *o, xio_error *err) {
+  if (o->max_in_flight < 1 || o->max_in_flight > 1024)
+    return xio_error_set(err, XIO_EINVAL, "max_in_flight %d outside 1..1024", o->max_in_flight);
+  if (o->retry.max_retries < 0 || o->retry.max_retries > 100)
+    return xio_error_set(err, XIO_EINVAL, "max_retries %d outside 0..100", o->retry.max_retries);
+  if (o->retry.base_delay_ms < 0 || o->retry.max_delay_ms < 0 || o->retry.try_timeout_ms < 0 ||
+      o->retry.deadline_ms < 0 || o->connect_timeout_ms < 0)
+    return xio_error_set(err, XIO_EINVAL, "negative delay or timeout");
+  if ((unsigned)o->checksum > XIO_BLOB_CHECKSUM_NONE)
+    return xio_error_set(err, XIO_EINVAL, "unknown checksum kind %d", (int)o->checksum);
+  return XIO_OK;
+}
+
+static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *opts,
+                            xio_error *err) {
+  e->opts = opts ? *opts : xio_blob_engine_options_default();
+  xio_err rc = check_options(&e->opts, err);
+  if (rc != XIO_OK) return rc;
+  if (e->opts.ca_file && !(e->opts.ca_file = strdup(e->opts.ca_file)))
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (RAND_bytes((unsigned char *)&e->rng, sizeof e->rng) != 1) e->rng = (uint64_t)(uintptr_t)e;
+  e->active = calloc((size_t)e->opts.max_in_flight, sizeof *e->active);
+  if (!e->active) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+    return xio_error_set(err, XIO_ETRANSPORT, "libcurl could not be initialized");
+  e->curl_initialized = 1;
+  if (!(e->multi = curl_multi_init()))
+    return xio_error_set(err, XIO_ETRANSPORT, "libcurl could not be initialized");
+  curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, (long)e->opts.max_in_flight);
+  return XIO_OK;
+}
+
+static void engine_release(xio_blob_engine *e) {
+  for (int i = 0; i < e->npool; i++) curl_easy_cleanup(e->pool[i]);
+  if (e->multi) curl_multi_cleanup(e->multi);
+  if (e->curl_initialized) curl_global_cleanup();
+  free(e->active);
+  free((char *)e->opts.ca_file);
+  pthread_mutex_destroy(&e->mu);
+  free(e);
+}
+
+xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine **out,
+                            xio_error *err) {
+  *out = NULL;
+  xio_blob_engine *e = calloc(1, sizeof *e);
+  if (!e) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  pthread_mutex_init(&e->mu, NULL);
+  xio_err rc = engine_setup(e, opts, err);
+  if (rc == XIO_OK && pthread_create(&e->thread, NULL, io_thread, e) != 0)
+    rc = xio_error_set(err, XIO_ENOMEM, "cannot start the I/O thread");
+  if (rc != XIO_OK) {
+    xio_error_set_operation(err, "StartEngine");
+    engine_release(e);
+    return rc;
+  }
+  *out = e;
+  return XIO_OK;
+}
+
+void xio_blob_engine_free(xio_blob_engine *e) {
+  if (!e) return;
+  pthread_mutex_lock(&e->mu);
+  e->stopping = 1;
+  pthread_mutex_unlock(&e->mu);
+  curl_multi_wakeup(e->multi);
+  pthread_join(e->thread, NULL);
+  /* Calls submitted while stopping were never taken: cancel them here. */
+  take_incoming(e, &(int){0});
+  cancel_all(e);
+  engine_release(e);
+}
+
+/* Adds the transactional checksum of a Put Page body, computed once per call. */
+static xio_err add_checksum(xio_blob_engine *e, xio_blob_call *c) {
+  xio_err rc = XIO_OK;
+  if (!c->body || !c->body_len || xio__blob_hdrs_get(&c->headers, "x-ms-content-crc64") ||
+      xio__blob_hdrs_get(&c->headers, "Content-MD5"))
+    return XIO_OK;
+  if (e->opts.checksum == XIO_BLOB_CHECKSUM_CRC64) {
+    char v[13];
+    xio__blob_call_header(c, "x-ms-content-crc64", xio_blob_crc64_base64(c->body, c->body_len, v), &rc);
+  } else if (e->opts.checksum == XIO_BLOB_CHECKSUM_MD5) {
+    char v[25];
+    xio__blob_call_header(c, "Content-MD5", xio_blob_md5_base64(c->body, c->body_len, v), &rc);
+  }
+  return rc;
+}
+
+void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done, void *ud) {
+  c->done = done;
+  c->ud = ud;
+  c->finished = 0;
+  c->attempt = 0;
+  xio_error_clear(&c->err);
+  c->submit_us = xio__blob_now_us();
+  c->deadline_us = e->opts.retry.deadline_ms
+                       ? c->submit_us + (int64_t)e->opts.retry.deadline_ms * 1000 : 0;
+  c->early = add_checksum(e, c);
+  pthread_mutex_lock(&e->mu);
+  push(&e->incoming, &e->incoming_tail, c);
+  pthread_mutex_unlock(&e->mu);
+  curl_multi_wakeup(e->multi);
+}
+
+int xio_blob_engine_on_io_thread(const xio_blob_engine *e) {
+  return pthread_equal(pthread_self(), e->thread);
+}
+
+/* ------------------------------------------------------------- sync ---- */
+
+typedef struct waiter {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done;
+} waiter;
+
+static void wake_waiter(xio_blob_call *c, void *ud) {
+  (void)c;
+  waiter *w = ud;
+  pthread_mutex_lock(&w->mu);
+  w->done = 1;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+xio_err xio_blob_send(xio_blob_engine *e, xio_blob_call *c, xio_error *err) {
+  if (xio_blob_engine_on_io_thread(e))
+    return xio_error_set(err, XIO_EINVAL,
+                         "synchronous %s called from a completion callback", c->operation);
+  waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  xio_blob_submit(e, c, wake_waiter, &w);
+  pthread_mutex_lock(&w.mu);
+  while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+  pthread_mutex_unlock(&w.mu);
+  pthread_cond_destroy(&w.cv);
+  pthread_mutex_destroy(&w.mu);
+  return xio_blob_call_result(c, err);
+}

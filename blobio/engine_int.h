@@ -1,0 +1,44 @@
+/*
+ * engine_int.h - the pieces of a try that the engine (engine.c) puts together:
+ * preparing a libcurl handle for one try (transport.c), judging its outcome
+ * (classify.c) and choosing the wait before the next (retry.c). Internal.
+ */
+#ifndef XIO_BLOB_ENGINE_INT_H
+#define XIO_BLOB_ENGINE_INT_H
+
+#include "call_int.h"
+
+/**
+ * Prepares `easy` for the next try of `c`: full URL with the credential, fresh
+ * x-ms-date (from `now`), x-ms-version, client request id, Shared Key signature,
+ * method, body and callbacks. `timeout_ms` bounds the try (0: none).
+ * Errors: XIO_ENOMEM, XIO_EINVAL (signing failed).
+ */
+xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy,
+                              const xio_blob_engine_options *opts, time_t now,
+                              long timeout_ms, xio_error *err);
+
+/** After libcurl finished a try with `rc`: records the status and releases the
+ *  per-try header list. */
+void xio__blob_try_finished(xio_blob_call *c, CURLcode rc);
+
+/** Verdict on a finished try. */
+typedef struct xio__blob_verdict {
+  xio_err code;   /* XIO_OK or the failure */
+  int retry;      /* worth another try (if the policy allows) */
+} xio__blob_verdict;
+
+/** Judges the try that just finished and, on failure, fills c->err with everything
+ *  known (operation, status, service code, request ids, message, target). */
+xio__blob_verdict xio__blob_classify(xio_blob_call *c);
+
+/** Milliseconds to wait before retry number `attempt` (1-based): the service's hint
+ *  (retry-after-ms, x-ms-retry-after-ms, Retry-After) when present, else
+ *  base * 2^(attempt-1) * jitter(0.8..1.3), capped at max_delay_ms. */
+int xio__blob_retry_delay_ms(const xio_blob_retry_policy *p, int attempt,
+                             const xio__blob_hdrs *resp, uint64_t *rng);
+
+/** Fills `c->err` from a failure that happened before anything was sent. */
+void xio__blob_fail_early(xio_blob_call *c, xio_err code, const xio_error *detail);
+
+#endif

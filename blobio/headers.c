@@ -1,0 +1,52 @@
+/*
+ * headers.c - a small list of owned HTTP header name/value pairs, kept in insertion
+ * order and searched case-insensitively. Used for request headers before they are
+ * signed and for response headers as they arrive.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "call_int.h"
+
+xio_err xio__blob_hdrs_add(xio__blob_hdrs *h, const char *name, const char *value) {
+  if (h->n == h->cap) {
+    size_t cap = h->cap ? h->cap * 2 : 8;
+    xio__blob_hdr *v = realloc(h->v, cap * sizeof *v);
+    if (!v) return XIO_ENOMEM;
+    h->v = v;
+    h->cap = cap;
+  }
+  char *n = strdup(name), *val = strdup(value ? value : "");
+  if (!n || !val) {
+    free(n);
+    free(val);
+    return XIO_ENOMEM;
+  }
+  h->v[h->n].name = n;
+  h->v[h->n].value = val;
+  h->n++;
+  return XIO_OK;
+}
+
+const char *xio__blob_hdrs_get(const xio__blob_hdrs *h, const char *name) {
+  for (size_t i = 0; i < h->n; i++)
+    if (strcasecmp(h->v[i].name, name) == 0) return h->v[i].value;
+  return NULL;
+}
+
+void xio__blob_hdrs_reset(xio__blob_hdrs *h) {
+  for (size_t i = 0; i < h->n; i++) {
+    free(h->v[i].name);
+    free(h->v[i].value);
+  }
+  h->n = 0;
+}
+
+void xio__blob_hdrs_free(xio__blob_hdrs *h) {
+  xio__blob_hdrs_reset(h);
+  free(h->v);
+  h->v = NULL;
+  h->cap = 0;
+}

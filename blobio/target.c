@@ -1,0 +1,136 @@
+/*
+ * target.c - a target is an addressed container or blob plus the credential that
+ * signs requests to it. Made once from a URL, immutable afterwards, shared by any
+ * number of calls and threads. Its log-safe URL is fixed at creation, so nothing
+ * downstream ever holds a printable form with a secret in it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call_int.h"
+
+/* "scheme://host[:port]"; IPv6 hosts get their brackets back. */
+static char *make_origin(const xio_auth_url *u) {
+  const char *lb = strchr(u->host, ':') ? "[" : "", *rb = *lb ? "]" : "";
+  char port[16] = "";
+  if (u->port) snprintf(port, sizeof port, ":%d", u->port);
+  size_t n = strlen(u->scheme) + strlen(u->host) + 32;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s://%s%s%s%s", u->scheme, lb, u->host, rb, port);
+  return s;
+}
+
+/* Encoded path of the container: "/ACCOUNT/C" in path style, else "/C"; "" when the
+ * URL names no container. */
+static char *make_cont_path(const xio_auth_url *u) {
+  if (!u->container) return strdup("");
+  char *c = xio_auth_encode_path(u->container);
+  char *a = u->path_style ? xio_auth_encode_path(u->account) : strdup("");
+  size_t n = (c ? strlen(c) : 0) + (a ? strlen(a) : 0) + 4;
+  char *s = c && a ? malloc(n) : NULL;
+  if (s) snprintf(s, n, "%s%s/%s", u->path_style ? "/" : "", a, c);
+  free(c);
+  free(a);
+  return s;
+}
+
+/* Fills the derived URLs of `t`. Errors: XIO_ENOMEM. */
+static xio_err make_urls(xio_blob_target *t, xio_error *err) {
+  t->origin = make_origin(&t->url);
+  t->cont_path = make_cont_path(&t->url);
+  size_t n = (t->origin ? strlen(t->origin) : 0) + strlen(t->url.path) + 1;
+  t->safe_url = t->origin && t->cont_path ? malloc(n) : NULL;
+  if (!t->safe_url) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  snprintf(t->safe_url, n, "%s%s", t->origin, t->url.path);
+  return XIO_OK;
+}
+
+/* Takes the credential: an explicit one, else a SAS found in the URL's query. */
+static xio_err take_credential(xio_blob_target *t, const xio_auth_cred *cred,
+                               xio_error *err) {
+  const char *q = t->url.query;
+  if (cred && cred->kind != XIO_AUTH_CRED_NONE) {
+    if (xio_auth_cred_copy(&t->cred, cred) != XIO_OK)
+      return xio_error_set(err, XIO_ENOMEM, "out of memory copying the credential");
+    if (q && !(t->extra_query = strdup(q)))
+      return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  } else if (q && *q) {
+    xio_auth_sas probe;
+    if (xio_auth_sas_parse(q, &probe, NULL) == XIO_OK && probe.has_sig) {
+      t->cred.kind = XIO_AUTH_CRED_SAS;
+      if (!(t->cred.sas = strdup(q)))
+        return xio_error_set(err, XIO_ENOMEM, "out of memory");
+    } else if (!(t->extra_query = strdup(q))) {
+      return xio_error_set(err, XIO_ENOMEM, "out of memory");
+    }
+  }
+  if (t->cred.kind == XIO_AUTH_CRED_SAS) {
+    xio_err rc = xio_auth_sas_parse(t->cred.sas, &t->sas, err);
+    if (rc != XIO_OK) return rc;
+    t->has_sas = 1;
+  }
+  return XIO_OK;
+}
+
+xio_err xio_blob_target_new(const char *url, const xio_auth_cred *cred,
+                            xio_blob_target **out, xio_error *err) {
+  *out = NULL;
+  if (!url) return xio_error_set(err, XIO_EINVAL, "no URL given");
+  xio_blob_target *t = calloc(1, sizeof *t);
+  if (!t) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_err rc = xio_auth_url_parse(url, &t->url, err);
+  if (rc == XIO_OK) rc = take_credential(t, cred, err);
+  if (rc == XIO_OK) rc = make_urls(t, err);
+  if (rc != XIO_OK) {
+    xio_error_set_operation(err, "ParseTarget");
+    xio_blob_target_free(t);
+    return rc;
+  }
+  *out = t;
+  return XIO_OK;
+}
+
+xio_err xio_blob_target_child(const xio_blob_target *t, const char *name,
+                              xio_blob_target **out, xio_error *err) {
+  *out = NULL;
+  if (!t || !t->url.container)
+    return xio_error_set(err, XIO_EINVAL, "target has no container");
+  if (!name || !*name) return xio_error_set(err, XIO_EINVAL, "empty blob name");
+  char *enc = xio_auth_encode_path(name);
+  if (!enc) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  char *cont = xio_auth_encode_path(t->url.container);
+  size_t n = strlen(t->url.endpoint) + (cont ? strlen(cont) : 0) + strlen(enc) + 4;
+  char *url = cont ? malloc(n) : NULL;
+  xio_err rc = XIO_ENOMEM;
+  if (url) {
+    snprintf(url, n, "%s/%s/%s", t->url.endpoint, cont, enc);
+    rc = xio_blob_target_new(url, &t->cred, out, err);
+  } else {
+    xio_error_set(err, rc, "out of memory");
+  }
+  free(url);
+  free(cont);
+  free(enc);
+  return rc;
+}
+
+void xio_blob_target_free(xio_blob_target *t) {
+  if (!t) return;
+  xio_auth_url_clear(&t->url);
+  xio_auth_cred_clear(&t->cred);
+  free(t->origin);
+  free(t->cont_path);
+  free(t->safe_url);
+  free(t->extra_query);
+  free(t);
+}
+
+const char *xio_blob_target_safe_url(const xio_blob_target *t) { return t->safe_url; }
+
+const xio_auth_url *xio_blob_target_url(const xio_blob_target *t) { return &t->url; }
+
+xio_auth_cred_kind xio_blob_target_cred_kind(const xio_blob_target *t) {
+  return t->cred.kind;
+}

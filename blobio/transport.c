@@ -1,0 +1,253 @@
+/*
+ * transport.c - one try of a call on a libcurl easy handle: the full URL with the
+ * credential, the headers that change each try (x-ms-date, the signature), the
+ * method and borrowed body, and the callbacks that take the response headers and
+ * body. Bodies go out straight from the caller's buffer and reads land straight in
+ * it: no payload is copied here.
+ *
+ * libcurl would add a form Content-Type to a PUT with a body, and an
+ * "Expect: 100-continue" round trip before large bodies; both are switched off, so
+ * the request signed is exactly the request sent.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include "engine_int.h"
+
+#define MAX_RESPONSE_BODY (64u << 20) /* XML and error bodies; reads go to the caller */
+
+/* Stores one response header line; a status line starts a fresh set (after a
+ * 100 Continue or a redirect). */
+static size_t on_header(char *line, size_t size, size_t n, void *ud) {
+  xio_blob_call *c = ud;
+  size_t len = size * n;
+  if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) {
+    xio__blob_hdrs_reset(&c->resp_headers);
+    return len;
+  }
+  const char *colon = memchr(line, ':', len);
+  if (!colon) return len;
+  char name[128], value[1024];
+  size_t nl = (size_t)(colon - line), vs = nl + 1, ve = len;
+  while (vs < ve && isspace((unsigned char)line[vs])) vs++;
+  while (ve > vs && isspace((unsigned char)line[ve - 1])) ve--;
+  if (nl >= sizeof name || ve - vs >= sizeof value) return len; /* not one we read */
+  memcpy(name, line, nl);
+  name[nl] = '\0';
+  memcpy(value, line + vs, ve - vs);
+  value[ve - vs] = '\0';
+  return xio__blob_hdrs_add(&c->resp_headers, name, value) == XIO_OK ? len : 0;
+}
+
+static int append_body(xio_blob_call *c, const char *p, size_t len) {
+  if (c->resp_len + len > MAX_RESPONSE_BODY) return 0;
+  if (c->resp_len + len > c->resp_cap) {
+    size_t cap = c->resp_cap ? c->resp_cap : 4096;
+    while (cap < c->resp_len + len) cap *= 2;
+    char *b = realloc(c->resp_body, cap);
+    if (!b) return 0;
+    c->resp_body = b;
+    c->resp_cap = cap;
+  }
+  memcpy(c->resp_body + c->resp_len, p, len);
+  c->resp_len += len;
+  return 1;
+}
+
+/* Successful reads go into the caller's buffer; everything else (XML results, error
+ * bodies) into the call's response buffer. */
+static size_t on_body(char *p, size_t size, size_t n, void *ud) {
+  xio_blob_call *c = ud;
+  size_t len = size * n;
+  long status = 0;
+  curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (c->rbuf && status >= 200 && status <= 299) {
+    if (len > c->rbuf_len - c->rbuf_got) {
+      c->overflow = 1;
+      return 0;
+    }
+    memcpy((char *)c->rbuf + c->rbuf_got, p, len);
+    c->rbuf_got += len;
+    return len;
+  }
+  if (!append_body(c, p, len)) {
+    c->overflow = 1;
+    return 0;
+  }
+  return len;
+}
+
+/* Adds the engine's private CA file to the system trust store of each TLS context:
+ * the system store stays trusted, verification stays on. */
+static CURLcode add_ca(CURL *easy, void *sslctx, void *ud) {
+  (void)easy;
+  X509_STORE *store = SSL_CTX_get_cert_store((SSL_CTX *)sslctx);
+  return X509_STORE_load_file(store, (const char *)ud) == 1 ? CURLE_OK
+                                                            : CURLE_SSL_CACERT_BADFILE;
+}
+
+/* "a&b&c" of the non-empty parts. malloc'd; NULL on ENOMEM. */
+static char *join_query(const char *a, const char *b, const char *c) {
+  const char *parts[3] = {a, b, c};
+  size_t n = 1;
+  for (int i = 0; i < 3; i++) n += parts[i] ? strlen(parts[i]) + 1 : 0;
+  char *q = malloc(n), *w = q;
+  if (!q) return NULL;
+  *w = '\0';
+  for (int i = 0; i < 3; i++) {
+    if (!parts[i] || !*parts[i]) continue;
+    w += snprintf(w, n - (size_t)(w - q), "%s%s", w == q ? "" : "&", parts[i]);
+  }
+  return q;
+}
+
+/* The signed part of the query (what Shared Key covers) and the sent query. */
+static xio_err make_url(xio_blob_call *c, char **signed_query, xio_error *err) {
+  const xio_blob_target *t = c->target;
+  const char *sas = t->cred.kind == XIO_AUTH_CRED_SAS ? t->cred.sas : NULL;
+  const char *path = c->container_level ? t->cont_path : t->url.path;
+  const char *extra = c->container_level ? NULL : t->extra_query;
+  *signed_query = join_query(c->query, extra, NULL);
+  char *q = join_query(c->query, extra, sas);
+  size_t n = strlen(t->origin) + strlen(path) + (q ? strlen(q) : 0) + 2;
+  free(c->full_url);
+  c->full_url = q && *signed_query ? malloc(n) : NULL;
+  if (c->full_url) snprintf(c->full_url, n, "%s%s%s%s", t->origin, path, *q ? "?" : "", q);
+  free(q);
+  if (!c->full_url) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  return XIO_OK;
+}
+
+static void add_line(struct curl_slist **l, const char *name, const char *value, int *ok) {
+  char line[2048];
+  if (!*ok) return;
+  snprintf(line, sizeof line, "%s: %s", name, value);
+  struct curl_slist *n = curl_slist_append(*l, line);
+  if (!n) *ok = 0;
+  else *l = n;
+}
+
+/* Signs with Shared Key: every header sent, exactly as sent. */
+static xio_err sign(xio_blob_call *c, const char *query, const char *date,
+                    const char *content_length, char **auth, xio_error *err) {
+  const xio_blob_target *t = c->target;
+  size_t n = c->headers.n + 4;
+  xio_auth_header *h = calloc(n, sizeof *h);
+  if (!h) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  size_t k = 0;
+  for (size_t i = 0; i < c->headers.n; i++)
+    h[k++] = (xio_auth_header){c->headers.v[i].name, c->headers.v[i].value};
+  h[k++] = (xio_auth_header){"x-ms-date", date};
+  h[k++] = (xio_auth_header){"x-ms-version", XIO_AUTH_API_VERSION};
+  h[k++] = (xio_auth_header){"x-ms-client-request-id", c->client_request_id};
+  if (content_length) h[k++] = (xio_auth_header){"Content-Length", content_length};
+  xio_auth_request req = {c->method, c->container_level ? t->cont_path : t->url.path,
+                          query && *query ? query : NULL, h, k};
+  xio_err rc = xio_auth_sharedkey_authorization(t->cred.account, t->cred.key,
+                                                t->cred.key_len, &req, auth, err);
+  free(h);
+  return rc;
+}
+
+static xio_err build_headers(xio_blob_call *c, const char *query, time_t now,
+                             xio_error *err) {
+  char date[30], length[32];
+  const char *content_length = NULL;
+  xio_auth_format_rfc1123(now, date);
+  if (strcmp(c->method, "PUT") == 0) {
+    snprintf(length, sizeof length, "%zu", c->body_len);
+    content_length = length;
+  }
+  int ok = 1;
+  struct curl_slist *l = NULL;
+  for (size_t i = 0; i < c->headers.n; i++)
+    add_line(&l, c->headers.v[i].name, c->headers.v[i].value, &ok);
+  add_line(&l, "x-ms-date", date, &ok);
+  add_line(&l, "x-ms-version", XIO_AUTH_API_VERSION, &ok);
+  add_line(&l, "x-ms-client-request-id", c->client_request_id, &ok);
+  if (ok) ok = (l = curl_slist_append(l, "Content-Type:")) && (l = curl_slist_append(l, "Expect:")) &&
+               (l = curl_slist_append(l, "Accept:"));
+  if (ok && c->target->cred.kind == XIO_AUTH_CRED_SHARED_KEY) {
+    char *auth = NULL;
+    xio_err rc = sign(c, query, date, content_length, &auth, err);
+    if (rc != XIO_OK) {
+      curl_slist_free_all(l);
+      return rc;
+    }
+    add_line(&l, "Authorization", auth, &ok);
+    xio_auth_secret_free(auth, strlen(auth));
+  }
+  c->slist = l;
+  if (!ok) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  return XIO_OK;
+}
+
+static void set_method(xio_blob_call *c, CURL *easy) {
+  if (strcmp(c->method, "HEAD") == 0) {
+    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+  } else if (strcmp(c->method, "PUT") == 0) {
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PUT");
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, c->body ? (const char *)c->body : "");
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
+  } else if (strcmp(c->method, "DELETE") == 0) {
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+  } else {
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+  }
+}
+
+static void set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *o,
+                         long timeout_ms) {
+  curl_easy_setopt(easy, CURLOPT_URL, c->full_url);
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, c);
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, c->slist);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, c);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, c);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, c->curl_err);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)o->connect_timeout_ms);
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 512L * 1024);
+  curl_easy_setopt(easy, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
+  if (o->ca_file) {
+    curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, add_ca);
+    curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)o->ca_file);
+  }
+}
+
+xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy,
+                              const xio_blob_engine_options *opts, time_t now,
+                              long timeout_ms, xio_error *err) {
+  char *query = NULL;
+  xio__blob_call_reset_try(c);
+  c->easy = easy;
+  xio_err rc = make_url(c, &query, err);
+  if (rc == XIO_OK) rc = build_headers(c, query, now, err);
+  free(query);
+  if (rc != XIO_OK) return rc;
+  curl_easy_reset(easy);
+  set_transfer(c, easy, opts, timeout_ms);
+  set_method(c, easy);
+  return XIO_OK;
+}
+
+void xio__blob_try_finished(xio_blob_call *c, CURLcode rc) {
+  long status = 0;
+  curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+  c->status = (int)status;
+  c->curl_rc = rc;
+  curl_slist_free_all(c->slist);
+  c->slist = NULL;
+}
