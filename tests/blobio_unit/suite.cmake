@@ -1,0 +1,13 @@
+# blobio_unit: the pure pieces of libxio_blob that need no service: checksums,
+# page-range lists, blob properties and listings, and the XML response parsers.
+xio_add_suite(NAME blobio_unit
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/checksum_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/ranges_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/props_list_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/xml_error_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/xml_page_list_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/xml_blob_list_test.c
+  LIBS xio_blob Threads::Threads)
+# The parsers and range helpers are internal: their headers live beside the sources.
+target_include_directories(test_blobio_unit PRIVATE ${PROJECT_SOURCE_DIR}/blobio)
