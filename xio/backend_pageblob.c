@@ -1,0 +1,329 @@
+/*
+ * backend_pageblob.c - the page-blob backend: a file is one page blob.
+ *
+ * Opening reads the blob's properties (or creates it, and its container when
+ * missing), and for exclusive opens acquires a lease that the lease keeper renews.
+ * Reads, writes and clears are single REST calls submitted to the context's engine;
+ * their completions arrive on the engine's I/O thread. The blob's size is always a
+ * multiple of 512; a logical size that is not is kept in the blob's metadata
+ * (xiosize), beside the file kind (xiokind).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx_int.h"
+
+#define META_KIND "xiokind"
+#define META_SIZE "xiosize"
+
+typedef struct pb_file {
+  xio_file base;            /* first: the generic layer sees an xio_file */
+  xio_blob_target *target;
+  _Atomic uint64_t blob_size;   /* physical size, a multiple of 512 */
+  int has_size_meta;        /* the blob carries xiosize */
+  int leased;
+  xio__lease lease;
+} pb_file;
+
+static uint64_t pages(uint64_t n) { return (n + 511) / 512 * 512; }
+
+static const char *lease_id(const pb_file *p) { return p->leased ? p->lease.id : NULL; }
+
+/* ---------------------------------------------------------- metadata ---- */
+
+static int make_meta(xio_kind kind, uint64_t logical, xio_blob_meta meta[2]) {
+  memset(meta, 0, 2 * sizeof *meta);
+  snprintf(meta[0].name, sizeof meta[0].name, META_KIND);
+  snprintf(meta[0].value, sizeof meta[0].value, kind == XIO_KIND_LOG ? "log" : "data");
+  if (logical % 512 == 0) return 1;
+  snprintf(meta[1].name, sizeof meta[1].name, META_SIZE);
+  snprintf(meta[1].value, sizeof meta[1].value, "%" PRIu64, logical);
+  return 2;
+}
+
+/* The logical size and kind recorded in `props`. */
+static void read_meta(const xio_blob_props *props, uint64_t *logical, xio_kind *kind,
+                      int *has_size) {
+  const char *k = xio_blob_props_meta(props, META_KIND);
+  const char *s = xio_blob_props_meta(props, META_SIZE);
+  *kind = k && strcmp(k, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
+  *logical = props->size;
+  *has_size = 0;
+  if (s) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end == '\0' && v <= props->size && props->size - v < 512) {
+      *logical = v;
+      *has_size = 1;
+    }
+  }
+}
+
+/* --------------------------------------------------------- requests ---- */
+
+static xio_err get_props(xio_ctx *ctx, const char *path, xio_blob_target *t,
+                         xio_blob_props *props, xio_error *err) {
+  xio_blob_call *c = NULL;
+  xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
+  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_OPEN, 0, 0, err);
+  if (rc == XIO_OK) rc = xio_blob_call_props(c, props, err);
+  xio_blob_call_free(c);
+  return rc;
+}
+
+static xio_err create_blob(xio_ctx *ctx, const char *path, xio_blob_target *t,
+                           const xio_open_options *o, xio_error *err) {
+  xio_blob_meta meta[2];
+  int nmeta = make_meta(o->kind, o->size, meta);
+  xio_blob_cond cond = {NULL, NULL, "*"};
+  xio_blob_call *c = NULL;
+  xio_err rc = xio_blob_call_create(t, pages(o->size), meta, nmeta, &cond, &c, err);
+  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_CREATE, 0, pages(o->size), err);
+  xio_blob_call_free(c);
+  return rc;
+}
+
+static xio_err create_container(xio_ctx *ctx, const char *path, xio_blob_target *t,
+                                xio_error *err) {
+  xio_blob_call *c = NULL;
+  xio_err rc = xio_blob_call_create_container(t, &c, err);
+  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_CREATE, 0, 0, err);
+  xio_blob_call_free(c);
+  return rc == XIO_EEXIST ? XIO_OK : rc;
+}
+
+/* Creates the blob (and its container when that is what is missing). */
+static xio_err create_with_container(xio_ctx *ctx, const char *path, xio_blob_target *t,
+                                     const xio_open_options *o, xio_error *err) {
+  xio_err rc = create_blob(ctx, path, t, o, err);
+  if (rc == XIO_ENOTFOUND && err && strcmp(err->service_code, "ContainerNotFound") == 0) {
+    rc = create_container(ctx, path, t, err);
+    if (rc == XIO_OK) rc = create_blob(ctx, path, t, o, err);
+  }
+  return rc;
+}
+
+/* Opens or creates per the flags; fills props of the blob opened. */
+static xio_err open_or_create(xio_ctx *ctx, const char *path, xio_blob_target *t,
+                              const xio_open_options *o, xio_blob_props *props,
+                              int *created, xio_error *err) {
+  int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
+  xio_err rc = XIO_ENOTFOUND;
+  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = get_props(ctx, path, t, props, err);
+  if (rc != XIO_ENOTFOUND || !create) return rc;
+  xio_error_clear(err);
+  rc = create_with_container(ctx, path, t, o, err);
+  if (rc == XIO_EEXIST && !(o->flags & XIO_OPEN_CREATE_ONLY))
+    return get_props(ctx, path, t, props, err); /* created by someone else meanwhile */
+  if (rc != XIO_OK) return rc;
+  *created = 1;
+  memset(props, 0, sizeof *props);
+  props->size = pages(o->size);
+  make_meta(o->kind, o->size, props->meta);
+  props->nmeta = o->size % 512 ? 2 : 1;
+  snprintf(props->blob_type, sizeof props->blob_type, "PageBlob");
+  return XIO_OK;
+}
+
+/* ----------------------------------------------------------- leases ---- */
+
+static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out,
+                          xio_error *err) {
+  xio_blob_call *c = NULL;
+  xio_err rc = xio_blob_call_lease(p->target, a, &c, err);
+  if (rc == XIO_OK) rc = xio__send_traced(p->base.ctx, NULL, p->base.path, c, XIO_RT_LEASE, 0, 0, err);
+  if (rc == XIO_OK && id_out) rc = xio_blob_call_lease_id(c, id_out, err);
+  xio_blob_call_free(c);
+  return rc;
+}
+
+static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
+  xio_ctx *ctx = p->base.ctx;
+  char proposed[37];
+  xio_blob_new_lease_id(proposed);
+  xio_blob_lease_args acquire = {XIO_BLOB_LEASE_ACQUIRE, NULL, proposed,
+                                 xio__ctx_options(ctx)->lease_duration_s, 0};
+  xio_err rc = lease_call(p, &acquire, p->lease.id, err);
+  if (rc == XIO_EBUSY && break_first) {
+    xio_blob_lease_args brk = {XIO_BLOB_LEASE_BREAK, NULL, NULL, 0, 0};
+    xio_error_clear(err);
+    rc = lease_call(p, &brk, NULL, err);
+    if (rc == XIO_OK) rc = lease_call(p, &acquire, p->lease.id, err);
+  }
+  if (rc == XIO_EBUSY)
+    xio_error_set(err, XIO_EBUSY, "%s is in use: another client holds its lease "
+                  "(open with break-lease to take it over)", p->base.path);
+  if (rc != XIO_OK) return rc;
+  p->leased = 1;
+  p->lease.file = &p->base;
+  p->lease.target = p->target;
+  xio__lease_keep(ctx, &p->lease);
+  return XIO_OK;
+}
+
+/* ------------------------------------------------------------- open ---- */
+
+static void pb_free(pb_file *p) {
+  xio_blob_target_free(p->target);
+  xio__file_release(&p->base);
+  free(p);
+}
+
+static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options *o,
+                       xio_file **out, int *created, xio_error *err) {
+  pb_file *p = calloc(1, sizeof *p);
+  if (!p) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_err rc = xio_ctx_blob_target(ctx, target, &p->target, err);
+  xio_blob_props props;
+  const char *path = p->target ? xio_blob_target_safe_url(p->target) : target;
+  if (rc == XIO_OK) rc = open_or_create(ctx, path, p->target, o, &props, created, err);
+  if (rc == XIO_OK && strcmp(props.blob_type, "PageBlob") != 0)
+    rc = xio_error_set(err, XIO_EINVAL, "%s is a %s, not a page blob", path, props.blob_type);
+  uint64_t logical = 0;
+  xio_kind kind = XIO_KIND_DATA;
+  if (rc == XIO_OK) {
+    read_meta(&props, &logical, &kind, &p->has_size_meta);
+    atomic_store(&p->blob_size, props.size);
+    if (xio__file_init(&p->base, &xio__pageblob_backend, ctx, path, kind, o->flags, logical))
+      rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
+  }
+  if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE))
+    rc = take_lease(p, o->flags & XIO_OPEN_BREAK_LEASE, err);
+  if (rc != XIO_OK) {
+    xio_error_set_operation(err, "OpenFile");
+    pb_free(p);
+    return rc;
+  }
+  *out = &p->base;
+  return XIO_OK;
+}
+
+/* ------------------------------------------------------------ async ---- */
+
+static const char *sub_type(const xio__sub *s) {
+  if (s->op == XIO__SUB_READ) return XIO_RT_READ;
+  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_RT_ZERO : XIO_RT_WRITE;
+}
+
+static void on_done(xio_blob_call *c, void *ud) {
+  xio__sub *s = ud;
+  pb_file *p = (pb_file *)s->file;
+  xio__request_report r;
+  uint64_t len = s->op == XIO__SUB_CLEAR ? s->clear_length : s->length;
+  xio__report_from_call(&r, c, sub_type(s), s->offset, len);
+  xio__trace_request(p->base.ctx, &p->base, NULL, &r);
+  xio_error detail;
+  xio_err rc = xio_blob_call_result(c, &detail);
+  if (rc == XIO_ELEASELOST) atomic_store(&p->lease.lost, 1);
+  xio_blob_call_free(c);
+  xio__sub_done(s, rc, &detail, rc == XIO_OK && s->op != XIO__SUB_CLEAR ? s->length : 0);
+}
+
+static xio_err lost_lease(pb_file *p, xio_error *err) {
+  xio_error_set_operation(err, "WriteFile");
+  xio_error_set_target(err, p->base.path);
+  return xio_error_set(err, XIO_ELEASELOST,
+                       "the lease on %s was lost (broken, taken or expired); "
+                       "nothing is written without it: reopen the file", p->base.path);
+}
+
+static xio_err build(pb_file *p, xio__sub *s, xio_blob_call **c, xio_error *err) {
+  xio_blob_cond cond = {lease_id(p), NULL, NULL};
+  uint64_t size = atomic_load(&p->blob_size);
+  switch (s->op) {
+  case XIO__SUB_READ:
+    return xio_blob_call_read(p->target, s->offset, s->buf, s->length, NULL, c, err);
+  case XIO__SUB_WRITE:
+    return xio_blob_call_put_page(p->target, s->offset, s->buf, s->length, size, &cond, c, err);
+  default:
+    return xio_blob_call_clear(p->target, s->offset, s->clear_length, size, &cond, c, err);
+  }
+}
+
+static void pb_submit(xio_file *f, xio__sub *s) {
+  pb_file *p = (pb_file *)f;
+  xio_error e;
+  xio_error_clear(&e);
+  xio_blob_call *c = NULL;
+  xio_err rc = XIO_OK;
+  if (s->op != XIO__SUB_READ && p->leased && atomic_load(&p->lease.lost))
+    rc = lost_lease(p, &e);
+  if (rc == XIO_OK) rc = build(p, s, &c, &e);
+  if (rc != XIO_OK) {
+    xio__sub_done(s, rc, &e, 0);
+    return;
+  }
+  xio_blob_submit(f->ctx->engine, c, on_done, s);
+}
+
+/* ------------------------------------------------------------- sync ---- */
+
+static xio_err set_meta(pb_file *p, uint64_t logical, xio_error *err) {
+  xio_blob_meta meta[2];
+  int n = make_meta(p->base.kind, logical, meta);
+  xio_blob_cond cond = {lease_id(p), NULL, NULL};
+  xio_blob_call *c = NULL;
+  xio_err rc = xio_blob_call_set_metadata(p->target, meta, n, &cond, &c, err);
+  if (rc == XIO_OK)
+    rc = xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_RT_SET_SIZE, logical, 0, err);
+  xio_blob_call_free(c);
+  if (rc == XIO_OK) p->has_size_meta = n == 2;
+  return rc;
+}
+
+static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
+  pb_file *p = (pb_file *)f;
+  if (p->leased && atomic_load(&p->lease.lost)) return lost_lease(p, err);
+  xio_err rc = XIO_OK;
+  uint64_t phys = pages(size);
+  if (phys != atomic_load(&p->blob_size)) {
+    xio_blob_cond cond = {lease_id(p), NULL, NULL};
+    xio_blob_call *c = NULL;
+    rc = xio_blob_call_resize(p->target, phys, &cond, &c, err);
+    if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_RT_SET_SIZE, 0, phys, err);
+    xio_blob_call_free(c);
+    if (rc == XIO_OK) atomic_store(&p->blob_size, phys);
+  }
+  if (rc == XIO_OK && (size % 512 || p->has_size_meta)) rc = set_meta(p, size, err);
+  if (rc == XIO_ELEASELOST) atomic_store(&p->lease.lost, 1);
+  return rc;
+}
+
+static xio_err pb_sync(xio_file *f, xio_error *err) {
+  (void)f, (void)err;
+  return XIO_OK; /* a completed Put Page is durable */
+}
+
+static xio_err pb_close(xio_file *f, xio_error *err) {
+  pb_file *p = (pb_file *)f;
+  xio_err rc = XIO_OK;
+  if (p->leased) {
+    xio__lease_forget(f->ctx, &p->lease);
+    if (!atomic_load(&p->lease.lost)) {
+      xio_blob_lease_args a = {XIO_BLOB_LEASE_RELEASE, p->lease.id, NULL, 0, 0};
+      rc = lease_call(p, &a, NULL, err);
+    }
+  }
+  pb_free(p);
+  return rc;
+}
+
+static xio_err pb_remove(xio_ctx *ctx, const char *target, xio_error *err) {
+  xio_blob_target *t = NULL;
+  xio_err rc = xio_ctx_blob_target(ctx, target, &t, err);
+  xio_blob_call *c = NULL;
+  if (rc == XIO_OK) rc = xio_blob_call_delete(t, 1, NULL, &c, err);
+  if (rc == XIO_OK)
+    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_RT_DELETE, 0, 0, err);
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+  return rc;
+}
+
+const xio_backend xio__pageblob_backend = {
+    1,         "pageblob", 512,       XIO_BLOB_MAX_PUT_PAGE, pb_open, pb_submit,
+    pb_resize, pb_sync,    pb_close,  pb_remove,
+};

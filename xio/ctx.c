@@ -1,0 +1,151 @@
+/*
+ * ctx.c - the context's life: options and their checks, starting the REST engine,
+ * the lease keeper and the local workers, loading credentials, opening the trace
+ * file; and, at the end, closing files still open and stopping it all in order.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx_int.h"
+
+#define ZEROS_LEN (4u << 20)
+
+xio_ctx_options xio_ctx_options_default(void) {
+  xio_ctx_options o;
+  memset(&o, 0, sizeof o);
+  xio_blob_engine_options e = xio_blob_engine_options_default();
+  o.max_in_flight = e.max_in_flight;
+  o.retry = e.retry;
+  o.checksum = e.checksum;
+  o.lease_duration_s = 60;
+  o.lease_renew_s = 20;
+  o.local_threads = 4;
+  o.use_environment = 1;
+  return o;
+}
+
+static xio_err check_options(const xio_ctx_options *o, xio_error *err) {
+  if (o->lease_duration_s < 15 || o->lease_duration_s > 60)
+    return xio_error_set(err, XIO_EINVAL, "lease_duration_s %d outside 15..60",
+                         o->lease_duration_s);
+  if (o->lease_renew_s < 1 || o->lease_renew_s >= o->lease_duration_s)
+    return xio_error_set(err, XIO_EINVAL,
+                         "lease_renew_s %d must be at least 1 and below the lease duration",
+                         o->lease_renew_s);
+  if (o->local_threads < 1 || o->local_threads > 256)
+    return xio_error_set(err, XIO_EINVAL, "local_threads %d outside 1..256", o->local_threads);
+  return XIO_OK;
+}
+
+static xio_err start_engine(xio_ctx *ctx, xio_error *err) {
+  xio_blob_engine_options e = xio_blob_engine_options_default();
+  e.max_in_flight = ctx->opts.max_in_flight;
+  e.retry = ctx->opts.retry;
+  e.checksum = ctx->opts.checksum;
+  e.ca_file = ctx->ca_file;
+  e.allow_insecure_remote = ctx->opts.allow_insecure_remote;
+  e.clock = ctx->opts.clock;
+  return xio_blob_engine_new(&e, &ctx->engine, err);
+}
+
+static xio_err setup(xio_ctx *ctx, xio_error *err) {
+  xio_err rc = check_options(&ctx->opts, err);
+  const char *ca = ctx->opts.ca_file;
+  if (!ca && ctx->opts.use_environment) ca = getenv("XIO_CA_BUNDLE");
+  if (rc == XIO_OK && ca && *ca && !(ctx->ca_file = strdup(ca)))
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (rc == XIO_OK && !(ctx->zeros = calloc(1, ZEROS_LEN)))
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (rc == XIO_OK) rc = xio__creds_load(&ctx->creds, &ctx->opts, err);
+  if (rc == XIO_OK) rc = xio__trace_open(ctx, err);
+  if (rc == XIO_OK) rc = start_engine(ctx, err);
+  if (rc == XIO_OK) rc = xio__workers_start(&ctx->workers, ctx->opts.local_threads, err);
+  if (rc == XIO_OK) rc = xio__keeper_start(ctx, err);
+  return rc;
+}
+
+static void teardown(xio_ctx *ctx) {
+  xio__keeper_stop(ctx);
+  xio__workers_stop(&ctx->workers);
+  xio_blob_engine_free(ctx->engine);
+  xio__trace_close(ctx);
+  xio__creds_free(&ctx->creds);
+  pthread_mutex_destroy(&ctx->trace_mu);
+  pthread_mutex_destroy(&ctx->files_mu);
+  free(ctx->ca_file);
+  free(ctx->zeros);
+  free(ctx);
+}
+
+xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err) {
+  *out = NULL;
+  xio_ctx *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  ctx->opts = opts ? *opts : xio_ctx_options_default();
+  /* Borrowed strings are used only during setup; keep none of them. */
+  ctx->opts.trace_path = ctx->opts.connection_string = ctx->opts.credential_file = NULL;
+  ctx->opts.ca_file = NULL;
+  if (opts) {
+    ctx->opts.trace_path = opts->trace_path;
+    ctx->opts.connection_string = opts->connection_string;
+    ctx->opts.credential_file = opts->credential_file;
+    ctx->opts.ca_file = opts->ca_file;
+  }
+  pthread_mutex_init(&ctx->trace_mu, NULL);
+  pthread_mutex_init(&ctx->files_mu, NULL);
+  xio_err rc = setup(ctx, err);
+  ctx->opts.trace_path = ctx->opts.connection_string = ctx->opts.credential_file = NULL;
+  ctx->opts.ca_file = ctx->ca_file;
+  if (rc != XIO_OK) {
+    xio_error_set_operation(err, "CreateContext");
+    teardown(ctx);
+    return rc;
+  }
+  *out = ctx;
+  return XIO_OK;
+}
+
+void xio_ctx_free(xio_ctx *ctx) {
+  if (!ctx) return;
+  for (;;) {
+    pthread_mutex_lock(&ctx->files_mu);
+    xio_file *f = ctx->files;
+    pthread_mutex_unlock(&ctx->files_mu);
+    if (!f) break;
+    xio_file_close(f, NULL);
+  }
+  teardown(ctx);
+}
+
+xio_blob_engine *xio_ctx_engine(xio_ctx *ctx) { return ctx->engine; }
+
+const xio_ctx_options *xio__ctx_options(const xio_ctx *ctx) { return &ctx->opts; }
+
+const void *xio__ctx_zeros(const xio_ctx *ctx) { return ctx->zeros; }
+
+size_t xio__ctx_zeros_len(const xio_ctx *ctx) {
+  (void)ctx;
+  return ZEROS_LEN;
+}
+
+int xio__ctx_on_io_thread(xio_ctx *ctx) {
+  return xio_blob_engine_on_io_thread(ctx->engine) || xio__workers_is_worker(&ctx->workers);
+}
+
+void xio__ctx_track(xio_ctx *ctx, xio_file *f) {
+  pthread_mutex_lock(&ctx->files_mu);
+  f->next_open = ctx->files;
+  ctx->files = f;
+  pthread_mutex_unlock(&ctx->files_mu);
+}
+
+void xio__ctx_untrack(xio_ctx *ctx, xio_file *f) {
+  pthread_mutex_lock(&ctx->files_mu);
+  for (xio_file **p = &ctx->files; *p; p = &(*p)->next_open)
+    if (*p == f) {
+      *p = f->next_open;
+      break;
+    }
+  pthread_mutex_unlock(&ctx->files_mu);
+}

@@ -1,0 +1,74 @@
+/*
+ * ctx_int.h - the context's insides, shared by the files that run its parts:
+ * ctx.c (lifecycle), creds.c (credentials), trace.c (sinks), workers.c (local
+ * backend threads) and lease.c (the lease keeper). Internal.
+ */
+#ifndef XIO_CTX_INT_H
+#define XIO_CTX_INT_H
+
+#include <stdio.h>
+
+#include "xio_int.h"
+
+typedef struct xio__creds {
+  xio_auth_credstore *store;    /* credential file entries, or NULL */
+  xio_auth_account conn;        /* connection string (name NULL: none) */
+  char *env_account;            /* AZURE_STORAGE_ACCOUNT */
+  unsigned char *env_key;       /* AZURE_STORAGE_KEY, decoded */
+  size_t env_key_len;
+  char *env_sas;                /* AZURE_STORAGE_SAS_TOKEN */
+} xio__creds;
+
+typedef struct xio__workers {
+  pthread_t *threads;
+  int n;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  xio__job *head, *tail;
+  int stopping;
+} xio__workers;
+
+typedef struct xio__keeper {
+  pthread_t thread;
+  int started;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  xio__lease *leases;
+  xio__lease *renewing;         /* the lease being renewed right now, or NULL */
+  int stopping;
+} xio__keeper;
+
+struct xio_ctx {
+  xio_ctx_options opts;         /* strings below are owned copies */
+  char *ca_file;
+  xio_blob_engine *engine;
+  xio__creds creds;
+  FILE *trace_file;             /* NULL: no file sink */
+  int trace_file_owned;
+  pthread_mutex_t trace_mu;
+  xio__workers workers;
+  xio__keeper keeper;
+  pthread_mutex_t files_mu;
+  xio_file *files;
+  void *zeros;
+};
+
+/** Loads credentials from the options and (when asked) the environment.
+ *  Errors: XIO_EPARSE, XIO_EIO, XIO_ENOMEM. */
+xio_err xio__creds_load(xio__creds *c, const xio_ctx_options *o, xio_error *err);
+void xio__creds_free(xio__creds *c);
+
+/** Opens the trace file of the options / XIO_TRACE. Errors: XIO_EIO. */
+xio_err xio__trace_open(xio_ctx *ctx, xio_error *err);
+void xio__trace_close(xio_ctx *ctx);
+
+/** Starts / stops the local workers. Errors: XIO_ENOMEM. */
+xio_err xio__workers_start(xio__workers *w, int n, xio_error *err);
+void xio__workers_stop(xio__workers *w);
+int xio__workers_is_worker(const xio__workers *w);
+
+/** Starts / stops the lease keeper. Errors: XIO_ENOMEM. */
+xio_err xio__keeper_start(xio_ctx *ctx, xio_error *err);
+void xio__keeper_stop(xio_ctx *ctx);
+
+#endif

@@ -1,0 +1,487 @@
+/*
+ * file.c - the file API: open and close, and the generic half of every request.
+ * Here requests are checked (read-only, bounds, alignment), files grow before a
+ * write past their end, unaligned writes become read-modify-writes of whole
+ * sectors, zeroing follows the init policy, and requests are cut into the pieces
+ * a backend takes. Backends (backend_*.c) only move bytes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "xio_int.h"
+
+static uint64_t round_up(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+static uint64_t round_down(uint64_t v, uint64_t a) { return a > 1 ? v / a * a : v; }
+
+const char *xio_init_name(xio_init init) {
+  switch (init) {
+  case XIO_INIT_DEFAULT: return "default";
+  case XIO_INIT_NONE: return "none";
+  case XIO_INIT_ZERO: return "zero";
+  case XIO_INIT_CLEAR: return "clear";
+  default: return "?";
+  }
+}
+
+xio_open_options xio_open_options_default(void) {
+  xio_open_options o = {0, XIO_KIND_DATA, 0, XIO_INIT_DEFAULT};
+  return o;
+}
+
+static xio_init resolve_init(xio_kind kind, xio_init init) {
+  if (init != XIO_INIT_DEFAULT) return init;
+  return kind == XIO_KIND_LOG ? XIO_INIT_CLEAR : XIO_INIT_NONE;
+}
+
+const xio_backend *xio__backend_for(const char *target) {
+  if (strncasecmp(target, "http://", 7) == 0 || strncasecmp(target, "https://", 8) == 0)
+    return &xio__pageblob_backend;
+  return &xio__local_backend;
+}
+
+xio_err xio__file_init(xio_file *f, const xio_backend *b, xio_ctx *ctx, const char *path,
+                       xio_kind kind, unsigned flags, uint64_t size) {
+  f->backend = b;
+  f->ctx = ctx;
+  f->kind = kind;
+  f->flags = flags;
+  atomic_store(&f->size, size);
+  if (!(f->path = strdup(path))) return XIO_ENOMEM;
+  pthread_mutex_init(&f->size_mu, NULL);
+  pthread_mutex_init(&f->io_mu, NULL);
+  pthread_cond_init(&f->io_cv, NULL);
+  pthread_mutex_init(&f->rmw_mu, NULL);
+  pthread_cond_init(&f->rmw_cv, NULL);
+  return XIO_OK;
+}
+
+void xio__file_release(xio_file *f) {
+  if (!f->path) return;
+  pthread_mutex_destroy(&f->size_mu);
+  pthread_mutex_destroy(&f->io_mu);
+  pthread_cond_destroy(&f->io_cv);
+  pthread_mutex_destroy(&f->rmw_mu);
+  pthread_cond_destroy(&f->rmw_cv);
+  free(f->path);
+  f->path = NULL;
+}
+
+/* ---------------------------------------------------------- planning ---- */
+
+static int count_pieces(uint64_t len, size_t piece) {
+  return (int)((len + piece - 1) / piece);
+}
+
+/* Cuts [off, off+len) of `buf` into subs of at most `piece` bytes. */
+static void add_pieces(xio__io_state *st, xio__sub_op op, uint64_t off, uint64_t len,
+                       char *buf, size_t piece, int zeroing) {
+  for (uint64_t done = 0; done < len;) {
+    size_t n = (size_t)(len - done < piece ? len - done : piece);
+    xio__sub *s = xio__io_add(st, op, off + done, n, zeroing ? buf : buf + done);
+    s->zeroing = zeroing;
+    done += n;
+  }
+}
+
+static int in_callback(xio_file *f) { return xio__ctx_on_io_thread(f->ctx); }
+
+static xio_err refuse_in_callback(xio_file *f, const char *what, xio_error *err) {
+  return xio_error_set(err, XIO_EINVAL,
+                       "%s would block: not allowed from a completion callback on %s", what,
+                       f->path);
+}
+
+/* Runs an internal request to completion on this thread. */
+static xio_err wait_internal(xio__io_state *st, xio_io *io, xio_error *err) {
+  st->internal = 1;
+  xio__io_launch(st);
+  xio_err rc = xio_io_wait(io);
+  if (rc != XIO_OK && err) *err = io->error;
+  return rc;
+}
+
+/* Reads [off, off+n) into buf, clamped to the logical size (the rest is left alone). */
+static xio_err read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_error *err) {
+  uint64_t size = atomic_load(&f->size);
+  if (off >= size) return XIO_OK;
+  if (n > size - off) n = (size_t)(size - off);
+  xio_io io;
+  memset(&io, 0, sizeof io);
+  io.op = XIO_IO_READ;
+  xio__io_state *st;
+  xio_err rc = xio__io_begin(f, &io, count_pieces(n, f->backend->max_request), &st, err);
+  if (rc != XIO_OK) return rc;
+  add_pieces(st, XIO__SUB_READ, off, n, buf, f->backend->max_request, 0);
+  return wait_internal(st, &io, err);
+}
+
+/* Makes [off, end) (aligned for the backend) read as zero with CLEAR or ZERO. */
+static xio_err zero_internal(xio_file *f, uint64_t off, uint64_t end, xio_init how,
+                             xio_error *err) {
+  if (end <= off) return XIO_OK;
+  size_t piece = f->backend->max_request;
+  if (piece > xio__ctx_zeros_len(f->ctx)) piece = xio__ctx_zeros_len(f->ctx);
+  xio_io io;
+  memset(&io, 0, sizeof io);
+  io.op = XIO_IO_ZERO;
+  xio__io_state *st;
+  int n = how == XIO_INIT_CLEAR ? 1 : count_pieces(end - off, piece);
+  xio_err rc = xio__io_begin(f, &io, n, &st, err);
+  if (rc != XIO_OK) return rc;
+  if (how == XIO_INIT_CLEAR) xio__io_add(st, XIO__SUB_CLEAR, off, 0, NULL)->clear_length = end - off;
+  else add_pieces(st, XIO__SUB_WRITE, off, end - off, (char *)xio__ctx_zeros(f->ctx), piece, 1);
+  return wait_internal(st, &io, err);
+}
+
+/* ------------------------------------------------------------ growth ---- */
+
+/* Grows the file to at least `end` bytes (new bytes read as zero). */
+static xio_err grow_to(xio_file *f, uint64_t end, xio_error *err) {
+  xio_err rc = XIO_OK;
+  pthread_mutex_lock(&f->size_mu);
+  if (end > atomic_load(&f->size)) {
+    rc = f->backend->resize(f, end, err);
+    if (rc == XIO_OK) atomic_store(&f->size, end);
+  }
+  pthread_mutex_unlock(&f->size_mu);
+  return rc;
+}
+
+/* ------------------------------------------------------------ writes ---- */
+
+static xio_err check_writable(xio_file *f, const char *what, xio_error *err) {
+  if (f->flags & XIO_OPEN_READONLY)
+    return xio_error_set(err, XIO_EREADONLY, "cannot %s %s: opened read-only", what, f->path);
+  return XIO_OK;
+}
+
+static xio_err check_aligned(xio_file *f, uint64_t off, uint64_t len, const char *what,
+                             xio_error *err) {
+  size_t a = f->backend->alignment;
+  if (a <= 1 || (off % a == 0 && len % a == 0) || (f->flags & XIO_OPEN_UNALIGNED)) return XIO_OK;
+  return xio_error_set(err, XIO_EALIGN,
+                       "%s at offset %" PRIu64 " of %" PRIu64 " bytes is not aligned to %zu "
+                       "bytes; open the file with XIO_OPEN_UNALIGNED for read-modify-write",
+                       what, off, len, a);
+}
+
+/* Read-modify-write: whole sectors around [off, off+len), edges read first, under a
+ * sector range lock held until the write completes. */
+static xio_err write_rmw(xio_file *f, xio_io *io, const void *src, int internal,
+                         xio_error *err) {
+  size_t a = f->backend->alignment;
+  uint64_t off = io->offset, start = round_down(off, a), end = round_up(off + io->length, a);
+  xio__io_state *st;
+  xio_err rc = xio__io_begin(f, io, count_pieces(end - start, f->backend->max_request), &st, err);
+  if (rc != XIO_OK) return rc;
+  st->internal = internal;
+  st->report_len = io->length;
+  char *tmp = st->tmp = calloc(1, (size_t)(end - start));
+  if (!tmp) {
+    xio_error e;
+    xio_error_clear(&e);
+    xio__io_fail(st, xio_error_set(&e, XIO_ENOMEM, "out of memory"), &e);
+    return XIO_OK;
+  }
+  st->lock = (xio__rlock){start, end, NULL};
+  xio__rlock_acquire(f, &st->lock);
+  st->lock_held = 1;
+  xio_error e;
+  xio_error_clear(&e);
+  if (off != start) rc = read_internal(f, start, tmp, a, &e);
+  if (rc == XIO_OK && (off + io->length) % a && !(end - a == start && off != start))
+    rc = read_internal(f, end - a, tmp + (end - a - start), a, &e);
+  if (rc != XIO_OK) {
+    xio__io_fail(st, rc, &e);
+    return XIO_OK;
+  }
+  memcpy(tmp + (off - start), src, io->length);
+  add_pieces(st, XIO__SUB_WRITE, start, end - start, tmp, f->backend->max_request, 0);
+  xio__io_launch(st);
+  return XIO_OK;
+}
+
+static xio_err submit_write(xio_file *f, xio_io *io, xio_error *err) {
+  uint64_t off = io->offset, len = io->length;
+  xio_err rc = check_writable(f, "write", err);
+  if (rc == XIO_OK) rc = check_aligned(f, off, len, "write", err);
+  if (rc != XIO_OK) return rc;
+  if (len && off > UINT64_MAX - len) return xio_error_set(err, XIO_ERANGE, "write range overflows");
+  size_t a = f->backend->alignment;
+  int unaligned = a > 1 && (off % a || len % a);
+  if (len && (unaligned || off + len > atomic_load(&f->size)) && in_callback(f))
+    return refuse_in_callback(f, "a write past the end or unaligned", err);
+  if (len && off + len > atomic_load(&f->size)) {
+    rc = grow_to(f, off + len, err);
+    if (rc != XIO_OK) return rc;
+  }
+  if (len && unaligned) return write_rmw(f, io, io->buf, 0, err);
+  xio__io_state *st;
+  rc = xio__io_begin(f, io, count_pieces(len, f->backend->max_request), &st, err);
+  if (rc != XIO_OK) return rc;
+  add_pieces(st, XIO__SUB_WRITE, off, len, io->buf, f->backend->max_request, 0);
+  xio__io_launch(st);
+  return XIO_OK;
+}
+
+static xio_err submit_read(xio_file *f, xio_io *io, xio_error *err) {
+  uint64_t size = atomic_load(&f->size), n = 0;
+  if (io->offset < size) n = size - io->offset < io->length ? size - io->offset : io->length;
+  xio__io_state *st;
+  xio_err rc = xio__io_begin(f, io, count_pieces(n, f->backend->max_request), &st, err);
+  if (rc != XIO_OK) return rc;
+  add_pieces(st, XIO__SUB_READ, io->offset, n, io->buf, f->backend->max_request, 0);
+  xio__io_launch(st);
+  return XIO_OK;
+}
+
+/* Zeroes a partial sector [off, off+n) by read-modify-write, synchronously. */
+static xio_err zero_edge(xio_file *f, uint64_t off, uint64_t n, xio_error *err) {
+  if (n == 0) return XIO_OK;
+  xio_io io;
+  memset(&io, 0, sizeof io);
+  io.op = XIO_IO_WRITE;
+  io.offset = off;
+  io.length = (size_t)n;
+  xio_err rc = write_rmw(f, &io, xio__ctx_zeros(f->ctx), 1, err);
+  if (rc == XIO_OK) rc = xio_io_wait(&io);
+  if (rc != XIO_OK && err) *err = io.error;
+  if (rc == XIO_OK) atomic_fetch_add(&f->stats.bytes_zero_written, n);
+  return rc;
+}
+
+static xio_err submit_zero(xio_file *f, xio_io *io, xio_error *err) {
+  uint64_t off = io->offset, len = io->length, end = off + len;
+  xio_init how = io->init == XIO_INIT_DEFAULT ? XIO_INIT_CLEAR : io->init;
+  xio_err rc = check_writable(f, "zero", err);
+  if (rc == XIO_OK && how != XIO_INIT_CLEAR && how != XIO_INIT_ZERO)
+    rc = xio_error_set(err, XIO_EINVAL, "zeroing takes init clear or zero, not %s",
+                       xio_init_name(how));
+  if (rc == XIO_OK && (end < off || end > atomic_load(&f->size)))
+    rc = xio_error_set(err, XIO_ERANGE,
+                       "zero range [%" PRIu64 ", %" PRIu64 ") ends past the file's %" PRIu64
+                       " bytes", off, end, atomic_load(&f->size));
+  if (rc == XIO_OK) rc = check_aligned(f, off, len, "zero", err);
+  if (rc != XIO_OK) return rc;
+  size_t a = f->backend->alignment;
+  uint64_t ms = round_up(off, a), me = round_down(end, a);
+  if (ms > me) ms = me = off; /* inside one sector: all edge */
+  if ((ms != off || me != end) && in_callback(f))
+    return refuse_in_callback(f, "an unaligned zero", err);
+  rc = zero_edge(f, off, ms - off, err);
+  if (rc == XIO_OK) rc = zero_edge(f, me > ms ? me : ms, end - (me > ms ? me : ms), err);
+  if (rc != XIO_OK) return rc;
+  size_t piece = f->backend->max_request;
+  if (piece > xio__ctx_zeros_len(f->ctx)) piece = xio__ctx_zeros_len(f->ctx);
+  int n = me <= ms ? 0 : how == XIO_INIT_CLEAR ? 1 : count_pieces(me - ms, piece);
+  xio__io_state *st;
+  rc = xio__io_begin(f, io, n, &st, err);
+  if (rc != XIO_OK) return rc;
+  if (n && how == XIO_INIT_CLEAR) xio__io_add(st, XIO__SUB_CLEAR, ms, 0, NULL)->clear_length = me - ms;
+  else if (n) add_pieces(st, XIO__SUB_WRITE, ms, me - ms, (char *)xio__ctx_zeros(f->ctx), piece, 1);
+  xio__io_launch(st);
+  return XIO_OK;
+}
+
+xio_err xio_file_submit(xio_file *f, xio_io *io, xio_error *err) {
+  if (!f || !io) return xio_error_set(err, XIO_EINVAL, "no file or request");
+  if ((io->op == XIO_IO_READ || io->op == XIO_IO_WRITE) && io->length && !io->buf)
+    return xio_error_set(err, XIO_EINVAL, "no buffer");
+  switch (io->op) {
+  case XIO_IO_READ: return submit_read(f, io, err);
+  case XIO_IO_WRITE: return submit_write(f, io, err);
+  case XIO_IO_ZERO: return submit_zero(f, io, err);
+  case XIO_IO_FLUSH: {
+    xio__io_state *st;
+    xio_err rc = xio__io_begin(f, io, 0, &st, err);
+    if (rc == XIO_OK) xio__io_flush(f, st);
+    return rc;
+  }
+  default: return xio_error_set(err, XIO_EINVAL, "unknown request op %d", (int)io->op);
+  }
+}
+
+/* ------------------------------------------------------------ sync API ---- */
+
+static xio_err run_sync(xio_file *f, xio_io *io, xio_error *err) {
+  xio_err rc = xio_file_submit(f, io, err);
+  if (rc != XIO_OK) return rc;
+  rc = xio_io_wait(io);
+  if (rc != XIO_OK && err) *err = io->error;
+  return rc;
+}
+
+xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_t *nread,
+                      xio_error *err) {
+  xio_io io;
+  memset(&io, 0, sizeof io);
+  io.op = XIO_IO_READ;
+  io.offset = offset;
+  io.length = len;
+  io.buf = buf;
+  xio_err rc = run_sync(f, &io, err);
+  if (nread) *nread = rc == XIO_OK ? io.transferred : 0;
+  return rc;
+}
+
+xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len,
+                       xio_error *err) {
+  xio_io io;
+  memset(&io, 0, sizeof io);
+  io.op = XIO_IO_WRITE;
+  io.offset = offset;
+  io.length = len;
+  io.buf = (void *)buf;
+  return run_sync(f, &io, err);
+}
+
+xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how,
+                      xio_error *err) {
+  xio_io io;
+  memset(&io, 0, sizeof io);
+  io.op = XIO_IO_ZERO;
+  io.offset = offset;
+  io.length = (size_t)len;
+  io.init = how;
+  return run_sync(f, &io, err);
+}
+
+/* Shrinking to a size inside a sector: zero the sector's tail first, so that bytes
+ * past the logical end always read as zero when the file grows again. */
+static xio_err shrink_locked(xio_file *f, uint64_t size, xio_error *err) {
+  size_t a = f->backend->alignment;
+  xio_err rc = XIO_OK;
+  if (a > 1 && size % a) {
+    uint64_t tail_end = round_up(size, a), old = atomic_load(&f->size);
+    rc = zero_edge(f, size, (tail_end < old ? tail_end : old) - size, err);
+  }
+  if (rc == XIO_OK) rc = f->backend->resize(f, size, err);
+  if (rc == XIO_OK) atomic_store(&f->size, size);
+  return rc;
+}
+
+static xio_err grow_locked(xio_file *f, uint64_t size, xio_init init, xio_error *err) {
+  size_t a = f->backend->alignment;
+  uint64_t old = atomic_load(&f->size);
+  xio_err rc = f->backend->resize(f, size, err);
+  if (rc != XIO_OK) return rc;
+  atomic_store(&f->size, size);
+  if (init == XIO_INIT_NONE) return XIO_OK;
+  return zero_internal(f, round_up(old, a), round_up(size, a), init, err);
+}
+
+xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *err) {
+  xio_err rc = check_writable(f, "resize", err);
+  if (rc != XIO_OK) return rc;
+  if (in_callback(f)) return refuse_in_callback(f, "set_size", err);
+  init = resolve_init(f->kind, init);
+  if (init < XIO_INIT_NONE || init > XIO_INIT_CLEAR)
+    return xio_error_set(err, XIO_EINVAL, "unknown init policy %d", (int)init);
+  pthread_mutex_lock(&f->size_mu);
+  uint64_t old = atomic_load(&f->size);
+  if (size > old) rc = grow_locked(f, size, init, err);
+  else if (size < old) rc = shrink_locked(f, size, err);
+  pthread_mutex_unlock(&f->size_mu);
+  return rc;
+}
+
+uint64_t xio_file_size(const xio_file *f) { return atomic_load(&f->size); }
+
+static void wait_idle(xio_file *f) {
+  pthread_mutex_lock(&f->io_mu);
+  while (f->inflight > 0) pthread_cond_wait(&f->io_cv, &f->io_mu);
+  pthread_mutex_unlock(&f->io_mu);
+}
+
+xio_err xio_file_flush(xio_file *f, xio_error *err) {
+  if (in_callback(f)) return refuse_in_callback(f, "flush", err);
+  wait_idle(f);
+  xio_err rc = f->backend->sync(f, err);
+  pthread_mutex_lock(&f->io_mu);
+  if (rc == XIO_OK && f->sticky != XIO_OK) {
+    rc = f->sticky;
+    if (err) *err = f->sticky_detail;
+  }
+  f->sticky = XIO_OK;
+  pthread_mutex_unlock(&f->io_mu);
+  return rc;
+}
+
+xio_kind xio_file_kind(const xio_file *f) { return f->kind; }
+const char *xio_file_path(const xio_file *f) { return f->path; }
+const char *xio_file_backend(const xio_file *f) { return f->backend->name; }
+
+void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
+  o->reads = atomic_load(&f->stats.reads);
+  o->writes = atomic_load(&f->stats.writes);
+  o->bytes_read = atomic_load(&f->stats.bytes_read);
+  o->bytes_written = atomic_load(&f->stats.bytes_written);
+  o->bytes_cleared = atomic_load(&f->stats.bytes_cleared);
+  o->bytes_zero_written = atomic_load(&f->stats.bytes_zero_written);
+  o->requests = atomic_load(&f->stats.requests);
+  o->retries = atomic_load(&f->stats.retries);
+  o->failures = atomic_load(&f->stats.failures);
+  o->stall_read_us = atomic_load(&f->stats.stall_read_us);
+  o->stall_write_us = atomic_load(&f->stats.stall_write_us);
+  o->stall_other_us = atomic_load(&f->stats.stall_other_us);
+}
+
+/* ------------------------------------------------------ open / close ---- */
+
+static xio_err check_open(const xio_open_options *o, xio_error *err) {
+  unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY |
+                   XIO_OPEN_EXCLUSIVE | XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED;
+  if (o->flags & ~known) return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
+  if ((o->flags & XIO_OPEN_READONLY) &&
+      (o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_EXCLUSIVE)))
+    return xio_error_set(err, XIO_EINVAL, "read-only opens cannot create or lease");
+  if ((o->flags & XIO_OPEN_BREAK_LEASE) && !(o->flags & XIO_OPEN_EXCLUSIVE))
+    return xio_error_set(err, XIO_EINVAL, "break-lease needs an exclusive open");
+  if (o->kind != XIO_KIND_DATA && o->kind != XIO_KIND_LOG)
+    return xio_error_set(err, XIO_EINVAL, "unknown file kind %d", (int)o->kind);
+  if (o->init < XIO_INIT_DEFAULT || o->init > XIO_INIT_CLEAR)
+    return xio_error_set(err, XIO_EINVAL, "unknown init policy %d", (int)o->init);
+  if (o->size > XIO_BLOB_MAX_SIZE)
+    return xio_error_set(err, XIO_ELIMIT, "size %" PRIu64 " exceeds 8 TiB", o->size);
+  return XIO_OK;
+}
+
+xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *opts,
+                      xio_file **out, xio_error *err) {
+  xio_open_options o = opts ? *opts : xio_open_options_default();
+  *out = NULL;
+  if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
+  xio_err rc = check_open(&o, err);
+  if (rc != XIO_OK) return rc;
+  const xio_backend *b = xio__backend_for(target);
+  xio_file *f = NULL;
+  int created = 0;
+  rc = b->open(ctx, target, &o, &f, &created, err);
+  if (rc != XIO_OK) return rc;
+  xio_init init = resolve_init(f->kind, o.init);
+  if (created && init != XIO_INIT_NONE)
+    rc = zero_internal(f, 0, round_up(atomic_load(&f->size), b->alignment), init, err);
+  if (rc != XIO_OK) {
+    b->close(f, NULL);
+    return rc;
+  }
+  xio__ctx_track(ctx, f);
+  *out = f;
+  return XIO_OK;
+}
+
+xio_err xio_file_close(xio_file *f, xio_error *err) {
+  if (!f) return XIO_OK;
+  if (in_callback(f)) return refuse_in_callback(f, "close", err);
+  xio__ctx_untrack(f->ctx, f);
+  wait_idle(f);
+  return f->backend->close(f, err);
+}
+
+xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err) {
+  if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
+  return xio__backend_for(target)->remove(ctx, target, err);
+}

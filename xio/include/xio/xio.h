@@ -1,0 +1,283 @@
+/*
+ * xio/xio.h - the file layer a database engine links against: open, read, write,
+ * grow, zero and close files that live on Azure page blobs or on a local disk,
+ * through one API.
+ *
+ * A context (xio_ctx) owns the shared machinery: the REST engine with its I/O
+ * thread and connection pool, the credentials, the trace sinks, the lease keeper
+ * and the workers of the local backend. Files (xio_file) are opened in a context by
+ * URL ("https://acct.blob.core.windows.net/c/db.mdf", "http://127.0.0.1:PORT/acct/c/b")
+ * or by local path.
+ *
+ * Newly exposed or zeroed bytes follow an init policy: NONE (instant file
+ * initialization: the bytes are whatever the storage returns for never-written
+ * space, which is zeros on both backends), ZERO (write zeros: the classic slow way)
+ * or CLEAR (metadata zeroing: Put Page clear, FALLOC_FL_ZERO_RANGE). Data files
+ * default to NONE, log files to CLEAR. Whatever the policy, a grown or zeroed region
+ * of a log file reads as zeros.
+ *
+ * Every request that reaches storage emits one trace event, xio_send_complete, and
+ * is counted in the file's statistics.
+ *
+ * Threads: all functions are thread-safe; many threads may do I/O on one file at
+ * once. Completion callbacks run on the context's I/O or worker threads: they must
+ * not block and must not call the synchronous functions (which fail with
+ * XIO_EINVAL there); they may submit further asynchronous requests.
+ */
+#ifndef XIO_XIO_H
+#define XIO_XIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xio/blob.h>
+#include <xio/error.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------- tracing ---- */
+
+/** One completed storage request (DESIGN.md "Trace events"). Strings are borrowed
+ *  for the duration of the callback; file_path is log-safe (no query string). */
+typedef struct xio_trace_event {
+  const char *event;             /* "xio_send_complete" */
+  int64_t timestamp_us;          /* completion, microseconds since the epoch (UTC) */
+  const char *file_path;
+  const char *request_type;      /* "XIOTypeWriteFile", ... */
+  uint64_t offset;
+  uint64_t length;
+  int http_status;               /* 0 for the local backend or no response */
+  const char *error_code;        /* service error code, or NULL */
+  const char *request_id;        /* "" when none */
+  const char *client_request_id; /* "" when none */
+  int64_t duration_us;
+  int retries;
+  const char *result;            /* "ok" or the xio_err name, e.g. "XIO_ELEASELOST" */
+} xio_trace_event;
+
+typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
+
+/** Formats `ev` as one JSON line (no newline) in DESIGN.md's schema. Returns a
+ *  malloc'd string, or NULL on out-of-memory. */
+char *xio_trace_event_json(const xio_trace_event *ev);
+
+/* ------------------------------------------------------------- context ---- */
+
+typedef struct xio_ctx xio_ctx;
+
+typedef struct xio_ctx_options {
+  int max_in_flight;          /* storage requests on the wire at once (default 32) */
+  xio_blob_retry_policy retry;/* default: 3 retries, 800 ms base, 120 s per try */
+  xio_blob_checksum checksum; /* default CRC64 */
+  int lease_duration_s;       /* exclusive opens: 15..60 (default 60) */
+  int lease_renew_s;          /* renew this often (default 20; < duration) */
+  int local_threads;          /* workers for the local backend (default 4) */
+  xio_trace_fn trace;         /* trace callback, or NULL */
+  void *trace_ud;
+  const char *trace_path;     /* JSON lines to this file ("-": stderr), or NULL */
+  int use_environment;        /* read XIO_TRACE, AZURE_STORAGE_* , XIO_CREDENTIALS,
+                                 XIO_CA_BUNDLE (default 1) */
+  const char *connection_string; /* an Azure Storage connection string, or NULL */
+  const char *credential_file;   /* JSON credential file (see xio/auth.h), or NULL */
+  const char *ca_file;        /* extra CA bundle to trust, or NULL */
+  int allow_insecure_remote;  /* allow http:// to non-loopback hosts (default 0) */
+  xio_auth_clock clock;       /* for signing and SAS checks; zeroed: system clock */
+} xio_ctx_options;
+
+/** Default options; cannot fail. */
+xio_ctx_options xio_ctx_options_default(void);
+
+/**
+ * Creates a context: starts the REST engine, the lease keeper and the local workers,
+ * loads credentials (options first, then the environment when use_environment) and
+ * opens the trace file. `opts` may be NULL. Errors: XIO_EINVAL (a bad option, named),
+ * XIO_EPARSE (a malformed connection string or credential file), XIO_EIO (credential
+ * or trace file unreadable/unwritable), XIO_ENOMEM, XIO_ETRANSPORT.
+ */
+xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err);
+
+/** Destroys a context. Files still open are closed first (leases released).
+ *  `ctx` may be NULL. */
+void xio_ctx_free(xio_ctx *ctx);
+
+/** The context's REST engine, for direct page-blob calls (borrowed). */
+xio_blob_engine *xio_ctx_engine(xio_ctx *ctx);
+
+/**
+ * Makes a blob target for `url` with the credential the context resolves for it:
+ * a SAS in the URL, else the credential file's longest matching prefix, else the
+ * connection string, AZURE_STORAGE_ACCOUNT/KEY, AZURE_STORAGE_SAS_TOKEN (for that
+ * account), else anonymous. Errors: those of xio_blob_target_new.
+ */
+xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out,
+                            xio_error *err);
+
+/* --------------------------------------------------------------- files ---- */
+
+typedef struct xio_file xio_file;
+
+typedef enum xio_kind {
+  XIO_KIND_DATA = 0, /* default init: none */
+  XIO_KIND_LOG = 1   /* default init: clear; grown and zeroed regions read as zero */
+} xio_kind;
+
+typedef enum xio_init {
+  XIO_INIT_DEFAULT = 0, /* the file kind's default */
+  XIO_INIT_NONE,        /* instant initialization: no zeroing request */
+  XIO_INIT_ZERO,        /* write zeros over the region */
+  XIO_INIT_CLEAR        /* metadata zeroing (Put Page clear / FALLOC_FL_ZERO_RANGE) */
+} xio_init;
+
+/** Name of a policy: "default", "none", "zero", "clear". */
+const char *xio_init_name(xio_init init);
+
+/** Open flags. */
+#define XIO_OPEN_CREATE 0x01       /* create when missing */
+#define XIO_OPEN_CREATE_ONLY 0x02  /* create; XIO_EEXIST when it exists */
+#define XIO_OPEN_READONLY 0x04     /* no writes, no lease */
+#define XIO_OPEN_EXCLUSIVE 0x08    /* hold a lease (local: an flock) while open */
+#define XIO_OPEN_BREAK_LEASE 0x10  /* with EXCLUSIVE: break another holder's lease */
+#define XIO_OPEN_UNALIGNED 0x20    /* allow unaligned writes (read-modify-write) */
+
+typedef struct xio_open_options {
+  unsigned flags;
+  xio_kind kind;      /* on create; an existing file keeps the kind it was made with */
+  uint64_t size;      /* size on create (any value; rounded up to 512 on page blobs) */
+  xio_init init;      /* how the created size is initialized (default by kind) */
+} xio_open_options;
+
+/** Default open options: no flags, data file, size 0. */
+xio_open_options xio_open_options_default(void);
+
+/**
+ * Opens (and with CREATE / CREATE_ONLY creates, including the container) a file.
+ * Errors: XIO_ENOTFOUND (no such file and no CREATE), XIO_EEXIST (CREATE_ONLY and it
+ * exists), XIO_EBUSY (EXCLUSIVE and another client holds the lease / lock),
+ * XIO_EINVAL (bad flags), XIO_EPARSE (bad URL), XIO_EAUTH / XIO_EPERM / XIO_EEXPIRED
+ * (credential), XIO_EIO (local), transport errors; detail in `err`.
+ */
+xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *opts,
+                      xio_file **out, xio_error *err);
+
+/**
+ * Closes a file: waits for its requests, releases its lease, frees it. The file is
+ * freed even when releasing fails (the failure is returned). `f` may be NULL.
+ */
+xio_err xio_file_close(xio_file *f, xio_error *err);
+
+/** Deletes the file at `target` (page blob: with its snapshots). It must not be open
+ *  in this context. Errors: XIO_ENOTFOUND, XIO_EBUSY (leased), others as open. */
+xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err);
+
+/** Reads up to `len` bytes at `offset`; `*nread` (may be NULL) gets the count, which
+ *  is short only at the end of the file. Errors: storage errors. */
+xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_t *nread,
+                      xio_error *err);
+
+/** Writes `len` bytes at `offset`, growing the file when the write ends past it.
+ *  Unaligned offsets or lengths need XIO_OPEN_UNALIGNED on a page blob (else
+ *  XIO_EALIGN). Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN, storage errors. */
+xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len,
+                       xio_error *err);
+
+/** Makes [offset, offset+len) read as zeros (inside the file) with `how`: CLEAR or
+ *  ZERO (DEFAULT: CLEAR; NONE is refused with XIO_EINVAL). */
+xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how,
+                      xio_error *err);
+
+/** Sets the file's size. Growing initializes the new bytes with `init` (DEFAULT: by
+ *  kind); a 1 TiB log growth with CLEAR is two requests. Shrinking discards the tail. */
+xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *err);
+
+/** The file's logical size (kept by the client; no request). */
+uint64_t xio_file_size(const xio_file *f);
+
+/** Waits until every request issued on the file so far has completed; the local
+ *  backend also fsyncs. Returns the first failure among them since the last flush. */
+xio_err xio_file_flush(xio_file *f, xio_error *err);
+
+/** The file's kind. */
+xio_kind xio_file_kind(const xio_file *f);
+
+/** The file's log-safe name (URL without query, or path). */
+const char *xio_file_path(const xio_file *f);
+
+/** The file's backend: "pageblob" or "local". */
+const char *xio_file_backend(const xio_file *f);
+
+/** Per-file statistics, like SQL Server's sys.dm_io_virtual_file_stats. */
+typedef struct xio_file_stats {
+  uint64_t reads, writes;              /* read / write operations (API calls) */
+  uint64_t bytes_read, bytes_written;
+  uint64_t bytes_cleared;              /* zeroed by metadata (clear) */
+  uint64_t bytes_zero_written;         /* zeroed by writing zeros */
+  uint64_t requests;                   /* storage requests (trace events) */
+  uint64_t retries;
+  uint64_t failures;                   /* storage requests that failed */
+  uint64_t stall_read_us, stall_write_us, stall_other_us; /* summed request time */
+} xio_file_stats;
+
+/** Copies the file's counters into `out`. */
+void xio_file_get_stats(const xio_file *f, xio_file_stats *out);
+
+/* ---------------------------------------------------------- async I/O ---- */
+
+typedef enum xio_io_op {
+  XIO_IO_READ,
+  XIO_IO_WRITE,
+  XIO_IO_ZERO,    /* offset, length, init (CLEAR or ZERO) */
+  XIO_IO_FLUSH
+} xio_io_op;
+
+typedef struct xio_io xio_io;
+typedef void (*xio_io_done_fn)(xio_io *io, void *ud);
+
+/**
+ * An asynchronous request. The caller owns the struct and fills the request fields;
+ * it must stay valid, untouched, until completion. `done` (may be NULL) runs once,
+ * on an I/O or worker thread; without it, poll with xio_io_done() or wait with
+ * xio_io_wait().
+ */
+struct xio_io {
+  /* request */
+  xio_io_op op;
+  uint64_t offset;
+  size_t length;
+  void *buf;           /* READ: destination; WRITE: source (const in effect) */
+  xio_init init;       /* ZERO */
+  xio_io_done_fn done;
+  void *ud;
+  /* result, valid after completion */
+  xio_err result;
+  size_t transferred;  /* bytes read or written */
+  xio_error error;
+  /* private */
+  struct xio__io_state *state_;
+  xio_file *file_;
+  int complete_;
+};
+
+/**
+ * Submits `io` on `f`. Reads and writes inside the file go fully asynchronous, split
+ * into requests of at most 4 MiB issued concurrently. Returns XIO_OK when submitted
+ * (the result then comes with completion), or an error when the request was refused
+ * at once (io->done is then not called). A request that needs no storage request
+ * (empty, or a read at the end of the file) completes before submit returns.
+ * A write past the end first grows the file, and an unaligned write first reads its
+ * edge sectors: both block the caller for that step, and from a completion callback
+ * they are refused with XIO_EINVAL.
+ */
+xio_err xio_file_submit(xio_file *f, xio_io *io, xio_error *err);
+
+/** 1 when `io` has completed. */
+int xio_io_poll(const xio_io *io);
+
+/** Waits for `io` to complete and returns its result. */
+xio_err xio_io_wait(xio_io *io);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XIO_XIO_H */

@@ -1,0 +1,269 @@
+/*
+ * xio_int.h - inside the file layer: the context, the file base struct every
+ * backend embeds first, the backend method table, and the sub-requests through
+ * which the generic layer (io.c, file.c) drives a backend.
+ *
+ * The split follows SQLite's sqlite3_io_methods and Redis's rio: a backend does
+ * only storage I/O, one request at a time; splitting into <= max_request pieces,
+ * bounds and alignment checks, growth before writes past the end, read-modify-write
+ * of unaligned edges, sticky errors and the per-file API counters live in the
+ * generic layer. Each storage request a backend makes is reported once through
+ * xio__trace_request, which emits the trace event and counts the request.
+ */
+#ifndef XIO_XIO_INT_H
+#define XIO_XIO_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <xio/xio.h>
+
+typedef struct xio_backend xio_backend;
+typedef struct xio__sub xio__sub;
+
+/* ------------------------------------------------------------ requests ---- */
+
+/* Storage request types, as SQL Server names them in xio_send_complete. */
+#define XIO_RT_CREATE "XIOTypeCreateFile"
+#define XIO_RT_OPEN "XIOTypeOpenFile"
+#define XIO_RT_READ "XIOTypeReadFile"
+#define XIO_RT_WRITE "XIOTypeWriteFile"
+#define XIO_RT_ZERO "XIOTypeZeroFile"
+#define XIO_RT_GET_SIZE "XIOTypeGetFileSize"
+#define XIO_RT_SET_SIZE "XIOTypeSetFileSize"
+#define XIO_RT_RANGES "XIOTypeGetRanges"
+#define XIO_RT_DELETE "XIOTypeDeleteFile"
+#define XIO_RT_LEASE "XIOTypeLease"
+#define XIO_RT_SNAPSHOT "XIOTypeSnapshot"
+
+/** What one storage request did, for its trace event and the file's counters. */
+typedef struct xio__request_report {
+  const char *request_type;     /* XIO_RT_* */
+  uint64_t offset, length;
+  int http_status;              /* 0: local or no response */
+  const char *error_code;       /* service code or NULL */
+  const char *request_id;       /* NULL or "" when none */
+  const char *client_request_id;
+  int64_t duration_us;
+  int retries;
+  xio_err result;
+} xio__request_report;
+
+/** Emits the xio_send_complete event for one storage request of `f` (or, for a
+ *  request made without an open file, of `path` in `ctx`: pass f NULL) and adds it
+ *  to f's counters (requests, retries, failures, stall time by type). */
+void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path,
+                        const xio__request_report *r);
+
+/** Fills a report from a finished blob call. */
+void xio__report_from_call(xio__request_report *r, const xio_blob_call *c,
+                           const char *request_type, uint64_t offset, uint64_t length);
+
+/** Sends `c` synchronously and reports it as one `request_type` request of `f`
+ *  (or `path`). Returns the call's result. */
+xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_call *c,
+                         const char *request_type, uint64_t offset, uint64_t length,
+                         xio_error *err);
+
+/* ---------------------------------------------------------------- subs ---- */
+
+typedef enum xio__sub_op { XIO__SUB_READ, XIO__SUB_WRITE, XIO__SUB_CLEAR } xio__sub_op;
+
+/**
+ * One storage-sized piece of an xio_io: at most the backend's max_request bytes for
+ * READ and WRITE (any length for CLEAR). WRITE with `zeroing` set writes zeros for
+ * an init policy and is traced as XIOTypeZeroFile. The backend completes it with
+ * xio__sub_done exactly once, from any thread.
+ */
+struct xio__sub {
+  xio__sub_op op;
+  xio_file *file;
+  uint64_t offset;
+  size_t length;        /* READ/WRITE bytes */
+  uint64_t clear_length;/* CLEAR bytes */
+  void *buf;            /* READ into / WRITE from */
+  int zeroing;
+  struct xio__io_state *owner;
+  void *backend_data;   /* the backend's own, e.g. its blob call */
+};
+
+/** Completes a sub with its result; `detail` may be NULL on success; `transferred`
+ *  bytes were read or written. */
+void xio__sub_done(xio__sub *s, xio_err result, const xio_error *detail, size_t transferred);
+
+/* ------------------------------------------------------------- backend ---- */
+
+/**
+ * A backend: version 1. Methods marked (sync) run on the caller's thread with the
+ * file's size lock held; (async) methods start one storage request and return at
+ * once, completing it later with xio__sub_done.
+ */
+struct xio_backend {
+  int version;
+  const char *name;        /* "pageblob", "local" */
+  size_t alignment;        /* 512 (writes must cover whole sectors) or 1 */
+  size_t max_request;      /* largest READ/WRITE sub (4 MiB for page blobs) */
+
+  /** (sync) Opens or creates `target` per `opts` (flags already checked) and returns a
+   *  file whose base struct the backend filled with xio__file_init. A created file has
+   *  opts->size bytes that read as zero; `*created` tells whether it was created (the
+   *  generic layer then applies the init policy). Errors: XIO_ENOTFOUND, XIO_EEXIST,
+   *  XIO_EBUSY (exclusive and held elsewhere), storage errors. */
+  xio_err (*open)(xio_ctx *ctx, const char *target, const xio_open_options *opts,
+                  xio_file **out, int *created, xio_error *err);
+
+  /** (async) READ, WRITE or CLEAR of one sub. */
+  void (*submit)(xio_file *f, xio__sub *s);
+
+  /** (sync) Sets the stored size to `size` (logical; the backend rounds up to its own
+   *  granularity and records the logical size if it differs). New bytes read as zero. */
+  xio_err (*resize)(xio_file *f, uint64_t size, xio_error *err);
+
+  /** (sync) Makes written data durable (local: fsync; page blob: nothing to do). */
+  xio_err (*sync)(xio_file *f, xio_error *err);
+
+  /** (sync) Releases what the open took (lease, descriptor) and frees the file. */
+  xio_err (*close)(xio_file *f, xio_error *err);
+
+  /** (sync) Deletes `target`. */
+  xio_err (*remove)(xio_ctx *ctx, const char *target, xio_error *err);
+};
+
+extern const xio_backend xio__pageblob_backend;
+extern const xio_backend xio__local_backend;
+
+/** Picks the backend for a target: URLs with http(s):// go to page blobs, anything
+ *  else (a path, or file://) to the local backend. */
+const xio_backend *xio__backend_for(const char *target);
+
+/* ---------------------------------------------------------------- file ---- */
+
+/* The base struct: first member of every backend's file struct. */
+struct xio_file {
+  const xio_backend *backend;
+  xio_ctx *ctx;
+  char *path;                    /* log-safe */
+  xio_kind kind;
+  unsigned flags;
+  pthread_mutex_t size_mu;       /* serializes size changes */
+  _Atomic uint64_t size;         /* logical size */
+  pthread_mutex_t io_mu;         /* in-flight count and the sticky error */
+  pthread_cond_t io_cv;
+  int inflight;
+  xio_err sticky;                /* first failure since the last flush */
+  xio_error sticky_detail;
+  pthread_mutex_t rmw_mu;        /* sector ranges under read-modify-write */
+  pthread_cond_t rmw_cv;
+  struct xio__rlock *rmw_locked;
+  struct xio__io_state *flush_waiting; /* async flushes waiting for in-flight I/O */
+  struct {
+    _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared,
+        bytes_zero_written, requests, retries, failures, stall_read_us, stall_write_us,
+        stall_other_us;
+  } stats;
+  xio_file *next_open;           /* the context's list of open files */
+};
+
+/* ------------------------------------------------------------ io.c ---- */
+
+/** A locked sector range [first, end) of a file (read-modify-write). */
+typedef struct xio__rlock {
+  uint64_t first, end;
+  struct xio__rlock *next;
+} xio__rlock;
+
+/** Waits until no locked range overlaps `l`'s, then locks it. */
+void xio__rlock_acquire(xio_file *f, xio__rlock *l);
+/** Unlocks `l`; may be called from any thread. */
+void xio__rlock_release(xio_file *f, xio__rlock *l);
+
+/** The state of one submitted xio_io: its subs, the first failure, the count of
+ *  subs still out, and what to release when it completes. */
+typedef struct xio__io_state {
+  xio_io *io;
+  xio_file *file;
+  _Atomic int pending;
+  _Atomic size_t transferred;
+  pthread_mutex_t mu;            /* first failure */
+  xio_err first;
+  xio_error detail;
+  size_t report_len;             /* transferred to report on success (RMW), or 0 */
+  void *tmp;                     /* owned buffer freed at completion (RMW), or NULL */
+  xio__rlock lock;               /* held until completion when lock_held */
+  int lock_held;
+  int internal;                  /* not an API call: counts no read/write */
+  struct xio__io_state *next_flush;
+  int nsubs, cap;
+  xio__sub subs[];
+} xio__io_state;
+
+/** Allocates the state of `io` on `f` with room for `nsubs` subs, counting the io as
+ *  in flight on the file. Errors: XIO_ENOMEM. */
+xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out,
+                      xio_error *err);
+
+/** Adds a sub to `st`. */
+xio__sub *xio__io_add(xio__io_state *st, xio__sub_op op, uint64_t offset, size_t length,
+                      void *buf);
+
+/** Hands every sub of `st` to the backend; the io completes when the last finishes
+ *  (at once, on this thread, when there are none). */
+void xio__io_launch(xio__io_state *st);
+
+/** Completes `st` at once with `rc` (nothing was sent). */
+void xio__io_fail(xio__io_state *st, xio_err rc, const xio_error *detail);
+
+/** Queues an async flush: it completes once every I/O in flight on the file has. */
+void xio__io_flush(xio_file *f, xio__io_state *st);
+
+/** Initializes the base of a new file. Errors: XIO_ENOMEM. */
+xio_err xio__file_init(xio_file *f, const xio_backend *b, xio_ctx *ctx, const char *path,
+                       xio_kind kind, unsigned flags, uint64_t size);
+
+/** Releases what xio__file_init took (not `f` itself). */
+void xio__file_release(xio_file *f);
+
+/* ------------------------------------------------------------- context ---- */
+
+/** A job for the local workers. */
+typedef struct xio__job {
+  void (*run)(struct xio__job *job);
+  struct xio__job *next;
+} xio__job;
+
+/** Queues `job` for a worker thread. */
+void xio__ctx_run(xio_ctx *ctx, xio__job *job);
+
+/** 1 when the calling thread is one of the context's I/O or worker threads. */
+int xio__ctx_on_io_thread(xio_ctx *ctx);
+
+/** A 4 MiB buffer of zeros shared by every zero-writing request (read-only). */
+const void *xio__ctx_zeros(const xio_ctx *ctx);
+size_t xio__ctx_zeros_len(const xio_ctx *ctx);
+
+/** The context's options (copied at creation). */
+const xio_ctx_options *xio__ctx_options(const xio_ctx *ctx);
+
+/** Adds / removes an open file in the context's list (for close at ctx_free). */
+void xio__ctx_track(xio_ctx *ctx, xio_file *f);
+void xio__ctx_untrack(xio_ctx *ctx, xio_file *f);
+
+/* Lease keeper (lease.c): renews the leases of exclusively opened page blobs. */
+typedef struct xio__lease xio__lease;
+struct xio__lease {
+  xio_file *file;
+  xio_blob_target *target;  /* borrowed from the file */
+  char id[64];
+  _Atomic int lost;         /* set once the lease can no longer be trusted */
+  int64_t last_renew_us;    /* monotonic, under the keeper's lock */
+  xio__lease *next;
+};
+
+/** Starts renewing `l` in the background. */
+void xio__lease_keep(xio_ctx *ctx, xio__lease *l);
+
+/** Stops renewing `l` (waits if a renewal of it is under way). */
+void xio__lease_forget(xio_ctx *ctx, xio__lease *l);
+
+#endif
