@@ -1,0 +1,7 @@
+# Unit tests of libxio_auth: signing and SAS vectors from AZURE.md, codecs, clocks,
+# connection strings, URLs, redaction, credential store. No network, no emulator.
+xio_add_suite(NAME auth
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/test_clock.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_codec.c
+  LIBS xio_auth)
