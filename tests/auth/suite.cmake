@@ -4,4 +4,7 @@ xio_add_suite(NAME auth
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/test_clock.c
     ${CMAKE_CURRENT_LIST_DIR}/test_codec.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_connstr.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_url.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_redact.c
   LIBS xio_auth)
