@@ -7,4 +7,5 @@ xio_add_suite(NAME auth
     ${CMAKE_CURRENT_LIST_DIR}/test_connstr.c
     ${CMAKE_CURRENT_LIST_DIR}/test_url.c
     ${CMAKE_CURRENT_LIST_DIR}/test_redact.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_sharedkey.c
   LIBS xio_auth)
