@@ -9,4 +9,5 @@ xio_add_suite(NAME auth
     ${CMAKE_CURRENT_LIST_DIR}/test_redact.c
     ${CMAKE_CURRENT_LIST_DIR}/test_sharedkey.c
     ${CMAKE_CURRENT_LIST_DIR}/test_sas.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_credstore.c
   LIBS xio_auth)
