@@ -1,5 +1,6 @@
 # blobio_unit: the pure pieces of libxio_blob that need no service: checksums,
-# page-range lists, blob properties and listings, and the XML response parsers.
+# page-range lists, blob properties and listings, the XML response parsers, request
+# building and limits, and the judging of tries and retry delays.
 xio_add_suite(NAME blobio_unit
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/checksum_test.c
@@ -8,6 +9,8 @@ xio_add_suite(NAME blobio_unit
     ${CMAKE_CURRENT_LIST_DIR}/xml_error_test.c
     ${CMAKE_CURRENT_LIST_DIR}/xml_page_list_test.c
     ${CMAKE_CURRENT_LIST_DIR}/xml_blob_list_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/build_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/classify_test.c
   LIBS xio_blob Threads::Threads)
 # The parsers and range helpers are internal: their headers live beside the sources.
 target_include_directories(test_blobio_unit PRIVATE ${PROJECT_SOURCE_DIR}/blobio)

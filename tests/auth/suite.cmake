@@ -1,0 +1,13 @@
+# Unit tests of libxio_auth: signing and SAS vectors from AZURE.md, codecs, clocks,
+# connection strings, URLs, redaction, credential store. No network, no emulator.
+xio_add_suite(NAME auth
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/test_clock.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_codec.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_connstr.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_url.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_redact.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_sharedkey.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_sas.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_credstore.c
+  LIBS xio_auth)

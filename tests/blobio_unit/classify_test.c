@@ -1,0 +1,159 @@
+/*
+ * classify_test.c - how a finished try is judged (success, retry, or which final
+ * error) and how long to wait before the next, from statuses, service codes,
+ * libcurl results and the service's retry hints; no service needed.
+ */
+#include <string.h>
+
+#include "engine_int.h"
+#include "test.h"
+
+static xio_blob_target *target(void) {
+  xio_blob_target *t = NULL;
+  xio_error e;
+  ASSERT_OK(xio_blob_target_new("http://127.0.0.1:1/devstoreaccount1/c/b.mdf", NULL, &t, &e), &e);
+  return t;
+}
+
+/* A put-page call whose try "finished" with `status`, an x-ms-error-code and body. */
+static xio_blob_call *finished(xio_blob_target *t, int status, const char *code,
+                               const char *body, const char *lease) {
+  static char data[512];
+  xio_blob_call *c = NULL;
+  xio_error e;
+  xio_blob_cond cond = {lease, NULL, NULL};
+  ASSERT_OK(xio_blob_call_put_page(t, 0, data, 512, 0, &cond, &c, &e), &e);
+  c->status = status;
+  if (code) xio__blob_hdrs_add(&c->resp_headers, "x-ms-error-code", code);
+  xio__blob_hdrs_add(&c->resp_headers, "x-ms-request-id", "req-1");
+  if (body) {
+    c->resp_body = strdup(body);
+    c->resp_len = c->resp_cap = strlen(body);
+  }
+  return c;
+}
+
+static void expect(int status, const char *code, const char *lease, xio_err want, int retry) {
+  xio_blob_target *t = target();
+  xio_blob_call *c = finished(t, status, code, NULL, lease);
+  xio__blob_verdict v = xio__blob_classify(c);
+  if (v.code != want || v.retry != retry)
+    FAIL("HTTP %d %s: got %s retry=%d, want %s retry=%d", status, code ? code : "",
+         xio_err_name(v.code), v.retry, xio_err_name(want), retry);
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+}
+
+TEST(classify_statuses_and_codes) {
+  expect(201, NULL, NULL, XIO_OK, 0);
+  expect(404, "BlobNotFound", NULL, XIO_ENOTFOUND, 0);
+  expect(409, "LeaseAlreadyPresent", NULL, XIO_EBUSY, 0);
+  expect(412, "LeaseIdMissing", NULL, XIO_EBUSY, 0);
+  expect(412, "LeaseIdMismatchWithBlobOperation", "id", XIO_ELEASELOST, 0);
+  expect(412, "LeaseNotPresentWithBlobOperation", "id", XIO_ELEASELOST, 0);
+  expect(412, "ConditionNotMet", NULL, XIO_ECONFLICT, 0);
+  expect(403, "AuthenticationFailed", NULL, XIO_EAUTH, 0);
+  expect(403, "AuthorizationPermissionMismatch", NULL, XIO_EPERM, 0);
+  expect(400, "Crc64Mismatch", NULL, XIO_ECHECKSUM, 1);
+  expect(400, "Md5Mismatch", NULL, XIO_ECHECKSUM, 1);
+  expect(400, "InvalidHeaderValue", NULL, XIO_EINVAL, 0);
+  expect(413, "RequestBodyTooLarge", NULL, XIO_ELIMIT, 0);
+  expect(416, "InvalidPageRange", NULL, XIO_ERANGE, 0);
+  expect(503, "ServerBusy", NULL, XIO_ETHROTTLED, 1);
+  expect(500, "OperationTimedOut", NULL, XIO_ETIMEDOUT, 1);
+  expect(500, "InternalError", NULL, XIO_EHTTP, 1);
+  expect(502, NULL, NULL, XIO_EHTTP, 1);
+  expect(504, NULL, NULL, XIO_ETIMEDOUT, 1);
+  expect(429, NULL, NULL, XIO_ETHROTTLED, 1);
+  expect(408, NULL, NULL, XIO_ETIMEDOUT, 1);
+}
+
+TEST(classify_fills_detail_from_xml) {
+  xio_blob_target *t = target();
+  xio_blob_call *c = finished(t, 412, "LeaseIdMissing",
+      "<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>LeaseIdMissing</Code>"
+      "<Message>There is currently a lease on the blob and no lease ID was specified in the "
+      "request.\nRequestId:abc\nTime:2024</Message></Error>", NULL);
+  xio__blob_verdict v = xio__blob_classify(c);
+  ASSERT_EQ(v.code, XIO_EBUSY);
+  ASSERT_EQ(c->err.http_status, 412);
+  ASSERT_STR_EQ(c->err.service_code, "LeaseIdMissing");
+  ASSERT_STR_EQ(c->err.request_id, "req-1");
+  ASSERT_STR_EQ(c->err.operation, "PutPage");
+  ASSERT_STR_EQ(c->err.target, "http://127.0.0.1:1/devstoreaccount1/c/b.mdf");
+  ASSERT_CONTAINS(c->err.message, "no lease ID was specified");
+  ASSERT_NOT_CONTAINS(c->err.message, "RequestId");
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+}
+
+TEST(classify_transport_and_torn_bodies) {
+  xio_blob_target *t = target();
+  xio_blob_call *c = finished(t, 0, NULL, NULL, NULL);
+  c->curl_rc = CURLE_RECV_ERROR;
+  xio__blob_verdict v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && v.retry);
+  c->curl_rc = CURLE_OPERATION_TIMEDOUT;
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETIMEDOUT && v.retry);
+  c->curl_rc = CURLE_PARTIAL_FILE; /* body cut short of its Content-Length */
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && v.retry);
+  c->curl_rc = CURLE_PEER_FAILED_VERIFICATION;
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && !v.retry);
+  xio_blob_call_free(c);
+  /* A 206 read that delivered less than its Content-Length announced: torn. */
+  char buf[1024];
+  xio_error e;
+  ASSERT_OK(xio_blob_call_read(t, 0, buf, sizeof buf, NULL, &c, &e), &e);
+  c->status = 206;
+  c->rbuf_got = 600;
+  xio__blob_hdrs_add(&c->resp_headers, "Content-Length", "1024");
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && v.retry);
+  ASSERT_CONTAINS(c->err.message, "torn");
+  /* ... but one that announced fewer bytes than asked reached the end of the blob. */
+  xio__blob_hdrs_reset(&c->resp_headers);
+  xio__blob_hdrs_add(&c->resp_headers, "Content-Length", "600");
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ERANGE && !v.retry);
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+}
+
+TEST(delete_404_on_retry_is_success) {
+  xio_blob_target *t = target();
+  xio_blob_call *c = NULL;
+  xio_error e;
+  ASSERT_OK(xio_blob_call_delete(t, 0, NULL, &c, &e), &e);
+  c->status = 404;
+  ASSERT_EQ(xio__blob_classify(c).code, XIO_ENOTFOUND);
+  c->attempt = 1; /* the first try's response was lost after the blob was deleted */
+  ASSERT_EQ(xio__blob_classify(c).code, XIO_OK);
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+}
+
+TEST(retry_delays) {
+  xio_blob_retry_policy p = {3, 800, 60000, 0, 0};
+  uint64_t rng = 1;
+  for (int i = 0; i < 100; i++) {
+    int d1 = xio__blob_retry_delay_ms(&p, 1, NULL, &rng);
+    int d3 = xio__blob_retry_delay_ms(&p, 3, NULL, &rng);
+    ASSERT(d1 >= 640 && d1 <= 1040);   /* 800 x 0.8..1.3 */
+    ASSERT(d3 >= 2560 && d3 <= 4160);  /* 3200 x 0.8..1.3 */
+  }
+  ASSERT(xio__blob_retry_delay_ms(&p, 20, NULL, &rng) <= 60000);
+  xio__blob_hdrs h = {0};
+  xio__blob_hdrs_add(&h, "Retry-After", "2");
+  ASSERT_EQ(xio__blob_retry_delay_ms(&p, 1, &h, &rng), 2000);
+  xio__blob_hdrs_add(&h, "x-ms-retry-after-ms", "150");
+  ASSERT_EQ(xio__blob_retry_delay_ms(&p, 1, &h, &rng), 150);
+  xio__blob_hdrs_add(&h, "retry-after-ms", "75");
+  ASSERT_EQ(xio__blob_retry_delay_ms(&p, 1, &h, &rng), 75);
+  xio__blob_hdrs_free(&h);
+  xio__blob_hdrs_add(&h, "Retry-After", "100000"); /* capped */
+  ASSERT_EQ(xio__blob_retry_delay_ms(&p, 1, &h, &rng), 60000);
+  xio__blob_hdrs_free(&h);
+}
