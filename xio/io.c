@@ -118,10 +118,19 @@ static void finish(xio__io_state *st) {
   pthread_mutex_destroy(&st->mu);
   free(st);
   io->state_ = NULL;
-  if (io->done) io->done(io, io->ud);
+  xio_io_done_fn done = io->done;
+  if (done) {
+    /* The callback may free or reuse `io`: mark it complete first, never touch it
+     * after. The file stays in flight until the callback returns. */
+    pthread_mutex_lock(&f->io_mu);
+    io->complete_ = 1;
+    pthread_cond_broadcast(&f->io_cv);
+    pthread_mutex_unlock(&f->io_mu);
+    done(io, io->ud);
+  }
   pthread_mutex_lock(&f->io_mu);
   f->inflight--;
-  io->complete_ = 1;
+  if (!done) io->complete_ = 1;
   xio__io_state *flushes = take_flushes_locked(f);
   pthread_cond_broadcast(&f->io_cv);
   pthread_mutex_unlock(&f->io_mu);
