@@ -1,0 +1,73 @@
+/*
+ * fixture.h - what the local backend tests share: a fresh temporary directory per
+ * test (removed at exit, even after a failed assertion), a context whose trace
+ * events are captured for counting, file helpers, and the fallocate(2) wrapper's
+ * controls (fallocate_shim.c).
+ */
+#ifndef XIO_TEST_LOCAL_FIXTURE_H
+#define XIO_TEST_LOCAL_FIXTURE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <xio/xio.h>
+
+/* One captured trace event. */
+typedef struct lt_event {
+  char type[40];
+  char path[512];
+  char result[40];
+  char request_id[8];
+  uint64_t offset, length;
+  int http_status;
+  int64_t duration_us;
+} lt_event;
+
+typedef struct lt_env {
+  char dir[256];
+  xio_ctx *ctx;
+  pthread_mutex_t mu;
+  lt_event *events;
+  int nevents, cap;
+} lt_env;
+
+/** Makes a fresh directory under /tmp and a context tracing into `env`. */
+void lt_setup(lt_env *env);
+/** The same in a directory under `base` (e.g. /dev/shm). */
+void lt_setup_in(lt_env *env, const char *base);
+/** Frees the context and removes the directory. */
+void lt_teardown(lt_env *env);
+
+/** `name` inside the test directory. Static buffer per call site is not needed:
+ *  writes into `buf`. */
+void lt_path(const lt_env *env, const char *name, char *buf, size_t size);
+
+/** Creates `name` (CREATE_ONLY) with `kind`, `size` and `init`; fails the test on error. */
+xio_file *lt_create(lt_env *env, const char *name, xio_kind kind, uint64_t size,
+                    xio_init init);
+/** Opens `name` with `flags`; fails the test on error. */
+xio_file *lt_open(lt_env *env, const char *name, unsigned flags);
+
+/** Forgets the events captured so far. */
+void lt_reset(lt_env *env);
+/** Events of `type` ("XIOTypeZeroFile") captured since the last reset. */
+int lt_count(lt_env *env, const char *type);
+/** All events since the last reset. */
+int lt_total(lt_env *env);
+/** A copy of event `i` since the last reset. */
+lt_event lt_get(lt_env *env, int i);
+
+/** Microseconds on the monotonic clock. */
+int64_t lt_now_us(void);
+
+/* ------------------------------------------------- fallocate wrapper ---- */
+
+/* Bits of lt_falloc_refuse: fallocate fails with lt_falloc_errno for that mode. */
+#define LT_FALLOC_ZERO_RANGE 1
+#define LT_FALLOC_PUNCH_HOLE 2
+extern _Atomic int lt_falloc_refuse;
+extern _Atomic int lt_falloc_errno; /* EOPNOTSUPP unless set */
+extern _Atomic int lt_falloc_calls_zero_range, lt_falloc_calls_punch_hole;
+
+#endif

@@ -1,0 +1,15 @@
+# xio_local: the local backend through the public API, on files in a fresh temporary
+# directory per test (no emulator). A fallocate(2) wrapper injects refusals and
+# failures to drive the clear fallbacks.
+xio_add_suite(NAME xio_local
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/fixture.c
+    ${CMAKE_CURRENT_LIST_DIR}/fallocate_shim.c
+    ${CMAKE_CURRENT_LIST_DIR}/basic_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/zero_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/async_test.c
+  LIBS xio Threads::Threads
+  TIMEOUT 300)
+# libxio_blob's TLS setup calls libssl but (so far) links only libcrypto; with
+# --as-needed libssl must come after it on the link line.
+target_link_libraries(test_xio_local PRIVATE xio_blob OpenSSL::SSL)
