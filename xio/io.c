@@ -156,12 +156,40 @@ void xio__sub_done(xio__sub *s, xio_err result, const xio_error *detail, size_t 
   if (atomic_fetch_sub(&st->pending, 1) == 1) finish(st);
 }
 
+typedef struct finish_job {
+  xio__job job;
+  xio__io_state *st;
+} finish_job;
+
+static void run_finish(xio__job *job) {
+  xio__io_state *st = ((finish_job *)job)->st;
+  free(job);
+  finish(st);
+}
+
+/* Finishes an io whose subs all completed while it was being launched. Not on the
+ * launching thread: that is the caller of xio_file_submit (or a sync call), where a
+ * completion callback must not run (it may take the caller's locks, and a sync call
+ * it makes would wait for the io it runs in instead of being refused). */
+static void finish_elsewhere(xio__io_state *st) {
+  finish_job *fj = malloc(sizeof *fj);
+  if (!fj) {
+    finish(st);
+    return;
+  }
+  fj->job.run = run_finish;
+  fj->st = st;
+  xio__ctx_run(st->file->ctx, &fj->job);
+}
+
 void xio__io_launch(xio__io_state *st) {
   const xio_backend *b = st->file->backend;
   atomic_store(&st->pending, st->nsubs + 1); /* +1: no finish while still launching */
   int n = st->nsubs;
   for (int i = 0; i < n; i++) b->submit(st->file, &st->subs[i]);
-  if (atomic_fetch_sub(&st->pending, 1) == 1) finish(st);
+  if (atomic_fetch_sub(&st->pending, 1) != 1) return;
+  if (n == 0) finish(st); /* nothing was sent: complete before submit returns */
+  else finish_elsewhere(st);
 }
 
 void xio__io_fail(xio__io_state *st, xio_err rc, const xio_error *detail) {
