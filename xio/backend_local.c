@@ -221,6 +221,7 @@ static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_
   struct stat st;
   if (fstat(fd, &st) != 0) return sys_error(err, errno, "OpenFile", "fstat", path);
   if (!S_ISREG(st.st_mode)) {
+    xio_error_set_operation(err, "OpenFile");
     xio_error_set_target(err, path);
     return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", path);
   }
@@ -442,13 +443,31 @@ static xio_err lf_close(xio_file *f, xio_error *err) {
   return rc;
 }
 
+/* Unlinks `path` unless an exclusive open holds its lock (XIO_EBUSY), like a
+ * leased blob; the lock is taken for the unlink, so no exclusive open starts on the
+ * file meanwhile. A file that cannot be opened to check is unlinked as is (and a
+ * missing one fails there, with XIO_ENOTFOUND). */
+static xio_err unlink_unlocked(const char *path, xio_error *err) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    close(fd);
+    xio_error_set_operation(err, "DeleteFile");
+    xio_error_set_target(err, path);
+    return xio_error_set(err, XIO_EBUSY, "%s is in use: an exclusive open holds its lock", path);
+  }
+  xio_err rc = XIO_OK;
+  if (unlink(path) != 0) rc = sys_error(err, errno, "DeleteFile", "unlink", path);
+  if (fd >= 0) close(fd);
+  return rc;
+}
+
 /* Deletes the file: one XIOTypeDeleteFile request. */
 static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
   char *path;
   xio_err rc = target_path(target, &path, err);
   if (rc != XIO_OK) return rc;
   int64_t t0 = mono_us();
-  if (unlink(path) != 0) rc = sys_error(err, errno, "DeleteFile", "unlink", path);
+  rc = unlink_unlocked(path, err);
   report(ctx, NULL, path, XIO_RT_DELETE, 0, 0, t0, rc);
   free(path);
   return rc;

@@ -6,6 +6,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -299,6 +301,28 @@ TEST(delete_then_open_is_enotfound) {
   lt_teardown(&env);
 }
 
+TEST(delete_while_exclusive_is_ebusy) {
+  lt_env env;
+  lt_setup(&env);
+  char path[512];
+  lt_path(&env, "held.dat", path, sizeof path);
+  xio_error e;
+  xio_file *f = lt_create(&env, "held.dat", XIO_KIND_DATA, 0, XIO_INIT_DEFAULT);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  f = lt_open(&env, "held.dat", XIO_OPEN_EXCLUSIVE);
+  lt_reset(&env);
+  ASSERT_ERR(xio_file_delete(env.ctx, path, &e), XIO_EBUSY, &e);
+  ASSERT_CONTAINS(e.message, "in use");
+  ASSERT_EQ(lt_total(&env), 1);
+  ASSERT_STR_EQ(lt_get(&env, 0).result, "XIO_EBUSY");
+  ASSERT_EQ(access(path, F_OK), 0);
+  ASSERT_OK(xio_file_write(f, 0, "still here", 10, &e), &e);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  ASSERT_OK(xio_file_delete(env.ctx, path, &e), &e);
+  ASSERT_EQ(access(path, F_OK), -1);
+  lt_teardown(&env);
+}
+
 TEST(file_url_targets) {
   lt_env env;
   lt_setup(&env);
@@ -385,5 +409,72 @@ TEST(open_and_create_trace_events) {
   ASSERT_ERR(open_flags(&env, "none.dat", 0, &f, &e), XIO_ENOTFOUND, &e);
   ASSERT_EQ(lt_total(&env), 1);
   ASSERT_STR_EQ(lt_get(&env, 0).result, "XIO_ENOTFOUND");
+  lt_teardown(&env);
+}
+
+/* The descriptor behind `path` in this process, or -1. */
+static int fd_of(const char *path) {
+  for (int fd = 0; fd < 1024; fd++) {
+    char link[64], target[512];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (strcmp(target, path) == 0) return fd;
+  }
+  return -1;
+}
+
+TEST(descriptors_close_on_exec) {
+  lt_env env;
+  lt_setup(&env);
+  char path[512];
+  lt_path(&env, "cx.dat", path, sizeof path);
+  xio_file *f = lt_create(&env, "cx.dat", XIO_KIND_DATA, 1, XIO_INIT_DEFAULT);
+  int fd = fd_of(path);
+  ASSERT(fd >= 0);
+  ASSERT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+  xio_error e;
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  ASSERT_EQ(fd_of(path), -1);
+  f = lt_open(&env, "cx.dat", XIO_OPEN_READONLY);
+  ASSERT(fcntl(fd_of(path), F_GETFD) & FD_CLOEXEC);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  lt_teardown(&env);
+}
+
+TEST(ctx_free_closes_files_and_locks) {
+  lt_env env;
+  lt_setup(&env);
+  char path[512];
+  lt_path(&env, "open.dat", path, sizeof path);
+  xio_file *f = lt_create(&env, "open.dat", XIO_KIND_DATA, 0, XIO_INIT_DEFAULT);
+  xio_error e;
+  ASSERT_OK(xio_file_write(f, 0, "abc", 3, &e), &e);
+  xio_file_close(lt_open(&env, "open.dat", XIO_OPEN_EXCLUSIVE), &e);
+  xio_file *held = lt_open(&env, "open.dat", XIO_OPEN_EXCLUSIVE);
+  (void)held;
+  xio_ctx_free(env.ctx); /* closes both files, dropping the lock */
+  env.ctx = NULL;
+  ASSERT_EQ(fd_of(path), -1);
+  xio_ctx_options o = xio_ctx_options_default();
+  o.use_environment = 0;
+  ASSERT_OK(xio_ctx_new(&o, &env.ctx, &e), &e);
+  f = lt_open(&env, "open.dat", XIO_OPEN_EXCLUSIVE);
+  ASSERT_U64_EQ(xio_file_size(f), 3);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  lt_teardown(&env);
+}
+
+TEST(set_size_to_same_size_makes_no_request) {
+  lt_env env;
+  lt_setup(&env);
+  xio_file *f = lt_create(&env, "same.dat", XIO_KIND_LOG, 4097, XIO_INIT_NONE);
+  lt_reset(&env);
+  xio_error e;
+  ASSERT_OK(xio_file_set_size(f, 4097, XIO_INIT_DEFAULT, &e), &e);
+  ASSERT_OK(xio_file_write(f, 0, "", 0, &e), &e);
+  ASSERT_EQ(lt_total(&env), 0);
+  ASSERT_OK(xio_file_close(f, &e), &e);
   lt_teardown(&env);
 }
