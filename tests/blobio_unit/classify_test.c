@@ -3,6 +3,7 @@
  * error) and how long to wait before the next, from statuses, service codes,
  * libcurl results and the service's retry hints; no service needed.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <string.h>
 
 #include "engine_int.h"
@@ -11,7 +12,7 @@
 static xio_blob_target *target(void) {
   xio_blob_target *t = NULL;
   xio_error e;
-  ASSERT_OK(xio_blob_target_new("http://127.0.0.1:1/devstoreaccount1/c/b.mdf", NULL, &t, &e), &e);
+  ASSERT_OK(xio_blob_target_new("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf", NULL, &t, &e), &e);
   return t;
 }
 
@@ -80,7 +81,7 @@ TEST(classify_fills_detail_from_xml) {
   ASSERT_STR_EQ(c->err.service_code, "LeaseIdMissing");
   ASSERT_STR_EQ(c->err.request_id, "req-1");
   ASSERT_STR_EQ(c->err.operation, "PutPage");
-  ASSERT_STR_EQ(c->err.target, "http://127.0.0.1:1/devstoreaccount1/c/b.mdf");
+  ASSERT_STR_EQ(c->err.target, "http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
   ASSERT_CONTAINS(c->err.message, "no lease ID was specified");
   ASSERT_NOT_CONTAINS(c->err.message, "RequestId");
   xio_blob_call_free(c);
