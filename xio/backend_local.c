@@ -1,0 +1,460 @@
+/*
+ * backend_local.c - the local backend: a file is a regular file on the local file
+ * system, named by a path or a file:// URL.
+ *
+ * Reads and writes are pread/pwrite loops run on the context's worker threads, so
+ * local files get the same asynchronous interface as page blobs. Clearing (the init
+ * policy "clear") is metadata-only zeroing: fallocate(FALLOC_FL_ZERO_RANGE), else
+ * FALLOC_FL_PUNCH_HOLE, else writing zeros; each file remembers which of these its
+ * file system took, so a refused method is not retried. Exclusive opens hold an
+ * flock, which no other open file description (in this or another process) can
+ * take or break. The file kind lives in the extended attribute user.xio.kind, as
+ * the page blob keeps it in its xiokind metadata. Every storage request (open,
+ * create, read, write, clear, resize, lock, delete) emits one trace event.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "xio_int.h"
+
+#define XATTR_KIND "user.xio.kind"
+#define LOCAL_MAX_REQUEST ((size_t)8 << 20)
+
+/* Ways to clear a range, best first; a file only ever moves down this list. */
+enum { CLEAR_ZERO_RANGE, CLEAR_PUNCH_HOLE, CLEAR_WRITE };
+
+typedef struct local_file {
+  xio_file base;              /* first: the generic layer sees an xio_file */
+  int fd;
+  int locked;                 /* holds the flock of an exclusive open */
+  _Atomic int clear_method;   /* CLEAR_*: the best method not yet refused */
+} local_file;
+
+/* One sub on its way to a worker. */
+typedef struct local_job {
+  xio__job job;               /* first: the worker sees an xio__job */
+  xio__sub *sub;
+} local_job;
+
+/* ---------------------------------------------------- time and errors ---- */
+
+static int64_t mono_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static xio_err errno_code(int e) {
+  switch (e) {
+  case ENOENT: return XIO_ENOTFOUND;
+  case EEXIST: return XIO_EEXIST;
+  case EACCES:
+  case EPERM: return XIO_EPERM;
+  case ENOMEM: return XIO_ENOMEM;
+  default: return XIO_EIO;
+  }
+}
+
+/* Records the failure `e` of system call `call` during `operation` on `path` in
+ * `err` (may be NULL) and returns its code. */
+static xio_err sys_error(xio_error *err, int e, const char *operation, const char *call,
+                         const char *path) {
+  char buf[128];
+  const char *text = strerror_r(e, buf, sizeof buf);
+  if (err) err->sys_errno = e;
+  xio_error_set_operation(err, operation);
+  xio_error_set_target(err, path);
+  return xio_error_set(err, errno_code(e), "%s failed: %s", call, text);
+}
+
+/* Emits the trace event of one storage request that started at `start_us`. */
+static void report(xio_ctx *ctx, xio_file *f, const char *path, const char *type,
+                   uint64_t offset, uint64_t length, int64_t start_us, xio_err rc) {
+  xio__request_report r;
+  memset(&r, 0, sizeof r);
+  r.request_type = type;
+  r.offset = offset;
+  r.length = length;
+  r.request_id = "";
+  r.client_request_id = "";
+  r.duration_us = mono_us() - start_us;
+  r.result = rc;
+  xio__trace_request(ctx, f, path, &r);
+}
+
+/* ------------------------------------------------------------ targets ---- */
+
+static int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* Decodes %XX escapes of `s` in place. Returns 0, or -1 on a bad or NUL escape. */
+static int percent_decode(char *s) {
+  char *w = s;
+  for (const char *r = s; *r; r++) {
+    if (*r != '%') {
+      *w++ = *r;
+      continue;
+    }
+    int hi = hex_value(r[1]), lo = hi < 0 ? -1 : hex_value(r[2]);
+    if (lo < 0 || (hi == 0 && lo == 0)) return -1;
+    *w++ = (char)(hi * 16 + lo);
+    r += 2;
+  }
+  *w = '\0';
+  return 0;
+}
+
+/* The path a target names: a path as is, or a file:// URL (host empty or localhost)
+ * with its %XX escapes decoded. `*out` is malloc'd. Errors: XIO_EPARSE, XIO_ENOMEM. */
+static xio_err target_path(const char *target, char **out, xio_error *err) {
+  *out = NULL;
+  if (strncasecmp(target, "file://", 7) != 0) {
+    if (!(*out = strdup(target))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+    return XIO_OK;
+  }
+  const char *p = target + 7;
+  if (strncasecmp(p, "localhost/", 10) == 0) p += 9;
+  if (*p != '/')
+    return xio_error_set(err, XIO_EPARSE, "%s: a file URL needs an absolute path on this host",
+                         target);
+  if (!(*out = strdup(p))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (percent_decode(*out) == 0) return XIO_OK;
+  free(*out);
+  *out = NULL;
+  return xio_error_set(err, XIO_EPARSE, "%s: bad %%-escape in a file URL", target);
+}
+
+/* ------------------------------------------------------------- kinds ---- */
+
+/* The kind stored with the file; data when there is none (or no xattrs). */
+static xio_kind read_kind(int fd) {
+  char v[8];
+  ssize_t n = fgetxattr(fd, XATTR_KIND, v, sizeof v);
+  return n == 3 && memcmp(v, "log", 3) == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
+}
+
+/* Stores the kind. A file system that refuses user xattrs is not an error: the file
+ * then reopens as a data file. */
+static void write_kind(int fd, xio_kind kind) {
+  const char *v = kind == XIO_KIND_LOG ? "log" : "data";
+  (void)fsetxattr(fd, XATTR_KIND, v, strlen(v), 0);
+}
+
+/* --------------------------------------------------------------- open ---- */
+
+static int open_flags(unsigned flags) {
+  return O_CLOEXEC | (flags & XIO_OPEN_READONLY ? O_RDONLY : O_RDWR);
+}
+
+static int truncate_to(int fd, uint64_t size) {
+  int r;
+  do r = ftruncate(fd, (off_t)size);
+  while (r != 0 && errno == EINTR);
+  return r;
+}
+
+/* Opens an existing file: one XIOTypeOpenFile request. */
+static xio_err open_existing(xio_ctx *ctx, const char *path, unsigned flags, int *fd,
+                             xio_error *err) {
+  int64_t t0 = mono_us();
+  xio_err rc = XIO_OK;
+  if ((*fd = open(path, open_flags(flags))) < 0)
+    rc = sys_error(err, errno, "OpenFile", "open", path);
+  report(ctx, NULL, path, XIO_RT_OPEN, 0, 0, t0, rc);
+  return rc;
+}
+
+/* Creates the file (it must not exist) with `o->size` zero bytes and its kind: one
+ * XIOTypeCreateFile request. A file left half made is removed. */
+static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options *o, int *fd,
+                          xio_error *err) {
+  int64_t t0 = mono_us();
+  xio_err rc = XIO_OK;
+  if ((*fd = open(path, open_flags(o->flags) | O_CREAT | O_EXCL, 0666)) < 0) {
+    rc = sys_error(err, errno, "CreateFile", "open", path);
+  } else if (truncate_to(*fd, o->size) != 0) {
+    rc = sys_error(err, errno, "CreateFile", "ftruncate", path);
+    close(*fd);
+    unlink(path);
+    *fd = -1;
+  } else {
+    write_kind(*fd, o->kind);
+  }
+  report(ctx, NULL, path, XIO_RT_CREATE, 0, o->size, t0, rc);
+  return rc;
+}
+
+/* Opens or creates per the flags, like the page blob: an open first unless
+ * create-only, then a create when the file is missing and creation is asked for. */
+static xio_err open_or_create(xio_ctx *ctx, const char *path, const xio_open_options *o,
+                              int *fd, int *created, xio_error *err) {
+  int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
+  xio_err rc = XIO_ENOTFOUND;
+  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = open_existing(ctx, path, o->flags, fd, err);
+  if (rc != XIO_ENOTFOUND || !create) return rc;
+  xio_error_clear(err);
+  rc = create_new(ctx, path, o, fd, err);
+  if (rc == XIO_EEXIST && !(o->flags & XIO_OPEN_CREATE_ONLY)) {
+    xio_error_clear(err); /* created by someone else meanwhile */
+    return open_existing(ctx, path, o->flags, fd, err);
+  }
+  if (rc == XIO_OK) *created = 1;
+  return rc;
+}
+
+/* Wraps an open descriptor in a file; the file owns `fd` only on success. */
+static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_options *o,
+                         int created, local_file **out, xio_error *err) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return sys_error(err, errno, "OpenFile", "fstat", path);
+  if (!S_ISREG(st.st_mode)) {
+    xio_error_set_target(err, path);
+    return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", path);
+  }
+  local_file *lf = calloc(1, sizeof *lf);
+  if (!lf) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_kind kind = created ? o->kind : read_kind(fd);
+  if (xio__file_init(&lf->base, &xio__local_backend, ctx, path, kind, o->flags,
+                     (uint64_t)st.st_size) != XIO_OK) {
+    xio__file_release(&lf->base);
+    free(lf);
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  }
+  lf->fd = fd;
+  atomic_init(&lf->clear_method, CLEAR_ZERO_RANGE);
+  *out = lf;
+  return XIO_OK;
+}
+
+static xio_err busy(const char *path, unsigned flags, xio_error *err) {
+  xio_error_set_operation(err, "OpenFile");
+  xio_error_set_target(err, path);
+  if (flags & XIO_OPEN_BREAK_LEASE)
+    return xio_error_set(err, XIO_EBUSY,
+                         "%s is in use: another open file holds its lock, and a local file "
+                         "lock cannot be broken (break-lease works on page blobs only)",
+                         path);
+  return xio_error_set(err, XIO_EBUSY,
+                       "%s is in use: another open file (in this or another process) holds "
+                       "its lock", path);
+}
+
+/* Takes the exclusive lock of an exclusive open: one XIOTypeLease request. */
+static xio_err take_lock(local_file *lf, unsigned flags, xio_error *err) {
+  const char *path = lf->base.path;
+  int64_t t0 = mono_us();
+  int r;
+  do r = flock(lf->fd, LOCK_EX | LOCK_NB);
+  while (r != 0 && errno == EINTR);
+  xio_err rc = XIO_OK;
+  if (r != 0 && errno == EWOULDBLOCK) rc = busy(path, flags, err);
+  else if (r != 0) rc = sys_error(err, errno, "OpenFile", "flock", path);
+  report(lf->base.ctx, NULL, path, XIO_RT_LEASE, 0, 0, t0, rc);
+  lf->locked = rc == XIO_OK;
+  return rc;
+}
+
+static void free_file(local_file *lf) {
+  close(lf->fd);
+  xio__file_release(&lf->base);
+  free(lf);
+}
+
+static xio_err lf_open(xio_ctx *ctx, const char *target, const xio_open_options *o,
+                       xio_file **out, int *created, xio_error *err) {
+  char *path;
+  int fd = -1;
+  local_file *lf = NULL;
+  xio_err rc = target_path(target, &path, err);
+  if (rc == XIO_OK) rc = open_or_create(ctx, path, o, &fd, created, err);
+  if (rc == XIO_OK) rc = make_file(ctx, path, fd, o, *created, &lf, err);
+  if (rc != XIO_OK && fd >= 0) close(fd);
+  if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE)) rc = take_lock(lf, o->flags, err);
+  if (rc != XIO_OK && lf) free_file(lf);
+  free(path);
+  if (rc != XIO_OK) return rc;
+  *out = &lf->base;
+  return XIO_OK;
+}
+
+/* ------------------------------------------------------------- async ---- */
+
+/* Writes all `n` bytes of `buf` at `off`. */
+static xio_err pwrite_all(local_file *lf, const char *buf, size_t n, uint64_t off,
+                          const char *operation, size_t *done, xio_error *err) {
+  for (size_t w = 0; w < n;) {
+    ssize_t k = pwrite(lf->fd, buf + w, n - w, (off_t)(off + w));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return sys_error(err, k < 0 ? errno : EIO, operation, "pwrite", lf->base.path);
+    w += (size_t)k;
+    if (done) *done += (size_t)k;
+  }
+  return XIO_OK;
+}
+
+/* Reads up to s->length bytes; fewer only at the end of the file. */
+static xio_err do_read(local_file *lf, xio__sub *s, size_t *done, xio_error *err) {
+  char *buf = s->buf;
+  while (*done < s->length) {
+    ssize_t k = pread(lf->fd, buf + *done, s->length - *done, (off_t)(s->offset + *done));
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return sys_error(err, errno, "ReadFile", "pread", lf->base.path);
+    if (k == 0) break; /* end of file */
+    *done += (size_t)k;
+  }
+  return XIO_OK;
+}
+
+/* Writes zeros over [off, off+len) from the context's shared zero buffer. */
+static xio_err write_zeros(local_file *lf, uint64_t off, uint64_t len, xio_error *err) {
+  const char *zeros = xio__ctx_zeros(lf->base.ctx);
+  size_t piece = xio__ctx_zeros_len(lf->base.ctx);
+  for (uint64_t done = 0; done < len;) {
+    size_t n = len - done < piece ? (size_t)(len - done) : piece;
+    xio_err rc = pwrite_all(lf, zeros, n, off + done, "ZeroFile", NULL, err);
+    if (rc != XIO_OK) return rc;
+    done += n;
+  }
+  return XIO_OK;
+}
+
+static int unsupported(int e) { return e == EOPNOTSUPP || e == ENOSYS || e == EINVAL; }
+
+static int falloc(int fd, int mode, uint64_t off, uint64_t len) {
+  int r;
+  do r = fallocate(fd, mode, (off_t)off, (off_t)len);
+  while (r != 0 && errno == EINTR);
+  return r == 0 ? 0 : errno;
+}
+
+static const struct {
+  int mode;
+  const char *call;
+} clear_modes[] = {
+    {FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, "fallocate(FALLOC_FL_ZERO_RANGE)"},
+    {FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, "fallocate(FALLOC_FL_PUNCH_HOLE)"},
+};
+
+/* Clears [off, off+len) by the best method this file's file system takes. */
+static xio_err do_clear(local_file *lf, const xio__sub *s, xio_error *err) {
+  uint64_t off = s->offset, len = s->clear_length;
+  if (len == 0) return XIO_OK;
+  for (int m = atomic_load(&lf->clear_method); m < CLEAR_WRITE; m++) {
+    int e = falloc(lf->fd, clear_modes[m].mode, off, len);
+    if (e == 0) return XIO_OK;
+    if (!unsupported(e)) return sys_error(err, e, "ZeroFile", clear_modes[m].call, lf->base.path);
+    int expected = m;
+    atomic_compare_exchange_strong(&lf->clear_method, &expected, m + 1);
+  }
+  return write_zeros(lf, off, len, err);
+}
+
+static const char *sub_type(const xio__sub *s) {
+  if (s->op == XIO__SUB_READ) return XIO_RT_READ;
+  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_RT_ZERO : XIO_RT_WRITE;
+}
+
+/* A worker runs one sub: its system calls, its trace event, its completion. */
+static void run_sub(xio__job *job) {
+  xio__sub *s = ((local_job *)job)->sub;
+  local_file *lf = (local_file *)s->file;
+  free(job);
+  xio_error e;
+  xio_error_clear(&e);
+  size_t moved = 0;
+  int64_t t0 = mono_us();
+  xio_err rc;
+  if (s->op == XIO__SUB_READ) rc = do_read(lf, s, &moved, &e);
+  else if (s->op == XIO__SUB_WRITE) rc = pwrite_all(lf, s->buf, s->length, s->offset,
+                                                    s->zeroing ? "ZeroFile" : "WriteFile",
+                                                    &moved, &e);
+  else rc = do_clear(lf, s, &e);
+  uint64_t len = s->op == XIO__SUB_CLEAR ? s->clear_length : s->length;
+  report(lf->base.ctx, &lf->base, NULL, sub_type(s), s->offset, len, t0, rc);
+  xio__sub_done(s, rc, &e, rc == XIO_OK ? moved : 0);
+}
+
+static void lf_submit(xio_file *f, xio__sub *s) {
+  local_job *j = malloc(sizeof *j);
+  if (!j) {
+    xio_error e;
+    xio_error_clear(&e);
+    xio_error_set(&e, XIO_ENOMEM, "out of memory queueing a local request");
+    xio__sub_done(s, XIO_ENOMEM, &e, 0);
+    return;
+  }
+  j->job.run = run_sub;
+  j->sub = s;
+  xio__ctx_run(f->ctx, &j->job);
+}
+
+/* -------------------------------------------------------------- sync ---- */
+
+/* Sets the file's size exactly: one XIOTypeSetFileSize request. */
+static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
+  local_file *lf = (local_file *)f;
+  int64_t t0 = mono_us();
+  xio_err rc = XIO_OK;
+  if (truncate_to(lf->fd, size) != 0) rc = sys_error(err, errno, "SetFileSize", "ftruncate", f->path);
+  report(f->ctx, f, NULL, XIO_RT_SET_SIZE, 0, size, t0, rc);
+  return rc;
+}
+
+/* Makes written data durable. Not a storage request of the trace schema: no event. */
+static xio_err lf_sync(xio_file *f, xio_error *err) {
+  local_file *lf = (local_file *)f;
+  if (fdatasync(lf->fd) != 0) return sys_error(err, errno, "FlushFile", "fdatasync", f->path);
+  return XIO_OK;
+}
+
+/* Drops the lock of an exclusive open: one XIOTypeLease request. */
+static xio_err release_lock(local_file *lf, xio_error *err) {
+  int64_t t0 = mono_us();
+  xio_err rc = XIO_OK;
+  if (flock(lf->fd, LOCK_UN) != 0) rc = sys_error(err, errno, "CloseFile", "flock", lf->base.path);
+  report(lf->base.ctx, NULL, lf->base.path, XIO_RT_LEASE, 0, 0, t0, rc);
+  lf->locked = 0;
+  return rc;
+}
+
+static xio_err lf_close(xio_file *f, xio_error *err) {
+  local_file *lf = (local_file *)f;
+  xio_err rc = XIO_OK;
+  if (lf->locked) rc = release_lock(lf, err);
+  if (close(lf->fd) != 0 && errno != EINTR && rc == XIO_OK)
+    rc = sys_error(err, errno, "CloseFile", "close", f->path);
+  lf->fd = -1;
+  xio__file_release(f);
+  free(lf);
+  return rc;
+}
+
+/* Deletes the file: one XIOTypeDeleteFile request. */
+static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
+  char *path;
+  xio_err rc = target_path(target, &path, err);
+  if (rc != XIO_OK) return rc;
+  int64_t t0 = mono_us();
+  if (unlink(path) != 0) rc = sys_error(err, errno, "DeleteFile", "unlink", path);
+  report(ctx, NULL, path, XIO_RT_DELETE, 0, 0, t0, rc);
+  free(path);
+  return rc;
+}
+
+const xio_backend xio__local_backend = {
+    1,         "local", 1,        LOCAL_MAX_REQUEST, lf_open, lf_submit,
+    lf_resize, lf_sync, lf_close, lf_remove,
+};
