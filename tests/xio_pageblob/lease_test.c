@@ -121,3 +121,20 @@ TEST(lease_broken_by_another_client_stops_writes) {
   xio_file_close(f, NULL);
   xfix_teardown(&fx);
 }
+
+TEST(context_free_closes_files_and_releases_leases) {
+  xfix fx, other;
+  xfix_setup(&fx, 0, NULL);
+  xio_file *f = open_excl(&fx, "left-open.mdf", 0, XIO_OK);
+  (void)f; /* deliberately not closed: freeing the context must close it */
+  xfix_setup(&other, 0, NULL);
+  memcpy(other.base, fx.base, sizeof fx.base);
+  ASSERT(open_excl(&other, "left-open.mdf", 0, XIO_EBUSY) == NULL);
+  xio_ctx_free(fx.ctx);
+  fx.ctx = NULL;
+  xio_file *g = open_excl(&other, "left-open.mdf", 0, XIO_OK);
+  xio_error e;
+  ASSERT_OK(xio_file_close(g, &e), &e);
+  xfix_teardown(&other);
+  xfix_teardown(&fx);
+}
