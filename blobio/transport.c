@@ -221,6 +221,10 @@ static void set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine_opt
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 512L * 1024);
   curl_easy_setopt(easy, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
+  /* libcurl silently sends a request again on a fresh connection when a reused one
+   * dies before any response byte: harmless for idempotent calls, wrong for a call
+   * that must go out once (its first copy may have been applied). */
+  if (!c->retryable) curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L);
   if (o->ca_file) {
     curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, add_ca);
     curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)o->ca_file);
