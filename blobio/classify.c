@@ -152,7 +152,9 @@ static xio__blob_verdict service_failure(xio_blob_call *c) {
 xio__blob_verdict xio__blob_classify(xio_blob_call *c) {
   xio__blob_verdict ok = {XIO_OK, 0};
   if (c->curl_rc != CURLE_OK) return transport_failure(c);
-  if (c->status == 404 && c->attempt > 0 && c->missing_ok_on_retry) {
+  /* A retry, the engine's or one libcurl made by itself within this try. */
+  int resent = c->attempt > 0 || c->sends > 1;
+  if (c->status == 404 && resent && c->missing_ok_on_retry) {
     xio_error_clear(&c->err);
     fill_detail(c, XIO_OK);
     return ok; /* an earlier try whose response was lost did the work */
