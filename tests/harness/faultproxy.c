@@ -158,21 +158,25 @@ static int wait_fd(faultproxy *p, int fd, short events, int ms) {
 /* Reads what `fd` has into `b`, waiting up to `ms`. >0 bytes read, 0 at the end of
  * the stream, -1 on error, timeout, stop or a message too large. */
 static ssize_t fill(faultproxy *p, int fd, buf *b, int ms) {
-  if (wait_fd(p, fd, POLLIN, ms) != 1) return -1;
   if (buf_reserve(b, 65536) != 0) return -1;
-  ssize_t r;
-  do r = recv(fd, b->d + b->n, b->cap - b->n, 0);
-  while (r < 0 && errno == EINTR);
-  if (r > 0) b->n += (size_t)r;
-  return r;
+  int64_t end = now_us() + (int64_t)ms * 1000;
+  for (;;) {
+    int64_t left = (end - now_us()) / 1000;
+    if (left <= 0 || wait_fd(p, fd, POLLIN, (int)left) != 1) return -1;
+    ssize_t r = recv(fd, b->d + b->n, b->cap - b->n, MSG_DONTWAIT);
+    if (r > 0) b->n += (size_t)r;
+    if (r >= 0) return r;
+    if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+  }
 }
 
-/* Sends all `n` bytes. 0 on success, -1 if the peer went away or it timed out. */
+/* Sends all `n` bytes, never blocking past a poll slice. 0 on success, -1 if the
+ * peer went away, it timed out or the proxy is stopping. */
 static int send_all(faultproxy *p, int fd, const char *d, size_t n) {
   while (n) {
     if (wait_fd(p, fd, POLLOUT, IO_TIMEOUT_MS) != 1) return -1;
-    ssize_t w = send(fd, d, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
+    ssize_t w = send(fd, d, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
     if (w <= 0) return -1;
     d += w;
     n -= (size_t)w;
@@ -505,16 +509,25 @@ static int hold(faultproxy *p, int fd, int ms) {
     struct pollfd pfd = {fd, POLLIN, 0};
     if (poll(&pfd, 1, slice) <= 0) continue;
     char c;
-    if (recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0) return 0; /* hung up */
+    ssize_t r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
+    if (r <= 0) return 0; /* hung up */
     watch = 0; /* bytes waiting (a next request): stop watching, keep holding */
   }
   return 0;
 }
 
+/* A new connection to the upstream, connected within IO_TIMEOUT_MS; -1 on failure.
+ * The socket stays non-blocking: every read and write polls first. */
 static int connect_upstream(faultproxy *p) {
-  int fd = socket(p->up_addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = socket(p->up_addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
-  if (connect(fd, (struct sockaddr *)&p->up_addr, p->up_len) != 0) {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (connect(fd, (struct sockaddr *)&p->up_addr, p->up_len) != 0 &&
+      (errno != EINPROGRESS || wait_fd(p, fd, POLLOUT, IO_TIMEOUT_MS) != 1 ||
+       getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0)) {
+    if (err) errno = err;
     close(fd);
     return -1;
   }
@@ -657,7 +670,7 @@ static void *acceptor_main(void *arg) {
     int r = wait_fd(p, p->lfd, POLLIN, 1000);
     if (r < 0) break;
     if (r == 0) continue;
-    int fd = accept4(p->lfd, NULL, NULL, SOCK_CLOEXEC);
+    int fd = accept4(p->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) start_conn(p, fd);
   }
   return NULL;
@@ -693,7 +706,7 @@ static int listen_loopback(faultproxy *p) {
   socklen_t len = sizeof a;
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  p->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  p->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *)&a, sizeof a) != 0 ||
       listen(p->lfd, 64) != 0 || getsockname(p->lfd, (struct sockaddr *)&a, &len) != 0)
     return -1;
