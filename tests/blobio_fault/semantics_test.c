@@ -234,6 +234,35 @@ TEST(lease_acquire_with_proposed_id_survives_lost_response) {
   pfx_teardown(&p);
 }
 
+/* Release whose response is lost: the retry finds no lease of ours (Azurite says
+ * LeaseIdMismatchWithLeaseOperation, Azure LeaseNotPresentWithLeaseOperation),
+ * which on a retry means the first try released it: success, not "lease lost". */
+TEST(lease_release_with_lost_response_succeeds) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  xio_error e;
+  xio_blob_target *direct = pfx_direct_blob(&p, "release.mdf", BLOB_SIZE, 0);
+  xio_blob_target *b = pfx_proxied(&p, "release.mdf", NULL, NULL);
+  char id[37], got[64];
+  xio_blob_new_lease_id(id);
+  xio_blob_lease_args acquire = {XIO_BLOB_LEASE_ACQUIRE, NULL, id, 30, 0};
+  ASSERT_OK(xio_blob_lease(p.fx.engine, direct, &acquire, got, &e), &e);
+  pfx_forget(&p);
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_LOST_RESPONSE, .match = "comp=lease"});
+  xio_blob_lease_args release = {XIO_BLOB_LEASE_RELEASE, id, NULL, -1, 0};
+  ASSERT_OK(xio_blob_lease(p.fx.engine, b, &release, NULL, &e), &e);
+  ASSERT_EQ(faultproxy_count(p.proxy), 2);
+  ASSERT_EQ(pfx_record(&p, 0).upstream_status, 200);
+  ASSERT_EQ(pfx_record(&p, 1).upstream_status, 409);
+  xio_blob_props props;
+  ASSERT_OK(xio_blob_get_properties(p.fx.engine, direct, NULL, &props, &e), &e);
+  ASSERT_STR_EQ(props.lease_state, "available");
+  xio_blob_target_free(b);
+  xio_blob_target_free(direct);
+  pfx_teardown(&p);
+}
+
 /* A final answer (412 lease missing) is not retried, whoever sent it. */
 TEST(final_service_error_is_not_retried) {
   pfx p;
