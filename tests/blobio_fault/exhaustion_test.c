@@ -213,3 +213,28 @@ TEST(no_retry_budget_means_one_try) {
   xio_blob_target_free(direct);
   pfx_teardown(&p);
 }
+
+/* With no per-try timeout, the call's deadline bounds a stalled try, and no retry
+ * starts once the deadline has passed. */
+TEST(deadline_bounds_a_stall_without_try_timeout) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  o.retry.try_timeout_ms = 0;
+  o.retry.deadline_ms = 400;
+  pfx_setup(&p, &o);
+  xio_blob_target *direct = pfx_direct_blob(&p, "deadline.mdf", BLOB_SIZE, 0);
+  xio_blob_target *b = pfx_proxied(&p, "deadline.mdf", NULL, NULL);
+  pfx_forget(&p);
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STALL, .stall_ms = 5000, .times = 5});
+  unsigned char buf[4096];
+  xio_error e;
+  ASSERT_ERR(xio_blob_read(p.fx.engine, b, 0, buf, sizeof buf, NULL, &e), XIO_ETIMEDOUT, &e);
+  ASSERT_EQ(e.retries, 0);
+  ASSERT_EQ(p.ntries, 1);
+  ASSERT(!p.tries[0].will_retry);
+  ASSERT_EQ(faultproxy_count(p.proxy), 1);
+  pfx_assert_detail_clean(&p, &e);
+  xio_blob_target_free(b);
+  xio_blob_target_free(direct);
+  pfx_teardown(&p);
+}
