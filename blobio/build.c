@@ -302,6 +302,8 @@ xio_err xio_blob_call_lease(const xio_blob_target *t, const xio_blob_lease_args 
     /* Without a proposed id a lost response would leave an unknown lease. */
     c->retryable = a->proposed_id && *a->proposed_id;
   }
+  /* A retried release whose first try was applied finds our lease gone. */
+  c->unleased_ok_on_retry = a->action == XIO_BLOB_LEASE_RELEASE;
   if (a->action == XIO_BLOB_LEASE_BREAK && a->break_period_s >= 0) {
     snprintf(v, sizeof v, "%d", a->break_period_s);
     xio__blob_call_header(c, "x-ms-lease-break-period", v, &rc);

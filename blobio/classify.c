@@ -149,10 +149,21 @@ static xio__blob_verdict service_failure(xio_blob_call *c) {
   return v;
 }
 
+/* A retried release meeting no lease of ours (Azure: LeaseNotPresent..., Azurite:
+ * LeaseIdMismatch... once the blob is available): an earlier try released it. */
+static int released_earlier(const xio_blob_call *c) {
+  const char *code = xio__blob_hdrs_get(&c->resp_headers, "x-ms-error-code");
+  return c->unleased_ok_on_retry && c->status == 409 && code &&
+         (strcmp(code, "LeaseNotPresentWithLeaseOperation") == 0 ||
+          strcmp(code, "LeaseIdMismatchWithLeaseOperation") == 0);
+}
+
 xio__blob_verdict xio__blob_classify(xio_blob_call *c) {
   xio__blob_verdict ok = {XIO_OK, 0};
   if (c->curl_rc != CURLE_OK) return transport_failure(c);
-  if (c->status == 404 && c->attempt > 0 && c->missing_ok_on_retry) {
+  /* A retry, the engine's or one libcurl made by itself within this try. */
+  int resent = c->attempt > 0 || c->sends > 1;
+  if (resent && ((c->status == 404 && c->missing_ok_on_retry) || released_earlier(c))) {
     xio_error_clear(&c->err);
     fill_detail(c, XIO_OK);
     return ok; /* an earlier try whose response was lost did the work */
