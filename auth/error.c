@@ -42,6 +42,7 @@ void xio_error_clear(xio_error *e) {
 
 xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...) {
   if (!e) return code;
+  memset(e, 0, sizeof *e);
   e->code = code;
   va_list ap;
   va_start(ap, fmt);

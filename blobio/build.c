@@ -80,6 +80,7 @@ static xio_err need_container(const char *op, const xio_blob_target *t, xio_erro
 
 xio_err xio_blob_call_create_container(const xio_blob_target *t, xio_blob_call **out,
                                        xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_container("CreateContainer", t, err);
   if (rc == XIO_OK) rc = xio__blob_call_new(t, "CreateContainer", "PUT", "restype=container", &c, err);
@@ -93,6 +94,7 @@ static char *escape(const char *s) { return curl_easy_escape(NULL, s, 0); }
 
 xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const char *marker,
                            int maxresults, xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_err rc = need_container("ListBlobs", t, err);
   if (rc != XIO_OK) return rc;
   if (maxresults < 0 || maxresults > 5000)
@@ -123,6 +125,7 @@ xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const c
 xio_err xio_blob_call_create(const xio_blob_target *t, uint64_t size,
                              const xio_blob_meta *meta, int nmeta, const xio_blob_cond *cond,
                              xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("CreatePageBlob", t, err);
   if (rc == XIO_OK) rc = xio__blob_check_size("CreatePageBlob", size, err);
@@ -139,6 +142,7 @@ xio_err xio_blob_call_create(const xio_blob_target *t, uint64_t size,
 
 xio_err xio_blob_call_get_properties(const xio_blob_target *t, const xio_blob_cond *cond,
                                      xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("GetBlobProperties", t, err);
   if (rc == XIO_OK) rc = xio__blob_call_new(t, "GetBlobProperties", "HEAD", NULL, &c, err);
@@ -150,6 +154,7 @@ xio_err xio_blob_call_get_properties(const xio_blob_target *t, const xio_blob_co
 
 xio_err xio_blob_call_resize(const xio_blob_target *t, uint64_t size,
                              const xio_blob_cond *cond, xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("ResizeBlob", t, err);
   if (rc == XIO_OK) rc = xio__blob_check_size("ResizeBlob", size, err);
@@ -164,6 +169,7 @@ xio_err xio_blob_call_resize(const xio_blob_target *t, uint64_t size,
 xio_err xio_blob_call_put_page(const xio_blob_target *t, uint64_t offset, const void *data,
                                size_t len, uint64_t blob_size, const xio_blob_cond *cond,
                                xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("PutPage", t, err);
   if (rc == XIO_OK)
@@ -183,6 +189,7 @@ xio_err xio_blob_call_put_page(const xio_blob_target *t, uint64_t offset, const 
 xio_err xio_blob_call_clear(const xio_blob_target *t, uint64_t offset, uint64_t len,
                             uint64_t blob_size, const xio_blob_cond *cond,
                             xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("ClearPages", t, err);
   if (rc == XIO_OK) rc = xio__blob_check_pages("ClearPages", offset, len, 0, blob_size, err);
@@ -197,6 +204,7 @@ xio_err xio_blob_call_clear(const xio_blob_target *t, uint64_t offset, uint64_t 
 
 xio_err xio_blob_call_read(const xio_blob_target *t, uint64_t offset, void *buf, size_t len,
                            const xio_blob_cond *cond, xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("GetBlob", t, err);
   if (rc == XIO_OK) rc = xio__blob_check_read("GetBlob", offset, len, err);
@@ -213,6 +221,7 @@ xio_err xio_blob_call_read(const xio_blob_target *t, uint64_t offset, void *buf,
 
 xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uint64_t len,
                                   const char *marker, xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_err rc = need_blob("GetPageRanges", t, err);
   if (rc == XIO_OK && len)
     rc = xio__blob_check_pages("GetPageRanges", offset, len, 0, 0, err);
@@ -238,6 +247,7 @@ xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uin
 xio_err xio_blob_call_delete(const xio_blob_target *t, int include_snapshots,
                              const xio_blob_cond *cond, xio_blob_call **out,
                              xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("DeleteBlob", t, err);
   if (rc == XIO_OK) rc = xio__blob_call_new(t, "DeleteBlob", "DELETE", NULL, &c, err);
@@ -275,6 +285,7 @@ static xio_err check_lease(const xio_blob_lease_args *a, xio_error *err) {
 
 xio_err xio_blob_call_lease(const xio_blob_target *t, const xio_blob_lease_args *a,
                             xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("LeaseBlob", t, err);
   if (rc == XIO_OK) rc = check_lease(a, err);
@@ -291,6 +302,8 @@ xio_err xio_blob_call_lease(const xio_blob_target *t, const xio_blob_lease_args 
     /* Without a proposed id a lost response would leave an unknown lease. */
     c->retryable = a->proposed_id && *a->proposed_id;
   }
+  /* A retried release whose first try was applied finds our lease gone. */
+  c->unleased_ok_on_retry = a->action == XIO_BLOB_LEASE_RELEASE;
   if (a->action == XIO_BLOB_LEASE_BREAK && a->break_period_s >= 0) {
     snprintf(v, sizeof v, "%d", a->break_period_s);
     xio__blob_call_header(c, "x-ms-lease-break-period", v, &rc);
@@ -301,6 +314,7 @@ xio_err xio_blob_call_lease(const xio_blob_target *t, const xio_blob_lease_args 
 
 xio_err xio_blob_call_snapshot(const xio_blob_target *t, const xio_blob_cond *cond,
                                xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("SnapshotBlob", t, err);
   if (rc == XIO_OK) rc = xio__blob_call_new(t, "SnapshotBlob", "PUT", "comp=snapshot", &c, err);
@@ -313,6 +327,7 @@ xio_err xio_blob_call_snapshot(const xio_blob_target *t, const xio_blob_cond *co
 xio_err xio_blob_call_set_metadata(const xio_blob_target *t, const xio_blob_meta *meta,
                                    int nmeta, const xio_blob_cond *cond,
                                    xio_blob_call **out, xio_error *err) {
+  *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("SetBlobMetadata", t, err);
   if (rc == XIO_OK) rc = check_meta("SetBlobMetadata", meta, nmeta, err);

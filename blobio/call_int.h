@@ -59,6 +59,7 @@ struct xio_blob_call {
   size_t rbuf_len;
   int retryable;               /* idempotent: may be sent again */
   int missing_ok_on_retry;     /* a 404 on a retry means an earlier try succeeded */
+  int unleased_ok_on_retry;    /* a release: "no such lease" on a retry means the same */
   xio_err early;               /* failure found at submit, reported by the I/O thread */
   int container_level;         /* addresses the container, not the blob */
   uint32_t need_perms;         /* SAS permission letters the operation needs, all of */
@@ -76,6 +77,7 @@ struct xio_blob_call {
   size_t resp_cap;
   size_t rbuf_got;
   int overflow;                /* the response body did not fit */
+  int sends;                   /* times libcurl sent this try's request (>1: it re-sent) */
   CURL *easy;
   struct curl_slist *slist;
   char *full_url;              /* with the credential: never logged */

@@ -105,13 +105,13 @@ static xio__blob_verdict transport_failure(xio_blob_call *c) {
   xio__blob_verdict v = {XIO_ETRANSPORT, retryable_curl(c->curl_rc)};
   if (c->curl_rc == CURLE_OPERATION_TIMEDOUT) v.code = XIO_ETIMEDOUT;
   if (c->curl_rc == CURLE_WRITE_ERROR && c->overflow) v.code = XIO_EHTTP, v.retry = 0;
-  fill_detail(c, v.code);
   const char *what = c->curl_err[0] ? c->curl_err : curl_easy_strerror(c->curl_rc);
   if (c->overflow)
     xio_error_set(&c->err, v.code, "response body larger than the %zu bytes asked for",
                   c->rbuf ? c->rbuf_len : (size_t)0);
   else
     xio_error_set(&c->err, v.code, "%s", what);
+  fill_detail(c, v.code);
   return v;
 }
 
@@ -121,13 +121,13 @@ static xio__blob_verdict short_read(xio_blob_call *c) {
   unsigned long long announced = cl ? strtoull(cl, NULL, 10) : 0;
   xio__blob_verdict v = {XIO_ETRANSPORT, 1};
   if (cl && announced == c->rbuf_got) v.code = XIO_ERANGE, v.retry = 0;
-  fill_detail(c, v.code);
   if (v.retry)
     xio_error_set(&c->err, v.code, "torn response: body ended after %zu of %zu bytes",
                   c->rbuf_got, c->rbuf_len);
   else
     xio_error_set(&c->err, v.code, "read past the end of the blob: %zu of %zu bytes exist",
                   c->rbuf_got, c->rbuf_len);
+  fill_detail(c, v.code);
   return v;
 }
 
@@ -139,30 +139,44 @@ static xio__blob_verdict service_failure(xio_blob_call *c) {
   if (!code[0] && hdr) snprintf(code, sizeof code, "%s", hdr);
   xio__blob_verdict v = {map_service(c, c->status, code), 0};
   v.retry = retryable_status(c->status, v.code);
-  fill_detail(c, v.code);
-  snprintf(c->err.service_code, sizeof c->err.service_code, "%s", code);
   if (msg[0])
     xio_error_set(&c->err, v.code, "%s", msg);
   else
     xio_error_set(&c->err, v.code, "the service answered HTTP %d%s%s", c->status,
                   code[0] ? " " : "", code);
+  fill_detail(c, v.code);
+  snprintf(c->err.service_code, sizeof c->err.service_code, "%s", code);
   return v;
+}
+
+/* A retried release meeting no lease of ours (Azure: LeaseNotPresent..., Azurite:
+ * LeaseIdMismatch... once the blob is available): an earlier try released it. */
+static int released_earlier(const xio_blob_call *c) {
+  const char *code = xio__blob_hdrs_get(&c->resp_headers, "x-ms-error-code");
+  return c->unleased_ok_on_retry && c->status == 409 && code &&
+         (strcmp(code, "LeaseNotPresentWithLeaseOperation") == 0 ||
+          strcmp(code, "LeaseIdMismatchWithLeaseOperation") == 0);
 }
 
 xio__blob_verdict xio__blob_classify(xio_blob_call *c) {
   xio__blob_verdict ok = {XIO_OK, 0};
   if (c->curl_rc != CURLE_OK) return transport_failure(c);
-  if (c->status == 404 && c->attempt > 0 && c->missing_ok_on_retry) {
+  /* A retry, the engine's or one libcurl made by itself within this try. */
+  int resent = c->attempt > 0 || c->sends > 1;
+  if (resent && ((c->status == 404 && c->missing_ok_on_retry) || released_earlier(c))) {
+    xio_error_clear(&c->err);
     fill_detail(c, XIO_OK);
     return ok; /* an earlier try whose response was lost did the work */
   }
   if (c->status < 200 || c->status > 299) return service_failure(c);
   if (c->rbuf && c->rbuf_got < c->rbuf_len) return short_read(c);
+  xio_error_clear(&c->err);
   fill_detail(c, XIO_OK);
   return ok;
 }
 
 void xio__blob_fail_early(xio_blob_call *c, xio_err code, const xio_error *detail) {
+  xio_error_clear(&c->err);
   fill_detail(c, code);
   snprintf(c->err.message, sizeof c->err.message, "%s", detail ? detail->message : "");
 }

@@ -11,18 +11,19 @@
 
 #define DEFAULT_SEGMENT (128ull << 30)
 
-/* Sends a freshly built call (or passes on the builder's failure) and frees it. */
-static xio_err run(xio_blob_engine *e, xio_err built, xio_blob_call *c, xio_error *err) {
+/* Sends a freshly built call `*c` (or passes on the builder's failure) and frees it.
+ * Takes the call's address: the builder fills it while the arguments are evaluated. */
+static xio_err run(xio_blob_engine *e, xio_err built, xio_blob_call **c, xio_error *err) {
   if (built != XIO_OK) return built;
-  xio_err rc = xio_blob_send(e, c, err);
-  xio_blob_call_free(c);
+  xio_err rc = xio_blob_send(e, *c, err);
+  xio_blob_call_free(*c);
   return rc;
 }
 
 xio_err xio_blob_create_container(xio_blob_engine *e, const xio_blob_target *t,
                                   int if_missing, xio_error *err) {
   xio_blob_call *c = NULL;
-  xio_err rc = run(e, xio_blob_call_create_container(t, &c, err), c, err);
+  xio_err rc = run(e, xio_blob_call_create_container(t, &c, err), &c, err);
   if (rc == XIO_EEXIST && if_missing) {
     xio_error_clear(err);
     return XIO_OK;
@@ -46,7 +47,7 @@ xio_err xio_blob_create(xio_blob_engine *e, const xio_blob_target *t, uint64_t s
                         const xio_blob_meta *meta, int nmeta, const xio_blob_cond *cond,
                         xio_error *err) {
   xio_blob_call *c = NULL;
-  return run(e, xio_blob_call_create(t, size, meta, nmeta, cond, &c, err), c, err);
+  return run(e, xio_blob_call_create(t, size, meta, nmeta, cond, &c, err), &c, err);
 }
 
 xio_err xio_blob_get_properties(xio_blob_engine *e, const xio_blob_target *t,
@@ -64,26 +65,26 @@ xio_err xio_blob_get_properties(xio_blob_engine *e, const xio_blob_target *t,
 xio_err xio_blob_resize(xio_blob_engine *e, const xio_blob_target *t, uint64_t size,
                         const xio_blob_cond *cond, xio_error *err) {
   xio_blob_call *c = NULL;
-  return run(e, xio_blob_call_resize(t, size, cond, &c, err), c, err);
+  return run(e, xio_blob_call_resize(t, size, cond, &c, err), &c, err);
 }
 
 xio_err xio_blob_put_page(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
                           const void *data, size_t len, const xio_blob_cond *cond,
                           xio_error *err) {
   xio_blob_call *c = NULL;
-  return run(e, xio_blob_call_put_page(t, offset, data, len, 0, cond, &c, err), c, err);
+  return run(e, xio_blob_call_put_page(t, offset, data, len, 0, cond, &c, err), &c, err);
 }
 
 xio_err xio_blob_clear(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
                        uint64_t len, const xio_blob_cond *cond, xio_error *err) {
   xio_blob_call *c = NULL;
-  return run(e, xio_blob_call_clear(t, offset, len, 0, cond, &c, err), c, err);
+  return run(e, xio_blob_call_clear(t, offset, len, 0, cond, &c, err), &c, err);
 }
 
 xio_err xio_blob_read(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
                       void *buf, size_t len, const xio_blob_cond *cond, xio_error *err) {
   xio_blob_call *c = NULL;
-  return run(e, xio_blob_call_read(t, offset, buf, len, cond, &c, err), c, err);
+  return run(e, xio_blob_call_read(t, offset, buf, len, cond, &c, err), &c, err);
 }
 
 /* One segment [off, off+len), following NextMarker until the service is done. */
@@ -130,7 +131,7 @@ xio_err xio_blob_get_ranges(xio_blob_engine *e, const xio_blob_target *t, uint64
 xio_err xio_blob_delete(xio_blob_engine *e, const xio_blob_target *t, int include_snapshots,
                         const xio_blob_cond *cond, xio_error *err) {
   xio_blob_call *c = NULL;
-  return run(e, xio_blob_call_delete(t, include_snapshots, cond, &c, err), c, err);
+  return run(e, xio_blob_call_delete(t, include_snapshots, cond, &c, err), &c, err);
 }
 
 xio_err xio_blob_lease(xio_blob_engine *e, const xio_blob_target *t,
@@ -164,5 +165,5 @@ xio_err xio_blob_set_metadata(xio_blob_engine *e, const xio_blob_target *t,
                               const xio_blob_meta *meta, int nmeta, const xio_blob_cond *cond,
                               xio_error *err) {
   xio_blob_call *c = NULL;
-  return run(e, xio_blob_call_set_metadata(t, meta, nmeta, cond, &c, err), c, err);
+  return run(e, xio_blob_call_set_metadata(t, meta, nmeta, cond, &c, err), &c, err);
 }

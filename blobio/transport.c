@@ -83,6 +83,16 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud) {
   return len;
 }
 
+/* Called by libcurl each time it is about to send this try's request. A second
+ * call in one try means libcurl re-sent the request on a new connection after a
+ * reused one died without a response: the first copy may have been applied. */
+static int on_prereq(void *ud, char *remote_ip, char *local_ip, int remote_port,
+                     int local_port) {
+  (void)remote_ip, (void)local_ip, (void)remote_port, (void)local_port;
+  ((xio_blob_call *)ud)->sends++;
+  return CURL_PREREQFUNC_OK;
+}
+
 /* Adds the engine's private CA file to the system trust store of each TLS context:
  * the system store stays trusted, verification stays on. */
 static CURLcode add_ca(CURL *easy, void *sslctx, void *ud) {
@@ -217,10 +227,16 @@ static void set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine_opt
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, c);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, c->curl_err);
+  curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, on_prereq);
+  curl_easy_setopt(easy, CURLOPT_PREREQDATA, c);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)o->connect_timeout_ms);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 512L * 1024);
   curl_easy_setopt(easy, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
+  /* libcurl silently sends a request again on a fresh connection when a reused one
+   * dies before any response byte: harmless for idempotent calls, wrong for a call
+   * that must go out once (its first copy may have been applied). */
+  if (!c->retryable) curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L);
   if (o->ca_file) {
     curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, add_ca);
     curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)o->ca_file);

@@ -223,11 +223,12 @@ static void on_done(xio_blob_call *c, void *ud) {
 }
 
 static xio_err lost_lease(pb_file *p, xio_error *err) {
+  xio_error_set(err, XIO_ELEASELOST,
+                "the lease on %s was lost (broken, taken or expired); "
+                "nothing is written without it: reopen the file", p->base.path);
   xio_error_set_operation(err, "WriteFile");
   xio_error_set_target(err, p->base.path);
-  return xio_error_set(err, XIO_ELEASELOST,
-                       "the lease on %s was lost (broken, taken or expired); "
-                       "nothing is written without it: reopen the file", p->base.path);
+  return XIO_ELEASELOST;
 }
 
 static xio_err build(pb_file *p, xio__sub *s, xio_blob_call **c, xio_error *err) {

@@ -4,6 +4,7 @@
  * and refused for what they do not, a tampered and an expired token refused by the
  * service, the client's own expiry check, and no secret in any error.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

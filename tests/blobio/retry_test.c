@@ -48,7 +48,7 @@ static xio_blob_target *dead_target(void) {
   char url[256];
   xio_error e;
   xio_blob_target *t = NULL;
-  snprintf(url, sizeof url, "http://127.0.0.1:%d/devstoreaccount1/c/b.mdf", dead_port());
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/devstoreaccount1/cont/b.mdf", dead_port());
   ASSERT_OK(xio_blob_target_new(url, NULL, &t, &e), &e);
   return t;
 }
@@ -161,7 +161,7 @@ TEST(insecure_remote_http_is_refused) {
   xio_error e;
   ASSERT_OK(xio_blob_engine_new(NULL, &eng, &e), &e);
   xio_blob_target *b = NULL;
-  ASSERT_OK(xio_blob_target_new("http://example.blob.core.windows.net/c/b.mdf", NULL, &b, &e), &e);
+  ASSERT_OK(xio_blob_target_new("http://example.blob.core.windows.net/cont/b.mdf", NULL, &b, &e), &e);
   xio_blob_props p;
   ASSERT_ERR(xio_blob_get_properties(eng, b, NULL, &p, &e), XIO_EINSECURE, &e);
   ASSERT_EQ(e.http_status, 0);

@@ -22,26 +22,26 @@ static const char *hdr(const xio_blob_call *c, const char *name) {
 }
 
 TEST(target_paths_for_emulator_and_azure) {
-  xio_blob_target *t = target("http://127.0.0.1:10000/devstoreaccount1/db/dir/data file.mdf");
+  xio_blob_target *t = target("http://127.0.0.1:10000/devstoreaccount1/dbs/dir/data file.mdf");
   ASSERT_STR_EQ(xio_blob_target_safe_url(t),
-                "http://127.0.0.1:10000/devstoreaccount1/db/dir/data%20file.mdf");
-  ASSERT_STR_EQ(t->cont_path, "/devstoreaccount1/db");
+                "http://127.0.0.1:10000/devstoreaccount1/dbs/dir/data%20file.mdf");
+  ASSERT_STR_EQ(t->cont_path, "/devstoreaccount1/dbs");
   xio_blob_target *child = NULL;
   xio_error e;
   ASSERT_OK(xio_blob_target_child(t, "log.ldf", &child, &e), &e);
-  ASSERT_STR_EQ(xio_blob_target_safe_url(child), "http://127.0.0.1:10000/devstoreaccount1/db/log.ldf");
+  ASSERT_STR_EQ(xio_blob_target_safe_url(child), "http://127.0.0.1:10000/devstoreaccount1/dbs/log.ldf");
   xio_blob_target_free(child);
   xio_blob_target_free(t);
-  t = target("https://acct.blob.core.windows.net/db/x.mdf?sv=2020-12-06&sp=r&se=2099-01-01T00%3A00%3A00Z&sr=b&sig=c2VjcmV0");
-  ASSERT_STR_EQ(xio_blob_target_safe_url(t), "https://acct.blob.core.windows.net/db/x.mdf");
-  ASSERT_STR_EQ(t->cont_path, "/db");
+  t = target("https://acct.blob.core.windows.net/dbs/x.mdf?sv=2020-12-06&sp=r&se=2099-01-01T00%3A00%3A00Z&sr=b&sig=c2VjcmV0");
+  ASSERT_STR_EQ(xio_blob_target_safe_url(t), "https://acct.blob.core.windows.net/dbs/x.mdf");
+  ASSERT_STR_EQ(t->cont_path, "/dbs");
   ASSERT_EQ(xio_blob_target_cred_kind(t), XIO_AUTH_CRED_SAS);
   ASSERT(t->has_sas);
   xio_blob_target_free(t);
 }
 
 TEST(build_put_page) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/c/b.mdf");
+  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
   char data[1024] = {0};
   xio_blob_call *c = NULL;
   xio_error e;
@@ -61,7 +61,7 @@ TEST(build_put_page) {
 }
 
 TEST(build_clear_create_resize_read) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/c/b.ldf");
+  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.ldf");
   xio_blob_call *c = NULL;
   xio_error e;
   ASSERT_OK(xio_blob_call_clear(t, 8 * MiB, 1ull << 40, 0, NULL, &c, &e), &e);
@@ -95,7 +95,7 @@ TEST(build_clear_create_resize_read) {
 }
 
 TEST(build_container_list_ranges_delete_snapshot_meta) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/c/b.mdf");
+  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
   xio_blob_call *c = NULL;
   xio_error e;
   ASSERT_OK(xio_blob_call_create_container(t, &c, &e), &e);
@@ -134,7 +134,7 @@ TEST(build_container_list_ranges_delete_snapshot_meta) {
 }
 
 TEST(build_lease_actions) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/c/b.mdf");
+  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
   xio_blob_call *c = NULL;
   xio_error e;
   xio_blob_lease_args a = {XIO_BLOB_LEASE_ACQUIRE, NULL, NULL, 30, 0};
@@ -158,8 +158,8 @@ TEST(build_lease_actions) {
 }
 
 TEST(limits_are_enforced_by_builders) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/c/b.mdf");
-  xio_blob_target *cont = target("http://127.0.0.1:1/devstoreaccount1/c");
+  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
+  xio_blob_target *cont = target("http://127.0.0.1:1/devstoreaccount1/cont");
   xio_blob_call *c = NULL;
   xio_error e;
   static char data[4 * MiB + 512];

@@ -3,6 +3,7 @@
  * error) and how long to wait before the next, from statuses, service codes,
  * libcurl results and the service's retry hints; no service needed.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <string.h>
 
 #include "engine_int.h"
@@ -11,7 +12,7 @@
 static xio_blob_target *target(void) {
   xio_blob_target *t = NULL;
   xio_error e;
-  ASSERT_OK(xio_blob_target_new("http://127.0.0.1:1/devstoreaccount1/c/b.mdf", NULL, &t, &e), &e);
+  ASSERT_OK(xio_blob_target_new("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf", NULL, &t, &e), &e);
   return t;
 }
 
@@ -80,7 +81,7 @@ TEST(classify_fills_detail_from_xml) {
   ASSERT_STR_EQ(c->err.service_code, "LeaseIdMissing");
   ASSERT_STR_EQ(c->err.request_id, "req-1");
   ASSERT_STR_EQ(c->err.operation, "PutPage");
-  ASSERT_STR_EQ(c->err.target, "http://127.0.0.1:1/devstoreaccount1/c/b.mdf");
+  ASSERT_STR_EQ(c->err.target, "http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
   ASSERT_CONTAINS(c->err.message, "no lease ID was specified");
   ASSERT_NOT_CONTAINS(c->err.message, "RequestId");
   xio_blob_call_free(c);
@@ -131,6 +132,37 @@ TEST(delete_404_on_retry_is_success) {
   ASSERT_EQ(xio__blob_classify(c).code, XIO_ENOTFOUND);
   c->attempt = 1; /* the first try's response was lost after the blob was deleted */
   ASSERT_EQ(xio__blob_classify(c).code, XIO_OK);
+  c->attempt = 0;
+  c->sends = 2; /* libcurl re-sent it within the first try: a retry all the same */
+  ASSERT_EQ(xio__blob_classify(c).code, XIO_OK);
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+}
+
+TEST(release_without_lease_on_retry_is_success) {
+  static const char *const codes[] = {"LeaseNotPresentWithLeaseOperation",
+                                      "LeaseIdMismatchWithLeaseOperation"};
+  xio_blob_target *t = target();
+  xio_error e;
+  for (int i = 0; i < 2; i++) {
+    xio_blob_call *c = NULL;
+    xio_blob_lease_args a = {XIO_BLOB_LEASE_RELEASE, "id", NULL, -1, 0};
+    ASSERT_OK(xio_blob_call_lease(t, &a, &c, &e), &e);
+    c->status = 409;
+    xio__blob_hdrs_add(&c->resp_headers, "x-ms-error-code", codes[i]);
+    ASSERT_EQ(xio__blob_classify(c).code, XIO_ELEASELOST); /* first try: a real answer */
+    c->attempt = 1; /* the lost first try released it */
+    ASSERT_EQ(xio__blob_classify(c).code, XIO_OK);
+    xio_blob_call_free(c);
+  }
+  /* Other lease actions meeting no lease still fail on a retry. */
+  xio_blob_call *c = NULL;
+  xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, "id", NULL, -1, 0};
+  ASSERT_OK(xio_blob_call_lease(t, &a, &c, &e), &e);
+  c->status = 409;
+  c->attempt = 1;
+  xio__blob_hdrs_add(&c->resp_headers, "x-ms-error-code", codes[1]);
+  ASSERT_EQ(xio__blob_classify(c).code, XIO_ELEASELOST);
   xio_blob_call_free(c);
   xio_blob_target_free(t);
 }

@@ -10,6 +10,3 @@ xio_add_suite(NAME xio_local
     ${CMAKE_CURRENT_LIST_DIR}/async_test.c
   LIBS xio Threads::Threads
   TIMEOUT 300)
-# libxio_blob's TLS setup calls libssl but (so far) links only libcrypto; with
-# --as-needed libssl must come after it on the link line.
-target_link_libraries(test_xio_local PRIVATE xio_blob OpenSSL::SSL)

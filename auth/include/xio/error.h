@@ -86,9 +86,10 @@ const char *xio_err_name(xio_err code);
 void xio_error_clear(xio_error *e);
 
 /**
- * Records `code` in `e` (may be NULL) with a printf-style message and returns
- * `code`, so a failure site can `return xio_error_set(e, XIO_EINVAL, "...")`.
- * Other fields of `e` are kept. Callers must never pass secrets in the message.
+ * Starts a fresh record in `e` (may be NULL): every field is reset, then `code` and
+ * the printf-style message are set, and `code` is returned, so a failure site can
+ * `return xio_error_set(e, XIO_EINVAL, "...")`. Fill other fields after this call.
+ * Callers must never pass secrets in the message.
  */
 xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -1,0 +1,145 @@
+/*
+ * faultproxy.h - an in-process HTTP/1.1 proxy for fault-injection tests.
+ *
+ * A test starts a proxy in front of the emulator, points its targets at the proxy's
+ * endpoint instead of the emulator's, scripts faults, runs a call, and then reads
+ * what the proxy saw. Requests are forwarded unchanged (the Host header included:
+ * Shared Key and SAS signatures do not cover it) and responses sent back unchanged,
+ * except where a fault says otherwise.
+ *
+ * Faults (each scripted with faultproxy_add, applied to matching requests only as
+ * many times as asked, then spent):
+ *   RESET          close the client connection abruptly (SO_LINGER 0, so the client
+ *                  sees a reset) after reading the request, without forwarding it;
+ *   LOST_RESPONSE  forward the request (the service applies it), read the service's
+ *                  response, then reset the client connection without sending it;
+ *   TORN           forward, then send the response headers and only the first half
+ *                  of the body (a response without a body goes out whole), then end
+ *                  the connection in order: the client sees a body short of its
+ *                  Content-Length (or of its chunks);
+ *   STALL          hold the request `stall_ms` before forwarding it; if the client
+ *                  hangs up meanwhile (its per-try timeout), the request is dropped
+ *                  and never reaches the service;
+ *   STATUS         answer with `status` and a service error (XML body, x-ms-error-code,
+ *                  optional x-ms-retry-after-ms / Retry-After) without forwarding;
+ *   CORRUPT_BODY   flip one byte of the request body before forwarding, so that the
+ *                  service's transactional checksum check rejects it. Applies only to
+ *                  requests that have a body.
+ *
+ * HTTP handled: request line, headers, Content-Length request bodies, keep-alive;
+ * responses with Content-Length, chunked (passed through), close-delimited, and
+ * those that never have a body (HEAD, 1xx, 204, 304). A chunked request body is
+ * refused (the connection is reset and the record says so): the client under test
+ * never sends one.
+ *
+ * Bounds: listens on 127.0.0.1 only, on a port the kernel picks; one acceptor thread
+ * and one thread per connection, at most FAULTPROXY_MAX_CONNS connections over its
+ * life (later ones are reset); headers up to 64 KiB, bodies up to 64 MiB; every wait
+ * is a poll with a short timeout that also watches for faultproxy_free; a connection
+ * idle for 30 s is closed. All functions are thread-safe.
+ *
+ * Secrets: the record keeps the request target as sent (a SAS signature included, so
+ * tests can check that the proxy saw it) but never an Authorization value, only its
+ * presence and a 64-bit fingerprint to tell tries apart. The proxy prints nothing but
+ * its own failures, and those never quote a request.
+ */
+#ifndef XIO_TEST_FAULTPROXY_H
+#define XIO_TEST_FAULTPROXY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FAULTPROXY_MAX_CONNS 256
+#define FAULTPROXY_MAX_FAULTS 32
+#define FAULTPROXY_MAX_RECORDS 1024
+
+typedef struct faultproxy faultproxy;
+
+typedef enum faultproxy_kind {
+  FAULTPROXY_NONE = 0, /* in records: forwarded unchanged */
+  FAULTPROXY_RESET,
+  FAULTPROXY_LOST_RESPONSE,
+  FAULTPROXY_TORN,
+  FAULTPROXY_STALL,
+  FAULTPROXY_STATUS,
+  FAULTPROXY_CORRUPT_BODY
+} faultproxy_kind;
+
+/** One scripted fault. Zero-initialize and set what is needed: every match field left
+ *  zero or NULL matches any request. Strings are copied by faultproxy_add. */
+typedef struct faultproxy_fault {
+  faultproxy_kind kind;
+  /* Which requests it applies to. */
+  const char *method; /* exact method ("PUT"), or NULL: any */
+  const char *match;  /* substring of the request target (path and query), or NULL */
+  int request_no;     /* only the proxy's request number n (1-based), or 0: any */
+  int skip;           /* let this many matching requests pass first */
+  int times;          /* apply to this many matching requests (0 means 1) */
+  /* Parameters. */
+  int stall_ms;           /* STALL: how long to hold the request */
+  int status;             /* STATUS: e.g. 503 */
+  const char *error_code; /* STATUS: <Code> and x-ms-error-code (NULL: "ServerBusy") */
+  int retry_after_ms;     /* STATUS: x-ms-retry-after-ms when > 0 */
+  int retry_after_s;      /* STATUS: Retry-After (seconds) when > 0 */
+} faultproxy_fault;
+
+/** What the proxy saw of one request, and what it did. */
+typedef struct faultproxy_record {
+  int no;                      /* request number, 1-based, in arrival order */
+  int conn;                    /* client connection number, 1-based */
+  char method[16];
+  char target[2048];           /* path and query as sent (may hold a SAS) */
+  char client_request_id[64];  /* x-ms-client-request-id, "" if absent */
+  char date[64];               /* x-ms-date, "" if absent */
+  char range[64];              /* x-ms-range, "" if absent */
+  int has_auth;                /* an Authorization header was present */
+  uint64_t auth_fingerprint;   /* FNV-1a of its value (0 if absent): not the value */
+  size_t body_len;             /* request body bytes */
+  faultproxy_kind fault;       /* the fault applied, FAULTPROXY_NONE if forwarded */
+  int upstream_status;         /* the service's status, 0 if never forwarded/answered */
+  char upstream_error[64];     /* the service's x-ms-error-code, "" if none */
+  int64_t received_us;         /* monotonic time the request was fully read */
+  int64_t answered_us;         /* when the client got an answer or was cut off; 0 if not */
+} faultproxy_record;
+
+/**
+ * Starts a proxy forwarding to `upstream` ("http://HOST:PORT", no path; HOST numeric
+ * or resolvable). Binds 127.0.0.1 on a port the kernel picks and starts its acceptor
+ * thread. Returns NULL (after printing why to stderr) if the address is malformed or
+ * a socket or thread cannot be made. Free with faultproxy_free.
+ */
+faultproxy *faultproxy_start(const char *upstream);
+
+/** Stops accepting, cuts every open connection, joins every thread and frees
+ *  everything. Waits at most ~100 ms per thread. `p` may be NULL. */
+void faultproxy_free(faultproxy *p);
+
+/** "http://127.0.0.1:PORT": where clients should connect. Valid until free. */
+const char *faultproxy_endpoint(const faultproxy *p);
+
+/** Scripts a fault (copied). Faults are matched in the order added; the first that
+ *  matches a request and has uses left is applied (one fault per request).
+ *  Returns 0, or -1 when FAULTPROXY_MAX_FAULTS are already scripted or on ENOMEM. */
+int faultproxy_add(faultproxy *p, const faultproxy_fault *f);
+
+/** Drops every scripted fault, spent or not. */
+void faultproxy_clear_faults(faultproxy *p);
+
+/** Uses left over all scripted faults: 0 once every fault has been applied as many
+ *  times as asked. */
+int faultproxy_pending(faultproxy *p);
+
+/** Number of requests recorded (at most FAULTPROXY_MAX_RECORDS are kept). */
+int faultproxy_count(faultproxy *p);
+
+/** Copies record `i` (0-based, arrival order) into `out`. Returns 0, or -1 if there
+ *  is no such record. */
+int faultproxy_record_get(faultproxy *p, int i, faultproxy_record *out);
+
+/** Forgets every record (numbering continues). */
+void faultproxy_forget(faultproxy *p);
+
+/** Name of a fault kind ("RESET"), for messages. */
+const char *faultproxy_kind_name(faultproxy_kind k);
+
+#endif

@@ -1,0 +1,6 @@
+# The installed package: headers, libraries, pkg-config file and CMake package work
+# for a program outside the project.
+add_test(NAME package.consumer_builds_against_install
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/check.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(package.consumer_builds_against_install PROPERTIES
+                     LABELS "package;no-asan" TIMEOUT 300)

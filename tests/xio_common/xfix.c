@@ -1,0 +1,110 @@
+/*
+ * xfix.c - fixtures for the file-layer tests (see xfix.h).
+ */
+#define _GNU_SOURCE
+#include "xfix.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "util.h"
+
+const char *xfix_dev_connection_string(void) {
+  static char buf[1024];
+  snprintf(buf, sizeof buf,
+           "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
+           "BlobEndpoint=%s/devstoreaccount1;", XIO_AUTH_DEV_KEY, test_endpoint());
+  return buf;
+}
+
+static void record(const xio_trace_event *ev, void *ud) {
+  xfix_trace *t = ud;
+  char *line = xio_trace_event_json(ev);
+  pthread_mutex_lock(&t->mu);
+  if (t->n < XFIX_MAX_EVENTS) {
+    xfix_event *e = &t->ev[t->n++];
+    snprintf(e->type, sizeof e->type, "%s", ev->request_type);
+    snprintf(e->path, sizeof e->path, "%s", ev->file_path);
+    snprintf(e->result, sizeof e->result, "%s", ev->result);
+    snprintf(e->error_code, sizeof e->error_code, "%s", ev->error_code ? ev->error_code : "");
+    e->offset = ev->offset;
+    e->length = ev->length;
+    e->http_status = ev->http_status;
+    e->retries = ev->retries;
+  }
+  if (line) {
+    size_t n = strlen(line);
+    char *j = realloc(t->json, t->json_len + n + 2);
+    if (j) {
+      memcpy(j + t->json_len, line, n);
+      j[t->json_len + n] = '\n';
+      j[t->json_len + n + 1] = '\0';
+      t->json = j;
+      t->json_len += n + 1;
+    }
+    free(line);
+  }
+  pthread_mutex_unlock(&t->mu);
+}
+
+void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
+  xio_error e;
+  memset(fx, 0, sizeof *fx);
+  pthread_mutex_init(&fx->trace.mu, NULL);
+  fx->trace.ev = calloc(XFIX_MAX_EVENTS, sizeof *fx->trace.ev);
+  ASSERT(fx->trace.ev != NULL);
+  fx->local = local;
+  xio_ctx_options o = opts ? *opts : xio_ctx_options_default();
+  o.use_environment = 0;
+  o.trace = record;
+  o.trace_ud = &fx->trace;
+  if (!local) o.connection_string = xfix_dev_connection_string();
+  ASSERT_OK(xio_ctx_new(&o, &fx->ctx, &e), &e);
+  if (local) {
+    snprintf(fx->base, sizeof fx->base, "/tmp/xio-test-XXXXXX");
+    ASSERT(mkdtemp(fx->base) != NULL);
+  } else {
+    char name[64];
+    test_unique_name(name, sizeof name, "xio");
+    snprintf(fx->base, sizeof fx->base, "%s/%s", test_account_url(), name);
+  }
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+void xfix_teardown(xfix *fx) {
+  xio_ctx_free(fx->ctx);
+  if (fx->local) nftw(fx->base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  free(fx->trace.json);
+  free(fx->trace.ev);
+  pthread_mutex_destroy(&fx->trace.mu);
+  memset(fx, 0, sizeof *fx);
+}
+
+void xfix_target(const xfix *fx, const char *name, char *out, size_t size) {
+  snprintf(out, size, "%s/%s", fx->base, name);
+}
+
+void xfix_trace_reset(xfix *fx) {
+  pthread_mutex_lock(&fx->trace.mu);
+  fx->trace.n = 0;
+  free(fx->trace.json);
+  fx->trace.json = NULL;
+  fx->trace.json_len = 0;
+  pthread_mutex_unlock(&fx->trace.mu);
+}
+
+int xfix_count(xfix *fx, const char *type) {
+  int n = 0;
+  pthread_mutex_lock(&fx->trace.mu);
+  for (int i = 0; i < fx->trace.n; i++) n += strcmp(fx->trace.ev[i].type, type) == 0;
+  pthread_mutex_unlock(&fx->trace.mu);
+  return n;
+}

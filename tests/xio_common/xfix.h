@@ -1,0 +1,59 @@
+/*
+ * xfix.h - fixtures for the file-layer tests: a context wired to the emulator's
+ * dev account (or to nothing, for local files), a recorder of trace events, and
+ * fresh file names on either backend.
+ */
+#ifndef XIO_TEST_XFIX_H
+#define XIO_TEST_XFIX_H
+
+#include <pthread.h>
+#include <xio/xio.h>
+
+#define XFIX_MAX_EVENTS 4096
+
+typedef struct xfix_event {
+  char type[32];
+  char path[512];
+  char result[32];
+  char error_code[64];
+  uint64_t offset, length;
+  int http_status;
+  int retries;
+} xfix_event;
+
+typedef struct xfix_trace {
+  pthread_mutex_t mu;
+  int n;
+  xfix_event *ev;      /* XFIX_MAX_EVENTS of them */
+  char *json;          /* every event as a JSON line, concatenated */
+  size_t json_len;
+} xfix_trace;
+
+typedef struct xfix {
+  xio_ctx *ctx;
+  xfix_trace trace;
+  char base[512];      /* container URL, or a temporary directory */
+  int local;
+} xfix;
+
+/** Context with `opts` (NULL: defaults; trace and credentials are set here) on the
+ *  page-blob backend (local = 0: a fresh container on the emulator) or the local
+ *  backend (local = 1: a fresh temporary directory). */
+void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts);
+
+/** Frees the context and removes the temporary directory. */
+void xfix_teardown(xfix *fx);
+
+/** Writes the target for file `name` into `out`. */
+void xfix_target(const xfix *fx, const char *name, char *out, size_t size);
+
+/** Forgets the events recorded so far. */
+void xfix_trace_reset(xfix *fx);
+
+/** Number of recorded events of `type` (e.g. "XIOTypeZeroFile"). */
+int xfix_count(xfix *fx, const char *type);
+
+/** The connection string of the emulator's dev account. Static buffer. */
+const char *xfix_dev_connection_string(void);
+
+#endif

@@ -1,0 +1,389 @@
+/*
+ * conformance_test.c - what every backend must do the same way, compiled once per
+ * backend (CONF_LOCAL selects local files, otherwise page blobs on Azurite):
+ * round trips at many offsets and sizes, zeroing, growth with each init policy,
+ * shrinking, concurrent writers, asynchronous completion, persistence, deletion,
+ * and the open flags.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "util.h"
+#include "xfix.h"
+
+#ifdef CONF_LOCAL
+#define LOCAL 1
+#else
+#define LOCAL 0
+#endif
+
+#define MiB (1024ull * 1024)
+
+static xio_file *open_file(xfix *fx, const char *name, unsigned flags, xio_kind kind,
+                           uint64_t size) {
+  char url[1024];
+  xio_error e;
+  xfix_target(fx, name, url, sizeof url);
+  xio_open_options o = xio_open_options_default();
+  o.flags = flags;
+  o.kind = kind;
+  o.size = size;
+  xio_file *f = NULL;
+  ASSERT_OK(xio_file_open(fx->ctx, url, &o, &f, &e), &e);
+  return f;
+}
+
+static void write_read(xio_file *f, uint64_t off, size_t len, uint64_t seed) {
+  xio_error e;
+  char *src = malloc(len), *dst = malloc(len);
+  test_fill_random(src, len, seed);
+  ASSERT_OK(xio_file_write(f, off, src, len, &e), &e);
+  memset(dst, 0x5c, len);
+  size_t got = 0;
+  ASSERT_OK(xio_file_read(f, off, dst, len, &got, &e), &e);
+  ASSERT_EQ(got, len);
+  ASSERT_MEM_EQ(src, dst, len);
+  free(src);
+  free(dst);
+}
+
+static void assert_zero(xio_file *f, uint64_t off, size_t len) {
+  xio_error e;
+  char *buf = malloc(len);
+  memset(buf, 0x33, len);
+  size_t got = 0;
+  ASSERT_OK(xio_file_read(f, off, buf, len, &got, &e), &e);
+  ASSERT_EQ(got, len);
+  ASSERT(test_all_zero(buf, len));
+  free(buf);
+}
+
+TEST(round_trips_aligned) {
+  xfix fx;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "rt.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 32 * MiB);
+  const uint64_t offs[] = {0, 512, 4096, 3 * MiB + 512, 5 * MiB};
+  const size_t lens[] = {512, 4096, MiB, 4 * MiB, 4 * MiB + 512, 9 * MiB};
+  uint64_t seed = 1;
+  for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
+    for (size_t j = 0; j < sizeof lens / sizeof *lens; j++) write_read(f, offs[i], lens[j], seed++);
+  xio_error e;
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(round_trips_unaligned) {
+  xfix fx;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "odd.mdf", XIO_OPEN_CREATE | XIO_OPEN_UNALIGNED, XIO_KIND_DATA,
+                          16 * MiB);
+  const uint64_t offs[] = {1, 700, 4 * MiB - 3, 8 * MiB + 511};
+  const size_t lens[] = {1, 100, 513, 5 * MiB + 7};
+  uint64_t seed = 100;
+  for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
+    for (size_t j = 0; j < sizeof lens / sizeof *lens; j++) write_read(f, offs[i], lens[j], seed++);
+  /* Neighbours of an unaligned write are untouched. */
+  write_read(f, 12 * MiB, 4096, 7);
+  char *one = malloc(4096), *back = malloc(4096);
+  test_fill_random(one, 4096, 7);
+  xio_error e;
+  ASSERT_OK(xio_file_write(f, 12 * MiB + 1000, "xyz", 3, &e), &e);
+  memcpy(one + 1000, "xyz", 3);
+  size_t got;
+  ASSERT_OK(xio_file_read(f, 12 * MiB, back, 4096, &got, &e), &e);
+  ASSERT_MEM_EQ(one, back, 4096);
+  free(one);
+  free(back);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(reads_past_the_end_are_short) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "short.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+  char buf[8192];
+  size_t got = 99;
+  ASSERT_OK(xio_file_read(f, MiB - 4096, buf, sizeof buf, &got, &e), &e);
+  ASSERT_EQ(got, 4096);
+  ASSERT_OK(xio_file_read(f, MiB, buf, sizeof buf, &got, &e), &e);
+  ASSERT_EQ(got, 0);
+  ASSERT_OK(xio_file_read(f, 5 * MiB, buf, sizeof buf, &got, &e), &e);
+  ASSERT_EQ(got, 0);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(zero_ranges_read_zero) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "z.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 16 * MiB);
+  size_t n = 16 * MiB;
+  char *src = malloc(n), *dst = malloc(n);
+  test_fill_random(src, n, 5);
+  ASSERT_OK(xio_file_write(f, 0, src, n, &e), &e);
+  xfix_trace_reset(&fx);
+  ASSERT_OK(xio_file_zero(f, MiB, 2 * MiB, XIO_INIT_CLEAR, &e), &e);
+  ASSERT_EQ(xfix_count(&fx, "XIOTypeZeroFile"), 1); /* metadata zeroing: one request */
+  ASSERT_OK(xio_file_zero(f, 8 * MiB, 5 * MiB, XIO_INIT_ZERO, &e), &e);
+  ASSERT(xfix_count(&fx, "XIOTypeZeroFile") >= 2);
+  size_t got;
+  ASSERT_OK(xio_file_read(f, 0, dst, n, &got, &e), &e);
+  memset(src + MiB, 0, 2 * MiB);
+  memset(src + 8 * MiB, 0, 5 * MiB);
+  ASSERT_MEM_EQ(src, dst, n);
+  ASSERT_ERR(xio_file_zero(f, 15 * MiB, 2 * MiB, XIO_INIT_CLEAR, &e), XIO_ERANGE, &e);
+  ASSERT_ERR(xio_file_zero(f, 0, 512, XIO_INIT_NONE, &e), XIO_EINVAL, &e);
+  xio_file_stats st;
+  xio_file_get_stats(f, &st);
+  ASSERT(st.bytes_cleared >= 2 * MiB);
+  ASSERT_U64_EQ(st.bytes_zero_written, 5 * MiB);
+  free(src);
+  free(dst);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(growth_with_each_policy_reads_zero) {
+  const xio_init policies[] = {XIO_INIT_NONE, XIO_INIT_ZERO, XIO_INIT_CLEAR};
+  const int zero_events_min[] = {0, 2, 1}, zero_events_max[] = {0, 1000, 1};
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  for (int i = 0; i < 3; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "grow%d.mdf", i);
+    xio_file *f = open_file(&fx, name, XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+    write_read(f, 0, MiB, 9);
+    xfix_trace_reset(&fx);
+    ASSERT_OK(xio_file_set_size(f, 9 * MiB, policies[i], &e), &e);
+    ASSERT_EQ(xfix_count(&fx, "XIOTypeSetFileSize"), 1);
+    int z = xfix_count(&fx, "XIOTypeZeroFile");
+    if (z < zero_events_min[i] || z > zero_events_max[i])
+      FAIL("policy %s: %d zeroing requests", xio_init_name(policies[i]), z);
+    ASSERT_U64_EQ(xio_file_size(f), 9 * MiB);
+    assert_zero(f, MiB, 8 * MiB);
+    ASSERT_OK(xio_file_close(f, &e), &e);
+  }
+  xfix_teardown(&fx);
+}
+
+TEST(log_files_read_zero_when_grown) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "l.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 2 * MiB);
+  assert_zero(f, 0, 2 * MiB);
+  ASSERT_OK(xio_file_set_size(f, 6 * MiB, XIO_INIT_DEFAULT, &e), &e);
+  assert_zero(f, 2 * MiB, 4 * MiB);
+  ASSERT_EQ(xio_file_kind(f), XIO_KIND_LOG);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(shrink_then_grow) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "s.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 8 * MiB);
+  write_read(f, 0, 8 * MiB, 12);
+  ASSERT_OK(xio_file_set_size(f, 3 * MiB, XIO_INIT_DEFAULT, &e), &e);
+  ASSERT_U64_EQ(xio_file_size(f), 3 * MiB);
+  char buf[4096];
+  size_t got = 1;
+  ASSERT_OK(xio_file_read(f, 3 * MiB, buf, sizeof buf, &got, &e), &e);
+  ASSERT_EQ(got, 0);
+  ASSERT_OK(xio_file_set_size(f, 8 * MiB, XIO_INIT_NONE, &e), &e);
+  assert_zero(f, 3 * MiB, 5 * MiB); /* the discarded tail does not come back */
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+typedef struct writer {
+  xio_file *f;
+  int index;
+  xio_err rc;
+} writer;
+
+#define REGION (2 * MiB)
+
+static void *write_region(void *arg) {
+  writer *w = arg;
+  char *buf = malloc(REGION);
+  test_fill_random(buf, REGION, 1000 + (uint64_t)w->index);
+  xio_error e;
+  /* In 64 KiB pieces, so threads interleave on the file. */
+  for (size_t off = 0; off < REGION && w->rc == XIO_OK; off += 65536)
+    w->rc = xio_file_write(w->f, (uint64_t)w->index * REGION + off, buf + off, 65536, &e);
+  free(buf);
+  return NULL;
+}
+
+TEST(concurrent_writers_disjoint_ranges) {
+  enum { THREADS = 8 };
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "mt.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, THREADS * REGION);
+  pthread_t t[THREADS];
+  writer w[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    w[i] = (writer){f, i, XIO_OK};
+    pthread_create(&t[i], NULL, write_region, &w[i]);
+  }
+  for (int i = 0; i < THREADS; i++) {
+    pthread_join(t[i], NULL);
+    ASSERT_EQ(w[i].rc, XIO_OK);
+  }
+  char *want = malloc(REGION), *got = malloc(REGION);
+  for (int i = 0; i < THREADS; i++) {
+    size_t n;
+    test_fill_random(want, REGION, 1000 + (uint64_t)i);
+    ASSERT_OK(xio_file_read(f, (uint64_t)i * REGION, got, REGION, &n, &e), &e);
+    ASSERT_MEM_EQ(want, got, REGION);
+  }
+  free(want);
+  free(got);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+typedef struct completions {
+  pthread_mutex_t mu;
+  int order[128];
+  int n;
+} completions;
+
+static void on_complete(xio_io *io, void *ud) {
+  completions *c = ud;
+  pthread_mutex_lock(&c->mu);
+  c->order[c->n++] = (int)(io->offset / 65536);
+  pthread_mutex_unlock(&c->mu);
+}
+
+TEST(async_completion_and_flush_order) {
+  enum { N = 32 };
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "async.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, N * 65536);
+  char *src = malloc(N * 65536);
+  test_fill_random(src, N * 65536, 31);
+  static xio_io io[N + 1];
+  completions c = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+  for (int i = 0; i < N; i++) {
+    memset(&io[i], 0, sizeof io[i]);
+    io[i].op = XIO_IO_WRITE;
+    io[i].offset = (uint64_t)i * 65536;
+    io[i].length = 65536;
+    io[i].buf = src + (size_t)i * 65536;
+    io[i].done = on_complete;
+    io[i].ud = &c;
+    ASSERT_OK(xio_file_submit(f, &io[i], &e), &e);
+  }
+  memset(&io[N], 0, sizeof io[N]);
+  io[N].op = XIO_IO_FLUSH;
+  ASSERT_OK(xio_file_submit(f, &io[N], &e), &e);
+  ASSERT_OK(xio_io_wait(&io[N]), &io[N].error);
+  /* The flush completed after every write submitted before it. */
+  for (int i = 0; i < N; i++) {
+    ASSERT(xio_io_poll(&io[i]));
+    ASSERT_OK(io[i].result, &io[i].error);
+    ASSERT_EQ(io[i].transferred, 65536);
+  }
+  pthread_mutex_lock(&c.mu);
+  ASSERT_EQ(c.n, N); /* each exactly once */
+  int seen[N] = {0};
+  for (int i = 0; i < N; i++) seen[c.order[i]]++;
+  for (int i = 0; i < N; i++) ASSERT_EQ(seen[i], 1);
+  pthread_mutex_unlock(&c.mu);
+  /* Reads, polled rather than called back. */
+  char *dst = calloc(1, N * 65536);
+  for (int i = 0; i < N; i++) {
+    memset(&io[i], 0, sizeof io[i]);
+    io[i].op = XIO_IO_READ;
+    io[i].offset = (uint64_t)i * 65536;
+    io[i].length = 65536;
+    io[i].buf = dst + (size_t)i * 65536;
+    ASSERT_OK(xio_file_submit(f, &io[i], &e), &e);
+  }
+  for (int i = 0; i < N; i++) ASSERT_OK(xio_io_wait(&io[i]), &io[i].error);
+  ASSERT_MEM_EQ(src, dst, N * 65536);
+  free(src);
+  free(dst);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(close_reopen_persists) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "p.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 4 * MiB);
+  char *src = malloc(MiB), *dst = malloc(MiB);
+  test_fill_random(src, MiB, 44);
+  ASSERT_OK(xio_file_write(f, MiB, src, MiB, &e), &e);
+  ASSERT_OK(xio_file_flush(f, &e), &e);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  f = open_file(&fx, "p.ldf", XIO_OPEN_READONLY, XIO_KIND_DATA, 0);
+  ASSERT_U64_EQ(xio_file_size(f), 4 * MiB);
+  ASSERT_EQ(xio_file_kind(f), XIO_KIND_LOG);
+  size_t got;
+  ASSERT_OK(xio_file_read(f, MiB, dst, MiB, &got, &e), &e);
+  ASSERT_MEM_EQ(src, dst, MiB);
+  ASSERT_ERR(xio_file_write(f, 0, src, 512, &e), XIO_EREADONLY, &e);
+  ASSERT_ERR(xio_file_set_size(f, 0, XIO_INIT_NONE, &e), XIO_EREADONLY, &e);
+  free(src);
+  free(dst);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(open_flags_and_delete) {
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, LOCAL, NULL);
+  xfix_target(&fx, "d.mdf", url, sizeof url);
+  xio_file *f = NULL;
+  xio_open_options o = xio_open_options_default();
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_ENOTFOUND, &e);
+  o.flags = XIO_OPEN_CREATE_ONLY;
+  o.size = 4096;
+  ASSERT_OK(xio_file_open(fx.ctx, url, &o, &f, &e), &e);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_EEXIST, &e);
+  o.flags = XIO_OPEN_READONLY | XIO_OPEN_CREATE;
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_EINVAL, &e);
+  o.flags = XIO_OPEN_BREAK_LEASE;
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_EINVAL, &e);
+  ASSERT_OK(xio_file_delete(fx.ctx, url, &e), &e);
+  o.flags = 0;
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_ENOTFOUND, &e);
+  ASSERT_ERR(xio_file_delete(fx.ctx, url, &e), XIO_ENOTFOUND, &e);
+  ASSERT_EQ(xfix_count(&fx, "XIOTypeDeleteFile"), 2);
+  xfix_teardown(&fx);
+}
+
+TEST(exclusive_open_is_refused_while_held) {
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "x.mdf", XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA, 4096);
+  xfix_target(&fx, "x.mdf", url, sizeof url);
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_EXCLUSIVE;
+  xio_file *g = NULL;
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &g, &e), XIO_EBUSY, &e);
+  ASSERT_CONTAINS(e.message, "in use");
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  ASSERT_OK(xio_file_open(fx.ctx, url, &o, &g, &e), &e);
+  ASSERT_OK(xio_file_close(g, &e), &e);
+  xfix_teardown(&fx);
+}

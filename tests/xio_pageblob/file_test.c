@@ -1,0 +1,196 @@
+/*
+ * file_test.c - the file layer on page blobs: large writes split into concurrent
+ * 4 MiB Put Pages, unaligned writes refused or done by read-modify-write, logical
+ * sizes kept in metadata across reopen, the file kind kept, statistics, a trace
+ * file, and no secret in any trace or error when the file is opened by SAS URL.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "test.h"
+#include "util.h"
+#include "xfix.h"
+
+#define MiB (1024ull * 1024)
+
+static xio_file *open_file(xfix *fx, const char *url, unsigned flags, xio_kind kind,
+                           uint64_t size) {
+  xio_error e;
+  xio_open_options o = xio_open_options_default();
+  o.flags = flags;
+  o.kind = kind;
+  o.size = size;
+  xio_file *f = NULL;
+  ASSERT_OK(xio_file_open(fx->ctx, url, &o, &f, &e), &e);
+  return f;
+}
+
+TEST(large_write_splits_into_put_pages) {
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, 0, NULL);
+  xfix_target(&fx, "big.mdf", url, sizeof url);
+  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, 64 * MiB);
+  size_t n = 10 * MiB + 4096;
+  char *src = malloc(n), *dst = malloc(n);
+  test_fill_random(src, n, 77);
+  xfix_trace_reset(&fx);
+  ASSERT_OK(xio_file_write(f, 3 * MiB, src, n, &e), &e);
+  ASSERT_EQ(xfix_count(&fx, "XIOTypeWriteFile"), 3);
+  for (int i = 0; i < fx.trace.n; i++) ASSERT(fx.trace.ev[i].length <= 4 * MiB);
+  size_t got = 0;
+  ASSERT_OK(xio_file_read(f, 3 * MiB, dst, n, &got, &e), &e);
+  ASSERT_EQ(got, n);
+  ASSERT_MEM_EQ(src, dst, n);
+  ASSERT_EQ(xfix_count(&fx, "XIOTypeReadFile"), 3);
+  xio_file_stats st;
+  xio_file_get_stats(f, &st);
+  ASSERT_U64_EQ(st.writes, 1);
+  ASSERT_U64_EQ(st.reads, 1);
+  ASSERT_U64_EQ(st.bytes_written, n);
+  ASSERT_U64_EQ(st.bytes_read, n);
+  ASSERT_U64_EQ(st.failures, 0);
+  ASSERT(st.requests >= 6);
+  free(src);
+  free(dst);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(unaligned_writes_need_the_flag) {
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, 0, NULL);
+  xfix_target(&fx, "odd.mdf", url, sizeof url);
+  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+  char buf[1000];
+  test_fill_random(buf, sizeof buf, 1);
+  ASSERT_ERR(xio_file_write(f, 100, buf, sizeof buf, &e), XIO_EALIGN, &e);
+  ASSERT_CONTAINS(e.message, "XIO_OPEN_UNALIGNED");
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  f = open_file(&fx, url, XIO_OPEN_UNALIGNED, XIO_KIND_DATA, 0);
+  char around[2048];
+  test_fill_random(around, sizeof around, 2);
+  ASSERT_OK(xio_file_write(f, 0, around, sizeof around, &e), &e);
+  ASSERT_OK(xio_file_write(f, 100, buf, sizeof buf, &e), &e);
+  char back[2048];
+  size_t got;
+  ASSERT_OK(xio_file_read(f, 0, back, sizeof back, &got, &e), &e);
+  ASSERT_MEM_EQ(back, around, 100);               /* head sector kept */
+  ASSERT_MEM_EQ(back + 100, buf, sizeof buf);
+  ASSERT_MEM_EQ(back + 1100, around + 1100, 948); /* tail sector kept */
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(logical_size_and_kind_survive_reopen) {
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, 0, NULL);
+  xfix_target(&fx, "sized.ldf", url, sizeof url);
+  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE | XIO_OPEN_UNALIGNED, XIO_KIND_LOG, 1000);
+  ASSERT_U64_EQ(xio_file_size(f), 1000);
+  char data[300];
+  test_fill_random(data, sizeof data, 3);
+  ASSERT_OK(xio_file_write(f, 900, data, sizeof data, &e), &e); /* grows to 1200 */
+  ASSERT_U64_EQ(xio_file_size(f), 1200);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  f = open_file(&fx, url, 0, XIO_KIND_DATA, 0);
+  ASSERT_U64_EQ(xio_file_size(f), 1200);
+  ASSERT_EQ(xio_file_kind(f), XIO_KIND_LOG);
+  char back[400];
+  size_t got = 0;
+  ASSERT_OK(xio_file_read(f, 900, back, sizeof back, &got, &e), &e);
+  ASSERT_EQ(got, 300); /* short at the logical end */
+  ASSERT_MEM_EQ(back, data, 300);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  /* Shrink inside a sector, then grow: the bytes past the old end read as zero. */
+  f = open_file(&fx, url, XIO_OPEN_UNALIGNED, XIO_KIND_DATA, 0);
+  ASSERT_OK(xio_file_set_size(f, 1000, XIO_INIT_NONE, &e), &e);
+  ASSERT_OK(xio_file_set_size(f, 1536, XIO_INIT_NONE, &e), &e);
+  ASSERT_OK(xio_file_read(f, 1000, back, 400, &got, &e), &e);
+  ASSERT(test_all_zero(back, 400));
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(sas_url_never_appears_in_traces_or_errors) {
+  xfix fx;
+  xio_error e;
+  char url[1024], sas_url[2048];
+  xfix_setup(&fx, 0, NULL);
+  xfix_target(&fx, "secret.mdf", url, sizeof url);
+  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  unsigned char *key;
+  size_t key_len;
+  ASSERT_OK(xio_auth_base64_decode(XIO_AUTH_DEV_KEY, &key, &key_len, &e), &e);
+  xio_auth_sas_options so = xio_auth_sas_options_default();
+  so.permissions = "rw";
+  so.expiry = time(NULL) + 3600;
+  char *tok = NULL;
+  const char *container = strrchr(fx.base, '/') + 1;
+  ASSERT_OK(xio_auth_sas_generate_service(XIO_AUTH_DEV_ACCOUNT, key, key_len, container,
+                                          "secret.mdf", &so, &tok, &e), &e);
+  snprintf(sas_url, sizeof sas_url, "%s?%s", url, tok);
+  const char *sig = strstr(tok, "sig=") + 4;
+  xfix_trace_reset(&fx);
+  f = open_file(&fx, sas_url, 0, XIO_KIND_DATA, 0);
+  ASSERT_NOT_CONTAINS(xio_file_path(f), "?");
+  char page[512] = {1};
+  ASSERT_OK(xio_file_write(f, 0, page, sizeof page, &e), &e);
+  /* An error through the same SAS: the token lacks 'd'. */
+  ASSERT_ERR(xio_file_delete(fx.ctx, sas_url, &e), XIO_EPERM, &e);
+  char line[2048];
+  xio_error_format(&e, line, sizeof line);
+  ASSERT_NOT_CONTAINS(line, sig);
+  ASSERT_NOT_CONTAINS(line, "sig=");
+  ASSERT(fx.trace.json != NULL);
+  ASSERT_NOT_CONTAINS(fx.trace.json, sig);
+  ASSERT_NOT_CONTAINS(fx.trace.json, "sig=");
+  ASSERT_CONTAINS(fx.trace.json, "\"file_path\":\"");
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  free(tok);
+  xio_auth_secret_free(key, key_len);
+  xfix_teardown(&fx);
+}
+
+TEST(trace_file_gets_json_lines) {
+  char path[] = "/tmp/xio-trace-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT(fd >= 0);
+  xio_ctx_options o = xio_ctx_options_default();
+  o.trace_path = path;
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, 0, &o);
+  xfix_target(&fx, "traced.ldf", url, sizeof url);
+  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE, XIO_KIND_LOG, 8 * MiB);
+  ASSERT_OK(xio_file_set_size(f, 1ull << 40, XIO_INIT_CLEAR, &e), &e);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+  FILE *in = fopen(path, "r");
+  char line[4096];
+  int lines = 0, zero = 0;
+  while (fgets(line, sizeof line, in)) {
+    lines++;
+    ASSERT(line[0] == '{');
+    ASSERT_CONTAINS(line, "\"event\":\"xio_send_complete\"");
+    ASSERT_CONTAINS(line, "\"timestamp\":\"");
+    if (strstr(line, "\"request_type\":\"XIOTypeZeroFile\"")) {
+      zero++;
+      if (strstr(line, "\"length\":1099503239168")) ASSERT_CONTAINS(line, "\"result\":\"ok\"");
+    }
+  }
+  fclose(in);
+  remove(path);
+  ASSERT(lines >= 5);
+  ASSERT_EQ(zero, 2); /* at create (8 MiB) and at growth */
+}

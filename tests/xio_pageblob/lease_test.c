@@ -1,0 +1,140 @@
+/*
+ * lease_test.c - exclusive opens on page blobs: a second exclusive open is refused
+ * as "in use", break-lease takes over, the lease is renewed in the background past
+ * its duration, and a lease broken by another client stops writes with a clear
+ * error instead of writing unprotected.
+ */
+#define _DEFAULT_SOURCE
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "util.h"
+#include "xfix.h"
+
+static xio_file *open_excl(xfix *fx, const char *name, unsigned extra, xio_err want) {
+  char url[1024];
+  xio_error e;
+  xfix_target(fx, name, url, sizeof url);
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE | extra;
+  o.size = 1 << 20;
+  xio_file *f = NULL;
+  ASSERT_ERR(xio_file_open(fx->ctx, url, &o, &f, &e), want, &e);
+  if (want == XIO_EBUSY) ASSERT_CONTAINS(e.message, "in use");
+  return f;
+}
+
+TEST(second_exclusive_open_is_refused) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, 0, NULL);
+  xio_file *f = open_excl(&fx, "excl.mdf", 0, XIO_OK);
+  ASSERT(open_excl(&fx, "excl.mdf", 0, XIO_EBUSY) == NULL);
+  /* A shared (non-exclusive) reader may still open and read. */
+  char url[1024];
+  xfix_target(&fx, "excl.mdf", url, sizeof url);
+  xio_open_options ro = xio_open_options_default();
+  ro.flags = XIO_OPEN_READONLY;
+  xio_file *r = NULL;
+  ASSERT_OK(xio_file_open(fx.ctx, url, &ro, &r, &e), &e);
+  char buf[512];
+  size_t got;
+  ASSERT_OK(xio_file_read(r, 0, buf, sizeof buf, &got, &e), &e);
+  ASSERT_ERR(xio_file_write(r, 0, buf, sizeof buf, &e), XIO_EREADONLY, &e);
+  ASSERT_OK(xio_file_close(r, &e), &e);
+  /* Closing releases the lease: the next exclusive open succeeds. */
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  f = open_excl(&fx, "excl.mdf", 0, XIO_OK);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(break_lease_takes_over) {
+  xfix fx, other;
+  xio_error e;
+  xfix_setup(&fx, 0, NULL);
+  xfix_setup(&other, 0, NULL);
+  memcpy(other.base, fx.base, sizeof fx.base); /* the same container */
+  xio_file *f = open_excl(&fx, "takeover.ldf", 0, XIO_OK);
+  xio_file *g = open_excl(&other, "takeover.ldf", XIO_OPEN_BREAK_LEASE, XIO_OK);
+  char page[512];
+  memset(page, 7, sizeof page);
+  ASSERT_OK(xio_file_write(g, 0, page, sizeof page, &e), &e);
+  /* The first holder's next write fails: its lease is gone. */
+  ASSERT_ERR(xio_file_write(f, 0, page, sizeof page, &e), XIO_ELEASELOST, &e);
+  ASSERT_CONTAINS(e.message, "lease");
+  /* ... and later writes fail at once, without a request. */
+  int before = fx.trace.n;
+  ASSERT_ERR(xio_file_write(f, 512, page, sizeof page, &e), XIO_ELEASELOST, &e);
+  ASSERT_EQ(fx.trace.n, before);
+  ASSERT_OK(xio_file_close(g, &e), &e);
+  xio_file_close(f, NULL);
+  xfix_teardown(&other);
+  xfix_teardown(&fx);
+}
+
+TEST(lease_renewal_outlives_its_duration) {
+  xfix fx;
+  xio_error e;
+  xio_ctx_options o = xio_ctx_options_default();
+  o.lease_duration_s = 15;
+  o.lease_renew_s = 4;
+  xfix_setup(&fx, 0, &o);
+  xio_file *f = open_excl(&fx, "renewed.mdf", 0, XIO_OK);
+  sleep(20); /* past the 15 s lease: only renewals keep it */
+  ASSERT(xfix_count(&fx, "XIOTypeLease") >= 1 + 3); /* acquire + renewals */
+  char page[512];
+  memset(page, 3, sizeof page);
+  ASSERT_OK(xio_file_write(f, 0, page, sizeof page, &e), &e);
+  /* Still exclusive. */
+  ASSERT(open_excl(&fx, "renewed.mdf", 0, XIO_EBUSY) == NULL);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(lease_broken_by_another_client_stops_writes) {
+  xfix fx;
+  xio_error e;
+  xio_ctx_options o = xio_ctx_options_default();
+  o.lease_duration_s = 15;
+  o.lease_renew_s = 1;
+  xfix_setup(&fx, 0, &o);
+  xio_file *f = open_excl(&fx, "broken.ldf", 0, XIO_OK);
+  /* Another client breaks the lease directly through the REST client. */
+  char url[1024];
+  xfix_target(&fx, "broken.ldf", url, sizeof url);
+  xio_blob_target *t = NULL;
+  ASSERT_OK(xio_ctx_blob_target(fx.ctx, url, &t, &e), &e);
+  xio_blob_lease_args brk = {XIO_BLOB_LEASE_BREAK, NULL, NULL, 0, 0};
+  ASSERT_OK(xio_blob_lease(xio_ctx_engine(fx.ctx), t, &brk, NULL, &e), &e);
+  char page[512];
+  memset(page, 9, sizeof page);
+  ASSERT_ERR(xio_file_write(f, 0, page, sizeof page, &e), XIO_ELEASELOST, &e);
+  ASSERT_CONTAINS(e.message, "lease");
+  /* Nothing was written. */
+  char back[512];
+  xio_error e2;
+  ASSERT_OK(xio_blob_read(xio_ctx_engine(fx.ctx), t, 0, back, sizeof back, NULL, &e2), &e2);
+  ASSERT(test_all_zero(back, sizeof back));
+  xio_blob_target_free(t);
+  xio_file_close(f, NULL);
+  xfix_teardown(&fx);
+}
+
+TEST(context_free_closes_files_and_releases_leases) {
+  xfix fx, other;
+  xfix_setup(&fx, 0, NULL);
+  xio_file *f = open_excl(&fx, "left-open.mdf", 0, XIO_OK);
+  (void)f; /* deliberately not closed: freeing the context must close it */
+  xfix_setup(&other, 0, NULL);
+  memcpy(other.base, fx.base, sizeof fx.base);
+  ASSERT(open_excl(&other, "left-open.mdf", 0, XIO_EBUSY) == NULL);
+  xio_ctx_free(fx.ctx);
+  fx.ctx = NULL;
+  xio_file *g = open_excl(&other, "left-open.mdf", 0, XIO_OK);
+  xio_error e;
+  ASSERT_OK(xio_file_close(g, &e), &e);
+  xfix_teardown(&other);
+  xfix_teardown(&fx);
+}
