@@ -26,22 +26,22 @@
 
 #include "xio_int.h"
 
-#define XATTR_KIND "user.xio.kind"
+#define XATTR_KIND        "user.xio.kind"
 #define LOCAL_MAX_REQUEST ((size_t)8 << 20)
 
 /* Ways to clear a range, best first; a file only ever moves down this list. */
 enum { CLEAR_ZERO_RANGE, CLEAR_PUNCH_HOLE, CLEAR_WRITE };
 
 typedef struct local_file {
-  xio_file base;              /* first: the generic layer sees an xio_file */
+  xio_file base; /* first: the generic layer sees an xio_file */
   int fd;
-  int locked;                 /* holds the flock of an exclusive open */
-  _Atomic int clear_method;   /* CLEAR_*: the best method not yet refused */
+  int locked;               /* holds the flock of an exclusive open */
+  _Atomic int clear_method; /* CLEAR_*: the best method not yet refused */
 } local_file;
 
 /* One sub on its way to a worker. */
 typedef struct local_job {
-  xio__job job;               /* first: the worker sees an xio__job */
+  xio__job job; /* first: the worker sees an xio__job */
   xio__sub *sub;
 } local_job;
 
@@ -70,7 +70,8 @@ static xio_err sys_error(xio_error *err, int e, const char *operation, const cha
                          const char *path) {
   char buf[128];
   const char *text = strerror_r(e, buf, sizeof buf);
-  xio_err code = xio_error_set(err, errno_code(e), "%s failed: %s", call, text);
+  xio_err code = errno_code(e);
+  xio_error_set(err, code, "%s failed: %s", call, text);
   if (err) err->sys_errno = e;
   xio_error_set_operation(err, operation);
   xio_error_set_target(err, path);
@@ -78,8 +79,8 @@ static xio_err sys_error(xio_error *err, int e, const char *operation, const cha
 }
 
 /* Emits the trace event of one storage request that started at `start_us`. */
-static void report(xio_ctx *ctx, xio_file *f, const char *path, const char *type,
-                   uint64_t offset, uint64_t length, int64_t start_us, xio_err rc) {
+static void report(xio_ctx *ctx, xio_file *f, const char *path, const char *type, uint64_t offset,
+                   uint64_t length, int64_t start_us, xio_err rc) {
   xio__request_report r;
   memset(&r, 0, sizeof r);
   r.request_type = type;
@@ -121,21 +122,23 @@ static int percent_decode(char *s) {
 /* The path a target names: a path as is, or a file:// URL (host empty or localhost)
  * with its %XX escapes decoded. `*out` is malloc'd. Errors: XIO_EPARSE, XIO_ENOMEM. */
 static xio_err target_path(const char *target, char **out, xio_error *err) {
+  int is_url = strncasecmp(target, "file://", 7) == 0;
+  const char *p = is_url ? target + 7 : target;
+  if (is_url && strncasecmp(p, "localhost/", 10) == 0) p += 9;
   *out = NULL;
-  if (strncasecmp(target, "file://", 7) != 0) {
-    if (!(*out = strdup(target))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-    return XIO_OK;
+  if (is_url && *p != '/') {
+    xio_error_set(err, XIO_EPARSE, "%s: a file URL needs an absolute path on this host", target);
+    return XIO_EPARSE;
   }
-  const char *p = target + 7;
-  if (strncasecmp(p, "localhost/", 10) == 0) p += 9;
-  if (*p != '/')
-    return xio_error_set(err, XIO_EPARSE, "%s: a file URL needs an absolute path on this host",
-                         target);
-  if (!(*out = strdup(p))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  if (percent_decode(*out) == 0) return XIO_OK;
+  if (!(*out = strdup(p))) {
+    xio_error_set(err, XIO_ENOMEM, "out of memory");
+    return XIO_ENOMEM;
+  }
+  if (!is_url || percent_decode(*out) == 0) return XIO_OK;
   free(*out);
   *out = NULL;
-  return xio_error_set(err, XIO_EPARSE, "%s: bad %%-escape in a file URL", target);
+  xio_error_set(err, XIO_EPARSE, "%s: bad %%-escape in a file URL", target);
+  return XIO_EPARSE;
 }
 
 /* ------------------------------------------------------------- kinds ---- */
@@ -161,9 +164,9 @@ static int open_flags(unsigned flags) {
 }
 
 static int truncate_to(int fd, uint64_t size) {
-  int r;
-  do r = ftruncate(fd, (off_t)size);
-  while (r != 0 && errno == EINTR);
+  int r = ftruncate(fd, (off_t)size);
+  while (r != 0 && errno == EINTR)
+    r = ftruncate(fd, (off_t)size);
   return r;
 }
 
@@ -200,8 +203,8 @@ static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options
 
 /* Opens or creates per the flags, like the page blob: an open first unless
  * create-only, then a create when the file is missing and creation is asked for. */
-static xio_err open_or_create(xio_ctx *ctx, const char *path, const xio_open_options *o,
-                              int *fd, int *created, xio_error *err) {
+static xio_err open_or_create(xio_ctx *ctx, const char *path, const xio_open_options *o, int *fd,
+                              int *created, xio_error *err) {
   int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
   xio_err rc = XIO_ENOTFOUND;
   if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = open_existing(ctx, path, o->flags, fd, err);
@@ -228,13 +231,16 @@ static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_
     return XIO_EINVAL;
   }
   local_file *lf = calloc(1, sizeof *lf);
-  if (!lf) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_kind kind = created ? o->kind : read_kind(fd);
-  if (xio__file_init(&lf->base, &xio__local_backend, ctx, path, kind, o->flags,
-                     (uint64_t)st.st_size) != XIO_OK) {
+  if (lf && xio__file_init(&lf->base, &xio__local_backend, ctx, path, kind, o->flags,
+                           (uint64_t)st.st_size) != XIO_OK) {
     xio__file_release(&lf->base);
     free(lf);
-    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+    lf = NULL;
+  }
+  if (!lf) {
+    xio_error_set(err, XIO_ENOMEM, "out of memory");
+    return XIO_ENOMEM;
   }
   lf->fd = fd;
   atomic_init(&lf->clear_method, CLEAR_ZERO_RANGE);
@@ -246,11 +252,13 @@ static xio_err busy(const char *path, unsigned flags, xio_error *err) {
   if (flags & XIO_OPEN_BREAK_LEASE)
     xio_error_set(err, XIO_EBUSY,
                   "%s is in use: another open file holds its lock, and a local file "
-                  "lock cannot be broken (break-lease works on page blobs only)", path);
+                  "lock cannot be broken (break-lease works on page blobs only)",
+                  path);
   else
     xio_error_set(err, XIO_EBUSY,
                   "%s is in use: another open file (in this or another process) holds "
-                  "its lock", path);
+                  "its lock",
+                  path);
   xio_error_set_operation(err, "OpenFile");
   xio_error_set_target(err, path);
   return XIO_EBUSY;
@@ -260,12 +268,14 @@ static xio_err busy(const char *path, unsigned flags, xio_error *err) {
 static xio_err take_lock(local_file *lf, unsigned flags, xio_error *err) {
   const char *path = lf->base.path;
   int64_t t0 = mono_us();
-  int r;
-  do r = flock(lf->fd, LOCK_EX | LOCK_NB);
-  while (r != 0 && errno == EINTR);
+  int r = flock(lf->fd, LOCK_EX | LOCK_NB);
+  while (r != 0 && errno == EINTR)
+    r = flock(lf->fd, LOCK_EX | LOCK_NB);
   xio_err rc = XIO_OK;
-  if (r != 0 && errno == EWOULDBLOCK) rc = busy(path, flags, err);
-  else if (r != 0) rc = sys_error(err, errno, "OpenFile", "flock", path);
+  if (r != 0 && errno == EWOULDBLOCK)
+    rc = busy(path, flags, err);
+  else if (r != 0)
+    rc = sys_error(err, errno, "OpenFile", "flock", path);
   report(lf->base.ctx, NULL, path, XIO_RT_LEASE, 0, 0, t0, rc);
   lf->locked = rc == XIO_OK;
   return rc;
@@ -277,8 +287,8 @@ static void free_file(local_file *lf) {
   free(lf);
 }
 
-static xio_err lf_open(xio_ctx *ctx, const char *target, const xio_open_options *o,
-                       xio_file **out, int *created, xio_error *err) {
+static xio_err lf_open(xio_ctx *ctx, const char *target, const xio_open_options *o, xio_file **out,
+                       int *created, xio_error *err) {
   char *path;
   int fd = -1;
   local_file *lf = NULL;
@@ -338,9 +348,9 @@ static xio_err write_zeros(local_file *lf, uint64_t off, uint64_t len, xio_error
 static int unsupported(int e) { return e == EOPNOTSUPP || e == ENOSYS || e == EINVAL; }
 
 static int falloc(int fd, int mode, uint64_t off, uint64_t len) {
-  int r;
-  do r = fallocate(fd, mode, (off_t)off, (off_t)len);
-  while (r != 0 && errno == EINTR);
+  int r = fallocate(fd, mode, (off_t)off, (off_t)len);
+  while (r != 0 && errno == EINTR)
+    r = fallocate(fd, mode, (off_t)off, (off_t)len);
   return r == 0 ? 0 : errno;
 }
 
@@ -381,11 +391,13 @@ static void run_sub(xio__job *job) {
   size_t moved = 0;
   int64_t t0 = mono_us();
   xio_err rc;
-  if (s->op == XIO__SUB_READ) rc = do_read(lf, s, &moved, &e);
-  else if (s->op == XIO__SUB_WRITE) rc = pwrite_all(lf, s->buf, s->length, s->offset,
-                                                    s->zeroing ? "ZeroFile" : "WriteFile",
-                                                    &moved, &e);
-  else rc = do_clear(lf, s, &e);
+  if (s->op == XIO__SUB_READ)
+    rc = do_read(lf, s, &moved, &e);
+  else if (s->op == XIO__SUB_WRITE)
+    rc = pwrite_all(lf, s->buf, s->length, s->offset, s->zeroing ? "ZeroFile" : "WriteFile", &moved,
+                    &e);
+  else
+    rc = do_clear(lf, s, &e);
   uint64_t len = s->op == XIO__SUB_CLEAR ? s->clear_length : s->length;
   report(lf->base.ctx, &lf->base, NULL, sub_type(s), s->offset, len, t0, rc);
   xio__sub_done(s, rc, &e, rc == XIO_OK ? moved : 0);
@@ -412,7 +424,8 @@ static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
   local_file *lf = (local_file *)f;
   int64_t t0 = mono_us();
   xio_err rc = XIO_OK;
-  if (truncate_to(lf->fd, size) != 0) rc = sys_error(err, errno, "SetFileSize", "ftruncate", f->path);
+  if (truncate_to(lf->fd, size) != 0)
+    rc = sys_error(err, errno, "SetFileSize", "ftruncate", f->path);
   report(f->ctx, f, NULL, XIO_RT_SET_SIZE, 0, size, t0, rc);
   return rc;
 }
@@ -478,6 +491,5 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
 }
 
 const xio_backend xio__local_backend = {
-    1,         "local", 1,        LOCAL_MAX_REQUEST, lf_open, lf_submit,
-    lf_resize, lf_sync, lf_close, lf_remove,
+    1, "local", 1, LOCAL_MAX_REQUEST, lf_open, lf_submit, lf_resize, lf_sync, lf_close, lf_remove,
 };

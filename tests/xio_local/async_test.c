@@ -33,7 +33,8 @@ static void counter_init(counter *c) {
 
 static void counter_wait(counter *c, int n) {
   pthread_mutex_lock(&c->mu);
-  while (c->done < n) pthread_cond_wait(&c->cv, &c->mu);
+  while (c->done < n)
+    pthread_cond_wait(&c->cv, &c->mu);
   pthread_mutex_unlock(&c->mu);
 }
 
@@ -112,7 +113,8 @@ TEST(async_poll_and_wait) {
   w.buf = want;
   xio_error e;
   ASSERT_OK(xio_file_submit(f, &w, &e), &e);
-  while (!xio_io_poll(&w)) usleep(100);
+  while (!xio_io_poll(&w))
+    usleep(100);
   ASSERT_OK(w.result, &w.error);
   ASSERT_EQ(w.transferred, len);
   memset(&r, 0, sizeof r);
@@ -265,7 +267,8 @@ TEST(async_callback_chains_requests) {
   ASSERT_EQ(ch->sync_rc, XIO_EINVAL);
   char *got = malloc(100 * 512);
   read_all(ch->f, 0, got, 100 * 512);
-  for (int i = 0; i < 100 * 512; i++) ASSERT_EQ(got[i], 0x33);
+  for (int i = 0; i < 100 * 512; i++)
+    ASSERT_EQ(got[i], 0x33);
   ASSERT_OK(xio_file_close(ch->f, &e), &e);
   free(got);
   free(ch);
@@ -308,8 +311,10 @@ TEST(eight_threads_write_disjoint_regions) {
     w[i] = (writer){0, f, i, XIO_OK};
     ASSERT_EQ(pthread_create(&w[i].thread, NULL, write_region, &w[i]), 0);
   }
-  for (int i = 0; i < T; i++) pthread_join(w[i].thread, NULL);
-  for (int i = 0; i < T; i++) ASSERT_EQ(w[i].rc, XIO_OK);
+  for (int i = 0; i < T; i++)
+    pthread_join(w[i].thread, NULL);
+  for (int i = 0; i < T; i++)
+    ASSERT_EQ(w[i].rc, XIO_OK);
   ASSERT_U64_EQ(xio_file_size(f), T * MiB);
   char *want = malloc(MiB), *got = malloc(T * MiB);
   read_all(f, 0, got, T * MiB);

@@ -50,10 +50,21 @@ static xio_err open_flags(lt_env *env, const char *name, unsigned flags, xio_fil
 TEST(roundtrip_offsets) {
   lt_env env;
   lt_setup(&env);
-  static const struct { uint64_t off; size_t len; } w[] = {
-      {0, 1}, {1, 1}, {511, 3}, {512, 512}, {4095, 4097}, {100000, 65536},
-      {8 * MiB - 1, 2}, {3 * MiB + 7, 9 * MiB + 13}, {13 * MiB + 1, 8 * MiB},
-      {2, 0}, {21 * MiB + 5, 17}, {123457, 999983}};
+  static const struct {
+    uint64_t off;
+    size_t len;
+  } w[] = {{0, 1},
+           {1, 1},
+           {511, 3},
+           {512, 512},
+           {4095, 4097},
+           {100000, 65536},
+           {8 * MiB - 1, 2},
+           {3 * MiB + 7, 9 * MiB + 13},
+           {13 * MiB + 1, 8 * MiB},
+           {2, 0},
+           {21 * MiB + 5, 17},
+           {123457, 999983}};
   size_t total = 22 * MiB;
   char *shadow = calloc(1, total), *got = malloc(total);
   xio_file *f = lt_create(&env, "rt.dat", XIO_KIND_DATA, 0, XIO_INIT_DEFAULT);
@@ -153,7 +164,8 @@ TEST(kind_persists_across_reopen) {
   lt_setup(&env);
   xio_error e;
   ASSERT_OK(xio_file_close(lt_create(&env, "k.log", XIO_KIND_LOG, 4096, XIO_INIT_DEFAULT), &e), &e);
-  ASSERT_OK(xio_file_close(lt_create(&env, "k.dat", XIO_KIND_DATA, 4096, XIO_INIT_DEFAULT), &e), &e);
+  ASSERT_OK(xio_file_close(lt_create(&env, "k.dat", XIO_KIND_DATA, 4096, XIO_INIT_DEFAULT), &e),
+            &e);
   xio_file *log = lt_open(&env, "k.log", 0), *dat = lt_open(&env, "k.dat", XIO_OPEN_READONLY);
   ASSERT_EQ(xio_file_kind(log), XIO_KIND_LOG);
   ASSERT_EQ(xio_file_kind(dat), XIO_KIND_DATA);
@@ -253,7 +265,8 @@ TEST(exclusive_twice_is_ebusy) {
   lt_env env;
   lt_setup(&env);
   xio_error e;
-  ASSERT_OK(xio_file_close(lt_create(&env, "ex.dat", XIO_KIND_DATA, 512, XIO_INIT_DEFAULT), &e), &e);
+  ASSERT_OK(xio_file_close(lt_create(&env, "ex.dat", XIO_KIND_DATA, 512, XIO_INIT_DEFAULT), &e),
+            &e);
   lt_reset(&env);
   xio_file *a = lt_open(&env, "ex.dat", XIO_OPEN_EXCLUSIVE), *b = NULL;
   ASSERT_EQ(lt_count(&env, "XIOTypeLease"), 1);
@@ -284,7 +297,8 @@ TEST(delete_then_open_is_enotfound) {
   xio_error e;
   char path[512];
   lt_path(&env, "del.dat", path, sizeof path);
-  ASSERT_OK(xio_file_close(lt_create(&env, "del.dat", XIO_KIND_LOG, 4096, XIO_INIT_DEFAULT), &e), &e);
+  ASSERT_OK(xio_file_close(lt_create(&env, "del.dat", XIO_KIND_LOG, 4096, XIO_INIT_DEFAULT), &e),
+            &e);
   lt_reset(&env);
   ASSERT_OK(xio_file_delete(env.ctx, path, &e), &e);
   ASSERT_EQ(lt_total(&env), 1);

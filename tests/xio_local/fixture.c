@@ -78,8 +78,7 @@ void lt_path(const lt_env *env, const char *name, char *buf, size_t size) {
   snprintf(buf, size, "%s/%s", env->dir, name);
 }
 
-xio_file *lt_create(lt_env *env, const char *name, xio_kind kind, uint64_t size,
-                    xio_init init) {
+xio_file *lt_create(lt_env *env, const char *name, xio_kind kind, uint64_t size, xio_init init) {
   char path[512];
   lt_path(env, name, path, sizeof path);
   xio_open_options o = xio_open_options_default();
@@ -113,7 +112,8 @@ void lt_reset(lt_env *env) {
 int lt_count(lt_env *env, const char *type) {
   int n = 0;
   pthread_mutex_lock(&env->mu);
-  for (int i = 0; i < env->nevents; i++) n += strcmp(env->events[i].type, type) == 0;
+  for (int i = 0; i < env->nevents; i++)
+    n += strcmp(env->events[i].type, type) == 0;
   pthread_mutex_unlock(&env->mu);
   return n;
 }

@@ -44,8 +44,7 @@ void lt_teardown(lt_env *env);
 void lt_path(const lt_env *env, const char *name, char *buf, size_t size);
 
 /** Creates `name` (CREATE_ONLY) with `kind`, `size` and `init`; fails the test on error. */
-xio_file *lt_create(lt_env *env, const char *name, xio_kind kind, uint64_t size,
-                    xio_init init);
+xio_file *lt_create(lt_env *env, const char *name, xio_kind kind, uint64_t size, xio_init init);
 /** Opens `name` with `flags`; fails the test on error. */
 xio_file *lt_open(lt_env *env, const char *name, unsigned flags);
 

@@ -38,8 +38,9 @@ static void assert_zero(xio_file *f, uint64_t off, uint64_t len) {
   memset(buf, 0x5A, len);
   read_all(f, off, buf, len);
   for (uint64_t i = 0; i < len; i++)
-    if (buf[i]) FAIL("byte %" PRIu64 " of [%" PRIu64 ", +%" PRIu64 ") is 0x%02x, not zero",
-                     off + i, off, len, (unsigned char)buf[i]);
+    if (buf[i])
+      FAIL("byte %" PRIu64 " of [%" PRIu64 ", +%" PRIu64 ") is 0x%02x, not zero", off + i, off, len,
+           (unsigned char)buf[i]);
   free(buf);
 }
 
@@ -187,8 +188,9 @@ TEST(clear_is_metadata_only) {
   ASSERT_U64_EQ(st.bytes_zero_written, 32 * MiB);
   ASSERT_OK(xio_file_close(f, &e), &e);
   printf("zeroing 32 MiB of 64 MiB on ext4: clear (ZERO_RANGE) %lld us, %lld us with fsync; "
-         "zero (writes) %lld us, %lld us with fsync\n", (long long)clear_us,
-         (long long)clear_sync_us, (long long)zero_us, (long long)zero_sync_us);
+         "zero (writes) %lld us, %lld us with fsync\n",
+         (long long)clear_us, (long long)clear_sync_us, (long long)zero_us,
+         (long long)zero_sync_us);
   lt_teardown(&env);
 }
 
@@ -443,13 +445,13 @@ TEST(stats_count_calls_and_requests) {
   char *buf = calloc(1, len);
   xio_error e;
   lt_reset(&env);
-  ASSERT_OK(xio_file_write(f, 0, buf, len, &e), &e);     /* grow + 2 writes */
-  ASSERT_OK(xio_file_write(f, 100, buf, 100, &e), &e);   /* 1 write */
-  read_all(f, 0, buf, len);                              /* 2 reads */
-  read_all(f, 5, buf, 10);                               /* 1 read */
-  ASSERT_OK(xio_file_zero(f, 0, 4096, XIO_INIT_CLEAR, &e), &e); /* 1 clear */
+  ASSERT_OK(xio_file_write(f, 0, buf, len, &e), &e);                /* grow + 2 writes */
+  ASSERT_OK(xio_file_write(f, 100, buf, 100, &e), &e);              /* 1 write */
+  read_all(f, 0, buf, len);                                         /* 2 reads */
+  read_all(f, 5, buf, 10);                                          /* 1 read */
+  ASSERT_OK(xio_file_zero(f, 0, 4096, XIO_INIT_CLEAR, &e), &e);     /* 1 clear */
   ASSERT_OK(xio_file_set_size(f, 10 * MiB, XIO_INIT_ZERO, &e), &e); /* 1 + 1 */
-  ASSERT_OK(xio_file_flush(f, &e), &e);                  /* no request */
+  ASSERT_OK(xio_file_flush(f, &e), &e);                             /* no request */
   xio_file_stats st;
   xio_file_get_stats(f, &st);
   ASSERT_U64_EQ(st.writes, 2);
