@@ -237,8 +237,10 @@ typedef void (*xio_io_done_fn)(xio_io *io, void *ud);
 /**
  * An asynchronous request. The caller owns the struct and fills the request fields;
  * it must stay valid, untouched, until completion. `done` (may be NULL) runs once,
- * on an I/O or worker thread; without it, poll with xio_io_done() or wait with
- * xio_io_wait().
+ * on an I/O or worker thread, and may free or reuse the request; without it, poll
+ * with xio_io_poll() or wait with xio_io_wait(). A request with a callback counts as
+ * complete just before its callback runs, so do not free a request you wait on while
+ * its callback may still be using it. Flush and close wait for callbacks to return.
  */
 struct xio_io {
   /* request */
