@@ -70,10 +70,12 @@ static xio_err sys_error(xio_error *err, int e, const char *operation, const cha
                          const char *path) {
   char buf[128];
   const char *text = strerror_r(e, buf, sizeof buf);
+  xio_err code = xio_error_set(err, errno_code(e), "%s failed: %s", call, text);
+  /* After xio_error_set, which starts a fresh record. */
   if (err) err->sys_errno = e;
   xio_error_set_operation(err, operation);
   xio_error_set_target(err, path);
-  return xio_error_set(err, errno_code(e), "%s failed: %s", call, text);
+  return code;
 }
 
 /* Emits the trace event of one storage request that started at `start_us`. */
@@ -221,8 +223,9 @@ static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_
   struct stat st;
   if (fstat(fd, &st) != 0) return sys_error(err, errno, "OpenFile", "fstat", path);
   if (!S_ISREG(st.st_mode)) {
+    xio_error_set(err, XIO_EINVAL, "%s is not a regular file", path);
     xio_error_set_target(err, path);
-    return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", path);
+    return XIO_EINVAL;
   }
   local_file *lf = calloc(1, sizeof *lf);
   if (!lf) return xio_error_set(err, XIO_ENOMEM, "out of memory");
@@ -240,16 +243,17 @@ static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_
 }
 
 static xio_err busy(const char *path, unsigned flags, xio_error *err) {
+  if (flags & XIO_OPEN_BREAK_LEASE)
+    xio_error_set(err, XIO_EBUSY,
+                  "%s is in use: another open file holds its lock, and a local file "
+                  "lock cannot be broken (break-lease works on page blobs only)", path);
+  else
+    xio_error_set(err, XIO_EBUSY,
+                  "%s is in use: another open file (in this or another process) holds "
+                  "its lock", path);
   xio_error_set_operation(err, "OpenFile");
   xio_error_set_target(err, path);
-  if (flags & XIO_OPEN_BREAK_LEASE)
-    return xio_error_set(err, XIO_EBUSY,
-                         "%s is in use: another open file holds its lock, and a local file "
-                         "lock cannot be broken (break-lease works on page blobs only)",
-                         path);
-  return xio_error_set(err, XIO_EBUSY,
-                       "%s is in use: another open file (in this or another process) holds "
-                       "its lock", path);
+  return XIO_EBUSY;
 }
 
 /* Takes the exclusive lock of an exclusive open: one XIOTypeLease request. */
