@@ -25,6 +25,7 @@ typedef struct outcome {
 } outcome;
 
 static void capture(outcome *o, xio_file *f) {
+  memset(o, 0, sizeof *o);
   snprintf(o->path, sizeof o->path, "%s", xio_file_path(f));
   snprintf(o->backend, sizeof o->backend, "%s", xio_file_backend(f));
   o->kind = xio_file_kind(f);
@@ -214,8 +215,8 @@ static int zero_args(cli *c, int argc, char **argv, const char **target, uint64_
 
 static int run_zero(cli *c, int argc, char **argv) {
   const char *pos[1];
-  uint64_t off, len;
-  xio_init how;
+  uint64_t off = 0, len = 0;
+  xio_init how = XIO_INIT_CLEAR;
   int brk = 0;
   int r = zero_args(c, argc, argv, pos, &off, &len, &how, &brk);
   if (r != CLI_CONTINUE) return r;

@@ -128,7 +128,8 @@ static void lease_report(const cli *c, const lease_opts *lo, const lease_result 
       cJSON_AddStringToObject(o, "lease_id", res->id);
       cJSON_AddNumberToObject(o, "duration", lo->duration_s);
     }
-    if (lo->action == XIO_BLOB_LEASE_BREAK) cJSON_AddNumberToObject(o, "remaining", res->remaining_s);
+    if (lo->action == XIO_BLOB_LEASE_BREAK)
+      cJSON_AddNumberToObject(o, "remaining", res->remaining_s);
     cli_json_print(o);
   } else if (lo->action == XIO_BLOB_LEASE_ACQUIRE) {
     printf("%s\n", res->id); /* the result a script needs, even with --quiet */

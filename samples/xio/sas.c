@@ -64,7 +64,8 @@ static xio_err copy_key(xio_auth_cred *out, const char *account, const unsigned 
                         size_t len, xio_error *err) {
   xio_auth_cred src = {XIO_AUTH_CRED_SHARED_KEY, (char *)account, (unsigned char *)key, len,
                        NULL};
-  if (xio_auth_cred_copy(out, &src) != XIO_OK) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (xio_auth_cred_copy(out, &src) != XIO_OK)
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
 }
 
@@ -192,7 +193,7 @@ static int run_sas(cli *c, int argc, char **argv) {
   if (rc == XIO_OK) rc = sign(c, &so, &u, &tok, &e);
   if (rc == XIO_OK && !(base = xio_auth_url_strip_query(so.url)))
     rc = xio_error_set(&e, XIO_ENOMEM, "out of memory");
-  if (rc == XIO_OK) print_url(c, base, tok, &so, &u);
+  if (rc == XIO_OK && tok && base) print_url(c, base, tok, &so, &u);
   else if (rc == XIO_EINVAL) r = cli_usage_error(c, "%s", e.message);
   else r = cli_fail(c, rc, &e);
   if (tok) xio_auth_secret_free(tok, strlen(tok));

@@ -58,7 +58,6 @@ static xio_err blob_info(cli *c, const char *url, info *in, xio_error *e) {
   if (rc == XIO_OK) rc = xio_ctx_blob_target(ctx, url, &t, e);
   if (rc == XIO_OK) rc = xio_blob_get_properties(xio_ctx_engine(ctx), t, NULL, &in->props, e);
   if (rc == XIO_OK) {
-    in->backend = "pageblob";
     blob_meta(in);
     snprintf(in->modified, sizeof in->modified, "%s", in->props.last_modified);
   }
@@ -85,9 +84,9 @@ static xio_err local_info(const char *path, info *in, xio_error *e) {
   if (fd < 0) return cli_sys_error(e, errno, "GetFileProperties", "open", path);
   xio_err rc = XIO_OK;
   if (fstat(fd, &st) != 0) rc = cli_sys_error(e, errno, "GetFileProperties", "fstat", path);
-  else if (!S_ISREG(st.st_mode)) rc = xio_error_set(e, XIO_EINVAL, "%s is not a regular file", path);
+  else if (!S_ISREG(st.st_mode))
+    rc = xio_error_set(e, XIO_EINVAL, "%s is not a regular file", path);
   if (rc == XIO_OK) {
-    in->backend = "local";
     in->kind = local_kind(fd);
     in->size = (uint64_t)st.st_size;
     in->allocated = (uint64_t)st.st_blocks * 512;
@@ -103,6 +102,7 @@ static xio_err local_info(const char *path, info *in, xio_error *e) {
 /* Fills `in` for `target`; the caller clears in->ranges. */
 static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
   memset(in, 0, sizeof *in);
+  in->backend = cli_is_url(target) ? "pageblob" : "local";
   char *safe = cli_safe_target(target);
   if (!safe) return xio_error_set(e, XIO_ENOMEM, "out of memory");
   snprintf(in->target, sizeof in->target, "%s", safe);
@@ -157,7 +157,8 @@ static void stat_human(const info *in) {
   printf("%-11s %s\n", "backend", in->backend);
   printf("%-11s %s\n", "kind", cli_kind_name(in->kind));
   printf("%-11s %" PRIu64 " bytes (%s)\n", "size", in->size, cli_human_size(in->size, h));
-  if (blob) printf("%-11s %" PRIu64 " bytes, %s\n", "blob size", in->blob_size, in->props.blob_type);
+  if (blob)
+    printf("%-11s %" PRIu64 " bytes, %s\n", "blob size", in->blob_size, in->props.blob_type);
   double pct = in->size ? 100.0 * (double)in->allocated / (double)in->size : 0;
   printf("%-11s %" PRIu64 " bytes (%s, %.1f%%)", "allocated", in->allocated,
          cli_human_size(in->allocated, h), pct);

@@ -124,7 +124,7 @@ int cli_value_time(const cli *c, const char *opt, const char *text, time_t now, 
     return cli_usage_error(c, "bad %s '%s': not an ISO 8601 UTC time (like "
                            "2030-01-31T12:00:00Z)", opt, text);
   }
-  int64_t d;
+  int64_t d = 0;
   int r = cli_value_duration(c, opt, text, &d);
   if (r == CLI_CONTINUE) *out = now + (time_t)d;
   return r;
