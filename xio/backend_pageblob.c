@@ -153,9 +153,18 @@ static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
     rc = lease_call(p, &brk, NULL, err);
     if (rc == XIO_OK) rc = lease_call(p, &acquire, p->lease.id, err);
   }
-  if (rc == XIO_EBUSY)
+  if (rc == XIO_EBUSY && err) {
+    /* A clearer message, keeping the service's status, code and request ids. */
+    xio_error svc = *err;
     xio_error_set(err, XIO_EBUSY, "%s is in use: another client holds its lease "
                   "(open with break-lease to take it over)", p->base.path);
+    err->http_status = svc.http_status;
+    err->retries = svc.retries;
+    memcpy(err->service_code, svc.service_code, sizeof err->service_code);
+    memcpy(err->request_id, svc.request_id, sizeof err->request_id);
+    memcpy(err->client_request_id, svc.client_request_id, sizeof err->client_request_id);
+    memcpy(err->target, svc.target, sizeof err->target);
+  }
   if (rc != XIO_OK) return rc;
   p->leased = 1;
   p->lease.file = &p->base;

@@ -15,7 +15,10 @@ start() {
   stop_quietly
   local bin="$here/node_modules/.bin/azurite-blob"
   [ -x "$bin" ] || { echo "azurite.sh: Azurite is not installed; run scripts/install-deps.sh" >&2; exit 1; }
-  rm -f "$state/endpoint" "$state/azurite.log"
+  rm -f "$state/endpoint"
+  # The log exists before the emulator starts: the wait loop below reads it at once,
+  # and a missing file would end this script (set -e, pipefail).
+  : > "$state/azurite.log"
   # setsid: the emulator outlives this script and is stopped by pid.
   (cd "$state" && exec setsid "$bin" --blobHost 127.0.0.1 --blobPort 0 --inMemoryPersistence \
       --extentMemoryLimit 6144 --silent --disableTelemetry \

@@ -366,6 +366,8 @@ TEST(open_flags_and_delete) {
   o.flags = 0;
   ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_ENOTFOUND, &e);
   ASSERT_ERR(xio_file_delete(fx.ctx, url, &e), XIO_ENOTFOUND, &e);
+  ASSERT(e.operation[0] != '\0'); /* the detail names the operation and the file */
+  ASSERT_STR_EQ(e.target, url);
   ASSERT_EQ(xfix_count(&fx, "XIOTypeDeleteFile"), 2);
   xfix_teardown(&fx);
 }
@@ -382,6 +384,8 @@ TEST(exclusive_open_is_refused_while_held) {
   xio_file *g = NULL;
   ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &g, &e), XIO_EBUSY, &e);
   ASSERT_CONTAINS(e.message, "in use");
+  ASSERT_STR_EQ(e.operation, "OpenFile");
+  ASSERT_STR_EQ(e.target, url);
   ASSERT_OK(xio_file_close(f, &e), &e);
   ASSERT_OK(xio_file_open(fx.ctx, url, &o, &g, &e), &e);
   ASSERT_OK(xio_file_close(g, &e), &e);

@@ -21,7 +21,12 @@ static xio_file *open_excl(xfix *fx, const char *name, unsigned extra, xio_err w
   o.size = 1 << 20;
   xio_file *f = NULL;
   ASSERT_ERR(xio_file_open(fx->ctx, url, &o, &f, &e), want, &e);
-  if (want == XIO_EBUSY) ASSERT_CONTAINS(e.message, "in use");
+  if (want == XIO_EBUSY) {
+    ASSERT_CONTAINS(e.message, "in use");
+    ASSERT_EQ(e.http_status, 409); /* the service's detail survives the clearer message */
+    ASSERT_STR_EQ(e.service_code, "LeaseAlreadyPresent");
+    ASSERT(e.request_id[0] != '\0');
+  }
   return f;
 }
 

@@ -1,0 +1,163 @@
+/*
+ * args.c - argument parsing for the xio commands: long options with a value
+ * ("--size 1G" or "--size=1G"; the value may start with '-', as in "--duration -1"),
+ * flags, the global options (accepted before and after the command), positional
+ * arguments, "--help", and usage errors that name what was wrong and show the
+ * command's usage.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_GLOBALS 8
+
+/* 1 when `arg` is option `name`, alone or as "name=value" (*inline_value set). */
+static int match(const char *arg, const char *name, const char **inline_value) {
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) != 0 || (arg[n] != '\0' && arg[n] != '=')) return 0;
+  *inline_value = arg[n] == '=' ? arg + n + 1 : NULL;
+  return 1;
+}
+
+/* Applies option `o` found at argv[*i]. Returns 1, or CLI_USAGE after a message. */
+static int apply(const cli *c, const cli_opt *o, const char *inline_value, int argc,
+                 char **argv, int *i) {
+  if (o->flag) {
+    if (inline_value) return cli_usage_error(c, "option %s takes no value", o->name);
+    *o->flag = 1;
+    return 1;
+  }
+  if (inline_value) {
+    *o->value = inline_value;
+    return 1;
+  }
+  if (*i + 1 >= argc) return cli_usage_error(c, "option %s needs a value", o->name);
+  *o->value = argv[++*i];
+  return 1;
+}
+
+/* Tries argv[*i] against the table `opts`: 1 taken, 0 not in the table, or
+ * CLI_USAGE. */
+static int try_table(const cli *c, const cli_opt *opts, int argc, char **argv, int *i) {
+  const char *inline_value;
+  for (const cli_opt *o = opts; o && o->name; o++)
+    if (match(argv[*i], o->name, &inline_value)) return apply(c, o, inline_value, argc, argv, i);
+  return 0;
+}
+
+static void global_table(cli *c, cli_opt t[MAX_GLOBALS]) {
+  const cli_opt g[MAX_GLOBALS] = {
+      {"--trace", &c->trace, NULL},
+      {"--cacert", &c->cacert, NULL},
+      {"--credentials", &c->credentials, NULL},
+      {"--json", NULL, &c->json},
+      {"--quiet", NULL, &c->quiet},
+      {"--progress", NULL, &c->progress},
+      {"--allow-insecure-http", NULL, &c->allow_insecure},
+      {NULL, NULL, NULL},
+  };
+  memcpy(t, g, sizeof g);
+}
+
+int cli_global_option(cli *c, int argc, char **argv, int *i) {
+  cli_opt t[MAX_GLOBALS];
+  global_table(c, t);
+  return try_table(c, t, argc, argv, i);
+}
+
+/* Copies the `index`-th word of `names` into `out`. */
+static void name_at(const char *names, int index, char *out, size_t size) {
+  const char *p = names;
+  for (int k = 0; k < index && p; k++) {
+    p = strchr(p, ' ');
+    if (p) p++;
+  }
+  size_t n = p ? strcspn(p, " ") : 0;
+  snprintf(out, size, "%.*s", (int)n, p ? p : "");
+}
+
+static int count_words(const char *names) {
+  int n = 0;
+  for (const char *p = names; p && *p; n++) {
+    p = strchr(p, ' ');
+    if (p) p++;
+  }
+  return n;
+}
+
+static int is_option(const char *a) { return a[0] == '-' && a[1] != '\0'; }
+
+/* One option at argv[*i]: returns 1 taken, CLI_OK after --help, or CLI_USAGE. */
+static int take_option(cli *c, const cli_opt *opts, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    cli_print_help(c->cmd, stdout);
+    return CLI_OK;
+  }
+  int r = try_table(c, opts, argc, argv, i);
+  if (r == 0) r = cli_global_option(c, argc, argv, i);
+  if (r == 0) return cli_usage_error(c, "unknown option %s", a);
+  return r;
+}
+
+int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names,
+              int min_pos, const char **pos) {
+  int npos = 0, max_pos = count_words(names), options_done = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!options_done && strcmp(argv[i], "--") == 0) {
+      options_done = 1;
+    } else if (!options_done && is_option(argv[i])) {
+      int r = take_option(c, opts, argc, argv, &i);
+      if (r != 1) return r;
+    } else if (npos == max_pos) {
+      return cli_usage_error(c, "unexpected argument '%s'", argv[i]);
+    } else {
+      pos[npos++] = argv[i];
+    }
+  }
+  if (npos < min_pos) {
+    char what[32];
+    name_at(names, npos, what, sizeof what);
+    return cli_usage_error(c, "missing %s", what);
+  }
+  for (int k = npos; k < max_pos; k++) pos[k] = NULL;
+  return CLI_CONTINUE;
+}
+
+/* Prints the synopsis lines: "usage: xio LINE1\n       xio LINE2\n". */
+static void print_synopsis(const cli_command *cmd, FILE *out) {
+  const char *p = cmd->synopsis;
+  const char *lead = "usage: ";
+  while (*p) {
+    size_t n = strcspn(p, "\n");
+    fprintf(out, "%sxio %.*s\n", lead, (int)n, p);
+    lead = "       ";
+    p += n;
+    if (*p == '\n') p++;
+  }
+}
+
+void cli_print_help(const cli_command *cmd, FILE *out) {
+  print_synopsis(cmd, out);
+  fprintf(out, "\n%s", cmd->help);
+}
+
+int cli_usage_error(const cli *c, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "xio: ");
+  if (c->cmd) fprintf(stderr, "%s: ", c->cmd->name);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  if (c->cmd) {
+    print_synopsis(c->cmd, stderr);
+    fprintf(stderr, "Try 'xio help %s' for more.\n", c->cmd->name);
+  } else {
+    fprintf(stderr, "Try 'xio --help' for more.\n");
+  }
+  return CLI_USAGE;
+}

@@ -1,0 +1,275 @@
+/*
+ * cli.h - what the files of the xio command line share.
+ *
+ * The program is a table of commands (main.c). Each command group lives in its own
+ * file and exports one cli_command per command; a command gets the arguments after
+ * its name and returns the exit status: 0 done, 1 the operation failed (the error
+ * and a hint are printed), 2 bad usage. Around the commands sit small helpers, one
+ * concept per file: argument parsing (args.c), option values such as sizes and
+ * durations (values.c), output for people and for --json (output.c), errors with
+ * hints (errors.c), the xio context built from the global options (context.c), the
+ * allocated ranges of a target (extents.c), a window of requests in flight
+ * (window.c) and the progress bar (progress.c).
+ *
+ * Secrets: nothing printed by these files carries a SAS signature, an account key
+ * or an Authorization value. Targets are printed in their log-safe form
+ * (cli_safe_target, xio_file_path); only the sas command prints a token, on stdout,
+ * because that is what it is for.
+ */
+#ifndef XIO_CLI_H
+#define XIO_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+#include <xio/xio.h>
+
+/* Exit statuses. */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+/* Returned by parsing helpers when the command should go on. */
+#define CLI_CONTINUE (-1)
+
+struct cli_command;
+
+/** The global options and the state of one run. */
+typedef struct cli {
+  const char *trace;        /* --trace FILE|- */
+  const char *cacert;       /* --cacert FILE */
+  const char *credentials;  /* --credentials FILE */
+  int json;                 /* --json */
+  int quiet;                /* --quiet */
+  int progress;             /* --progress */
+  int allow_insecure;       /* --allow-insecure-http */
+  const struct cli_command *cmd; /* the command running */
+  xio_ctx *ctx;             /* made by cli_context() on first use */
+} cli;
+
+/** One command of the table. */
+typedef struct cli_command {
+  const char *name;
+  const char *summary;  /* one line for `xio --help` */
+  const char *synopsis; /* after "usage: xio "; lines separated by '\n' */
+  const char *help;     /* what it does and its options, for `xio help NAME` */
+  int (*run)(cli *c, int argc, char **argv);
+} cli_command;
+
+/* The commands (one file per group). */
+extern const cli_command cli_cmd_create, cli_cmd_grow, cli_cmd_zero;
+extern const cli_command cli_cmd_stat, cli_cmd_ranges;
+extern const cli_command cli_cmd_put, cli_cmd_get;
+extern const cli_command cli_cmd_rm;
+extern const cli_command cli_cmd_sas;
+extern const cli_command cli_cmd_lease;
+
+/* ------------------------------------------------------------ args.c ---- */
+
+/** A command option: a flag (sets *flag to 1) or an option with a value. */
+typedef struct cli_opt {
+  const char *name;    /* "--size"; the table ends with a NULL name */
+  const char **value;  /* takes a value, stored here (borrowed from argv) */
+  int *flag;           /* or: a flag */
+} cli_opt;
+
+/**
+ * Parses a command's arguments: its options (`opts`, may be NULL), the global
+ * options (accepted after the command too), --help, and the positional arguments
+ * named in `names` ("LOCAL TARGET": at most that many) into `pos`, of which at least
+ * `min_pos` are required. "--" ends the options. Returns CLI_CONTINUE, or the exit
+ * status to return at once: 0 after printing the help for --help, 2 after printing
+ * a usage error.
+ */
+int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names,
+              int min_pos, const char **pos);
+
+/**
+ * Tries argv[*i] as a global option, taking its value from argv[*i + 1] or after
+ * '='. Returns 1 when it was one (leaving *i on the last argument it used), 0 when
+ * not, or 2 after printing a usage error (a missing value).
+ */
+int cli_global_option(cli *c, int argc, char **argv, int *i);
+
+/** Prints "xio: CMD: MESSAGE", the command's usage and a pointer to its help on
+ *  stderr; returns CLI_USAGE. */
+int cli_usage_error(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** Prints a command's full help (usage and options) on `out`. */
+void cli_print_help(const cli_command *cmd, FILE *out);
+
+/* ---------------------------------------------------------- values.c ---- */
+
+/** SIZE: plain bytes ("4096") or with a binary suffix K, M, G, T (also KiB, KB...,
+ *  case-insensitive; "512B" too). Returns CLI_CONTINUE, or CLI_USAGE after a message
+ *  naming `opt` and the bad value (garbage, negative, fraction, overflow). */
+int cli_value_size(const cli *c, const char *opt, const char *text, uint64_t *out);
+
+/** An integer in [min, max]. Returns as cli_value_size. */
+int cli_value_int(const cli *c, const char *opt, const char *text, long min, long max,
+                  int *out);
+
+/** A duration "90s", "30m", "1h", "7d" (or plain seconds) into seconds. */
+int cli_value_duration(const cli *c, const char *opt, const char *text, int64_t *out);
+
+/** A point in time: an ISO 8601 UTC time, or a duration from `now`. */
+int cli_value_time(const cli *c, const char *opt, const char *text, time_t now, time_t *out);
+
+/** "data" or "log" (NULL text: leaves *out). */
+int cli_value_kind(const cli *c, const char *text, xio_kind *out);
+
+/** "none", "zero" or "clear" (NULL text: leaves *out). */
+int cli_value_init(const cli *c, const char *text, xio_init *out);
+
+/* ---------------------------------------------------------- output.c ---- */
+
+/** 1 when `target` is a blob URL (http:// or https://), 0 for a local path. */
+int cli_is_url(const char *target);
+
+/** The log-safe form of `target` (a URL without its query; a path as is). malloc'd;
+ *  NULL only on out-of-memory. */
+char *cli_safe_target(const char *target);
+
+/** `n` bytes for people: "512 B", "4.0 KiB", "1.00 GiB". Returns `buf`. */
+const char *cli_human_size(uint64_t n, char buf[32]);
+
+/** Seconds for people: "850 us", "12.3 ms", "1.52 s", "2m05s". Returns `buf`. */
+const char *cli_human_time(double seconds, char buf[32]);
+
+/** Monotonic clock, seconds. */
+double cli_now(void);
+
+/** Prints a line of human output on stdout, unless --quiet or --json. */
+void cli_say(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** Prints `o` as JSON on stdout and deletes it. */
+void cli_json_print(cJSON *o);
+
+/** Adds a number that fits a double exactly (sizes up to 8 TiB do). */
+void cli_json_u64(cJSON *o, const char *name, uint64_t v);
+
+/** "data" or "log". */
+const char *cli_kind_name(xio_kind k);
+
+/** "s" unless `n` is 1, for "%d range%s". */
+const char *cli_plural(uint64_t n);
+
+/* ---------------------------------------------------------- errors.c ---- */
+
+/**
+ * Reports a failed operation on stderr: "xio: CMD failed: OPERATION: MESSAGE (HTTP
+ * STATUS CODE, request id ID)", the target, and a "hint:" line chosen by the error
+ * code; with --json also an {"error": ...} object on stdout. Returns CLI_FAILED.
+ */
+int cli_fail(const cli *c, xio_err rc, const xio_error *e);
+
+/** The hint for an error, or NULL. */
+const char *cli_hint(const xio_error *e);
+
+/** Records the failure (errno `e`) of local system call `call` during `operation`
+ *  on `path` in `err`, and returns its code (XIO_ENOTFOUND, XIO_EEXIST, XIO_EPERM,
+ *  XIO_ENOMEM or XIO_EIO). */
+xio_err cli_sys_error(xio_error *err, int e, const char *operation, const char *call,
+                      const char *path);
+
+/* --------------------------------------------------------- context.c ---- */
+
+/** The run's context, made on first use from the global options (trace, CA,
+ *  credential file, insecure http) and the environment. */
+xio_err cli_context(cli *c, xio_ctx **out, xio_error *err);
+
+/** Opens `target` in the run's context. */
+xio_err cli_open(cli *c, const char *target, const xio_open_options *o, xio_file **out,
+                 xio_error *err);
+
+/** A blob target for `url` with the credential the context resolves for it. */
+xio_err cli_blob_target(cli *c, const char *url, xio_blob_target **out, xio_error *err);
+
+/** Frees the context (closing files still open). */
+void cli_context_free(cli *c);
+
+/* ----------------------------------------------------------- lease.c ---- */
+
+/** Breaks the lease on blob `url` (break period `period_s`, 0..60); a blob without
+ *  a lease is fine. `*remaining_s` (may be NULL) gets the seconds until the lease
+ *  ends. */
+xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s,
+                        xio_error *err);
+
+/* --------------------------------------------------------- extents.c ---- */
+
+/** Appends the data extents of the local file `fd` of `size` bytes to `out`
+ *  (SEEK_DATA/SEEK_HOLE; one extent for all of it where the file system cannot
+ *  tell). Errors: XIO_EIO, XIO_ENOMEM. */
+xio_err cli_local_extents(int fd, const char *path, uint64_t size, xio_blob_ranges *out,
+                          xio_error *err);
+
+/** Appends the allocated ranges of a target, clipped to `size` bytes: page ranges
+ *  of a blob, data extents of a local file. */
+xio_err cli_target_ranges(cli *c, const char *target, uint64_t size, xio_blob_ranges *out,
+                          xio_error *err);
+
+/** Appends [start, end] to `r`, merging with the last range when adjacent.
+ *  Errors: XIO_ENOMEM. */
+xio_err cli_ranges_add(xio_blob_ranges *r, uint64_t start, uint64_t end, xio_error *err);
+
+/* ---------------------------------------------------------- window.c ---- */
+
+/** One buffer and the request that uses it. */
+typedef struct cli_slot {
+  char *buf;
+  xio_io io;
+  int busy;
+} cli_slot;
+
+/** Runs when a slot's request has completed successfully, in submission order,
+ *  before the slot is reused; a failure stops the transfer. */
+typedef xio_err (*cli_slot_fn)(cli_slot *s, void *ud, xio_error *err);
+
+/** A ring of slots: at most `n` requests in flight, `n` buffers of `bufsize`. */
+typedef struct cli_window {
+  cli_slot *slots;
+  int n;
+  int next;
+  size_t bufsize;
+  cli_slot_fn done;
+  void *ud;
+} cli_window;
+
+xio_err cli_window_init(cli_window *w, int n, size_t bufsize, cli_slot_fn done, void *ud,
+                        xio_error *err);
+
+/** The next slot, once its previous request has completed and been handled. */
+xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err);
+
+/** Submits `op` on [off, off+len) of `f` with the slot's buffer. */
+xio_err cli_window_submit(cli_window *w, cli_slot *s, xio_file *f, xio_io_op op,
+                          uint64_t off, size_t len, xio_error *err);
+
+/** Waits for and handles every request in flight; the first failure wins. */
+xio_err cli_window_drain(cli_window *w, xio_error *err);
+
+/** Waits for whatever is still in flight (without handling it) and frees. */
+void cli_window_free(cli_window *w);
+
+/* -------------------------------------------------------- progress.c ---- */
+
+/** A progress bar on stderr: on a terminal, or anywhere with --progress; never
+ *  with --quiet or --json. */
+typedef struct cli_progress {
+  int on;
+  int tty;
+  const char *label;
+  uint64_t total;
+  uint64_t done;
+  double start;
+  double last;
+  int drawn;
+} cli_progress;
+
+void cli_progress_start(cli_progress *p, const cli *c, const char *label, uint64_t total);
+void cli_progress_add(cli_progress *p, uint64_t n);
+void cli_progress_end(cli_progress *p);
+
+#endif /* XIO_CLI_H */

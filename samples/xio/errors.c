@@ -1,0 +1,204 @@
+/*
+ * errors.c - how a failed operation is reported: one line naming the command, the
+ * storage operation, the message, the HTTP status, the service error code and the
+ * request id (what a support case needs), the log-safe target, and a "hint:" line
+ * chosen by the error code that says what to do about it. With --json the same
+ * record also goes to stdout as {"command": ..., "error": {...}}.
+ *
+ * Everything printed comes from the library's detail record, which never holds a
+ * secret (targets are redacted where they enter the library).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* A failure of the local backend or of a local system call (no HTTP involved). */
+static int is_local(const xio_error *e) {
+  return e->http_status == 0 && (e->sys_errno != 0 || (e->target[0] && !cli_is_url(e->target)));
+}
+
+static const char *hint_not_found(const xio_error *e) {
+  if (strcmp(e->service_code, "ContainerNotFound") == 0)
+    return "no such container: check the URL (names are case-sensitive); "
+           "`xio create TARGET --size SIZE` makes the container along with the blob";
+  if (is_local(e)) return "no such file: check the path";
+  return "no such blob: check the URL (container and blob names are case-sensitive), "
+         "or make it with `xio create TARGET --size SIZE`";
+}
+
+static const char *hint_busy(const xio_error *e) {
+  if (is_local(e))
+    return "the file is in use: another process holds its lock; try again when it is done";
+  return "the file is in use: another client holds its lease. If that client is gone, "
+         "`xio lease break TARGET` (or --break-lease) takes it over";
+}
+
+static const char *hint_auth(const xio_error *e) {
+  if (strcmp(e->service_code, "NoAuthenticationInformation") == 0)
+    return "no credential was sent: put a SAS in the URL, or set "
+           "AZURE_STORAGE_CONNECTION_STRING (or AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, "
+           "or --credentials FILE)";
+  return "authentication failed: check the account key (connection string or "
+         "AZURE_STORAGE_KEY) or the SAS signature, and that this machine's clock is right";
+}
+
+static const char *hint_perm(const xio_error *e) {
+  if (is_local(e)) return "permission denied on the local file: check its owner and mode";
+  return "the SAS lacks a permission this operation needs (the message names it): get one "
+         "with the right letters, e.g. `xio sas TARGET --permissions rcwd --expiry 1h`";
+}
+
+/* Hints for codes that need no look at the record beyond the code. */
+static const char *hint_by_code(xio_err code) {
+  switch (code) {
+  case XIO_EEXPIRED:
+    return "the SAS token has expired (at the time above): get a new one, e.g. "
+           "`xio sas TARGET --permissions rcw --expiry 1h` signs one with the account key, "
+           "or ask whoever issued it";
+  case XIO_ENOTYET:
+    return "the SAS token is not valid yet (from the time above): wait, or get one whose "
+           "start lies in the past";
+  case XIO_ELEASELOST:
+    return "another client broke or took over the lease while this command ran, so nothing "
+           "more was written; find out who uses the file before trying again";
+  case XIO_EEXIST:
+    return "the target already exists: remove it first (`xio rm TARGET`), pick another "
+           "name, or use --force where the command takes it (put, get)";
+  case XIO_EALIGN:
+    return "page blobs take offsets and lengths in multiples of 512 bytes: round them to 512";
+  case XIO_EINSECURE:
+    return "use https://, or pass --allow-insecure-http to send over plain http anyway "
+           "(only on a network you trust)";
+  case XIO_ENOCRED:
+    return "set AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT and "
+           "AZURE_STORAGE_KEY, or put a SAS in the URL, or use --credentials FILE";
+  case XIO_EPARSE:
+    return "check the syntax of the URL, connection string or credential file (the message "
+           "names the part that is wrong)";
+  case XIO_ERANGE: return "the range lies outside the file: `xio stat TARGET` shows its size";
+  case XIO_ELIMIT: return "a page blob holds at most 8 TiB";
+  case XIO_ETRANSPORT:
+    return "could not talk to the service: check the host and port, the network, and "
+           "--cacert FILE when the server uses a private CA";
+  case XIO_ETIMEDOUT:
+  case XIO_ETHROTTLED: return "the service is busy or slow: try again later";
+  case XIO_ECHECKSUM:
+    return "the data arrived corrupted on every try: check the network path";
+  default: return NULL;
+  }
+}
+
+const char *cli_hint(const xio_error *e) {
+  switch (e->code) {
+  case XIO_ENOTFOUND: return hint_not_found(e);
+  case XIO_EBUSY: return hint_busy(e);
+  case XIO_EAUTH: return hint_auth(e);
+  case XIO_EPERM: return hint_perm(e);
+  default: return hint_by_code(e->code);
+  }
+}
+
+/* The message to print: the record's, unless it only repeats the status and code
+ * that the parenthesis gives anyway. */
+static const char *message_of(const xio_error *e) {
+  if (!e->message[0] || strncmp(e->message, "the service answered HTTP", 25) == 0)
+    return xio_strerror(e->code);
+  return e->message;
+}
+
+/* Appends printf output at *pos of `buf` without overrunning it. */
+static void append(char *buf, size_t size, size_t *pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t size, size_t *pos, const char *fmt, ...) {
+  if (*pos >= size) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + *pos, size - *pos, fmt, ap);
+  va_end(ap);
+  if (n > 0) *pos += (size_t)n;
+}
+
+/* " (HTTP 404 BlobNotFound, request id ...)", or "" when there is nothing to say. */
+static void format_service(const xio_error *e, char *buf, size_t size) {
+  size_t pos = 0;
+  buf[0] = '\0';
+  if (!e->http_status && !e->service_code[0] && !e->request_id[0]) return;
+  append(buf, size, &pos, " (");
+  if (e->http_status) append(buf, size, &pos, "HTTP %d", e->http_status);
+  if (e->service_code[0])
+    append(buf, size, &pos, e->http_status ? " %s" : "%s", e->service_code);
+  if (e->request_id[0])
+    append(buf, size, &pos, e->http_status || e->service_code[0] ? ", request id %s"
+                                                                  : "request id %s",
+           e->request_id);
+  append(buf, size, &pos, ")");
+}
+
+static void print_human(const cli *c, const xio_error *e) {
+  char service[256];
+  const char *msg = message_of(e);
+  format_service(e, service, sizeof service);
+  fprintf(stderr, "xio: %s failed: %s%s%s%s\n", c->cmd ? c->cmd->name : "command",
+          e->operation, e->operation[0] ? ": " : "", msg, service);
+  if (e->target[0] && !strstr(msg, e->target)) fprintf(stderr, "  target: %s\n", e->target);
+  const char *hint = cli_hint(e);
+  if (hint) fprintf(stderr, "hint: %s\n", hint);
+}
+
+static void add_string(cJSON *o, const char *name, const char *v) {
+  if (v && *v) cJSON_AddStringToObject(o, name, v);
+  else cJSON_AddNullToObject(o, name);
+}
+
+static void print_json(const cli *c, const xio_error *e) {
+  cJSON *o = cJSON_CreateObject(), *r = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "command", c->cmd ? c->cmd->name : "");
+  cJSON_AddItemToObject(o, "error", r);
+  cJSON_AddStringToObject(r, "code", xio_err_name(e->code));
+  cJSON_AddStringToObject(r, "text", xio_strerror(e->code));
+  add_string(r, "operation", e->operation);
+  add_string(r, "message", e->message);
+  cJSON_AddNumberToObject(r, "http_status", e->http_status);
+  add_string(r, "service_code", e->service_code);
+  add_string(r, "request_id", e->request_id);
+  add_string(r, "client_request_id", e->client_request_id);
+  add_string(r, "target", e->target);
+  add_string(r, "hint", cli_hint(e));
+  cli_json_print(o);
+}
+
+int cli_fail(const cli *c, xio_err rc, const xio_error *e) {
+  xio_error copy;
+  if (e) copy = *e;
+  else xio_error_clear(&copy);
+  copy.code = rc;
+  print_human(c, &copy);
+  if (c->json) print_json(c, &copy);
+  return CLI_FAILED;
+}
+
+static xio_err errno_code(int e) {
+  switch (e) {
+  case ENOENT: return XIO_ENOTFOUND;
+  case EEXIST: return XIO_EEXIST;
+  case EACCES:
+  case EPERM: return XIO_EPERM;
+  case ENOMEM: return XIO_ENOMEM;
+  default: return XIO_EIO;
+  }
+}
+
+xio_err cli_sys_error(xio_error *err, int e, const char *operation, const char *call,
+                      const char *path) {
+  char text[128];
+  if (strerror_r(e, text, sizeof text) != 0) snprintf(text, sizeof text, "errno %d", e);
+  xio_err rc = xio_error_set(err, errno_code(e), "%s failed: %s", call, text);
+  xio_error_set_operation(err, operation);
+  xio_error_set_target(err, path);
+  if (err) err->sys_errno = e;
+  return rc;
+}

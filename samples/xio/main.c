@@ -1,0 +1,138 @@
+/*
+ * main.c - the xio command line: global options, the command table, dispatch.
+ *
+ *   xio [GLOBAL OPTIONS] COMMAND [ARGS...]
+ *
+ * Global options come before the command (and are accepted after it too, see
+ * args.c). The command table below is the one list of commands: `xio --help` lists
+ * it, `xio help NAME` and `xio NAME --help` print a command's usage, and dispatch
+ * looks names up in it. A new command is a file defining a cli_command plus one
+ * line in the table. Exit status: 0 done, 1 the operation failed, 2 bad usage.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef XIO_CLI_VERSION
+#define XIO_CLI_VERSION "0.0.0"
+#endif
+
+/* The commands, in the order `xio --help` lists them. */
+static const cli_command *const commands[] = {
+    &cli_cmd_create, &cli_cmd_grow, &cli_cmd_zero, &cli_cmd_stat,
+    &cli_cmd_ranges, &cli_cmd_put,  &cli_cmd_get,  &cli_cmd_rm,
+    &cli_cmd_sas,    &cli_cmd_lease,
+};
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+static const char intro[] =
+    "usage: xio [GLOBAL OPTIONS] COMMAND [ARGS...]\n"
+    "\n"
+    "Database files on Azure page blobs or local disks. TARGET is a blob URL,\n"
+    "https://ACCOUNT.blob.core.windows.net/CONTAINER/BLOB[?SAS] or an emulator URL\n"
+    "http://127.0.0.1:PORT/ACCOUNT/CONTAINER/BLOB, or a local path.\n"
+    "\n"
+    "Commands:\n";
+
+static const char globals[] =
+    "\n"
+    "Global options (before or after the command):\n"
+    "  --trace FILE|-          one JSON line per storage request (xio_send_complete)\n"
+    "                          appended to FILE, or written to stderr for -\n"
+    "  --json                  machine-readable output on stdout\n"
+    "  --quiet                 print only errors and what the command is asked for\n"
+    "                          (stat, ranges, the SAS URL, the lease id)\n"
+    "  --progress              show the progress bar even when stderr is no terminal\n"
+    "  --cacert FILE           also trust the CA certificates in FILE (XIO_CA_BUNDLE)\n"
+    "  --credentials FILE      JSON credential file: URL prefix -> SAS or key\n"
+    "                          (XIO_CREDENTIALS)\n"
+    "  --allow-insecure-http   permit plain http:// to a host that is not loopback\n"
+    "  -h, --help              this help (`xio help COMMAND` for one command)\n"
+    "  --version               print the version\n"
+    "\n"
+    "Credentials: a SAS in the URL, AZURE_STORAGE_CONNECTION_STRING,\n"
+    "AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN, or the\n"
+    "credential file. SIZE takes binary suffixes K, M, G, T (4K = 4096).\n"
+    "Exit status: 0 done, 1 the operation failed, 2 bad usage.\n";
+
+static void print_help(FILE *out) {
+  fputs(intro, out);
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+  fputs(globals, out);
+}
+
+static const cli_command *find_command(const char *name) {
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    if (strcmp(commands[i]->name, name) == 0) return commands[i];
+  return NULL;
+}
+
+static int top_usage_error(const char *what, const char *arg) {
+  fprintf(stderr, "xio: %s%s%s\n", what, arg ? " " : "", arg ? arg : "");
+  fprintf(stderr, "usage: xio [GLOBAL OPTIONS] COMMAND [ARGS...]\n"
+                  "Try 'xio --help' for the commands and options.\n");
+  return CLI_USAGE;
+}
+
+/* `xio help [COMMAND]`. */
+static int help_command(int argc, char **argv) {
+  if (argc == 0) {
+    print_help(stdout);
+    return CLI_OK;
+  }
+  const cli_command *cmd = find_command(argv[0]);
+  if (!cmd || argc > 1) return top_usage_error(cmd ? "help takes one command, not more:" :
+                                               "help: unknown command", argv[cmd ? 1 : 0]);
+  cli_print_help(cmd, stdout);
+  return CLI_OK;
+}
+
+/* Parses the global options before the command; returns the index of the command
+ * word, or -1 with *status set when the program should end. */
+static int parse_globals(cli *c, int argc, char **argv, int *status) {
+  int i = 1;
+  while (i < argc && argv[i][0] == '-' && argv[i][1] != '\0') {
+    if (strcmp(argv[i], "--") == 0) return i + 1;
+    int r;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      print_help(stdout);
+      r = CLI_OK;
+    } else if (strcmp(argv[i], "--version") == 0) {
+      printf("xio %s\n", XIO_CLI_VERSION);
+      r = CLI_OK;
+    } else if ((r = cli_global_option(c, argc, argv, &i)) == 0) {
+      r = top_usage_error("unknown option", argv[i]);
+    } else if (r == 1) {
+      i++;
+      continue;
+    }
+    *status = r;
+    return -1;
+  }
+  return i;
+}
+
+static int finish(cli *c, int status) {
+  cli_context_free(c);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "xio: cannot write the output\n");
+    if (status == CLI_OK) status = CLI_FAILED;
+  }
+  return status;
+}
+
+int main(int argc, char **argv) {
+  cli c;
+  memset(&c, 0, sizeof c);
+  int status = CLI_OK;
+  int i = parse_globals(&c, argc, argv, &status);
+  if (i < 0) return status;
+  if (i >= argc) return top_usage_error("no command given", NULL);
+  if (strcmp(argv[i], "help") == 0) return help_command(argc - i - 1, argv + i + 1);
+  c.cmd = find_command(argv[i]);
+  if (!c.cmd) return top_usage_error("unknown command", argv[i]);
+  return finish(&c, c.cmd->run(&c, argc - i - 1, argv + i + 1));
+}

@@ -1,0 +1,221 @@
+/*
+ * sas.c - the sas command: sign a service SAS for a blob (sr=b) or, when the URL
+ * names no blob, for its container (sr=c), with the account key, and print the
+ * full URL with the token on stdout. That URL is a secret and the purpose of the
+ * command: it goes to stdout only, never to stderr, a trace or an error message.
+ *
+ * The key is the account's own: from the credential file (an entry with account and
+ * key, or a connection string), AZURE_STORAGE_CONNECTION_STRING (also the dev
+ * shorthand UseDevelopmentStorage=true), or AZURE_STORAGE_ACCOUNT and
+ * AZURE_STORAGE_KEY, whichever names the URL's account first. Nothing is sent.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+#define MAX_CRED_FILE (1u << 20)
+
+/* ------------------------------------------------------------- the key ---- */
+
+/* The credential file's text (malloc'd; wipe it), or NULL with `err` set. */
+static char *read_cred_file(const char *path, xio_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    cli_sys_error(err, errno, "ReadCredentials", "fopen", path);
+    return NULL;
+  }
+  char *buf = malloc(MAX_CRED_FILE + 1);
+  size_t n = buf ? fread(buf, 1, MAX_CRED_FILE, f) : 0;
+  int bad = !buf || ferror(f) || !feof(f);
+  fclose(f);
+  if (bad) {
+    if (buf) xio_auth_secret_free(buf, MAX_CRED_FILE + 1);
+    xio_error_set(err, XIO_EIO, "cannot read the credential file %s (at most 1 MiB)", path);
+    return NULL;
+  }
+  buf[n] = '\0';
+  return buf;
+}
+
+/* The credential file's shared key for `url`; XIO_ENOCRED when it has none. */
+static xio_err key_from_file(const char *path, const char *url, xio_auth_cred *out,
+                             xio_error *err) {
+  char *text = read_cred_file(path, err);
+  if (!text) return err ? err->code : XIO_EIO;
+  xio_auth_credstore *s = xio_auth_credstore_new();
+  xio_err rc = s ? xio_auth_credstore_load_json(s, text, err)
+                 : xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (rc == XIO_OK) rc = xio_auth_credstore_lookup(s, url, out, NULL);
+  if (rc == XIO_OK && out->kind != XIO_AUTH_CRED_SHARED_KEY) {
+    xio_auth_cred_clear(out);
+    rc = XIO_ENOCRED;
+  }
+  xio_auth_credstore_free(s);
+  xio_auth_secret_free(text, strlen(text));
+  return rc;
+}
+
+static xio_err copy_key(xio_auth_cred *out, const char *account, const unsigned char *key,
+                        size_t len, xio_error *err) {
+  xio_auth_cred src = {XIO_AUTH_CRED_SHARED_KEY, (char *)account, (unsigned char *)key, len,
+                       NULL};
+  if (xio_auth_cred_copy(out, &src) != XIO_OK)
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  return XIO_OK;
+}
+
+/* The key in AZURE_STORAGE_CONNECTION_STRING when it is `account`'s. */
+static xio_err key_from_connstr(const char *account, xio_auth_cred *out, xio_error *err) {
+  const char *cs = getenv("AZURE_STORAGE_CONNECTION_STRING");
+  xio_auth_account a;
+  if (!cs || !*cs) return XIO_ENOCRED;
+  xio_err rc = xio_auth_connstr_parse(cs, &a, err);
+  if (rc != XIO_OK) return rc;
+  if (a.key && a.name && strcmp(a.name, account) == 0)
+    rc = copy_key(out, a.name, a.key, a.key_len, err);
+  else
+    rc = XIO_ENOCRED;
+  xio_auth_account_clear(&a);
+  return rc;
+}
+
+/* The key in AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY when it is `account`'s. */
+static xio_err key_from_env(const char *account, xio_auth_cred *out, xio_error *err) {
+  const char *name = getenv("AZURE_STORAGE_ACCOUNT"), *key = getenv("AZURE_STORAGE_KEY");
+  if (!name || !key || !*key || strcmp(name, account) != 0) return XIO_ENOCRED;
+  unsigned char *raw;
+  size_t len;
+  if (xio_auth_base64_decode(key, &raw, &len, NULL) != XIO_OK)
+    return xio_error_set(err, XIO_EPARSE, "AZURE_STORAGE_KEY is not valid base64");
+  xio_err rc = copy_key(out, name, raw, len, err);
+  xio_auth_secret_free(raw, len);
+  return rc;
+}
+
+static xio_err find_key(const cli *c, const char *url, const char *account,
+                        xio_auth_cred *out, xio_error *err) {
+  const char *file = c->credentials ? c->credentials : getenv("XIO_CREDENTIALS");
+  xio_err rc = file && *file ? key_from_file(file, url, out, err) : XIO_ENOCRED;
+  if (rc == XIO_ENOCRED) rc = key_from_connstr(account, out, err);
+  if (rc == XIO_ENOCRED) rc = key_from_env(account, out, err);
+  if (rc == XIO_ENOCRED)
+    xio_error_set(err, XIO_ENOCRED, "a SAS is signed with the account key of %s, and none was "
+                  "found", account);
+  if (rc != XIO_OK) xio_error_set_operation(err, "GenerateSas");
+  return rc;
+}
+
+/* ------------------------------------------------------------ options ---- */
+
+typedef struct sas_opts {
+  const char *url;
+  const char *perms;
+  time_t start;
+  time_t expiry;
+  int https_only;
+} sas_opts;
+
+static int sas_args(cli *c, int argc, char **argv, sas_opts *so) {
+  const char *expiry = NULL, *start = NULL, *pos[1];
+  const cli_opt opts[] = {{"--permissions", &so->perms, NULL}, {"--expiry", &expiry, NULL},
+                          {"--start", &start, NULL}, {"--https-only", NULL, &so->https_only},
+                          {NULL, NULL, NULL}};
+  int r = cli_parse(c, argc, argv, opts, "TARGET", 1, pos);
+  if (r != CLI_CONTINUE) return r;
+  so->url = pos[0];
+  if (!cli_is_url(so->url)) return cli_usage_error(c, "sas needs a blob or container URL");
+  if (!so->perms) return cli_usage_error(c, "missing --permissions LETTERS");
+  if (!expiry) return cli_usage_error(c, "missing --expiry DURATION|TIME");
+  time_t now = time(NULL);
+  if ((r = cli_value_time(c, "--expiry", expiry, now, &so->expiry)) != CLI_CONTINUE) return r;
+  if (start && (r = cli_value_time(c, "--start", start, now, &so->start)) != CLI_CONTINUE)
+    return r;
+  if (so->expiry <= now) return cli_usage_error(c, "bad --expiry '%s': already past", expiry);
+  if (start && so->start >= so->expiry)
+    return cli_usage_error(c, "--start '%s' is not before --expiry '%s'", start, expiry);
+  return CLI_CONTINUE;
+}
+
+/* ------------------------------------------------------------ command ---- */
+
+static void print_url(const cli *c, const char *base, const char *tok, const sas_opts *so,
+                      const xio_auth_url *u) {
+  if (!c->json) {
+    printf("%s?%s\n", base, tok);
+    return;
+  }
+  size_t n = strlen(base) + strlen(tok) + 2;
+  char *full = malloc(n), when[21];
+  if (full) snprintf(full, n, "%s?%s", base, tok);
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "command", "sas");
+  cJSON_AddStringToObject(o, "url", full ? full : "");
+  cJSON_AddStringToObject(o, "resource", u->blob ? "b" : "c");
+  cJSON_AddStringToObject(o, "permissions", so->perms);
+  if (so->start) cJSON_AddStringToObject(o, "start", xio_auth_format_iso8601(so->start, when));
+  cJSON_AddStringToObject(o, "expiry", xio_auth_format_iso8601(so->expiry, when));
+  cli_json_print(o);
+  if (full) xio_auth_secret_free(full, n);
+}
+
+static xio_err sign(const cli *c, const sas_opts *so, const xio_auth_url *u, char **tok,
+                    xio_error *e) {
+  xio_auth_cred key = {XIO_AUTH_CRED_NONE, NULL, NULL, 0, NULL};
+  xio_err rc = find_key(c, so->url, u->account, &key, e);
+  xio_auth_sas_options o = xio_auth_sas_options_default();
+  o.permissions = so->perms;
+  o.start = so->start;
+  o.expiry = so->expiry;
+  o.protocol = so->https_only ? "https" : NULL;
+  if (rc == XIO_OK)
+    rc = xio_auth_sas_generate_service(u->account, key.key, key.key_len, u->container, u->blob,
+                                       &o, tok, e);
+  xio_auth_cred_clear(&key);
+  return rc;
+}
+
+static int run_sas(cli *c, int argc, char **argv) {
+  sas_opts so;
+  memset(&so, 0, sizeof so);
+  int r = sas_args(c, argc, argv, &so);
+  if (r != CLI_CONTINUE) return r;
+  xio_auth_url u;
+  xio_error e;
+  xio_err rc = xio_auth_url_parse(so.url, &u, &e);
+  if (rc != XIO_OK) return cli_fail(c, rc, &e);
+  char *tok = NULL, *base = NULL;
+  if (!u.container) rc = xio_error_set(&e, XIO_EINVAL, "the URL names no container");
+  if (rc == XIO_OK) rc = sign(c, &so, &u, &tok, &e);
+  if (rc == XIO_OK && !(base = xio_auth_url_strip_query(so.url)))
+    rc = xio_error_set(&e, XIO_ENOMEM, "out of memory");
+  if (rc == XIO_OK && tok && base) print_url(c, base, tok, &so, &u);
+  else if (rc == XIO_EINVAL) r = cli_usage_error(c, "%s", e.message);
+  else r = cli_fail(c, rc, &e);
+  if (tok) xio_auth_secret_free(tok, strlen(tok));
+  free(base);
+  xio_auth_url_clear(&u);
+  return rc == XIO_OK ? CLI_OK : r;
+}
+
+const cli_command cli_cmd_sas = {
+    "sas", "sign a SAS URL for a blob or container (needs the account key)",
+    "sas TARGET --permissions LETTERS --expiry WHEN [--start WHEN] [--https-only]",
+    "Signs a service SAS for the blob TARGET (or, for a URL without a blob, its\n"
+    "container) with the account key and prints the URL with the token on stdout.\n"
+    "The key comes from the credential file, AZURE_STORAGE_CONNECTION_STRING or\n"
+    "AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY. Nothing is sent to the service.\n"
+    "\n"
+    "Options:\n"
+    "  --permissions LETTERS   r read, a add, c create, w write, d delete, ...\n"
+    "                          (e.g. rcw; written in the canonical order)\n"
+    "  --expiry WHEN           when it expires: a duration from now (30m, 1h, 7d)\n"
+    "                          or an ISO 8601 UTC time (2030-01-31T00:00:00Z)\n"
+    "  --start WHEN            when it becomes valid (default: at once)\n"
+    "  --https-only            only valid over https\n",
+    run_sas,
+};

@@ -1,0 +1,243 @@
+/*
+ * stat.c - the commands that look at a file without changing it: stat (size,
+ * allocated bytes, lease, kind, backend, and for blobs the ETag and last-modified
+ * time) and ranges (where the file holds data: a blob's page ranges, a local file's
+ * data extents).
+ *
+ * A blob is read with Get Blob Properties and Get Page Ranges on the context's REST
+ * engine: its kind comes from the xiokind metadata and an unaligned logical size
+ * from xiosize, as the file layer records them. A local file is read with stat(2),
+ * SEEK_DATA/SEEK_HOLE and the user.xio.kind extended attribute.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* What stat shows. Blob-only fields are empty for local files. */
+typedef struct info {
+  char target[2048];
+  const char *backend;
+  xio_kind kind;
+  uint64_t size;       /* logical size */
+  uint64_t blob_size;  /* physical size of a blob */
+  uint64_t allocated;  /* bytes holding data */
+  int has_ranges;      /* ranges below were listed */
+  xio_blob_ranges ranges;
+  xio_blob_props props;
+  char modified[40];
+} info;
+
+/* ------------------------------------------------------------- blobs ---- */
+
+/* Kind and logical size from the metadata the file layer writes. */
+static void blob_meta(info *in) {
+  const char *k = xio_blob_props_meta(&in->props, "xiokind");
+  const char *s = xio_blob_props_meta(&in->props, "xiosize");
+  in->kind = k && strcmp(k, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
+  in->size = in->blob_size = in->props.size;
+  if (s) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end == '\0' && v <= in->props.size && in->props.size - v < 512) in->size = v;
+  }
+}
+
+static xio_err blob_info(cli *c, const char *url, info *in, xio_error *e) {
+  xio_ctx *ctx;
+  xio_blob_target *t = NULL;
+  xio_err rc = cli_context(c, &ctx, e);
+  if (rc == XIO_OK) rc = xio_ctx_blob_target(ctx, url, &t, e);
+  if (rc == XIO_OK) rc = xio_blob_get_properties(xio_ctx_engine(ctx), t, NULL, &in->props, e);
+  if (rc == XIO_OK) {
+    blob_meta(in);
+    snprintf(in->modified, sizeof in->modified, "%s", in->props.last_modified);
+  }
+  if (rc == XIO_OK && strcmp(in->props.blob_type, "PageBlob") == 0) {
+    rc = xio_blob_get_ranges(xio_ctx_engine(ctx), t, 0, 0, 0, &in->ranges, e);
+    in->has_ranges = rc == XIO_OK;
+    in->allocated = xio_blob_ranges_bytes(&in->ranges);
+  }
+  xio_blob_target_free(t);
+  return rc;
+}
+
+/* ------------------------------------------------------- local files ---- */
+
+static xio_kind local_kind(int fd) {
+  char v[8];
+  ssize_t n = fgetxattr(fd, "user.xio.kind", v, sizeof v);
+  return n == 3 && memcmp(v, "log", 3) == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
+}
+
+static xio_err local_info(const char *path, info *in, xio_error *e) {
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return cli_sys_error(e, errno, "GetFileProperties", "open", path);
+  xio_err rc = XIO_OK;
+  if (fstat(fd, &st) != 0) rc = cli_sys_error(e, errno, "GetFileProperties", "fstat", path);
+  else if (!S_ISREG(st.st_mode))
+    rc = xio_error_set(e, XIO_EINVAL, "%s is not a regular file", path);
+  if (rc == XIO_OK) {
+    in->kind = local_kind(fd);
+    in->size = (uint64_t)st.st_size;
+    in->allocated = (uint64_t)st.st_blocks * 512;
+    char iso[21];
+    snprintf(in->modified, sizeof in->modified, "%s", xio_auth_format_iso8601(st.st_mtime, iso));
+    rc = cli_local_extents(fd, path, in->size, &in->ranges, e);
+    in->has_ranges = rc == XIO_OK;
+  }
+  close(fd);
+  return rc;
+}
+
+/* Fills `in` for `target`; the caller clears in->ranges. */
+static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
+  memset(in, 0, sizeof *in);
+  in->backend = cli_is_url(target) ? "pageblob" : "local";
+  char *safe = cli_safe_target(target);
+  if (!safe) return xio_error_set(e, XIO_ENOMEM, "out of memory");
+  snprintf(in->target, sizeof in->target, "%s", safe);
+  free(safe);
+  return cli_is_url(target) ? blob_info(c, target, in, e) : local_info(target, in, e);
+}
+
+/* -------------------------------------------------------------- stat ---- */
+
+static cJSON *lease_json(const info *in) {
+  if (!in->props.lease_state[0]) return cJSON_CreateNull();
+  cJSON *l = cJSON_CreateObject();
+  cJSON_AddStringToObject(l, "state", in->props.lease_state);
+  cJSON_AddStringToObject(l, "status", in->props.lease_status);
+  cJSON_AddStringToObject(l, "duration", in->props.lease_duration);
+  return l;
+}
+
+static void stat_json(const info *in) {
+  cJSON *j = cJSON_CreateObject();
+  int blob = strcmp(in->backend, "pageblob") == 0;
+  cJSON_AddStringToObject(j, "target", in->target);
+  cJSON_AddStringToObject(j, "backend", in->backend);
+  cJSON_AddStringToObject(j, "kind", cli_kind_name(in->kind));
+  cli_json_u64(j, "size", in->size);
+  if (blob) cli_json_u64(j, "blob_size", in->blob_size);
+  cli_json_u64(j, "allocated", in->allocated);
+  if (in->has_ranges) cli_json_u64(j, "ranges", in->ranges.n);
+  cJSON_AddItemToObject(j, "lease", lease_json(in));
+  if (blob) {
+    cJSON_AddStringToObject(j, "blob_type", in->props.blob_type);
+    cJSON_AddStringToObject(j, "etag", in->props.etag);
+    cJSON_AddNumberToObject(j, "sequence_number", (double)in->props.sequence_number);
+  }
+  cJSON_AddStringToObject(j, "modified", in->modified);
+  cli_json_print(j);
+}
+
+static void print_lease(const info *in) {
+  if (!in->props.lease_state[0]) {
+    printf("%-11s %s\n", "lease", "none (local files are locked only while open)");
+    return;
+  }
+  printf("%-11s %s (%s%s%s)\n", "lease", in->props.lease_state, in->props.lease_status,
+         in->props.lease_duration[0] ? ", " : "", in->props.lease_duration);
+}
+
+static void stat_human(const info *in) {
+  char h[32];
+  int blob = strcmp(in->backend, "pageblob") == 0;
+  printf("%-11s %s\n", "target", in->target);
+  printf("%-11s %s\n", "backend", in->backend);
+  printf("%-11s %s\n", "kind", cli_kind_name(in->kind));
+  printf("%-11s %" PRIu64 " bytes (%s)\n", "size", in->size, cli_human_size(in->size, h));
+  if (blob)
+    printf("%-11s %" PRIu64 " bytes, %s\n", "blob size", in->blob_size, in->props.blob_type);
+  double pct = in->size ? 100.0 * (double)in->allocated / (double)in->size : 0;
+  printf("%-11s %" PRIu64 " bytes (%s, %.1f%%)", "allocated", in->allocated,
+         cli_human_size(in->allocated, h), pct);
+  if (in->has_ranges) printf(" in %zu range%s", in->ranges.n, cli_plural(in->ranges.n));
+  printf("\n");
+  print_lease(in);
+  if (blob) printf("%-11s %s\n", "etag", in->props.etag);
+  printf("%-11s %s\n", "modified", in->modified);
+}
+
+static int run_stat(cli *c, int argc, char **argv) {
+  const char *pos[1];
+  int r = cli_parse(c, argc, argv, NULL, "TARGET", 1, pos);
+  if (r != CLI_CONTINUE) return r;
+  info in;
+  xio_error e;
+  xio_err rc = gather(c, pos[0], &in, &e);
+  if (rc == XIO_OK && c->json) stat_json(&in);
+  else if (rc == XIO_OK) stat_human(&in);
+  xio_blob_ranges_clear(&in.ranges);
+  return rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
+}
+
+const cli_command cli_cmd_stat = {
+    "stat", "show size, allocated bytes, lease state and kind",
+    "stat TARGET",
+    "Shows a file's size, the bytes that hold data (page ranges of a blob, blocks of\n"
+    "a local file), its lease state, its kind (data or log) and its backend; for a\n"
+    "blob also its physical size, ETag and last-modified time.\n",
+    run_stat,
+};
+
+/* ------------------------------------------------------------ ranges ---- */
+
+static void ranges_json(const info *in) {
+  cJSON *a = cJSON_CreateArray();
+  for (size_t i = 0; i < in->ranges.n; i++) {
+    cJSON *r = cJSON_CreateObject();
+    cli_json_u64(r, "start", in->ranges.v[i].start);
+    cli_json_u64(r, "end", in->ranges.v[i].end);
+    cli_json_u64(r, "length", in->ranges.v[i].end - in->ranges.v[i].start + 1);
+    cJSON_AddItemToArray(a, r);
+  }
+  cli_json_print(a);
+}
+
+static void ranges_human(const cli *c, const info *in) {
+  char h[32];
+  if (!c->quiet) printf("%-15s %-15s %s\n", "start", "end", "length");
+  for (size_t i = 0; i < in->ranges.n; i++)
+    printf("%-15" PRIu64 " %-15" PRIu64 " %" PRIu64 "\n", in->ranges.v[i].start,
+           in->ranges.v[i].end, in->ranges.v[i].end - in->ranges.v[i].start + 1);
+  uint64_t total = xio_blob_ranges_bytes(&in->ranges);
+  if (!c->quiet)
+    printf("%zu range%s, %" PRIu64 " bytes (%s) of %" PRIu64 "\n", in->ranges.n,
+           cli_plural(in->ranges.n), total, cli_human_size(total, h), in->size);
+}
+
+static int run_ranges(cli *c, int argc, char **argv) {
+  const char *pos[1];
+  int r = cli_parse(c, argc, argv, NULL, "TARGET", 1, pos);
+  if (r != CLI_CONTINUE) return r;
+  info in;
+  xio_error e;
+  xio_err rc = gather(c, pos[0], &in, &e);
+  if (rc == XIO_OK && !in.has_ranges)
+    rc = xio_error_set(&e, XIO_EUNSUPPORTED, "%s is a %s, which has no page ranges", in.target,
+                       in.props.blob_type);
+  if (rc == XIO_OK && c->json) ranges_json(&in);
+  else if (rc == XIO_OK) ranges_human(c, &in);
+  xio_blob_ranges_clear(&in.ranges);
+  return rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
+}
+
+const cli_command cli_cmd_ranges = {
+    "ranges", "list the allocated page ranges (or data extents)",
+    "ranges TARGET",
+    "Lists where a file holds data, one range a line: start, end (inclusive) and\n"
+    "length in bytes. For a blob these are its page ranges (pages ever written and\n"
+    "not cleared); for a local file its data extents (SEEK_DATA/SEEK_HOLE).\n",
+    run_ranges,
+};

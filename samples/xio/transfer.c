@@ -1,0 +1,433 @@
+/*
+ * transfer.c - copying whole files between a local disk and a target: put (upload
+ * a local file) and get (download a target into a local file). Both move only what
+ * holds data.
+ *
+ * put walks the local file's data extents (SEEK_DATA/SEEK_HOLE, so the holes of a
+ * sparse file cost nothing), reads each extent in chunks of up to 4 MiB that end on
+ * 4 MiB boundaries, splits a chunk into runs of 512-byte pages that are not all
+ * zero, and writes each run with an asynchronous request: the all-zero pages are
+ * never sent, and a fresh page blob reads them back as zeros anyway. get lists the
+ * target's allocated ranges (page ranges, or data extents), sizes a new local file
+ * with ftruncate (sparse), reads only those ranges in pieces of up to 4 MiB and
+ * writes them where they belong. Both keep up to 16 requests in flight through a
+ * window of buffers (window.c), so memory stays bounded whatever the file's size.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define CHUNK ((size_t)4 << 20)
+#define IN_FLIGHT 16
+#define PAGE 512u
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* End of the 4 MiB-aligned chunk holding `off`, capped at `limit`. */
+static uint64_t chunk_end(uint64_t off, uint64_t limit) {
+  return min_u64(limit, (off / CHUNK + 1) * CHUNK);
+}
+
+/* ---------------------------------------------------- local files ---- */
+
+static xio_err pread_all(int fd, const char *path, char *buf, size_t n, uint64_t off,
+                         xio_error *err) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t k = pread(fd, buf + got, n - got, (off_t)(off + got));
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return cli_sys_error(err, errno, "ReadLocalFile", "pread", path);
+    if (k == 0) break;
+    got += (size_t)k;
+  }
+  memset(buf + got, 0, n - got); /* the file shrank meanwhile: past its end is zeros */
+  return XIO_OK;
+}
+
+static xio_err pwrite_all(int fd, const char *path, const char *buf, size_t n, uint64_t off,
+                          xio_error *err) {
+  size_t put = 0;
+  while (put < n) {
+    ssize_t k = pwrite(fd, buf + put, n - put, (off_t)(off + put));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return cli_sys_error(err, k < 0 ? errno : EIO, "WriteLocalFile", "pwrite", path);
+    put += (size_t)k;
+  }
+  return XIO_OK;
+}
+
+static xio_kind local_kind(int fd, xio_kind fallback) {
+  char v[8];
+  ssize_t n = fgetxattr(fd, "user.xio.kind", v, sizeof v);
+  if (n == 3 && memcmp(v, "log", 3) == 0) return XIO_KIND_LOG;
+  if (n == 4 && memcmp(v, "data", 4) == 0) return XIO_KIND_DATA;
+  return fallback;
+}
+
+/* 1 when `a` and `b` name the same local file (both exist). */
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (cli_is_url(a) || cli_is_url(b) || stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* ------------------------------------------------------------- put ---- */
+
+typedef struct put_job {
+  cli *c;
+  const char *local;
+  int fd;
+  uint64_t size;
+  xio_kind kind;
+  xio_file *f;
+  cli_window w;
+  char *scan;           /* one chunk of the local file */
+  uint64_t pos;         /* everything below was sent or skipped */
+  uint64_t scanned, sent, pages_sent, writes, extents;
+  cli_progress prog;
+} put_job;
+
+static int page_is_zero(const char *p, size_t n) {
+  return p[0] == 0 && memcmp(p, p + 1, n - 1) == 0;
+}
+
+/* Length of the run of pages at `p` (n bytes left) that are all zero (`zero` 1) or
+ * all not (`zero` 0). */
+static size_t run_length(const char *p, size_t n, int zero) {
+  size_t i = 0;
+  while (i < n) {
+    size_t k = min_u64(PAGE, n - i);
+    if (page_is_zero(p + i, k) != zero) break;
+    i += k;
+  }
+  return i;
+}
+
+static xio_err send_run(put_job *j, uint64_t off, const char *data, size_t len,
+                        xio_error *err) {
+  cli_slot *s;
+  xio_err rc = cli_window_next(&j->w, &s, err);
+  if (rc != XIO_OK) return rc;
+  memcpy(s->buf, data, len);
+  rc = cli_window_submit(&j->w, s, j->f, XIO_IO_WRITE, off, len, err);
+  if (rc != XIO_OK) return rc;
+  j->sent += len;
+  j->pages_sent += (len + PAGE - 1) / PAGE;
+  j->writes++;
+  return XIO_OK;
+}
+
+/* Sends the non-zero runs of the chunk of `n` bytes at `off` held in j->scan. */
+static xio_err send_chunk(put_job *j, uint64_t off, size_t n, xio_error *err) {
+  size_t i = 0;
+  while (i < n) {
+    i += run_length(j->scan + i, n - i, 1);
+    size_t len = run_length(j->scan + i, n - i, 0);
+    if (len == 0) break;
+    xio_err rc = send_run(j, off + i, j->scan + i, len, err);
+    if (rc != XIO_OK) return rc;
+    i += len;
+  }
+  return XIO_OK;
+}
+
+/* Uploads the data extent [start, end] widened to whole pages. */
+static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *err) {
+  uint64_t off = start / PAGE * PAGE;
+  uint64_t stop = min_u64((end / PAGE + 1) * PAGE, j->size);
+  if (off < j->pos) off = j->pos;
+  while (off < stop) {
+    uint64_t next = chunk_end(off, stop);
+    size_t n = (size_t)(next - off);
+    xio_err rc = pread_all(j->fd, j->local, j->scan, n, off, err);
+    if (rc == XIO_OK) rc = send_chunk(j, off, n, err);
+    if (rc != XIO_OK) return rc;
+    j->scanned += n;
+    cli_progress_add(&j->prog, n);
+    off = j->pos = next;
+  }
+  return XIO_OK;
+}
+
+static xio_err upload(put_job *j, xio_error *err) {
+  xio_blob_ranges ext = {NULL, 0, 0};
+  xio_err rc = cli_local_extents(j->fd, j->local, j->size, &ext, err);
+  if (rc == XIO_OK) rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, NULL, NULL, err);
+  if (rc == XIO_OK && !(j->scan = malloc(CHUNK)))
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
+  j->extents = ext.n;
+  cli_progress_start(&j->prog, j->c, "put", xio_blob_ranges_bytes(&ext));
+  for (size_t i = 0; rc == XIO_OK && i < ext.n; i++)
+    rc = send_extent(j, ext.v[i].start, ext.v[i].end, err);
+  if (rc == XIO_OK) rc = cli_window_drain(&j->w, err);
+  if (rc == XIO_OK) rc = xio_file_flush(j->f, err);
+  cli_progress_end(&j->prog);
+  cli_window_free(&j->w);
+  free(j->scan);
+  xio_blob_ranges_clear(&ext);
+  return rc;
+}
+
+/* Creates the target (deleting an old one first with --force). */
+static xio_err create_target(put_job *j, const char *target, int force, xio_error *err) {
+  xio_ctx *ctx;
+  xio_err rc = cli_context(j->c, &ctx, err);
+  if (rc == XIO_OK && force) {
+    rc = xio_file_delete(ctx, target, err);
+    if (rc == XIO_ENOTFOUND) rc = XIO_OK;
+  }
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_CREATE_ONLY | (j->size % PAGE ? XIO_OPEN_UNALIGNED : 0);
+  o.kind = j->kind;
+  o.size = j->size;
+  o.init = XIO_INIT_NONE; /* a new file reads as zeros; only data is sent */
+  if (rc == XIO_OK) rc = xio_file_open(ctx, target, &o, &j->f, err);
+  return rc;
+}
+
+static void put_report(const put_job *j, const char *target, double secs) {
+  uint64_t pages = (j->size + PAGE - 1) / PAGE;
+  double rate = secs > 0 ? (double)j->sent / secs / (1024.0 * 1024.0) : 0;
+  char hs[32], hc[32], hn[32], ht[32];
+  if (j->c->json) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "command", "put");
+    cJSON_AddStringToObject(o, "source", j->local);
+    cJSON_AddStringToObject(o, "target", target);
+    cJSON_AddStringToObject(o, "kind", cli_kind_name(j->kind));
+    cli_json_u64(o, "size", j->size);
+    cli_json_u64(o, "extents", j->extents);
+    cli_json_u64(o, "bytes_scanned", j->scanned);
+    cli_json_u64(o, "bytes_sent", j->sent);
+    cli_json_u64(o, "writes", j->writes);
+    cli_json_u64(o, "pages_sent", j->pages_sent);
+    cli_json_u64(o, "pages_skipped", pages - j->pages_sent);
+    cJSON_AddNumberToObject(o, "seconds", secs);
+    cJSON_AddNumberToObject(o, "mib_per_s", rate);
+    cli_json_print(o);
+    return;
+  }
+  cli_say(j->c, "put %s -> %s: %s %s file; scanned %s, sent %s in %" PRIu64
+          " write%s, skipped %" PRIu64 " zero page%s, in %s (%.1f MiB/s)", j->local, target,
+          cli_human_size(j->size, hs), cli_kind_name(j->kind), cli_human_size(j->scanned, hc),
+          cli_human_size(j->sent, hn), j->writes, cli_plural(j->writes), pages - j->pages_sent,
+          cli_plural(pages - j->pages_sent), cli_human_time(secs, ht), rate);
+}
+
+/* Opens LOCAL for reading and learns its size and kind. */
+static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err) {
+  struct stat st;
+  j->fd = open(j->local, O_RDONLY | O_CLOEXEC);
+  if (j->fd < 0) return cli_sys_error(err, errno, "OpenLocalFile", "open", j->local);
+  if (fstat(j->fd, &st) != 0) return cli_sys_error(err, errno, "OpenLocalFile", "fstat", j->local);
+  if (!S_ISREG(st.st_mode))
+    return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", j->local);
+  j->size = (uint64_t)st.st_size;
+  if (!kind_s) j->kind = local_kind(j->fd, XIO_KIND_DATA);
+  return XIO_OK;
+}
+
+/* Uploads, then closes the target; removes a target left half written. */
+static int put_run(put_job *j, const char *target, int force) {
+  xio_error e, ce;
+  double t0 = cli_now();
+  xio_err rc = create_target(j, target, force, &e);
+  if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
+  char *safe = strdup(xio_file_path(j->f));
+  rc = upload(j, &e);
+  xio_err crc = xio_file_close(j->f, &ce);
+  if (rc == XIO_OK && crc != XIO_OK) {
+    rc = crc;
+    e = ce;
+  }
+  if (rc == XIO_OK) put_report(j, safe ? safe : "", cli_now() - t0);
+  else xio_file_delete(j->c->ctx, target, NULL);
+  free(safe);
+  return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
+}
+
+static int run_put(cli *c, int argc, char **argv) {
+  const char *kind_s = NULL, *pos[2];
+  int force = 0;
+  const cli_opt opts[] = {{"--kind", &kind_s, NULL}, {"--force", NULL, &force},
+                          {NULL, NULL, NULL}};
+  int r = cli_parse(c, argc, argv, opts, "LOCAL TARGET", 2, pos);
+  if (r != CLI_CONTINUE) return r;
+  put_job j;
+  memset(&j, 0, sizeof j);
+  j.c = c;
+  j.local = pos[0];
+  if ((r = cli_value_kind(c, kind_s, &j.kind)) != CLI_CONTINUE) return r;
+  if (same_file(pos[0], pos[1])) return cli_usage_error(c, "LOCAL and TARGET are the same file");
+  xio_error e;
+  xio_err rc = open_local_source(&j, kind_s, &e);
+  r = rc == XIO_OK ? put_run(&j, pos[1], force) : cli_fail(c, rc, &e);
+  if (j.fd >= 0) close(j.fd);
+  return r;
+}
+
+const cli_command cli_cmd_put = {
+    "put", "upload a local file, skipping all-zero pages",
+    "put LOCAL TARGET [--kind data|log] [--force]",
+    "Uploads the local file LOCAL to TARGET, a new file of the same size. Only the\n"
+    "512-byte pages that hold something other than zeros are sent: holes of a\n"
+    "sparse file are never read, and all-zero pages are skipped.\n"
+    "\n"
+    "Options:\n"
+    "  --kind data|log   the kind of the new file (default: LOCAL's recorded kind,\n"
+    "                    else data)\n"
+    "  --force           replace TARGET when it exists\n",
+    run_put,
+};
+
+/* ------------------------------------------------------------- get ---- */
+
+typedef struct get_job {
+  cli *c;
+  const char *local;
+  int fd;
+  xio_file *f;
+  uint64_t size, fetched, reads;
+  xio_blob_ranges ranges;
+  cli_window w;
+  cli_progress prog;
+} get_job;
+
+/* A read finished: its bytes go where they belong in the local file. */
+static xio_err write_slot(cli_slot *s, void *ud, xio_error *err) {
+  get_job *j = ud;
+  xio_err rc = pwrite_all(j->fd, j->local, s->buf, s->io.transferred, s->io.offset, err);
+  if (rc == XIO_OK) cli_progress_add(&j->prog, s->io.transferred);
+  j->fetched += s->io.transferred;
+  return rc;
+}
+
+static xio_err fetch_range(get_job *j, uint64_t start, uint64_t end, xio_error *err) {
+  for (uint64_t off = start; off <= end;) {
+    uint64_t next = chunk_end(off, end + 1);
+    cli_slot *s;
+    xio_err rc = cli_window_next(&j->w, &s, err);
+    if (rc == XIO_OK) rc = cli_window_submit(&j->w, s, j->f, XIO_IO_READ, off,
+                                             (size_t)(next - off), err);
+    if (rc != XIO_OK) return rc;
+    j->reads++;
+    off = next;
+  }
+  return XIO_OK;
+}
+
+static xio_err download(get_job *j, const char *target, xio_error *err) {
+  xio_err rc = cli_target_ranges(j->c, target, j->size, &j->ranges, err);
+  if (rc == XIO_OK && ftruncate(j->fd, (off_t)j->size) != 0)
+    rc = cli_sys_error(err, errno, "WriteLocalFile", "ftruncate", j->local);
+  if (rc == XIO_OK) rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, write_slot, j, err);
+  cli_progress_start(&j->prog, j->c, "get", xio_blob_ranges_bytes(&j->ranges));
+  for (size_t i = 0; rc == XIO_OK && i < j->ranges.n; i++)
+    rc = fetch_range(j, j->ranges.v[i].start, j->ranges.v[i].end, err);
+  if (rc == XIO_OK) rc = cli_window_drain(&j->w, err);
+  cli_progress_end(&j->prog);
+  cli_window_free(&j->w);
+  if (rc == XIO_OK) {
+    const char *kind = xio_file_kind(j->f) == XIO_KIND_LOG ? "log" : "data";
+    (void)fsetxattr(j->fd, "user.xio.kind", kind, strlen(kind), 0); /* best effort */
+  }
+  return rc;
+}
+
+static void get_report(const get_job *j, double secs) {
+  double rate = secs > 0 ? (double)j->fetched / secs / (1024.0 * 1024.0) : 0;
+  char hs[32], hf[32], ht[32];
+  xio_kind kind = xio_file_kind(j->f);
+  if (j->c->json) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "command", "get");
+    cJSON_AddStringToObject(o, "source", xio_file_path(j->f));
+    cJSON_AddStringToObject(o, "target", j->local);
+    cJSON_AddStringToObject(o, "kind", cli_kind_name(kind));
+    cli_json_u64(o, "size", j->size);
+    cli_json_u64(o, "ranges", j->ranges.n);
+    cli_json_u64(o, "bytes_fetched", j->fetched);
+    cli_json_u64(o, "reads", j->reads);
+    cJSON_AddNumberToObject(o, "seconds", secs);
+    cJSON_AddNumberToObject(o, "mib_per_s", rate);
+    cli_json_print(o);
+    return;
+  }
+  cli_say(j->c, "got %s -> %s: %s %s file; fetched %s of data in %zu range%s (%" PRIu64
+          " read%s), in %s (%.1f MiB/s)", xio_file_path(j->f), j->local,
+          cli_human_size(j->size, hs), cli_kind_name(kind), cli_human_size(j->fetched, hf),
+          j->ranges.n, cli_plural(j->ranges.n), j->reads, cli_plural(j->reads),
+          cli_human_time(secs, ht), rate);
+}
+
+/* Creates LOCAL (refusing an existing one unless --force). */
+static xio_err create_local(get_job *j, int force, xio_error *err) {
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+  j->fd = open(j->local, flags, 0666);
+  if (j->fd >= 0) return XIO_OK;
+  xio_err rc = cli_sys_error(err, errno, "CreateLocalFile", "open", j->local);
+  if (rc == XIO_EEXIST) {
+    xio_error_set(err, XIO_EEXIST, "%s already exists; --force overwrites it", j->local);
+    xio_error_set_operation(err, "CreateLocalFile");
+  }
+  return rc;
+}
+
+static int get_run(get_job *j, const char *target, int force) {
+  xio_error e;
+  double t0 = cli_now();
+  xio_err rc = create_local(j, force, &e);
+  if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
+  rc = download(j, target, &e);
+  if (close(j->fd) != 0 && rc == XIO_OK)
+    rc = cli_sys_error(&e, errno, "WriteLocalFile", "close", j->local);
+  j->fd = -1;
+  if (rc != XIO_OK) unlink(j->local);
+  else get_report(j, cli_now() - t0);
+  return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
+}
+
+static int run_get(cli *c, int argc, char **argv) {
+  const char *pos[2];
+  int force = 0;
+  const cli_opt opts[] = {{"--force", NULL, &force}, {NULL, NULL, NULL}};
+  int r = cli_parse(c, argc, argv, opts, "TARGET LOCAL", 2, pos);
+  if (r != CLI_CONTINUE) return r;
+  if (same_file(pos[0], pos[1])) return cli_usage_error(c, "TARGET and LOCAL are the same file");
+  get_job j;
+  memset(&j, 0, sizeof j);
+  j.c = c;
+  j.local = pos[1];
+  j.fd = -1;
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_READONLY;
+  xio_error e;
+  xio_err rc = cli_open(c, pos[0], &o, &j.f, &e);
+  if (rc != XIO_OK) return cli_fail(c, rc, &e);
+  j.size = xio_file_size(j.f);
+  r = get_run(&j, pos[0], force);
+  xio_blob_ranges_clear(&j.ranges);
+  xio_file_close(j.f, NULL);
+  return r;
+}
+
+const cli_command cli_cmd_get = {
+    "get", "download a file, fetching only allocated ranges",
+    "get TARGET LOCAL [--force]",
+    "Downloads TARGET into the local file LOCAL, which is made sparse: only the\n"
+    "allocated ranges (page ranges of a blob) are read; the rest stays a hole that\n"
+    "reads as zeros. The file kind is recorded in LOCAL's user.xio.kind attribute.\n"
+    "\n"
+    "Options:\n"
+    "  --force   overwrite LOCAL when it exists\n",
+    run_get,
+};

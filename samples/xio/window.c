@@ -1,0 +1,79 @@
+/*
+ * window.c - a window of requests in flight for bulk transfers (put, get): a ring
+ * of slots, each a buffer and one asynchronous xio request. Taking the next slot
+ * first waits for the request it carried before and hands it to the transfer's
+ * completion function (get writes the bytes read to the local file there), so at
+ * most `n` requests are in flight and memory stays at `n` buffers, whatever the
+ * size of the file. Completions are handled in submission order.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+xio_err cli_window_init(cli_window *w, int n, size_t bufsize, cli_slot_fn done, void *ud,
+                        xio_error *err) {
+  memset(w, 0, sizeof *w);
+  w->slots = calloc((size_t)n, sizeof *w->slots);
+  if (!w->slots) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  w->n = n;
+  w->bufsize = bufsize;
+  w->done = done;
+  w->ud = ud;
+  return XIO_OK;
+}
+
+/* Waits for the slot's request and hands a success to the completion function. */
+static xio_err settle(cli_window *w, cli_slot *s, xio_error *err) {
+  if (!s->busy) return XIO_OK;
+  xio_err rc = xio_io_wait(&s->io);
+  s->busy = 0;
+  if (rc != XIO_OK) {
+    if (err) *err = s->io.error;
+    return rc;
+  }
+  return w->done ? w->done(s, w->ud, err) : XIO_OK;
+}
+
+xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err) {
+  cli_slot *s = &w->slots[w->next];
+  *out = NULL;
+  xio_err rc = settle(w, s, err);
+  if (rc != XIO_OK) return rc;
+  if (!s->buf && !(s->buf = malloc(w->bufsize)))
+    return xio_error_set(err, XIO_ENOMEM, "out of memory for a %zu-byte buffer", w->bufsize);
+  w->next = (w->next + 1) % w->n;
+  *out = s;
+  return XIO_OK;
+}
+
+xio_err cli_window_submit(cli_window *w, cli_slot *s, xio_file *f, xio_io_op op,
+                          uint64_t off, size_t len, xio_error *err) {
+  (void)w;
+  memset(&s->io, 0, sizeof s->io);
+  s->io.op = op;
+  s->io.offset = off;
+  s->io.length = len;
+  s->io.buf = s->buf;
+  xio_err rc = xio_file_submit(f, &s->io, err);
+  s->busy = rc == XIO_OK;
+  return rc;
+}
+
+xio_err cli_window_drain(cli_window *w, xio_error *err) {
+  for (int k = 0; k < w->n; k++) {
+    xio_err rc = settle(w, &w->slots[(w->next + k) % w->n], err);
+    if (rc != XIO_OK) return rc;
+  }
+  return XIO_OK;
+}
+
+void cli_window_free(cli_window *w) {
+  for (int k = 0; w->slots && k < w->n; k++) {
+    if (w->slots[k].busy) xio_io_wait(&w->slots[k].io);
+    free(w->slots[k].buf);
+  }
+  free(w->slots);
+  memset(w, 0, sizeof *w);
+}

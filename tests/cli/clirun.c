@@ -1,0 +1,293 @@
+/*
+ * clirun.c - running the xio program from the tests (see clirun.h): posix_spawn
+ * with stdout and stderr sent to files, a clean environment with the emulator's
+ * dev account, a trace file per run, and the secret checks every run goes through.
+ */
+#define _GNU_SOURCE
+#include "clirun.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xio/auth.h>
+
+#include "test.h"
+#include "util.h"
+
+#ifndef XIO_CLI_PATH
+#error "XIO_CLI_PATH must name the xio program"
+#endif
+
+#define MAX_FORBIDDEN 32
+#define MAX_ARGS 64
+
+static char dir[64];
+static char *forbidden[MAX_FORBIDDEN];
+static int nforbidden;
+static unsigned run_counter;
+
+/* ------------------------------------------------------------ places ---- */
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+static void remove_dir(void) {
+  if (dir[0]) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *clirun_dir(void) {
+  if (!dir[0]) {
+    snprintf(dir, sizeof dir, "/tmp/xio-cli-XXXXXX");
+    if (!mkdtemp(dir)) FAIL("mkdtemp failed");
+    atexit(remove_dir);
+  }
+  return dir;
+}
+
+void clirun_path(const char *name, char *out, size_t size) {
+  snprintf(out, size, "%s/%s", clirun_dir(), name);
+}
+
+void clirun_container(char *out, size_t size) { test_unique_name(out, size, "cli"); }
+
+void clirun_url(const char *container, const char *blob, char *out, size_t size) {
+  if (blob) snprintf(out, size, "%s/%s/%s", test_account_url(), container, blob);
+  else snprintf(out, size, "%s/%s", test_account_url(), container);
+}
+
+const char *clirun_connection_string(void) {
+  static char buf[1024];
+  snprintf(buf, sizeof buf,
+           "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
+           "BlobEndpoint=%s/devstoreaccount1;", XIO_AUTH_DEV_KEY, test_endpoint());
+  return buf;
+}
+
+void clirun_forbid(const char *secret) {
+  if (nforbidden == MAX_FORBIDDEN) FAIL("too many forbidden secrets");
+  forbidden[nforbidden++] = strdup(secret);
+}
+
+/* ------------------------------------------------------------ files ---- */
+
+static char *read_all(const char *path) {
+  FILE *f = fopen(path, "rb");
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) FAIL("out of memory");
+  while (f) {
+    if (cap - len < 2048) {
+      cap *= 2;
+      if (!(buf = realloc(buf, cap))) FAIL("out of memory");
+    }
+    size_t n = fread(buf + len, 1, cap - len - 1, f);
+    if (n == 0) break;
+    len += n;
+  }
+  if (f) fclose(f);
+  buf[len] = '\0';
+  return buf;
+}
+
+void clirun_write_file(const char *path, const void *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(data, 1, n, f) != n || fclose(f) != 0) FAIL("cannot write %s", path);
+}
+
+/* ------------------------------------------------------- environment ---- */
+
+static int dropped(const char *kv) {
+  static const char *const drop[] = {"AZURE_STORAGE_", "XIO_TRACE=", "XIO_CREDENTIALS=",
+                                     "XIO_CA_BUNDLE="};
+  for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
+    if (strncmp(kv, drop[i], strlen(drop[i])) == 0) return 1;
+  return 0;
+}
+
+/* The child's environment: ours without credentials or xio settings, then the dev
+ * connection string, then the extras. The array is malloc'd; its strings are not
+ * (but for the connection string entry, which *owned gets). */
+static char **make_env(unsigned flags, const char *const *extra, char **owned) {
+  size_t n = 0, k = 0, nextra = 0;
+  while (environ[n]) n++;
+  while (extra && extra[nextra]) nextra++;
+  char **env = calloc(n + nextra + 2, sizeof *env);
+  if (!env) FAIL("out of memory");
+  for (size_t i = 0; i < n; i++)
+    if (!dropped(environ[i])) env[k++] = environ[i];
+  *owned = NULL;
+  if (!(flags & CLIRUN_NO_CREDS)) {
+    const char *cs = clirun_connection_string();
+    size_t len = strlen(cs) + 40;
+    *owned = malloc(len);
+    snprintf(*owned, len, "AZURE_STORAGE_CONNECTION_STRING=%s", cs);
+    env[k++] = *owned;
+  }
+  for (size_t i = 0; i < nextra; i++) env[k++] = (char *)extra[i];
+  env[k] = NULL;
+  return env;
+}
+
+/* ---------------------------------------------------------- running ---- */
+
+static int has_trace_option(const char *const *args) {
+  for (size_t i = 0; args[i]; i++)
+    if (strncmp(args[i], "--trace", 7) == 0) return 1;
+  return 0;
+}
+
+/* The account key never appears; SAS signatures (any "sig=", and the registered
+ * secrets) only where `sas_allowed`. */
+static void check_text(const char *text, const char *where, int sas_allowed) {
+  if (strstr(text, XIO_AUTH_DEV_KEY) || strstr(text, "Eby8vdM02xNOcqFlqUwJ"))
+    FAIL("the account key appears in %s:\n%s", where, text);
+  if (sas_allowed) return;
+  if (strstr(text, "sig=")) FAIL("a SAS signature appears in %s:\n%s", where, text);
+  for (int i = 0; i < nforbidden; i++)
+    if (strstr(text, forbidden[i]))
+      FAIL("secret \"%s\" appears in %s:\n%s", forbidden[i], where, text);
+}
+
+static void check_secrets(const clirun *r, unsigned flags) {
+  check_text(r->err, "stderr", 0);
+  check_text(r->trace, "the trace", 0);
+  check_text(r->out, "stdout", (flags & CLIRUN_SECRET_STDOUT) != 0);
+}
+
+static int spawn_wait(const char *const *argv, char **env, const char *out, const char *err) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid;
+  int rc = posix_spawn(&pid, XIO_CLI_PATH, &fa, NULL, (char *const *)argv, env);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) FAIL("cannot start %s: %s", XIO_CLI_PATH, strerror(rc));
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    ;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void clirun_free(clirun *r) {
+  free(r->out);
+  free(r->err);
+  free(r->trace);
+  memset(r, 0, sizeof *r);
+}
+
+void clirun_v(clirun *r, unsigned flags, const char *const *env_extra, const char *const *args) {
+  char out[128], err[128], trace[128];
+  unsigned n = run_counter++;
+  snprintf(out, sizeof out, "%s/run%u.out", clirun_dir(), n);
+  snprintf(err, sizeof err, "%s/run%u.err", clirun_dir(), n);
+  snprintf(trace, sizeof trace, "%s/run%u.trace", clirun_dir(), n);
+  const char *argv[MAX_ARGS + 4];
+  size_t k = 0;
+  argv[k++] = "xio";
+  if (!has_trace_option(args)) {
+    argv[k++] = "--trace";
+    argv[k++] = trace;
+  }
+  for (size_t i = 0; args[i]; i++) {
+    if (k == MAX_ARGS) FAIL("too many arguments");
+    argv[k++] = args[i];
+  }
+  argv[k] = NULL;
+  char *owned;
+  char **env = make_env(flags, env_extra, &owned);
+  clirun_free(r);
+  r->status = spawn_wait(argv, env, out, err);
+  free(env);
+  free(owned);
+  r->out = read_all(out);
+  r->err = read_all(err);
+  r->trace = read_all(trace);
+  remove(out);
+  remove(err);
+  remove(trace);
+  check_secrets(r, flags);
+}
+
+/* ------------------------------------------------------------- JSON ---- */
+
+cJSON *clirun_json(const clirun *r) {
+  cJSON *j = cJSON_Parse(r->out);
+  if (!j) FAIL("stdout is not JSON:\n%s", r->out);
+  return j;
+}
+
+double clirun_num(const cJSON *o, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+  if (!cJSON_IsNumber(v)) FAIL("no number \"%s\" in the JSON", name);
+  return v->valuedouble;
+}
+
+const char *clirun_str(const cJSON *o, const char *name) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+  if (!cJSON_IsString(v)) FAIL("no string \"%s\" in the JSON", name);
+  return v->valuestring;
+}
+
+/* Calls fn for each trace event (one JSON object a line). */
+static void each_event(const clirun *r, void (*fn)(const cJSON *ev, void *ud), void *ud) {
+  const char *p = r->trace;
+  while (*p) {
+    size_t n = strcspn(p, "\n");
+    cJSON *ev = cJSON_ParseWithLength(p, n);
+    if (!ev) FAIL("a trace line is not JSON: %.*s", (int)n, p);
+    fn(ev, ud);
+    cJSON_Delete(ev);
+    p += n;
+    if (*p) p++;
+  }
+}
+
+typedef struct sum_state {
+  const char *type;
+  uint64_t sum;
+  int count;
+} sum_state;
+
+static void add_if_type(const cJSON *ev, void *ud) {
+  sum_state *s = ud;
+  if (strcmp(clirun_str(ev, "request_type"), s->type) != 0) return;
+  s->sum += (uint64_t)clirun_num(ev, "length");
+  s->count++;
+}
+
+uint64_t clirun_trace_sum(const clirun *r, const char *type, int *count) {
+  sum_state s = {type, 0, 0};
+  each_event(r, add_if_type, &s);
+  if (count) *count = s.count;
+  return s.sum;
+}
+
+typedef struct others_state {
+  const char *const *types;
+  int n;
+} others_state;
+
+static void count_other(const cJSON *ev, void *ud) {
+  others_state *s = ud;
+  const char *t = clirun_str(ev, "request_type");
+  for (size_t i = 0; s->types[i]; i++)
+    if (strcmp(t, s->types[i]) == 0) return;
+  s->n++;
+}
+
+int clirun_trace_others(const clirun *r, const char *const *types) {
+  others_state s = {types, 0};
+  each_event(r, count_other, &s);
+  return s.n;
+}

@@ -1,0 +1,86 @@
+/*
+ * clirun.h - running the xio program from the tests: spawn it with arguments and
+ * an environment, capture stdout, stderr, the exit status and the trace file it
+ * wrote, and check every run for leaked secrets.
+ *
+ * Each run gets the emulator's dev account through AZURE_STORAGE_CONNECTION_STRING
+ * (unless CLIRUN_NO_CREDS) and "--trace FILE" (unless the arguments name a trace
+ * themselves). After each run, stdout, stderr and the trace must not contain the
+ * account key, "sig=" (stdout may, with CLIRUN_SECRET_STDOUT: the sas command), or
+ * any secret registered with clirun_forbid().
+ */
+#ifndef XIO_TEST_CLIRUN_H
+#define XIO_TEST_CLIRUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#define CLIRUN_NO_CREDS 0x1      /* no AZURE_STORAGE_CONNECTION_STRING */
+#define CLIRUN_SECRET_STDOUT 0x2 /* stdout may carry a SAS (the sas command) */
+
+typedef struct clirun {
+  int status;  /* exit status; 128 + N when killed by signal N */
+  char *out;   /* stdout, NUL-terminated */
+  char *err;   /* stderr */
+  char *trace; /* the trace file ("" when none was written) */
+} clirun;
+
+/** Runs xio with `args` (NULL-terminated) and `env` extras (NULL-terminated
+ *  "NAME=value" entries, or NULL). Frees what `r` held before; zero-initialize
+ *  `r` before the first run. */
+void clirun_v(clirun *r, unsigned flags, const char *const *env, const char *const *args);
+
+#define XIO(r, ...) clirun_v((r), 0, NULL, (const char *const[]){__VA_ARGS__, NULL})
+#define XIO_ENV(r, flags, env, ...)                                                \
+  clirun_v((r), (flags), (env), (const char *const[]){__VA_ARGS__, NULL})
+
+void clirun_free(clirun *r);
+
+/** Every later run fails the test when its output contains `secret`. */
+void clirun_forbid(const char *secret);
+
+/** Asserts the exit status, printing both outputs when it differs. */
+#define EXPECT_EXIT(r, want)                                                       \
+  do {                                                                             \
+    if ((r)->status != (want))                                                     \
+      FAIL("exit status %d, wanted %d\n--- stdout:\n%s--- stderr:\n%s", (r)->status, \
+           (want), (r)->out, (r)->err);                                            \
+  } while (0)
+
+/** A directory of this process for local files (removed at exit). */
+const char *clirun_dir(void);
+
+/** `out` = clirun_dir()/name. */
+void clirun_path(const char *name, char *out, size_t size);
+
+/** A fresh container name for this test. */
+void clirun_container(char *out, size_t size);
+
+/** `out` = <account URL>/container[/blob]. */
+void clirun_url(const char *container, const char *blob, char *out, size_t size);
+
+/** The dev account's connection string for the emulator. Static buffer. */
+const char *clirun_connection_string(void);
+
+/** Parses the run's stdout as JSON (fails the test when it is not). */
+cJSON *clirun_json(const clirun *r);
+
+/** A number member of `o` (fails the test when missing). */
+double clirun_num(const cJSON *o, const char *name);
+
+/** A string member of `o` (fails the test when missing). */
+const char *clirun_str(const cJSON *o, const char *name);
+
+/** Sums the lengths of the trace's events of `type`; *count gets how many (may be
+ *  NULL). */
+uint64_t clirun_trace_sum(const clirun *r, const char *type, int *count);
+
+/** Number of trace events that are not of the listed types (NULL-terminated). */
+int clirun_trace_others(const clirun *r, const char *const *types);
+
+/** Writes `n` bytes of `data` to a new local file. */
+void clirun_write_file(const char *path, const void *data, size_t n);
+
+#endif

@@ -1,0 +1,18 @@
+# The xio command line, run as a program the way a person or a script runs it:
+# every command against Azurite and on local files, exit statuses, messages and
+# hints, --json output, traces, no secret in any output, and the sparse put/get
+# round trip of a 1 GiB file.
+if(TARGET xio_cli)
+  xio_add_suite(NAME cli AZURITE TIMEOUT 300
+    SOURCES
+      ${CMAKE_CURRENT_LIST_DIR}/clirun.c
+      ${CMAKE_CURRENT_LIST_DIR}/usage_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/blob_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/lease_sas_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/error_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/transfer_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/local_test.c
+    LIBS xio PkgConfig::CJSON)
+  add_dependencies(test_cli xio_cli)
+  target_compile_definitions(test_cli PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
+endif()
