@@ -107,7 +107,8 @@ void clirun_write_file(const char *path, const void *data, size_t n) {
 
 static int dropped(const char *kv) {
   static const char *const drop[] = {"AZURE_STORAGE_", "XIO_TRACE=", "XIO_CREDENTIALS=",
-                                     "XIO_CA_BUNDLE="};
+                                     "XIO_CA_BUNDLE=", "XIO_DEMO_ENDPOINT=",
+                                     "XIO_TEST_BLOB_ENDPOINT="};
   for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
     if (strncmp(kv, drop[i], strlen(drop[i])) == 0) return 1;
   return 0;
