@@ -3,6 +3,7 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
+MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan test test-asan test-fast demo bench format lint clean

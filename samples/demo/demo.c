@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -92,6 +93,18 @@ static void target(const demo *d, const char *name, char *out, size_t size) {
   snprintf(out, size, "%s/%s", d->base, name);
 }
 
+/* Tells a person at a terminal what is going on while it runs (not in JSON mode). */
+static void step(const demo *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void step(const demo *d, const char *fmt, ...) {
+  if (d->o->json) return;
+  FILE *out = d->o->out ? d->o->out : stdout;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(out, fmt, ap);
+  va_end(ap);
+  fflush(out);
+}
+
 /* Creates `name` with `size` bytes initialized per `init`; returns seconds taken and
  * the requests made. The file is left closed (it is deleted later). */
 static xio_err timed_create(demo *d, const char *name, xio_kind kind, uint64_t size,
@@ -104,12 +117,17 @@ static xio_err timed_create(demo *d, const char *name, xio_kind kind, uint64_t s
   o.size = size;
   o.init = init;
   xio_file *f = NULL;
+  char human[32];
+  demo_human_size(size, human, sizeof human);
+  step(d, "creating %s (%s, init %s) ...", name, human, xio_init_name(init));
   recorder_reset(&d->rec, 0);
   double t = now_s();
   xio_err rc = xio_file_open(d->ctx, url, &o, &f, err);
   *secs = now_s() - t;
   *requests = d->rec.requests;
   if (rc == XIO_OK) rc = xio_file_close(f, err);
+  demo_human_time(*secs, human, sizeof human);
+  step(d, " %s\n", human);
   return rc;
 }
 
@@ -177,10 +195,16 @@ static xio_err grow_row(demo *d, demo_result *r, xio_error *err) {
   xio_file *f = NULL;
   xio_err rc = xio_file_open(d->ctx, url, &o, &f, err);
   if (rc != XIO_OK) return rc;
+  char from[32], to[32];
+  demo_human_size(r->grow_from, from, sizeof from);
+  demo_human_size(r->grow_to, to, sizeof to);
+  step(d, "growing %s from %s to %s (init clear) ...", row->file, from, to);
   recorder_reset(&d->rec, 1);
   double t = now_s();
   rc = xio_file_set_size(f, r->grow_to, XIO_INIT_CLEAR, err);
   row->instant_s = now_s() - t;
+  demo_human_time(row->instant_s, to, sizeof to);
+  step(d, " %s\n", to);
   pthread_mutex_lock(&d->rec.mu);
   row->instant_requests = d->rec.requests;
   r->growth_events = d->rec.requests;
@@ -275,6 +299,9 @@ xio_err xio_demo_run(const xio_demo_options *opts, xio_error *err) {
   d.o = opts;
   pthread_mutex_init(&d.rec.mu, NULL);
   rc = setup(&d, &r, err);
+  if (rc == XIO_OK)
+    step(&d, "A database the classic way (zeros written) and the instant way, on %s:\n",
+         r.backend);
   if (rc == XIO_OK) rc = create_rows(&d, &r, err);
   if (rc == XIO_OK) rc = grow_row(&d, &r, err);
   if (rc == XIO_OK) demo_report(opts->out ? opts->out : stdout, &r, opts->json);

@@ -31,6 +31,12 @@ typedef struct demo_result {
   int samples, samples_zero;/* reads of the grown region, and how many were zero */
 } demo_result;
 
+/** "512 MiB", "1 TiB". */
+void demo_human_size(uint64_t n, char *out, size_t size);
+
+/** "2.0 ms", "34.21 s", "4.9 h". */
+void demo_human_time(double s, char *out, size_t size);
+
 /** Prints the table (or, with json, one JSON object) to `out`. */
 void demo_report(FILE *out, const demo_result *r, int json);
 

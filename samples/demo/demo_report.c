@@ -13,7 +13,7 @@
 
 #include "demo_int.h"
 
-static void human_size(uint64_t n, char *out, size_t size) {
+void demo_human_size(uint64_t n, char *out, size_t size) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
   double v = (double)n;
@@ -21,7 +21,7 @@ static void human_size(uint64_t n, char *out, size_t size) {
   snprintf(out, size, v == (double)(uint64_t)v ? "%.0f %s" : "%.1f %s", v, units[u]);
 }
 
-static void human_time(double s, char *out, size_t size) {
+void demo_human_time(double s, char *out, size_t size) {
   if (s < 1e-3) snprintf(out, size, "%.2f ms", s * 1e3);
   else if (s < 1) snprintf(out, size, "%.1f ms", s * 1e3);
   else if (s < 60) snprintf(out, size, "%.2f s", s);
@@ -43,9 +43,9 @@ static void human_ratio(double r, char *out, size_t size) {
 
 static void print_row(FILE *out, const demo_row *row) {
   char size[32], classic[32], instant[32], ratio[40], reqs[48];
-  human_size(row->shown_size, size, sizeof size);
-  human_time(row->classic_s, classic, sizeof classic);
-  human_time(row->instant_s, instant, sizeof instant);
+  demo_human_size(row->shown_size, size, sizeof size);
+  demo_human_time(row->classic_s, classic, sizeof classic);
+  demo_human_time(row->instant_s, instant, sizeof instant);
   human_ratio(row->instant_s > 0 ? row->classic_s / row->instant_s : 0, ratio, sizeof ratio);
   snprintf(reqs, sizeof reqs, "%d%s / %d", row->classic_requests,
            row->classic_estimated ? "*" : "", row->instant_requests);
@@ -58,14 +58,14 @@ static void print_row(FILE *out, const demo_row *row) {
 
 static void report_text(FILE *out, const demo_result *r) {
   char from[32], to[32], rate[32];
-  fprintf(out, "Create-database experiment on %s\n  at %s\n\n", r->backend, r->where);
+  fprintf(out, "\nCreate-database experiment on %s\n  at %s\n\n", r->backend, r->where);
   fprintf(out, "  %-17s %-12s %-9s %-18s %-17s %-12s %s\n", "operation", "file", "size",
           "classic (init)", "instant (init)", "speed-up", "requests classic / instant");
   for (int i = 0; i < r->nrows; i++) print_row(out, &r->rows[i]);
-  human_size((uint64_t)r->zero_rate, rate, sizeof rate);
+  demo_human_size((uint64_t)r->zero_rate, rate, sizeof rate);
   fprintf(out, "\n  * not run: estimated from the zero-write rate measured above (%s/s).\n", rate);
-  human_size(r->grow_from, from, sizeof from);
-  human_size(r->grow_to, to, sizeof to);
+  demo_human_size(r->grow_from, from, sizeof from);
+  demo_human_size(r->grow_to, to, sizeof to);
   fprintf(out, "\nThe instant log growth, %s -> %s: %d requests (%d XIOTypeSetFileSize, %d "
           "XIOTypeZeroFile), as traced:\n%s", from, to, r->growth_events, r->growth_set_size,
           r->growth_zero, r->growth_trace ? r->growth_trace : "");

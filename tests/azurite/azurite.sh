@@ -9,6 +9,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cmd=${1:?usage: azurite.sh start|stop|run STATE_DIR [CMD...]}
 state=${2:?usage: azurite.sh start|stop|run STATE_DIR [CMD...]}
+mkdir -p "$state"
+state=$(cd "$state" && pwd) # absolute: the emulator runs in it
 
 start() {
   mkdir -p "$state"
