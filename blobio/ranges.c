@@ -99,7 +99,7 @@ static xio_err add_anywhere(xio_blob_ranges *r, uint64_t start, uint64_t end) {
   return XIO_OK;
 }
 
-xio_err xio__blob_ranges_add(xio_blob_ranges *r, uint64_t start, uint64_t end) {
+xio_err xio_blob_ranges_add(xio_blob_ranges *r, uint64_t start, uint64_t end) {
   if (!r || start > end) return XIO_EINVAL;
   if (r->n == 0 || apart(r->v[r->n - 1].end, start)) { /* after the last: append */
     xio_err rc = xio__blob_ranges_reserve(r, 1);

@@ -1,6 +1,6 @@
 /*
  * ranges_int.h - internal helpers of the page-range list (ranges.c) beyond
- * xio__blob_ranges_add (declared in xml_int.h). Internal to libxio_blob.
+ * the public xio_blob_ranges_add. Internal to libxio_blob.
  */
 #ifndef XIO_BLOB_RANGES_INT_H
 #define XIO_BLOB_RANGES_INT_H
@@ -11,7 +11,7 @@
 
 /**
  * Makes room for `extra` more ranges in `r`, so that the next `extra` calls of
- * xio__blob_ranges_add cannot fail with XIO_ENOMEM (an add grows the list by at
+ * xio_blob_ranges_add cannot fail with XIO_ENOMEM (an add grows the list by at
  * most one). Lets a parser validate a whole body first and then apply it without
  * leaving a half-applied list behind. Errors: XIO_ENOMEM, XIO_EINVAL (r NULL).
  */

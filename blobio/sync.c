@@ -87,16 +87,22 @@ xio_err xio_blob_read(xio_blob_engine *e, const xio_blob_target *t, uint64_t off
   return run(e, xio_blob_call_read(t, offset, buf, len, cond, &c, err), &c, err);
 }
 
+/* Sends with the engine: the default sender of xio_blob_get_ranges. */
+static xio_err send_with_engine(void *ud, xio_blob_call *c, xio_error *err) {
+  return xio_blob_send(ud, c, err);
+}
+
 /* One segment [off, off+len), following NextMarker until the service is done. */
-static xio_err ranges_segment(xio_blob_engine *e, const xio_blob_target *t, uint64_t off,
-                              uint64_t len, xio_blob_ranges *out, xio_error *err) {
+static xio_err ranges_segment(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
+                              uint64_t off, uint64_t len, xio_blob_ranges *out,
+                              xio_error *err) {
   char *marker = NULL;
   xio_err rc;
   do {
     xio_blob_call *c = NULL;
     char *next = NULL;
     rc = xio_blob_call_page_ranges(t, off, len, marker, &c, err);
-    if (rc == XIO_OK) rc = xio_blob_send(e, c, err);
+    if (rc == XIO_OK) rc = send(ud, c, err);
     if (rc == XIO_OK) rc = xio_blob_call_ranges(c, out, &next, err);
     xio_blob_call_free(c);
     free(marker);
@@ -106,26 +112,45 @@ static xio_err ranges_segment(xio_blob_engine *e, const xio_blob_target *t, uint
   return rc;
 }
 
-xio_err xio_blob_get_ranges(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
-                            uint64_t len, uint64_t segment, xio_blob_ranges *out,
-                            xio_error *err) {
+/* The blob's size, for a query "to the end". */
+static xio_err blob_size(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
+                         uint64_t *size, xio_error *err) {
+  xio_blob_call *c = NULL;
+  xio_blob_props p;
+  xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
+  if (rc == XIO_OK) rc = send(ud, c, err);
+  if (rc == XIO_OK) rc = xio_blob_call_props(c, &p, err);
+  xio_blob_call_free(c);
+  if (rc == XIO_OK) *size = p.size;
+  return rc;
+}
+
+xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
+                                 uint64_t offset, uint64_t len, uint64_t segment,
+                                 xio_blob_ranges *out, xio_error *err) {
   if (len == 0) {
-    xio_blob_props p;
-    xio_err rc = xio_blob_get_properties(e, t, NULL, &p, err);
+    uint64_t size = 0;
+    xio_err rc = blob_size(send, ud, t, &size, err);
     if (rc != XIO_OK) return rc;
-    if (p.size <= offset) return XIO_OK;
-    len = p.size - offset;
+    if (size <= offset) return XIO_OK;
+    len = size - offset;
   }
   if (segment == 0) segment = DEFAULT_SEGMENT;
   segment -= segment % XIO_BLOB_PAGE_SIZE;
   if (segment == 0) return xio_error_set(err, XIO_EINVAL, "segment smaller than a page");
   for (uint64_t done = 0; done < len;) {
     uint64_t n = len - done < segment ? len - done : segment;
-    xio_err rc = ranges_segment(e, t, offset + done, n, out, err);
+    xio_err rc = ranges_segment(send, ud, t, offset + done, n, out, err);
     if (rc != XIO_OK) return rc;
     done += n;
   }
   return XIO_OK;
+}
+
+xio_err xio_blob_get_ranges(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
+                            uint64_t len, uint64_t segment, xio_blob_ranges *out,
+                            xio_error *err) {
+  return xio_blob_get_ranges_with(send_with_engine, e, t, offset, len, segment, out, err);
 }
 
 xio_err xio_blob_delete(xio_blob_engine *e, const xio_blob_target *t, int include_snapshots,

@@ -261,7 +261,7 @@ static xio_err walk_page_list(const xmlNode *root, page_walk *w, xio_error *err)
       continue;
     }
     xio_blob_ranges *to = page ? w->ranges : w->cleared;
-    if (to && (rc = xio__blob_ranges_add(to, rg.start, rg.end)) != XIO_OK)
+    if (to && (rc = xio_blob_ranges_add(to, rg.start, rg.end)) != XIO_OK)
       return xio_error_set(err, rc, "adding a page range failed");
   }
   return XIO_OK;

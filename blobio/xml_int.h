@@ -24,7 +24,7 @@ xio_err xio__blob_xml_error(const char *body, size_t len, char *code, size_t cod
 /**
  * Reads <PageList> with <PageRange>/<ClearRange> elements of <Start>/<End> and an
  * optional <NextMarker>. Page ranges are added to `ranges` (merged, see
- * xio__blob_ranges_add); clear ranges to `cleared` when it is not NULL. `*next_marker`
+ * xio_blob_ranges_add in xio/blob.h); clear ranges to `cleared` when it is not NULL. `*next_marker`
  * gets a malloc'd marker or NULL (when empty or absent). Errors: XIO_EPARSE (including
  * Start > End, or numbers that do not parse), XIO_ENOMEM.
  */
@@ -42,11 +42,5 @@ xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *r
 xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out,
                                 xio_error *err);
 
-/**
- * Adds [start, end] to `r`, keeping it sorted and merging overlapping or adjacent
- * ranges (end + 1 == next start). Fast when ranges arrive in order. Errors: XIO_ENOMEM,
- * XIO_EINVAL (start > end).
- */
-xio_err xio__blob_ranges_add(xio_blob_ranges *r, uint64_t start, uint64_t end);
 
 #endif

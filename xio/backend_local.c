@@ -490,6 +490,38 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
   return rc;
 }
 
+/* ----------------------------------------------------------- ranges ---- */
+
+/* The data extents of [0, size) by SEEK_DATA/SEEK_HOLE; a file system without them
+ * reports one extent covering everything. */
+static xio_err walk_extents(local_file *lf, uint64_t size, xio_blob_ranges *out,
+                            xio_error *err) {
+  for (uint64_t pos = 0; pos < size;) {
+    off_t data = lseek(lf->fd, (off_t)pos, SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break; /* only a hole from here on */
+    if (data < 0 && errno == EINVAL) return xio_blob_ranges_add(out, pos, size - 1);
+    if (data < 0) return sys_error(err, errno, "GetRanges", "lseek(SEEK_DATA)", lf->base.path);
+    off_t hole = lseek(lf->fd, data, SEEK_HOLE);
+    if (hole < 0) return sys_error(err, errno, "GetRanges", "lseek(SEEK_HOLE)", lf->base.path);
+    uint64_t end = (uint64_t)hole < size ? (uint64_t)hole : size;
+    if (end <= pos || end <= (uint64_t)data) break;
+    xio_err rc = xio_blob_ranges_add(out, (uint64_t)data, end - 1);
+    if (rc != XIO_OK) return xio_error_set(err, rc, "out of memory listing ranges");
+    pos = end;
+  }
+  return XIO_OK;
+}
+
+static xio_err lf_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
+  local_file *lf = (local_file *)f;
+  uint64_t size = atomic_load(&f->size);
+  int64_t t0 = mono_us();
+  xio_err rc = walk_extents(lf, size, out, err);
+  report(f->ctx, f, NULL, XIO_RT_RANGES, 0, size, t0, rc);
+  return rc;
+}
+
 const xio_backend xio__local_backend = {
-    1, "local", 1, LOCAL_MAX_REQUEST, lf_open, lf_submit, lf_resize, lf_sync, lf_close, lf_remove,
+    1,       "local",  1,        LOCAL_MAX_REQUEST, lf_open,  lf_submit,
+    lf_resize, lf_sync, lf_close, lf_remove,         lf_ranges,
 };

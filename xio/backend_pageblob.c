@@ -202,7 +202,7 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
   if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE))
     rc = take_lease(p, o->flags & XIO_OPEN_BREAK_LEASE, err);
   if (rc != XIO_OK) {
-    xio_error_set_operation(err, "OpenFile");
+    if (err && !err->operation[0]) xio_error_set_operation(err, "OpenFile");
     pb_free(p);
     return rc;
   }
@@ -333,7 +333,30 @@ static xio_err pb_remove(xio_ctx *ctx, const char *target, xio_error *err) {
   return rc;
 }
 
+/* Sends one Get Page Ranges call of xio_blob_get_ranges_with, traced. */
+static xio_err send_ranges_call(void *ud, xio_blob_call *c, xio_error *err) {
+  pb_file *p = ud;
+  return xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_RT_RANGES, 0, 0, err);
+}
+
+static xio_err pb_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
+  pb_file *p = (pb_file *)f;
+  uint64_t size = atomic_load(&f->size);
+  if (size == 0) return XIO_OK;
+  xio_blob_ranges all = {NULL, 0, 0};
+  xio_err rc = xio_blob_get_ranges_with(send_ranges_call, p, p->target, 0, pages(size), 0,
+                                        &all, err);
+  /* The last page may reach past an unaligned logical end: cut it there. */
+  for (size_t i = 0; rc == XIO_OK && i < all.n && all.v[i].start < size; i++) {
+    uint64_t end = all.v[i].end < size - 1 ? all.v[i].end : size - 1;
+    if (xio_blob_ranges_add(out, all.v[i].start, end) != XIO_OK)
+      rc = xio_error_set(err, XIO_ENOMEM, "out of memory listing ranges");
+  }
+  xio_blob_ranges_clear(&all);
+  return rc;
+}
+
 const xio_backend xio__pageblob_backend = {
-    1,         "pageblob", 512,       XIO_BLOB_MAX_PUT_PAGE, pb_open, pb_submit,
-    pb_resize, pb_sync,    pb_close,  pb_remove,
+    1,         "pageblob", 512,      XIO_BLOB_MAX_PUT_PAGE, pb_open,  pb_submit,
+    pb_resize, pb_sync,    pb_close, pb_remove,             pb_ranges,
 };

@@ -410,6 +410,11 @@ xio_err xio_file_flush(xio_file *f, xio_error *err) {
   return rc;
 }
 
+xio_err xio_file_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
+  if (in_callback(f)) return refuse_in_callback(f, "listing ranges", err);
+  return f->backend->ranges(f, out, err);
+}
+
 xio_kind xio_file_kind(const xio_file *f) { return f->kind; }
 const char *xio_file_path(const xio_file *f) { return f->path; }
 const char *xio_file_backend(const xio_file *f) { return f->backend->name; }

@@ -117,6 +117,12 @@ xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_c
   return rc;
 }
 
+xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type,
+                     uint64_t offset, uint64_t length, xio_error *err) {
+  return xio__send_traced(ctx, NULL, xio_blob_call_safe_url(c), c, request_type, offset,
+                          length, err);
+}
+
 xio_err xio__trace_open(xio_ctx *ctx, xio_error *err) {
   const char *path = ctx->opts.trace_path;
   if (!path && ctx->opts.use_environment) path = getenv("XIO_TRACE");

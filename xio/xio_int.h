@@ -24,19 +24,6 @@ typedef struct xio__sub xio__sub;
 
 /* ------------------------------------------------------------ requests ---- */
 
-/* Storage request types, as SQL Server names them in xio_send_complete. */
-#define XIO_RT_CREATE "XIOTypeCreateFile"
-#define XIO_RT_OPEN "XIOTypeOpenFile"
-#define XIO_RT_READ "XIOTypeReadFile"
-#define XIO_RT_WRITE "XIOTypeWriteFile"
-#define XIO_RT_ZERO "XIOTypeZeroFile"
-#define XIO_RT_GET_SIZE "XIOTypeGetFileSize"
-#define XIO_RT_SET_SIZE "XIOTypeSetFileSize"
-#define XIO_RT_RANGES "XIOTypeGetRanges"
-#define XIO_RT_DELETE "XIOTypeDeleteFile"
-#define XIO_RT_LEASE "XIOTypeLease"
-#define XIO_RT_SNAPSHOT "XIOTypeSnapshot"
-
 /** What one storage request did, for its trace event and the file's counters. */
 typedef struct xio__request_report {
   const char *request_type;     /* XIO_RT_* */
@@ -128,6 +115,10 @@ struct xio_backend {
 
   /** (sync) Deletes `target`. */
   xio_err (*remove)(xio_ctx *ctx, const char *target, xio_error *err);
+
+  /** (sync) Appends the allocated ranges of [0, logical size) to `out`, each storage
+   *  request traced as XIO_RT_RANGES. */
+  xio_err (*ranges)(xio_file *f, xio_blob_ranges *out, xio_error *err);
 };
 
 extern const xio_backend xio__pageblob_backend;

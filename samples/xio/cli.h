@@ -206,15 +206,6 @@ xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s,
 xio_err cli_local_extents(int fd, const char *path, uint64_t size, xio_blob_ranges *out,
                           xio_error *err);
 
-/** Appends the allocated ranges of a target, clipped to `size` bytes: page ranges
- *  of a blob, data extents of a local file. */
-xio_err cli_target_ranges(cli *c, const char *target, uint64_t size, xio_blob_ranges *out,
-                          xio_error *err);
-
-/** Appends [start, end] to `r`, merging with the last range when adjacent.
- *  Errors: XIO_ENOMEM. */
-xio_err cli_ranges_add(xio_blob_ranges *r, uint64_t start, uint64_t end, xio_error *err);
-
 /* ---------------------------------------------------------- window.c ---- */
 
 /** One buffer and the request that uses it. */

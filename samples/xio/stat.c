@@ -4,21 +4,18 @@
  * time) and ranges (where the file holds data: a blob's page ranges, a local file's
  * data extents).
  *
- * A blob is read with Get Blob Properties and Get Page Ranges on the context's REST
- * engine: its kind comes from the xiokind metadata and an unaligned logical size
- * from xiosize, as the file layer records them. A local file is read with stat(2),
- * SEEK_DATA/SEEK_HOLE and the user.xio.kind extended attribute.
+ * Both open the target read-only through the file layer, which knows its kind and
+ * logical size and lists its ranges (traced like every request); stat then adds
+ * what only the backend knows: a blob's properties (lease, ETag, physical size)
+ * from one more traced request, a local file's blocks and time from stat(2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -38,68 +35,39 @@ typedef struct info {
 
 /* ------------------------------------------------------------- blobs ---- */
 
-/* Kind and logical size from the metadata the file layer writes. */
-static void blob_meta(info *in) {
-  const char *k = xio_blob_props_meta(&in->props, "xiokind");
-  const char *s = xio_blob_props_meta(&in->props, "xiosize");
-  in->kind = k && strcmp(k, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
-  in->size = in->blob_size = in->props.size;
-  if (s) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end == '\0' && v <= in->props.size && in->props.size - v < 512) in->size = v;
-  }
-}
-
-static xio_err blob_info(cli *c, const char *url, info *in, xio_error *e) {
+/* The blob's own properties (lease, ETag, physical size): one traced request. */
+static xio_err blob_props(cli *c, const char *url, info *in, xio_error *e) {
   xio_ctx *ctx;
   xio_blob_target *t = NULL;
+  xio_blob_call *call = NULL;
   xio_err rc = cli_context(c, &ctx, e);
   if (rc == XIO_OK) rc = xio_ctx_blob_target(ctx, url, &t, e);
-  if (rc == XIO_OK) rc = xio_blob_get_properties(xio_ctx_engine(ctx), t, NULL, &in->props, e);
+  if (rc == XIO_OK) rc = xio_blob_call_get_properties(t, NULL, &call, e);
+  if (rc == XIO_OK) rc = xio_ctx_send(ctx, call, XIO_RT_GET_SIZE, 0, 0, e);
+  if (rc == XIO_OK) rc = xio_blob_call_props(call, &in->props, e);
   if (rc == XIO_OK) {
-    blob_meta(in);
+    in->blob_size = in->props.size;
     snprintf(in->modified, sizeof in->modified, "%s", in->props.last_modified);
   }
-  if (rc == XIO_OK && strcmp(in->props.blob_type, "PageBlob") == 0) {
-    rc = xio_blob_get_ranges(xio_ctx_engine(ctx), t, 0, 0, 0, &in->ranges, e);
-    in->has_ranges = rc == XIO_OK;
-    in->allocated = xio_blob_ranges_bytes(&in->ranges);
-  }
+  xio_blob_call_free(call);
   xio_blob_target_free(t);
   return rc;
 }
 
 /* ------------------------------------------------------- local files ---- */
 
-static xio_kind local_kind(int fd) {
-  char v[8];
-  ssize_t n = fgetxattr(fd, "user.xio.kind", v, sizeof v);
-  return n == 3 && memcmp(v, "log", 3) == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
-}
-
-static xio_err local_info(const char *path, info *in, xio_error *e) {
+/* Blocks in use and modification time, from stat(2). */
+static xio_err local_props(const char *path, info *in, xio_error *e) {
   struct stat st;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return cli_sys_error(e, errno, "GetFileProperties", "open", path);
-  xio_err rc = XIO_OK;
-  if (fstat(fd, &st) != 0) rc = cli_sys_error(e, errno, "GetFileProperties", "fstat", path);
-  else if (!S_ISREG(st.st_mode))
-    rc = xio_error_set(e, XIO_EINVAL, "%s is not a regular file", path);
-  if (rc == XIO_OK) {
-    in->kind = local_kind(fd);
-    in->size = (uint64_t)st.st_size;
-    in->allocated = (uint64_t)st.st_blocks * 512;
-    char iso[21];
-    snprintf(in->modified, sizeof in->modified, "%s", xio_auth_format_iso8601(st.st_mtime, iso));
-    rc = cli_local_extents(fd, path, in->size, &in->ranges, e);
-    in->has_ranges = rc == XIO_OK;
-  }
-  close(fd);
-  return rc;
+  if (stat(path, &st) != 0) return cli_sys_error(e, errno, "GetFileProperties", "stat", path);
+  in->allocated = (uint64_t)st.st_blocks * 512;
+  char iso[21];
+  snprintf(in->modified, sizeof in->modified, "%s", xio_auth_format_iso8601(st.st_mtime, iso));
+  return XIO_OK;
 }
 
-/* Fills `in` for `target`; the caller clears in->ranges. */
+/* Fills `in` for `target`: size, kind and ranges through the file layer (read-only),
+ * then what only the backend knows. The caller clears in->ranges. */
 static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
   memset(in, 0, sizeof *in);
   in->backend = cli_is_url(target) ? "pageblob" : "local";
@@ -107,7 +75,20 @@ static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
   if (!safe) return xio_error_set(e, XIO_ENOMEM, "out of memory");
   snprintf(in->target, sizeof in->target, "%s", safe);
   free(safe);
-  return cli_is_url(target) ? blob_info(c, target, in, e) : local_info(target, in, e);
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_READONLY;
+  xio_file *f = NULL;
+  xio_err rc = cli_open(c, target, &o, &f, e);
+  if (rc == XIO_OK) {
+    in->kind = xio_file_kind(f);
+    in->size = xio_file_size(f);
+    rc = xio_file_ranges(f, &in->ranges, e);
+    in->has_ranges = rc == XIO_OK;
+    in->allocated = xio_blob_ranges_bytes(&in->ranges);
+    xio_file_close(f, NULL);
+  }
+  if (rc != XIO_OK) return rc;
+  return cli_is_url(target) ? blob_props(c, target, in, e) : local_props(target, in, e);
 }
 
 /* -------------------------------------------------------------- stat ---- */
@@ -224,9 +205,6 @@ static int run_ranges(cli *c, int argc, char **argv) {
   info in;
   xio_error e;
   xio_err rc = gather(c, pos[0], &in, &e);
-  if (rc == XIO_OK && !in.has_ranges)
-    rc = xio_error_set(&e, XIO_EUNSUPPORTED, "%s is a %s, which has no page ranges", in.target,
-                       in.props.blob_type);
   if (rc == XIO_OK && c->json) ranges_json(&in);
   else if (rc == XIO_OK) ranges_human(c, &in);
   xio_blob_ranges_clear(&in.ranges);

@@ -325,8 +325,8 @@ static xio_err fetch_range(get_job *j, uint64_t start, uint64_t end, xio_error *
   return XIO_OK;
 }
 
-static xio_err download(get_job *j, const char *target, xio_error *err) {
-  xio_err rc = cli_target_ranges(j->c, target, j->size, &j->ranges, err);
+static xio_err download(get_job *j, xio_error *err) {
+  xio_err rc = xio_file_ranges(j->f, &j->ranges, err);
   if (rc == XIO_OK && ftruncate(j->fd, (off_t)j->size) != 0)
     rc = cli_sys_error(err, errno, "WriteLocalFile", "ftruncate", j->local);
   if (rc == XIO_OK) rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, write_slot, j, err);
@@ -382,12 +382,12 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
   return rc;
 }
 
-static int get_run(get_job *j, const char *target, int force) {
+static int get_run(get_job *j, int force) {
   xio_error e;
   double t0 = cli_now();
   xio_err rc = create_local(j, force, &e);
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
-  rc = download(j, target, &e);
+  rc = download(j, &e);
   if (close(j->fd) != 0 && rc == XIO_OK)
     rc = cli_sys_error(&e, errno, "WriteLocalFile", "close", j->local);
   j->fd = -1;
@@ -414,7 +414,7 @@ static int run_get(cli *c, int argc, char **argv) {
   xio_err rc = cli_open(c, pos[0], &o, &j.f, &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
   j.size = xio_file_size(j.f);
-  r = get_run(&j, pos[0], force);
+  r = get_run(&j, force);
   xio_blob_ranges_clear(&j.ranges);
   xio_file_close(j.f, NULL);
   return r;

@@ -40,7 +40,7 @@ static void check_invariant(const xio_blob_ranges *r) {
 }
 
 static void add(xio_blob_ranges *r, uint64_t start, uint64_t end) {
-  ASSERT_OK(xio__blob_ranges_add(r, start, end), NULL);
+  ASSERT_OK(xio_blob_ranges_add(r, start, end), NULL);
   check_invariant(r);
 }
 
@@ -118,8 +118,8 @@ TEST(ranges_contained_and_containing) {
 TEST(ranges_invalid_start_after_end) {
   xio_blob_ranges r = {0};
   add(&r, 0, 511);
-  ASSERT_ERR(xio__blob_ranges_add(&r, 1024, 1023), XIO_EINVAL, NULL);
-  ASSERT_ERR(xio__blob_ranges_add(NULL, 0, 1), XIO_EINVAL, NULL);
+  ASSERT_ERR(xio_blob_ranges_add(&r, 1024, 1023), XIO_EINVAL, NULL);
+  ASSERT_ERR(xio_blob_ranges_add(NULL, 0, 1), XIO_EINVAL, NULL);
   ASSERT_RANGES(&r, {0, 511});
   add(&r, 600, 600); /* a one-byte range is valid */
   ASSERT_RANGES(&r, {0, 511}, {600, 600});
@@ -148,8 +148,8 @@ TEST(ranges_many_in_order) {
   enum { N = 200000 };
   xio_blob_ranges alt = {0}, run = {0};
   for (uint64_t p = 0; p < N; p++) {
-    ASSERT_OK(xio__blob_ranges_add(&alt, p * 1024, p * 1024 + 511), NULL);
-    ASSERT_OK(xio__blob_ranges_add(&run, p * 512, p * 512 + 511), NULL);
+    ASSERT_OK(xio_blob_ranges_add(&alt, p * 1024, p * 1024 + 511), NULL);
+    ASSERT_OK(xio_blob_ranges_add(&run, p * 512, p * 512 + 511), NULL);
   }
   check_invariant(&alt);
   ASSERT_EQ(alt.n, N);
@@ -161,7 +161,7 @@ TEST(ranges_many_in_order) {
   enum { NREV = 10000 };
   xio_blob_ranges rev = {0};
   for (uint64_t p = NREV; p-- > 0;)
-    ASSERT_OK(xio__blob_ranges_add(&rev, p * 1024, p * 1024 + 511), NULL);
+    ASSERT_OK(xio_blob_ranges_add(&rev, p * 1024, p * 1024 + 511), NULL);
   ASSERT_EQ(rev.n, NREV);
   ASSERT_MEM_EQ(rev.v, alt.v, NREV * sizeof *alt.v);
   xio_blob_ranges_clear(&alt);

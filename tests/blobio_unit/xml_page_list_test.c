@@ -125,8 +125,8 @@ TEST(page_list_appends_to_existing) {
   xio_blob_ranges r = {0};
   char *marker;
   xio_error err;
-  ASSERT_OK(xio__blob_ranges_add(&r, 0, 511), NULL);
-  ASSERT_OK(xio__blob_ranges_add(&r, 8192, 8703), NULL);
+  ASSERT_OK(xio_blob_ranges_add(&r, 0, 511), NULL);
+  ASSERT_OK(xio_blob_ranges_add(&r, 8192, 8703), NULL);
   ASSERT_OK(parse("<PageList>" PR("512", "1023") PR("65536", "66047") "</PageList>", &r, NULL,
                   &marker, &err),
             &err);
@@ -168,8 +168,8 @@ static void check_refused(int line, const char *body, const char *what) {
   xio_blob_ranges r = {0}, c = {0};
   char *marker;
   xio_error err;
-  ASSERT_OK(xio__blob_ranges_add(&r, 0, 511), NULL);
-  ASSERT_OK(xio__blob_ranges_add(&c, 0, 511), NULL);
+  ASSERT_OK(xio_blob_ranges_add(&r, 0, 511), NULL);
+  ASSERT_OK(xio_blob_ranges_add(&c, 0, 511), NULL);
   xio_err rc = parse(body, &r, &c, &marker, &err);
   if (rc != XIO_EPARSE) FAIL("line %d: got %s, wanted XIO_EPARSE", line, xio_err_name(rc));
   ASSERT_EQ(err.code, XIO_EPARSE);

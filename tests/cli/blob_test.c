@@ -233,3 +233,36 @@ TEST(trace_to_stderr) {
   ASSERT_CONTAINS(r.err, "\"length\":8388608");
   clirun_free(&r);
 }
+
+TEST(every_request_is_traced) {
+  clirun r = {0};
+  char container[64], url[512];
+  clirun_container(container, sizeof container);
+  clirun_url(container, "traced.mdf", url, sizeof url);
+  XIO(&r, "create", url, "--size", "8M");
+  EXPECT_EXIT(&r, 0);
+  int n = 0;
+  XIO(&r, "stat", url);
+  EXPECT_EXIT(&r, 0);
+  clirun_trace_sum(&r, "XIOTypeOpenFile", &n);
+  ASSERT_EQ(n, 1);
+  clirun_trace_sum(&r, "XIOTypeGetRanges", &n);
+  ASSERT_EQ(n, 1);
+  clirun_trace_sum(&r, "XIOTypeGetFileSize", &n);
+  ASSERT_EQ(n, 1);
+  XIO(&r, "ranges", url);
+  EXPECT_EXIT(&r, 0);
+  clirun_trace_sum(&r, "XIOTypeGetRanges", &n);
+  ASSERT_EQ(n, 1);
+  XIO(&r, "lease", "acquire", url);
+  EXPECT_EXIT(&r, 0);
+  clirun_trace_sum(&r, "XIOTypeLease", &n);
+  ASSERT_EQ(n, 1);
+  XIO(&r, "rm", url, "--break-lease");
+  EXPECT_EXIT(&r, 0);
+  clirun_trace_sum(&r, "XIOTypeLease", &n);
+  ASSERT_EQ(n, 1);
+  clirun_trace_sum(&r, "XIOTypeDeleteFile", &n);
+  ASSERT_EQ(n, 1);
+  clirun_free(&r);
+}

@@ -34,7 +34,7 @@ TEST(missing_blob_and_container) {
   XIO(&r, "get", url, "/tmp/never-written-by-xio-tests");
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, "BlobNotFound");
-  ASSERT_CONTAINS(r.err, "OpenFile");
+  ASSERT_CONTAINS(r.err, "get failed: GetBlobProperties: "); /* the request that failed */
   clirun_url("no-such-container", "x.mdf", url, sizeof url);
   XIO(&r, "ranges", url);
   EXPECT_EXIT(&r, 1);

@@ -391,3 +391,33 @@ TEST(exclusive_open_is_refused_while_held) {
   ASSERT_OK(xio_file_close(g, &e), &e);
   xfix_teardown(&fx);
 }
+
+TEST(ranges_show_where_data_is) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "r.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 64 * MiB);
+  write_read(f, 4 * MiB, MiB, 1);
+  write_read(f, 40 * MiB, 2 * MiB, 2);
+  xfix_trace_reset(&fx);
+  xio_blob_ranges r = {0};
+  ASSERT_OK(xio_file_ranges(f, &r, &e), &e);
+  ASSERT(xfix_count(&fx, "XIOTypeGetRanges") >= 1);
+  /* Both regions are inside the ranges, and far less than the file is allocated. */
+  uint64_t want[2][2] = {{4 * MiB, 5 * MiB}, {40 * MiB, 42 * MiB}};
+  for (int k = 0; k < 2; k++) {
+    int inside = 0;
+    for (size_t i = 0; i < r.n; i++)
+      inside |= r.v[i].start <= want[k][0] && r.v[i].end >= want[k][1] - 1;
+    ASSERT(inside);
+  }
+  ASSERT(xio_blob_ranges_bytes(&r) < 16 * MiB);
+  xio_blob_ranges_clear(&r);
+  /* Cleared space is no longer listed (a page blob drops the pages; ext4 the blocks). */
+  ASSERT_OK(xio_file_zero(f, 40 * MiB, 2 * MiB, XIO_INIT_CLEAR, &e), &e);
+  ASSERT_OK(xio_file_ranges(f, &r, &e), &e);
+  for (size_t i = 0; i < r.n; i++) ASSERT(r.v[i].end < 40 * MiB || r.v[i].start >= 42 * MiB);
+  xio_blob_ranges_clear(&r);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}

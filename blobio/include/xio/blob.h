@@ -196,6 +196,13 @@ typedef struct xio_blob_ranges {
 /** Frees what `r` owns and zeroes it; `r` may be NULL. */
 void xio_blob_ranges_clear(xio_blob_ranges *r);
 
+/**
+ * Adds [start, end] (inclusive) to `r`, keeping it sorted and merging overlapping or
+ * adjacent ranges (end + 1 == next start). Fast when ranges arrive in order.
+ * Errors: XIO_ENOMEM, XIO_EINVAL (start > end).
+ */
+xio_err xio_blob_ranges_add(xio_blob_ranges *r, uint64_t start, uint64_t end);
+
 /** Total bytes covered by `r`. */
 uint64_t xio_blob_ranges_bytes(const xio_blob_ranges *r);
 
@@ -412,6 +419,16 @@ xio_err xio_blob_read(xio_blob_engine *e, const xio_blob_target *blob, uint64_t 
 xio_err xio_blob_get_ranges(xio_blob_engine *e, const xio_blob_target *blob, uint64_t offset,
                             uint64_t len, uint64_t segment, xio_blob_ranges *out,
                             xio_error *err);
+
+/** Sends one call synchronously and returns its result (xio_blob_send's shape), so
+ *  that a caller can route the calls of a multi-call operation its own way. */
+typedef xio_err (*xio_blob_send_fn)(void *ud, xio_blob_call *c, xio_error *err);
+
+/** xio_blob_get_ranges with every call sent by `send(ud, call, err)`: the file layer
+ *  uses it to trace each Get Page Ranges request. */
+xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob_target *blob,
+                                 uint64_t offset, uint64_t len, uint64_t segment,
+                                 xio_blob_ranges *out, xio_error *err);
 
 xio_err xio_blob_delete(xio_blob_engine *e, const xio_blob_target *blob,
                         int include_snapshots, const xio_blob_cond *cond, xio_error *err);

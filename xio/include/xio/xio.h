@@ -39,6 +39,19 @@ extern "C" {
 
 /* ------------------------------------------------------------- tracing ---- */
 
+/* Storage request types, as SQL Server names them in xio_send_complete. */
+#define XIO_RT_CREATE "XIOTypeCreateFile"
+#define XIO_RT_OPEN "XIOTypeOpenFile"
+#define XIO_RT_READ "XIOTypeReadFile"
+#define XIO_RT_WRITE "XIOTypeWriteFile"
+#define XIO_RT_ZERO "XIOTypeZeroFile"
+#define XIO_RT_GET_SIZE "XIOTypeGetFileSize"
+#define XIO_RT_SET_SIZE "XIOTypeSetFileSize"
+#define XIO_RT_RANGES "XIOTypeGetRanges"
+#define XIO_RT_DELETE "XIOTypeDeleteFile"
+#define XIO_RT_LEASE "XIOTypeLease"
+#define XIO_RT_SNAPSHOT "XIOTypeSnapshot"
+
 /** One completed storage request (DESIGN.md "Trace events"). Strings are borrowed
  *  for the duration of the callback; file_path is log-safe (no query string). */
 typedef struct xio_trace_event {
@@ -113,6 +126,15 @@ xio_blob_engine *xio_ctx_engine(xio_ctx *ctx);
  */
 xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out,
                             xio_error *err);
+
+/**
+ * Sends a page-blob call made by the caller (see xio/blob.h) through the context's
+ * engine and reports it like the file layer's own requests: one trace event of
+ * `request_type` (an XIO_RT_* name) with `offset` and `length`. For tools that do
+ * more than the file API (properties, leases). Returns the call's result.
+ */
+xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type,
+                     uint64_t offset, uint64_t length, xio_error *err);
 
 /* --------------------------------------------------------------- files ---- */
 
@@ -197,6 +219,14 @@ uint64_t xio_file_size(const xio_file *f);
 /** Waits until every request issued on the file so far has completed; the local
  *  backend also fsyncs. Returns the first failure among them since the last flush. */
 xio_err xio_file_flush(xio_file *f, xio_error *err);
+
+/**
+ * Appends to `out` the allocated ranges of the file within its logical size: page
+ * ranges of a page blob (queried in segments, each request traced as
+ * XIOTypeGetRanges), data extents of a local file (SEEK_DATA/SEEK_HOLE). Sorted and
+ * merged; bytes outside them read as zero. Free with xio_blob_ranges_clear.
+ */
+xio_err xio_file_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err);
 
 /** The file's kind. */
 xio_kind xio_file_kind(const xio_file *f);
