@@ -105,7 +105,7 @@ static void at_depth(const bench_config *c, bench_emulator *em, bulk_job *j, int
   bench_target t;
   xio_error e;
   xio_error_clear(&e);
-  xio_err rc = bench_target_pageblob(&t, em, depth, &e);
+  xio_err rc = bench_target_pageblob(&t, em, depth, c->checksum, &e);
   for (int i = 0; rc == XIO_OK && i < c->bulk_runs; i++) {
     char why[200];
     int ok = bench_target_reserve(&t, c->bulk_size, why, sizeof why, &e);

@@ -124,7 +124,8 @@ static void measure(const bench_config *c, bench_target *t, const char *op, cons
   row->policy = policy;
   row->size = size;
   snprintf(row->note, sizeof row->note, "%s", note);
-  for (int i = 0; i < c->runs; i++) {
+  int runs = strcmp(policy, "zero") == 0 ? c->zero_runs : c->runs;
+  for (int i = 0; i < runs; i++) {
     if (!reserve_run(t, row, stored_bytes(t, policy, size))) break;
     xio_error e;
     xio_error_clear(&e);

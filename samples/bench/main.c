@@ -46,9 +46,10 @@ static int growth_on(const bench_config *c, bench_emulator *em, int local, bench
   bench_target t;
   xio_error e;
   xio_error_clear(&e);
-  printf("\ngrowth on %s (median of %d runs):\n", local ? "local files" : "page blobs", c->runs);
+  printf("\ngrowth on %s (median of %d runs; init zero: %d):\n", local ? "local files" : "page blobs",
+         c->runs, c->zero_runs);
   xio_err rc = local ? bench_target_local(&t, c->local_dir, c->disk_margin, &e)
-                     : bench_target_pageblob(&t, em, 32, &e);
+                     : bench_target_pageblob(&t, em, 32, c->checksum, &e);
   if (rc == XIO_OK) bench_growth(c, &t, r);
   bench_target_close(&t);
   return rc == XIO_OK ? 0 : fail_target(local ? "local backend" : "page-blob backend", &e);

@@ -33,6 +33,8 @@ static cJSON *settings_json(const bench_config *c) {
   cJSON *sizes = cJSON_AddArrayToObject(o, "sizes_bytes");
   for (int i = 0; i < c->nsizes; i++) cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)c->sizes[i]));
   cJSON_AddNumberToObject(o, "runs", c->runs);
+  cJSON_AddNumberToObject(o, "zero_runs", c->zero_runs);
+  cJSON_AddStringToObject(o, "checksum", bench_checksum_name(c->checksum));
   cJSON_AddNumberToObject(o, "zero_cap_bytes", (double)c->zero_cap);
   cJSON_AddNumberToObject(o, "grow_base_bytes", (double)BENCH_GROW_BASE);
   cJSON_AddNumberToObject(o, "bulk_bytes", (double)c->bulk_size);

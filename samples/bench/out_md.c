@@ -23,8 +23,10 @@ static void context(const bench_report *rep, FILE *f) {
           x->sanitized ? " **Built with AddressSanitizer: times are not representative.**" : "");
   fprintf(f, "Settings: sizes");
   for (int i = 0; i < c->nsizes; i++) fprintf(f, "%s %s", i ? "," : "", bench_fmt_size(c->sizes[i], s, sizeof s));
-  fprintf(f, "; %d runs each (median, min – max); init-zero above %s extrapolated (*); "
-          "total time %.0f s.\n", c->runs, bench_fmt_size(c->zero_cap, cap, sizeof cap), x->total_seconds);
+  fprintf(f, "; %d runs each, init zero %d (median, min – max); init zero above %s "
+          "extrapolated (\\*); page-blob writes carry a %s checksum; total time %.0f s.\n",
+          c->runs, c->zero_runs, bench_fmt_size(c->zero_cap, cap, sizeof cap),
+          bench_checksum_name(c->checksum), x->total_seconds);
   if (x->emulator_resets)
     fprintf(f, "\nThe emulator was restarted %d times (not timed) to free the memory of deleted "
             "blobs (%s uploaded in all; Azurite frees deleted blobs only in a garbage collection "

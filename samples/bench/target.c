@@ -18,6 +18,7 @@ static xio_err new_ctx(bench_target *t, const char *connstr, xio_error *err) {
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
   o.max_in_flight = t->max_in_flight;
+  o.checksum = t->checksum;
   o.trace = bench_counter_trace;
   o.trace_ud = t->counter;
   o.connection_string = connstr;
@@ -56,11 +57,12 @@ static xio_err pageblob_connect(bench_target *t, xio_error *err) {
 }
 
 xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
-                              xio_error *err) {
+                              xio_blob_checksum checksum, xio_error *err) {
   memset(t, 0, sizeof *t);
   t->backend = "pageblob";
   t->em = em;
   t->max_in_flight = max_in_flight;
+  t->checksum = checksum;
   if (!(t->counter = bench_counter_new())) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return pageblob_connect(t, err);
 }
@@ -79,6 +81,10 @@ xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_ma
     return xio_error_set(err, XIO_EIO, "cannot make a temporary directory in %s", parent);
   }
   return new_ctx(t, NULL, err);
+}
+
+const char *bench_checksum_name(xio_blob_checksum c) {
+  return c == XIO_BLOB_CHECKSUM_MD5 ? "md5" : c == XIO_BLOB_CHECKSUM_NONE ? "none" : "crc64";
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
