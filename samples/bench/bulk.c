@@ -94,13 +94,9 @@ static void finish_row(bench_row *row, const double *cpu, uint64_t size) {
   fflush(stdout);
 }
 
-/* Every run at one depth, on a context made for that depth. */
+/* Every run at one depth, on a context made for that depth, into rows w and rd. */
 static void at_depth(const bench_config *c, bench_emulator *em, bulk_job *j, int depth,
-                     bench_results *r) {
-  size_t wi = r->n;
-  new_row(r, c, "write", depth);
-  new_row(r, c, "read", depth);
-  bench_row *w = &r->rows[wi], *rd = &r->rows[wi + 1];
+                     bench_row *w, bench_row *rd) {
   double cpu_w[BENCH_MAX_RUNS], cpu_r[BENCH_MAX_RUNS];
   bench_target t;
   xio_error e;
@@ -136,7 +132,13 @@ void bench_bulk(const bench_config *c, bench_emulator *em, bench_results *r) {
     exit(1);
   }
   bench_fill_random(j.src, j.req, c->seed);
-  for (int i = 0; i < c->ndepths; i++) at_depth(c, em, &j, c->depths[i], r);
+  /* All write rows, then all read rows: each plotted line is one run of rows. */
+  size_t base = r->n;
+  for (int i = 0; i < c->ndepths; i++) new_row(r, c, "write", c->depths[i]);
+  for (int i = 0; i < c->ndepths; i++) new_row(r, c, "read", c->depths[i]);
+  for (int i = 0; i < c->ndepths; i++)
+    at_depth(c, em, &j, c->depths[i], &r->rows[base + (size_t)i],
+             &r->rows[base + (size_t)(c->ndepths + i)]);
   free(j.src);
   free(j.dst);
 }
