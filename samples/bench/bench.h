@@ -329,11 +329,15 @@ typedef struct bench_context {
   int emulator_resets;
   uint64_t emulator_uploaded;
   double total_seconds;
+  double load_start, load_end; /* 1-minute load average */
   int sanitized;
 } bench_context;
 
 /** Gathers what describes this machine. */
 void bench_context_get(bench_context *x);
+
+/** The 1-minute load average, or -1. */
+double bench_load_average(void);
 
 /** The one-line caveat printed with every set of numbers. */
 const char *bench_context_caveat(void);

@@ -1,9 +1,11 @@
 /*
  * context.c - the machine the numbers come from, printed beside them: processors,
  * CPU model, memory, kernel, the local file system, and the caveat that the page
- * blobs were an in-memory emulator on loopback, not Azure.
+ * blobs were an in-memory emulator on loopback, not Azure; and the load average, since
+ * other work on a shared machine shows up as noise.
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -39,9 +41,15 @@ void bench_context_get(bench_context *x) {
   x->mem_bytes = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
   struct utsname u;
   if (uname(&u) == 0) snprintf(x->kernel, sizeof x->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+  x->load_start = bench_load_average();
 #if defined(__SANITIZE_ADDRESS__)
   x->sanitized = 1;
 #endif
+}
+
+double bench_load_average(void) {
+  double l[1];
+  return getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
 const char *bench_context_caveat(void) {

@@ -31,6 +31,7 @@ static void print_context(const bench_config *c, const bench_context *x) {
   printf("  %s\n", bench_context_caveat());
   printf("  emulator: %s; local files: %s (%s)\n", x->endpoint[0] ? x->endpoint : "none",
          c->do_local ? x->local_dir : "not measured", x->local_fs);
+  printf("  load average %.2f\n", x->load_start);
   if (x->sanitized) printf("  built with AddressSanitizer: times are not representative\n");
   fflush(stdout);
 }
@@ -108,6 +109,7 @@ int main(int argc, char **argv) {
   double t0 = bench_now();
   int failed = run_sections(&c, &em, have_em, &r);
   x.total_seconds = bench_now() - t0;
+  x.load_end = bench_load_average();
   if (have_em) x.emulator_resets = em.resets, x.emulator_uploaded = em.total_uploaded;
   bench_report rep = {&c, &x, &r, {0}, 0, ""};
   if (c.out_dir) failed |= write_reports(&c, &rep);

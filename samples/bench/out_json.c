@@ -25,6 +25,8 @@ static cJSON *context_json(const bench_report *rep) {
   cJSON_AddStringToObject(o, "local_fs", x->local_fs ? x->local_fs : "unknown");
   cJSON_AddBoolToObject(o, "sanitized_build", x->sanitized);
   cJSON_AddNumberToObject(o, "total_seconds", x->total_seconds);
+  cJSON_AddNumberToObject(o, "load_average_start", x->load_start);
+  cJSON_AddNumberToObject(o, "load_average_end", x->load_end);
   return o;
 }
 

@@ -19,6 +19,8 @@ static void context(const bench_report *rep, FILE *f) {
           "and emulator share this machine's CPUs; on Azure, requests cross a network and the "
           "service's limits apply (about 60 MiB/s and 500 requests/s per standard page blob).\n\n",
           x->endpoint[0] ? x->endpoint : "not measured");
+  fprintf(f, "Load average %.2f at the start, %.2f at the end: other work on this machine "
+          "(%ld CPUs) shows up as noise.\n\n", x->load_start, x->load_end, x->nproc);
   fprintf(f, "Local files: `%s` (%s).%s\n\n", x->local_dir, x->local_fs ? x->local_fs : "?",
           x->sanitized ? " **Built with AddressSanitizer: times are not representative.**" : "");
   fprintf(f, "Settings: sizes");
@@ -28,9 +30,9 @@ static void context(const bench_report *rep, FILE *f) {
           c->runs, c->zero_runs, bench_fmt_size(c->zero_cap, cap, sizeof cap),
           bench_checksum_name(c->checksum), x->total_seconds);
   if (x->emulator_resets)
-    fprintf(f, "\nThe emulator was restarted %d times (not timed) to free the memory of deleted "
+    fprintf(f, "\nThe emulator was restarted %d time%s (not timed) to free the memory of deleted "
             "blobs (%s uploaded in all; Azurite frees deleted blobs only in a garbage collection "
-            "every 10 minutes).\n", x->emulator_resets,
+            "every 10 minutes).\n", x->emulator_resets, x->emulator_resets > 1 ? "s" : "",
             bench_fmt_size(x->emulator_uploaded, up, sizeof up));
 }
 

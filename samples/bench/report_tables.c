@@ -109,7 +109,7 @@ static void footnotes(const bench_report *rep, const char *backend, const char *
   if (extrap && usable(cap)) {
     char s[32];
     fprintf(out, "%s%s extrapolated: not run; the zero-write time measured at %s (%.0f MiB/s) "
-            "scaled linearly to the size, requests likewise\n", pre, md ? "\\*" : "*",
+            "scaled linearly to the size, and its zeroing requests likewise\n", pre, md ? "\\*" : "*",
             bench_fmt_size(cap->size, s, sizeof s), (double)cap->size / BENCH_MiB / cap->t_med);
   }
 }

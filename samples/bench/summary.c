@@ -17,6 +17,9 @@ void bench_print_summary(const bench_report *rep, FILE *out) {
   fprintf(out, "\nheadlines:\n");
   bench_headlines(rep, 0, out);
   if (x->emulator_resets)
-    fprintf(out, "\nthe emulator was restarted %d times to free memory (not timed)\n", x->emulator_resets);
+    fprintf(out, "\nthe emulator was restarted %d time%s to free memory (not timed)\n",
+            x->emulator_resets, x->emulator_resets > 1 ? "s" : "");
+  fprintf(out, "load average: %.2f at the start, %.2f at the end (%ld CPUs)\n", x->load_start,
+          x->load_end, x->nproc);
   fprintf(out, "total benchmark time: %.0f s\n", x->total_seconds);
 }

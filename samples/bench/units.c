@@ -41,7 +41,7 @@ char *bench_fmt_size(uint64_t bytes, char *buf, size_t n) {
     v /= 1024;
     u++;
   }
-  if (v >= 10 * 1024 && u < 5) { /* not a round number: one decimal in a bigger unit */
+  if (v >= 1024 && u < 5) { /* not a round number: one decimal in the biggest unit */
     double d = (double)bytes;
     for (u = 0; u < 5 && d >= 1024; u++) d /= 1024;
     snprintf(buf, n, "%.1f %s", d, names[u]);
@@ -62,10 +62,29 @@ char *bench_fmt_secs(double s, char *buf, size_t n) {
   return buf;
 }
 
+/* Writes v (>= 1) with thousands separators: 9246000 -> "9,246,000". */
+static void grouped(uint64_t v, char *buf, size_t n) {
+  char digits[32];
+  int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+  size_t o = 0;
+  for (int i = 0; i < len && o + 2 < n; i++) {
+    if (i && (len - i) % 3 == 0) buf[o++] = ',';
+    buf[o++] = digits[i];
+  }
+  buf[o] = '\0';
+}
+
 char *bench_fmt_ratio(double r, char *buf, size_t n) {
-  if (!(r > 0) || isinf(r)) snprintf(buf, n, "-");
-  else if (r < 10) snprintf(buf, n, "%.1fx", r);
-  else if (r < 1e6) snprintf(buf, n, "%.0fx", r);
-  else snprintf(buf, n, "%.2gx", r);
+  if (!(r > 0) || isinf(r)) {
+    snprintf(buf, n, "-");
+  } else if (r < 10) {
+    snprintf(buf, n, "%.1fx", r);
+  } else {
+    /* three significant digits: the inputs are medians of noisy runs */
+    double scale = pow(10, floor(log10(r)) - 2);
+    char g[40];
+    grouped((uint64_t)(r < 1000 ? r + 0.5 : floor(r / scale + 0.5) * scale), g, sizeof g);
+    snprintf(buf, n, "%sx", g);
+  }
   return buf;
 }

@@ -205,14 +205,15 @@ TEST(tiny_run_writes_every_row) {
 
 TEST(zero_writes_past_the_cap_are_extrapolated) {
   run r;
-  const char *args[] = {"--sizes", "1M,8M", "--zero-cap", "1M", "--runs", "1", "--sections",
+  /* A cap of one whole zero-write request (4 MiB), so the scaled request count is exact. */
+  const char *args[] = {"--sizes", "4M,32M", "--zero-cap", "4M", "--runs", "1", "--sections",
                         "growth", "--no-plots", NULL};
   run_bench(&r, args);
   ASSERT_EQ(r.status, 0);
   const char *backends[2] = {"pageblob", "local"};
   for (int b = 0; b < 2; b++) {
-    int cap = find(&r, "growth", backends[b], "grow", "zero", "1048576", NULL);
-    int big = find(&r, "growth", backends[b], "grow", "zero", "8388608", NULL);
+    int cap = find(&r, "growth", backends[b], "grow", "zero", "4194304", NULL);
+    int big = find(&r, "growth", backends[b], "grow", "zero", "33554432", NULL);
     ASSERT_STR_EQ(csv_get(&r.table, cap, "extrapolated"), "0");
     ASSERT_STR_EQ(csv_get(&r.table, big, "extrapolated"), "1");
     ASSERT_STR_EQ(csv_get(&r.table, big, "status"), "ok");
@@ -222,8 +223,8 @@ TEST(zero_writes_past_the_cap_are_extrapolated) {
     ASSERT(t8 > 7.999 * t1 && t8 < 8.001 * t1);
     ASSERT_STR_EQ(csv_get(&r.table, cap, "request_types"), "XIOTypeZeroFile:1 XIOTypeSetFileSize:1");
     ASSERT_STR_EQ(csv_get(&r.table, big, "request_types"), "XIOTypeZeroFile:8 XIOTypeSetFileSize:1");
-    /* Clear at 8 MiB is measured, still two requests. */
-    int clear = find(&r, "growth", backends[b], "grow", "clear", "8388608", NULL);
+    /* Clear at 32 MiB is measured, still two requests. */
+    int clear = find(&r, "growth", backends[b], "grow", "clear", "33554432", NULL);
     ASSERT_STR_EQ(csv_get(&r.table, clear, "extrapolated"), "0");
     ASSERT_STR_EQ(csv_get(&r.table, clear, "requests"), "2");
   }
