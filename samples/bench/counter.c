@@ -5,6 +5,7 @@
  * XIOTypeSetFileSize + 1 XIOTypeZeroFile". Events arrive on I/O and worker
  * threads, hence the mutex.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

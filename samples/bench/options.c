@@ -68,7 +68,8 @@ static void defaults(bench_config *c) {
   c->do_pageblob = c->do_local = 1;
   c->do_growth = c->do_bulk = c->do_random = 1;
   c->emulator_budget = 5 * BENCH_GiB;
-  c->local_dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  const char *tmp = getenv("TMPDIR");
+  c->local_dir = tmp && *tmp ? tmp : "/tmp";
   c->plots = 1;
   c->plot_script = XIO_BENCH_PLOT_SCRIPT;
   c->bulk_size = BENCH_GiB;

@@ -116,7 +116,7 @@ static void footnotes(const bench_report *rep, const char *backend, const char *
 
 void bench_growth_table(const bench_report *rep, const char *backend, const char *op, int md,
                         FILE *out) {
-  uint64_t sizes[BENCH_MAX_SIZES + 1];
+  uint64_t sizes[BENCH_MAX_SIZES + 1] = {0};
   int n = sizes_of(rep->res, backend, op, sizes);
   if (n == 0) return;
   bench_table *t = malloc(sizeof *t);
