@@ -36,6 +36,20 @@ demo: build
 	@tests/azurite/azurite.sh run $(BUILD)/demo-azurite $(BUILD)/samples/xio demo; \
 	  rc=$$?; tests/azurite/azurite.sh stop $(BUILD)/demo-azurite; exit $$rc
 
+# The growth benchmark (samples/bench): create/grow/zero by init policy on page blobs
+# (an Azurite of its own, restarted when its memory fills) and local files, bulk and
+# random I/O; results and plots in $(BUILD)/bench/. Extra options: BENCH_ARGS="...".
+bench: build
+	@scripts/install-deps.sh gnuplot-nox
+	@out="$(abspath $(BUILD))/bench"; state="$$out/azurite"; \
+	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  tests/azurite/azurite.sh start "$$state" || exit 1; \
+	  $(BUILD)/samples/bench/xio-bench --out "$$out" --local-dir "$$out" \
+	    --endpoint-file "$$state/endpoint" \
+	    --emulator-reset "tests/azurite/azurite.sh start '$$state'" $(BENCH_ARGS); \
+	  rc=$$?; echo "bench: results in $$out/ (results.md, results.csv, results.json, plots)"; \
+	  exit $$rc
+
 format:
 	@git ls-files '*.c' '*.h' | xargs clang-format -i
 

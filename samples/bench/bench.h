@@ -1,0 +1,404 @@
+/*
+ * bench.h - xio-bench, the growth benchmark: how long creating, growing and zeroing
+ * a file takes with each init policy (none, zero, clear) on each backend (page blobs
+ * on the Azurite emulator, local files), how many storage requests each costs, and
+ * what bulk and small random I/O through xio reach.
+ *
+ * The program is a handful of small modules, one concept each:
+ *   options.c      the command line and its defaults (bench_config)
+ *   units.c        sizes and durations, parsed and printed ("1 GiB", "3.2 ms")
+ *   clock.c        wall and CPU clocks
+ *   stats.c        min / median / max and percentiles
+ *   counter.c      counting storage requests from the trace callback
+ *   emulator.c     the emulator's endpoint, its memory budget, and restarts
+ *   target.c       a backend to measure on: a context and a place for files
+ *   space.c        local free space, checked before allocating
+ *   results.c      the list of result rows every section appends to
+ *   growth.c       create-with-size, grow-by and zero-range measurements
+ *   extrapolate.c  zero-write times past the cap, derived from the cap's rate
+ *   pump.c         keeping N asynchronous requests in flight, with latencies
+ *   bulk.c         bulk write/read throughput at several in-flight depths
+ *   randio.c       8 KiB random reads and writes at queue depth 1 and 32
+ *   context.c      the machine the numbers were measured on
+ *   out_csv.c, out_json.c, out_md.c, summary.c   the reports
+ *   plot.c         drawing the plots with gnuplot (plot.gp)
+ */
+#ifndef XIO_BENCH_H
+#define XIO_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <xio/xio.h>
+
+#define BENCH_KiB 1024ull
+#define BENCH_MiB (1024ull * 1024)
+#define BENCH_GiB (1024ull * 1024 * 1024)
+#define BENCH_TiB (1024ull * 1024 * 1024 * 1024)
+
+#define BENCH_MAX_SIZES 32
+#define BENCH_MAX_RUNS 64
+#define BENCH_MAX_DEPTHS 8
+#define BENCH_GROW_BASE (8 * BENCH_MiB) /* grow-by starts from a file this big */
+
+/* ------------------------------------------------------------- options ---- */
+
+typedef struct bench_config {
+  uint64_t sizes[BENCH_MAX_SIZES]; /* ascending, distinct */
+  int nsizes;
+  int runs;                 /* runs per growth measurement */
+  int zero_runs;            /* runs per init-zero measurement (they write every byte) */
+  uint64_t zero_cap;        /* init-zero sizes above this are extrapolated */
+  int do_pageblob, do_local;
+  int do_growth, do_bulk, do_random;
+  const char *endpoint;     /* --endpoint */
+  const char *endpoint_file;/* --endpoint-file: read (again after a reset) */
+  const char *emulator_reset; /* shell command that restarts the emulator */
+  uint64_t emulator_budget; /* bytes we may upload before the emulator is full; 0: no limit */
+  const char *local_dir;    /* parent of the local backend's temporary directory */
+  uint64_t disk_margin;     /* free space to leave; 0: max(4 GiB, 10% of the file system) */
+  const char *out_dir;      /* NULL: no files */
+  const char *plot_script;
+  int plots;
+  uint64_t bulk_size;
+  int bulk_runs;
+  size_t bulk_request;      /* 4 MiB */
+  int depths[BENCH_MAX_DEPTHS];
+  int ndepths;
+  uint64_t random_file;     /* 256 MiB */
+  size_t random_io;         /* 8 KiB */
+  double random_seconds;
+  uint64_t random_ops;      /* cap per measurement */
+  int random_depths[BENCH_MAX_DEPTHS];
+  int nrandom_depths;
+  uint64_t seed;
+  xio_blob_checksum checksum; /* on page-blob writes (default CRC64, xio's default) */
+} bench_config;
+
+/** Parses argv into `c` (defaults first). Returns 0, 1 for --help (printed), or 2
+ *  for bad usage (message printed to stderr). */
+int bench_options_parse(bench_config *c, int argc, char **argv);
+
+/* --------------------------------------------------------------- units ---- */
+
+/** Parses "512", "8K", "1M", "4G", "1T" (binary; optional "iB"/"B"). Returns 0 or -1. */
+int bench_parse_size(const char *s, uint64_t *out);
+
+/** Writes a size for people: "1 GiB", "8 MiB", "1536 KiB", "100 B". */
+char *bench_fmt_size(uint64_t bytes, char *buf, size_t n);
+
+/** Writes a duration for people: "850 us", "3.2 ms", "4.85 s", "83 min". */
+char *bench_fmt_secs(double secs, char *buf, size_t n);
+
+/** Writes a ratio: "3500x", "42x", "1.8x". */
+char *bench_fmt_ratio(double r, char *buf, size_t n);
+
+/* --------------------------------------------------------------- clock ---- */
+
+/** Monotonic seconds. */
+double bench_now(void);
+
+/** This process's user + system CPU seconds (all threads). */
+double bench_cpu_seconds(void);
+
+/* --------------------------------------------------------------- stats ---- */
+
+/** Sorts `v` ascending. */
+void bench_sort(double *v, size_t n);
+
+/** The p-quantile (0..1) of sorted `v`, nearest rank; 0 when n == 0. */
+double bench_quantile(const double *sorted, size_t n, double p);
+
+/** Min, median and max of `v` (copied, not reordered). */
+void bench_summarize(const double *v, size_t n, double *min, double *med, double *max);
+
+/* ------------------------------------------------------------- counter ---- */
+
+#define BENCH_NTYPES 12 /* the trace schema's request types, plus "other" */
+
+/** Storage requests by trace request type. */
+typedef struct bench_counts {
+  uint64_t total;
+  uint64_t by_type[BENCH_NTYPES];
+} bench_counts;
+
+typedef struct bench_counter bench_counter;
+
+/** A counter to pass as xio_ctx_options.trace_ud with bench_counter_trace. */
+bench_counter *bench_counter_new(void);
+void bench_counter_free(bench_counter *c);
+void bench_counter_trace(const xio_trace_event *ev, void *ud);
+void bench_counter_reset(bench_counter *c);
+void bench_counter_get(bench_counter *c, bench_counts *out);
+
+/** "crc64", "md5", "none". */
+const char *bench_checksum_name(xio_blob_checksum c);
+
+/** Name of type index `i` ("XIOTypeZeroFile"; "other" for the last). */
+const char *bench_type_name(int i);
+
+/** Index of "XIOTypeZeroFile". */
+int bench_type_zero(void);
+
+/** "XIOTypeSetFileSize:1 XIOTypeZeroFile:1" (types with a nonzero count). */
+char *bench_counts_detail(const bench_counts *c, char *buf, size_t n);
+
+/* ------------------------------------------------------------ emulator ---- */
+
+typedef struct bench_emulator {
+  char endpoint[512];       /* "http://127.0.0.1:PORT", "" when none */
+  const char *endpoint_opt, *endpoint_file, *reset_cmd;
+  uint64_t budget, used;    /* bytes uploaded since the emulator (re)started */
+  uint64_t total_uploaded;
+  int generation;           /* bumped by every restart */
+  int resets;
+  double reset_seconds;
+} bench_emulator;
+
+/** Finds the endpoint (--endpoint, --endpoint-file, XIO_TEST_BLOB_ENDPOINT). Returns
+ *  0, or -1 when there is none (the page-blob backend is then skipped). */
+int bench_emulator_init(bench_emulator *em, const bench_config *c);
+
+/**
+ * Makes room for uploading `bytes` to the emulator: Azurite keeps blobs in memory
+ * and frees deleted ones only in a garbage collection every 10 minutes, so what we
+ * upload adds up. Over the budget, the emulator is restarted with the reset command
+ * (when there is one). Returns 1 when the upload may go ahead (and charges it), or 0
+ * with the reason in `why`.
+ */
+int bench_emulator_reserve(bench_emulator *em, uint64_t bytes, char *why, size_t n);
+
+/* -------------------------------------------------------------- target ---- */
+
+/** A backend to measure on: a context (counting its requests) and a place for files. */
+typedef struct bench_target {
+  const char *backend;      /* "pageblob" or "local" */
+  xio_ctx *ctx;
+  bench_counter *counter;
+  char base[1024];          /* container URL or temporary directory */
+  int max_in_flight;
+  xio_blob_checksum checksum;
+  bench_emulator *em;       /* page blob: the emulator */
+  int generation;           /* the emulator generation the context was made for */
+  uint64_t disk_margin;     /* local */
+  unsigned seq;
+} bench_target;
+
+/** A page-blob target in a fresh container on the emulator, with a context of
+ *  `max_in_flight` requests. */
+xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
+                              xio_blob_checksum checksum, xio_error *err);
+
+/** A local target in a fresh temporary directory under `parent`. */
+xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_margin,
+                           xio_error *err);
+
+/** Frees the context; removes the local temporary directory and anything left in it. */
+void bench_target_close(bench_target *t);
+
+/** Writes a fresh file target (URL or path) named after `stem` into `out`. */
+void bench_target_file(bench_target *t, const char *stem, char *out, size_t n);
+
+/**
+ * Checks that storing `bytes` more is possible: emulator memory (page blob, which
+ * may restart the emulator and then remakes the context) or free disk space
+ * (local). Returns 1 when possible, 0 with the reason in `why`, -1 on a failure to
+ * remake the context (detail in `err`).
+ */
+int bench_target_reserve(bench_target *t, uint64_t bytes, char *why, size_t n,
+                         xio_error *err);
+
+/* --------------------------------------------------------------- space ---- */
+
+/** Free bytes for unprivileged users on the file system holding `path`, and the
+ *  margin to keep (`margin` when nonzero, else max(4 GiB, 10% of its size)).
+ *  Returns 0, or -1 when statvfs fails. */
+int bench_space(const char *path, uint64_t margin, uint64_t *avail, uint64_t *keep);
+
+/** The file system type holding `path` ("ext4", "tmpfs", "xfs", ... or "unknown"). */
+const char *bench_fs_type(const char *path);
+
+/* ------------------------------------------------------------- results ---- */
+
+typedef struct bench_row {
+  const char *kind;         /* "growth", "bulk", "random" */
+  const char *backend;      /* "pageblob", "local" */
+  const char *op;           /* create grow zero | write read | randread randwrite */
+  const char *policy;       /* none zero clear, or "" */
+  uint64_t size;            /* growth: SIZE; bulk: bytes per run; random: file size */
+  size_t io_size;           /* bulk, random: bytes per request */
+  int depth;                /* bulk, random: requests in flight */
+  int runs;                 /* completed runs */
+  double times[BENCH_MAX_RUNS];
+  double t_min, t_med, t_max; /* seconds per run */
+  bench_counts req;         /* storage requests per run */
+  int extrapolated;
+  const char *status;       /* "ok", "skipped", "failed" */
+  char note[256];
+  double mib_s;             /* bulk: at the median time */
+  double cpu_s_per_gib;     /* bulk: median */
+  double iops, p50_us, p99_us; /* random */
+  uint64_t ops;             /* random: requests completed */
+} bench_row;
+
+typedef struct bench_results {
+  bench_row *rows;
+  size_t n, cap;
+} bench_results;
+
+/** Appends a zeroed row (status "ok") and returns it; exits on out-of-memory. */
+bench_row *bench_results_add(bench_results *r);
+
+/** Finds the growth row of backend/op/policy/size, or NULL. */
+const bench_row *bench_results_find(const bench_results *r, const char *backend,
+                                    const char *op, const char *policy, uint64_t size);
+
+/** Number of rows with status "failed". */
+int bench_results_failed(const bench_results *r);
+
+void bench_results_free(bench_results *r);
+
+/** Sets a row's min/median/max from its times. */
+void bench_row_summarize(bench_row *row);
+
+/* -------------------------------------------------------------- growth ---- */
+
+/** The growth operations and policies, in report order. */
+extern const char *const bench_growth_ops[3];     /* "create", "grow", "zero" */
+extern const char *const bench_policies[3];       /* "none", "zero", "clear" */
+
+/** 1 when policy `p` applies to op `op` (zero-range takes only zero and clear). */
+int bench_policy_applies(const char *op, const char *policy);
+
+/** Measures create / grow / zero for every size and policy on `t`; zero-writes past
+ *  the cap are derived by bench_extrapolate instead of run. */
+void bench_growth(const bench_config *c, bench_target *t, bench_results *r);
+
+/* --------------------------------------------------------- extrapolate ---- */
+
+/** Adds the rows of init-zero `op` on `backend` past the cap, scaled linearly from
+ *  the row measured at the cap (times and zeroing requests). */
+void bench_extrapolate(const bench_config *c, const char *backend, const char *op,
+                       bench_results *r);
+
+/* ---------------------------------------------------------------- pump ---- */
+
+/** Fills request `i` (op, offset, length, buf); the pump sets done/ud. */
+typedef void (*bench_pump_next)(void *ud, uint64_t i, int slot, xio_io *io);
+
+typedef struct bench_pump_result {
+  uint64_t ops;             /* requests completed */
+  uint64_t bytes;           /* bytes transferred */
+  double seconds;           /* first submit to last completion */
+  double *lat_us;           /* per-request latency, submit to callback (malloc'd) */
+  xio_err rc;               /* first failure */
+  xio_error error;
+} bench_pump_result;
+
+/**
+ * Runs up to `max_ops` requests on `f` with `depth` of them in flight, stopping
+ * early after `max_seconds` (0: no limit). Returns the first failure; `out` holds
+ * what completed (free out->lat_us).
+ */
+xio_err bench_pump(xio_file *f, int depth, uint64_t max_ops, double max_seconds,
+                   bench_pump_next next, void *ud, bench_pump_result *out);
+
+/* ------------------------------------------------------------ bulk, random ---- */
+
+void bench_bulk(const bench_config *c, bench_emulator *em, bench_results *r);
+void bench_random(const bench_config *c, bench_emulator *em, bench_results *r);
+
+/** Fills `n` bytes with pseudo-random data from `seed`. */
+void bench_fill_random(void *buf, size_t n, uint64_t seed);
+
+/** xorshift64*: the next pseudo-random number of `state` (nonzero). */
+uint64_t bench_rand(uint64_t *state);
+
+/* ------------------------------------------------------------- context ---- */
+
+typedef struct bench_context {
+  char date[32];            /* UTC, ISO 8601 */
+  long nproc;
+  char cpu[128];
+  uint64_t mem_bytes;
+  char kernel[400];
+  char local_dir[512];
+  const char *local_fs;
+  char endpoint[512];
+  int emulator_resets;
+  uint64_t emulator_uploaded;
+  double total_seconds;
+  double load_start, load_end; /* 1-minute load average */
+  int sanitized;
+} bench_context;
+
+/** Gathers what describes this machine. */
+void bench_context_get(bench_context *x);
+
+/** The 1-minute load average, or -1. */
+double bench_load_average(void);
+
+/** The one-line caveat printed with every set of numbers. */
+const char *bench_context_caveat(void);
+
+/* --------------------------------------------------------------- table ---- */
+
+#define BENCH_TABLE_ROWS 48
+#define BENCH_TABLE_COLS 8
+#define BENCH_TABLE_CELL 64
+
+/** Rows of text cells; row 0 is the header. */
+typedef struct bench_table {
+  char cells[BENCH_TABLE_ROWS][BENCH_TABLE_COLS][BENCH_TABLE_CELL];
+  int nrows, ncols;
+} bench_table;
+
+void bench_table_init(bench_table *t, int ncols);
+
+/** The cell to write (BENCH_TABLE_CELL bytes); cells past the limits are dropped. */
+char *bench_table_cell(bench_table *t, int row, int col);
+
+/** Prints as markdown (md = 1) or as aligned text. */
+void bench_table_print(const bench_table *t, int md, FILE *out);
+
+/* ------------------------------------------------------------- reports ---- */
+
+typedef struct bench_report {
+  const bench_config *cfg;
+  const bench_context *ctx;
+  const bench_results *res;
+  const char *plots[16];    /* files written by plot.c */
+  int nplots;
+  char plot_note[256];      /* why there are no plots, or "" */
+} bench_report;
+
+int bench_write_csv(const bench_report *rep, const char *path);
+int bench_write_json(const bench_report *rep, const char *path);
+int bench_write_md(const bench_report *rep, const char *path);
+void bench_print_summary(const bench_report *rep, FILE *out);
+
+/** The growth table of one backend/op, with its footnotes: markdown (md = 1) or
+ *  aligned columns for the terminal. Prints nothing when there are no rows. */
+void bench_growth_table(const bench_report *rep, const char *backend, const char *op,
+                        int md, FILE *out);
+
+/** The bulk and random I/O tables. */
+void bench_bulk_table(const bench_report *rep, int md, FILE *out);
+void bench_random_table(const bench_report *rep, int md, FILE *out);
+
+/** "page blob (Azurite)" or "local (ext4)". */
+const char *bench_backend_title(const bench_report *rep, const char *backend, char *buf,
+                                size_t n);
+
+/** "create with size", "grow by", "zero a range of". */
+const char *bench_op_title(const char *op);
+
+/** The headline sentences ("clear is 3500x faster than zero at 64 GiB ..."). */
+void bench_headlines(const bench_report *rep, int md, FILE *out);
+
+/** Draws the plots into the report's directory with gnuplot; fills rep->plots or
+ *  rep->plot_note. Returns 0, or -1 when gnuplot failed. */
+int bench_plot(bench_report *rep, const char *csv_path);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * target.c - a backend to measure on: a context whose trace callback counts
+ * requests, and a place for files (a fresh container on the emulator, or a fresh
+ * temporary directory). Every measurement names a new file here and deletes it
+ * afterwards. A page-blob target remakes its context when the emulator restarted
+ * (new port, empty store) under it.
+ */
+#define _GNU_SOURCE
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static xio_err new_ctx(bench_target *t, const char *connstr, xio_error *err) {
+  xio_ctx_options o = xio_ctx_options_default();
+  o.use_environment = 0;
+  o.max_in_flight = t->max_in_flight;
+  o.checksum = t->checksum;
+  o.trace = bench_counter_trace;
+  o.trace_ud = t->counter;
+  o.connection_string = connstr;
+  return xio_ctx_new(&o, &t->ctx, err);
+}
+
+/* Creates the container (and the first connection) with a tiny blob, then deletes it,
+ * so the first measured create does not include making the container. */
+static xio_err warm_up(bench_target *t, xio_error *err) {
+  char url[1200];
+  bench_target_file(t, "warmup", url, sizeof url);
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_CREATE_ONLY;
+  o.size = 512;
+  xio_file *f = NULL;
+  xio_err rc = xio_file_open(t->ctx, url, &o, &f, err);
+  if (rc == XIO_OK) rc = xio_file_close(f, err);
+  if (rc == XIO_OK) rc = xio_file_delete(t->ctx, url, err);
+  return rc;
+}
+
+/* (Re)makes the page-blob context and container for the emulator's current endpoint. */
+static xio_err pageblob_connect(bench_target *t, xio_error *err) {
+  char connstr[1024];
+  snprintf(connstr, sizeof connstr,
+           "DefaultEndpointsProtocol=http;AccountName=" XIO_AUTH_DEV_ACCOUNT
+           ";AccountKey=%s;BlobEndpoint=%s/" XIO_AUTH_DEV_ACCOUNT ";",
+           XIO_AUTH_DEV_KEY, t->em->endpoint);
+  xio_ctx_free(t->ctx);
+  t->ctx = NULL;
+  t->generation = t->em->generation;
+  snprintf(t->base, sizeof t->base, "%s/" XIO_AUTH_DEV_ACCOUNT "/xio-bench-%ld-%d-%u",
+           t->em->endpoint, (long)getpid(), t->generation, t->seq++);
+  xio_err rc = new_ctx(t, connstr, err);
+  return rc == XIO_OK ? warm_up(t, err) : rc;
+}
+
+xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
+                              xio_blob_checksum checksum, xio_error *err) {
+  memset(t, 0, sizeof *t);
+  t->backend = "pageblob";
+  t->em = em;
+  t->max_in_flight = max_in_flight;
+  t->checksum = checksum;
+  if (!(t->counter = bench_counter_new())) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  return pageblob_connect(t, err);
+}
+
+xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_margin,
+                           xio_error *err) {
+  memset(t, 0, sizeof *t);
+  t->backend = "local";
+  t->max_in_flight = 32;
+  t->disk_margin = disk_margin;
+  if (!(t->counter = bench_counter_new())) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  snprintf(t->base, sizeof t->base, "%s/xio-bench-XXXXXX", parent);
+  if (!mkdtemp(t->base)) {
+    xio_error_set_target(err, parent);
+    t->base[0] = '\0';
+    return xio_error_set(err, XIO_EIO, "cannot make a temporary directory in %s", parent);
+  }
+  return new_ctx(t, NULL, err);
+}
+
+const char *bench_checksum_name(xio_blob_checksum c) {
+  return c == XIO_BLOB_CHECKSUM_MD5 ? "md5" : c == XIO_BLOB_CHECKSUM_NONE ? "none" : "crc64";
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+void bench_target_close(bench_target *t) {
+  xio_ctx_free(t->ctx);
+  t->ctx = NULL;
+  if (strcmp(t->backend ? t->backend : "", "local") == 0 && t->base[0])
+    nftw(t->base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  bench_counter_free(t->counter);
+  t->counter = NULL;
+}
+
+void bench_target_file(bench_target *t, const char *stem, char *out, size_t n) {
+  snprintf(out, n, "%s/%s-%u.dat", t->base, stem, t->seq++);
+}
+
+static int local_reserve(bench_target *t, uint64_t bytes, char *why, size_t n) {
+  uint64_t avail, keep;
+  if (bytes == 0) return 1;
+  if (bench_space(t->base, t->disk_margin, &avail, &keep) != 0) return 1;
+  if (avail >= bytes && avail - bytes >= keep) return 1;
+  char a[32], b[32], c[32];
+  snprintf(why, n, "needs %s free + %s margin on %s; %s free",
+           bench_fmt_size(bytes, a, sizeof a), bench_fmt_size(keep, b, sizeof b),
+           bench_fs_type(t->base), bench_fmt_size(avail, c, sizeof c));
+  return 0;
+}
+
+int bench_target_reserve(bench_target *t, uint64_t bytes, char *why, size_t n,
+                         xio_error *err) {
+  if (strcmp(t->backend, "local") == 0) return local_reserve(t, bytes, why, n);
+  if (bytes && !bench_emulator_reserve(t->em, bytes, why, n)) return 0;
+  if (t->generation != t->em->generation && pageblob_connect(t, err) != XIO_OK) return -1;
+  return 1;
+}
