@@ -31,10 +31,12 @@ test-fast: build
 test-asan: build-asan
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE no-asan
 
+# The create-database demo on the embedded Azurite, stopped again however it ends.
 demo: build
-	@tests/azurite/azurite.sh start $(BUILD)/demo-azurite
-	@tests/azurite/azurite.sh run $(BUILD)/demo-azurite $(BUILD)/samples/xio demo; \
-	  rc=$$?; tests/azurite/azurite.sh stop $(BUILD)/demo-azurite; exit $$rc
+	@state="$(abspath $(BUILD))/demo-azurite"; \
+	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  tests/azurite/azurite.sh start "$$state" >/dev/null || exit 1; \
+	  tests/azurite/azurite.sh run "$$state" $(BUILD)/samples/xio demo $(DEMO_ARGS)
 
 # The growth benchmark (samples/bench): create/grow/zero by init policy on page blobs
 # (an Azurite of its own, restarted when its memory fills) and local files, bulk and
