@@ -2,6 +2,8 @@
  * error.c - names and texts of the xio error codes, and the helpers that fill and
  * format an xio_error detail record.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +63,28 @@ void xio_error_set_operation(xio_error *e, const char *operation) {
 
 void xio_error_set_target(xio_error *e, const char *target) {
   if (e) copy_field(e->target, sizeof e->target, target);
+}
+
+static xio_err errno_code(int errnum) {
+  switch (errnum) {
+  case ENOENT: return XIO_ENOTFOUND;
+  case EEXIST: return XIO_EEXIST;
+  case EACCES:
+  case EPERM: return XIO_EPERM;
+  case ENOMEM: return XIO_ENOMEM;
+  default: return XIO_EIO;
+  }
+}
+
+xio_err xio_error_from_errno(xio_error *e, int errnum, const char *operation,
+                             const char *call, const char *path) {
+  char text[128];
+  if (strerror_r(errnum, text, sizeof text) != 0) snprintf(text, sizeof text, "errno %d", errnum);
+  xio_err code = xio_error_set(e, errno_code(errnum), "%s failed: %s", call, text);
+  if (e) e->sys_errno = errnum;
+  xio_error_set_operation(e, operation);
+  xio_error_set_target(e, path);
+  return code;
 }
 
 /* Appends printf output at *pos without overrunning `size`. */

@@ -53,31 +53,6 @@ static int64_t mono_us(void) {
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static xio_err errno_code(int e) {
-  switch (e) {
-  case ENOENT: return XIO_ENOTFOUND;
-  case EEXIST: return XIO_EEXIST;
-  case EACCES:
-  case EPERM: return XIO_EPERM;
-  case ENOMEM: return XIO_ENOMEM;
-  default: return XIO_EIO;
-  }
-}
-
-/* Records the failure `e` of system call `call` during `operation` on `path` in
- * `err` (may be NULL) and returns its code. */
-static xio_err sys_error(xio_error *err, int e, const char *operation, const char *call,
-                         const char *path) {
-  char buf[128];
-  const char *text = strerror_r(e, buf, sizeof buf);
-  xio_err code = errno_code(e);
-  xio_error_set(err, code, "%s failed: %s", call, text);
-  if (err) err->sys_errno = e;
-  xio_error_set_operation(err, operation);
-  xio_error_set_target(err, path);
-  return code;
-}
-
 /* Emits the trace event of one storage request that started at `start_us`. */
 static void report(xio_ctx *ctx, xio_file *f, const char *path, const char *type, uint64_t offset,
                    uint64_t length, int64_t start_us, xio_err rc) {
@@ -176,7 +151,7 @@ static xio_err open_existing(xio_ctx *ctx, const char *path, unsigned flags, int
   int64_t t0 = mono_us();
   xio_err rc = XIO_OK;
   if ((*fd = open(path, open_flags(flags))) < 0)
-    rc = sys_error(err, errno, "OpenFile", "open", path);
+    rc = xio_error_from_errno(err, errno, "OpenFile", "open", path);
   report(ctx, NULL, path, XIO_RT_OPEN, 0, 0, t0, rc);
   return rc;
 }
@@ -188,9 +163,9 @@ static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options
   int64_t t0 = mono_us();
   xio_err rc = XIO_OK;
   if ((*fd = open(path, open_flags(o->flags) | O_CREAT | O_EXCL, 0666)) < 0) {
-    rc = sys_error(err, errno, "CreateFile", "open", path);
+    rc = xio_error_from_errno(err, errno, "CreateFile", "open", path);
   } else if (truncate_to(*fd, o->size) != 0) {
-    rc = sys_error(err, errno, "CreateFile", "ftruncate", path);
+    rc = xio_error_from_errno(err, errno, "CreateFile", "ftruncate", path);
     close(*fd);
     unlink(path);
     *fd = -1;
@@ -223,7 +198,7 @@ static xio_err open_or_create(xio_ctx *ctx, const char *path, const xio_open_opt
 static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_options *o,
                          int created, local_file **out, xio_error *err) {
   struct stat st;
-  if (fstat(fd, &st) != 0) return sys_error(err, errno, "OpenFile", "fstat", path);
+  if (fstat(fd, &st) != 0) return xio_error_from_errno(err, errno, "OpenFile", "fstat", path);
   if (!S_ISREG(st.st_mode)) {
     xio_error_set(err, XIO_EINVAL, "%s is not a regular file", path);
     xio_error_set_operation(err, "OpenFile");
@@ -275,7 +250,7 @@ static xio_err take_lock(local_file *lf, unsigned flags, xio_error *err) {
   if (r != 0 && errno == EWOULDBLOCK)
     rc = busy(path, flags, err);
   else if (r != 0)
-    rc = sys_error(err, errno, "OpenFile", "flock", path);
+    rc = xio_error_from_errno(err, errno, "OpenFile", "flock", path);
   report(lf->base.ctx, NULL, path, XIO_RT_LEASE, 0, 0, t0, rc);
   lf->locked = rc == XIO_OK;
   return rc;
@@ -312,7 +287,7 @@ static xio_err pwrite_all(local_file *lf, const char *buf, size_t n, uint64_t of
   for (size_t w = 0; w < n;) {
     ssize_t k = pwrite(lf->fd, buf + w, n - w, (off_t)(off + w));
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return sys_error(err, k < 0 ? errno : EIO, operation, "pwrite", lf->base.path);
+    if (k <= 0) return xio_error_from_errno(err, k < 0 ? errno : EIO, operation, "pwrite", lf->base.path);
     w += (size_t)k;
     if (done) *done += (size_t)k;
   }
@@ -325,7 +300,7 @@ static xio_err do_read(local_file *lf, xio__sub *s, size_t *done, xio_error *err
   while (*done < s->length) {
     ssize_t k = pread(lf->fd, buf + *done, s->length - *done, (off_t)(s->offset + *done));
     if (k < 0 && errno == EINTR) continue;
-    if (k < 0) return sys_error(err, errno, "ReadFile", "pread", lf->base.path);
+    if (k < 0) return xio_error_from_errno(err, errno, "ReadFile", "pread", lf->base.path);
     if (k == 0) break; /* end of file */
     *done += (size_t)k;
   }
@@ -369,7 +344,7 @@ static xio_err do_clear(local_file *lf, const xio__sub *s, xio_error *err) {
   for (int m = atomic_load(&lf->clear_method); m < CLEAR_WRITE; m++) {
     int e = falloc(lf->fd, clear_modes[m].mode, off, len);
     if (e == 0) return XIO_OK;
-    if (!unsupported(e)) return sys_error(err, e, "ZeroFile", clear_modes[m].call, lf->base.path);
+    if (!unsupported(e)) return xio_error_from_errno(err, e, "ZeroFile", clear_modes[m].call, lf->base.path);
     int expected = m;
     atomic_compare_exchange_strong(&lf->clear_method, &expected, m + 1);
   }
@@ -425,7 +400,7 @@ static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
   int64_t t0 = mono_us();
   xio_err rc = XIO_OK;
   if (truncate_to(lf->fd, size) != 0)
-    rc = sys_error(err, errno, "SetFileSize", "ftruncate", f->path);
+    rc = xio_error_from_errno(err, errno, "SetFileSize", "ftruncate", f->path);
   report(f->ctx, f, NULL, XIO_RT_SET_SIZE, 0, size, t0, rc);
   return rc;
 }
@@ -433,7 +408,7 @@ static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
 /* Makes written data durable. Not a storage request of the trace schema: no event. */
 static xio_err lf_sync(xio_file *f, xio_error *err) {
   local_file *lf = (local_file *)f;
-  if (fdatasync(lf->fd) != 0) return sys_error(err, errno, "FlushFile", "fdatasync", f->path);
+  if (fdatasync(lf->fd) != 0) return xio_error_from_errno(err, errno, "FlushFile", "fdatasync", f->path);
   return XIO_OK;
 }
 
@@ -441,7 +416,7 @@ static xio_err lf_sync(xio_file *f, xio_error *err) {
 static xio_err release_lock(local_file *lf, xio_error *err) {
   int64_t t0 = mono_us();
   xio_err rc = XIO_OK;
-  if (flock(lf->fd, LOCK_UN) != 0) rc = sys_error(err, errno, "CloseFile", "flock", lf->base.path);
+  if (flock(lf->fd, LOCK_UN) != 0) rc = xio_error_from_errno(err, errno, "CloseFile", "flock", lf->base.path);
   report(lf->base.ctx, NULL, lf->base.path, XIO_RT_LEASE, 0, 0, t0, rc);
   lf->locked = 0;
   return rc;
@@ -452,7 +427,7 @@ static xio_err lf_close(xio_file *f, xio_error *err) {
   xio_err rc = XIO_OK;
   if (lf->locked) rc = release_lock(lf, err);
   if (close(lf->fd) != 0 && errno != EINTR && rc == XIO_OK)
-    rc = sys_error(err, errno, "CloseFile", "close", f->path);
+    rc = xio_error_from_errno(err, errno, "CloseFile", "close", f->path);
   lf->fd = -1;
   xio__file_release(f);
   free(lf);
@@ -473,7 +448,7 @@ static xio_err unlink_unlocked(const char *path, xio_error *err) {
     return XIO_EBUSY;
   }
   xio_err rc = XIO_OK;
-  if (unlink(path) != 0) rc = sys_error(err, errno, "DeleteFile", "unlink", path);
+  if (unlink(path) != 0) rc = xio_error_from_errno(err, errno, "DeleteFile", "unlink", path);
   if (fd >= 0) close(fd);
   return rc;
 }
@@ -500,9 +475,9 @@ static xio_err walk_extents(local_file *lf, uint64_t size, xio_blob_ranges *out,
     off_t data = lseek(lf->fd, (off_t)pos, SEEK_DATA);
     if (data < 0 && errno == ENXIO) break; /* only a hole from here on */
     if (data < 0 && errno == EINVAL) return xio_blob_ranges_add(out, pos, size - 1);
-    if (data < 0) return sys_error(err, errno, "GetRanges", "lseek(SEEK_DATA)", lf->base.path);
+    if (data < 0) return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_DATA)", lf->base.path);
     off_t hole = lseek(lf->fd, data, SEEK_HOLE);
-    if (hole < 0) return sys_error(err, errno, "GetRanges", "lseek(SEEK_HOLE)", lf->base.path);
+    if (hole < 0) return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_HOLE)", lf->base.path);
     uint64_t end = (uint64_t)hole < size ? (uint64_t)hole : size;
     if (end <= pos || end <= (uint64_t)data) break;
     xio_err rc = xio_blob_ranges_add(out, (uint64_t)data, end - 1);

@@ -168,12 +168,6 @@ int cli_fail(const cli *c, xio_err rc, const xio_error *e);
 /** The hint for an error, or NULL. */
 const char *cli_hint(const xio_error *e);
 
-/** Records the failure (errno `e`) of local system call `call` during `operation`
- *  on `path` in `err`, and returns its code (XIO_ENOTFOUND, XIO_EEXIST, XIO_EPERM,
- *  XIO_ENOMEM or XIO_EIO). */
-xio_err cli_sys_error(xio_error *err, int e, const char *operation, const char *call,
-                      const char *path);
-
 /* --------------------------------------------------------- context.c ---- */
 
 /** The run's context, made on first use from the global options (trace, CA,

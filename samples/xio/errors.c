@@ -180,25 +180,3 @@ int cli_fail(const cli *c, xio_err rc, const xio_error *e) {
   if (c->json) print_json(c, &copy);
   return CLI_FAILED;
 }
-
-static xio_err errno_code(int e) {
-  switch (e) {
-  case ENOENT: return XIO_ENOTFOUND;
-  case EEXIST: return XIO_EEXIST;
-  case EACCES:
-  case EPERM: return XIO_EPERM;
-  case ENOMEM: return XIO_ENOMEM;
-  default: return XIO_EIO;
-  }
-}
-
-xio_err cli_sys_error(xio_error *err, int e, const char *operation, const char *call,
-                      const char *path) {
-  char text[128];
-  if (strerror_r(e, text, sizeof text) != 0) snprintf(text, sizeof text, "errno %d", e);
-  xio_err rc = xio_error_set(err, errno_code(e), "%s failed: %s", call, text);
-  xio_error_set_operation(err, operation);
-  xio_error_set_target(err, path);
-  if (err) err->sys_errno = e;
-  return rc;
-}

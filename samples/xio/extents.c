@@ -23,9 +23,9 @@ xio_err cli_local_extents(int fd, const char *path, uint64_t size, xio_blob_rang
     off_t data = lseek(fd, (off_t)pos, SEEK_DATA);
     if (data < 0 && errno == ENXIO) break; /* only a hole from here on */
     if (data < 0 && errno == EINVAL) return add(out, pos, size - 1, err);
-    if (data < 0) return cli_sys_error(err, errno, "ListExtents", "lseek(SEEK_DATA)", path);
+    if (data < 0) return xio_error_from_errno(err, errno, "ListExtents", "lseek(SEEK_DATA)", path);
     off_t hole = lseek(fd, data, SEEK_HOLE);
-    if (hole < 0) return cli_sys_error(err, errno, "ListExtents", "lseek(SEEK_HOLE)", path);
+    if (hole < 0) return xio_error_from_errno(err, errno, "ListExtents", "lseek(SEEK_HOLE)", path);
     uint64_t end = (uint64_t)hole < size ? (uint64_t)hole : size;
     if (end > (uint64_t)data) {
       xio_err rc = add(out, (uint64_t)data, end - 1, err);

@@ -26,7 +26,7 @@
 static char *read_cred_file(const char *path, xio_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    cli_sys_error(err, errno, "ReadCredentials", "fopen", path);
+    xio_error_from_errno(err, errno, "ReadCredentials", "fopen", path);
     return NULL;
   }
   char *buf = malloc(MAX_CRED_FILE + 1);

@@ -59,7 +59,7 @@ static xio_err blob_props(cli *c, const char *url, info *in, xio_error *e) {
 /* Blocks in use and modification time, from stat(2). */
 static xio_err local_props(const char *path, info *in, xio_error *e) {
   struct stat st;
-  if (stat(path, &st) != 0) return cli_sys_error(e, errno, "GetFileProperties", "stat", path);
+  if (stat(path, &st) != 0) return xio_error_from_errno(e, errno, "GetFileProperties", "stat", path);
   in->allocated = (uint64_t)st.st_blocks * 512;
   char iso[21];
   snprintf(in->modified, sizeof in->modified, "%s", xio_auth_format_iso8601(st.st_mtime, iso));

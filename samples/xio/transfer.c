@@ -45,7 +45,7 @@ static xio_err pread_all(int fd, const char *path, char *buf, size_t n, uint64_t
   while (got < n) {
     ssize_t k = pread(fd, buf + got, n - got, (off_t)(off + got));
     if (k < 0 && errno == EINTR) continue;
-    if (k < 0) return cli_sys_error(err, errno, "ReadLocalFile", "pread", path);
+    if (k < 0) return xio_error_from_errno(err, errno, "ReadLocalFile", "pread", path);
     if (k == 0) break;
     got += (size_t)k;
   }
@@ -59,7 +59,7 @@ static xio_err pwrite_all(int fd, const char *path, const char *buf, size_t n, u
   while (put < n) {
     ssize_t k = pwrite(fd, buf + put, n - put, (off_t)(off + put));
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return cli_sys_error(err, k < 0 ? errno : EIO, "WriteLocalFile", "pwrite", path);
+    if (k <= 0) return xio_error_from_errno(err, k < 0 ? errno : EIO, "WriteLocalFile", "pwrite", path);
     put += (size_t)k;
   }
   return XIO_OK;
@@ -227,8 +227,8 @@ static void put_report(const put_job *j, const char *target, double secs) {
 static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err) {
   struct stat st;
   j->fd = open(j->local, O_RDONLY | O_CLOEXEC);
-  if (j->fd < 0) return cli_sys_error(err, errno, "OpenLocalFile", "open", j->local);
-  if (fstat(j->fd, &st) != 0) return cli_sys_error(err, errno, "OpenLocalFile", "fstat", j->local);
+  if (j->fd < 0) return xio_error_from_errno(err, errno, "OpenLocalFile", "open", j->local);
+  if (fstat(j->fd, &st) != 0) return xio_error_from_errno(err, errno, "OpenLocalFile", "fstat", j->local);
   if (!S_ISREG(st.st_mode))
     return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", j->local);
   j->size = (uint64_t)st.st_size;
@@ -328,7 +328,7 @@ static xio_err fetch_range(get_job *j, uint64_t start, uint64_t end, xio_error *
 static xio_err download(get_job *j, xio_error *err) {
   xio_err rc = xio_file_ranges(j->f, &j->ranges, err);
   if (rc == XIO_OK && ftruncate(j->fd, (off_t)j->size) != 0)
-    rc = cli_sys_error(err, errno, "WriteLocalFile", "ftruncate", j->local);
+    rc = xio_error_from_errno(err, errno, "WriteLocalFile", "ftruncate", j->local);
   if (rc == XIO_OK) rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, write_slot, j, err);
   cli_progress_start(&j->prog, j->c, "get", xio_blob_ranges_bytes(&j->ranges));
   for (size_t i = 0; rc == XIO_OK && i < j->ranges.n; i++)
@@ -374,7 +374,7 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
   int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
   j->fd = open(j->local, flags, 0666);
   if (j->fd >= 0) return XIO_OK;
-  xio_err rc = cli_sys_error(err, errno, "CreateLocalFile", "open", j->local);
+  xio_err rc = xio_error_from_errno(err, errno, "CreateLocalFile", "open", j->local);
   if (rc == XIO_EEXIST) {
     xio_error_set(err, XIO_EEXIST, "%s already exists; --force overwrites it", j->local);
     xio_error_set_operation(err, "CreateLocalFile");
@@ -389,7 +389,7 @@ static int get_run(get_job *j, int force) {
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
   rc = download(j, &e);
   if (close(j->fd) != 0 && rc == XIO_OK)
-    rc = cli_sys_error(&e, errno, "WriteLocalFile", "close", j->local);
+    rc = xio_error_from_errno(&e, errno, "WriteLocalFile", "close", j->local);
   j->fd = -1;
   if (rc != XIO_OK) unlink(j->local);
   else get_report(j, cli_now() - t0);

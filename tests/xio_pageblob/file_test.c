@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "util.h"
@@ -193,4 +194,36 @@ TEST(trace_file_gets_json_lines) {
   remove(path);
   ASSERT(lines >= 5);
   ASSERT_EQ(zero, 2); /* at create (8 MiB) and at growth */
+}
+
+TEST(xio_trace_environment_variable_names_the_trace_file) {
+  char path[] = "/tmp/xio-envtrace-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT(fd >= 0);
+  close(fd);
+  setenv("XIO_TRACE", path, 1);
+  xio_ctx_options o = xio_ctx_options_default(); /* use_environment = 1 */
+  o.connection_string = xfix_dev_connection_string();
+  xio_ctx *ctx = NULL;
+  xio_error e;
+  ASSERT_OK(xio_ctx_new(&o, &ctx, &e), &e);
+  unsetenv("XIO_TRACE");
+  char url[1024], name[64];
+  test_unique_name(name, sizeof name, "envtrace");
+  snprintf(url, sizeof url, "%s/%s/t.mdf", test_account_url(), name);
+  xio_open_options oo = xio_open_options_default();
+  oo.flags = XIO_OPEN_CREATE;
+  oo.size = MiB;
+  xio_file *f = NULL;
+  ASSERT_OK(xio_file_open(ctx, url, &oo, &f, &e), &e);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xio_ctx_free(ctx);
+  FILE *in = fopen(path, "r");
+  char line[4096];
+  int creates = 0;
+  while (fgets(line, sizeof line, in))
+    creates += strstr(line, "\"request_type\":\"XIOTypeCreateFile\"") != NULL;
+  fclose(in);
+  remove(path);
+  ASSERT(creates >= 1);
 }

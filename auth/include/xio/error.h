@@ -94,6 +94,16 @@ void xio_error_clear(xio_error *e);
 xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/**
+ * Records the failure of system call `call` (errno `errnum`) during `operation` on
+ * `path` in `e` (may be NULL): a fresh record with sys_errno, operation, target and
+ * the message "CALL failed: <strerror>", and the code the errno maps to (ENOENT ->
+ * XIO_ENOTFOUND, EEXIST -> XIO_EEXIST, EACCES and EPERM -> XIO_EPERM, ENOMEM ->
+ * XIO_ENOMEM, anything else XIO_EIO), which it returns.
+ */
+xio_err xio_error_from_errno(xio_error *e, int errnum, const char *operation,
+                             const char *call, const char *path);
+
 /** Sets e->operation (truncated to fit); `e` may be NULL. */
 void xio_error_set_operation(xio_error *e, const char *operation);
 
