@@ -25,13 +25,14 @@ static void renew(xio_ctx *ctx, xio__lease *l) {
   if (rc == XIO_OK) rc = xio__send_traced(ctx, l->file, NULL, c, XIO_RT_LEASE, 0, 0, NULL);
   xio_blob_call_free(c);
   int64_t now = mono_us();
-  if (rc == XIO_OK) {
+  int transient = rc == XIO_ETRANSPORT || rc == XIO_ETIMEDOUT || rc == XIO_ETHROTTLED;
+  int expired = now - l->last_renew_us >= (int64_t)ctx->opts.lease_duration_s * 1000000;
+  if (rc == XIO_OK)
     l->last_renew_us = now;
-  } else if (rc != XIO_ETRANSPORT && rc != XIO_ETIMEDOUT && rc != XIO_ETHROTTLED) {
-    atomic_store(&l->lost, 1); /* refused: broken, taken, or the blob is gone */
-  } else if (now - l->last_renew_us >= (int64_t)ctx->opts.lease_duration_s * 1000000) {
-    atomic_store(&l->lost, 1); /* it may have expired and been taken meanwhile */
-  }
+  else if (!transient || expired)
+    /* Refused (broken, taken, the blob gone), or unrenewed for a whole duration: it
+     * may have expired and been taken meanwhile. */
+    atomic_store(&l->lost, 1);
 }
 
 /* The lease due first, or NULL; *wait_us gets the time until it is due. */
