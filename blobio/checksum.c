@@ -1,11 +1,26 @@
 /*
  * checksum.c - the transactional checksums a Put Page body carries: CRC-64/NVME
  * for x-ms-content-crc64 and MD5 for Content-MD5, each as the base64 text the
- * header wants. The CRC itself is computed in crc64_table.c.
+ * header wants.
+ *
+ * The CRC runs over every 4 MiB write, so it has two implementations (crc64_int.h):
+ * carry-less multiplication (crc64_clmul.c) on x86-64 CPUs with PCLMULQDQ and
+ * SSE4.1, and slicing-by-8 tables (crc64_table.c) everywhere else. The choice is
+ * made once per process, on first use (pthread_once), from CPUID and the
+ * environment, and never changes afterwards; that choice is the only process-wide
+ * state here.
+ *
+ * Environment:
+ *   XIO_CRC64=table   use the portable table implementation even where the
+ *                     carry-less one could run (to test or compare both on one
+ *                     machine). Unset, or any other value: the fastest available.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <openssl/evp.h>
 
@@ -13,8 +28,34 @@
 
 #include "crc64_int.h"
 
+typedef struct crc64_impl {
+  const char *name;
+  uint64_t (*fn)(uint64_t crc, const void *data, size_t n);
+} crc64_impl;
+
+static const crc64_impl crc64_table_impl = {"table", xio__blob_crc64_table};
+static const crc64_impl crc64_clmul_impl = {"clmul", xio__blob_crc64_clmul};
+
+static const crc64_impl *crc64_chosen; /* set once by crc64_choose */
+static pthread_once_t crc64_once = PTHREAD_ONCE_INIT;
+
+static void crc64_choose(void) {
+  const char *force = getenv("XIO_CRC64");
+  int table = force && strcmp(force, "table") == 0;
+  crc64_chosen = !table && xio__blob_crc64_clmul_supported() ? &crc64_clmul_impl
+                                                               : &crc64_table_impl;
+}
+
+static const crc64_impl *crc64_get(void) {
+  pthread_once(&crc64_once, crc64_choose);
+  return crc64_chosen;
+}
+
+const char *xio__blob_crc64_impl(void) { return crc64_get()->name; }
+
 uint64_t xio_blob_crc64(uint64_t crc, const void *data, size_t n) {
-  return xio__blob_crc64_table(crc, data, n);
+  if (n == 0) return crc;
+  return crc64_get()->fn(crc, data, n);
 }
 
 char *xio_blob_crc64_base64(const void *data, size_t n, char out[13]) {

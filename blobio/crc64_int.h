@@ -21,4 +21,29 @@
 /** Slicing-by-8 with lookup tables built on first use (pthread_once); any CPU. */
 uint64_t xio__blob_crc64_table(uint64_t crc, const void *data, size_t n);
 
+/** 1 when this CPU (and build) can run xio__blob_crc64_clmul: x86-64 with PCLMULQDQ
+ *  and SSE4.1; 0 otherwise. */
+int xio__blob_crc64_clmul_supported(void);
+
+/** Carry-less multiplication folding (PCLMULQDQ), several times the speed of the
+ *  table. Call only when xio__blob_crc64_clmul_supported(); where the build has no
+ *  carry-less version it is the table implementation. */
+uint64_t xio__blob_crc64_clmul(uint64_t crc, const void *data, size_t n);
+
+/* The constants of the carry-less implementation, rho(A) meaning A bit-reflected in
+ * 64 bits (bit j the coefficient of x^(63-j)). crc64_clmul.c explains their use; the
+ * unit test recomputes each from the polynomial. */
+typedef struct xio__blob_crc64_clmul_consts {
+  uint64_t fold[8][2]; /* fold[j-1], distance T = 128*j bits: rho(x^(T+63) mod P),
+                          rho(x^(T-1) mod P) */
+  uint64_t mu;         /* rho(floor(x^127 / P)), the Barrett quotient constant */
+  uint64_t poly;       /* rho(G) where P = x^64 + x*G + 1: reflected polynomial << 1 */
+} xio__blob_crc64_clmul_consts;
+
+extern const xio__blob_crc64_clmul_consts xio__blob_crc64_clmul_k;
+
+/** The implementation xio_blob_crc64 uses in this process, "clmul" or "table"
+ *  (checksum.c; chosen on first use). */
+const char *xio__blob_crc64_impl(void);
+
 #endif
