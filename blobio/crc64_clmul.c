@@ -44,9 +44,10 @@
  *     polynomial shifted left by one bit.
  *
  * Where the constants come from: xio__blob_crc64_clmul_k below holds
- * rho(x^k mod P), rho(floor(x^127 / P)) and rho(G), computed bit by bit from P by
- * xpow_mod/poly_div in tests/blobio_unit/crc64_impl_test.c, which recomputes every
- * one from XIO__BLOB_CRC64_POLY and fails if any differs from this table.
+ * rho(x^k mod P), rho(floor(x^127 / P)) and rho(G), computed bit by bit from P
+ * (x^k mod P by k shifts, each adding P when x^64 appears; floor(x^127 / P) by long
+ * division) by xpow_mod and barrett_mu in tests/blobio_unit/crc64_impl_test.c,
+ * which recomputes every one from XIO__BLOB_CRC64_POLY and fails if any differs.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -115,8 +116,10 @@ CLMUL_TARGET uint64_t xio__blob_crc64_clmul(uint64_t crc, const void *data, size
   const unsigned char *p = data;
   if (n < 16) return xio__blob_crc64_table(crc, data, n);
 
-  /* The previous register goes into the first 8 bytes of the message. */
-  __m128i x = _mm_cvtsi64_si128((long long)~crc);
+  /* The previous register (the inverted previous result: all ones to start) goes
+   * into the first 8 bytes of the message. */
+  uint64_t reg = ~crc;
+  __m128i x = _mm_cvtsi64_si128((long long)reg);
   if (n >= 128) {
     __m128i x0 = _mm_xor_si128(load16(p), x), x1 = load16(p + 16), x2 = load16(p + 32),
             x3 = load16(p + 48), x4 = load16(p + 64), x5 = load16(p + 80), x6 = load16(p + 96),
