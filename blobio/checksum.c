@@ -3,71 +3,59 @@
  * for x-ms-content-crc64 and MD5 for Content-MD5, each as the base64 text the
  * header wants.
  *
- * The CRC runs over every 4 MiB write, so it is computed slicing-by-8: eight
- * lookup tables let the loop fold eight input bytes per step. The tables are built
- * once per process (pthread_once) and never change afterwards; they are the only
- * process-wide state here.
+ * The CRC runs over every 4 MiB write, so it has two implementations (crc64_int.h):
+ * carry-less multiplication (crc64_clmul.c) on x86-64 CPUs with PCLMULQDQ and
+ * SSE4.1, and slicing-by-8 tables (crc64_table.c) everywhere else. The choice is
+ * made once per process, on first use (pthread_once), from CPUID and the
+ * environment, and never changes afterwards; that choice is the only process-wide
+ * state here.
+ *
+ * Environment:
+ *   XIO_CRC64=table   use the portable table implementation even where the
+ *                     carry-less one could run (to test or compare both on one
+ *                     machine). Unset, or any other value: the fastest available.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <openssl/evp.h>
 
 #include <xio/blob.h>
 
-/* CRC-64/NVME: reflected form of polynomial 0xAD93D23594C93659. */
-#define CRC64_POLY_REFLECTED 0x9A6C9329AC4BC9B5ull
+#include "crc64_int.h"
 
-static uint64_t crc64_table[8][256];
+typedef struct crc64_impl {
+  const char *name;
+  uint64_t (*fn)(uint64_t crc, const void *data, size_t n);
+} crc64_impl;
+
+static const crc64_impl crc64_table_impl = {"table", xio__blob_crc64_table};
+static const crc64_impl crc64_clmul_impl = {"clmul", xio__blob_crc64_clmul};
+
+static const crc64_impl *crc64_chosen; /* set once by crc64_choose */
 static pthread_once_t crc64_once = PTHREAD_ONCE_INIT;
 
-/* Fills table 0 with the byte-at-a-time table, and table k with the effect of a
- * byte followed by k zero bytes, as slicing-by-8 needs. */
-static void crc64_build_tables(void) {
-  for (unsigned i = 0; i < 256; i++) {
-    uint64_t c = i;
-    for (int bit = 0; bit < 8; bit++)
-      c = (c & 1) ? (c >> 1) ^ CRC64_POLY_REFLECTED : c >> 1;
-    crc64_table[0][i] = c;
-  }
-  for (unsigned i = 0; i < 256; i++) {
-    uint64_t c = crc64_table[0][i];
-    for (int k = 1; k < 8; k++) {
-      c = (c >> 8) ^ crc64_table[0][c & 0xff];
-      crc64_table[k][i] = c;
-    }
-  }
+static void crc64_choose(void) {
+  const char *force = getenv("XIO_CRC64");
+  int table = force && strcmp(force, "table") == 0;
+  crc64_chosen = !table && xio__blob_crc64_clmul_supported() ? &crc64_clmul_impl
+                                                               : &crc64_table_impl;
 }
 
-/* Eight bytes as a little-endian integer, whatever the host order and alignment
- * (compilers turn this into one load on little-endian hosts). */
-static uint64_t load_le64(const unsigned char *p) {
-  return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-         (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
-         (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+static const crc64_impl *crc64_get(void) {
+  pthread_once(&crc64_once, crc64_choose);
+  return crc64_chosen;
 }
 
-/* Advances the raw (uninverted) register over n bytes. */
-static uint64_t crc64_update(uint64_t c, const unsigned char *p, size_t n) {
-  const uint64_t(*t)[256] = (const uint64_t(*)[256])crc64_table;
-  for (; n >= 8; n -= 8, p += 8) {
-    c ^= load_le64(p);
-    c = t[7][c & 0xff] ^ t[6][(c >> 8) & 0xff] ^ t[5][(c >> 16) & 0xff] ^
-        t[4][(c >> 24) & 0xff] ^ t[3][(c >> 32) & 0xff] ^ t[2][(c >> 40) & 0xff] ^
-        t[1][(c >> 48) & 0xff] ^ t[0][c >> 56];
-  }
-  for (; n > 0; n--, p++) c = (c >> 8) ^ t[0][(c ^ *p) & 0xff];
-  return c;
-}
+const char *xio__blob_crc64_impl(void) { return crc64_get()->name; }
 
 uint64_t xio_blob_crc64(uint64_t crc, const void *data, size_t n) {
   if (n == 0) return crc;
-  pthread_once(&crc64_once, crc64_build_tables);
-  /* Init and xorout are all ones, so inverting the previous result resumes it, and
-   * a previous result of 0 starts from the all-ones init. */
-  return ~crc64_update(~crc, data, n);
+  return crc64_get()->fn(crc, data, n);
 }
 
 char *xio_blob_crc64_base64(const void *data, size_t n, char out[13]) {

@@ -1,9 +1,11 @@
-# blobio_unit: the pure pieces of libxio_blob that need no service: checksums,
+# blobio_unit: the pure pieces of libxio_blob that need no service: checksums (and
+# both CRC-64 implementations),
 # page-range lists, blob properties and listings, the XML response parsers, request
 # building and limits, and the judging of tries and retry delays.
 xio_add_suite(NAME blobio_unit
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/checksum_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/crc64_impl_test.c
     ${CMAKE_CURRENT_LIST_DIR}/ranges_test.c
     ${CMAKE_CURRENT_LIST_DIR}/props_list_test.c
     ${CMAKE_CURRENT_LIST_DIR}/xml_error_test.c
