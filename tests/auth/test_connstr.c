@@ -186,7 +186,8 @@ TEST(connstr_malformed) {
 TEST(connstr_bad_key_not_quoted) {
   /* A key that is almost base64: the message names AccountKey, never the value. */
   char text[256], key[100];
-  snprintf(key, sizeof key, "%.40s*%s", XIO_AUTH_DEV_KEY, XIO_AUTH_DEV_KEY + 41);
+  const char *dev = XIO_AUTH_DEV_KEY;
+  snprintf(key, sizeof key, "%.40s*%s", dev, dev + 41);
   snprintf(text, sizeof text, "AccountName=acct;AccountKey=%s", key);
   expect_parse_error(text, "AccountKey", key);
   snprintf(text, sizeof text, "AccountName=acct;AccountKey=%.10s", XIO_AUTH_DEV_KEY);
