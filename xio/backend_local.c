@@ -496,7 +496,14 @@ static xio_err lf_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
   return rc;
 }
 
+static xio_err lf_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
+  (void)id, (void)size;
+  xio_error_set(err, XIO_EUNSUPPORTED, "local files have no snapshots (%s)", f->path);
+  xio_error_set_operation(err, "SnapshotFile");
+  return XIO_EUNSUPPORTED;
+}
+
 const xio_backend xio__local_backend = {
     1,       "local",  1,        LOCAL_MAX_REQUEST, lf_open,  lf_submit,
-    lf_resize, lf_sync, lf_close, lf_remove,         lf_ranges,
+    lf_resize, lf_sync, lf_close, lf_remove,         lf_ranges, lf_snapshot,
 };

@@ -186,6 +186,10 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
   pb_file *p = calloc(1, sizeof *p);
   if (!p) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_err rc = xio_ctx_blob_target(ctx, target, &p->target, err);
+  const char *q = rc == XIO_OK ? xio_blob_target_url(p->target)->query : NULL;
+  if (q && (strncmp(q, "snapshot=", 9) == 0 || strstr(q, "&snapshot=")) &&
+      !(o->flags & XIO_OPEN_READONLY))
+    rc = xio_error_set(err, XIO_EINVAL, "a snapshot is read-only: open it with XIO_OPEN_READONLY");
   xio_blob_props props;
   const char *path = p->target ? xio_blob_target_safe_url(p->target) : target;
   if (rc == XIO_OK) rc = open_or_create(ctx, path, p->target, o, &props, created, err);
@@ -356,7 +360,22 @@ static xio_err pb_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
   return rc;
 }
 
+static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
+  pb_file *p = (pb_file *)f;
+  if (p->leased && atomic_load(&p->lease.lost)) return lost_lease(p, err);
+  xio_blob_cond cond = {lease_id(p), NULL, NULL};
+  xio_blob_call *c = NULL;
+  char snap[64];
+  xio_err rc = xio_blob_call_snapshot(p->target, &cond, &c, err);
+  if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_RT_SNAPSHOT, 0, 0, err);
+  if (rc == XIO_OK) rc = xio_blob_call_snapshot_id(c, snap, err);
+  xio_blob_call_free(c);
+  if (rc == XIO_OK && (size_t)snprintf(id, size, "%s", snap) >= size)
+    rc = xio_error_set(err, XIO_EINVAL, "snapshot id buffer of %zu bytes is too small", size);
+  return rc;
+}
+
 const xio_backend xio__pageblob_backend = {
     1,         "pageblob", 512,      XIO_BLOB_MAX_PUT_PAGE, pb_open,  pb_submit,
-    pb_resize, pb_sync,    pb_close, pb_remove,             pb_ranges,
+    pb_resize, pb_sync,    pb_close, pb_remove,             pb_ranges, pb_snapshot,
 };

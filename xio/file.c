@@ -415,6 +415,12 @@ xio_err xio_file_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
   return f->backend->ranges(f, out, err);
 }
 
+xio_err xio_file_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
+  if (in_callback(f)) return refuse_in_callback(f, "a snapshot", err);
+  wait_idle(f);
+  return f->backend->snapshot(f, id, size, err);
+}
+
 xio_kind xio_file_kind(const xio_file *f) { return f->kind; }
 const char *xio_file_path(const xio_file *f) { return f->path; }
 const char *xio_file_backend(const xio_file *f) { return f->backend->name; }

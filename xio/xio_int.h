@@ -119,6 +119,10 @@ struct xio_backend {
   /** (sync) Appends the allocated ranges of [0, logical size) to `out`, each storage
    *  request traced as XIO_RT_RANGES. */
   xio_err (*ranges)(xio_file *f, xio_blob_ranges *out, xio_error *err);
+
+  /** (sync) Takes a read-only point-in-time copy; its id goes to `id` (`size` bytes),
+   *  traced as XIO_RT_SNAPSHOT. Errors: XIO_EUNSUPPORTED where the backend has none. */
+  xio_err (*snapshot)(xio_file *f, char *id, size_t size, xio_error *err);
 };
 
 extern const xio_backend xio__pageblob_backend;

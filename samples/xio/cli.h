@@ -64,6 +64,7 @@ extern const cli_command cli_cmd_put, cli_cmd_get;
 extern const cli_command cli_cmd_rm;
 extern const cli_command cli_cmd_sas;
 extern const cli_command cli_cmd_lease;
+extern const cli_command cli_cmd_snapshot;
 extern const cli_command cli_cmd_demo;
 
 /* ------------------------------------------------------------ args.c ---- */

@@ -266,3 +266,37 @@ TEST(every_request_is_traced) {
   ASSERT_EQ(n, 1);
   clirun_free(&r);
 }
+
+TEST(snapshot_keeps_the_old_bytes) {
+  clirun r = {0};
+  char container[64], url[512], snap[768], local[512], back[512];
+  clirun_container(container, sizeof container);
+  clirun_url(container, "snapped.mdf", url, sizeof url);
+  clirun_path("before.bin", local, sizeof local);
+  FILE *f = fopen(local, "wb");
+  for (int i = 0; i < 8192; i++) fputc('A' + i % 26, f);
+  fclose(f);
+  XIO(&r, "put", local, url);
+  EXPECT_EXIT(&r, 0);
+  XIO(&r, "--quiet", "snapshot", url);
+  EXPECT_EXIT(&r, 0);
+  r.out[strcspn(r.out, "\n")] = '\0';
+  ASSERT(strlen(r.out) > 10);
+  snprintf(snap, sizeof snap, "%s?snapshot=%s", url, r.out);
+  int n = 0;
+  clirun_trace_sum(&r, "XIOTypeSnapshot", &n);
+  ASSERT_EQ(n, 1);
+  XIO(&r, "zero", url, "--offset", "0", "--length", "8K");
+  EXPECT_EXIT(&r, 0);
+  clirun_path("back.bin", back, sizeof back);
+  XIO(&r, "get", snap, back);
+  EXPECT_EXIT(&r, 0);
+  f = fopen(back, "rb");
+  for (int i = 0; i < 8192; i++) ASSERT_EQ(fgetc(f), 'A' + i % 26);
+  fclose(f);
+  /* Local files have none. */
+  XIO(&r, "snapshot", local);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "no snapshots");
+  clirun_free(&r);
+}

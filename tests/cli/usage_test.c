@@ -11,8 +11,8 @@
 #include "clirun.h"
 #include "test.h"
 
-static const char *const commands[] = {"create", "grow", "zero", "stat", "ranges",
-                                       "put",    "get",  "rm",   "sas",  "lease"};
+static const char *const commands[] = {"create", "grow", "zero", "stat",     "ranges", "put",
+                                       "get",    "rm",   "sas",  "lease",    "snapshot", "demo"};
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
 TEST(help_for_every_command) {

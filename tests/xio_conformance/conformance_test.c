@@ -421,3 +421,41 @@ TEST(ranges_show_where_data_is) {
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_teardown(&fx);
 }
+
+TEST(snapshots_are_point_in_time_copies) {
+  xfix fx;
+  xio_error e;
+  char url[1024], snap_url[1200], id[64];
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "snap.mdf", XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA,
+                          MiB);
+  char before[4096], after[4096], got[4096];
+  test_fill_random(before, sizeof before, 1);
+  test_fill_random(after, sizeof after, 2);
+  ASSERT_OK(xio_file_write(f, 8192, before, sizeof before, &e), &e);
+#if LOCAL
+  ASSERT_ERR(xio_file_snapshot(f, id, sizeof id, &e), XIO_EUNSUPPORTED, &e);
+  (void)url, (void)snap_url, (void)after, (void)got;
+#else
+  xfix_trace_reset(&fx);
+  ASSERT_OK(xio_file_snapshot(f, id, sizeof id, &e), &e); /* carries the lease id */
+  ASSERT_EQ(xfix_count(&fx, "XIOTypeSnapshot"), 1);
+  ASSERT(strlen(id) > 10);
+  ASSERT_OK(xio_file_write(f, 8192, after, sizeof after, &e), &e);
+  xfix_target(&fx, "snap.mdf", url, sizeof url);
+  snprintf(snap_url, sizeof snap_url, "%s?snapshot=%s", url, id);
+  xio_open_options o = xio_open_options_default();
+  xio_file *s = NULL;
+  ASSERT_ERR(xio_file_open(fx.ctx, snap_url, &o, &s, &e), XIO_EINVAL, &e); /* read-only */
+  o.flags = XIO_OPEN_READONLY;
+  ASSERT_OK(xio_file_open(fx.ctx, snap_url, &o, &s, &e), &e);
+  size_t n = 0;
+  ASSERT_OK(xio_file_read(s, 8192, got, sizeof got, &n, &e), &e);
+  ASSERT_MEM_EQ(got, before, sizeof got); /* the snapshot kept the old bytes */
+  ASSERT_OK(xio_file_close(s, &e), &e);
+  ASSERT_OK(xio_file_read(f, 8192, got, sizeof got, &n, &e), &e);
+  ASSERT_MEM_EQ(got, after, sizeof got);
+#endif
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}

@@ -228,6 +228,16 @@ xio_err xio_file_flush(xio_file *f, xio_error *err);
  */
 xio_err xio_file_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err);
 
+/**
+ * Takes a snapshot of the file: a read-only, point-in-time copy of everything written
+ * before the call (waits for the file's requests in flight first). `id` receives the
+ * snapshot's name (`size` bytes, 64 is enough); open it read-only as
+ * TARGET?snapshot=ID. Page blobs only: Snapshot Blob, traced as XIOTypeSnapshot.
+ * Deleting the file deletes its snapshots. Errors: XIO_EUNSUPPORTED (local files),
+ * XIO_ELEASELOST, storage errors.
+ */
+xio_err xio_file_snapshot(xio_file *f, char *id, size_t size, xio_error *err);
+
 /** The file's kind. */
 xio_kind xio_file_kind(const xio_file *f);
 
