@@ -2,11 +2,13 @@
 # this file only installs what is missing, configures, and runs.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 JOBS       ?= $(shell nproc)
 MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan test test-asan test-fast demo bench format lint clean
+.PHONY: all deps build build-asan build-tsan test test-asan test-tsan test-fast demo bench format \
+        lint clean
 
 all: build
 
@@ -22,14 +24,24 @@ build-asan: deps
 	  -DXIO_BUILD_SAMPLES=ON $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-# Every test, in the normal build and again under AddressSanitizer + UBSan.
-test: test-fast test-asan
+build-tsan: deps
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DXIO_SANITIZE=thread \
+	  -DXIO_BUILD_SAMPLES=OFF $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS)
+
+# Every test, in the normal build and again under AddressSanitizer + UBSan; the
+# suites that drive many threads and requests at once also under ThreadSanitizer.
+test: test-fast test-asan test-tsan
 
 test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-asan: build-asan
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE no-asan
+
+test-tsan: build-tsan
+	@cd $(TSAN_BUILD) && ctest --output-on-failure -j $(JOBS) \
+	  -L '^(xio_conf_local|xio_conf_pageblob|xio_pageblob|xio_local|blobio_fault|blobio)$$'
 
 # The create-database demo on the embedded Azurite, stopped again however it ends.
 demo: build
@@ -62,4 +74,4 @@ lint: build
 	  -I xio/include auth blobio xio samples
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
