@@ -301,6 +301,7 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
   const char *ca_file = e->opts.ca_file;
   e->opts.ca_file = NULL;
   xio_err rc = check_options(&e->opts, err);
+  if (rc == XIO_OK && ca_file) rc = xio__blob_check_ca_file(ca_file, err);
   if (rc != XIO_OK) return rc;
   if (ca_file && !(e->opts.ca_file = strdup(ca_file)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");

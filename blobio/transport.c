@@ -124,6 +124,20 @@ static CURLcode on_ssl_ctx(CURL *easy, void *sslctx, void *ud) {
   return CURLE_OK;
 }
 
+xio_err xio__blob_check_ca_file(const char *path, xio_error *err) {
+  FILE *f = fopen(path, "r");
+  if (!f) return xio_error_set(err, XIO_EIO, "cannot open the CA file %s", path);
+  fclose(f);
+  X509_STORE *store = X509_STORE_new();
+  if (!store) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  int ok = X509_STORE_load_file(store, path) == 1;
+  X509_STORE_free(store);
+  ERR_clear_error();
+  if (!ok)
+    return xio_error_set(err, XIO_EPARSE, "the CA file %s holds no CA certificate (PEM)", path);
+  return XIO_OK;
+}
+
 /* "a&b&c" of the non-empty parts. malloc'd; NULL on ENOMEM. */
 static char *join_query(const char *a, const char *b, const char *c) {
   const char *parts[3] = {a, b, c};
