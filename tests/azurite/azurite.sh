@@ -84,11 +84,13 @@ new_server() {
 }
 
 make_certificates() {
-  command -v openssl >/dev/null || { echo "azurite.sh: openssl is not installed; run scripts/install-deps.sh" >&2; exit 1; }
+  command -v openssl >/dev/null ||
+    { echo "azurite.sh: openssl is not installed; run scripts/install-deps.sh" >&2; exit 1; }
   (umask 077 && : > "$state/openssl.log")
   write_openssl_cnf
   (umask 077 && new_ca ca && new_ca other-ca &&
-     new_server server 127.0.0.1 server_ext && new_server wrong-host wrong-host.invalid wrong_host_ext)
+     new_server server 127.0.0.1 server_ext &&
+     new_server wrong-host wrong-host.invalid wrong_host_ext)
   rm -f "$state/ca.key" "$state/other-ca.key"
 }
 
