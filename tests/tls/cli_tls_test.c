@@ -106,7 +106,8 @@ TEST(cli_wrong_host_name_hint) {
   tls_fixture_file("wrong-host.pem", cert, sizeof cert);
   tls_fixture_file("wrong-host.key", key, sizeof key);
   tlsserver *s = tlsserver_start(cert, key);
-  snprintf(url, sizeof url, "https://127.0.0.1:%d/devstoreaccount1/tls-wrong-host/b", tlsserver_port(s));
+  snprintf(url, sizeof url, "https://127.0.0.1:%d/devstoreaccount1/tls-wrong-host/b",
+           tlsserver_port(s));
   XIO(&r, "--cacert", tls_ca_file(), "stat", url);
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, "host name");
