@@ -296,9 +296,14 @@ static xio_err check_options(const xio_blob_engine_options *o, xio_error *err) {
 static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *opts,
                             xio_error *err) {
   e->opts = opts ? *opts : xio_blob_engine_options_default();
+  /* e->opts.ca_file is only ever the engine's own copy: engine_release frees it,
+   * also when setup fails before the copy is made. */
+  const char *ca_file = e->opts.ca_file;
+  e->opts.ca_file = NULL;
   xio_err rc = check_options(&e->opts, err);
+  if (rc == XIO_OK && ca_file) rc = xio__blob_check_ca_file(ca_file, err);
   if (rc != XIO_OK) return rc;
-  if (e->opts.ca_file && !(e->opts.ca_file = strdup(e->opts.ca_file)))
+  if (ca_file && !(e->opts.ca_file = strdup(ca_file)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (RAND_bytes((unsigned char *)&e->rng, sizeof e->rng) != 1) e->rng = (uint64_t)(uintptr_t)e;
   e->active = calloc((size_t)e->opts.max_in_flight, sizeof *e->active);

@@ -18,6 +18,12 @@ xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy,
                               const xio_blob_engine_options *opts, time_t now,
                               long timeout_ms, xio_error *err);
 
+/** Checks that the private CA file `path` can be read and holds at least one
+ *  certificate in PEM form, so a wrong path is reported when the engine starts,
+ *  not as a handshake failure at the first https request. Errors: XIO_EIO (cannot
+ *  open it), XIO_EPARSE (no certificate in it), XIO_ENOMEM. */
+xio_err xio__blob_check_ca_file(const char *path, xio_error *err);
+
 /** After libcurl finished a try with `rc`: records the status and releases the
  *  per-try header list. */
 void xio__blob_try_finished(xio_blob_call *c, CURLcode rc);

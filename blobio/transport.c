@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -93,13 +94,48 @@ static int on_prereq(void *ud, char *remote_ip, char *local_ip, int remote_port,
   return CURL_PREREQFUNC_OK;
 }
 
-/* Adds the engine's private CA file to the system trust store of each TLS context:
- * the system store stays trusted, verification stays on. */
-static CURLcode add_ca(CURL *easy, void *sslctx, void *ud) {
+/* OpenSSL's verdict on each certificate of the server's chain, passed on unchanged.
+ * On a failure the thread's error queue is emptied first: it may hold the
+ * low-level cause (a signature made by another key leaves "asn1 encoding
+ * routines::EVP lib"), and libcurl judges a failed handshake by the earliest queued
+ * error. With the queue empty that is OpenSSL's "certificate verify failed", which
+ * libcurl reports as CURLE_PEER_FAILED_VERIFICATION with the reason in words ("SSL
+ * certificate problem: certificate signature failure"): final, not retried. Left
+ * as it was, the same refusal came out as CURLE_SSL_CONNECT_ERROR, a failure we
+ * retry, with a message that never mentions the certificate. */
+static int on_verify(int ok, X509_STORE_CTX *store) {
+  (void)store;
+  if (!ok) ERR_clear_error();
+  return ok;
+}
+
+/* Sets up each TLS context libcurl makes: the verify callback above (unless libcurl
+ * installed one of its own, which then stays), and the engine's private CA file,
+ * if any, added to the trust store: the system store stays trusted, verification
+ * stays on. */
+static CURLcode on_ssl_ctx(CURL *easy, void *sslctx, void *ud) {
+  SSL_CTX *ctx = sslctx;
+  const char *ca_file = ud;
   (void)easy;
-  X509_STORE *store = SSL_CTX_get_cert_store((SSL_CTX *)sslctx);
-  return X509_STORE_load_file(store, (const char *)ud) == 1 ? CURLE_OK
-                                                            : CURLE_SSL_CACERT_BADFILE;
+  if (!SSL_CTX_get_verify_callback(ctx))
+    SSL_CTX_set_verify(ctx, SSL_CTX_get_verify_mode(ctx), on_verify);
+  if (ca_file && X509_STORE_load_file(SSL_CTX_get_cert_store(ctx), ca_file) != 1)
+    return CURLE_SSL_CACERT_BADFILE;
+  return CURLE_OK;
+}
+
+xio_err xio__blob_check_ca_file(const char *path, xio_error *err) {
+  FILE *f = fopen(path, "r");
+  if (!f) return xio_error_set(err, XIO_EIO, "cannot open the CA file %s", path);
+  fclose(f);
+  X509_STORE *store = X509_STORE_new();
+  if (!store) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  int ok = X509_STORE_load_file(store, path) == 1;
+  X509_STORE_free(store);
+  ERR_clear_error();
+  if (!ok)
+    return xio_error_set(err, XIO_EPARSE, "the CA file %s holds no CA certificate (PEM)", path);
+  return XIO_OK;
 }
 
 /* "a&b&c" of the non-empty parts. malloc'd; NULL on ENOMEM. */
@@ -237,10 +273,8 @@ static void set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine_opt
    * dies before any response byte: harmless for idempotent calls, wrong for a call
    * that must go out once (its first copy may have been applied). */
   if (!c->retryable) curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L);
-  if (o->ca_file) {
-    curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, add_ca);
-    curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)o->ca_file);
-  }
+  curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
+  curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)o->ca_file);
 }
 
 xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy,

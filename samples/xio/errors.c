@@ -52,6 +52,24 @@ static const char *hint_perm(const xio_error *e) {
          "with the right letters, e.g. `xio sas TARGET --permissions rcwd --expiry 1h`";
 }
 
+/* A transport failure; libcurl's words in the message tell a server certificate
+ * this machine does not trust, or one issued for another name, from the rest.
+ * Certificates are always verified: no hint ever offers a way around that. */
+static const char *hint_transport(const xio_error *e) {
+  if (strstr(e->message, "target host name") || strstr(e->message, "subject name") ||
+      strstr(e->message, "Hostname mismatch"))
+    return "the server's certificate is not for this host name: use the name it was "
+           "issued for (the message quotes the name in the URL); a CA file does not "
+           "change this";
+  if (strstr(e->message, "certificate"))
+    return "the server's certificate is not trusted here: if a private CA signed it (an "
+           "Azurite started with --cert/--key, a company proxy), pass --cacert FILE or set "
+           "XIO_CA_BUNDLE=FILE with that CA's certificate (PEM); otherwise check that "
+           "the URL names the server you meant";
+  return "could not talk to the service: check the host and port, the network, and "
+         "--cacert FILE (or XIO_CA_BUNDLE) when the server uses a private CA";
+}
+
 /* Hints for codes that need no look at the record beyond the code. */
 static const char *hint_by_code(xio_err code) {
   switch (code) {
@@ -77,13 +95,10 @@ static const char *hint_by_code(xio_err code) {
     return "set AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT and "
            "AZURE_STORAGE_KEY, or put a SAS in the URL, or use --credentials FILE";
   case XIO_EPARSE:
-    return "check the syntax of the URL, connection string or credential file (the message "
-           "names the part that is wrong)";
+    return "check the syntax of the URL, connection string, credential file or CA file "
+           "(the message names the part that is wrong)";
   case XIO_ERANGE: return "the range lies outside the file: `xio stat TARGET` shows its size";
   case XIO_ELIMIT: return "a page blob holds at most 8 TiB";
-  case XIO_ETRANSPORT:
-    return "could not talk to the service: check the host and port, the network, and "
-           "--cacert FILE when the server uses a private CA";
   case XIO_ETIMEDOUT:
   case XIO_ETHROTTLED: return "the service is busy or slow: try again later";
   case XIO_ECHECKSUM:
@@ -98,6 +113,7 @@ const char *cli_hint(const xio_error *e) {
   case XIO_EBUSY: return hint_busy(e);
   case XIO_EAUTH: return hint_auth(e);
   case XIO_EPERM: return hint_perm(e);
+  case XIO_ETRANSPORT: return hint_transport(e);
   default: return hint_by_code(e->code);
   }
 }

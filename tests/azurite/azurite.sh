@@ -1,21 +1,103 @@
 #!/usr/bin/env bash
 # Starts and stops the Azure Storage emulator (Azurite, blob service only) for the tests
 # and the demo: in memory, telemetry off, on 127.0.0.1 at a free port the kernel picks.
-#   azurite.sh start STATE_DIR   start; write STATE_DIR/endpoint (http://127.0.0.1:PORT)
-#   azurite.sh stop STATE_DIR    stop the emulator started with that STATE_DIR
-#   azurite.sh run STATE_DIR CMD...  run CMD with XIO_TEST_BLOB_ENDPOINT set from STATE_DIR
-# An XIO_TEST_BLOB_ENDPOINT already in the environment wins (an emulator started elsewhere).
+#   azurite.sh start STATE_DIR      start; write STATE_DIR/endpoint (http://127.0.0.1:PORT)
+#   azurite.sh start-tls STATE_DIR  the same over HTTPS (--cert/--key): first make a
+#                                   throwaway private CA and a server certificate it signs
+#                                   for 127.0.0.1 and localhost; write STATE_DIR/endpoint
+#                                   (https://127.0.0.1:PORT) and STATE_DIR/ca.pem
+#   azurite.sh stop STATE_DIR       stop the emulator started with that STATE_DIR (and
+#                                   remove the keys and certificates start-tls made)
+#   azurite.sh run STATE_DIR CMD... run CMD with XIO_TEST_BLOB_ENDPOINT set from STATE_DIR,
+#                                   and XIO_TEST_CA_FILE (STATE_DIR/ca.pem) when present
+# An XIO_TEST_BLOB_ENDPOINT already in the environment wins (an emulator started
+# elsewhere), except for an HTTPS state: its endpoint only works with its own CA.
+#
+# start-tls also leaves, for tests of refused certificates, beside ca.pem:
+#   other-ca.pem       an unrelated CA with the same subject name as ca.pem
+#   wrong-host.pem/key a server certificate signed by ca.pem for wrong-host.invalid only
+# The CA private keys are deleted once they have signed: nothing else can be issued.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-cmd=${1:?usage: azurite.sh start|stop|run STATE_DIR [CMD...]}
-state=${2:?usage: azurite.sh start|stop|run STATE_DIR [CMD...]}
+usage="usage: azurite.sh start|start-tls|stop|run STATE_DIR [CMD...]"
+cmd=${1:?$usage}
+state=${2:?$usage}
 mkdir -p "$state"
 state=$(cd "$state" && pwd) # absolute: the emulator runs in it
+tls_files=(ca.pem other-ca.pem server.pem server.key wrong-host.pem wrong-host.key
+           ca.key other-ca.key openssl.cnf openssl.log)
 
+# The openssl configuration of every certificate start-tls makes; independent of the
+# system's openssl.cnf.
+write_openssl_cnf() {
+  cat > "$state/openssl.cnf" <<'CNF'
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = xio test CA
+[ca_ext]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[server_ext]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1,DNS:localhost
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = none
+[wrong_host_ext]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:wrong-host.invalid
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = none
+CNF
+}
+
+# ossl ARGS...: openssl with its chatter in openssl.log, shown only on failure.
+ossl() {
+  if ! openssl "$@" >>"$state/openssl.log" 2>&1; then
+    echo "azurite.sh: openssl $1 failed:" >&2
+    cat "$state/openssl.log" >&2
+    exit 1
+  fi
+}
+
+# new_ca NAME: a self-signed CA, NAME.key and NAME.pem (EC P-256: fast to make).
+new_ca() {
+  ossl req -x509 -config "$state/openssl.cnf" -extensions ca_ext -newkey ec \
+    -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=xio test CA" \
+    -keyout "$state/$1.key" -out "$state/$1.pem"
+}
+
+# new_server NAME SUBJECT EXTENSIONS: a server key and certificate signed by ca.
+new_server() {
+  ossl req -new -config "$state/openssl.cnf" -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+    -nodes -subj "/CN=$2" -keyout "$state/$1.key" -out "$state/$1.csr"
+  ossl x509 -req -in "$state/$1.csr" -CA "$state/ca.pem" -CAkey "$state/ca.key" \
+    -set_serial "0x$(openssl rand -hex 8)" -days 2 -extfile "$state/openssl.cnf" \
+    -extensions "$3" -out "$state/$1.pem"
+  rm -f "$state/$1.csr"
+}
+
+make_certificates() {
+  command -v openssl >/dev/null ||
+    { echo "azurite.sh: openssl is not installed; run scripts/install-deps.sh" >&2; exit 1; }
+  (umask 077 && : > "$state/openssl.log")
+  write_openssl_cnf
+  (umask 077 && new_ca ca && new_ca other-ca &&
+     new_server server 127.0.0.1 server_ext &&
+     new_server wrong-host wrong-host.invalid wrong_host_ext)
+  rm -f "$state/ca.key" "$state/other-ca.key"
+}
+
+# start [--cert FILE --key FILE]: the emulator, over HTTPS when given a certificate.
 start() {
-  mkdir -p "$state"
-  stop_quietly
-  local bin="$here/node_modules/.bin/azurite-blob"
+  local bin="$here/node_modules/.bin/azurite-blob" scheme=http
+  [ $# -gt 0 ] && scheme=https
   [ -x "$bin" ] || { echo "azurite.sh: Azurite is not installed; run scripts/install-deps.sh" >&2; exit 1; }
   rm -f "$state/endpoint"
   # The log exists before the emulator starts: the wait loop below reads it at once,
@@ -23,18 +105,21 @@ start() {
   : > "$state/azurite.log"
   # setsid: the emulator outlives this script and is stopped by pid.
   (cd "$state" && exec setsid "$bin" --blobHost 127.0.0.1 --blobPort 0 --inMemoryPersistence \
-      --extentMemoryLimit 6144 --silent --disableTelemetry \
+      --extentMemoryLimit 6144 --silent --disableTelemetry "$@" \
       >"$state/azurite.log" 2>&1 </dev/null) &
   echo $! > "$state/pid"
+  # Azurite says "Azurite Blob service successfully listens on http://127.0.0.1:PORT"
+  # (https:// when serving TLS).
   local i url=""
   for i in $(seq 1 300); do
-    url=$(sed -n 's/.*successfully listens on \(http:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$state/azurite.log" | head -n1)
+    url=$(sed -n "s/.*successfully listens on \\($scheme:\\/\\/127\\.0\\.0\\.1:[0-9]*\\).*/\\1/p" \
+          "$state/azurite.log" | head -n1)
     [ -n "$url" ] && break
     kill -0 "$(cat "$state/pid")" 2>/dev/null || break
     sleep 0.1
   done
   if [ -z "$url" ]; then
-    echo "azurite.sh: Azurite did not start; its log:" >&2
+    echo "azurite.sh: Azurite did not start ($scheme); its log:" >&2
     cat "$state/azurite.log" >&2
     stop_quietly
     exit 1
@@ -52,18 +137,30 @@ stop_quietly() {
     kill -9 "$pid" 2>/dev/null || true
   fi
   rm -f "$state/pid" "$state/endpoint"
+  for f in "${tls_files[@]}"; do rm -f "$state/$f"; done
 }
 
 case "$cmd" in
-  start) start ;;
+  start)
+    stop_quietly
+    start ;;
+  start-tls)
+    stop_quietly
+    make_certificates
+    start --cert "$state/server.pem" --key "$state/server.key" ;;
   stop) stop_quietly ;;
   run)
     shift 2
-    if [ -z "${XIO_TEST_BLOB_ENDPOINT:-}" ]; then
+    if [ -s "$state/ca.pem" ]; then
+      [ -s "$state/endpoint" ] || { echo "azurite.sh: no emulator running for $state" >&2; exit 1; }
+      XIO_TEST_BLOB_ENDPOINT=$(cat "$state/endpoint")
+      XIO_TEST_CA_FILE="$state/ca.pem"
+      export XIO_TEST_BLOB_ENDPOINT XIO_TEST_CA_FILE
+    elif [ -z "${XIO_TEST_BLOB_ENDPOINT:-}" ]; then
       [ -s "$state/endpoint" ] || { echo "azurite.sh: no emulator running for $state" >&2; exit 1; }
       XIO_TEST_BLOB_ENDPOINT=$(cat "$state/endpoint")
       export XIO_TEST_BLOB_ENDPOINT
     fi
     exec "$@" ;;
-  *) echo "usage: azurite.sh start|stop|run STATE_DIR [CMD...]" >&2; exit 2 ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac

@@ -86,7 +86,9 @@ typedef struct xio_blob_engine_options {
   int connect_timeout_ms;         /* default 10000 */
   xio_blob_retry_policy retry;
   xio_blob_checksum checksum;     /* default CRC64 */
-  const char *ca_file;            /* extra CA bundle (PEM) to trust, or NULL */
+  const char *ca_file;            /* extra CA bundle (PEM) to trust besides the system
+                                     store, or NULL; read at start and at each TLS
+                                     connection */
   int allow_insecure_remote;      /* allow http:// to non-loopback hosts (default 0) */
   xio_auth_clock clock;           /* for x-ms-date; zeroed: system clock */
   void (*on_try)(const xio_blob_try_info *info, void *ud); /* may be NULL; I/O thread */
@@ -100,7 +102,8 @@ xio_blob_engine_options xio_blob_engine_options_default(void);
 
 /**
  * Starts an engine and its I/O thread. `opts` may be NULL (defaults); it is copied
- * (ca_file too). Errors: XIO_EINVAL (a bad option, named), XIO_ENOMEM,
+ * (ca_file too). Errors: XIO_EINVAL (a bad option, named), XIO_EIO (ca_file cannot
+ * be opened), XIO_EPARSE (ca_file holds no PEM certificate), XIO_ENOMEM,
  * XIO_ETRANSPORT (libcurl could not be set up).
  */
 xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine **out,

@@ -94,7 +94,8 @@ typedef struct xio_ctx_options {
                                  XIO_CA_BUNDLE (default 1) */
   const char *connection_string; /* an Azure Storage connection string, or NULL */
   const char *credential_file;   /* JSON credential file (see xio/auth.h), or NULL */
-  const char *ca_file;        /* extra CA bundle to trust, or NULL */
+  const char *ca_file;        /* extra CA bundle (PEM) to trust besides the system
+                                 store, or NULL: wins over XIO_CA_BUNDLE */
   int allow_insecure_remote;  /* allow http:// to non-loopback hosts (default 0) */
   xio_auth_clock clock;       /* for signing and SAS checks; zeroed: system clock */
 } xio_ctx_options;
@@ -106,8 +107,9 @@ xio_ctx_options xio_ctx_options_default(void);
  * Creates a context: starts the REST engine, the lease keeper and the local workers,
  * loads credentials (options first, then the environment when use_environment) and
  * opens the trace file. `opts` may be NULL. Errors: XIO_EINVAL (a bad option, named),
- * XIO_EPARSE (a malformed connection string or credential file), XIO_EIO (credential
- * or trace file unreadable/unwritable), XIO_ENOMEM, XIO_ETRANSPORT.
+ * XIO_EPARSE (a malformed connection string or credential file, or a CA file that
+ * holds no PEM certificate), XIO_EIO (credential, CA or trace file
+ * unreadable/unwritable), XIO_ENOMEM, XIO_ETRANSPORT.
  */
 xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err);
 

@@ -1,0 +1,114 @@
+/*
+ * tlsfix.c - the TLS tests' fixture (see tlsfix.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "tlsfix.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "util.h"
+
+static pthread_mutex_t tries_mu = PTHREAD_MUTEX_INITIALIZER;
+
+const char *tls_ca_file(void) {
+  const char *ca = getenv("XIO_TEST_CA_FILE");
+  if (!ca || !*ca) FAIL("XIO_TEST_CA_FILE is not set: run through ctest (azurite_tls fixture)");
+  return ca;
+}
+
+void tls_fixture_file(const char *name, char *out, size_t size) {
+  const char *ca = tls_ca_file();
+  const char *slash = strrchr(ca, '/');
+  int dir_len = slash ? (int)(slash - ca) : 1;
+  snprintf(out, size, "%.*s/%s", dir_len, slash ? ca : ".", name);
+  if (access(out, R_OK) != 0) FAIL("the fixture made no %s", out);
+}
+
+static void on_try(const xio_blob_try_info *info, void *ud) {
+  tls_tries *r = ud;
+  pthread_mutex_lock(&tries_mu);
+  if (r->n < TLS_MAX_TRIES) {
+    r->will_retry[r->n] = info->will_retry;
+    r->attempt[r->n] = info->attempt;
+    r->http_status[r->n] = info->http_status;
+    snprintf(r->transport_error[r->n], sizeof r->transport_error[r->n], "%s",
+             info->transport_error ? info->transport_error : "");
+  }
+  r->n++;
+  pthread_mutex_unlock(&tries_mu);
+}
+
+void tls_engine_setup(tls_engine *t, const char *ca_file) {
+  xio_error e;
+  memset(t, 0, sizeof *t);
+  t->tries = calloc(1, sizeof *t->tries);
+  ASSERT(t->tries != NULL);
+  xio_blob_engine_options o = xio_blob_engine_options_default();
+  o.ca_file = ca_file;
+  o.retry.max_retries = 3;
+  o.retry.base_delay_ms = 10;
+  o.retry.max_delay_ms = 50;
+  o.connect_timeout_ms = 5000;
+  o.retry.try_timeout_ms = 10000;
+  o.on_try = on_try;
+  o.on_try_ud = t->tries;
+  ASSERT_OK(xio_blob_engine_new(&o, &t->engine, &e), &e);
+  t->cred.kind = XIO_AUTH_CRED_SHARED_KEY;
+  t->cred.account = XIO_AUTH_DEV_ACCOUNT;
+  ASSERT_OK(xio_auth_base64_decode(XIO_AUTH_DEV_KEY, &t->cred.key, &t->cred.key_len, &e), &e);
+}
+
+void tls_engine_teardown(tls_engine *t) {
+  xio_blob_engine_free(t->engine);
+  xio_auth_secret_free(t->cred.key, t->cred.key_len);
+  free(t->tries);
+  memset(t, 0, sizeof *t);
+}
+
+xio_blob_target *tls_target(tls_engine *t, const char *url) {
+  xio_error e;
+  xio_blob_target *target = NULL;
+  ASSERT_OK(xio_blob_target_new(url, &t->cred, &target, &e), &e);
+  return target;
+}
+
+void tls_container_url(char *out, size_t size) {
+  char name[64];
+  test_unique_name(name, sizeof name, "tls");
+  snprintf(out, size, "%s/%s", test_account_url(), name);
+}
+
+void tls_expect_refused(tls_engine *t, const char *url, const char *also) {
+  xio_error e;
+  xio_blob_target *target = tls_target(t, url);
+  xio_blob_call *c = NULL;
+  pthread_mutex_lock(&tries_mu);
+  memset(t->tries, 0, sizeof *t->tries);
+  pthread_mutex_unlock(&tries_mu);
+  ASSERT_OK(xio_blob_call_create_container(target, &c, &e), &e);
+  ASSERT_ERR(xio_blob_send(t->engine, c, &e), XIO_ETRANSPORT, &e);
+  ASSERT_EQ(e.http_status, 0);
+  ASSERT_CONTAINS(e.message, "certificate");
+  if (also) ASSERT_CONTAINS(e.message, also);
+  ASSERT_STR_EQ(e.operation, "CreateContainer");
+  /* A certificate that fails verification fails the same way on every try: final. */
+  ASSERT_EQ(xio_blob_call_retries(c), 0);
+  ASSERT_EQ(e.retries, 0);
+  pthread_mutex_lock(&tries_mu);
+  tls_tries r = *t->tries;
+  pthread_mutex_unlock(&tries_mu);
+  if (r.n != 1)
+    FAIL("%d tries for a certificate failure, wanted 1 (first: %s)", r.n,
+         r.transport_error[0]);
+  ASSERT_EQ(r.will_retry[0], 0);
+  ASSERT_EQ(r.attempt[0], 0);
+  ASSERT_EQ(r.http_status[0], 0);
+  ASSERT_CONTAINS(r.transport_error[0], "certificate");
+  xio_blob_call_free(c);
+  xio_blob_target_free(target);
+}

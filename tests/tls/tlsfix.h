@@ -1,0 +1,60 @@
+/*
+ * tlsfix.h - what the TLS tests share: the HTTPS emulator's private CA and the other
+ * files its fixture made (azurite.sh start-tls), and a blobio engine that records
+ * every try it makes, so a test can tell a final failure from a retried one.
+ */
+#ifndef XIO_TEST_TLSFIX_H
+#define XIO_TEST_TLSFIX_H
+
+#include <stddef.h>
+
+#include <xio/blob.h>
+
+/** The private CA the HTTPS emulator's certificate is signed by (XIO_TEST_CA_FILE);
+ *  fails the test when unset. */
+const char *tls_ca_file(void);
+
+/** `out` = the fixture's file `name` beside the CA ("other-ca.pem",
+ *  "wrong-host.pem", "wrong-host.key"); fails the test when it does not exist. */
+void tls_fixture_file(const char *name, char *out, size_t size);
+
+#define TLS_MAX_TRIES 16
+
+/** What the engine's on_try hook saw. Read it after the call has completed. */
+typedef struct tls_tries {
+  int n;                             /* tries made */
+  int will_retry[TLS_MAX_TRIES];
+  int attempt[TLS_MAX_TRIES];
+  int http_status[TLS_MAX_TRIES];
+  char transport_error[TLS_MAX_TRIES][256];
+} tls_tries;
+
+typedef struct tls_engine {
+  xio_blob_engine *engine;
+  xio_auth_cred cred;  /* the dev account's shared key */
+  tls_tries *tries;    /* malloc'd: the I/O thread writes it */
+} tls_engine;
+
+/**
+ * Starts an engine trusting `ca_file` besides the system store (NULL: the system
+ * store only), with the default 3 retries but short delays (so a failure that is
+ * wrongly retried shows as extra tries, not as a slow test), recording each try.
+ */
+void tls_engine_setup(tls_engine *t, const char *ca_file);
+
+void tls_engine_teardown(tls_engine *t);
+
+/** A target for `url` with the dev account's credential (free it). */
+xio_blob_target *tls_target(tls_engine *t, const char *url);
+
+/** `out` = "<endpoint>/devstoreaccount1/<fresh container name>". */
+void tls_container_url(char *out, size_t size);
+
+/**
+ * Sends Create Container for `url` through `t` and asserts a final certificate
+ * failure: XIO_ETRANSPORT, no HTTP status, a message from libcurl that mentions the
+ * certificate (and `also` when not NULL), no retry, exactly one try.
+ */
+void tls_expect_refused(tls_engine *t, const char *url, const char *also);
+
+#endif
