@@ -10,8 +10,7 @@
 
 #include "auth_int.h"
 
-static const char alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 size_t xio_auth_base64_encode(const void *data, size_t n, char *out) {
   const unsigned char *in = data;

@@ -10,9 +10,7 @@
 
 #include "auth_int.h"
 
-void xio__auth_buf_init(xio__auth_buf *b) {
-  memset(b, 0, sizeof *b);
-}
+void xio__auth_buf_init(xio__auth_buf *b) { memset(b, 0, sizeof *b); }
 
 /* Makes room for `extra` more bytes plus the NUL; sets b->oom on failure. */
 static int reserve(xio__auth_buf *b, size_t extra) {
@@ -21,7 +19,8 @@ static int reserve(xio__auth_buf *b, size_t extra) {
   size_t need = b->len + extra + 1;
   if (need <= b->cap) return 0;
   size_t cap = b->cap ? b->cap : 64;
-  while (cap < need) cap *= 2;
+  while (cap < need)
+    cap *= 2;
   char *p = malloc(cap);
   if (!p) return b->oom = 1, -1;
   if (b->data) {
@@ -45,9 +44,7 @@ void xio__auth_buf_puts(xio__auth_buf *b, const char *s) {
   xio__auth_buf_add(b, s ? s : "", s ? strlen(s) : 0);
 }
 
-void xio__auth_buf_putc(xio__auth_buf *b, char c) {
-  xio__auth_buf_add(b, &c, 1);
-}
+void xio__auth_buf_putc(xio__auth_buf *b, char c) { xio__auth_buf_add(b, &c, 1); }
 
 char *xio__auth_buf_take(xio__auth_buf *b) {
   if (!b->oom && reserve(b, 0) != 0) return NULL;

@@ -27,7 +27,8 @@ static struct tm utc(time_t t) {
 /* Writes `v` (clamped to 0) as exactly `width` digits at `p`; returns the end. */
 static char *put_num(char *p, int v, int width) {
   unsigned u = v < 0 ? 0u : (unsigned)v;
-  for (int i = width - 1; i >= 0; i--, u /= 10) p[i] = (char)('0' + u % 10);
+  for (int i = width - 1; i >= 0; i--, u /= 10)
+    p[i] = (char)('0' + u % 10);
   return p + width;
 }
 
@@ -93,8 +94,7 @@ static int days_in_month(int year, int month) {
 /* YYYY-MM-DD into tm. */
 static int parse_date(const char **p, struct tm *tm) {
   int y, m, d;
-  if (digits(p, 4, &y) || expect(p, '-') || digits(p, 2, &m) || expect(p, '-') ||
-      digits(p, 2, &d))
+  if (digits(p, 4, &y) || expect(p, '-') || digits(p, 2, &m) || expect(p, '-') || digits(p, 2, &d))
     return -1;
   if (y < 1970 || m < 1 || m > 12 || d < 1 || d > days_in_month(y, m)) return -1;
   tm->tm_year = y - 1900;
@@ -111,7 +111,8 @@ static int parse_time(const char **p, struct tm *tm) {
   if (**p == '.') {
     (*p)++;
     if (**p < '0' || **p > '9') return -1;
-    while (**p >= '0' && **p <= '9') (*p)++; /* sub-second precision is dropped */
+    while (**p >= '0' && **p <= '9')
+      (*p)++; /* sub-second precision is dropped */
   }
   if (h > 23 || m > 59 || s > 59) return -1;
   tm->tm_hour = h;
@@ -127,8 +128,7 @@ static int parse_zone(const char **p, long *off) {
   char sign = **p;
   if (sign != '+' && sign != '-') return -1;
   (*p)++;
-  if (digits(p, 2, &h) || expect(p, ':') || digits(p, 2, &m) || h > 23 || m > 59)
-    return -1;
+  if (digits(p, 2, &h) || expect(p, ':') || digits(p, 2, &m) || h > 23 || m > 59) return -1;
   *off = (sign == '-' ? -1L : 1L) * (h * 3600L + m * 60L);
   return 0;
 }

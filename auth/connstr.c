@@ -18,8 +18,10 @@ typedef struct fields {
 } fields;
 
 static char *trim(char *s, char *end) {
-  while (s < end && xio__auth_is_space(*s)) s++;
-  while (end > s && xio__auth_is_space(end[-1])) end--;
+  while (s < end && xio__auth_is_space(*s))
+    s++;
+  while (end > s && xio__auth_is_space(end[-1]))
+    end--;
   *end = '\0';
   return s;
 }
@@ -51,18 +53,15 @@ static xio_err take_segment(char *seg, char *end, int index, fields *f, xio_erro
     if (!*k) return XIO_OK; /* empty segment */
     if (slot(f, k))         /* a known key name: safe to quote, unlike a stray secret */
       return xio_error_set(err, XIO_EPARSE, "connection string: %s has no '=' value", k);
-    return xio_error_set(err, XIO_EPARSE,
-                         "connection string: segment %d is not Key=Value", index);
+    return xio_error_set(err, XIO_EPARSE, "connection string: segment %d is not Key=Value", index);
   }
   char *key = trim(seg, eq);
   char *value = trim(eq + 1, end);
   if (!*key)
-    return xio_error_set(err, XIO_EPARSE,
-                         "connection string: segment %d has an empty key", index);
+    return xio_error_set(err, XIO_EPARSE, "connection string: segment %d has an empty key", index);
   const char **dst = slot(f, key);
   if (!dst) return XIO_OK; /* unknown keys are ignored */
-  if (!*value)
-    return xio_error_set(err, XIO_EPARSE, "connection string: %s is empty", key);
+  if (!*value) return xio_error_set(err, XIO_EPARSE, "connection string: %s is empty", key);
   *dst = value;
   return XIO_OK;
 }
@@ -82,8 +81,7 @@ static xio_err split(char *text, fields *f, xio_error *err) {
 static xio_err apply_dev(fields *f, xio_error *err) {
   if (!f->dev) return XIO_OK;
   if (xio__auth_casecmp(f->dev, "true") != 0)
-    return xio_error_set(err, XIO_EPARSE,
-                         "connection string: UseDevelopmentStorage must be true");
+    return xio_error_set(err, XIO_EPARSE, "connection string: UseDevelopmentStorage must be true");
   if (!f->name) f->name = XIO_AUTH_DEV_ACCOUNT;
   if (!f->key && !f->sas) f->key = XIO_AUTH_DEV_KEY;
   if (!f->endpoint) f->endpoint = "http://127.0.0.1:10000/" XIO_AUTH_DEV_ACCOUNT;
@@ -93,17 +91,14 @@ static xio_err apply_dev(fields *f, xio_error *err) {
 static xio_err check_fields(const fields *f, xio_error *err) {
   if (f->protocol && xio__auth_casecmp(f->protocol, "https") != 0 &&
       xio__auth_casecmp(f->protocol, "http") != 0)
-    return xio_error_set(
-        err, XIO_EPARSE,
-        "connection string: DefaultEndpointsProtocol must be http or https");
+    return xio_error_set(err, XIO_EPARSE,
+                         "connection string: DefaultEndpointsProtocol must be http or https");
   if (!f->name && !f->endpoint)
-    return xio_error_set(
-        err, XIO_EPARSE,
-        "connection string: neither AccountName nor BlobEndpoint is set");
+    return xio_error_set(err, XIO_EPARSE,
+                         "connection string: neither AccountName nor BlobEndpoint is set");
   if (!f->key && !f->sas)
-    return xio_error_set(
-        err, XIO_EPARSE,
-        "connection string: neither AccountKey nor SharedAccessSignature is set");
+    return xio_error_set(err, XIO_EPARSE,
+                         "connection string: neither AccountKey nor SharedAccessSignature is set");
   if (f->key && !f->name)
     return xio_error_set(err, XIO_EPARSE,
                          "connection string: AccountKey is set without AccountName");
@@ -116,7 +111,8 @@ static xio_err make_endpoint(const fields *f, xio_auth_account *a, xio_error *er
   xio__auth_buf_init(&b);
   if (f->endpoint) {
     size_t n = strlen(f->endpoint);
-    while (n > 0 && f->endpoint[n - 1] == '/') n--;
+    while (n > 0 && f->endpoint[n - 1] == '/')
+      n--;
     if (xio__auth_ncasecmp(f->endpoint, "https://", 8) != 0 &&
         xio__auth_ncasecmp(f->endpoint, "http://", 7) != 0)
       return xio_error_set(err, XIO_EPARSE,
@@ -124,7 +120,8 @@ static xio_err make_endpoint(const fields *f, xio_auth_account *a, xio_error *er
     xio__auth_buf_add(&b, f->endpoint, n);
   } else {
     const char *suffix = f->suffix ? f->suffix : "core.windows.net";
-    while (*suffix == '.') suffix++;
+    while (*suffix == '.')
+      suffix++;
     xio__auth_buf_puts(&b, f->protocol ? f->protocol : "https");
     xio__auth_buf_puts(&b, "://");
     xio__auth_buf_puts(&b, f->name);

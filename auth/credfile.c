@@ -24,8 +24,7 @@ static void wipe_json(cJSON *node) {
 /* Fails with XIO_EPARSE naming `entry`, then `what` is wrong. */
 static xio_err bad_entry(xio_error *err, const char *entry, const char *what) {
   char *safe = xio_auth_url_strip_query(entry);
-  xio_error_set(err, XIO_EPARSE, "credential entry \"%.200s\": %s", safe ? safe : "?",
-                what);
+  xio_error_set(err, XIO_EPARSE, "credential entry \"%.200s\": %s", safe ? safe : "?", what);
   free(safe);
   return XIO_EPARSE;
 }
@@ -35,8 +34,7 @@ static const char *member_string(const cJSON *obj, const char *name) {
   return cJSON_IsString(m) ? m->valuestring : NULL;
 }
 
-static xio_err from_sas(const char *entry, const char *sas, xio_auth_cred *c,
-                        xio_error *err) {
+static xio_err from_sas(const char *entry, const char *sas, xio_auth_cred *c, xio_error *err) {
   xio_auth_sas parsed;
   xio_error e;
   xio_error_clear(&e);
@@ -50,8 +48,8 @@ static xio_err from_sas(const char *entry, const char *sas, xio_auth_cred *c,
   return c->sas ? XIO_OK : xio_error_set(err, XIO_ENOMEM, "out of memory");
 }
 
-static xio_err from_key(const char *entry, const char *account, const char *key,
-                        xio_auth_cred *c, xio_error *err) {
+static xio_err from_key(const char *entry, const char *account, const char *key, xio_auth_cred *c,
+                        xio_error *err) {
   if (!*account) return bad_entry(err, entry, "account is empty");
   xio_err rc = xio_auth_base64_decode(key, &c->key, &c->key_len, NULL);
   if (rc == XIO_ENOMEM) return xio_error_set(err, XIO_ENOMEM, "out of memory");
@@ -62,8 +60,7 @@ static xio_err from_key(const char *entry, const char *account, const char *key,
 }
 
 /* A connection string's key wins over its SAS (the key can do everything). */
-static xio_err from_connstr(const char *entry, const char *text, xio_auth_cred *c,
-                            xio_error *err) {
+static xio_err from_connstr(const char *entry, const char *text, xio_auth_cred *c, xio_error *err) {
   xio_auth_account a;
   xio_error e;
   xio_error_clear(&e);
@@ -83,8 +80,7 @@ static xio_err from_connstr(const char *entry, const char *text, xio_auth_cred *
   return XIO_OK;
 }
 
-static xio_err from_object(const char *entry, const cJSON *obj, xio_auth_cred *c,
-                           xio_error *err) {
+static xio_err from_object(const char *entry, const cJSON *obj, xio_auth_cred *c, xio_error *err) {
   const char *sas = member_string(obj, "sas");
   const char *account = member_string(obj, "account");
   const char *key = member_string(obj, "key");
@@ -102,10 +98,9 @@ static xio_err load_entry(xio_auth_credstore *tmp, const cJSON *item, xio_error 
   const char *entry = item->string;
   xio_auth_cred c;
   memset(&c, 0, sizeof c);
-  xio_err rc = cJSON_IsString(item) ? from_sas(entry, item->valuestring, &c, err)
-               : cJSON_IsObject(item)
-                   ? from_object(entry, item, &c, err)
-                   : bad_entry(err, entry, "must be a string or object");
+  xio_err rc = cJSON_IsString(item)   ? from_sas(entry, item->valuestring, &c, err)
+               : cJSON_IsObject(item) ? from_object(entry, item, &c, err)
+                                      : bad_entry(err, entry, "must be a string or object");
   if (rc == XIO_OK) {
     xio_error e;
     xio_error_clear(&e);
@@ -132,8 +127,7 @@ static xio_err load_tree(xio_auth_credstore *s, const cJSON *root, xio_error *er
   return rc;
 }
 
-xio_err xio_auth_credstore_load_json(xio_auth_credstore *s, const char *json,
-                                     xio_error *err) {
+xio_err xio_auth_credstore_load_json(xio_auth_credstore *s, const char *json, xio_error *err) {
   const char *end = NULL;
   if (!s || !json) return xio_error_set(err, XIO_EINVAL, "missing argument");
   cJSON *root = cJSON_ParseWithOpts(json, &end, 1);

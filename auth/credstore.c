@@ -19,9 +19,7 @@ struct xio_auth_credstore {
   size_t n, cap;
 };
 
-xio_auth_credstore *xio_auth_credstore_new(void) {
-  return calloc(1, sizeof(xio_auth_credstore));
-}
+xio_auth_credstore *xio_auth_credstore_new(void) { return calloc(1, sizeof(xio_auth_credstore)); }
 
 void xio_auth_credstore_free(xio_auth_credstore *s) {
   if (!s) return;
@@ -50,7 +48,8 @@ static int normalize(const char *url, int drop_query, char **out) {
   int rc = xio__auth_path_normalize(auth_end, (size_t)(path_end - auth_end), &path);
   if (rc != 0) return rc;
   size_t plen = strlen(path);
-  while (plen > 0 && path[plen - 1] == '/') path[--plen] = '\0';
+  while (plen > 0 && path[plen - 1] == '/')
+    path[--plen] = '\0';
   xio__auth_buf b;
   xio__auth_buf_init(&b);
   xio__auth_buf_add(&b, url, scheme);
@@ -71,7 +70,8 @@ static entry *find_exact(const xio_auth_credstore *s, const char *prefix) {
 static int reserve(xio_auth_credstore *s, size_t extra) {
   if (s->n + extra <= s->cap) return 0;
   size_t cap = s->cap ? s->cap * 2 : 8;
-  while (cap < s->n + extra) cap *= 2;
+  while (cap < s->n + extra)
+    cap *= 2;
   entry *v = realloc(s->v, cap * sizeof *v);
   if (!v) return -1;
   s->v = v;
@@ -93,8 +93,8 @@ static void put(xio_auth_credstore *s, char *prefix, xio_auth_cred *cred) {
   memset(cred, 0, sizeof *cred);
 }
 
-xio_err xio_auth_credstore_add(xio_auth_credstore *s, const char *prefix,
-                               const xio_auth_cred *cred, xio_error *err) {
+xio_err xio_auth_credstore_add(xio_auth_credstore *s, const char *prefix, const xio_auth_cred *cred,
+                               xio_error *err) {
   char *norm = NULL;
   xio_auth_cred copy;
   if (!s || !prefix || !cred) return xio_error_set(err, XIO_EINVAL, "missing argument");
@@ -110,8 +110,8 @@ xio_err xio_auth_credstore_add(xio_auth_credstore *s, const char *prefix,
   return XIO_OK;
 }
 
-xio_err xio_auth_credstore_lookup(const xio_auth_credstore *s, const char *url,
-                                  xio_auth_cred *out, xio_error *err) {
+xio_err xio_auth_credstore_lookup(const xio_auth_credstore *s, const char *url, xio_auth_cred *out,
+                                  xio_error *err) {
   char *norm = NULL;
   const entry *best = NULL;
   size_t best_len = 0;
@@ -131,8 +131,7 @@ xio_err xio_auth_credstore_lookup(const xio_auth_credstore *s, const char *url,
                ? XIO_OK
                : xio_error_set(err, XIO_ENOMEM, "out of memory copying a credential");
   char *safe = xio_auth_url_strip_query(url);
-  xio_error_set(err, XIO_ENOCRED, "no credential is stored for %.300s",
-                safe ? safe : "this URL");
+  xio_error_set(err, XIO_ENOCRED, "no credential is stored for %.300s", safe ? safe : "this URL");
   free(safe);
   xio__auth_operation(err, "LookupCredential");
   return XIO_ENOCRED;
@@ -142,7 +141,8 @@ xio_err xio__auth_credstore_merge(xio_auth_credstore *dst, xio_auth_credstore *s
                                   xio_error *err) {
   if (reserve(dst, src->n) != 0)
     return xio_error_set(err, XIO_ENOMEM, "out of memory adding credentials");
-  for (size_t i = 0; i < src->n; i++) put(dst, src->v[i].prefix, &src->v[i].cred);
+  for (size_t i = 0; i < src->n; i++)
+    put(dst, src->v[i].prefix, &src->v[i].cred);
   src->n = 0;
   return XIO_OK;
 }

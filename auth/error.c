@@ -12,29 +12,23 @@
 
 const char *xio_strerror(xio_err code) {
   switch (code) {
-  case XIO_OK:
-    return "success";
-#define XIO__ERR_TEXT(name, text)                                                  \
-  case XIO_##name:                                                                 \
-    return text;
+  case XIO_OK: return "success";
+#define XIO__ERR_TEXT(name, text)                                                                  \
+  case XIO_##name: return text;
     XIO_ERRNO_MAP(XIO__ERR_TEXT)
 #undef XIO__ERR_TEXT
-  default:
-    return "unknown error";
+  default: return "unknown error";
   }
 }
 
 const char *xio_err_name(xio_err code) {
   switch (code) {
-  case XIO_OK:
-    return "XIO_OK";
-#define XIO__ERR_NAME(name, text)                                                  \
-  case XIO_##name:                                                                 \
-    return "XIO_" #name;
+  case XIO_OK: return "XIO_OK";
+#define XIO__ERR_NAME(name, text)                                                                  \
+  case XIO_##name: return "XIO_" #name;
     XIO_ERRNO_MAP(XIO__ERR_NAME)
 #undef XIO__ERR_NAME
-  default:
-    return "XIO_E?";
+  default: return "XIO_E?";
   }
 }
 
@@ -76,8 +70,8 @@ static xio_err errno_code(int errnum) {
   }
 }
 
-xio_err xio_error_from_errno(xio_error *e, int errnum, const char *operation,
-                             const char *call, const char *path) {
+xio_err xio_error_from_errno(xio_error *e, int errnum, const char *operation, const char *call,
+                             const char *path) {
   char text[128];
   if (strerror_r(errnum, text, sizeof text) != 0) snprintf(text, sizeof text, "errno %d", errnum);
   xio_err code = xio_error_set(e, errno_code(errnum), "%s failed: %s", call, text);

@@ -9,13 +9,12 @@
 
 #include "auth_int.h"
 
-xio_err xio_auth_hmac_sha256_base64(const unsigned char *key, size_t key_len,
-                                    const void *msg, size_t msg_len, char out[45]) {
+xio_err xio_auth_hmac_sha256_base64(const unsigned char *key, size_t key_len, const void *msg,
+                                    size_t msg_len, char out[45]) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int md_len = 0;
   if (out) out[0] = '\0';
-  if (!key || key_len == 0 || key_len > INT_MAX || !out || (!msg && msg_len))
-    return XIO_EINVAL;
+  if (!key || key_len == 0 || key_len > INT_MAX || !out || (!msg && msg_len)) return XIO_EINVAL;
   static const unsigned char empty[1] = {0};
   if (!HMAC(EVP_sha256(), key, (int)key_len, msg ? msg : empty, msg_len, md, &md_len) ||
       md_len != 32)

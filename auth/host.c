@@ -27,16 +27,14 @@ int xio__auth_host_is_ipv4(const char *host) {
 int xio__auth_host_is_ipv6(const char *host) {
   unsigned char addr[16];
   char buf[64];
-  return host && unbracket(host, buf, sizeof buf) == 0 &&
-         inet_pton(AF_INET6, buf, addr) == 1;
+  return host && unbracket(host, buf, sizeof buf) == 0 && inet_pton(AF_INET6, buf, addr) == 1;
 }
 
 int xio_auth_host_is_loopback(const char *host) {
   unsigned char a[16];
   char buf[64];
   if (!host || unbracket(host, buf, sizeof buf) != 0) return 0;
-  if (xio__auth_casecmp(buf, "localhost") == 0 ||
-      xio__auth_casecmp(buf, "localhost.") == 0)
+  if (xio__auth_casecmp(buf, "localhost") == 0 || xio__auth_casecmp(buf, "localhost.") == 0)
     return 1;
   if (inet_pton(AF_INET, buf, a) == 1) return a[0] == 127;
   if (inet_pton(AF_INET6, buf, a) != 1) return 0;

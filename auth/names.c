@@ -5,17 +5,15 @@
 
 #include "auth_int.h"
 
-static int lower_or_digit(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
+static int lower_or_digit(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 xio_err xio_auth_check_container_name(const char *name, xio_error *err) {
   if (!name) return xio_error_set(err, XIO_EPARSE, "container name is missing");
   if (strcmp(name, "$root") == 0) return XIO_OK; /* the account's root container */
   size_t n = strlen(name);
   if (n < 3 || n > 63)
-    return xio_error_set(err, XIO_EPARSE,
-                         "container name must be 3-63 characters long (got %zu)", n);
+    return xio_error_set(err, XIO_EPARSE, "container name must be 3-63 characters long (got %zu)",
+                         n);
   for (size_t i = 0; i < n; i++) {
     if (lower_or_digit(name[i])) continue;
     if (name[i] != '-')
@@ -32,6 +30,4 @@ xio_err xio_auth_check_container_name(const char *name, xio_error *err) {
   return XIO_OK;
 }
 
-char *xio_auth_encode_path(const char *name) {
-  return xio__auth_pct_encode(name ? name : "", "/");
-}
+char *xio_auth_encode_path(const char *name) { return xio__auth_pct_encode(name ? name : "", "/"); }

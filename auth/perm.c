@@ -6,8 +6,7 @@
 
 #include "auth_int.h"
 
-int xio__auth_perm_bits(const char *letters, const char *allowed, uint32_t *bits,
-                        char *bad) {
+int xio__auth_perm_bits(const char *letters, const char *allowed, uint32_t *bits, char *bad) {
   uint32_t set = 0;
   for (const char *p = letters ? letters : ""; *p; p++) {
     if (*p < 'a' || *p > 'z' || !strchr(allowed, *p)) {

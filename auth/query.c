@@ -22,7 +22,8 @@ void xio__auth_params_free(xio__auth_params *p) {
 
 static size_t count_segments(const char *q) {
   size_t n = 1;
-  for (; *q; q++) n += *q == '&';
+  for (; *q; q++)
+    n += *q == '&';
   return n;
 }
 

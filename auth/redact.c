@@ -13,14 +13,14 @@
 
 /* Characters after which a new parameter name may begin. */
 static int boundary_char(char c) {
-  return c == '?' || c == '&' || c == ';' || c == '"' || c == '\'' ||
-         xio__auth_is_space(c);
+  return c == '?' || c == '&' || c == ';' || c == '"' || c == '\'' || xio__auth_is_space(c);
 }
 
 /* Length of the value at `s`: up to a separator, a fragment, a quote or space. */
 static size_t value_len(const char *s) {
   size_t n = 0;
-  while (s[n] && !strchr("&;#\"'<>", s[n]) && !xio__auth_is_space(s[n])) n++;
+  while (s[n] && !strchr("&;#\"'<>", s[n]) && !xio__auth_is_space(s[n]))
+    n++;
   return n;
 }
 

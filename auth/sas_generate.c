@@ -34,8 +34,8 @@ static int valid_version(const char *v) {
 
 /* Checks the options shared by both kinds and fills times, version, ip and protocol.
  * `order` lists the permission letters valid for the resource, canonically ordered. */
-static xio_err common_values(const xio_auth_sas_options *o, const char *order,
-                             const char *what, sas_values *v, xio_error *err) {
+static xio_err common_values(const xio_auth_sas_options *o, const char *order, const char *what,
+                             sas_values *v, xio_error *err) {
   uint32_t bits = 0;
   char bad = 0;
   if (!o) return xio_error_set(err, XIO_EINVAL, "no SAS options");
@@ -43,17 +43,14 @@ static xio_err common_values(const xio_auth_sas_options *o, const char *order,
   if (!o->permissions || !*o->permissions)
     return xio_error_set(err, XIO_EINVAL, "SAS permissions are required");
   if (xio__auth_perm_bits(o->permissions, order, &bits, &bad) != 0)
-    return xio_error_set(err, XIO_EINVAL, "permission '%c' is not valid for %s", bad,
-                         what);
+    return xio_error_set(err, XIO_EINVAL, "permission '%c' is not valid for %s", bad, what);
   xio__auth_perm_string(bits, order, v->sp, sizeof v->sp);
   v->sv = o->version ? o->version : MIN_VERSION;
   if (!valid_version(v->sv) || strcmp(v->sv, MIN_VERSION) < 0)
     return xio_error_set(err, XIO_EINVAL, "SAS version must be YYYY-MM-DD, at least %s",
                          MIN_VERSION);
-  if (o->protocol && strcmp(o->protocol, "https") != 0 &&
-      strcmp(o->protocol, "https,http") != 0)
-    return xio_error_set(err, XIO_EINVAL,
-                         "SAS protocol must be \"https\" or \"https,http\"");
+  if (o->protocol && strcmp(o->protocol, "https") != 0 && strcmp(o->protocol, "https,http") != 0)
+    return xio_error_set(err, XIO_EINVAL, "SAS protocol must be \"https\" or \"https,http\"");
   if (o->start && o->start >= o->expiry)
     return xio_error_set(err, XIO_EINVAL, "SAS start is not before its expiry");
   v->spr = o->protocol ? o->protocol : "";
@@ -144,8 +141,7 @@ static xio_err sign_token(const unsigned char *key, size_t key_len, xio__auth_bu
   put_param(&b, "si", v->si);
   put_param(&b, "sig", sig);
   OPENSSL_cleanse(sig, sizeof sig);
-  if (!(*out = xio__auth_buf_take(&b)))
-    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (!(*out = xio__auth_buf_take(&b))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
 }
 
@@ -153,8 +149,7 @@ static xio_err check_signer(const char *account, const unsigned char *key, size_
                             char **out, xio_error *err) {
   if (!out) return xio_error_set(err, XIO_EINVAL, "no output for the SAS");
   *out = NULL;
-  if (!account || !*account)
-    return xio_error_set(err, XIO_EINVAL, "account name is required");
+  if (!account || !*account) return xio_error_set(err, XIO_EINVAL, "account name is required");
   if (!key || key_len == 0) return xio_error_set(err, XIO_EINVAL, "account key is empty");
   return XIO_OK;
 }
@@ -174,11 +169,10 @@ static xio_err service_sas(const char *account, const unsigned char *key, size_t
   memset(&v, 0, sizeof v);
   xio_err rc = check_signer(account, key, key_len, out, err);
   if (rc == XIO_OK) rc = check_container(container, err);
-  if (rc == XIO_OK && blob && !*blob)
-    rc = xio_error_set(err, XIO_EINVAL, "blob name is empty");
+  if (rc == XIO_OK && blob && !*blob) rc = xio_error_set(err, XIO_EINVAL, "blob name is empty");
   if (rc == XIO_OK)
-    rc = common_values(opts, XIO__AUTH_PERM_BLOB_ORDER,
-                       blob ? "a blob SAS" : "a container SAS", &v, err);
+    rc = common_values(opts, XIO__AUTH_PERM_BLOB_ORDER, blob ? "a blob SAS" : "a container SAS", &v,
+                       err);
   if (rc != XIO_OK) return rc;
   v.sr = blob ? "b" : "c";
   v.si = opts->identifier ? opts->identifier : "";
@@ -188,25 +182,24 @@ static xio_err service_sas(const char *account, const unsigned char *key, size_t
   return sign_token(key, key_len, &sts, &v, out, err);
 }
 
-xio_err xio_auth_sas_generate_service(const char *account, const unsigned char *key,
-                                      size_t key_len, const char *container,
-                                      const char *blob, const xio_auth_sas_options *opts,
-                                      char **out, xio_error *err) {
+xio_err xio_auth_sas_generate_service(const char *account, const unsigned char *key, size_t key_len,
+                                      const char *container, const char *blob,
+                                      const xio_auth_sas_options *opts, char **out,
+                                      xio_error *err) {
   xio_err rc = service_sas(account, key, key_len, container, blob, opts, out, err);
   if (rc != XIO_OK) xio__auth_operation(err, "GenerateSas");
   return rc;
 }
 
 /* Letters of `given` (a subset of `order`) rewritten in `order`'s order. */
-static xio_err canonical_set(const char *given, const char *order, const char *field,
-                             char *dst, size_t size, xio_error *err) {
+static xio_err canonical_set(const char *given, const char *order, const char *field, char *dst,
+                             size_t size, xio_error *err) {
   uint32_t bits = 0;
   char bad = 0;
-  if (!given || !*given)
-    return xio_error_set(err, XIO_EINVAL, "SAS %s is required", field);
+  if (!given || !*given) return xio_error_set(err, XIO_EINVAL, "SAS %s is required", field);
   if (xio__auth_perm_bits(given, order, &bits, &bad) != 0)
-    return xio_error_set(err, XIO_EINVAL, "SAS %s may hold only \"%s\" (got '%c')", field,
-                         order, bad);
+    return xio_error_set(err, XIO_EINVAL, "SAS %s may hold only \"%s\" (got '%c')", field, order,
+                         bad);
   xio__auth_perm_string(bits, order, dst, size);
   return XIO_OK;
 }
@@ -222,8 +215,7 @@ static xio_err account_sas(const char *account, const unsigned char *key, size_t
   if (rc == XIO_OK)
     rc = common_values(opts, XIO__AUTH_PERM_ACCOUNT_ORDER, "an account SAS", &v, err);
   if (rc == XIO_OK && opts->identifier)
-    rc = xio_error_set(err, XIO_EINVAL,
-                       "an account SAS cannot use a stored access policy");
+    rc = xio_error_set(err, XIO_EINVAL, "an account SAS cannot use a stored access policy");
   if (rc != XIO_OK) return rc;
   v.sr = v.si = "";
   xio__auth_buf sts;
@@ -232,13 +224,11 @@ static xio_err account_sas(const char *account, const unsigned char *key, size_t
   return sign_token(key, key_len, &sts, &v, out, err);
 }
 
-xio_err xio_auth_sas_generate_account(const char *account, const unsigned char *key,
-                                      size_t key_len, const char *services,
-                                      const char *resource_types,
+xio_err xio_auth_sas_generate_account(const char *account, const unsigned char *key, size_t key_len,
+                                      const char *services, const char *resource_types,
                                       const xio_auth_sas_options *opts, char **out,
                                       xio_error *err) {
-  xio_err rc =
-      account_sas(account, key, key_len, services, resource_types, opts, out, err);
+  xio_err rc = account_sas(account, key, key_len, services, resource_types, opts, out, err);
   if (rc != XIO_OK) xio__auth_operation(err, "GenerateSas");
   return rc;
 }

@@ -20,11 +20,9 @@ static xio_err copy_field(char *dst, size_t size, const char *name, const char *
   return XIO_OK;
 }
 
-static xio_err take_time(const char *name, const char *value, time_t *out,
-                         xio_error *err) {
+static xio_err take_time(const char *name, const char *value, time_t *out, xio_error *err) {
   if (xio_auth_parse_iso8601(value, out, NULL) == XIO_OK) return XIO_OK;
-  return xio_error_set(err, XIO_EPARSE, "SAS %s is not an ISO 8601 time: \"%.40s\"", name,
-                       value);
+  return xio_error_set(err, XIO_EPARSE, "SAS %s is not an ISO 8601 time: \"%.40s\"", name, value);
 }
 
 static xio_err take_perms(xio_auth_sas *out, const char *value, xio_error *err) {
@@ -32,8 +30,7 @@ static xio_err take_perms(xio_auth_sas *out, const char *value, xio_error *err) 
   xio_err rc = copy_field(out->sp, sizeof out->sp, "sp", value, err);
   if (rc != XIO_OK) return rc;
   if (xio__auth_perm_bits(value, XIO__AUTH_PERM_KNOWN, &out->perms, &bad) != 0)
-    return xio_error_set(err, XIO_EPARSE, "SAS sp has an unknown permission letter '%c'",
-                         bad);
+    return xio_error_set(err, XIO_EPARSE, "SAS sp has an unknown permission letter '%c'", bad);
   return XIO_OK;
 }
 
@@ -60,7 +57,8 @@ static xio_err take_param(xio_auth_sas *out, const xio__auth_param *p, xio_error
 static xio_err parse(const char *token, xio_auth_sas *out, xio_error *err) {
   xio__auth_params q;
   xio_err rc = xio__auth_query_parse(token, 1, XIO_EPARSE, &q, err);
-  for (size_t i = 0; rc == XIO_OK && i < q.n; i++) rc = take_param(out, &q.v[i], err);
+  for (size_t i = 0; rc == XIO_OK && i < q.n; i++)
+    rc = take_param(out, &q.v[i], err);
   xio__auth_params_free(&q);
   if (rc != XIO_OK) return rc;
   if (!out->has_sig) return xio_error_set(err, XIO_EPARSE, "SAS token has no sig");
@@ -91,12 +89,10 @@ static xio_err check_perms(const xio_auth_sas *sas, uint32_t need, xio_error *er
   uint32_t lack = need & ~sas->perms;
   if (!lack) return XIO_OK;
   xio__auth_perm_string(lack, "abcdefghijklmnopqrstuvwxyz", missing, sizeof missing);
-  return xio_error_set(err, XIO_EPERM, "SAS lacks permission '%s' (sp=%s)", missing,
-                       sas->sp);
+  return xio_error_set(err, XIO_EPERM, "SAS lacks permission '%s' (sp=%s)", missing, sas->sp);
 }
 
-xio_err xio_auth_sas_check(const xio_auth_sas *sas, uint32_t need, time_t now,
-                           xio_error *err) {
+xio_err xio_auth_sas_check(const xio_auth_sas *sas, uint32_t need, time_t now, xio_error *err) {
   char when[21];
   xio_err rc = XIO_OK;
   if (!sas)

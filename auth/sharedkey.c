@@ -38,7 +38,8 @@ static const char *find_header(const xio_auth_request *req, const char *name) {
 /* Appends `v` trimmed, with every inner run of whitespace folded to one space. */
 static void put_folded(xio__auth_buf *b, const char *v) {
   int pending = 0;
-  while (xio__auth_is_space(*v)) v++;
+  while (xio__auth_is_space(*v))
+    v++;
   for (; *v; v++) {
     if (xio__auth_is_space(*v)) {
       pending = 1;
@@ -81,8 +82,7 @@ static int cmp_ms_header(const void *a, const void *b) {
 
 /* "name:value\n" for every x-ms-* header, sorted by name; a name sent twice gets its
  * values joined with ',' in the order sent. Sorting is ordinal, like the service. */
-static xio_err put_ms_headers(xio__auth_buf *b, const xio_auth_request *req,
-                              xio_error *err) {
+static xio_err put_ms_headers(xio__auth_buf *b, const xio_auth_request *req, xio_error *err) {
   ms_header *h = calloc(req->nheaders ? req->nheaders : 1, sizeof *h);
   size_t n = 0;
   xio_err rc = XIO_OK;
@@ -107,7 +107,8 @@ static xio_err put_ms_headers(xio__auth_buf *b, const xio_auth_request *req,
     put_folded(b, h[i].value);
     if (i + 1 == n) xio__auth_buf_putc(b, '\n');
   }
-  for (size_t i = 0; i < n; i++) free(h[i].name);
+  for (size_t i = 0; i < n; i++)
+    free(h[i].name);
   free(h);
   return rc;
 }
@@ -120,8 +121,8 @@ static int cmp_param(const void *a, const void *b) {
 
 /* "/ACCOUNT/path" then "\nname:v1,v2" per query parameter, names lowercased and
  * sorted, values decoded and sorted. */
-static xio_err put_resource(xio__auth_buf *b, const char *account,
-                            const xio_auth_request *req, xio_error *err) {
+static xio_err put_resource(xio__auth_buf *b, const char *account, const xio_auth_request *req,
+                            xio_error *err) {
   xio__auth_params q;
   xio_err rc = xio__auth_query_parse(req->query, 1, XIO_EINVAL, &q, err);
   if (rc != XIO_OK) return rc;
@@ -143,8 +144,7 @@ static xio_err put_resource(xio__auth_buf *b, const char *account,
   return XIO_OK;
 }
 
-static xio_err check_request(const char *account, const xio_auth_request *req,
-                             xio_error *err) {
+static xio_err check_request(const char *account, const xio_auth_request *req, xio_error *err) {
   if (!account || !*account)
     return xio_error_set(err, XIO_EINVAL, "Shared Key needs an account name");
   if (!req || !req->method || !*req->method)
@@ -159,9 +159,8 @@ static xio_err check_request(const char *account, const xio_auth_request *req,
   return XIO_OK;
 }
 
-xio_err xio_auth_sharedkey_string_to_sign(const char *account,
-                                          const xio_auth_request *req, char **out,
-                                          xio_error *err) {
+xio_err xio_auth_sharedkey_string_to_sign(const char *account, const xio_auth_request *req,
+                                          char **out, xio_error *err) {
   xio__auth_buf b;
   if (!out) return xio_error_set(err, XIO_EINVAL, "no output for the string to sign");
   *out = NULL;
@@ -177,11 +176,10 @@ xio_err xio_auth_sharedkey_string_to_sign(const char *account,
 }
 
 xio_err xio_auth_sharedkey_authorization(const char *account, const unsigned char *key,
-                                         size_t key_len, const xio_auth_request *req,
-                                         char **out, xio_error *err) {
+                                         size_t key_len, const xio_auth_request *req, char **out,
+                                         xio_error *err) {
   char *sts = NULL, sig[45];
-  if (!out)
-    return xio_error_set(err, XIO_EINVAL, "no output for the Authorization value");
+  if (!out) return xio_error_set(err, XIO_EINVAL, "no output for the Authorization value");
   *out = NULL;
   if (!key || key_len == 0) return xio_error_set(err, XIO_EINVAL, "account key is empty");
   xio_err rc = xio_auth_sharedkey_string_to_sign(account, req, &sts, err);
@@ -196,7 +194,6 @@ xio_err xio_auth_sharedkey_authorization(const char *account, const unsigned cha
   xio__auth_buf_putc(&b, ':');
   xio__auth_buf_puts(&b, sig);
   OPENSSL_cleanse(sig, sizeof sig);
-  if (!(*out = xio__auth_buf_take(&b)))
-    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (!(*out = xio__auth_buf_take(&b))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
 }

@@ -17,9 +17,7 @@ char *xio__auth_strndup(const char *s, size_t n) {
   return p;
 }
 
-char *xio__auth_strdup(const char *s) {
-  return s ? xio__auth_strndup(s, strlen(s)) : NULL;
-}
+char *xio__auth_strdup(const char *s) { return s ? xio__auth_strndup(s, strlen(s)) : NULL; }
 
 void xio__auth_str_free(char *s) {
   if (!s) return;
@@ -27,13 +25,9 @@ void xio__auth_str_free(char *s) {
   free(s);
 }
 
-char xio__auth_lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
+char xio__auth_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
 
-char xio__auth_upper(char c) {
-  return (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c;
-}
+char xio__auth_upper(char c) { return (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c; }
 
 int xio__auth_ncasecmp(const char *a, const char *b, size_t n) {
   for (size_t i = 0; i < n; i++) {
@@ -45,16 +39,15 @@ int xio__auth_ncasecmp(const char *a, const char *b, size_t n) {
   return 0;
 }
 
-int xio__auth_casecmp(const char *a, const char *b) {
-  return xio__auth_ncasecmp(a, b, (size_t)-1);
-}
+int xio__auth_casecmp(const char *a, const char *b) { return xio__auth_ncasecmp(a, b, (size_t)-1); }
 
 int xio__auth_word_eq(const char *s, size_t n, const char *word) {
   return strlen(word) == n && xio__auth_ncasecmp(s, word, n) == 0;
 }
 
 char *xio__auth_lower_str(char *s) {
-  for (char *p = s; p && *p; p++) *p = xio__auth_lower(*p);
+  for (char *p = s; p && *p; p++)
+    *p = xio__auth_lower(*p);
   return s;
 }
 

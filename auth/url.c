@@ -30,8 +30,8 @@ static xio_err parse_scheme(const char **p, xio_auth_url *u, xio_error *err) {
 }
 
 static int host_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.';
 }
 
 /* The end of the host in [s, end): past "]" for IPv6, else the first ':'. */
@@ -51,8 +51,7 @@ static xio_err parse_port(const char *s, const char *end, int *port, xio_error *
     if (*s < '0' || *s > '9' || (v = v * 10 + (*s - '0')) > 65535)
       return xio_error_set(err, XIO_EPARSE, "URL port is not a number in 1..65535");
   }
-  if (v == 0)
-    return xio_error_set(err, XIO_EPARSE, "URL port is not a number in 1..65535");
+  if (v == 0) return xio_error_set(err, XIO_EPARSE, "URL port is not a number in 1..65535");
   *port = (int)v;
   return XIO_OK;
 }
@@ -73,17 +72,14 @@ static xio_err parse_authority(const char **p, xio_auth_url *u, xio_error *err) 
   const char *he = host_end(s, end);
   if (he == s) return xio_error_set(err, XIO_EPARSE, "URL host is missing");
   if (!he) return xio_error_set(err, XIO_EPARSE, "URL host is not valid");
-  if (!(u->host = xio__auth_lower_str(xio__auth_strndup(s, (size_t)(he - s)))))
-    return oom(err);
-  if (!valid_host(u->host))
-    return xio_error_set(err, XIO_EPARSE, "URL host is not valid");
+  if (!(u->host = xio__auth_lower_str(xio__auth_strndup(s, (size_t)(he - s))))) return oom(err);
+  if (!valid_host(u->host)) return xio_error_set(err, XIO_EPARSE, "URL host is not valid");
   if (he < end) {
     if (*he != ':') return xio_error_set(err, XIO_EPARSE, "URL host is not valid");
     xio_err rc = parse_port(he + 1, end, &u->port, err);
     if (rc != XIO_OK) return rc;
   }
-  u->path_style =
-      u->host[0] == '[' || xio__auth_host_is_ipv4(u->host) || !strchr(u->host, '.');
+  u->path_style = u->host[0] == '[' || xio__auth_host_is_ipv4(u->host) || !strchr(u->host, '.');
   *p = end;
   return XIO_OK;
 }
@@ -123,18 +119,15 @@ int xio__auth_path_normalize(const char *s, size_t n, char **out) {
   return *out ? 0 : -2;
 }
 
-static xio_err normalize_path(const char *s, const char *end, char **out,
-                              xio_error *err) {
+static xio_err normalize_path(const char *s, const char *end, char **out, xio_error *err) {
   int rc = xio__auth_path_normalize(s, (size_t)(end - s), out);
   if (rc == -2) return oom(err);
-  if (rc != 0)
-    return xio_error_set(err, XIO_EPARSE, "URL path has a malformed %% escape");
+  if (rc != 0) return xio_error_set(err, XIO_EPARSE, "URL path has a malformed %% escape");
   return XIO_OK;
 }
 
 /* Decodes the segment [s, s+n) into *out; `what` names it in messages. */
-static xio_err decode(const char *s, size_t n, const char *what, char **out,
-                      xio_error *err) {
+static xio_err decode(const char *s, size_t n, const char *what, char **out, xio_error *err) {
   int rc = xio__auth_pct_decode(s, n, out);
   if (rc == -2) return oom(err);
   if (rc != 0) return xio_error_set(err, XIO_EPARSE, "URL %s has a bad %% escape", what);
@@ -158,8 +151,7 @@ static xio_err take_account(xio_auth_url *u, const char **rest, xio_error *err) 
   xio_err rc;
   if (u->path_style) {
     size_t n = strcspn(*rest, "/");
-    if (n == 0)
-      return xio_error_set(err, XIO_EPARSE, "path-style URL has no account in its path");
+    if (n == 0) return xio_error_set(err, XIO_EPARSE, "path-style URL has no account in its path");
     rc = decode(*rest, n, "account", &u->account, err);
     *rest += n + ((*rest)[n] == '/');
   } else {
@@ -178,8 +170,7 @@ static xio_err take_names(xio_auth_url *u, const char *rest, xio_error *err) {
   if (rc != XIO_OK || rest[n] != '/' || rest[n + 1] == '\0') return rc;
   rc = decode(rest + n + 1, strlen(rest + n + 1), "blob name", &u->blob, err);
   if (rc == XIO_OK && strlen(u->blob) > MAX_BLOB_NAME)
-    return xio_error_set(err, XIO_EPARSE, "blob name is longer than %d characters",
-                         MAX_BLOB_NAME);
+    return xio_error_set(err, XIO_EPARSE, "blob name is longer than %d characters", MAX_BLOB_NAME);
   return rc;
 }
 

@@ -37,8 +37,7 @@ static void u64_header(xio_blob_call *c, const char *name, uint64_t v, xio_err *
   xio__blob_call_header(c, name, s, rc);
 }
 
-static void meta_headers(xio_blob_call *c, const xio_blob_meta *meta, int nmeta,
-                         xio_err *rc) {
+static void meta_headers(xio_blob_call *c, const xio_blob_meta *meta, int nmeta, xio_err *rc) {
   for (int i = 0; i < nmeta; i++) {
     char name[80];
     snprintf(name, sizeof name, "x-ms-meta-%s", meta[i].name);
@@ -46,8 +45,7 @@ static void meta_headers(xio_blob_call *c, const xio_blob_meta *meta, int nmeta,
   }
 }
 
-static xio_err check_meta(const char *op, const xio_blob_meta *meta, int nmeta,
-                          xio_error *err) {
+static xio_err check_meta(const char *op, const xio_blob_meta *meta, int nmeta, xio_error *err) {
   if (nmeta < 0 || nmeta > XIO_BLOB_MAX_META || (nmeta && !meta))
     return xio_error_set(err, XIO_EINVAL, "%s: %d metadata entries (at most %d)", op, nmeta,
                          XIO_BLOB_MAX_META);
@@ -55,11 +53,10 @@ static xio_err check_meta(const char *op, const xio_blob_meta *meta, int nmeta,
     const char *n = meta[i].name;
     int ok = (n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') || n[0] == '_';
     for (const char *p = n; ok && *p; p++)
-      ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-           (*p >= '0' && *p <= '9') || *p == '_';
+      ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+           *p == '_';
     if (!ok)
-      return xio_error_set(err, XIO_EINVAL, "%s: metadata name \"%s\" is not an identifier",
-                           op, n);
+      return xio_error_set(err, XIO_EINVAL, "%s: metadata name \"%s\" is not an identifier", op, n);
   }
   return XIO_OK;
 }
@@ -83,7 +80,8 @@ xio_err xio_blob_call_create_container(const xio_blob_target *t, xio_blob_call *
   *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_container("CreateContainer", t, err);
-  if (rc == XIO_OK) rc = xio__blob_call_new(t, "CreateContainer", "PUT", "restype=container", &c, err);
+  if (rc == XIO_OK)
+    rc = xio__blob_call_new(t, "CreateContainer", "PUT", "restype=container", &c, err);
   if (rc != XIO_OK) return rc;
   c->container_level = 1;
   c->need_perms = PERM('c');
@@ -98,8 +96,7 @@ xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const c
   xio_err rc = need_container("ListBlobs", t, err);
   if (rc != XIO_OK) return rc;
   if (maxresults < 0 || maxresults > 5000)
-    return xio_error_set(err, XIO_EINVAL, "ListBlobs: maxresults %d outside 1..5000",
-                         maxresults);
+    return xio_error_set(err, XIO_EINVAL, "ListBlobs: maxresults %d outside 1..5000", maxresults);
   char *p = prefix ? escape(prefix) : NULL, *m = marker ? escape(marker) : NULL;
   size_t n = 64 + (p ? strlen(p) : 0) + (m ? strlen(m) : 0);
   char *q = malloc(n);
@@ -122,9 +119,9 @@ xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const c
   return finish(c, rc, out, err);
 }
 
-xio_err xio_blob_call_create(const xio_blob_target *t, uint64_t size,
-                             const xio_blob_meta *meta, int nmeta, const xio_blob_cond *cond,
-                             xio_blob_call **out, xio_error *err) {
+xio_err xio_blob_call_create(const xio_blob_target *t, uint64_t size, const xio_blob_meta *meta,
+                             int nmeta, const xio_blob_cond *cond, xio_blob_call **out,
+                             xio_error *err) {
   *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("CreatePageBlob", t, err);
@@ -152,8 +149,8 @@ xio_err xio_blob_call_get_properties(const xio_blob_target *t, const xio_blob_co
   return finish(c, rc, out, err);
 }
 
-xio_err xio_blob_call_resize(const xio_blob_target *t, uint64_t size,
-                             const xio_blob_cond *cond, xio_blob_call **out, xio_error *err) {
+xio_err xio_blob_call_resize(const xio_blob_target *t, uint64_t size, const xio_blob_cond *cond,
+                             xio_blob_call **out, xio_error *err) {
   *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("ResizeBlob", t, err);
@@ -187,8 +184,8 @@ xio_err xio_blob_call_put_page(const xio_blob_target *t, uint64_t offset, const 
 }
 
 xio_err xio_blob_call_clear(const xio_blob_target *t, uint64_t offset, uint64_t len,
-                            uint64_t blob_size, const xio_blob_cond *cond,
-                            xio_blob_call **out, xio_error *err) {
+                            uint64_t blob_size, const xio_blob_cond *cond, xio_blob_call **out,
+                            xio_error *err) {
   *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("ClearPages", t, err);
@@ -223,8 +220,7 @@ xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uin
                                   const char *marker, xio_blob_call **out, xio_error *err) {
   *out = NULL;
   xio_err rc = need_blob("GetPageRanges", t, err);
-  if (rc == XIO_OK && len)
-    rc = xio__blob_check_pages("GetPageRanges", offset, len, 0, 0, err);
+  if (rc == XIO_OK && len) rc = xio__blob_check_pages("GetPageRanges", offset, len, 0, 0, err);
   if (rc != XIO_OK) return rc;
   char *m = marker ? escape(marker) : NULL;
   size_t n = 32 + (m ? strlen(m) : 0);
@@ -245,8 +241,7 @@ xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uin
 }
 
 xio_err xio_blob_call_delete(const xio_blob_target *t, int include_snapshots,
-                             const xio_blob_cond *cond, xio_blob_call **out,
-                             xio_error *err) {
+                             const xio_blob_cond *cond, xio_blob_call **out, xio_error *err) {
   *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("DeleteBlob", t, err);
@@ -272,7 +267,8 @@ static xio_err check_lease(const xio_blob_lease_args *a, xio_error *err) {
     return xio_error_set(err, XIO_EINVAL, "LeaseBlob: duration %d s is neither -1 nor 15..60",
                          a->duration_s);
   if ((a->action == XIO_BLOB_LEASE_RENEW || a->action == XIO_BLOB_LEASE_CHANGE ||
-       a->action == XIO_BLOB_LEASE_RELEASE) && (!a->lease_id || !*a->lease_id))
+       a->action == XIO_BLOB_LEASE_RELEASE) &&
+      (!a->lease_id || !*a->lease_id))
     return xio_error_set(err, XIO_EINVAL, "LeaseBlob: %s needs the current lease id",
                          lease_action_name(a->action));
   if (a->action == XIO_BLOB_LEASE_CHANGE && (!a->proposed_id || !*a->proposed_id))
@@ -324,9 +320,8 @@ xio_err xio_blob_call_snapshot(const xio_blob_target *t, const xio_blob_cond *co
   return finish(c, rc, out, err);
 }
 
-xio_err xio_blob_call_set_metadata(const xio_blob_target *t, const xio_blob_meta *meta,
-                                   int nmeta, const xio_blob_cond *cond,
-                                   xio_blob_call **out, xio_error *err) {
+xio_err xio_blob_call_set_metadata(const xio_blob_target *t, const xio_blob_meta *meta, int nmeta,
+                                   const xio_blob_cond *cond, xio_blob_call **out, xio_error *err) {
   *out = NULL;
   xio_blob_call *c;
   xio_err rc = need_blob("SetBlobMetadata", t, err);

@@ -16,9 +16,8 @@ int64_t xio__blob_now_us(void) {
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation,
-                           const char *method, const char *query, xio_blob_call **out,
-                           xio_error *err) {
+xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation, const char *method,
+                           const char *query, xio_blob_call **out, xio_error *err) {
   *out = NULL;
   xio_blob_call *c = calloc(1, sizeof *c);
   if (!c || (query && !(c->query = strdup(query)))) {
@@ -34,18 +33,15 @@ xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation,
   return XIO_OK;
 }
 
-void xio__blob_call_header(xio_blob_call *c, const char *name, const char *value,
-                           xio_err *rc) {
-  if (*rc == XIO_OK && xio__blob_hdrs_add(&c->headers, name, value) != XIO_OK)
-    *rc = XIO_ENOMEM;
+void xio__blob_call_header(xio_blob_call *c, const char *name, const char *value, xio_err *rc) {
+  if (*rc == XIO_OK && xio__blob_hdrs_add(&c->headers, name, value) != XIO_OK) *rc = XIO_ENOMEM;
 }
 
 void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *rc) {
   if (!cond) return;
   if (cond->lease_id && *cond->lease_id)
     xio__blob_call_header(c, "x-ms-lease-id", cond->lease_id, rc);
-  if (cond->if_match && *cond->if_match)
-    xio__blob_call_header(c, "If-Match", cond->if_match, rc);
+  if (cond->if_match && *cond->if_match) xio__blob_call_header(c, "If-Match", cond->if_match, rc);
   if (cond->if_none_match && *cond->if_none_match)
     xio__blob_call_header(c, "If-None-Match", cond->if_none_match, rc);
 }
@@ -94,13 +90,9 @@ const char *xio_blob_call_request_id(const xio_blob_call *c) {
   return id ? id : "";
 }
 
-const char *xio_blob_call_service_code(const xio_blob_call *c) {
-  return c->err.service_code;
-}
+const char *xio_blob_call_service_code(const xio_blob_call *c) { return c->err.service_code; }
 
-const char *xio_blob_call_client_request_id(const xio_blob_call *c) {
-  return c->client_request_id;
-}
+const char *xio_blob_call_client_request_id(const xio_blob_call *c) { return c->client_request_id; }
 
 const char *xio_blob_call_operation(const xio_blob_call *c) { return c->operation; }
 

@@ -36,34 +36,34 @@ void xio__blob_hdrs_free(xio__blob_hdrs *h);
 
 /* The target, as calls see it (target.c). */
 struct xio_blob_target {
-  xio_auth_url url;     /* parsed URL */
-  char *origin;         /* scheme://host[:port] */
-  char *cont_path;      /* encoded path of the container (with the account, path style) */
-  char *safe_url;       /* origin + path, no query: what logs and errors show */
-  xio_auth_cred cred;   /* owned copy */
-  int has_sas;          /* cred is a SAS that parsed */
-  xio_auth_sas sas;     /* parsed SAS, for checks before sending */
-  char *extra_query;    /* URL query that is not the credential (e.g. snapshot=), or NULL */
+  xio_auth_url url;   /* parsed URL */
+  char *origin;       /* scheme://host[:port] */
+  char *cont_path;    /* encoded path of the container (with the account, path style) */
+  char *safe_url;     /* origin + path, no query: what logs and errors show */
+  xio_auth_cred cred; /* owned copy */
+  int has_sas;        /* cred is a SAS that parsed */
+  xio_auth_sas sas;   /* parsed SAS, for checks before sending */
+  char *extra_query;  /* URL query that is not the credential (e.g. snapshot=), or NULL */
 };
 
 struct xio_blob_call {
   /* The request. */
-  const char *operation;       /* static: "PutPage" */
-  const char *method;          /* static: "GET", "PUT", "HEAD", "DELETE" */
+  const char *operation; /* static: "PutPage" */
+  const char *method;    /* static: "GET", "PUT", "HEAD", "DELETE" */
   const xio_blob_target *target;
-  char *query;                 /* operation query, e.g. "comp=page", or NULL */
-  xio__blob_hdrs headers;      /* request headers but date, version, ids, auth */
-  const void *body;            /* borrowed request body, or NULL */
+  char *query;            /* operation query, e.g. "comp=page", or NULL */
+  xio__blob_hdrs headers; /* request headers but date, version, ids, auth */
+  const void *body;       /* borrowed request body, or NULL */
   size_t body_len;
-  void *rbuf;                  /* borrowed receive buffer for a read, or NULL */
+  void *rbuf; /* borrowed receive buffer for a read, or NULL */
   size_t rbuf_len;
-  int retryable;               /* idempotent: may be sent again */
-  int missing_ok_on_retry;     /* a 404 on a retry means an earlier try succeeded */
-  int unleased_ok_on_retry;    /* a release: "no such lease" on a retry means the same */
-  xio_err early;               /* failure found at submit, reported by the I/O thread */
-  int container_level;         /* addresses the container, not the blob */
-  uint32_t need_perms;         /* SAS permission letters the operation needs, all of */
-  uint32_t need_any;           /* ... and at least one of these */
+  int retryable;            /* idempotent: may be sent again */
+  int missing_ok_on_retry;  /* a 404 on a retry means an earlier try succeeded */
+  int unleased_ok_on_retry; /* a release: "no such lease" on a retry means the same */
+  xio_err early;            /* failure found at submit, reported by the I/O thread */
+  int container_level;      /* addresses the container, not the blob */
+  uint32_t need_perms;      /* SAS permission letters the operation needs, all of */
+  uint32_t need_any;        /* ... and at least one of these */
   char client_request_id[37];
 
   /* The current try (transport.c). */
@@ -72,15 +72,15 @@ struct xio_blob_call {
   CURLcode curl_rc;
   char curl_err[CURL_ERROR_SIZE];
   xio__blob_hdrs resp_headers;
-  char *resp_body;             /* body of errors and XML results */
+  char *resp_body; /* body of errors and XML results */
   size_t resp_len;
   size_t resp_cap;
   size_t rbuf_got;
-  int overflow;                /* the response body did not fit */
-  int sends;                   /* times libcurl sent this try's request (>1: it re-sent) */
+  int overflow; /* the response body did not fit */
+  int sends;    /* times libcurl sent this try's request (>1: it re-sent) */
   CURL *easy;
   struct curl_slist *slist;
-  char *full_url;              /* with the credential: never logged */
+  char *full_url; /* with the credential: never logged */
 
   /* The outcome. */
   int finished;
@@ -88,25 +88,23 @@ struct xio_blob_call {
   xio_error err;
   int64_t submit_us;
   int64_t done_us;
-  int64_t deadline_us;         /* 0: none */
+  int64_t deadline_us; /* 0: none */
   int64_t next_try_us;
 
   /* Completion. */
   xio_blob_done_fn done;
   void *ud;
-  struct xio_blob_call *next;  /* engine queues */
+  struct xio_blob_call *next; /* engine queues */
 };
 
 /** Allocates a call for `target` with operation, method and optional query
  *  (copied); generates its client request id. Errors: XIO_ENOMEM. */
-xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation,
-                           const char *method, const char *query, xio_blob_call **out,
-                           xio_error *err);
+xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation, const char *method,
+                           const char *query, xio_blob_call **out, xio_error *err);
 
 /** Adds a request header to `c`, recording ENOMEM in *rc (left alone on success),
  *  so builders can add several and check once. */
-void xio__blob_call_header(xio_blob_call *c, const char *name, const char *value,
-                           xio_err *rc);
+void xio__blob_call_header(xio_blob_call *c, const char *name, const char *value, xio_err *rc);
 
 /** Adds the lease / If-Match / If-None-Match headers of `cond` (may be NULL). */
 void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *rc);

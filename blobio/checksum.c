@@ -42,8 +42,8 @@ static pthread_once_t crc64_once = PTHREAD_ONCE_INIT;
 static void crc64_choose(void) {
   const char *force = getenv("XIO_CRC64");
   int table = force && strcmp(force, "table") == 0;
-  crc64_chosen = !table && xio__blob_crc64_clmul_supported() ? &crc64_clmul_impl
-                                                               : &crc64_table_impl;
+  crc64_chosen =
+      !table && xio__blob_crc64_clmul_supported() ? &crc64_clmul_impl : &crc64_table_impl;
 }
 
 static const crc64_impl *crc64_get(void) {
@@ -61,7 +61,8 @@ uint64_t xio_blob_crc64(uint64_t crc, const void *data, size_t n) {
 char *xio_blob_crc64_base64(const void *data, size_t n, char out[13]) {
   uint64_t crc = xio_blob_crc64(0, data, n);
   unsigned char le[8];
-  for (int i = 0; i < 8; i++) le[i] = (unsigned char)(crc >> (8 * i));
+  for (int i = 0; i < 8; i++)
+    le[i] = (unsigned char)(crc >> (8 * i));
   EVP_EncodeBlock((unsigned char *)out, le, (int)sizeof le); /* 12 chars + NUL */
   return out;
 }

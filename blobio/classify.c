@@ -46,13 +46,17 @@ static const code_map service_codes[] = {
 static xio_err from_status(int status) {
   switch (status) {
   case 400: return XIO_EINVAL;
-  case 401: case 403: return XIO_EAUTH;
+  case 401:
+  case 403: return XIO_EAUTH;
   case 404: return XIO_ENOTFOUND;
-  case 408: case 504: return XIO_ETIMEDOUT;
-  case 409: case 412: return XIO_ECONFLICT;
+  case 408:
+  case 504: return XIO_ETIMEDOUT;
+  case 409:
+  case 412: return XIO_ECONFLICT;
   case 413: return XIO_ELIMIT;
   case 416: return XIO_ERANGE;
-  case 429: case 503: return XIO_ETHROTTLED;
+  case 429:
+  case 503: return XIO_ETHROTTLED;
   default: return XIO_EHTTP;
   }
 }
@@ -78,13 +82,17 @@ static int retryable_status(int status, xio_err code) {
 
 static int retryable_curl(CURLcode rc) {
   switch (rc) {
-  case CURLE_COULDNT_RESOLVE_HOST: case CURLE_COULDNT_CONNECT:
-  case CURLE_OPERATION_TIMEDOUT: case CURLE_SEND_ERROR: case CURLE_RECV_ERROR:
-  case CURLE_GOT_NOTHING: case CURLE_PARTIAL_FILE: case CURLE_SSL_CONNECT_ERROR:
-  case CURLE_HTTP2: case CURLE_HTTP2_STREAM:
-    return 1;
-  default:
-    return 0;
+  case CURLE_COULDNT_RESOLVE_HOST:
+  case CURLE_COULDNT_CONNECT:
+  case CURLE_OPERATION_TIMEDOUT:
+  case CURLE_SEND_ERROR:
+  case CURLE_RECV_ERROR:
+  case CURLE_GOT_NOTHING:
+  case CURLE_PARTIAL_FILE:
+  case CURLE_SSL_CONNECT_ERROR:
+  case CURLE_HTTP2:
+  case CURLE_HTTP2_STREAM: return 1;
+  default: return 0;
   }
 }
 
@@ -122,8 +130,8 @@ static xio__blob_verdict short_read(xio_blob_call *c) {
   xio__blob_verdict v = {XIO_ETRANSPORT, 1};
   if (cl && announced == c->rbuf_got) v.code = XIO_ERANGE, v.retry = 0;
   if (v.retry)
-    xio_error_set(&c->err, v.code, "torn response: body ended after %zu of %zu bytes",
-                  c->rbuf_got, c->rbuf_len);
+    xio_error_set(&c->err, v.code, "torn response: body ended after %zu of %zu bytes", c->rbuf_got,
+                  c->rbuf_len);
   else
     xio_error_set(&c->err, v.code, "read past the end of the blob: %zu of %zu bytes exist",
                   c->rbuf_got, c->rbuf_len);

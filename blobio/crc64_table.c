@@ -38,9 +38,8 @@ static void crc64_build_tables(void) {
 /* Eight bytes as a little-endian integer, whatever the host order and alignment
  * (compilers turn this into one load on little-endian hosts). */
 static uint64_t load_le64(const unsigned char *p) {
-  return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-         (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
-         (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+  return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+         (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
 }
 
 /* Advances the raw (uninverted) register over n bytes. */
@@ -48,11 +47,11 @@ static uint64_t crc64_update(uint64_t c, const unsigned char *p, size_t n) {
   const uint64_t(*t)[256] = (const uint64_t(*)[256])crc64_table;
   for (; n >= 8; n -= 8, p += 8) {
     c ^= load_le64(p);
-    c = t[7][c & 0xff] ^ t[6][(c >> 8) & 0xff] ^ t[5][(c >> 16) & 0xff] ^
-        t[4][(c >> 24) & 0xff] ^ t[3][(c >> 32) & 0xff] ^ t[2][(c >> 40) & 0xff] ^
-        t[1][(c >> 48) & 0xff] ^ t[0][c >> 56];
+    c = t[7][c & 0xff] ^ t[6][(c >> 8) & 0xff] ^ t[5][(c >> 16) & 0xff] ^ t[4][(c >> 24) & 0xff] ^
+        t[3][(c >> 32) & 0xff] ^ t[2][(c >> 40) & 0xff] ^ t[1][(c >> 48) & 0xff] ^ t[0][c >> 56];
   }
-  for (; n > 0; n--, p++) c = (c >> 8) ^ t[0][(c ^ *p) & 0xff];
+  for (; n > 0; n--, p++)
+    c = (c >> 8) ^ t[0][(c ^ *p) & 0xff];
   return c;
 }
 

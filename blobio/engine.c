@@ -57,8 +57,10 @@ const xio_blob_engine_options *xio_blob_engine_options_get(const xio_blob_engine
 
 static void push(xio_blob_call **head, xio_blob_call **tail, xio_blob_call *c) {
   c->next = NULL;
-  if (*tail) (*tail)->next = c;
-  else *head = c;
+  if (*tail)
+    (*tail)->next = c;
+  else
+    *head = c;
   *tail = c;
 }
 
@@ -74,7 +76,8 @@ static xio_blob_call *pop(xio_blob_call **head, xio_blob_call **tail) {
 
 static void wait_insert(xio_blob_engine *e, xio_blob_call *c) {
   xio_blob_call **p = &e->waiting;
-  while (*p && (*p)->next_try_us <= c->next_try_us) p = &(*p)->next;
+  while (*p && (*p)->next_try_us <= c->next_try_us)
+    p = &(*p)->next;
   c->next = *p;
   *p = c;
 }
@@ -93,18 +96,23 @@ static void complete(xio_blob_engine *e, xio_blob_call *c, xio_err code) {
 static void release_easy(xio_blob_engine *e, xio_blob_call *c) {
   if (!c->easy) return;
   curl_multi_remove_handle(e->multi, c->easy);
-  if (e->npool < POOL_MAX) e->pool[e->npool++] = c->easy;
-  else curl_easy_cleanup(c->easy);
+  if (e->npool < POOL_MAX)
+    e->pool[e->npool++] = c->easy;
+  else
+    curl_easy_cleanup(c->easy);
   c->easy = NULL;
 }
 
 static void report_try(xio_blob_engine *e, const xio_blob_call *c, int retry, int delay) {
   if (!e->opts.on_try) return;
-  xio_blob_try_info info = {c->operation, c->target->safe_url, c->attempt, c->status,
-                            c->curl_rc ? (c->curl_err[0] ? c->curl_err
-                                                         : curl_easy_strerror(c->curl_rc))
-                                       : NULL,
-                            retry, delay};
+  xio_blob_try_info info = {
+      c->operation,
+      c->target->safe_url,
+      c->attempt,
+      c->status,
+      c->curl_rc ? (c->curl_err[0] ? c->curl_err : curl_easy_strerror(c->curl_rc)) : NULL,
+      retry,
+      delay};
   e->opts.on_try(&info, e->opts.on_try_ud);
 }
 
@@ -118,7 +126,8 @@ static xio_err first_try_checks(xio_blob_engine *e, xio_blob_call *c, xio_error 
       !e->opts.allow_insecure_remote)
     return xio_error_set(err, XIO_EINSECURE,
                          "plain http to %s would expose the request; use https "
-                         "(or allow insecure remote hosts explicitly)", t->url.host);
+                         "(or allow insecure remote hosts explicitly)",
+                         t->url.host);
   if (!t->has_sas) return XIO_OK;
   uint32_t need = c->need_perms;
   if (c->need_any && !(t->sas.perms & c->need_any)) need |= c->need_any;
@@ -151,8 +160,10 @@ static void start_try(xio_blob_engine *e, xio_blob_call *c) {
   if (rc == XIO_OK && curl_multi_add_handle(e->multi, easy) != CURLM_OK)
     rc = xio_error_set(&detail, XIO_ETRANSPORT, "libcurl refused the transfer");
   if (rc != XIO_OK) {
-    if (easy && e->npool < POOL_MAX) e->pool[e->npool++] = easy;
-    else if (easy) curl_easy_cleanup(easy);
+    if (easy && e->npool < POOL_MAX)
+      e->pool[e->npool++] = easy;
+    else if (easy)
+      curl_easy_cleanup(easy);
     c->easy = NULL;
     xio__blob_fail_early(c, rc, &detail);
     complete(e, c, rc);
@@ -175,11 +186,10 @@ static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   drop_active(e, c);
   xio__blob_verdict v = xio__blob_classify(c);
   int64_t now = xio__blob_now_us();
-  int retry = v.code != XIO_OK && v.retry && c->retryable &&
-              c->attempt < e->opts.retry.max_retries;
-  int delay = retry ? xio__blob_retry_delay_ms(&e->opts.retry, c->attempt + 1,
-                                               &c->resp_headers, &e->rng)
-                    : 0;
+  int retry = v.code != XIO_OK && v.retry && c->retryable && c->attempt < e->opts.retry.max_retries;
+  int delay =
+      retry ? xio__blob_retry_delay_ms(&e->opts.retry, c->attempt + 1, &c->resp_headers, &e->rng)
+            : 0;
   if (retry && c->deadline_us && now + (int64_t)delay * 1000 >= c->deadline_us) retry = 0;
   report_try(e, c, retry, delay);
   if (!retry) {
@@ -318,7 +328,8 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
 }
 
 static void engine_release(xio_blob_engine *e) {
-  for (int i = 0; i < e->npool; i++) curl_easy_cleanup(e->pool[i]);
+  for (int i = 0; i < e->npool; i++)
+    curl_easy_cleanup(e->pool[i]);
   if (e->multi) curl_multi_cleanup(e->multi);
   if (e->curl_initialized) curl_global_cleanup();
   free(e->active);
@@ -366,7 +377,8 @@ static xio_err add_checksum(xio_blob_engine *e, xio_blob_call *c) {
     return XIO_OK;
   if (e->opts.checksum == XIO_BLOB_CHECKSUM_CRC64) {
     char v[13];
-    xio__blob_call_header(c, "x-ms-content-crc64", xio_blob_crc64_base64(c->body, c->body_len, v), &rc);
+    xio__blob_call_header(c, "x-ms-content-crc64", xio_blob_crc64_base64(c->body, c->body_len, v),
+                          &rc);
   } else if (e->opts.checksum == XIO_BLOB_CHECKSUM_MD5) {
     char v[25];
     xio__blob_call_header(c, "Content-MD5", xio_blob_md5_base64(c->body, c->body_len, v), &rc);
@@ -381,8 +393,8 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
   c->attempt = 0;
   xio_error_clear(&c->err);
   c->submit_us = xio__blob_now_us();
-  c->deadline_us = e->opts.retry.deadline_ms
-                       ? c->submit_us + (int64_t)e->opts.retry.deadline_ms * 1000 : 0;
+  c->deadline_us =
+      e->opts.retry.deadline_ms ? c->submit_us + (int64_t)e->opts.retry.deadline_ms * 1000 : 0;
   c->early = add_checksum(e, c);
   pthread_mutex_lock(&e->mu);
   push(&e->incoming, &e->incoming_tail, c);
@@ -413,12 +425,13 @@ static void wake_waiter(xio_blob_call *c, void *ud) {
 
 xio_err xio_blob_send(xio_blob_engine *e, xio_blob_call *c, xio_error *err) {
   if (xio_blob_engine_on_io_thread(e))
-    return xio_error_set(err, XIO_EINVAL,
-                         "synchronous %s called from a completion callback", c->operation);
+    return xio_error_set(err, XIO_EINVAL, "synchronous %s called from a completion callback",
+                         c->operation);
   waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
   xio_blob_submit(e, c, wake_waiter, &w);
   pthread_mutex_lock(&w.mu);
-  while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+  while (!w.done)
+    pthread_cond_wait(&w.cv, &w.mu);
   pthread_mutex_unlock(&w.mu);
   pthread_cond_destroy(&w.cv);
   pthread_mutex_destroy(&w.mu);

@@ -14,9 +14,8 @@
  * method, body and callbacks. `timeout_ms` bounds the try (0: none).
  * Errors: XIO_ENOMEM, XIO_EINVAL (signing failed).
  */
-xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy,
-                              const xio_blob_engine_options *opts, time_t now,
-                              long timeout_ms, xio_error *err);
+xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *opts,
+                              time_t now, long timeout_ms, xio_error *err);
 
 /** Checks that the private CA file `path` can be read and holds at least one
  *  certificate in PEM form, so a wrong path is reported when the engine starts,
@@ -30,8 +29,8 @@ void xio__blob_try_finished(xio_blob_call *c, CURLcode rc);
 
 /** Verdict on a finished try. */
 typedef struct xio__blob_verdict {
-  xio_err code;   /* XIO_OK or the failure */
-  int retry;      /* worth another try (if the policy allows) */
+  xio_err code; /* XIO_OK or the failure */
+  int retry;    /* worth another try (if the policy allows) */
 } xio__blob_verdict;
 
 /** Judges the try that just finished and, on failure, fills c->err with everything

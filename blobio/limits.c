@@ -10,16 +10,16 @@
 
 xio_err xio__blob_check_size(const char *op, uint64_t size, xio_error *err) {
   if (size % XIO_BLOB_PAGE_SIZE)
-    return xio_error_set(err, XIO_EALIGN, "%s: size %" PRIu64 " is not a multiple of 512",
-                         op, size);
+    return xio_error_set(err, XIO_EALIGN, "%s: size %" PRIu64 " is not a multiple of 512", op,
+                         size);
   if (size > XIO_BLOB_MAX_SIZE)
-    return xio_error_set(err, XIO_ELIMIT,
-                         "%s: size %" PRIu64 " exceeds the 8 TiB page blob limit", op, size);
+    return xio_error_set(err, XIO_ELIMIT, "%s: size %" PRIu64 " exceeds the 8 TiB page blob limit",
+                         op, size);
   return XIO_OK;
 }
 
-xio_err xio__blob_check_pages(const char *op, uint64_t offset, uint64_t len,
-                              uint64_t max_len, uint64_t blob_size, xio_error *err) {
+xio_err xio__blob_check_pages(const char *op, uint64_t offset, uint64_t len, uint64_t max_len,
+                              uint64_t blob_size, xio_error *err) {
   if (len == 0) return xio_error_set(err, XIO_EINVAL, "%s: empty range", op);
   if (offset % XIO_BLOB_PAGE_SIZE || len % XIO_BLOB_PAGE_SIZE)
     return xio_error_set(err, XIO_EALIGN,
@@ -28,8 +28,8 @@ xio_err xio__blob_check_pages(const char *op, uint64_t offset, uint64_t len,
                          op, offset, len);
   if (max_len && len > max_len)
     return xio_error_set(err, XIO_ELIMIT,
-                         "%s: %" PRIu64 " bytes exceeds the %" PRIu64 "-byte limit per request",
-                         op, len, max_len);
+                         "%s: %" PRIu64 " bytes exceeds the %" PRIu64 "-byte limit per request", op,
+                         len, max_len);
   if (offset > XIO_BLOB_MAX_SIZE || len > XIO_BLOB_MAX_SIZE - offset)
     return xio_error_set(err, XIO_ELIMIT, "%s: range ends past the 8 TiB page blob limit", op);
   if (blob_size && offset + len > blob_size)
@@ -40,8 +40,7 @@ xio_err xio__blob_check_pages(const char *op, uint64_t offset, uint64_t len,
   return XIO_OK;
 }
 
-xio_err xio__blob_check_read(const char *op, uint64_t offset, uint64_t len,
-                             xio_error *err) {
+xio_err xio__blob_check_read(const char *op, uint64_t offset, uint64_t len, xio_error *err) {
   if (len == 0) return xio_error_set(err, XIO_EINVAL, "%s: empty range", op);
   if (offset > XIO_BLOB_MAX_SIZE || len > XIO_BLOB_MAX_SIZE - offset)
     return xio_error_set(err, XIO_ELIMIT, "%s: range ends past the 8 TiB page blob limit", op);

@@ -15,11 +15,10 @@ xio_err xio__blob_check_size(const char *op, uint64_t size, xio_error *err);
 /** A page range: non-empty (XIO_EINVAL), aligned (XIO_EALIGN), at most `max_len` bytes
  *  when non-zero (XIO_ELIMIT), inside 8 TiB (XIO_ELIMIT), inside `blob_size` when
  *  non-zero (XIO_ERANGE). */
-xio_err xio__blob_check_pages(const char *op, uint64_t offset, uint64_t len,
-                              uint64_t max_len, uint64_t blob_size, xio_error *err);
+xio_err xio__blob_check_pages(const char *op, uint64_t offset, uint64_t len, uint64_t max_len,
+                              uint64_t blob_size, xio_error *err);
 
 /** A read range: non-empty (XIO_EINVAL), inside 8 TiB (XIO_ELIMIT). */
-xio_err xio__blob_check_read(const char *op, uint64_t offset, uint64_t len,
-                             xio_error *err);
+xio_err xio__blob_check_read(const char *op, uint64_t offset, uint64_t len, xio_error *err);
 
 #endif

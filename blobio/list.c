@@ -9,7 +9,8 @@
 
 void xio_blob_list_clear(xio_blob_list *l) {
   if (!l) return;
-  for (size_t i = 0; i < l->n; i++) free(l->v[i].name);
+  for (size_t i = 0; i < l->n; i++)
+    free(l->v[i].name);
   free(l->v);
   free(l->next_marker);
   memset(l, 0, sizeof *l);

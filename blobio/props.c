@@ -7,9 +7,7 @@
 
 #include <xio/blob.h>
 
-static int ascii_lower(int c) {
-  return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
+static int ascii_lower(int c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; }
 
 /* 1 when `a` (a field of `size` bytes, NUL-terminated within it unless full) and
  * `b` are equal ignoring ASCII case. */

@@ -28,7 +28,7 @@ uint64_t xio_blob_ranges_bytes(const xio_blob_ranges *r) {
   uint64_t total = 0;
   if (!r) return 0;
   for (size_t i = 0; i < r->n; i++) {
-    uint64_t len = r->v[i].end - r->v[i].start; /* one less than the length */
+    uint64_t len = r->v[i].end - r->v[i].start;       /* one less than the length */
     if (len >= UINT64_MAX - total) return UINT64_MAX; /* saturate: 2^64 bytes */
     total += len + 1;
   }
@@ -41,7 +41,8 @@ xio_err xio__blob_ranges_reserve(xio_blob_ranges *r, size_t extra) {
   if (extra > SIZE_MAX / sizeof *r->v - r->n) return XIO_ENOMEM;
   size_t need = r->n + extra;
   size_t cap = r->cap < RANGES_MIN_CAP ? RANGES_MIN_CAP : r->cap;
-  while (cap < need) cap = cap > SIZE_MAX / sizeof *r->v / 2 ? need : cap * 2;
+  while (cap < need)
+    cap = cap > SIZE_MAX / sizeof *r->v / 2 ? need : cap * 2;
   xio_blob_range *v = realloc(r->v, cap * sizeof *v);
   if (!v) return XIO_ENOMEM;
   r->v = v;
@@ -51,17 +52,17 @@ xio_err xio__blob_ranges_reserve(xio_blob_ranges *r, size_t extra) {
 
 /* 1 when a range ending at `end` lies before `start` with a gap between them, so
  * the two neither overlap nor touch. */
-static int apart(uint64_t end, uint64_t start) {
-  return start > 0 && end < start - 1;
-}
+static int apart(uint64_t end, uint64_t start) { return start > 0 && end < start - 1; }
 
 /* Index of the first range not entirely before [start, ...] (n when none). */
 static size_t first_touching(const xio_blob_ranges *r, uint64_t start) {
   size_t lo = 0, hi = r->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (apart(r->v[mid].end, start)) lo = mid + 1;
-    else hi = mid;
+    if (apart(r->v[mid].end, start))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -71,8 +72,10 @@ static size_t first_after(const xio_blob_ranges *r, uint64_t end) {
   size_t lo = 0, hi = r->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (apart(end, r->v[mid].start)) hi = mid;
-    else lo = mid + 1;
+    if (apart(end, r->v[mid].start))
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }

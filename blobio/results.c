@@ -14,8 +14,7 @@
 
 static xio_err need_success(const xio_blob_call *c, const char *what, xio_error *err) {
   if (!c->finished || c->result != XIO_OK)
-    return xio_error_set(err, XIO_EINVAL, "no %s: the %s call did not succeed", what,
-                         c->operation);
+    return xio_error_set(err, XIO_EINVAL, "no %s: the %s call did not succeed", what, c->operation);
   return XIO_OK;
 }
 
@@ -57,16 +56,15 @@ xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *p, xio_error
   return XIO_OK;
 }
 
-xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_blob_ranges *out,
-                             char **next_marker, xio_error *err) {
+xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_blob_ranges *out, char **next_marker,
+                             xio_error *err) {
   *next_marker = NULL;
   xio_err rc = need_success(c, "page ranges", err);
   if (rc != XIO_OK) return rc;
   return xio__blob_xml_page_list(c->resp_body, c->resp_len, out, NULL, next_marker, err);
 }
 
-xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out,
-                                  xio_error *err) {
+xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out, xio_error *err) {
   xio_err rc = need_success(c, "blob list", err);
   if (rc != XIO_OK) return rc;
   return xio__blob_xml_blob_list(c->resp_body, c->resp_len, out, err);

@@ -35,7 +35,8 @@ int xio__blob_retry_delay_ms(const xio_blob_retry_policy *p, int attempt,
   double cap = p->max_delay_ms > 0 ? p->max_delay_ms : 60000;
   if (hint >= 0) return (int)(hint < cap ? hint : cap);
   double d = p->base_delay_ms > 0 ? p->base_delay_ms : 0;
-  for (int i = 1; i < attempt && d < cap; i++) d *= 2;
+  for (int i = 1; i < attempt && d < cap; i++)
+    d *= 2;
   d *= 0.8 + 0.5 * next_unit(rng);
   return (int)(d < cap ? d : cap);
 }

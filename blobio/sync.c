@@ -20,8 +20,8 @@ static xio_err run(xio_blob_engine *e, xio_err built, xio_blob_call **c, xio_err
   return rc;
 }
 
-xio_err xio_blob_create_container(xio_blob_engine *e, const xio_blob_target *t,
-                                  int if_missing, xio_error *err) {
+xio_err xio_blob_create_container(xio_blob_engine *e, const xio_blob_target *t, int if_missing,
+                                  xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = run(e, xio_blob_call_create_container(t, &c, err), &c, err);
   if (rc == XIO_EEXIST && if_missing) {
@@ -32,8 +32,7 @@ xio_err xio_blob_create_container(xio_blob_engine *e, const xio_blob_target *t,
 }
 
 xio_err xio_blob_list_page(xio_blob_engine *e, const xio_blob_target *t, const char *prefix,
-                           const char *marker, int maxresults, xio_blob_list *out,
-                           xio_error *err) {
+                           const char *marker, int maxresults, xio_blob_list *out, xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_list(t, prefix, marker, maxresults, &c, err);
   if (rc != XIO_OK) return rc;
@@ -51,8 +50,7 @@ xio_err xio_blob_create(xio_blob_engine *e, const xio_blob_target *t, uint64_t s
 }
 
 xio_err xio_blob_get_properties(xio_blob_engine *e, const xio_blob_target *t,
-                                const xio_blob_cond *cond, xio_blob_props *out,
-                                xio_error *err) {
+                                const xio_blob_cond *cond, xio_blob_props *out, xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_get_properties(t, cond, &c, err);
   if (rc != XIO_OK) return rc;
@@ -69,20 +67,19 @@ xio_err xio_blob_resize(xio_blob_engine *e, const xio_blob_target *t, uint64_t s
 }
 
 xio_err xio_blob_put_page(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
-                          const void *data, size_t len, const xio_blob_cond *cond,
-                          xio_error *err) {
+                          const void *data, size_t len, const xio_blob_cond *cond, xio_error *err) {
   xio_blob_call *c = NULL;
   return run(e, xio_blob_call_put_page(t, offset, data, len, 0, cond, &c, err), &c, err);
 }
 
-xio_err xio_blob_clear(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
-                       uint64_t len, const xio_blob_cond *cond, xio_error *err) {
+xio_err xio_blob_clear(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset, uint64_t len,
+                       const xio_blob_cond *cond, xio_error *err) {
   xio_blob_call *c = NULL;
   return run(e, xio_blob_call_clear(t, offset, len, 0, cond, &c, err), &c, err);
 }
 
-xio_err xio_blob_read(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
-                      void *buf, size_t len, const xio_blob_cond *cond, xio_error *err) {
+xio_err xio_blob_read(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset, void *buf,
+                      size_t len, const xio_blob_cond *cond, xio_error *err) {
   xio_blob_call *c = NULL;
   return run(e, xio_blob_call_read(t, offset, buf, len, cond, &c, err), &c, err);
 }
@@ -94,8 +91,7 @@ static xio_err send_with_engine(void *ud, xio_blob_call *c, xio_error *err) {
 
 /* One segment [off, off+len), following NextMarker until the service is done. */
 static xio_err ranges_segment(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
-                              uint64_t off, uint64_t len, xio_blob_ranges *out,
-                              xio_error *err) {
+                              uint64_t off, uint64_t len, xio_blob_ranges *out, xio_error *err) {
   char *marker = NULL;
   xio_err rc;
   do {
@@ -113,8 +109,8 @@ static xio_err ranges_segment(xio_blob_send_fn send, void *ud, const xio_blob_ta
 }
 
 /* The blob's size, for a query "to the end". */
-static xio_err blob_size(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
-                         uint64_t *size, xio_error *err) {
+static xio_err blob_size(xio_blob_send_fn send, void *ud, const xio_blob_target *t, uint64_t *size,
+                         xio_error *err) {
   xio_blob_call *c = NULL;
   xio_blob_props p;
   xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
@@ -148,8 +144,7 @@ xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob
 }
 
 xio_err xio_blob_get_ranges(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
-                            uint64_t len, uint64_t segment, xio_blob_ranges *out,
-                            xio_error *err) {
+                            uint64_t len, uint64_t segment, xio_blob_ranges *out, xio_error *err) {
   return xio_blob_get_ranges_with(send_with_engine, e, t, offset, len, segment, out, err);
 }
 

@@ -48,20 +48,17 @@ static xio_err make_urls(xio_blob_target *t, xio_error *err) {
 }
 
 /* Takes the credential: an explicit one, else a SAS found in the URL's query. */
-static xio_err take_credential(xio_blob_target *t, const xio_auth_cred *cred,
-                               xio_error *err) {
+static xio_err take_credential(xio_blob_target *t, const xio_auth_cred *cred, xio_error *err) {
   const char *q = t->url.query;
   if (cred && cred->kind != XIO_AUTH_CRED_NONE) {
     if (xio_auth_cred_copy(&t->cred, cred) != XIO_OK)
       return xio_error_set(err, XIO_ENOMEM, "out of memory copying the credential");
-    if (q && !(t->extra_query = strdup(q)))
-      return xio_error_set(err, XIO_ENOMEM, "out of memory");
+    if (q && !(t->extra_query = strdup(q))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   } else if (q && *q) {
     xio_auth_sas probe;
     if (xio_auth_sas_parse(q, &probe, NULL) == XIO_OK && probe.has_sig) {
       t->cred.kind = XIO_AUTH_CRED_SAS;
-      if (!(t->cred.sas = strdup(q)))
-        return xio_error_set(err, XIO_ENOMEM, "out of memory");
+      if (!(t->cred.sas = strdup(q))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
     } else if (!(t->extra_query = strdup(q))) {
       return xio_error_set(err, XIO_ENOMEM, "out of memory");
     }
@@ -74,8 +71,8 @@ static xio_err take_credential(xio_blob_target *t, const xio_auth_cred *cred,
   return XIO_OK;
 }
 
-xio_err xio_blob_target_new(const char *url, const xio_auth_cred *cred,
-                            xio_blob_target **out, xio_error *err) {
+xio_err xio_blob_target_new(const char *url, const xio_auth_cred *cred, xio_blob_target **out,
+                            xio_error *err) {
   *out = NULL;
   if (!url) return xio_error_set(err, XIO_EINVAL, "no URL given");
   xio_blob_target *t = calloc(1, sizeof *t);
@@ -92,11 +89,10 @@ xio_err xio_blob_target_new(const char *url, const xio_auth_cred *cred,
   return XIO_OK;
 }
 
-xio_err xio_blob_target_child(const xio_blob_target *t, const char *name,
-                              xio_blob_target **out, xio_error *err) {
+xio_err xio_blob_target_child(const xio_blob_target *t, const char *name, xio_blob_target **out,
+                              xio_error *err) {
   *out = NULL;
-  if (!t || !t->url.container)
-    return xio_error_set(err, XIO_EINVAL, "target has no container");
+  if (!t || !t->url.container) return xio_error_set(err, XIO_EINVAL, "target has no container");
   if (!name || !*name) return xio_error_set(err, XIO_EINVAL, "empty blob name");
   char *enc = xio_auth_encode_path(name);
   if (!enc) return xio_error_set(err, XIO_ENOMEM, "out of memory");
@@ -131,6 +127,4 @@ const char *xio_blob_target_safe_url(const xio_blob_target *t) { return t->safe_
 
 const xio_auth_url *xio_blob_target_url(const xio_blob_target *t) { return &t->url; }
 
-xio_auth_cred_kind xio_blob_target_cred_kind(const xio_blob_target *t) {
-  return t->cred.kind;
-}
+xio_auth_cred_kind xio_blob_target_cred_kind(const xio_blob_target *t) { return t->cred.kind; }

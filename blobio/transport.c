@@ -36,8 +36,10 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud) {
   if (!colon) return len;
   char name[128], value[1024];
   size_t nl = (size_t)(colon - line), vs = nl + 1, ve = len;
-  while (vs < ve && isspace((unsigned char)line[vs])) vs++;
-  while (ve > vs && isspace((unsigned char)line[ve - 1])) ve--;
+  while (vs < ve && isspace((unsigned char)line[vs]))
+    vs++;
+  while (ve > vs && isspace((unsigned char)line[ve - 1]))
+    ve--;
   if (nl >= sizeof name || ve - vs >= sizeof value) return len; /* not one we read */
   memcpy(name, line, nl);
   name[nl] = '\0';
@@ -50,7 +52,8 @@ static int append_body(xio_blob_call *c, const char *p, size_t len) {
   if (c->resp_len + len > MAX_RESPONSE_BODY) return 0;
   if (c->resp_len + len > c->resp_cap) {
     size_t cap = c->resp_cap ? c->resp_cap : 4096;
-    while (cap < c->resp_len + len) cap *= 2;
+    while (cap < c->resp_len + len)
+      cap *= 2;
     char *b = realloc(c->resp_body, cap);
     if (!b) return 0;
     c->resp_body = b;
@@ -87,8 +90,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud) {
 /* Called by libcurl each time it is about to send this try's request. A second
  * call in one try means libcurl re-sent the request on a new connection after a
  * reused one died without a response: the first copy may have been applied. */
-static int on_prereq(void *ud, char *remote_ip, char *local_ip, int remote_port,
-                     int local_port) {
+static int on_prereq(void *ud, char *remote_ip, char *local_ip, int remote_port, int local_port) {
   (void)remote_ip, (void)local_ip, (void)remote_port, (void)local_port;
   ((xio_blob_call *)ud)->sends++;
   return CURL_PREREQFUNC_OK;
@@ -142,7 +144,8 @@ xio_err xio__blob_check_ca_file(const char *path, xio_error *err) {
 static char *join_query(const char *a, const char *b, const char *c) {
   const char *parts[3] = {a, b, c};
   size_t n = 1;
-  for (int i = 0; i < 3; i++) n += parts[i] ? strlen(parts[i]) + 1 : 0;
+  for (int i = 0; i < 3; i++)
+    n += parts[i] ? strlen(parts[i]) + 1 : 0;
   char *q = malloc(n), *w = q;
   if (!q) return NULL;
   *w = '\0';
@@ -175,8 +178,10 @@ static void add_line(struct curl_slist **l, const char *name, const char *value,
   if (!*ok) return;
   snprintf(line, sizeof line, "%s: %s", name, value);
   struct curl_slist *n = curl_slist_append(*l, line);
-  if (!n) *ok = 0;
-  else *l = n;
+  if (!n)
+    *ok = 0;
+  else
+    *l = n;
 }
 
 /* Signs with Shared Key: every header sent, exactly as sent. */
@@ -195,14 +200,13 @@ static xio_err sign(xio_blob_call *c, const char *query, const char *date,
   if (content_length) h[k++] = (xio_auth_header){"Content-Length", content_length};
   xio_auth_request req = {c->method, c->container_level ? t->cont_path : t->url.path,
                           query && *query ? query : NULL, h, k};
-  xio_err rc = xio_auth_sharedkey_authorization(t->cred.account, t->cred.key,
-                                                t->cred.key_len, &req, auth, err);
+  xio_err rc = xio_auth_sharedkey_authorization(t->cred.account, t->cred.key, t->cred.key_len, &req,
+                                                auth, err);
   free(h);
   return rc;
 }
 
-static xio_err build_headers(xio_blob_call *c, const char *query, time_t now,
-                             xio_error *err) {
+static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xio_error *err) {
   char date[30], length[32];
   const char *content_length = NULL;
   xio_auth_format_rfc1123(now, date);
@@ -217,8 +221,9 @@ static xio_err build_headers(xio_blob_call *c, const char *query, time_t now,
   add_line(&l, "x-ms-date", date, &ok);
   add_line(&l, "x-ms-version", XIO_AUTH_API_VERSION, &ok);
   add_line(&l, "x-ms-client-request-id", c->client_request_id, &ok);
-  if (ok) ok = (l = curl_slist_append(l, "Content-Type:")) && (l = curl_slist_append(l, "Expect:")) &&
-               (l = curl_slist_append(l, "Accept:"));
+  if (ok)
+    ok = (l = curl_slist_append(l, "Content-Type:")) && (l = curl_slist_append(l, "Expect:")) &&
+         (l = curl_slist_append(l, "Accept:"));
   if (ok && c->target->cred.kind == XIO_AUTH_CRED_SHARED_KEY) {
     char *auth = NULL;
     xio_err rc = sign(c, query, date, content_length, &auth, err);
@@ -277,9 +282,8 @@ static void set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine_opt
   curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)o->ca_file);
 }
 
-xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy,
-                              const xio_blob_engine_options *opts, time_t now,
-                              long timeout_ms, xio_error *err) {
+xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *opts,
+                              time_t now, long timeout_ms, xio_error *err) {
   char *query = NULL;
   xio__blob_call_reset_try(c);
   c->easy = easy;

@@ -42,9 +42,7 @@
 
 static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
 
-static void xml_init(void) {
-  xmlInitParser();
-}
+static void xml_init(void) { xmlInitParser(); }
 
 /* Parses `body` and checks that its root element is `root_name`. On success the
  * caller frees *doc (xmlFreeDoc). Errors: XIO_EPARSE. */
@@ -58,9 +56,7 @@ static xio_err parse_doc(const char *body, size_t len, const char *root_name, xm
   pthread_once(&xml_once, xml_init);
   xmlDoc *d = xmlReadMemory(body, (int)len, NULL, NULL,
                             XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-  if (!d)
-    return FAIL_AS(err, XIO_EPARSE, "body is not well-formed XML, wanted <%s>",
-                   root_name);
+  if (!d) return FAIL_AS(err, XIO_EPARSE, "body is not well-formed XML, wanted <%s>", root_name);
   xmlNode *r = xmlDocGetRootElement(d);
   if (d->intSubset || d->extSubset) {
     xmlFreeDoc(d);
@@ -97,8 +93,8 @@ static int find_child(const xmlNode *parent, const char *name, xmlNode **first) 
 
 /* The one child `name` of `parent` (described as `what` in messages). Errors:
  * XIO_EPARSE when it is missing or repeated. */
-static xio_err one_child(const xmlNode *parent, const char *what, const char *name,
-                         xmlNode **out, xio_error *err) {
+static xio_err one_child(const xmlNode *parent, const char *what, const char *name, xmlNode **out,
+                         xio_error *err) {
   int count = find_child(parent, name, out);
   if (count == 0) return FAIL_AS(err, XIO_EPARSE, "%s has no <%s>", what, name);
   if (count > 1) return FAIL_AS(err, XIO_EPARSE, "%s has more than one <%s>", what, name);
@@ -110,8 +106,7 @@ static xio_err one_child(const xmlNode *parent, const char *what, const char *na
 static xio_err no_stray_text(const xmlNode *el, const char *what, xio_error *err) {
   for (xmlNode *n = el->children; n; n = n->next) {
     int text = n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE;
-    if (text && !xmlIsBlankNode(n))
-      return FAIL_AS(err, XIO_EPARSE, "%s holds stray text", what);
+    if (text && !xmlIsBlankNode(n)) return FAIL_AS(err, XIO_EPARSE, "%s holds stray text", what);
   }
   return XIO_OK;
 }
@@ -121,15 +116,14 @@ static void copy_span(char *buf, size_t size, const char *s, size_t n) {
   if (!buf || size == 0) return;
   if (n >= size) {
     n = size - 1;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--; /* continuation byte */
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+      n--; /* continuation byte */
   }
   memcpy(buf, s, n);
   buf[n] = '\0';
 }
 
-static int is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 /* Text of `el` (NULL: "") into buf, cut at the first line end when `first_line`,
  * with surrounding whitespace trimmed when `trim`. Errors: XIO_ENOMEM. */
@@ -141,8 +135,10 @@ static xio_err text_copy(const xmlNode *el, char *buf, size_t size, int first_li
   const char *s = (const char *)t;
   size_t n = first_line ? strcspn(s, "\r\n") : strlen(s);
   if (trim) {
-    while (n > 0 && is_space(*s)) s++, n--;
-    while (n > 0 && is_space(s[n - 1])) n--;
+    while (n > 0 && is_space(*s))
+      s++, n--;
+    while (n > 0 && is_space(s[n - 1]))
+      n--;
   }
   copy_span(buf, size, s, n);
   xmlFree(t);
@@ -179,16 +175,16 @@ static int parse_u64(const char *s, uint64_t *out) {
 
 /* The number in the one child `name` of `parent`. Errors: XIO_EPARSE (missing,
  * repeated, or not a decimal uint64), XIO_ENOMEM. */
-static xio_err child_u64(const xmlNode *parent, const char *what, const char *name,
-                         uint64_t *out, xio_error *err) {
+static xio_err child_u64(const xmlNode *parent, const char *what, const char *name, uint64_t *out,
+                         xio_error *err) {
   xmlNode *el;
   xio_err rc = one_child(parent, what, name, &el, err);
   if (rc != XIO_OK) return rc;
   xmlChar *t = xmlNodeGetContent(el);
   if (!t) return FAIL_AS(err, XIO_ENOMEM, "out of memory reading %s <%s>", what, name);
   if (!parse_u64((const char *)t, out))
-    rc = FAIL_AS(err, XIO_EPARSE, "%s: <%s> \"%.40s\" is not a non-negative integer",
-                 what, name, (const char *)t);
+    rc = FAIL_AS(err, XIO_EPARSE, "%s: <%s> \"%.40s\" is not a non-negative integer", what, name,
+                 (const char *)t);
   xmlFree(t);
   return rc;
 }
@@ -235,16 +231,15 @@ typedef struct page_walk {
 
 /* Reads the Start and End of one <PageRange> or <ClearRange>, the index-th range
  * element (from 1). Errors: XIO_EPARSE, XIO_ENOMEM. */
-static xio_err read_range(const xmlNode *el, size_t index, xio_blob_range *out,
-                          xio_error *err) {
+static xio_err read_range(const xmlNode *el, size_t index, xio_blob_range *out, xio_error *err) {
   char what[48];
   snprintf(what, sizeof what, "%s %zu", (const char *)el->name, index);
   xio_err rc = no_stray_text(el, what, err);
   if (rc == XIO_OK) rc = child_u64(el, what, "Start", &out->start, err);
   if (rc == XIO_OK) rc = child_u64(el, what, "End", &out->end, err);
   if (rc == XIO_OK && out->start > out->end)
-    rc = FAIL_AS(err, XIO_EPARSE, "%s: Start %" PRIu64 " > End %" PRIu64, what,
-                 out->start, out->end);
+    rc = FAIL_AS(err, XIO_EPARSE, "%s: Start %" PRIu64 " > End %" PRIu64, what, out->start,
+                 out->end);
   return rc;
 }
 
@@ -276,15 +271,13 @@ static xio_err apply_page_list(const xmlNode *root, page_walk *w, xio_error *err
   int same = w->cleared == w->ranges; /* one list for both: room for both */
   if (xio__blob_ranges_reserve(w->ranges, w->npage + (same ? w->nclear : 0)) != XIO_OK ||
       (w->cleared && !same && xio__blob_ranges_reserve(w->cleared, w->nclear) != XIO_OK))
-    return FAIL_AS(err, XIO_ENOMEM, "out of memory for %zu page ranges",
-                   w->npage + w->nclear);
+    return FAIL_AS(err, XIO_ENOMEM, "out of memory for %zu page ranges", w->npage + w->nclear);
   w->apply = 1;
   return walk_page_list(root, w, err);
 }
 
 xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
-                                xio_blob_ranges *cleared, char **next_marker,
-                                xio_error *err) {
+                                xio_blob_ranges *cleared, char **next_marker, xio_error *err) {
   xmlDoc *doc;
   xmlNode *root;
   char *marker = NULL;
@@ -297,8 +290,10 @@ xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *r
   rc = next_marker_of(root, &marker, err);
   if (rc == XIO_OK) rc = apply_page_list(root, &w, err);
   xmlFreeDoc(doc);
-  if (rc == XIO_OK && next_marker) *next_marker = marker;
-  else free(marker);
+  if (rc == XIO_OK && next_marker)
+    *next_marker = marker;
+  else
+    free(marker);
   return rc;
 }
 
@@ -306,8 +301,7 @@ xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *r
 
 /* Copies the text of the first child `name` of `parent` ("" when absent), trimmed
  * and truncated to `size`. Errors: XIO_ENOMEM. */
-static xio_err optional_text(const xmlNode *parent, const char *name, char *buf,
-                             size_t size) {
+static xio_err optional_text(const xmlNode *parent, const char *name, char *buf, size_t size) {
   xmlNode *el;
   find_child(parent, name, &el);
   return text_copy(el, buf, size, 0, 1);
@@ -330,8 +324,7 @@ static xio_err read_blob_props(const xmlNode *props, const char *what, xio_blob_
 
 /* Fills `item` from the index-th <Blob> (from 1). On failure `item` owns nothing.
  * Errors: XIO_EPARSE, XIO_ENOMEM. */
-static xio_err read_blob(const xmlNode *el, size_t index, xio_blob_item *item,
-                         xio_error *err) {
+static xio_err read_blob(const xmlNode *el, size_t index, xio_blob_item *item, xio_error *err) {
   char what[48];
   xmlNode *name, *props;
   memset(item, 0, sizeof *item);
@@ -341,15 +334,15 @@ static xio_err read_blob(const xmlNode *el, size_t index, xio_blob_item *item,
   if (rc == XIO_OK) rc = one_child(el, what, "Properties", &props, err);
   if (rc == XIO_OK) rc = read_blob_props(props, what, item, err);
   if (rc == XIO_OK) rc = text_dup(name, &item->name, err); /* the only allocation: last */
-  if (rc == XIO_OK && !item->name)
-    rc = FAIL_AS(err, XIO_EPARSE, "%s has an empty <Name>", what);
+  if (rc == XIO_OK && !item->name) rc = FAIL_AS(err, XIO_EPARSE, "%s has an empty <Name>", what);
   return rc;
 }
 
 /* Number of <Blob> children of `blobs`. */
 static size_t count_blobs(const xmlNode *blobs) {
   size_t count = 0;
-  for (const xmlNode *n = blobs->children; n; n = n->next) count += is_elem(n, "Blob");
+  for (const xmlNode *n = blobs->children; n; n = n->next)
+    count += is_elem(n, "Blob");
   return count;
 }
 
@@ -367,7 +360,8 @@ static xio_err append_blobs(const xmlNode *blobs, xio_blob_list *out, xio_error 
     if (!is_elem(n, "Blob")) continue;
     xio_err rc = read_blob(n, ++index, &out->v[out->n], err);
     if (rc != XIO_OK) {
-      while (out->n > old_n) free(out->v[--out->n].name);
+      while (out->n > old_n)
+        free(out->v[--out->n].name);
       return rc;
     }
     out->n++;
@@ -375,8 +369,7 @@ static xio_err append_blobs(const xmlNode *blobs, xio_blob_list *out, xio_error 
   return XIO_OK;
 }
 
-xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out,
-                                xio_error *err) {
+xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out, xio_error *err) {
   xmlDoc *doc;
   xmlNode *root, *blobs;
   char *marker = NULL;

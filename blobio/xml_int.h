@@ -29,8 +29,7 @@ xio_err xio__blob_xml_error(const char *body, size_t len, char *code, size_t cod
  * Start > End, or numbers that do not parse), XIO_ENOMEM.
  */
 xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
-                                xio_blob_ranges *cleared, char **next_marker,
-                                xio_error *err);
+                                xio_blob_ranges *cleared, char **next_marker, xio_error *err);
 
 /**
  * Reads <EnumerationResults><Blobs><Blob><Name/><Properties>...</Properties></Blob>
@@ -39,8 +38,6 @@ xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *r
  * starts zeroed or holds earlier entries); sets out->next_marker (NULL when empty).
  * Errors: XIO_EPARSE, XIO_ENOMEM.
  */
-xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out,
-                                xio_error *err);
-
+xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out, xio_error *err);
 
 #endif

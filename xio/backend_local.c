@@ -287,7 +287,8 @@ static xio_err pwrite_all(local_file *lf, const char *buf, size_t n, uint64_t of
   for (size_t w = 0; w < n;) {
     ssize_t k = pwrite(lf->fd, buf + w, n - w, (off_t)(off + w));
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return xio_error_from_errno(err, k < 0 ? errno : EIO, operation, "pwrite", lf->base.path);
+    if (k <= 0)
+      return xio_error_from_errno(err, k < 0 ? errno : EIO, operation, "pwrite", lf->base.path);
     w += (size_t)k;
     if (done) *done += (size_t)k;
   }
@@ -344,7 +345,8 @@ static xio_err do_clear(local_file *lf, const xio__sub *s, xio_error *err) {
   for (int m = atomic_load(&lf->clear_method); m < CLEAR_WRITE; m++) {
     int e = falloc(lf->fd, clear_modes[m].mode, off, len);
     if (e == 0) return XIO_OK;
-    if (!unsupported(e)) return xio_error_from_errno(err, e, "ZeroFile", clear_modes[m].call, lf->base.path);
+    if (!unsupported(e))
+      return xio_error_from_errno(err, e, "ZeroFile", clear_modes[m].call, lf->base.path);
     int expected = m;
     atomic_compare_exchange_strong(&lf->clear_method, &expected, m + 1);
   }
@@ -408,7 +410,8 @@ static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
 /* Makes written data durable. Not a storage request of the trace schema: no event. */
 static xio_err lf_sync(xio_file *f, xio_error *err) {
   local_file *lf = (local_file *)f;
-  if (fdatasync(lf->fd) != 0) return xio_error_from_errno(err, errno, "FlushFile", "fdatasync", f->path);
+  if (fdatasync(lf->fd) != 0)
+    return xio_error_from_errno(err, errno, "FlushFile", "fdatasync", f->path);
   return XIO_OK;
 }
 
@@ -416,7 +419,8 @@ static xio_err lf_sync(xio_file *f, xio_error *err) {
 static xio_err release_lock(local_file *lf, xio_error *err) {
   int64_t t0 = mono_us();
   xio_err rc = XIO_OK;
-  if (flock(lf->fd, LOCK_UN) != 0) rc = xio_error_from_errno(err, errno, "CloseFile", "flock", lf->base.path);
+  if (flock(lf->fd, LOCK_UN) != 0)
+    rc = xio_error_from_errno(err, errno, "CloseFile", "flock", lf->base.path);
   report(lf->base.ctx, NULL, lf->base.path, XIO_RT_LEASE, 0, 0, t0, rc);
   lf->locked = 0;
   return rc;
@@ -469,15 +473,16 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
 
 /* The data extents of [0, size) by SEEK_DATA/SEEK_HOLE; a file system without them
  * reports one extent covering everything. */
-static xio_err walk_extents(local_file *lf, uint64_t size, xio_blob_ranges *out,
-                            xio_error *err) {
+static xio_err walk_extents(local_file *lf, uint64_t size, xio_blob_ranges *out, xio_error *err) {
   for (uint64_t pos = 0; pos < size;) {
     off_t data = lseek(lf->fd, (off_t)pos, SEEK_DATA);
     if (data < 0 && errno == ENXIO) break; /* only a hole from here on */
     if (data < 0 && errno == EINVAL) return xio_blob_ranges_add(out, pos, size - 1);
-    if (data < 0) return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_DATA)", lf->base.path);
+    if (data < 0)
+      return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_DATA)", lf->base.path);
     off_t hole = lseek(lf->fd, data, SEEK_HOLE);
-    if (hole < 0) return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_HOLE)", lf->base.path);
+    if (hole < 0)
+      return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_HOLE)", lf->base.path);
     uint64_t end = (uint64_t)hole < size ? (uint64_t)hole : size;
     if (end <= pos || end <= (uint64_t)data) break;
     xio_err rc = xio_blob_ranges_add(out, (uint64_t)data, end - 1);
@@ -504,6 +509,6 @@ static xio_err lf_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
 }
 
 const xio_backend xio__local_backend = {
-    1,       "local",  1,        LOCAL_MAX_REQUEST, lf_open,  lf_submit,
+    1,         "local", 1,        LOCAL_MAX_REQUEST, lf_open,   lf_submit,
     lf_resize, lf_sync, lf_close, lf_remove,         lf_ranges, lf_snapshot,
 };

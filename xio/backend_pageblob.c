@@ -20,10 +20,10 @@
 #define META_SIZE "xiosize"
 
 typedef struct pb_file {
-  xio_file base;            /* first: the generic layer sees an xio_file */
+  xio_file base; /* first: the generic layer sees an xio_file */
   xio_blob_target *target;
-  _Atomic uint64_t blob_size;   /* physical size, a multiple of 512 */
-  int has_size_meta;        /* the blob carries xiosize */
+  _Atomic uint64_t blob_size; /* physical size, a multiple of 512 */
+  int has_size_meta;          /* the blob carries xiosize */
   int leased;
   xio__lease lease;
 } pb_file;
@@ -64,8 +64,8 @@ static void read_meta(const xio_blob_props *props, uint64_t *logical, xio_kind *
 
 /* --------------------------------------------------------- requests ---- */
 
-static xio_err get_props(xio_ctx *ctx, const char *path, xio_blob_target *t,
-                         xio_blob_props *props, xio_error *err) {
+static xio_err get_props(xio_ctx *ctx, const char *path, xio_blob_target *t, xio_blob_props *props,
+                         xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
   if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_OPEN, 0, 0, err);
@@ -81,7 +81,8 @@ static xio_err create_blob(xio_ctx *ctx, const char *path, xio_blob_target *t,
   xio_blob_cond cond = {NULL, NULL, "*"};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_create(t, pages(o->size), meta, nmeta, &cond, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_CREATE, 0, pages(o->size), err);
+  if (rc == XIO_OK)
+    rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_CREATE, 0, pages(o->size), err);
   xio_blob_call_free(c);
   return rc;
 }
@@ -108,8 +109,8 @@ static xio_err create_with_container(xio_ctx *ctx, const char *path, xio_blob_ta
 
 /* Opens or creates per the flags; fills props of the blob opened. */
 static xio_err open_or_create(xio_ctx *ctx, const char *path, xio_blob_target *t,
-                              const xio_open_options *o, xio_blob_props *props,
-                              int *created, xio_error *err) {
+                              const xio_open_options *o, xio_blob_props *props, int *created,
+                              xio_error *err) {
   int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
   xio_err rc = XIO_ENOTFOUND;
   if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = get_props(ctx, path, t, props, err);
@@ -130,11 +131,11 @@ static xio_err open_or_create(xio_ctx *ctx, const char *path, xio_blob_target *t
 
 /* ----------------------------------------------------------- leases ---- */
 
-static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out,
-                          xio_error *err) {
+static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out, xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(p->target, a, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(p->base.ctx, NULL, p->base.path, c, XIO_RT_LEASE, 0, 0, err);
+  if (rc == XIO_OK)
+    rc = xio__send_traced(p->base.ctx, NULL, p->base.path, c, XIO_RT_LEASE, 0, 0, err);
   if (rc == XIO_OK && id_out) rc = xio_blob_call_lease_id(c, id_out, err);
   xio_blob_call_free(c);
   return rc;
@@ -156,8 +157,10 @@ static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
   if (rc == XIO_EBUSY && err) {
     /* A clearer message, keeping the service's status, code and request ids. */
     xio_error svc = *err;
-    xio_error_set(err, XIO_EBUSY, "%s is in use: another client holds its lease "
-                  "(open with break-lease to take it over)", p->base.path);
+    xio_error_set(err, XIO_EBUSY,
+                  "%s is in use: another client holds its lease "
+                  "(open with break-lease to take it over)",
+                  p->base.path);
     err->http_status = svc.http_status;
     err->retries = svc.retries;
     memcpy(err->service_code, svc.service_code, sizeof err->service_code);
@@ -181,8 +184,8 @@ static void pb_free(pb_file *p) {
   free(p);
 }
 
-static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options *o,
-                       xio_file **out, int *created, xio_error *err) {
+static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options *o, xio_file **out,
+                       int *created, xio_error *err) {
   pb_file *p = calloc(1, sizeof *p);
   if (!p) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_err rc = xio_ctx_blob_target(ctx, target, &p->target, err);
@@ -238,7 +241,8 @@ static void on_done(xio_blob_call *c, void *ud) {
 static xio_err lost_lease(pb_file *p, xio_error *err) {
   xio_error_set(err, XIO_ELEASELOST,
                 "the lease on %s was lost (broken, taken or expired); "
-                "nothing is written without it: reopen the file", p->base.path);
+                "nothing is written without it: reopen the file",
+                p->base.path);
   xio_error_set_operation(err, "WriteFile");
   xio_error_set_target(err, p->base.path);
   return XIO_ELEASELOST;
@@ -252,8 +256,7 @@ static xio_err build(pb_file *p, xio__sub *s, xio_blob_call **c, xio_error *err)
     return xio_blob_call_read(p->target, s->offset, s->buf, s->length, NULL, c, err);
   case XIO__SUB_WRITE:
     return xio_blob_call_put_page(p->target, s->offset, s->buf, s->length, size, &cond, c, err);
-  default:
-    return xio_blob_call_clear(p->target, s->offset, s->clear_length, size, &cond, c, err);
+  default: return xio_blob_call_clear(p->target, s->offset, s->clear_length, size, &cond, c, err);
   }
 }
 
@@ -263,8 +266,7 @@ static void pb_submit(xio_file *f, xio__sub *s) {
   xio_error_clear(&e);
   xio_blob_call *c = NULL;
   xio_err rc = XIO_OK;
-  if (s->op != XIO__SUB_READ && p->leased && atomic_load(&p->lease.lost))
-    rc = lost_lease(p, &e);
+  if (s->op != XIO__SUB_READ && p->leased && atomic_load(&p->lease.lost)) rc = lost_lease(p, &e);
   if (rc == XIO_OK) rc = build(p, s, &c, &e);
   if (rc != XIO_OK) {
     xio__sub_done(s, rc, &e, 0);
@@ -348,8 +350,8 @@ static xio_err pb_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
   uint64_t size = atomic_load(&f->size);
   if (size == 0) return XIO_OK;
   xio_blob_ranges all = {NULL, 0, 0};
-  xio_err rc = xio_blob_get_ranges_with(send_ranges_call, p, p->target, 0, pages(size), 0,
-                                        &all, err);
+  xio_err rc =
+      xio_blob_get_ranges_with(send_ranges_call, p, p->target, 0, pages(size), 0, &all, err);
   /* The last page may reach past an unaligned logical end: cut it there. */
   for (size_t i = 0; rc == XIO_OK && i < all.n && all.v[i].start < size; i++) {
     uint64_t end = all.v[i].end < size - 1 ? all.v[i].end : size - 1;
@@ -376,6 +378,6 @@ static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
 }
 
 const xio_backend xio__pageblob_backend = {
-    1,         "pageblob", 512,      XIO_BLOB_MAX_PUT_PAGE, pb_open,  pb_submit,
-    pb_resize, pb_sync,    pb_close, pb_remove,             pb_ranges, pb_snapshot,
+    1,        "pageblob", 512,       XIO_BLOB_MAX_PUT_PAGE, pb_open, pb_submit, pb_resize, pb_sync,
+    pb_close, pb_remove,  pb_ranges, pb_snapshot,
 };

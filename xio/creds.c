@@ -95,24 +95,25 @@ static int conn_matches(const xio_auth_account *a, const char *url) {
          (url[n] == '/' || url[n] == '\0' || url[n] == '?');
 }
 
-static xio_err pick(const xio__creds *c, const char *url, const xio_auth_url *u,
-                    xio_auth_cred *out, xio_error *err) {
+static xio_err pick(const xio__creds *c, const char *url, const xio_auth_url *u, xio_auth_cred *out,
+                    xio_error *err) {
   if (c->store) {
     xio_err rc = xio_auth_credstore_lookup(c->store, url, out, NULL);
-    if (rc != XIO_ENOCRED) return rc == XIO_OK ? XIO_OK : xio_error_set(err, rc, "credential lookup failed");
+    if (rc != XIO_ENOCRED)
+      return rc == XIO_OK ? XIO_OK : xio_error_set(err, rc, "credential lookup failed");
   }
   xio_auth_cred tmp = {XIO_AUTH_CRED_NONE, NULL, NULL, 0, NULL};
   if (conn_matches(&c->conn, url)) {
     if (c->conn.key)
-      tmp = (xio_auth_cred){XIO_AUTH_CRED_SHARED_KEY, c->conn.name, c->conn.key,
-                            c->conn.key_len, NULL};
+      tmp = (xio_auth_cred){XIO_AUTH_CRED_SHARED_KEY, c->conn.name, c->conn.key, c->conn.key_len,
+                            NULL};
     else if (c->conn.sas)
       tmp = (xio_auth_cred){XIO_AUTH_CRED_SAS, NULL, NULL, 0, c->conn.sas};
   }
   int env_acct = c->env_account && u->account && strcmp(c->env_account, u->account) == 0;
   if (tmp.kind == XIO_AUTH_CRED_NONE && env_acct && c->env_key)
-    tmp = (xio_auth_cred){XIO_AUTH_CRED_SHARED_KEY, c->env_account, c->env_key,
-                          c->env_key_len, NULL};
+    tmp =
+        (xio_auth_cred){XIO_AUTH_CRED_SHARED_KEY, c->env_account, c->env_key, c->env_key_len, NULL};
   if (tmp.kind == XIO_AUTH_CRED_NONE && c->env_sas && (env_acct || !c->env_account))
     tmp = (xio_auth_cred){XIO_AUTH_CRED_SAS, NULL, NULL, 0, c->env_sas};
   if (xio_auth_cred_copy(out, &tmp) != XIO_OK)
@@ -120,8 +121,7 @@ static xio_err pick(const xio__creds *c, const char *url, const xio_auth_url *u,
   return XIO_OK;
 }
 
-xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out,
-                            xio_error *err) {
+xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
   xio_auth_url u;
   *out = NULL;
   xio_err rc = xio_auth_url_parse(url, &u, err);

@@ -11,12 +11,12 @@
 #include "xio_int.h"
 
 typedef struct xio__creds {
-  xio_auth_credstore *store;    /* credential file entries, or NULL */
-  xio_auth_account conn;        /* connection string (name NULL: none) */
-  char *env_account;            /* AZURE_STORAGE_ACCOUNT */
-  unsigned char *env_key;       /* AZURE_STORAGE_KEY, decoded */
+  xio_auth_credstore *store; /* credential file entries, or NULL */
+  xio_auth_account conn;     /* connection string (name NULL: none) */
+  char *env_account;         /* AZURE_STORAGE_ACCOUNT */
+  unsigned char *env_key;    /* AZURE_STORAGE_KEY, decoded */
   size_t env_key_len;
-  char *env_sas;                /* AZURE_STORAGE_SAS_TOKEN */
+  char *env_sas; /* AZURE_STORAGE_SAS_TOKEN */
 } xio__creds;
 
 typedef struct xio__workers {
@@ -34,16 +34,16 @@ typedef struct xio__keeper {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   xio__lease *leases;
-  xio__lease *renewing;         /* the lease being renewed right now, or NULL */
+  xio__lease *renewing; /* the lease being renewed right now, or NULL */
   int stopping;
 } xio__keeper;
 
 struct xio_ctx {
-  xio_ctx_options opts;         /* strings below are owned copies */
+  xio_ctx_options opts; /* strings below are owned copies */
   char *ca_file;
   xio_blob_engine *engine;
   xio__creds creds;
-  FILE *trace_file;             /* NULL: no file sink */
+  FILE *trace_file; /* NULL: no file sink */
   int trace_file_owned;
   pthread_mutex_t trace_mu;
   xio__workers workers;

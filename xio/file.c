@@ -71,13 +71,11 @@ void xio__file_release(xio_file *f) {
 
 /* ---------------------------------------------------------- planning ---- */
 
-static int count_pieces(uint64_t len, size_t piece) {
-  return (int)((len + piece - 1) / piece);
-}
+static int count_pieces(uint64_t len, size_t piece) { return (int)((len + piece - 1) / piece); }
 
 /* Cuts [off, off+len) of `buf` into subs of at most `piece` bytes. */
-static void add_pieces(xio__io_state *st, xio__sub_op op, uint64_t off, uint64_t len,
-                       char *buf, size_t piece, int zeroing) {
+static void add_pieces(xio__io_state *st, xio__sub_op op, uint64_t off, uint64_t len, char *buf,
+                       size_t piece, int zeroing) {
   for (uint64_t done = 0; done < len;) {
     size_t n = (size_t)(len - done < piece ? len - done : piece);
     xio__sub *s = xio__io_add(st, op, off + done, n, zeroing ? buf : buf + done);
@@ -131,8 +129,10 @@ static xio_err zero_internal(xio_file *f, uint64_t off, uint64_t end, xio_init h
   int n = how == XIO_INIT_CLEAR ? 1 : count_pieces(end - off, piece);
   xio_err rc = xio__io_begin(f, &io, n, &st, err);
   if (rc != XIO_OK) return rc;
-  if (how == XIO_INIT_CLEAR) xio__io_add(st, XIO__SUB_CLEAR, off, 0, NULL)->clear_length = end - off;
-  else add_pieces(st, XIO__SUB_WRITE, off, end - off, (char *)xio__ctx_zeros(f->ctx), piece, 1);
+  if (how == XIO_INIT_CLEAR)
+    xio__io_add(st, XIO__SUB_CLEAR, off, 0, NULL)->clear_length = end - off;
+  else
+    add_pieces(st, XIO__SUB_WRITE, off, end - off, (char *)xio__ctx_zeros(f->ctx), piece, 1);
   return wait_internal(st, &io, err);
 }
 
@@ -170,8 +170,7 @@ static xio_err check_aligned(xio_file *f, uint64_t off, uint64_t len, const char
 
 /* Read-modify-write: whole sectors around [off, off+len), edges read first, under a
  * sector range lock held until the write completes. */
-static xio_err write_rmw(xio_file *f, xio_io *io, const void *src, int internal,
-                         xio_error *err) {
+static xio_err write_rmw(xio_file *f, xio_io *io, const void *src, int internal, xio_error *err) {
   size_t a = f->backend->alignment;
   uint64_t off = io->offset, start = round_down(off, a), end = round_up(off + io->length, a);
   xio__io_state *st;
@@ -263,7 +262,8 @@ static xio_err submit_zero(xio_file *f, xio_io *io, xio_error *err) {
   if (rc == XIO_OK && (end < off || end > atomic_load(&f->size)))
     rc = xio_error_set(err, XIO_ERANGE,
                        "zero range [%" PRIu64 ", %" PRIu64 ") ends past the file's %" PRIu64
-                       " bytes", off, end, atomic_load(&f->size));
+                       " bytes",
+                       off, end, atomic_load(&f->size));
   if (rc == XIO_OK) rc = check_aligned(f, off, len, "zero", err);
   if (rc != XIO_OK) return rc;
   size_t a = f->backend->alignment;
@@ -280,8 +280,10 @@ static xio_err submit_zero(xio_file *f, xio_io *io, xio_error *err) {
   xio__io_state *st;
   rc = xio__io_begin(f, io, n, &st, err);
   if (rc != XIO_OK) return rc;
-  if (n && how == XIO_INIT_CLEAR) xio__io_add(st, XIO__SUB_CLEAR, ms, 0, NULL)->clear_length = me - ms;
-  else if (n) add_pieces(st, XIO__SUB_WRITE, ms, me - ms, (char *)xio__ctx_zeros(f->ctx), piece, 1);
+  if (n && how == XIO_INIT_CLEAR)
+    xio__io_add(st, XIO__SUB_CLEAR, ms, 0, NULL)->clear_length = me - ms;
+  else if (n)
+    add_pieces(st, XIO__SUB_WRITE, ms, me - ms, (char *)xio__ctx_zeros(f->ctx), piece, 1);
   xio__io_launch(st);
   return XIO_OK;
 }
@@ -327,8 +329,7 @@ xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_
   return rc;
 }
 
-xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len,
-                       xio_error *err) {
+xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len, xio_error *err) {
   xio_io io;
   memset(&io, 0, sizeof io);
   io.op = XIO_IO_WRITE;
@@ -338,8 +339,7 @@ xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len
   return run_sync(f, &io, err);
 }
 
-xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how,
-                      xio_error *err) {
+xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how, xio_error *err) {
   xio_io io;
   memset(&io, 0, sizeof io);
   io.op = XIO_IO_ZERO;
@@ -382,8 +382,10 @@ xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *
     return xio_error_set(err, XIO_EINVAL, "unknown init policy %d", (int)init);
   pthread_mutex_lock(&f->size_mu);
   uint64_t old = atomic_load(&f->size);
-  if (size > old) rc = grow_locked(f, size, init, err);
-  else if (size < old) rc = shrink_locked(f, size, err);
+  if (size > old)
+    rc = grow_locked(f, size, init, err);
+  else if (size < old)
+    rc = shrink_locked(f, size, err);
   pthread_mutex_unlock(&f->size_mu);
   return rc;
 }
@@ -392,7 +394,8 @@ uint64_t xio_file_size(const xio_file *f) { return atomic_load(&f->size); }
 
 static void wait_idle(xio_file *f) {
   pthread_mutex_lock(&f->io_mu);
-  while (f->inflight > 0) pthread_cond_wait(&f->io_cv, &f->io_mu);
+  while (f->inflight > 0)
+    pthread_cond_wait(&f->io_cv, &f->io_mu);
   pthread_mutex_unlock(&f->io_mu);
 }
 
@@ -443,9 +446,10 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
 /* ------------------------------------------------------ open / close ---- */
 
 static xio_err check_open(const xio_open_options *o, xio_error *err) {
-  unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY |
-                   XIO_OPEN_EXCLUSIVE | XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED;
-  if (o->flags & ~known) return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
+  unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY | XIO_OPEN_EXCLUSIVE |
+                   XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED;
+  if (o->flags & ~known)
+    return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
   if ((o->flags & XIO_OPEN_READONLY) &&
       (o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_EXCLUSIVE)))
     return xio_error_set(err, XIO_EINVAL, "read-only opens cannot create or lease");

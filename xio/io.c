@@ -19,7 +19,8 @@ void xio__rlock_acquire(xio_file *f, xio__rlock *l) {
   pthread_mutex_lock(&f->rmw_mu);
   for (;;) {
     const xio__rlock *o = f->rmw_locked;
-    while (o && !overlaps(o, l)) o = o->next;
+    while (o && !overlaps(o, l))
+      o = o->next;
     if (!o) break;
     pthread_cond_wait(&f->rmw_cv, &f->rmw_mu);
   }
@@ -41,8 +42,7 @@ void xio__rlock_release(xio_file *f, xio__rlock *l) {
 
 /* -------------------------------------------------------------- states ---- */
 
-xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out,
-                      xio_error *err) {
+xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out, xio_error *err) {
   xio__io_state *st = calloc(1, sizeof *st + (size_t)nsubs * sizeof(xio__sub));
   *out = NULL;
   if (!st) return xio_error_set(err, XIO_ENOMEM, "out of memory");
@@ -111,8 +111,10 @@ static void finish(xio__io_state *st) {
   io->error = st->detail;
   io->error.code = st->first;
   io->transferred = st->first == XIO_OK ? moved : 0;
-  if (st->first == XIO_OK) count_api(st, moved);
-  else if (io->op != XIO_IO_FLUSH) record_sticky(f, st->first, &st->detail);
+  if (st->first == XIO_OK)
+    count_api(st, moved);
+  else if (io->op != XIO_IO_FLUSH)
+    record_sticky(f, st->first, &st->detail);
   if (st->lock_held) xio__rlock_release(f, &st->lock);
   free(st->tmp);
   pthread_mutex_destroy(&st->mu);
@@ -148,8 +150,10 @@ void xio__sub_done(xio__sub *s, xio_err result, const xio_error *detail, size_t 
     pthread_mutex_lock(&st->mu);
     if (st->first == XIO_OK) {
       st->first = result;
-      if (detail) st->detail = *detail;
-      else xio_error_clear(&st->detail);
+      if (detail)
+        st->detail = *detail;
+      else
+        xio_error_clear(&st->detail);
     }
     pthread_mutex_unlock(&st->mu);
   }
@@ -186,10 +190,13 @@ void xio__io_launch(xio__io_state *st) {
   const xio_backend *b = st->file->backend;
   atomic_store(&st->pending, st->nsubs + 1); /* +1: no finish while still launching */
   int n = st->nsubs;
-  for (int i = 0; i < n; i++) b->submit(st->file, &st->subs[i]);
+  for (int i = 0; i < n; i++)
+    b->submit(st->file, &st->subs[i]);
   if (atomic_fetch_sub(&st->pending, 1) != 1) return;
-  if (n == 0) finish(st); /* nothing was sent: complete before submit returns */
-  else finish_elsewhere(st);
+  if (n == 0)
+    finish(st); /* nothing was sent: complete before submit returns */
+  else
+    finish_elsewhere(st);
 }
 
 void xio__io_fail(xio__io_state *st, xio_err rc, const xio_error *detail) {
@@ -218,8 +225,10 @@ static void run_flush(xio__job *job) {
   if (rc == XIO_OK && f->sticky != XIO_OK) rc = f->sticky, detail = f->sticky_detail;
   f->sticky = XIO_OK;
   pthread_mutex_unlock(&f->io_mu);
-  if (rc != XIO_OK) xio__io_fail(st, rc, &detail);
-  else xio__io_fail(st, XIO_OK, NULL);
+  if (rc != XIO_OK)
+    xio__io_fail(st, rc, &detail);
+  else
+    xio__io_fail(st, XIO_OK, NULL);
 }
 
 /* With io_mu held: when nothing else is in flight, takes the waiting flushes and
@@ -228,7 +237,8 @@ static xio__io_state *take_flushes_locked(xio_file *f) {
   if (f->inflight != 0 || !f->flush_waiting) return NULL;
   xio__io_state *list = f->flush_waiting;
   f->flush_waiting = NULL;
-  for (xio__io_state *s = list; s; s = s->next_flush) f->inflight++;
+  for (xio__io_state *s = list; s; s = s->next_flush)
+    f->inflight++;
   return list;
 }
 
@@ -274,7 +284,8 @@ int xio_io_poll(const xio_io *io) {
 xio_err xio_io_wait(xio_io *io) {
   xio_file *f = io->file_;
   pthread_mutex_lock(&f->io_mu);
-  while (!io->complete_) pthread_cond_wait(&f->io_cv, &f->io_mu);
+  while (!io->complete_)
+    pthread_cond_wait(&f->io_cv, &f->io_mu);
   pthread_mutex_unlock(&f->io_mu);
   return io->result;
 }

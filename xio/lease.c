@@ -113,7 +113,8 @@ void xio__lease_keep(xio_ctx *ctx, xio__lease *l) {
 void xio__lease_forget(xio_ctx *ctx, xio__lease *l) {
   xio__keeper *k = &ctx->keeper;
   pthread_mutex_lock(&k->mu);
-  while (k->renewing == l) pthread_cond_wait(&k->cv, &k->mu);
+  while (k->renewing == l)
+    pthread_cond_wait(&k->cv, &k->mu);
   for (xio__lease **p = &k->leases; *p; p = &(*p)->next)
     if (*p == l) {
       *p = l->next;

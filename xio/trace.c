@@ -21,8 +21,10 @@ static void format_timestamp(int64_t us, char out[64]) {
 }
 
 static void add_string_or_null(cJSON *o, const char *name, const char *v) {
-  if (v && *v) cJSON_AddStringToObject(o, name, v);
-  else cJSON_AddNullToObject(o, name);
+  if (v && *v)
+    cJSON_AddStringToObject(o, name, v);
+  else
+    cJSON_AddNullToObject(o, name);
 }
 
 char *xio_trace_event_json(const xio_trace_event *ev) {
@@ -79,21 +81,28 @@ static void write_line(xio_ctx *ctx, const xio_trace_event *ev) {
   cJSON_free(line);
 }
 
-void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path,
-                        const xio__request_report *r) {
+void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path, const xio__request_report *r) {
   if (f) count(f, r);
   if (!ctx->opts.trace && !ctx->trace_file) return;
-  xio_trace_event ev = {
-      "xio_send_complete", wall_us(), f ? f->path : path, r->request_type, r->offset,
-      r->length, r->http_status, r->error_code, r->request_id ? r->request_id : "",
-      r->client_request_id ? r->client_request_id : "", r->duration_us, r->retries,
-      r->result == XIO_OK ? "ok" : xio_err_name(r->result)};
+  xio_trace_event ev = {"xio_send_complete",
+                        wall_us(),
+                        f ? f->path : path,
+                        r->request_type,
+                        r->offset,
+                        r->length,
+                        r->http_status,
+                        r->error_code,
+                        r->request_id ? r->request_id : "",
+                        r->client_request_id ? r->client_request_id : "",
+                        r->duration_us,
+                        r->retries,
+                        r->result == XIO_OK ? "ok" : xio_err_name(r->result)};
   if (ctx->opts.trace) ctx->opts.trace(&ev, ctx->opts.trace_ud);
   if (ctx->trace_file) write_line(ctx, &ev);
 }
 
-void xio__report_from_call(xio__request_report *r, const xio_blob_call *c,
-                           const char *request_type, uint64_t offset, uint64_t length) {
+void xio__report_from_call(xio__request_report *r, const xio_blob_call *c, const char *request_type,
+                           uint64_t offset, uint64_t length) {
   memset(r, 0, sizeof *r);
   r->request_type = request_type;
   r->offset = offset;
@@ -117,10 +126,10 @@ xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_c
   return rc;
 }
 
-xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type,
-                     uint64_t offset, uint64_t length, xio_error *err) {
-  return xio__send_traced(ctx, NULL, xio_blob_call_safe_url(c), c, request_type, offset,
-                          length, err);
+xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type, uint64_t offset,
+                     uint64_t length, xio_error *err) {
+  return xio__send_traced(ctx, NULL, xio_blob_call_safe_url(c), c, request_type, offset, length,
+                          err);
 }
 
 xio_err xio__trace_open(xio_ctx *ctx, xio_error *err) {
@@ -132,8 +141,7 @@ xio_err xio__trace_open(xio_ctx *ctx, xio_error *err) {
     return XIO_OK;
   }
   ctx->trace_file = fopen(path, "a");
-  if (!ctx->trace_file)
-    return xio_error_set(err, XIO_EIO, "cannot open the trace file %s", path);
+  if (!ctx->trace_file) return xio_error_set(err, XIO_EIO, "cannot open the trace file %s", path);
   ctx->trace_file_owned = 1;
   return XIO_OK;
 }

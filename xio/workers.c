@@ -11,7 +11,8 @@ static void *worker_main(void *arg) {
   xio__workers *w = arg;
   for (;;) {
     pthread_mutex_lock(&w->mu);
-    while (!w->head && !w->stopping) pthread_cond_wait(&w->cv, &w->mu);
+    while (!w->head && !w->stopping)
+      pthread_cond_wait(&w->cv, &w->mu);
     xio__job *job = w->head;
     if (job) {
       w->head = job->next;
@@ -40,7 +41,8 @@ void xio__workers_stop(xio__workers *w) {
   w->stopping = 1;
   pthread_cond_broadcast(&w->cv);
   pthread_mutex_unlock(&w->mu);
-  for (int i = 0; i < w->n; i++) pthread_join(w->threads[i], NULL);
+  for (int i = 0; i < w->n; i++)
+    pthread_join(w->threads[i], NULL);
   free(w->threads);
   w->threads = NULL;
   pthread_cond_destroy(&w->cv);
@@ -57,8 +59,10 @@ void xio__ctx_run(xio_ctx *ctx, xio__job *job) {
   xio__workers *w = &ctx->workers;
   job->next = NULL;
   pthread_mutex_lock(&w->mu);
-  if (w->tail) w->tail->next = job;
-  else w->head = job;
+  if (w->tail)
+    w->tail->next = job;
+  else
+    w->head = job;
   w->tail = job;
   pthread_cond_signal(&w->cv);
   pthread_mutex_unlock(&w->mu);

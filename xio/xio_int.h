@@ -26,11 +26,11 @@ typedef struct xio__sub xio__sub;
 
 /** What one storage request did, for its trace event and the file's counters. */
 typedef struct xio__request_report {
-  const char *request_type;     /* XIO_RT_* */
+  const char *request_type; /* XIO_RT_* */
   uint64_t offset, length;
-  int http_status;              /* 0: local or no response */
-  const char *error_code;       /* service code or NULL */
-  const char *request_id;       /* NULL or "" when none */
+  int http_status;        /* 0: local or no response */
+  const char *error_code; /* service code or NULL */
+  const char *request_id; /* NULL or "" when none */
   const char *client_request_id;
   int64_t duration_us;
   int retries;
@@ -40,12 +40,11 @@ typedef struct xio__request_report {
 /** Emits the xio_send_complete event for one storage request of `f` (or, for a
  *  request made without an open file, of `path` in `ctx`: pass f NULL) and adds it
  *  to f's counters (requests, retries, failures, stall time by type). */
-void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path,
-                        const xio__request_report *r);
+void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path, const xio__request_report *r);
 
 /** Fills a report from a finished blob call. */
-void xio__report_from_call(xio__request_report *r, const xio_blob_call *c,
-                           const char *request_type, uint64_t offset, uint64_t length);
+void xio__report_from_call(xio__request_report *r, const xio_blob_call *c, const char *request_type,
+                           uint64_t offset, uint64_t length);
 
 /** Sends `c` synchronously and reports it as one `request_type` request of `f`
  *  (or `path`). Returns the call's result. */
@@ -67,12 +66,12 @@ struct xio__sub {
   xio__sub_op op;
   xio_file *file;
   uint64_t offset;
-  size_t length;        /* READ/WRITE bytes */
-  uint64_t clear_length;/* CLEAR bytes */
-  void *buf;            /* READ into / WRITE from */
+  size_t length;         /* READ/WRITE bytes */
+  uint64_t clear_length; /* CLEAR bytes */
+  void *buf;             /* READ into / WRITE from */
   int zeroing;
   struct xio__io_state *owner;
-  void *backend_data;   /* the backend's own, e.g. its blob call */
+  void *backend_data; /* the backend's own, e.g. its blob call */
 };
 
 /** Completes a sub with its result; `detail` may be NULL on success; `transferred`
@@ -88,17 +87,17 @@ void xio__sub_done(xio__sub *s, xio_err result, const xio_error *detail, size_t 
  */
 struct xio_backend {
   int version;
-  const char *name;        /* "pageblob", "local" */
-  size_t alignment;        /* 512 (writes must cover whole sectors) or 1 */
-  size_t max_request;      /* largest READ/WRITE sub (4 MiB for page blobs) */
+  const char *name;   /* "pageblob", "local" */
+  size_t alignment;   /* 512 (writes must cover whole sectors) or 1 */
+  size_t max_request; /* largest READ/WRITE sub (4 MiB for page blobs) */
 
   /** (sync) Opens or creates `target` per `opts` (flags already checked) and returns a
    *  file whose base struct the backend filled with xio__file_init. A created file has
    *  opts->size bytes that read as zero; `*created` tells whether it was created (the
    *  generic layer then applies the init policy). Errors: XIO_ENOTFOUND, XIO_EEXIST,
    *  XIO_EBUSY (exclusive and held elsewhere), storage errors. */
-  xio_err (*open)(xio_ctx *ctx, const char *target, const xio_open_options *opts,
-                  xio_file **out, int *created, xio_error *err);
+  xio_err (*open)(xio_ctx *ctx, const char *target, const xio_open_options *opts, xio_file **out,
+                  int *created, xio_error *err);
 
   /** (async) READ, WRITE or CLEAR of one sub. */
   void (*submit)(xio_file *f, xio__sub *s);
@@ -138,26 +137,25 @@ const xio_backend *xio__backend_for(const char *target);
 struct xio_file {
   const xio_backend *backend;
   xio_ctx *ctx;
-  char *path;                    /* log-safe */
+  char *path; /* log-safe */
   xio_kind kind;
   unsigned flags;
-  pthread_mutex_t size_mu;       /* serializes size changes */
-  _Atomic uint64_t size;         /* logical size */
-  pthread_mutex_t io_mu;         /* in-flight count and the sticky error */
+  pthread_mutex_t size_mu; /* serializes size changes */
+  _Atomic uint64_t size;   /* logical size */
+  pthread_mutex_t io_mu;   /* in-flight count and the sticky error */
   pthread_cond_t io_cv;
   int inflight;
-  xio_err sticky;                /* first failure since the last flush */
+  xio_err sticky; /* first failure since the last flush */
   xio_error sticky_detail;
-  pthread_mutex_t rmw_mu;        /* sector ranges under read-modify-write */
+  pthread_mutex_t rmw_mu; /* sector ranges under read-modify-write */
   pthread_cond_t rmw_cv;
   struct xio__rlock *rmw_locked;
   struct xio__io_state *flush_waiting; /* async flushes waiting for in-flight I/O */
   struct {
-    _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared,
-        bytes_zero_written, requests, retries, failures, stall_read_us, stall_write_us,
-        stall_other_us;
+    _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared, bytes_zero_written,
+        requests, retries, failures, stall_read_us, stall_write_us, stall_other_us;
   } stats;
-  xio_file *next_open;           /* the context's list of open files */
+  xio_file *next_open; /* the context's list of open files */
 };
 
 /* ------------------------------------------------------------ io.c ---- */
@@ -180,14 +178,14 @@ typedef struct xio__io_state {
   xio_file *file;
   _Atomic int pending;
   _Atomic size_t transferred;
-  pthread_mutex_t mu;            /* first failure */
+  pthread_mutex_t mu; /* first failure */
   xio_err first;
   xio_error detail;
-  size_t report_len;             /* transferred to report on success (RMW), or 0 */
-  void *tmp;                     /* owned buffer freed at completion (RMW), or NULL */
-  xio__rlock lock;               /* held until completion when lock_held */
+  size_t report_len; /* transferred to report on success (RMW), or 0 */
+  void *tmp;         /* owned buffer freed at completion (RMW), or NULL */
+  xio__rlock lock;   /* held until completion when lock_held */
   int lock_held;
-  int internal;                  /* not an API call: counts no read/write */
+  int internal; /* not an API call: counts no read/write */
   struct xio__io_state *next_flush;
   int nsubs, cap;
   xio__sub subs[];
@@ -195,12 +193,10 @@ typedef struct xio__io_state {
 
 /** Allocates the state of `io` on `f` with room for `nsubs` subs, counting the io as
  *  in flight on the file. Errors: XIO_ENOMEM. */
-xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out,
-                      xio_error *err);
+xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out, xio_error *err);
 
 /** Adds a sub to `st`. */
-xio__sub *xio__io_add(xio__io_state *st, xio__sub_op op, uint64_t offset, size_t length,
-                      void *buf);
+xio__sub *xio__io_add(xio__io_state *st, xio__sub_op op, uint64_t offset, size_t length, void *buf);
 
 /** Hands every sub of `st` to the backend; the io completes when the last finishes
  *  (at once, on this thread, when there are none). */
@@ -248,10 +244,10 @@ void xio__ctx_untrack(xio_ctx *ctx, xio_file *f);
 typedef struct xio__lease xio__lease;
 struct xio__lease {
   xio_file *file;
-  xio_blob_target *target;  /* borrowed from the file */
+  xio_blob_target *target; /* borrowed from the file */
   char id[64];
-  _Atomic int lost;         /* set once the lease can no longer be trusted */
-  int64_t last_renew_us;    /* monotonic, under the keeper's lock */
+  _Atomic int lost;      /* set once the lease can no longer be trusted */
+  int64_t last_renew_us; /* monotonic, under the keeper's lock */
   xio__lease *next;
 };
 

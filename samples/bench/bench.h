@@ -37,39 +37,39 @@
 #define BENCH_GiB (1024ull * 1024 * 1024)
 #define BENCH_TiB (1024ull * 1024 * 1024 * 1024)
 
-#define BENCH_MAX_SIZES 32
-#define BENCH_MAX_RUNS 64
+#define BENCH_MAX_SIZES  32
+#define BENCH_MAX_RUNS   64
 #define BENCH_MAX_DEPTHS 8
-#define BENCH_GROW_BASE (8 * BENCH_MiB) /* grow-by starts from a file this big */
+#define BENCH_GROW_BASE  (8 * BENCH_MiB) /* grow-by starts from a file this big */
 
 /* ------------------------------------------------------------- options ---- */
 
 typedef struct bench_config {
   uint64_t sizes[BENCH_MAX_SIZES]; /* ascending, distinct */
   int nsizes;
-  int runs;                 /* runs per growth measurement */
-  int zero_runs;            /* runs per init-zero measurement (they write every byte) */
-  uint64_t zero_cap;        /* init-zero sizes above this are extrapolated */
+  int runs;          /* runs per growth measurement */
+  int zero_runs;     /* runs per init-zero measurement (they write every byte) */
+  uint64_t zero_cap; /* init-zero sizes above this are extrapolated */
   int do_pageblob, do_local;
   int do_growth, do_bulk, do_random;
-  const char *endpoint;     /* --endpoint */
-  const char *endpoint_file;/* --endpoint-file: read (again after a reset) */
+  const char *endpoint;       /* --endpoint */
+  const char *endpoint_file;  /* --endpoint-file: read (again after a reset) */
   const char *emulator_reset; /* shell command that restarts the emulator */
-  uint64_t emulator_budget; /* bytes we may upload before the emulator is full; 0: no limit */
-  const char *local_dir;    /* parent of the local backend's temporary directory */
-  uint64_t disk_margin;     /* free space to leave; 0: max(4 GiB, 10% of the file system) */
-  const char *out_dir;      /* NULL: no files */
+  uint64_t emulator_budget;   /* bytes we may upload before the emulator is full; 0: no limit */
+  const char *local_dir;      /* parent of the local backend's temporary directory */
+  uint64_t disk_margin;       /* free space to leave; 0: max(4 GiB, 10% of the file system) */
+  const char *out_dir;        /* NULL: no files */
   const char *plot_script;
   int plots;
   uint64_t bulk_size;
   int bulk_runs;
-  size_t bulk_request;      /* 4 MiB */
+  size_t bulk_request; /* 4 MiB */
   int depths[BENCH_MAX_DEPTHS];
   int ndepths;
-  uint64_t random_file;     /* 256 MiB */
-  size_t random_io;         /* 8 KiB */
+  uint64_t random_file; /* 256 MiB */
+  size_t random_io;     /* 8 KiB */
   double random_seconds;
-  uint64_t random_ops;      /* cap per measurement */
+  uint64_t random_ops; /* cap per measurement */
   int random_depths[BENCH_MAX_DEPTHS];
   int nrandom_depths;
   uint64_t seed;
@@ -147,11 +147,11 @@ char *bench_counts_detail(const bench_counts *c, char *buf, size_t n);
 /* ------------------------------------------------------------ emulator ---- */
 
 typedef struct bench_emulator {
-  char endpoint[512];       /* "http://127.0.0.1:PORT", "" when none */
+  char endpoint[512]; /* "http://127.0.0.1:PORT", "" when none */
   const char *endpoint_opt, *endpoint_file, *reset_cmd;
-  uint64_t budget, used;    /* bytes uploaded since the emulator (re)started */
+  uint64_t budget, used; /* bytes uploaded since the emulator (re)started */
   uint64_t total_uploaded;
-  int generation;           /* bumped by every restart */
+  int generation; /* bumped by every restart */
   int resets;
   double reset_seconds;
 } bench_emulator;
@@ -173,15 +173,15 @@ int bench_emulator_reserve(bench_emulator *em, uint64_t bytes, char *why, size_t
 
 /** A backend to measure on: a context (counting its requests) and a place for files. */
 typedef struct bench_target {
-  const char *backend;      /* "pageblob" or "local" */
+  const char *backend; /* "pageblob" or "local" */
   xio_ctx *ctx;
   bench_counter *counter;
-  char base[1024];          /* container URL or temporary directory */
+  char base[1024]; /* container URL or temporary directory */
   int max_in_flight;
   xio_blob_checksum checksum;
-  bench_emulator *em;       /* page blob: the emulator */
-  int generation;           /* the emulator generation the context was made for */
-  uint64_t disk_margin;     /* local */
+  bench_emulator *em;   /* page blob: the emulator */
+  int generation;       /* the emulator generation the context was made for */
+  uint64_t disk_margin; /* local */
   unsigned seq;
 } bench_target;
 
@@ -206,8 +206,7 @@ void bench_target_file(bench_target *t, const char *stem, char *out, size_t n);
  * (local). Returns 1 when possible, 0 with the reason in `why`, -1 on a failure to
  * remake the context (detail in `err`).
  */
-int bench_target_reserve(bench_target *t, uint64_t bytes, char *why, size_t n,
-                         xio_error *err);
+int bench_target_reserve(bench_target *t, uint64_t bytes, char *why, size_t n, xio_error *err);
 
 /* --------------------------------------------------------------- space ---- */
 
@@ -222,24 +221,24 @@ const char *bench_fs_type(const char *path);
 /* ------------------------------------------------------------- results ---- */
 
 typedef struct bench_row {
-  const char *kind;         /* "growth", "bulk", "random" */
-  const char *backend;      /* "pageblob", "local" */
-  const char *op;           /* create grow zero | write read | randread randwrite */
-  const char *policy;       /* none zero clear, or "" */
-  uint64_t size;            /* growth: SIZE; bulk: bytes per run; random: file size */
-  size_t io_size;           /* bulk, random: bytes per request */
-  int depth;                /* bulk, random: requests in flight */
-  int runs;                 /* completed runs */
+  const char *kind;    /* "growth", "bulk", "random" */
+  const char *backend; /* "pageblob", "local" */
+  const char *op;      /* create grow zero | write read | randread randwrite */
+  const char *policy;  /* none zero clear, or "" */
+  uint64_t size;       /* growth: SIZE; bulk: bytes per run; random: file size */
+  size_t io_size;      /* bulk, random: bytes per request */
+  int depth;           /* bulk, random: requests in flight */
+  int runs;            /* completed runs */
   double times[BENCH_MAX_RUNS];
   double t_min, t_med, t_max; /* seconds per run */
-  bench_counts req;         /* storage requests per run */
+  bench_counts req;           /* storage requests per run */
   int extrapolated;
-  const char *status;       /* "ok", "skipped", "failed" */
+  const char *status; /* "ok", "skipped", "failed" */
   char note[256];
-  double mib_s;             /* bulk: at the median time */
-  double cpu_s_per_gib;     /* bulk: median */
+  double mib_s;                /* bulk: at the median time */
+  double cpu_s_per_gib;        /* bulk: median */
   double iops, p50_us, p99_us; /* random */
-  uint64_t ops;             /* random: requests completed */
+  uint64_t ops;                /* random: requests completed */
 } bench_row;
 
 typedef struct bench_results {
@@ -251,8 +250,8 @@ typedef struct bench_results {
 bench_row *bench_results_add(bench_results *r);
 
 /** Finds the growth row of backend/op/policy/size, or NULL. */
-const bench_row *bench_results_find(const bench_results *r, const char *backend,
-                                    const char *op, const char *policy, uint64_t size);
+const bench_row *bench_results_find(const bench_results *r, const char *backend, const char *op,
+                                    const char *policy, uint64_t size);
 
 /** Number of rows with status "failed". */
 int bench_results_failed(const bench_results *r);
@@ -265,8 +264,8 @@ void bench_row_summarize(bench_row *row);
 /* -------------------------------------------------------------- growth ---- */
 
 /** The growth operations and policies, in report order. */
-extern const char *const bench_growth_ops[3];     /* "create", "grow", "zero" */
-extern const char *const bench_policies[3];       /* "none", "zero", "clear" */
+extern const char *const bench_growth_ops[3]; /* "create", "grow", "zero" */
+extern const char *const bench_policies[3];   /* "none", "zero", "clear" */
 
 /** 1 when policy `p` applies to op `op` (zero-range takes only zero and clear). */
 int bench_policy_applies(const char *op, const char *policy);
@@ -288,11 +287,11 @@ void bench_extrapolate(const bench_config *c, const char *backend, const char *o
 typedef void (*bench_pump_next)(void *ud, uint64_t i, int slot, xio_io *io);
 
 typedef struct bench_pump_result {
-  uint64_t ops;             /* requests completed */
-  uint64_t bytes;           /* bytes transferred */
-  double seconds;           /* first submit to last completion */
-  double *lat_us;           /* per-request latency, submit to callback (malloc'd) */
-  xio_err rc;               /* first failure */
+  uint64_t ops;   /* requests completed */
+  uint64_t bytes; /* bytes transferred */
+  double seconds; /* first submit to last completion */
+  double *lat_us; /* per-request latency, submit to callback (malloc'd) */
+  xio_err rc;     /* first failure */
   xio_error error;
 } bench_pump_result;
 
@@ -318,7 +317,7 @@ uint64_t bench_rand(uint64_t *state);
 /* ------------------------------------------------------------- context ---- */
 
 typedef struct bench_context {
-  char date[32];            /* UTC, ISO 8601 */
+  char date[32]; /* UTC, ISO 8601 */
   long nproc;
   char cpu[128];
   uint64_t mem_bytes;
@@ -368,9 +367,9 @@ typedef struct bench_report {
   const bench_config *cfg;
   const bench_context *ctx;
   const bench_results *res;
-  const char *plots[16];    /* files written by plot.c */
+  const char *plots[16]; /* files written by plot.c */
   int nplots;
-  char plot_note[256];      /* why there are no plots, or "" */
+  char plot_note[256]; /* why there are no plots, or "" */
 } bench_report;
 
 int bench_write_csv(const bench_report *rep, const char *path);
@@ -380,16 +379,15 @@ void bench_print_summary(const bench_report *rep, FILE *out);
 
 /** The growth table of one backend/op, with its footnotes: markdown (md = 1) or
  *  aligned columns for the terminal. Prints nothing when there are no rows. */
-void bench_growth_table(const bench_report *rep, const char *backend, const char *op,
-                        int md, FILE *out);
+void bench_growth_table(const bench_report *rep, const char *backend, const char *op, int md,
+                        FILE *out);
 
 /** The bulk and random I/O tables. */
 void bench_bulk_table(const bench_report *rep, int md, FILE *out);
 void bench_random_table(const bench_report *rep, int md, FILE *out);
 
 /** "page blob (Azurite)" or "local (ext4)". */
-const char *bench_backend_title(const bench_report *rep, const char *backend, char *buf,
-                                size_t n);
+const char *bench_backend_title(const bench_report *rep, const char *backend, char *buf, size_t n);
 
 /** "create with size", "grow by", "zero a range of". */
 const char *bench_op_title(const char *op);

@@ -14,8 +14,8 @@ typedef struct bulk_job {
   uint64_t size;
   size_t req;
   xio_io_op op;
-  char *src;     /* write payload, shared by every write */
-  char *dst;     /* read buffers, one per slot */
+  char *src; /* write payload, shared by every write */
+  char *dst; /* read buffers, one per slot */
 } bulk_job;
 
 static void next_bulk(void *ud, uint64_t i, int slot, xio_io *io) {
@@ -28,15 +28,17 @@ static void next_bulk(void *ud, uint64_t i, int slot, xio_io *io) {
 }
 
 /* Moves the whole file one way; `secs` and `cpu` cover the requests and a flush. */
-static xio_err pass(bench_target *t, xio_file *f, bulk_job *j, int depth, double *secs,
-                    double *cpu, bench_counts *req, xio_error *err) {
+static xio_err pass(bench_target *t, xio_file *f, bulk_job *j, int depth, double *secs, double *cpu,
+                    bench_counts *req, xio_error *err) {
   bench_pump_result pr;
   uint64_t n = (j->size + j->req - 1) / j->req;
   bench_counter_reset(t->counter);
   double c0 = bench_cpu_seconds(), t0 = bench_now();
   xio_err rc = bench_pump(f, depth, n, 0, next_bulk, j, &pr);
-  if (rc == XIO_OK) rc = xio_file_flush(f, err);
-  else *err = pr.error;
+  if (rc == XIO_OK)
+    rc = xio_file_flush(f, err);
+  else
+    *err = pr.error;
   *secs = bench_now() - t0;
   *cpu = bench_cpu_seconds() - c0;
   bench_counter_get(t->counter, req);
@@ -58,7 +60,8 @@ static bench_row *new_row(bench_results *r, const bench_config *c, const char *o
 static void fail(bench_row *w, bench_row *rd, xio_err rc, const xio_error *e) {
   char msg[600];
   w->status = rd->status = "failed";
-  snprintf(w->note, sizeof w->note, "%s: %s", xio_err_name(rc), xio_error_format(e, msg, sizeof msg));
+  snprintf(w->note, sizeof w->note, "%s: %s", xio_err_name(rc),
+           xio_error_format(e, msg, sizeof msg));
   memcpy(rd->note, w->note, sizeof rd->note);
 }
 
@@ -124,7 +127,8 @@ static void at_depth(const bench_config *c, bench_emulator *em, bulk_job *j, int
 
 void bench_bulk(const bench_config *c, bench_emulator *em, bench_results *r) {
   int maxd = 1;
-  for (int i = 0; i < c->ndepths; i++) maxd = c->depths[i] > maxd ? c->depths[i] : maxd;
+  for (int i = 0; i < c->ndepths; i++)
+    maxd = c->depths[i] > maxd ? c->depths[i] : maxd;
   bulk_job j = {c->bulk_size, c->bulk_request, XIO_IO_WRITE, malloc(c->bulk_request),
                 malloc((size_t)maxd * c->bulk_request)};
   if (!j.src || !j.dst) {
@@ -134,8 +138,10 @@ void bench_bulk(const bench_config *c, bench_emulator *em, bench_results *r) {
   bench_fill_random(j.src, j.req, c->seed);
   /* All write rows, then all read rows: each plotted line is one run of rows. */
   size_t base = r->n;
-  for (int i = 0; i < c->ndepths; i++) new_row(r, c, "write", c->depths[i]);
-  for (int i = 0; i < c->ndepths; i++) new_row(r, c, "read", c->depths[i]);
+  for (int i = 0; i < c->ndepths; i++)
+    new_row(r, c, "write", c->depths[i]);
+  for (int i = 0; i < c->ndepths; i++)
+    new_row(r, c, "read", c->depths[i]);
   for (int i = 0; i < c->ndepths; i++)
     at_depth(c, em, &j, c->depths[i], &r->rows[base + (size_t)i],
              &r->rows[base + (size_t)(c->ndepths + i)]);

@@ -40,7 +40,8 @@ void bench_context_get(bench_context *x) {
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   x->mem_bytes = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
   struct utsname u;
-  if (uname(&u) == 0) snprintf(x->kernel, sizeof x->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+  if (uname(&u) == 0)
+    snprintf(x->kernel, sizeof x->kernel, "%s %s %s", u.sysname, u.release, u.machine);
   x->load_start = bench_load_average();
 #if defined(__SANITIZE_ADDRESS__)
   x->sanitized = 1;

@@ -13,18 +13,16 @@
 #include "bench.h"
 
 static const char *const type_names[BENCH_NTYPES] = {
-    "XIOTypeCreateFile",  "XIOTypeOpenFile",   "XIOTypeReadFile",   "XIOTypeWriteFile",
-    "XIOTypeZeroFile",    "XIOTypeGetFileSize", "XIOTypeSetFileSize", "XIOTypeGetRanges",
-    "XIOTypeDeleteFile",  "XIOTypeLease",      "XIOTypeSnapshot",   "other"};
+    "XIOTypeCreateFile", "XIOTypeOpenFile",    "XIOTypeReadFile",    "XIOTypeWriteFile",
+    "XIOTypeZeroFile",   "XIOTypeGetFileSize", "XIOTypeSetFileSize", "XIOTypeGetRanges",
+    "XIOTypeDeleteFile", "XIOTypeLease",       "XIOTypeSnapshot",    "other"};
 
 struct bench_counter {
   pthread_mutex_t mu;
   bench_counts counts;
 };
 
-const char *bench_type_name(int i) {
-  return i >= 0 && i < BENCH_NTYPES ? type_names[i] : "other";
-}
+const char *bench_type_name(int i) { return i >= 0 && i < BENCH_NTYPES ? type_names[i] : "other"; }
 
 int bench_type_zero(void) { return 4; }
 

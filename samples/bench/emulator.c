@@ -40,7 +40,8 @@ static int find_endpoint(bench_emulator *em) {
   else if (getenv("XIO_TEST_BLOB_ENDPOINT"))
     snprintf(em->endpoint, sizeof em->endpoint, "%s", getenv("XIO_TEST_BLOB_ENDPOINT"));
   size_t len = strlen(em->endpoint);
-  while (len && em->endpoint[len - 1] == '/') em->endpoint[--len] = '\0';
+  while (len && em->endpoint[len - 1] == '/')
+    em->endpoint[--len] = '\0';
   return len ? 0 : -1;
 }
 
@@ -94,7 +95,8 @@ int bench_emulator_reserve(bench_emulator *em, uint64_t bytes, char *why, size_t
   }
   if (em->budget && em->used + bytes > em->budget) {
     if (!em->reset_cmd) {
-      snprintf(why, n, "emulator memory budget spent (%s of %s; Azurite frees deleted blobs "
+      snprintf(why, n,
+               "emulator memory budget spent (%s of %s; Azurite frees deleted blobs "
                "only in its 10-minute GC; give --emulator-reset)",
                bench_fmt_size(em->used, a, sizeof a), bench_fmt_size(em->budget, b, sizeof b));
       return 0;

@@ -13,7 +13,8 @@
 static void scale(const bench_row *cap, bench_row *row) {
   double k = (double)row->size / (double)cap->size;
   row->runs = cap->runs;
-  for (int i = 0; i < cap->runs; i++) row->times[i] = cap->times[i] * k;
+  for (int i = 0; i < cap->runs; i++)
+    row->times[i] = cap->times[i] * k;
   row->req = cap->req;
   int z = bench_type_zero();
   uint64_t zeros = (uint64_t)((double)cap->req.by_type[z] * k + 0.5);

@@ -27,8 +27,8 @@ static xio_init init_of(const char *policy) {
   return XIO_INIT_NONE;
 }
 
-static xio_err create(bench_target *t, const char *url, uint64_t size, xio_init init,
-                      xio_file **f, xio_error *err) {
+static xio_err create(bench_target *t, const char *url, uint64_t size, xio_init init, xio_file **f,
+                      xio_error *err) {
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_CREATE_ONLY;
   o.kind = init == XIO_INIT_NONE ? XIO_KIND_DATA : XIO_KIND_LOG;
@@ -38,8 +38,8 @@ static xio_err create(bench_target *t, const char *url, uint64_t size, xio_init 
 }
 
 /* The untimed setup: the file that grow and zero start from. */
-static xio_err setup(bench_target *t, const char *op, const char *url, uint64_t size,
-                     xio_file **f, xio_error *err) {
+static xio_err setup(bench_target *t, const char *op, const char *url, uint64_t size, xio_file **f,
+                     xio_error *err) {
   if (strcmp(op, "grow") == 0) return create(t, url, BENCH_GROW_BASE, XIO_INIT_NONE, f, err);
   if (strcmp(op, "zero") == 0) return create(t, url, size, XIO_INIT_NONE, f, err);
   return XIO_OK;
@@ -49,9 +49,12 @@ static xio_err setup(bench_target *t, const char *op, const char *url, uint64_t 
 static xio_err operate(bench_target *t, const char *op, const char *url, uint64_t size,
                        xio_init init, xio_file **f, xio_error *err) {
   xio_err rc;
-  if (strcmp(op, "create") == 0) rc = create(t, url, size, init, f, err);
-  else if (strcmp(op, "grow") == 0) rc = xio_file_set_size(*f, BENCH_GROW_BASE + size, init, err);
-  else rc = xio_file_zero(*f, 0, size, init, err);
+  if (strcmp(op, "create") == 0)
+    rc = create(t, url, size, init, f, err);
+  else if (strcmp(op, "grow") == 0)
+    rc = xio_file_set_size(*f, BENCH_GROW_BASE + size, init, err);
+  else
+    rc = xio_file_zero(*f, 0, size, init, err);
   return rc == XIO_OK ? xio_file_flush(*f, err) : rc;
 }
 
@@ -108,9 +111,12 @@ static int reserve_run(bench_target *t, bench_row *row, uint64_t bytes) {
   xio_error_clear(&e);
   int ok = bench_target_reserve(t, bytes, why, sizeof why, &e);
   if (ok > 0) return 1;
-  if (ok < 0) fail_row(row, e.code, &e);
-  else if (row->runs == 0) row->status = "skipped", snprintf(row->note, sizeof row->note, "%s", why);
-  else snprintf(row->note, sizeof row->note, "%d runs only: %s", row->runs, why);
+  if (ok < 0)
+    fail_row(row, e.code, &e);
+  else if (row->runs == 0)
+    row->status = "skipped", snprintf(row->note, sizeof row->note, "%s", why);
+  else
+    snprintf(row->note, sizeof row->note, "%d runs only: %s", row->runs, why);
   return 0;
 }
 
@@ -166,7 +172,8 @@ void bench_growth(const bench_config *c, bench_target *t, bench_results *r) {
         measure_zero_policy(c, t, op, r);
         continue;
       }
-      for (int i = 0; i < c->nsizes; i++) measure(c, t, op, policy, c->sizes[i], "", r);
+      for (int i = 0; i < c->nsizes; i++)
+        measure(c, t, op, policy, c->sizes[i], "", r);
     }
   }
 }

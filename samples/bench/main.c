@@ -47,8 +47,8 @@ static int growth_on(const bench_config *c, bench_emulator *em, int local, bench
   bench_target t;
   xio_error e;
   xio_error_clear(&e);
-  printf("\ngrowth on %s (median of %d runs; init zero: %d):\n", local ? "local files" : "page blobs",
-         c->runs, c->zero_runs);
+  printf("\ngrowth on %s (median of %d runs; init zero: %d):\n",
+         local ? "local files" : "page blobs", c->runs, c->zero_runs);
   xio_err rc = local ? bench_target_local(&t, c->local_dir, c->disk_margin, &e)
                      : bench_target_pageblob(&t, em, 32, c->checksum, &e);
   if (rc == XIO_OK) bench_growth(c, &t, r);
@@ -61,7 +61,8 @@ static int run_sections(const bench_config *c, bench_emulator *em, int have_em, 
   if (c->do_growth && c->do_pageblob && have_em) failed |= growth_on(c, em, 0, r);
   if (c->do_growth && c->do_local) failed |= growth_on(c, em, 1, r);
   if (c->do_bulk && c->do_pageblob && have_em) {
-    printf("\nbulk I/O on page blobs (%d run%s per depth):\n", c->bulk_runs, c->bulk_runs > 1 ? "s" : "");
+    printf("\nbulk I/O on page blobs (%d run%s per depth):\n", c->bulk_runs,
+           c->bulk_runs > 1 ? "s" : "");
     bench_bulk(c, em, r);
   }
   if (c->do_random && c->do_pageblob && have_em) {
@@ -80,8 +81,10 @@ static int write_reports(const bench_config *c, bench_report *rep) {
   int bad = 0;
   snprintf(path, sizeof path, "%s/results.csv", c->out_dir);
   bad |= bench_write_csv(rep, path);
-  if (c->plots && bad == 0) bench_plot(rep, path);
-  else if (!c->plots) snprintf(rep->plot_note, sizeof rep->plot_note, "plots not drawn (--no-plots)");
+  if (c->plots && bad == 0)
+    bench_plot(rep, path);
+  else if (!c->plots)
+    snprintf(rep->plot_note, sizeof rep->plot_note, "plots not drawn (--no-plots)");
   snprintf(path, sizeof path, "%s/results.json", c->out_dir);
   bad |= bench_write_json(rep, path);
   snprintf(path, sizeof path, "%s/results.md", c->out_dir);
@@ -115,8 +118,9 @@ int main(int argc, char **argv) {
   if (c.out_dir) failed |= write_reports(&c, &rep);
   printf("\n");
   bench_print_summary(&rep, stdout);
-  if (c.out_dir) printf("\nresults: %s/results.md, results.csv, results.json%s\n", c.out_dir,
-                        rep.nplots ? " and plots" : "");
+  if (c.out_dir)
+    printf("\nresults: %s/results.md, results.csv, results.json%s\n", c.out_dir,
+           rep.nplots ? " and plots" : "");
   failed |= bench_results_failed(&r) > 0;
   bench_results_free(&r);
   return failed ? 1 : 0;

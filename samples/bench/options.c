@@ -58,8 +58,8 @@ static const char usage[] =
 
 static void defaults(bench_config *c) {
   memset(c, 0, sizeof *c);
-  uint64_t sizes[] = {BENCH_GiB, 4 * BENCH_GiB, 16 * BENCH_GiB, 64 * BENCH_GiB,
-                      256 * BENCH_GiB, BENCH_TiB};
+  uint64_t sizes[] = {BENCH_GiB,      4 * BENCH_GiB,   16 * BENCH_GiB,
+                      64 * BENCH_GiB, 256 * BENCH_GiB, BENCH_TiB};
   memcpy(c->sizes, sizes, sizeof sizes);
   c->nsizes = 6;
   c->runs = 3;
@@ -154,10 +154,32 @@ static int parse_names(const char *s, const char *const names[3], int *flags[3])
 }
 
 enum {
-  O_SIZES = 256, O_RUNS, O_ZERO_RUNS, O_ZERO_CAP, O_BACKENDS, O_SECTIONS, O_ENDPOINT, O_ENDPOINT_FILE,
-  O_BUDGET, O_RESET, O_LOCAL_DIR, O_MARGIN, O_OUT, O_NO_PLOTS, O_PLOT_SCRIPT, O_BULK_SIZE,
-  O_BULK_RUNS, O_BULK_DEPTHS, O_RANDOM_FILE, O_RANDOM_IO, O_RANDOM_SECONDS, O_RANDOM_OPS,
-  O_RANDOM_DEPTHS, O_SEED, O_CHECKSUM, O_HELP
+  O_SIZES = 256,
+  O_RUNS,
+  O_ZERO_RUNS,
+  O_ZERO_CAP,
+  O_BACKENDS,
+  O_SECTIONS,
+  O_ENDPOINT,
+  O_ENDPOINT_FILE,
+  O_BUDGET,
+  O_RESET,
+  O_LOCAL_DIR,
+  O_MARGIN,
+  O_OUT,
+  O_NO_PLOTS,
+  O_PLOT_SCRIPT,
+  O_BULK_SIZE,
+  O_BULK_RUNS,
+  O_BULK_DEPTHS,
+  O_RANDOM_FILE,
+  O_RANDOM_IO,
+  O_RANDOM_SECONDS,
+  O_RANDOM_OPS,
+  O_RANDOM_DEPTHS,
+  O_SEED,
+  O_CHECKSUM,
+  O_HELP
 };
 
 static const struct option long_opts[] = {
@@ -220,8 +242,10 @@ static int apply(bench_config *c, int id, const char *val) {
   char *end;
   switch (id) {
   case O_SIZES:
-    return parse_sizes(val, c) ? bad("--sizes", val, "expected sizes, multiples of 512, "
-                                                     "distinct, below 8 TiB") : 0;
+    return parse_sizes(val, c) ? bad("--sizes", val,
+                                     "expected sizes, multiples of 512, "
+                                     "distinct, below 8 TiB")
+                               : 0;
   case O_RUNS:
     if (count_opt("--runs", val, 1, BENCH_MAX_RUNS, &n)) return 2;
     c->runs = (int)n;
@@ -248,7 +272,9 @@ static int apply(bench_config *c, int id, const char *val) {
     c->bulk_runs = (int)n;
     return 0;
   case O_BULK_DEPTHS:
-    return parse_ints(val, c->depths, &c->ndepths) ? bad("--bulk-depths", val, "expected 1..1024, ...") : 0;
+    return parse_ints(val, c->depths, &c->ndepths)
+               ? bad("--bulk-depths", val, "expected 1..1024, ...")
+               : 0;
   case O_RANDOM_FILE: return size_opt("--random-file", val, 0, &c->random_file);
   case O_RANDOM_IO: {
     uint64_t v;
@@ -270,16 +296,21 @@ static int apply(bench_config *c, int id, const char *val) {
     return 0;
   case O_RANDOM_DEPTHS:
     return parse_ints(val, c->random_depths, &c->nrandom_depths)
-               ? bad("--random-depths", val, "expected 1..1024, ...") : 0;
+               ? bad("--random-depths", val, "expected 1..1024, ...")
+               : 0;
   case O_SEED:
     if (count_opt("--seed", val, 0, 0x7fffffffL, &n)) return 2;
     c->seed = (uint64_t)n;
     return 0;
   case O_CHECKSUM:
-    if (strcmp(val, "crc64") == 0) c->checksum = XIO_BLOB_CHECKSUM_CRC64;
-    else if (strcmp(val, "md5") == 0) c->checksum = XIO_BLOB_CHECKSUM_MD5;
-    else if (strcmp(val, "none") == 0) c->checksum = XIO_BLOB_CHECKSUM_NONE;
-    else return bad("--checksum", val, "expected crc64, md5 or none");
+    if (strcmp(val, "crc64") == 0)
+      c->checksum = XIO_BLOB_CHECKSUM_CRC64;
+    else if (strcmp(val, "md5") == 0)
+      c->checksum = XIO_BLOB_CHECKSUM_MD5;
+    else if (strcmp(val, "none") == 0)
+      c->checksum = XIO_BLOB_CHECKSUM_NONE;
+    else
+      return bad("--checksum", val, "expected crc64, md5 or none");
     return 0;
   default: return 2;
   }

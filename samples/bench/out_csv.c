@@ -61,6 +61,7 @@ int bench_write_csv(const bench_report *rep, const char *path) {
     return 1;
   }
   fputs(header, f);
-  for (size_t i = 0; i < rep->res->n; i++) row_out(f, &rep->res->rows[i]);
+  for (size_t i = 0; i < rep->res->n; i++)
+    row_out(f, &rep->res->rows[i]);
   return fclose(f) == 0 ? 0 : 1;
 }

@@ -33,7 +33,8 @@ static cJSON *context_json(const bench_report *rep) {
 static cJSON *settings_json(const bench_config *c) {
   cJSON *o = cJSON_CreateObject();
   cJSON *sizes = cJSON_AddArrayToObject(o, "sizes_bytes");
-  for (int i = 0; i < c->nsizes; i++) cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)c->sizes[i]));
+  for (int i = 0; i < c->nsizes; i++)
+    cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)c->sizes[i]));
   cJSON_AddNumberToObject(o, "runs", c->runs);
   cJSON_AddNumberToObject(o, "zero_runs", c->zero_runs);
   cJSON_AddStringToObject(o, "checksum", bench_checksum_name(c->checksum));
@@ -83,7 +84,8 @@ static cJSON *row_json(const bench_row *w) {
   cJSON_AddBoolToObject(o, "extrapolated", w->extrapolated);
   if (w->runs) {
     cJSON *t = cJSON_AddArrayToObject(o, "times_s");
-    for (int i = 0; i < w->runs; i++) cJSON_AddItemToArray(t, cJSON_CreateNumber(w->times[i]));
+    for (int i = 0; i < w->runs; i++)
+      cJSON_AddItemToArray(t, cJSON_CreateNumber(w->times[i]));
     cJSON_AddNumberToObject(o, "min_s", w->t_min);
     cJSON_AddNumberToObject(o, "median_s", w->t_med);
     cJSON_AddNumberToObject(o, "max_s", w->t_max);
@@ -107,7 +109,8 @@ int bench_write_json(const bench_report *rep, const char *path) {
         cJSON_AddItemToArray(arr, row_json(&rep->res->rows[i]));
   }
   cJSON *plots = cJSON_AddArrayToObject(root, "plots");
-  for (int i = 0; i < rep->nplots; i++) cJSON_AddItemToArray(plots, cJSON_CreateString(rep->plots[i]));
+  for (int i = 0; i < rep->nplots; i++)
+    cJSON_AddItemToArray(plots, cJSON_CreateString(rep->plots[i]));
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
   FILE *f = text ? fopen(path, "w") : NULL;

@@ -15,29 +15,37 @@ static void context(const bench_report *rep, FILE *f) {
   fprintf(f, "# xio-bench results\n\n");
   fprintf(f, "Measured %s on %ld CPUs (%s), %s RAM, %s.\n\n", x->date, x->nproc, x->cpu,
           bench_fmt_size(x->mem_bytes, mem, sizeof mem), x->kernel);
-  fprintf(f, "**Page blobs: Azurite, an in-memory emulator on loopback (%s), not Azure.** Client "
+  fprintf(f,
+          "**Page blobs: Azurite, an in-memory emulator on loopback (%s), not Azure.** Client "
           "and emulator share this machine's CPUs; on Azure, requests cross a network and the "
           "service's limits apply (about 60 MiB/s and 500 requests/s per standard page blob).\n\n",
           x->endpoint[0] ? x->endpoint : "not measured");
-  fprintf(f, "Load average %.2f at the start, %.2f at the end: other work on this machine "
-          "(%ld CPUs) shows up as noise.\n\n", x->load_start, x->load_end, x->nproc);
+  fprintf(f,
+          "Load average %.2f at the start, %.2f at the end: other work on this machine "
+          "(%ld CPUs) shows up as noise.\n\n",
+          x->load_start, x->load_end, x->nproc);
   fprintf(f, "Local files: `%s` (%s).%s\n\n", x->local_dir, x->local_fs ? x->local_fs : "?",
           x->sanitized ? " **Built with AddressSanitizer: times are not representative.**" : "");
   fprintf(f, "Settings: sizes");
-  for (int i = 0; i < c->nsizes; i++) fprintf(f, "%s %s", i ? "," : "", bench_fmt_size(c->sizes[i], s, sizeof s));
-  fprintf(f, "; %d runs each, init zero %d (median, min – max); init zero above %s "
+  for (int i = 0; i < c->nsizes; i++)
+    fprintf(f, "%s %s", i ? "," : "", bench_fmt_size(c->sizes[i], s, sizeof s));
+  fprintf(f,
+          "; %d runs each, init zero %d (median, min – max); init zero above %s "
           "extrapolated (\\*); page-blob writes carry a %s checksum; total time %.0f s.\n",
           c->runs, c->zero_runs, bench_fmt_size(c->zero_cap, cap, sizeof cap),
           bench_checksum_name(c->checksum), x->total_seconds);
   if (x->emulator_resets)
-    fprintf(f, "\nThe emulator was restarted %d time%s (not timed) to free the memory of deleted "
+    fprintf(f,
+            "\nThe emulator was restarted %d time%s (not timed) to free the memory of deleted "
             "blobs (%s uploaded in all; Azurite frees deleted blobs only in a garbage collection "
-            "every 10 minutes).\n", x->emulator_resets, x->emulator_resets > 1 ? "s" : "",
+            "every 10 minutes).\n",
+            x->emulator_resets, x->emulator_resets > 1 ? "s" : "",
             bench_fmt_size(x->emulator_uploaded, up, sizeof up));
 }
 
 static void method(FILE *f) {
-  fprintf(f, "\n## How it was measured\n\n"
+  fprintf(f,
+          "\n## How it was measured\n\n"
           "- **create**: `xio_file_open(CREATE_ONLY, size, init)`; **grow**: an 8 MiB file grown "
           "to 8 MiB + SIZE with `xio_file_set_size(init)`; **zero**: `xio_file_zero(0, SIZE, "
           "init)` on an existing file of SIZE.\n"
@@ -80,7 +88,8 @@ int bench_write_md(const bench_report *rep, const char *path) {
   for (int b = 0; b < 2; b++) {
     char t[64];
     fprintf(f, "\n## Growth: %s\n", bench_backend_title(rep, backends[b], t, sizeof t));
-    for (int o = 0; o < 3; o++) bench_growth_table(rep, backends[b], bench_growth_ops[o], 1, f);
+    for (int o = 0; o < 3; o++)
+      bench_growth_table(rep, backends[b], bench_growth_ops[o], 1, f);
   }
   fprintf(f, "\n## I/O through xio\n");
   bench_bulk_table(rep, 1, f);

@@ -54,7 +54,7 @@ static int run_gnuplot(const char *vars, const char *script, const char *log) {
 
 /* Lists the plot files that exist in the output directory. */
 static void collect(bench_report *rep) {
-  static const char *names[] = {"growth-create.png", "growth-grow.png", "growth-zero.png",
+  static const char *names[] = {"growth-create.png", "growth-grow.png",   "growth-zero.png",
                                 "bulk.png",          "growth-create.svg", "growth-grow.svg",
                                 "growth-zero.svg",   "bulk.svg"};
   char path[1200];

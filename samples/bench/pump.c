@@ -28,14 +28,14 @@ typedef struct slot {
 struct pump {
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int *done;          /* slots completed, not yet collected */
+  int *done; /* slots completed, not yet collected */
   int ndone;
-  int *batch;         /* the done list, taken */
-  int *free_;         /* slots ready for a request */
+  int *batch; /* the done list, taken */
+  int *free_; /* slots ready for a request */
   int nfree;
   slot *slots;
   int depth, inflight;
-  int inited;         /* mu and cv exist */
+  int inited; /* mu and cv exist */
 };
 
 static void on_done(xio_io *io, void *ud) {
@@ -87,8 +87,10 @@ static xio_err submit_one(pump *p, xio_file *f, uint64_t i, bench_pump_next next
   s->io.ud = s;
   s->t_submit = bench_now();
   xio_err rc = xio_file_submit(f, &s->io, err);
-  if (rc != XIO_OK) p->free_[p->nfree++] = s->idx;
-  else p->inflight++;
+  if (rc != XIO_OK)
+    p->free_[p->nfree++] = s->idx;
+  else
+    p->inflight++;
   return rc;
 }
 
@@ -96,7 +98,8 @@ static xio_err submit_one(pump *p, xio_file *f, uint64_t i, bench_pump_next next
 static void collect(pump *p, bench_pump_result *out, double *last) {
   int *idx = p->batch;
   pthread_mutex_lock(&p->mu);
-  while (p->ndone == 0) pthread_cond_wait(&p->cv, &p->mu);
+  while (p->ndone == 0)
+    pthread_cond_wait(&p->cv, &p->mu);
   int n = p->ndone;
   memcpy(idx, p->done, (size_t)n * sizeof *idx);
   p->ndone = 0;
@@ -132,8 +135,10 @@ xio_err bench_pump(xio_file *f, int depth, uint64_t max_ops, double max_seconds,
     while (p.inflight < depth && issued < max_ops && out->rc == XIO_OK &&
            !(max_seconds > 0 && bench_now() - start >= max_seconds)) {
       xio_err rc = submit_one(&p, f, issued, next, ud, &out->error);
-      if (rc != XIO_OK) out->rc = rc;
-      else issued++;
+      if (rc != XIO_OK)
+        out->rc = rc;
+      else
+        issued++;
     }
     if (p.inflight == 0) break;
     collect(&p, out, &last);

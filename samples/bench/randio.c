@@ -12,15 +12,15 @@
 #include "bench.h"
 
 #define PREFILL_DEPTH 16
-#define WRITE_BUDGET (256 * BENCH_MiB) /* emulator memory one write measurement may use */
+#define WRITE_BUDGET  (256 * BENCH_MiB) /* emulator memory one write measurement may use */
 
 typedef struct rand_job {
   xio_io_op op;
   uint64_t nblocks;
   size_t io;
   uint64_t rng;
-  char *src;       /* write payload (io bytes; prefill: 4 MiB) */
-  char *dst;       /* read buffers, one per slot */
+  char *src; /* write payload (io bytes; prefill: 4 MiB) */
+  char *dst; /* read buffers, one per slot */
   uint64_t file_size;
 } rand_job;
 
@@ -51,7 +51,8 @@ static uint64_t write_ops_cap(const bench_config *c) {
 static void fail_row(bench_row *row, xio_err rc, const xio_error *e) {
   char msg[600];
   row->status = "failed";
-  snprintf(row->note, sizeof row->note, "%s: %s", xio_err_name(rc), xio_error_format(e, msg, sizeof msg));
+  snprintf(row->note, sizeof row->note, "%s: %s", xio_err_name(rc),
+           xio_error_format(e, msg, sizeof msg));
 }
 
 static void report(bench_row *row, bench_pump_result *pr) {
@@ -69,8 +70,8 @@ static void report(bench_row *row, bench_pump_result *pr) {
 }
 
 /* One measurement: `op` at `depth` on the prepared file. */
-static void measure(const bench_config *c, bench_target *t, xio_file *f, rand_job *j,
-                    xio_io_op op, int depth, bench_results *r) {
+static void measure(const bench_config *c, bench_target *t, xio_file *f, rand_job *j, xio_io_op op,
+                    int depth, bench_results *r) {
   bench_row *row = bench_results_add(r);
   row->kind = "random";
   row->backend = t->backend;
@@ -84,8 +85,10 @@ static void measure(const bench_config *c, bench_target *t, xio_file *f, rand_jo
   bench_counter_reset(t->counter);
   xio_err rc = bench_pump(f, depth, cap, c->random_seconds, next_random, j, &pr);
   bench_counter_get(t->counter, &row->req);
-  if (rc != XIO_OK) fail_row(row, rc, &pr.error);
-  else report(row, &pr);
+  if (rc != XIO_OK)
+    fail_row(row, rc, &pr.error);
+  else
+    report(row, &pr);
   free(pr.lat_us);
 }
 
@@ -109,7 +112,8 @@ static void run_all(const bench_config *c, bench_target *t, xio_file *f, rand_jo
                     bench_results *r) {
   xio_io_op ops[2] = {XIO_IO_READ, XIO_IO_WRITE};
   for (int o = 0; o < 2; o++)
-    for (int d = 0; d < c->nrandom_depths; d++) measure(c, t, f, j, ops[o], c->random_depths[d], r);
+    for (int d = 0; d < c->nrandom_depths; d++)
+      measure(c, t, f, j, ops[o], c->random_depths[d], r);
 }
 
 static void skip_all(const bench_config *c, bench_results *r, const char *status, const char *why) {
@@ -130,8 +134,9 @@ static void skip_all(const bench_config *c, bench_results *r, const char *status
 
 void bench_random(const bench_config *c, bench_emulator *em, bench_results *r) {
   int maxd = 1;
-  for (int i = 0; i < c->nrandom_depths; i++) maxd = c->random_depths[i] > maxd ? c->random_depths[i] : maxd;
-  rand_job j = {XIO_IO_READ, c->random_file / c->random_io, c->random_io, c->seed,
+  for (int i = 0; i < c->nrandom_depths; i++)
+    maxd = c->random_depths[i] > maxd ? c->random_depths[i] : maxd;
+  rand_job j = {XIO_IO_READ,           c->random_file / c->random_io,       c->random_io,  c->seed,
                 malloc(4 * BENCH_MiB), malloc((size_t)maxd * c->random_io), c->random_file};
   bench_target t;
   memset(&t, 0, sizeof t);
@@ -149,9 +154,12 @@ void bench_random(const bench_config *c, bench_emulator *em, bench_results *r) {
     bench_target_file(&t, "random", url, sizeof url);
     rc = prepare(c, &t, &j, url, &f, &e);
   }
-  if (ok > 0 && rc == XIO_OK) run_all(c, &t, f, &j, r);
-  else if (ok == 0) skip_all(c, r, "skipped", why);
-  else skip_all(c, r, "failed", xio_error_format(&e, why, sizeof why));
+  if (ok > 0 && rc == XIO_OK)
+    run_all(c, &t, f, &j, r);
+  else if (ok == 0)
+    skip_all(c, r, "skipped", why);
+  else
+    skip_all(c, r, "failed", xio_error_format(&e, why, sizeof why));
   if (f) xio_file_close(f, NULL), xio_file_delete(t.ctx, url, NULL);
   bench_target_close(&t);
   free(j.src);

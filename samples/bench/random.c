@@ -24,5 +24,6 @@ void bench_fill_random(void *buf, size_t n, uint64_t seed) {
     uint64_t v = bench_rand(&st);
     memcpy(p + i, &v, 8);
   }
-  for (uint64_t v = bench_rand(&st); i < n; i++, v >>= 8) p[i] = (unsigned char)v;
+  for (uint64_t v = bench_rand(&st); i < n; i++, v >>= 8)
+    p[i] = (unsigned char)v;
 }

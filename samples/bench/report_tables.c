@@ -15,10 +15,11 @@ const char *bench_op_title(const char *op) {
   return "zero SIZE of an existing file (xio_file_zero)";
 }
 
-const char *bench_backend_title(const bench_report *rep, const char *backend, char *buf,
-                                size_t n) {
-  if (strcmp(backend, "pageblob") == 0) snprintf(buf, n, "page blob on Azurite (emulator)");
-  else snprintf(buf, n, "local file (%s)", rep->ctx->local_fs ? rep->ctx->local_fs : "?");
+const char *bench_backend_title(const bench_report *rep, const char *backend, char *buf, size_t n) {
+  if (strcmp(backend, "pageblob") == 0)
+    snprintf(buf, n, "page blob on Azurite (emulator)");
+  else
+    snprintf(buf, n, "local file (%s)", rep->ctx->local_fs ? rep->ctx->local_fs : "?");
   return buf;
 }
 
@@ -34,7 +35,8 @@ static int sizes_of(const bench_results *r, const char *backend, const char *op,
     const bench_row *w = &r->rows[i];
     if (strcmp(w->kind, "growth") || strcmp(w->backend, backend) || strcmp(w->op, op)) continue;
     int seen = 0;
-    for (int k = 0; k < n; k++) seen |= out[k] == w->size;
+    for (int k = 0; k < n; k++)
+      seen |= out[k] == w->size;
     if (!seen) out[n++] = w->size;
   }
   qsort(out, (size_t)n, sizeof *out, cmp_u64);
@@ -51,21 +53,27 @@ static const char *mark(const bench_row *w, int md) {
 /* A time cell: the median (md: with min and max), marked when extrapolated. */
 static void time_cell(const bench_row *w, int md, char *out) {
   char a[32], b[32], c[32];
-  if (!w) snprintf(out, BENCH_TABLE_CELL, "n/a");
-  else if (!usable(w)) snprintf(out, BENCH_TABLE_CELL, "%s", w->status);
+  if (!w)
+    snprintf(out, BENCH_TABLE_CELL, "n/a");
+  else if (!usable(w))
+    snprintf(out, BENCH_TABLE_CELL, "%s", w->status);
   else if (md && w->runs > 1)
     snprintf(out, BENCH_TABLE_CELL, "%s (%s – %s)%s%s", bench_fmt_secs(w->t_med, a, sizeof a),
              bench_fmt_secs(w->t_min, b, sizeof b), bench_fmt_secs(w->t_max, c, sizeof c),
              w->extrapolated ? " " : "", mark(w, md));
-  else snprintf(out, BENCH_TABLE_CELL, "%s%s%s", bench_fmt_secs(w->t_med, a, sizeof a),
-                w->extrapolated ? " " : "", mark(w, md));
+  else
+    snprintf(out, BENCH_TABLE_CELL, "%s%s%s", bench_fmt_secs(w->t_med, a, sizeof a),
+             w->extrapolated ? " " : "", mark(w, md));
 }
 
 static void ratio_cell(const bench_row *zero, const bench_row *clear, int md, char *out) {
   char r[32];
-  if (!usable(zero) || !usable(clear) || clear->t_med <= 0) snprintf(out, BENCH_TABLE_CELL, "-");
-  else snprintf(out, BENCH_TABLE_CELL, "%s%s%s", bench_fmt_ratio(zero->t_med / clear->t_med, r, sizeof r),
-                zero->extrapolated ? " " : "", mark(zero, md));
+  if (!usable(zero) || !usable(clear) || clear->t_med <= 0)
+    snprintf(out, BENCH_TABLE_CELL, "-");
+  else
+    snprintf(out, BENCH_TABLE_CELL, "%s%s%s",
+             bench_fmt_ratio(zero->t_med / clear->t_med, r, sizeof r),
+             zero->extrapolated ? " " : "", mark(zero, md));
 }
 
 static void requests_cell(const bench_row *const w[3], int first, int md, char *out) {
@@ -73,9 +81,10 @@ static void requests_cell(const bench_row *const w[3], int first, int md, char *
   out[0] = '\0';
   for (int p = first; p < 3; p++) {
     char one[32];
-    if (usable(w[p])) snprintf(one, sizeof one, "%llu%s", (unsigned long long)w[p]->req.total,
-                               mark(w[p], md));
-    else snprintf(one, sizeof one, "-");
+    if (usable(w[p]))
+      snprintf(one, sizeof one, "%llu%s", (unsigned long long)w[p]->req.total, mark(w[p], md));
+    else
+      snprintf(one, sizeof one, "-");
     int k = snprintf(out + used, BENCH_TABLE_CELL - used, "%s%s", p > first ? " / " : "", one);
     if (k > 0 && (size_t)k < BENCH_TABLE_CELL - used) used += (size_t)k;
   }
@@ -84,7 +93,8 @@ static void requests_cell(const bench_row *const w[3], int first, int md, char *
 static void header(bench_table *t, int first) {
   int col = 0;
   snprintf(bench_table_cell(t, 0, col++), BENCH_TABLE_CELL, "size");
-  for (int p = first; p < 3; p++) snprintf(bench_table_cell(t, 0, col++), BENCH_TABLE_CELL, "%s", bench_policies[p]);
+  for (int p = first; p < 3; p++)
+    snprintf(bench_table_cell(t, 0, col++), BENCH_TABLE_CELL, "%s", bench_policies[p]);
   snprintf(bench_table_cell(t, 0, col++), BENCH_TABLE_CELL, "zero ÷ clear");
   snprintf(bench_table_cell(t, 0, col), BENCH_TABLE_CELL, "requests %s",
            first ? "zero / clear" : "none / zero / clear");
@@ -108,9 +118,11 @@ static void footnotes(const bench_report *rep, const char *backend, const char *
   }
   if (extrap && usable(cap)) {
     char s[32];
-    fprintf(out, "%s%s extrapolated: not run; the zero-write time measured at %s (%.0f MiB/s) "
-            "scaled linearly to the size, and its zeroing requests likewise\n", pre, md ? "\\*" : "*",
-            bench_fmt_size(cap->size, s, sizeof s), (double)cap->size / BENCH_MiB / cap->t_med);
+    fprintf(out,
+            "%s%s extrapolated: not run; the zero-write time measured at %s (%.0f MiB/s) "
+            "scaled linearly to the size, and its zeroing requests likewise\n",
+            pre, md ? "\\*" : "*", bench_fmt_size(cap->size, s, sizeof s),
+            (double)cap->size / BENCH_MiB / cap->t_med);
   }
 }
 
@@ -126,23 +138,30 @@ void bench_growth_table(const bench_report *rep, const char *backend, const char
   header(t, first);
   for (int i = 0; i < n; i++) {
     const bench_row *w[3];
-    for (int p = 0; p < 3; p++) w[p] = bench_results_find(rep->res, backend, op, bench_policies[p], sizes[i]);
+    for (int p = 0; p < 3; p++)
+      w[p] = bench_results_find(rep->res, backend, op, bench_policies[p], sizes[i]);
     int col = 0;
     bench_fmt_size(sizes[i], bench_table_cell(t, i + 1, col++), BENCH_TABLE_CELL);
-    for (int p = first; p < 3; p++) time_cell(w[p], md, bench_table_cell(t, i + 1, col++));
+    for (int p = first; p < 3; p++)
+      time_cell(w[p], md, bench_table_cell(t, i + 1, col++));
     ratio_cell(w[1], w[2], md, bench_table_cell(t, i + 1, col++));
     requests_cell(w, first, md, bench_table_cell(t, i + 1, col));
   }
   char title[64];
-  if (md) fprintf(out, "\n### %s: %s\n\n", bench_backend_title(rep, backend, title, sizeof title), bench_op_title(op));
-  else fprintf(out, "\n%s: %s\n", bench_backend_title(rep, backend, title, sizeof title), bench_op_title(op));
+  if (md)
+    fprintf(out, "\n### %s: %s\n\n", bench_backend_title(rep, backend, title, sizeof title),
+            bench_op_title(op));
+  else
+    fprintf(out, "\n%s: %s\n", bench_backend_title(rep, backend, title, sizeof title),
+            bench_op_title(op));
   bench_table_print(t, md, out);
   if (md) fputc('\n', out);
   footnotes(rep, backend, op, md, out);
   free(t);
 }
 
-static const bench_row *find_io(const bench_results *r, const char *kind, const char *op, int depth) {
+static const bench_row *find_io(const bench_results *r, const char *kind, const char *op,
+                                int depth) {
   for (size_t i = 0; i < r->n; i++) {
     const bench_row *w = &r->rows[i];
     if (strcmp(w->kind, kind) == 0 && strcmp(w->op, op) == 0 && w->depth == depth) return w;
@@ -151,16 +170,20 @@ static const bench_row *find_io(const bench_results *r, const char *kind, const 
 }
 
 static void rate_cell(const bench_row *w, double v, const char *fmt, char *out) {
-  if (!w) snprintf(out, BENCH_TABLE_CELL, "n/a");
-  else if (!usable(w)) snprintf(out, BENCH_TABLE_CELL, "%s", w->status);
-  else snprintf(out, BENCH_TABLE_CELL, fmt, v);
+  if (!w)
+    snprintf(out, BENCH_TABLE_CELL, "n/a");
+  else if (!usable(w))
+    snprintf(out, BENCH_TABLE_CELL, "%s", w->status);
+  else
+    snprintf(out, BENCH_TABLE_CELL, fmt, v);
 }
 
 static void io_notes(const bench_results *r, const char *kind, int md, FILE *out) {
   for (size_t i = 0; i < r->n; i++) {
     const bench_row *w = &r->rows[i];
     if (strcmp(w->kind, kind) == 0 && w->note[0])
-      fprintf(out, "%s%s depth %d: %s: %s\n", md ? "- " : "    ", w->op, w->depth, w->status, w->note);
+      fprintf(out, "%s%s depth %d: %s: %s\n", md ? "- " : "    ", w->op, w->depth, w->status,
+              w->note);
   }
 }
 
@@ -169,8 +192,10 @@ void bench_bulk_table(const bench_report *rep, int md, FILE *out) {
   if (!find_io(rep->res, "bulk", "write", c->depths[0])) return;
   bench_table t;
   bench_table_init(&t, 6);
-  const char *head[6] = {"in flight", "write MiB/s", "read MiB/s", "write CPU s/GiB", "read CPU s/GiB", "requests per pass"};
-  for (int k = 0; k < 6; k++) snprintf(bench_table_cell(&t, 0, k), BENCH_TABLE_CELL, "%s", head[k]);
+  const char *head[6] = {"in flight",       "write MiB/s",    "read MiB/s",
+                         "write CPU s/GiB", "read CPU s/GiB", "requests per pass"};
+  for (int k = 0; k < 6; k++)
+    snprintf(bench_table_cell(&t, 0, k), BENCH_TABLE_CELL, "%s", head[k]);
   for (int i = 0; i < c->ndepths; i++) {
     const bench_row *w = find_io(rep->res, "bulk", "write", c->depths[i]);
     const bench_row *rd = find_io(rep->res, "bulk", "read", c->depths[i]);
@@ -182,8 +207,9 @@ void bench_bulk_table(const bench_report *rep, int md, FILE *out) {
     rate_cell(w, w ? (double)w->req.total : 0, "%.0f", bench_table_cell(&t, i + 1, 5));
   }
   char s[32], q[32];
-  fprintf(out, md ? "\n### Bulk I/O on a page blob (Azurite): %s written, then read, in %s requests\n\n"
-                  : "\nbulk I/O on a page blob (Azurite): %s written, then read, in %s requests\n",
+  fprintf(out,
+          md ? "\n### Bulk I/O on a page blob (Azurite): %s written, then read, in %s requests\n\n"
+             : "\nbulk I/O on a page blob (Azurite): %s written, then read, in %s requests\n",
           bench_fmt_size(c->bulk_size, s, sizeof s), bench_fmt_size(c->bulk_request, q, sizeof q));
   bench_table_print(&t, md, out);
   if (md) fputc('\n', out);
@@ -196,7 +222,8 @@ void bench_random_table(const bench_report *rep, int md, FILE *out) {
   bench_table t;
   bench_table_init(&t, 6);
   const char *head[6] = {"op", "queue depth", "IOPS", "p50 latency", "p99 latency", "requests"};
-  for (int k = 0; k < 6; k++) snprintf(bench_table_cell(&t, 0, k), BENCH_TABLE_CELL, "%s", head[k]);
+  for (int k = 0; k < 6; k++)
+    snprintf(bench_table_cell(&t, 0, k), BENCH_TABLE_CELL, "%s", head[k]);
   int row = 1;
   for (int o = 0; o < 2; o++)
     for (int d = 0; d < c->nrandom_depths; d++, row++) {
@@ -210,9 +237,13 @@ void bench_random_table(const bench_report *rep, int md, FILE *out) {
       rate_cell(w, (double)w->ops, "%.0f", bench_table_cell(&t, row, 5));
     }
   char s[32], q[32];
-  fprintf(out, md ? "\n### Random I/O on a page blob (Azurite): %s requests at random aligned offsets of a %s file, %.1f s each\n\n"
-                  : "\nrandom I/O on a page blob (Azurite): %s requests at random aligned offsets of a %s file, %.1f s each\n",
-          bench_fmt_size(c->random_io, s, sizeof s), bench_fmt_size(c->random_file, q, sizeof q), c->random_seconds);
+  fprintf(out,
+          md ? "\n### Random I/O on a page blob (Azurite): %s requests at random aligned offsets "
+               "of a %s file, %.1f s each\n\n"
+             : "\nrandom I/O on a page blob (Azurite): %s requests at random aligned offsets of a "
+               "%s file, %.1f s each\n",
+          bench_fmt_size(c->random_io, s, sizeof s), bench_fmt_size(c->random_file, q, sizeof q),
+          c->random_seconds);
   bench_table_print(&t, md, out);
   if (md) fputc('\n', out);
   io_notes(rep->res, "random", md, out);

@@ -25,8 +25,8 @@ bench_row *bench_results_add(bench_results *r) {
   return row;
 }
 
-const bench_row *bench_results_find(const bench_results *r, const char *backend,
-                                    const char *op, const char *policy, uint64_t size) {
+const bench_row *bench_results_find(const bench_results *r, const char *backend, const char *op,
+                                    const char *policy, uint64_t size) {
   for (size_t i = 0; i < r->n; i++) {
     const bench_row *w = &r->rows[i];
     if (strcmp(w->kind, "growth") == 0 && strcmp(w->backend, backend) == 0 &&
@@ -38,7 +38,8 @@ const bench_row *bench_results_find(const bench_results *r, const char *backend,
 
 int bench_results_failed(const bench_results *r) {
   int n = 0;
-  for (size_t i = 0; i < r->n; i++) n += strcmp(r->rows[i].status, "failed") == 0;
+  for (size_t i = 0; i < r->n; i++)
+    n += strcmp(r->rows[i].status, "failed") == 0;
   return n;
 }
 

@@ -23,9 +23,9 @@ const char *bench_fs_type(const char *path) {
   static const struct {
     unsigned long magic;
     const char *name;
-  } types[] = {{0xEF53, "ext4"},       {0x01021994, "tmpfs"}, {0x58465342, "xfs"},
-               {0x9123683E, "btrfs"},  {0x794C7630, "overlayfs"}, {0x6969, "nfs"},
-               {0x2FC12FC1, "zfs"},    {0x65735546, "fuse"}};
+  } types[] = {{0xEF53, "ext4"},      {0x01021994, "tmpfs"},     {0x58465342, "xfs"},
+               {0x9123683E, "btrfs"}, {0x794C7630, "overlayfs"}, {0x6969, "nfs"},
+               {0x2FC12FC1, "zfs"},   {0x65735546, "fuse"}};
   struct statfs s;
   if (statfs(path, &s) != 0) return "unknown";
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)

@@ -11,7 +11,8 @@ void bench_print_summary(const bench_report *rep, FILE *out) {
   fprintf(out, "   times are medians of %d runs (init zero: %d); * = extrapolated, not run\n",
           rep->cfg->runs, rep->cfg->zero_runs);
   for (int b = 0; b < 2; b++)
-    for (int o = 0; o < 3; o++) bench_growth_table(rep, backends[b], bench_growth_ops[o], 0, out);
+    for (int o = 0; o < 3; o++)
+      bench_growth_table(rep, backends[b], bench_growth_ops[o], 0, out);
   bench_bulk_table(rep, 0, out);
   bench_random_table(rep, 0, out);
   fprintf(out, "\nheadlines:\n");

@@ -22,18 +22,21 @@ char *bench_table_cell(bench_table *t, int row, int col) {
 /* Display width: UTF-8 continuation bytes take no column. */
 static int width(const char *s) {
   int w = 0;
-  for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
+  for (; *s; s++)
+    w += ((unsigned char)*s & 0xC0) != 0x80;
   return w;
 }
 
 static void print_md(const bench_table *t, FILE *out) {
   for (int r = 0; r < t->nrows; r++) {
     fputc('|', out);
-    for (int c = 0; c < t->ncols; c++) fprintf(out, " %s |", t->cells[r][c]);
+    for (int c = 0; c < t->ncols; c++)
+      fprintf(out, " %s |", t->cells[r][c]);
     fputc('\n', out);
     if (r == 0) {
       fputc('|', out);
-      for (int c = 0; c < t->ncols; c++) fputs(c ? "---:|" : "---|", out);
+      for (int c = 0; c < t->ncols; c++)
+        fputs(c ? "---:|" : "---|", out);
       fputc('\n', out);
     }
   }
@@ -49,14 +52,18 @@ static void print_text(const bench_table *t, FILE *out) {
     for (int c = 0; c < t->ncols; c++) {
       const char *s = t->cells[r][c];
       int pad = w[c] - width(s);
-      if (c == 0) fprintf(out, "%s%*s", s, pad, "");
-      else fprintf(out, "  %*s%s", pad, "", s);
+      if (c == 0)
+        fprintf(out, "%s%*s", s, pad, "");
+      else
+        fprintf(out, "  %*s%s", pad, "", s);
     }
     fputc('\n', out);
   }
 }
 
 void bench_table_print(const bench_table *t, int md, FILE *out) {
-  if (md) print_md(t, out);
-  else print_text(t, out);
+  if (md)
+    print_md(t, out);
+  else
+    print_text(t, out);
 }

@@ -43,7 +43,8 @@ char *bench_fmt_size(uint64_t bytes, char *buf, size_t n) {
   }
   if (v >= 1024 && u < 5) { /* not a round number: one decimal in the biggest unit */
     double d = (double)bytes;
-    for (u = 0; u < 5 && d >= 1024; u++) d /= 1024;
+    for (u = 0; u < 5 && d >= 1024; u++)
+      d /= 1024;
     snprintf(buf, n, "%.1f %s", d, names[u]);
     return buf;
   }
@@ -52,13 +53,20 @@ char *bench_fmt_size(uint64_t bytes, char *buf, size_t n) {
 }
 
 char *bench_fmt_secs(double s, char *buf, size_t n) {
-  if (!(s >= 0) || isinf(s)) snprintf(buf, n, "-");
-  else if (s < 1e-3) snprintf(buf, n, "%.0f us", s * 1e6);
-  else if (s < 1e-2) snprintf(buf, n, "%.2f ms", s * 1e3);
-  else if (s < 1) snprintf(buf, n, "%.1f ms", s * 1e3);
-  else if (s < 100) snprintf(buf, n, "%.2f s", s);
-  else if (s < 3 * 3600) snprintf(buf, n, "%.1f min", s / 60);
-  else snprintf(buf, n, "%.1f h", s / 3600);
+  if (!(s >= 0) || isinf(s))
+    snprintf(buf, n, "-");
+  else if (s < 1e-3)
+    snprintf(buf, n, "%.0f us", s * 1e6);
+  else if (s < 1e-2)
+    snprintf(buf, n, "%.2f ms", s * 1e3);
+  else if (s < 1)
+    snprintf(buf, n, "%.1f ms", s * 1e3);
+  else if (s < 100)
+    snprintf(buf, n, "%.2f s", s);
+  else if (s < 3 * 3600)
+    snprintf(buf, n, "%.1f min", s / 60);
+  else
+    snprintf(buf, n, "%.1f h", s / 3600);
   return buf;
 }
 

@@ -85,7 +85,7 @@ typedef struct demo {
   const xio_demo_options *o;
   xio_ctx *ctx;
   recorder rec;
-  char base[512];   /* container URL or directory, without a trailing '/' */
+  char base[512]; /* container URL or directory, without a trailing '/' */
   char conn[1024];
 } demo;
 
@@ -107,8 +107,8 @@ static void step(const demo *d, const char *fmt, ...) {
 
 /* Creates `name` with `size` bytes initialized per `init`; returns seconds taken and
  * the requests made. The file is left closed (it is deleted later). */
-static xio_err timed_create(demo *d, const char *name, xio_kind kind, uint64_t size,
-                            xio_init init, double *secs, int *requests, xio_error *err) {
+static xio_err timed_create(demo *d, const char *name, xio_kind kind, uint64_t size, xio_init init,
+                            double *secs, int *requests, xio_error *err) {
   char url[1024];
   target(d, name, url, sizeof url);
   xio_open_options o = xio_open_options_default();
@@ -135,18 +135,27 @@ static xio_err timed_create(demo *d, const char *name, xio_kind kind, uint64_t s
 
 static xio_err create_rows(demo *d, demo_result *r, xio_error *err) {
   demo_row *data = &r->rows[0], *log = &r->rows[1];
-  *data = (demo_row){"create data file", "data.mdf", d->o->data_size, d->o->data_size, "zero",
-                     "none", 0, 0, 0, 0, 0};
-  *log = (demo_row){"create log file", "log.ldf", d->o->log_size, d->o->log_size, "zero", "clear",
-                    0, 0, 0, 0, 0};
+  *data = (demo_row){"create data file",
+                     "data.mdf",
+                     d->o->data_size,
+                     d->o->data_size,
+                     "zero",
+                     "none",
+                     0,
+                     0,
+                     0,
+                     0,
+                     0};
+  *log = (demo_row){
+      "create log file", "log.ldf", d->o->log_size, d->o->log_size, "zero", "clear", 0, 0, 0, 0, 0};
   xio_err rc = timed_create(d, "classic_data.mdf", XIO_KIND_DATA, data->size, XIO_INIT_ZERO,
                             &data->classic_s, &data->classic_requests, err);
   if (rc == XIO_OK)
     rc = timed_create(d, "instant_data.mdf", XIO_KIND_DATA, data->size, XIO_INIT_NONE,
                       &data->instant_s, &data->instant_requests, err);
   if (rc == XIO_OK)
-    rc = timed_create(d, "classic_log.ldf", XIO_KIND_LOG, log->size, XIO_INIT_ZERO,
-                      &log->classic_s, &log->classic_requests, err);
+    rc = timed_create(d, "classic_log.ldf", XIO_KIND_LOG, log->size, XIO_INIT_ZERO, &log->classic_s,
+                      &log->classic_requests, err);
   if (rc == XIO_OK)
     rc = timed_create(d, "instant_log.ldf", XIO_KIND_LOG, log->size, XIO_INIT_CLEAR,
                       &log->instant_s, &log->instant_requests, err);
@@ -161,14 +170,17 @@ static xio_err verify_zero(xio_file *f, demo_result *r, xio_error *err) {
   char buf[4096];
   uint64_t from = r->grow_from, span = r->grow_to - from - sizeof buf;
   for (int i = 0; i < 18; i++) {
-    uint64_t off = i == 0 ? from : i == 17 ? r->grow_to - sizeof buf : from + span / 17 * (uint64_t)i;
+    uint64_t off = i == 0    ? from
+                   : i == 17 ? r->grow_to - sizeof buf
+                             : from + span / 17 * (uint64_t)i;
     off -= off % 512;
     size_t got = 0;
     memset(buf, 0x5a, sizeof buf);
     xio_err rc = xio_file_read(f, off, buf, sizeof buf, &got, err);
     if (rc != XIO_OK) return rc;
     int zero = got == sizeof buf;
-    for (size_t k = 0; zero && k < got; k++) zero = buf[k] == 0;
+    for (size_t k = 0; zero && k < got; k++)
+      zero = buf[k] == 0;
     r->samples++;
     r->samples_zero += zero;
   }
@@ -185,8 +197,17 @@ static void estimate_classic_growth(demo_row *row, const demo_result *r) {
 static xio_err grow_row(demo *d, demo_result *r, xio_error *err) {
   demo_row *row = &r->rows[2];
   char url[1024];
-  *row = (demo_row){"grow log file to", "growing.ldf", r->grow_to - r->grow_from, r->grow_to,
-                    "zero", "clear", 0, 0, 0, 0, 0};
+  *row = (demo_row){"grow log file to",
+                    "growing.ldf",
+                    r->grow_to - r->grow_from,
+                    r->grow_to,
+                    "zero",
+                    "clear",
+                    0,
+                    0,
+                    0,
+                    0,
+                    0};
   target(d, row->file, url, sizeof url);
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_CREATE_ONLY;
@@ -238,7 +259,8 @@ static uint64_t local_growth_limit(const char *dir, uint64_t want) {
   if (statvfs(dir, &s) != 0) return want;
   uint64_t free_bytes = (uint64_t)s.f_bavail * s.f_frsize, cap = free_bytes / 4;
   uint64_t g = want;
-  while (g > 64 * MiB && g > cap) g /= 2;
+  while (g > 64 * MiB && g > cap)
+    g /= 2;
   return g;
 }
 
@@ -300,8 +322,7 @@ xio_err xio_demo_run(const xio_demo_options *opts, xio_error *err) {
   pthread_mutex_init(&d.rec.mu, NULL);
   rc = setup(&d, &r, err);
   if (rc == XIO_OK)
-    step(&d, "A database the classic way (zeros written) and the instant way, on %s:\n",
-         r.backend);
+    step(&d, "A database the classic way (zeros written) and the instant way, on %s:\n", r.backend);
   if (rc == XIO_OK) rc = create_rows(&d, &r, err);
   if (rc == XIO_OK) rc = grow_row(&d, &r, err);
   if (rc == XIO_OK) demo_report(opts->out ? opts->out : stdout, &r, opts->json);

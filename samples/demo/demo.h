@@ -13,14 +13,14 @@
 #include <xio/xio.h>
 
 typedef struct xio_demo_options {
-  const char *endpoint;   /* emulator blob endpoint "http://127.0.0.1:PORT", or NULL */
-  const char *local_dir;  /* run on local files in this directory instead, or NULL */
-  uint64_t data_size;     /* default 2 GiB */
-  uint64_t log_size;      /* default 512 MiB */
-  uint64_t grow_from;     /* default 8 MiB */
-  uint64_t grow_to;       /* default 1 TiB (local: capped to what the disk can hold) */
-  int json;               /* results as one JSON object instead of the table */
-  FILE *out;              /* default stdout */
+  const char *endpoint;  /* emulator blob endpoint "http://127.0.0.1:PORT", or NULL */
+  const char *local_dir; /* run on local files in this directory instead, or NULL */
+  uint64_t data_size;    /* default 2 GiB */
+  uint64_t log_size;     /* default 512 MiB */
+  uint64_t grow_from;    /* default 8 MiB */
+  uint64_t grow_to;      /* default 1 TiB (local: capped to what the disk can hold) */
+  int json;              /* results as one JSON object instead of the table */
+  FILE *out;             /* default stdout */
 } xio_demo_options;
 
 /** Defaults as documented above; cannot fail. */

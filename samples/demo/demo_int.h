@@ -16,19 +16,19 @@ typedef struct demo_row {
   const char *instant_init; /* "none" or "clear" */
   double classic_s, instant_s;
   int classic_requests, instant_requests;
-  int classic_estimated;    /* classic not run: estimated from the zero-write rate */
+  int classic_estimated; /* classic not run: estimated from the zero-write rate */
 } demo_row;
 
 typedef struct demo_result {
-  const char *backend;      /* "page blob (Azurite)" or "local files" */
-  const char *where;        /* endpoint or directory */
+  const char *backend; /* "page blob (Azurite)" or "local files" */
+  const char *where;   /* endpoint or directory */
   demo_row rows[3];
   int nrows;
-  double zero_rate;         /* measured zero-write rate, bytes per second */
+  double zero_rate; /* measured zero-write rate, bytes per second */
   uint64_t grow_from, grow_to;
-  char *growth_trace;       /* JSON lines of the instant log growth */
+  char *growth_trace; /* JSON lines of the instant log growth */
   int growth_events, growth_set_size, growth_zero;
-  int samples, samples_zero;/* reads of the grown region, and how many were zero */
+  int samples, samples_zero; /* reads of the grown region, and how many were zero */
 } demo_result;
 
 /** "512 MiB", "1 TiB". */

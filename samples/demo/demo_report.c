@@ -17,16 +17,22 @@ void demo_human_size(uint64_t n, char *out, size_t size) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
   double v = (double)n;
-  while (v >= 1024 && u < 4) v /= 1024, u++;
+  while (v >= 1024 && u < 4)
+    v /= 1024, u++;
   snprintf(out, size, v == (double)(uint64_t)v ? "%.0f %s" : "%.1f %s", v, units[u]);
 }
 
 void demo_human_time(double s, char *out, size_t size) {
-  if (s < 1e-3) snprintf(out, size, "%.2f ms", s * 1e3);
-  else if (s < 1) snprintf(out, size, "%.1f ms", s * 1e3);
-  else if (s < 60) snprintf(out, size, "%.2f s", s);
-  else if (s < 3600) snprintf(out, size, "%.1f min", s / 60);
-  else snprintf(out, size, "%.1f h", s / 3600);
+  if (s < 1e-3)
+    snprintf(out, size, "%.2f ms", s * 1e3);
+  else if (s < 1)
+    snprintf(out, size, "%.1f ms", s * 1e3);
+  else if (s < 60)
+    snprintf(out, size, "%.2f s", s);
+  else if (s < 3600)
+    snprintf(out, size, "%.1f min", s / 60);
+  else
+    snprintf(out, size, "%.1f h", s / 3600);
 }
 
 /* "1,234,567x" */
@@ -47,13 +53,13 @@ static void print_row(FILE *out, const demo_row *row) {
   demo_human_time(row->classic_s, classic, sizeof classic);
   demo_human_time(row->instant_s, instant, sizeof instant);
   human_ratio(row->instant_s > 0 ? row->classic_s / row->instant_s : 0, ratio, sizeof ratio);
-  snprintf(reqs, sizeof reqs, "%d%s / %d", row->classic_requests,
-           row->classic_estimated ? "*" : "", row->instant_requests);
+  snprintf(reqs, sizeof reqs, "%d%s / %d", row->classic_requests, row->classic_estimated ? "*" : "",
+           row->instant_requests);
   char c[48], i[48];
   snprintf(c, sizeof c, "%s%s (%s)", classic, row->classic_estimated ? "*" : "", row->classic_init);
   snprintf(i, sizeof i, "%s (%s)", instant, row->instant_init);
-  fprintf(out, "  %-17s %-12s %-9s %-18s %-17s %-12s %s\n", row->operation, row->file, size, c,
-          i, ratio, reqs);
+  fprintf(out, "  %-17s %-12s %-9s %-18s %-17s %-12s %s\n", row->operation, row->file, size, c, i,
+          ratio, reqs);
 }
 
 static void report_text(FILE *out, const demo_result *r) {
@@ -61,16 +67,21 @@ static void report_text(FILE *out, const demo_result *r) {
   fprintf(out, "\nCreate-database experiment on %s\n  at %s\n\n", r->backend, r->where);
   fprintf(out, "  %-17s %-12s %-9s %-18s %-17s %-12s %s\n", "operation", "file", "size",
           "classic (init)", "instant (init)", "speed-up", "requests classic / instant");
-  for (int i = 0; i < r->nrows; i++) print_row(out, &r->rows[i]);
+  for (int i = 0; i < r->nrows; i++)
+    print_row(out, &r->rows[i]);
   demo_human_size((uint64_t)r->zero_rate, rate, sizeof rate);
   fprintf(out, "\n  * not run: estimated from the zero-write rate measured above (%s/s).\n", rate);
   demo_human_size(r->grow_from, from, sizeof from);
   demo_human_size(r->grow_to, to, sizeof to);
-  fprintf(out, "\nThe instant log growth, %s -> %s: %d requests (%d XIOTypeSetFileSize, %d "
-          "XIOTypeZeroFile), as traced:\n%s", from, to, r->growth_events, r->growth_set_size,
-          r->growth_zero, r->growth_trace ? r->growth_trace : "");
-  fprintf(out, "\nRead back: %d of %d samples of the grown region (4 KiB each, first and last "
-          "included) read as zeros.\n", r->samples_zero, r->samples);
+  fprintf(out,
+          "\nThe instant log growth, %s -> %s: %d requests (%d XIOTypeSetFileSize, %d "
+          "XIOTypeZeroFile), as traced:\n%s",
+          from, to, r->growth_events, r->growth_set_size, r->growth_zero,
+          r->growth_trace ? r->growth_trace : "");
+  fprintf(out,
+          "\nRead back: %d of %d samples of the grown region (4 KiB each, first and last "
+          "included) read as zeros.\n",
+          r->samples_zero, r->samples);
 }
 
 static cJSON *row_json(const demo_row *row) {
@@ -92,7 +103,8 @@ static cJSON *row_json(const demo_row *row) {
 static void report_json(FILE *out, const demo_result *r) {
   cJSON *o = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(o, "rows");
   cJSON_AddStringToObject(o, "backend", r->backend);
-  for (int i = 0; i < r->nrows; i++) cJSON_AddItemToArray(rows, row_json(&r->rows[i]));
+  for (int i = 0; i < r->nrows; i++)
+    cJSON_AddItemToArray(rows, row_json(&r->rows[i]));
   cJSON_AddNumberToObject(o, "zero_write_bytes_per_second", r->zero_rate);
   cJSON_AddNumberToObject(o, "grow_from", (double)r->grow_from);
   cJSON_AddNumberToObject(o, "grow_to", (double)r->grow_to);
@@ -108,7 +120,9 @@ static void report_json(FILE *out, const demo_result *r) {
 }
 
 void demo_report(FILE *out, const demo_result *r, int json) {
-  if (json) report_json(out, r);
-  else report_text(out, r);
+  if (json)
+    report_json(out, r);
+  else
+    report_text(out, r);
   fflush(out);
 }

@@ -17,9 +17,9 @@
 
 #include <xio/xio.h>
 
-#define PAGE 8192      /* the engine's page size */
-#define PAGES 512      /* written in one burst */
-#define MiB (1024u * 1024u)
+#define PAGE  8192 /* the engine's page size */
+#define PAGES 512  /* written in one burst */
+#define MiB   (1024u * 1024u)
 
 static int fail(const char *what, const xio_error *e) {
   char line[1600];
@@ -59,8 +59,7 @@ static xio_err write_pages(xio_file *data, char *pages, xio_error *e) {
 
 /* Appends a log record; grows the log by 64 MiB (one metadata zeroing) when full. A
  * real engine would keep many appends in flight and grow the log well ahead. */
-static xio_err log_append(xio_file *log, uint64_t *end, const void *rec, size_t len,
-                          xio_error *e) {
+static xio_err log_append(xio_file *log, uint64_t *end, const void *rec, size_t len, xio_error *e) {
   if (*end + len > xio_file_size(log)) {
     xio_err rc = xio_file_set_size(log, xio_file_size(log) + 64 * MiB, XIO_INIT_DEFAULT, e);
     if (rc != XIO_OK) return rc;
@@ -74,9 +73,10 @@ static void print_stats(const char *name, const xio_file *f) {
   xio_file_stats s;
   xio_file_get_stats(f, &s);
   printf("%-8s reads %" PRIu64 " (%" PRIu64 " B), writes %" PRIu64 " (%" PRIu64
-         " B), cleared %" PRIu64 " B, requests %" PRIu64 ", retries %" PRIu64 ", failures %"
-         PRIu64 "\n", name, s.reads, s.bytes_read, s.writes, s.bytes_written, s.bytes_cleared,
-         s.requests, s.retries, s.failures);
+         " B), cleared %" PRIu64 " B, requests %" PRIu64 ", retries %" PRIu64 ", failures %" PRIu64
+         "\n",
+         name, s.reads, s.bytes_read, s.writes, s.bytes_written, s.bytes_cleared, s.requests,
+         s.retries, s.failures);
 }
 
 static int run(xio_ctx *ctx, const char *dir) {
@@ -86,19 +86,24 @@ static int run(xio_ctx *ctx, const char *dir) {
   xio_file *log = open_file(ctx, dir, "example.ldf", XIO_KIND_LOG, 8 * MiB, &e);
   if (!log) return xio_file_close(data, NULL), fail("open log file", &e);
   char *pages = malloc((size_t)PAGES * PAGE), *back = malloc(PAGE);
-  for (size_t i = 0; i < (size_t)PAGES * PAGE; i++) pages[i] = (char)(i / PAGE + i);
+  for (size_t i = 0; i < (size_t)PAGES * PAGE; i++)
+    pages[i] = (char)(i / PAGE + i);
   uint64_t log_end = 0;
   int status = 0;
   char rec[512] = "BEGIN TRAN; UPDATE ...; COMMIT";
   xio_err rc = write_pages(data, pages, &e);
-  for (int i = 0; rc == XIO_OK && i < 2000; i++) rc = log_append(log, &log_end, rec, sizeof rec, &e);
+  for (int i = 0; rc == XIO_OK && i < 2000; i++)
+    rc = log_append(log, &log_end, rec, sizeof rec, &e);
   if (rc == XIO_OK) rc = xio_file_flush(log, &e);
   size_t got = 0;
   if (rc == XIO_OK) rc = xio_file_read(data, 100 * PAGE, back, PAGE, &got, &e);
-  if (rc != XIO_OK) status = fail("database work", &e);
-  else if (got != PAGE || memcmp(back, pages + 100 * PAGE, PAGE) != 0) status = 1, puts("mismatch");
-  else printf("ok: %d pages written, log at %" PRIu64 " of %" PRIu64 " bytes\n", PAGES, log_end,
-              xio_file_size(log));
+  if (rc != XIO_OK)
+    status = fail("database work", &e);
+  else if (got != PAGE || memcmp(back, pages + 100 * PAGE, PAGE) != 0)
+    status = 1, puts("mismatch");
+  else
+    printf("ok: %d pages written, log at %" PRIu64 " of %" PRIu64 " bytes\n", PAGES, log_end,
+           xio_file_size(log));
   print_stats("data", data);
   print_stats("log", log);
   free(pages);

@@ -23,8 +23,8 @@ static int match(const char *arg, const char *name, const char **inline_value) {
 }
 
 /* Applies option `o` found at argv[*i]. Returns 1, or CLI_USAGE after a message. */
-static int apply(const cli *c, const cli_opt *o, const char *inline_value, int argc,
-                 char **argv, int *i) {
+static int apply(const cli *c, const cli_opt *o, const char *inline_value, int argc, char **argv,
+                 int *i) {
   if (o->flag) {
     if (inline_value) return cli_usage_error(c, "option %s takes no value", o->name);
     *o->flag = 1;
@@ -103,8 +103,8 @@ static int take_option(cli *c, const cli_opt *opts, int argc, char **argv, int *
   return r;
 }
 
-int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names,
-              int min_pos, const char **pos) {
+int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names, int min_pos,
+              const char **pos) {
   int npos = 0, max_pos = count_words(names), options_done = 0;
   for (int i = 0; i < argc; i++) {
     if (!options_done && strcmp(argv[i], "--") == 0) {
@@ -123,7 +123,8 @@ int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *na
     name_at(names, npos, what, sizeof what);
     return cli_usage_error(c, "missing %s", what);
   }
-  for (int k = npos; k < max_pos; k++) pos[k] = NULL;
+  for (int k = npos; k < max_pos; k++)
+    pos[k] = NULL;
   return CLI_CONTINUE;
 }
 

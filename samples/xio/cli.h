@@ -37,15 +37,15 @@ struct cli_command;
 
 /** The global options and the state of one run. */
 typedef struct cli {
-  const char *trace;        /* --trace FILE|- */
-  const char *cacert;       /* --cacert FILE */
-  const char *credentials;  /* --credentials FILE */
-  int json;                 /* --json */
-  int quiet;                /* --quiet */
-  int progress;             /* --progress */
-  int allow_insecure;       /* --allow-insecure-http */
+  const char *trace;             /* --trace FILE|- */
+  const char *cacert;            /* --cacert FILE */
+  const char *credentials;       /* --credentials FILE */
+  int json;                      /* --json */
+  int quiet;                     /* --quiet */
+  int progress;                  /* --progress */
+  int allow_insecure;            /* --allow-insecure-http */
   const struct cli_command *cmd; /* the command running */
-  xio_ctx *ctx;             /* made by cli_context() on first use */
+  xio_ctx *ctx;                  /* made by cli_context() on first use */
 } cli;
 
 /** One command of the table. */
@@ -71,9 +71,9 @@ extern const cli_command cli_cmd_demo;
 
 /** A command option: a flag (sets *flag to 1) or an option with a value. */
 typedef struct cli_opt {
-  const char *name;    /* "--size"; the table ends with a NULL name */
-  const char **value;  /* takes a value, stored here (borrowed from argv) */
-  int *flag;           /* or: a flag */
+  const char *name;   /* "--size"; the table ends with a NULL name */
+  const char **value; /* takes a value, stored here (borrowed from argv) */
+  int *flag;          /* or: a flag */
 } cli_opt;
 
 /**
@@ -84,8 +84,8 @@ typedef struct cli_opt {
  * status to return at once: 0 after printing the help for --help, 2 after printing
  * a usage error.
  */
-int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names,
-              int min_pos, const char **pos);
+int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names, int min_pos,
+              const char **pos);
 
 /**
  * Tries argv[*i] as a global option, taking its value from argv[*i + 1] or after
@@ -109,8 +109,7 @@ void cli_print_help(const cli_command *cmd, FILE *out);
 int cli_value_size(const cli *c, const char *opt, const char *text, uint64_t *out);
 
 /** An integer in [min, max]. Returns as cli_value_size. */
-int cli_value_int(const cli *c, const char *opt, const char *text, long min, long max,
-                  int *out);
+int cli_value_int(const cli *c, const char *opt, const char *text, long min, long max, int *out);
 
 /** A duration "90s", "30m", "1h", "7d" (or plain seconds) into seconds. */
 int cli_value_duration(const cli *c, const char *opt, const char *text, int64_t *out);
@@ -190,8 +189,7 @@ void cli_context_free(cli *c);
 /** Breaks the lease on blob `url` (break period `period_s`, 0..60); a blob without
  *  a lease is fine. `*remaining_s` (may be NULL) gets the seconds until the lease
  *  ends. */
-xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s,
-                        xio_error *err);
+xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s, xio_error *err);
 
 /* --------------------------------------------------------- extents.c ---- */
 
@@ -231,8 +229,8 @@ xio_err cli_window_init(cli_window *w, int n, size_t bufsize, cli_slot_fn done, 
 xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err);
 
 /** Submits `op` on [off, off+len) of `f` with the slot's buffer. */
-xio_err cli_window_submit(cli_window *w, cli_slot *s, xio_file *f, xio_io_op op,
-                          uint64_t off, size_t len, xio_error *err);
+xio_err cli_window_submit(cli_window *w, cli_slot *s, xio_file *f, xio_io_op op, uint64_t off,
+                          size_t len, xio_error *err);
 
 /** Waits for and handles every request in flight; the first failure wins. */
 xio_err cli_window_drain(cli_window *w, xio_error *err);

@@ -36,8 +36,7 @@ static void capture(outcome *o, xio_file *f) {
 /* Captures the outcome, closes the file and reports the first failure, naming the
  * operation `op` and the file where the library's record does not. Returns CLI_OK
  * when both the operation (`rc`) and the close succeeded. */
-static int finish(const cli *c, xio_file *f, const char *op, xio_err rc, xio_error *e,
-                  outcome *o) {
+static int finish(const cli *c, xio_file *f, const char *op, xio_err rc, xio_error *e, outcome *o) {
   xio_error ce;
   capture(o, f);
   xio_err crc = xio_file_close(f, &ce);
@@ -81,8 +80,7 @@ static cJSON *outcome_json(const cli *c, const outcome *o, xio_init init, double
   return j;
 }
 
-static void report(const cli *c, const char *verb, const outcome *o, xio_init init,
-                   double secs) {
+static void report(const cli *c, const char *verb, const outcome *o, xio_init init, double secs) {
   char hs[32], ht[32], how[160];
   if (c->json) {
     cli_json_print(outcome_json(c, o, init, secs));
@@ -98,8 +96,10 @@ static void report(const cli *c, const char *verb, const outcome *o, xio_init in
 
 static int run_create(cli *c, int argc, char **argv) {
   const char *size_s = NULL, *kind_s = NULL, *init_s = NULL, *pos[1];
-  const cli_opt opts[] = {{"--size", &size_s, NULL}, {"--kind", &kind_s, NULL},
-                          {"--init", &init_s, NULL}, {NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--size", &size_s, NULL},
+                          {"--kind", &kind_s, NULL},
+                          {"--init", &init_s, NULL},
+                          {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET", 1, pos);
   if (r != CLI_CONTINUE) return r;
   if (!size_s) return cli_usage_error(c, "missing --size SIZE");
@@ -121,7 +121,8 @@ static int run_create(cli *c, int argc, char **argv) {
 }
 
 const cli_command cli_cmd_create = {
-    "create", "create a data or log file of a given size",
+    "create",
+    "create a data or log file of a given size",
     "create TARGET --size SIZE [--kind data|log] [--init none|zero|clear]",
     "Creates a file of SIZE bytes; it must not exist yet. A blob's container is\n"
     "created when missing.\n"
@@ -146,8 +147,10 @@ static xio_open_options exclusive_open(int break_lease) {
 static int run_grow(cli *c, int argc, char **argv) {
   const char *size_s = NULL, *init_s = NULL, *pos[1];
   int brk = 0;
-  const cli_opt opts[] = {{"--size", &size_s, NULL}, {"--init", &init_s, NULL},
-                          {"--break-lease", NULL, &brk}, {NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--size", &size_s, NULL},
+                          {"--init", &init_s, NULL},
+                          {"--break-lease", NULL, &brk},
+                          {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET", 1, pos);
   if (r != CLI_CONTINUE) return r;
   if (!size_s) return cli_usage_error(c, "missing --size SIZE");
@@ -167,8 +170,10 @@ static int run_grow(cli *c, int argc, char **argv) {
   outcome out;
   if ((r = finish(c, f, "SetFileSize", rc, &e, &out)) != CLI_OK) return r;
   if (size < old)
-    return cli_usage_error(c, "--size %s (%" PRIu64 " bytes) is smaller than the current "
-                           "size, %" PRIu64 " bytes: grow never shrinks", size_s, size, old);
+    return cli_usage_error(c,
+                           "--size %s (%" PRIu64 " bytes) is smaller than the current "
+                           "size, %" PRIu64 " bytes: grow never shrinks",
+                           size_s, size, old);
   if (size == old) {
     cli_say(c, "nothing to do: %s is already %" PRIu64 " bytes", out.path, old);
     if (c->json) report(c, "grew", &out, resolve_init(out.kind, init), cli_now() - t0);
@@ -179,7 +184,8 @@ static int run_grow(cli *c, int argc, char **argv) {
 }
 
 const cli_command cli_cmd_grow = {
-    "grow", "grow a file to a larger size",
+    "grow",
+    "grow a file to a larger size",
     "grow TARGET --size SIZE [--init none|zero|clear] [--break-lease]",
     "Grows a file to SIZE bytes (never shrinks it; the same size does nothing).\n"
     "A log file's new bytes are cleared by one metadata request by default.\n"
@@ -197,8 +203,10 @@ const cli_command cli_cmd_grow = {
 static int zero_args(cli *c, int argc, char **argv, const char **target, uint64_t *off,
                      uint64_t *len, xio_init *how, int *brk) {
   const char *off_s = NULL, *len_s = NULL, *init_s = NULL;
-  const cli_opt opts[] = {{"--offset", &off_s, NULL}, {"--length", &len_s, NULL},
-                          {"--init", &init_s, NULL},  {"--break-lease", NULL, brk},
+  const cli_opt opts[] = {{"--offset", &off_s, NULL},
+                          {"--length", &len_s, NULL},
+                          {"--init", &init_s, NULL},
+                          {"--break-lease", NULL, brk},
                           {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET", 1, target);
   if (r != CLI_CONTINUE) return r;
@@ -238,14 +246,15 @@ static int run_zero(cli *c, int argc, char **argv) {
   }
   char hl[32], ht[32], desc[160];
   describe_init(&out, desc, sizeof desc);
-  cli_say(c, "zeroed %s: %s at offset %" PRIu64 " (%" PRIu64 " bytes) by %s: %s, in %s",
-          out.path, cli_human_size(len, hl), off, len, xio_init_name(how), desc,
+  cli_say(c, "zeroed %s: %s at offset %" PRIu64 " (%" PRIu64 " bytes) by %s: %s, in %s", out.path,
+          cli_human_size(len, hl), off, len, xio_init_name(how), desc,
           cli_human_time(cli_now() - t0, ht));
   return CLI_OK;
 }
 
 const cli_command cli_cmd_zero = {
-    "zero", "make a range of a file read as zeros",
+    "zero",
+    "make a range of a file read as zeros",
     "zero TARGET --offset OFF --length LEN [--init zero|clear] [--break-lease]",
     "Makes LEN bytes at OFF read as zeros. On a page blob OFF and LEN must be\n"
     "multiples of 512.\n"

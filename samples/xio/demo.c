@@ -19,8 +19,7 @@ static const char *find_endpoint(const char *given) {
   return env && *env ? env : NULL;
 }
 
-static int sizes(cli *c, const char *data, const char *log, const char *grow,
-                 xio_demo_options *o) {
+static int sizes(cli *c, const char *data, const char *log, const char *grow, xio_demo_options *o) {
   int r = CLI_CONTINUE;
   if (data) r = cli_value_size(c, "--data-size", data, &o->data_size);
   if (r == CLI_CONTINUE && log) r = cli_value_size(c, "--log-size", log, &o->log_size);
@@ -54,7 +53,8 @@ static int run_demo(cli *c, int argc, char **argv) {
 }
 
 const cli_command cli_cmd_demo = {
-    "demo", "the create-database experiment: classic vs instant initialization",
+    "demo",
+    "the create-database experiment: classic vs instant initialization",
     "demo [--endpoint URL | --local DIR] [--data-size SIZE] [--log-size SIZE] [--grow-to SIZE]",
     "Creates a database's data file and log file twice, the classic way (every new byte\n"
     "written as zero) and the instant way (the data file not initialized, the log file\n"

@@ -101,8 +101,7 @@ static const char *hint_by_code(xio_err code) {
   case XIO_ELIMIT: return "a page blob holds at most 8 TiB";
   case XIO_ETIMEDOUT:
   case XIO_ETHROTTLED: return "the service is busy or slow: try again later";
-  case XIO_ECHECKSUM:
-    return "the data arrived corrupted on every try: check the network path";
+  case XIO_ECHECKSUM: return "the data arrived corrupted on every try: check the network path";
   default: return NULL;
   }
 }
@@ -145,11 +144,10 @@ static void format_service(const xio_error *e, char *buf, size_t size) {
   if (!e->http_status && !e->service_code[0] && !e->request_id[0]) return;
   append(buf, size, &pos, " (");
   if (e->http_status) append(buf, size, &pos, "HTTP %d", e->http_status);
-  if (e->service_code[0])
-    append(buf, size, &pos, e->http_status ? " %s" : "%s", e->service_code);
+  if (e->service_code[0]) append(buf, size, &pos, e->http_status ? " %s" : "%s", e->service_code);
   if (e->request_id[0])
-    append(buf, size, &pos, e->http_status || e->service_code[0] ? ", request id %s"
-                                                                  : "request id %s",
+    append(buf, size, &pos,
+           e->http_status || e->service_code[0] ? ", request id %s" : "request id %s",
            e->request_id);
   append(buf, size, &pos, ")");
 }
@@ -158,16 +156,18 @@ static void print_human(const cli *c, const xio_error *e) {
   char service[256];
   const char *msg = message_of(e);
   format_service(e, service, sizeof service);
-  fprintf(stderr, "xio: %s failed: %s%s%s%s\n", c->cmd ? c->cmd->name : "command",
-          e->operation, e->operation[0] ? ": " : "", msg, service);
+  fprintf(stderr, "xio: %s failed: %s%s%s%s\n", c->cmd ? c->cmd->name : "command", e->operation,
+          e->operation[0] ? ": " : "", msg, service);
   if (e->target[0] && !strstr(msg, e->target)) fprintf(stderr, "  target: %s\n", e->target);
   const char *hint = cli_hint(e);
   if (hint) fprintf(stderr, "hint: %s\n", hint);
 }
 
 static void add_string(cJSON *o, const char *name, const char *v) {
-  if (v && *v) cJSON_AddStringToObject(o, name, v);
-  else cJSON_AddNullToObject(o, name);
+  if (v && *v)
+    cJSON_AddStringToObject(o, name, v);
+  else
+    cJSON_AddNullToObject(o, name);
 }
 
 static void print_json(const cli *c, const xio_error *e) {
@@ -189,8 +189,10 @@ static void print_json(const cli *c, const xio_error *e) {
 
 int cli_fail(const cli *c, xio_err rc, const xio_error *e) {
   xio_error copy;
-  if (e) copy = *e;
-  else xio_error_clear(&copy);
+  if (e)
+    copy = *e;
+  else
+    xio_error_clear(&copy);
   copy.code = rc;
   print_human(c, &copy);
   if (c->json) print_json(c, &copy);

@@ -19,8 +19,8 @@ typedef struct lease_result {
   int remaining_s; /* break: seconds until the lease ends; -1 unknown */
 } lease_result;
 
-static xio_err lease_call(cli *c, const char *url, const xio_blob_lease_args *a,
-                          lease_result *out, xio_error *err) {
+static xio_err lease_call(cli *c, const char *url, const xio_blob_lease_args *a, lease_result *out,
+                          xio_error *err) {
   xio_ctx *ctx;
   xio_blob_target *t = NULL;
   xio_blob_call *call = NULL;
@@ -40,8 +40,7 @@ static xio_err lease_call(cli *c, const char *url, const xio_blob_lease_args *a,
   return rc == XIO_ELEASELOST ? XIO_ECONFLICT : rc;
 }
 
-xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s,
-                        xio_error *err) {
+xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s, xio_error *err) {
   xio_blob_lease_args a = {XIO_BLOB_LEASE_BREAK, NULL, NULL, 0, period_s};
   lease_result res;
   xio_error e;
@@ -69,8 +68,10 @@ static int parse_action(const cli *c, const char *word, xio_blob_lease_action *o
   static const struct {
     const char *name;
     xio_blob_lease_action action;
-  } actions[] = {{"acquire", XIO_BLOB_LEASE_ACQUIRE}, {"renew", XIO_BLOB_LEASE_RENEW},
-                 {"release", XIO_BLOB_LEASE_RELEASE}, {"break", XIO_BLOB_LEASE_BREAK}};
+  } actions[] = {{"acquire", XIO_BLOB_LEASE_ACQUIRE},
+                 {"renew", XIO_BLOB_LEASE_RENEW},
+                 {"release", XIO_BLOB_LEASE_RELEASE},
+                 {"break", XIO_BLOB_LEASE_BREAK}};
   for (size_t i = 0; i < sizeof actions / sizeof *actions; i++)
     if (strcmp(word, actions[i].name) == 0) {
       *out = actions[i].action;
@@ -88,8 +89,10 @@ static int check_duration(const cli *c, const char *text, int *out) {
 
 static int lease_args(cli *c, int argc, char **argv, lease_opts *lo) {
   const char *dur_s = NULL, *period_s = NULL, *pos[2];
-  const cli_opt opts[] = {{"--duration", &dur_s, NULL}, {"--lease-id", &lo->lease_id, NULL},
-                          {"--break-period", &period_s, NULL}, {NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--duration", &dur_s, NULL},
+                          {"--lease-id", &lo->lease_id, NULL},
+                          {"--break-period", &period_s, NULL},
+                          {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "ACTION TARGET", 2, pos);
   if (r != CLI_CONTINUE) return r;
   lo->target = pos[1];
@@ -97,9 +100,8 @@ static int lease_args(cli *c, int argc, char **argv, lease_opts *lo) {
   lo->break_period_s = 0;
   if ((r = parse_action(c, pos[0], &lo->action)) != CLI_CONTINUE) return r;
   if (dur_s && (r = check_duration(c, dur_s, &lo->duration_s)) != CLI_CONTINUE) return r;
-  if (period_s &&
-      (r = cli_value_int(c, "--break-period", period_s, 0, 60, &lo->break_period_s)) !=
-          CLI_CONTINUE)
+  if (period_s && (r = cli_value_int(c, "--break-period", period_s, 0, 60, &lo->break_period_s)) !=
+                      CLI_CONTINUE)
     return r;
   int needs_id = lo->action == XIO_BLOB_LEASE_RENEW || lo->action == XIO_BLOB_LEASE_RELEASE;
   if (needs_id && !lo->lease_id) return cli_usage_error(c, "%s needs --lease-id ID", pos[0]);
@@ -147,14 +149,18 @@ static int run_lease(cli *c, int argc, char **argv) {
   if (r != CLI_CONTINUE) return r;
   xio_error e;
   if (!cli_is_url(lo.target))
-    return cli_fail(c, xio_error_set(&e, XIO_EUNSUPPORTED, "leases are held on blobs; a "
-                                     "local file is locked only while a command has it open"),
+    return cli_fail(c,
+                    xio_error_set(&e, XIO_EUNSUPPORTED,
+                                  "leases are held on blobs; a "
+                                  "local file is locked only while a command has it open"),
                     &e);
   char proposed[37];
   xio_blob_new_lease_id(proposed);
   xio_blob_lease_args a = {lo.action, NULL, NULL, lo.duration_s, lo.break_period_s};
-  if (lo.action == XIO_BLOB_LEASE_ACQUIRE) a.proposed_id = lo.lease_id ? lo.lease_id : proposed;
-  else if (lo.action != XIO_BLOB_LEASE_BREAK) a.lease_id = lo.lease_id;
+  if (lo.action == XIO_BLOB_LEASE_ACQUIRE)
+    a.proposed_id = lo.lease_id ? lo.lease_id : proposed;
+  else if (lo.action != XIO_BLOB_LEASE_BREAK)
+    a.lease_id = lo.lease_id;
   lease_result res;
   memset(&res, 0, sizeof res);
   xio_err rc = lease_call(c, lo.target, &a, &res, &e);
@@ -166,7 +172,8 @@ static int run_lease(cli *c, int argc, char **argv) {
 }
 
 const cli_command cli_cmd_lease = {
-    "lease", "acquire, renew, release or break a blob's lease",
+    "lease",
+    "acquire, renew, release or break a blob's lease",
     "lease acquire TARGET [--duration -1|15..60] [--lease-id ID]\n"
     "lease renew|release TARGET --lease-id ID\n"
     "lease break TARGET [--break-period 0..60]",

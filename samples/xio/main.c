@@ -21,9 +21,8 @@
 
 /* The commands, in the order `xio --help` lists them. */
 static const cli_command *const commands[] = {
-    &cli_cmd_create, &cli_cmd_grow, &cli_cmd_zero, &cli_cmd_stat,
-    &cli_cmd_ranges, &cli_cmd_put,  &cli_cmd_get,  &cli_cmd_rm,
-    &cli_cmd_sas,    &cli_cmd_lease, &cli_cmd_snapshot, &cli_cmd_demo,
+    &cli_cmd_create, &cli_cmd_grow, &cli_cmd_zero, &cli_cmd_stat,  &cli_cmd_ranges,   &cli_cmd_put,
+    &cli_cmd_get,    &cli_cmd_rm,   &cli_cmd_sas,  &cli_cmd_lease, &cli_cmd_snapshot, &cli_cmd_demo,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
@@ -84,8 +83,9 @@ static int help_command(int argc, char **argv) {
     return CLI_OK;
   }
   const cli_command *cmd = find_command(argv[0]);
-  if (!cmd || argc > 1) return top_usage_error(cmd ? "help takes one command, not more:" :
-                                               "help: unknown command", argv[cmd ? 1 : 0]);
+  if (!cmd || argc > 1)
+    return top_usage_error(cmd ? "help takes one command, not more:" : "help: unknown command",
+                           argv[cmd ? 1 : 0]);
   cli_print_help(cmd, stdout);
   return CLI_OK;
 }

@@ -40,10 +40,14 @@ const char *cli_human_size(uint64_t n, char buf[32]) {
 
 const char *cli_human_time(double s, char buf[32]) {
   if (s < 0) s = 0;
-  if (s < 1e-3) snprintf(buf, 32, "%.0f us", s * 1e6);
-  else if (s < 1) snprintf(buf, 32, "%.1f ms", s * 1e3);
-  else if (s < 60) snprintf(buf, 32, "%.2f s", s);
-  else snprintf(buf, 32, "%dm%02ds", (int)(s / 60), (int)s % 60);
+  if (s < 1e-3)
+    snprintf(buf, 32, "%.0f us", s * 1e6);
+  else if (s < 1)
+    snprintf(buf, 32, "%.1f ms", s * 1e3);
+  else if (s < 60)
+    snprintf(buf, 32, "%.2f s", s);
+  else
+    snprintf(buf, 32, "%dm%02ds", (int)(s / 60), (int)s % 60);
   return buf;
 }
 
@@ -64,8 +68,10 @@ void cli_say(const cli *c, const char *fmt, ...) {
 
 void cli_json_print(cJSON *o) {
   char *text = o ? cJSON_Print(o) : NULL;
-  if (text) printf("%s\n", text);
-  else fprintf(stderr, "xio: out of memory formatting JSON\n");
+  if (text)
+    printf("%s\n", text);
+  else
+    fprintf(stderr, "xio: out of memory formatting JSON\n");
   cJSON_free(text);
   cJSON_Delete(o);
 }

@@ -12,7 +12,7 @@
 #include "cli.h"
 
 #define BAR_WIDTH 24
-#define MiB (1024.0 * 1024.0)
+#define MiB       (1024.0 * 1024.0)
 
 void cli_progress_start(cli_progress *p, const cli *c, const char *label, uint64_t total) {
   memset(p, 0, sizeof *p);
@@ -25,8 +25,10 @@ void cli_progress_start(cli_progress *p, const cli *c, const char *label, uint64
 
 static void format_eta(double s, char buf[32]) {
   long t = s < 0 ? 0 : s > 359999 ? 359999 : (long)(s + 0.5);
-  if (t >= 3600) snprintf(buf, 32, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else snprintf(buf, 32, "%ld:%02ld", t / 60, t % 60);
+  if (t >= 3600)
+    snprintf(buf, 32, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    snprintf(buf, 32, "%ld:%02ld", t / 60, t % 60);
 }
 
 static void draw(cli_progress *p, double now) {
@@ -35,8 +37,8 @@ static void draw(cli_progress *p, double now) {
   double elapsed = now - p->start > 1e-6 ? now - p->start : 1e-6;
   double rate = (double)p->done / elapsed;
   char eta[32], bar[BAR_WIDTH + 1];
-  format_eta(rate > 0 ? (double)(p->total - (p->done < p->total ? p->done : p->total)) / rate
-                      : 0, eta);
+  format_eta(rate > 0 ? (double)(p->total - (p->done < p->total ? p->done : p->total)) / rate : 0,
+             eta);
   int fill = (int)(frac * BAR_WIDTH);
   memset(bar, '#', (size_t)fill);
   memset(bar + fill, '.', (size_t)(BAR_WIDTH - fill));

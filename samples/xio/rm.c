@@ -36,7 +36,8 @@ static int run_rm(cli *c, int argc, char **argv) {
 }
 
 const cli_command cli_cmd_rm = {
-    "rm", "delete a file",
+    "rm",
+    "delete a file",
     "rm TARGET [--break-lease]",
     "Deletes a file: a page blob (with its snapshots) or a local file.\n"
     "\n"

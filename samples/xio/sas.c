@@ -62,8 +62,7 @@ static xio_err key_from_file(const char *path, const char *url, xio_auth_cred *o
 
 static xio_err copy_key(xio_auth_cred *out, const char *account, const unsigned char *key,
                         size_t len, xio_error *err) {
-  xio_auth_cred src = {XIO_AUTH_CRED_SHARED_KEY, (char *)account, (unsigned char *)key, len,
-                       NULL};
+  xio_auth_cred src = {XIO_AUTH_CRED_SHARED_KEY, (char *)account, (unsigned char *)key, len, NULL};
   if (xio_auth_cred_copy(out, &src) != XIO_OK)
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
@@ -97,15 +96,17 @@ static xio_err key_from_env(const char *account, xio_auth_cred *out, xio_error *
   return rc;
 }
 
-static xio_err find_key(const cli *c, const char *url, const char *account,
-                        xio_auth_cred *out, xio_error *err) {
+static xio_err find_key(const cli *c, const char *url, const char *account, xio_auth_cred *out,
+                        xio_error *err) {
   const char *file = c->credentials ? c->credentials : getenv("XIO_CREDENTIALS");
   xio_err rc = file && *file ? key_from_file(file, url, out, err) : XIO_ENOCRED;
   if (rc == XIO_ENOCRED) rc = key_from_connstr(account, out, err);
   if (rc == XIO_ENOCRED) rc = key_from_env(account, out, err);
   if (rc == XIO_ENOCRED)
-    xio_error_set(err, XIO_ENOCRED, "a SAS is signed with the account key of %s, and none was "
-                  "found", account);
+    xio_error_set(err, XIO_ENOCRED,
+                  "a SAS is signed with the account key of %s, and none was "
+                  "found",
+                  account);
   if (rc != XIO_OK) xio_error_set_operation(err, "GenerateSas");
   return rc;
 }
@@ -122,8 +123,10 @@ typedef struct sas_opts {
 
 static int sas_args(cli *c, int argc, char **argv, sas_opts *so) {
   const char *expiry = NULL, *start = NULL, *pos[1];
-  const cli_opt opts[] = {{"--permissions", &so->perms, NULL}, {"--expiry", &expiry, NULL},
-                          {"--start", &start, NULL}, {"--https-only", NULL, &so->https_only},
+  const cli_opt opts[] = {{"--permissions", &so->perms, NULL},
+                          {"--expiry", &expiry, NULL},
+                          {"--start", &start, NULL},
+                          {"--https-only", NULL, &so->https_only},
                           {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET", 1, pos);
   if (r != CLI_CONTINUE) return r;
@@ -133,8 +136,7 @@ static int sas_args(cli *c, int argc, char **argv, sas_opts *so) {
   if (!expiry) return cli_usage_error(c, "missing --expiry DURATION|TIME");
   time_t now = time(NULL);
   if ((r = cli_value_time(c, "--expiry", expiry, now, &so->expiry)) != CLI_CONTINUE) return r;
-  if (start && (r = cli_value_time(c, "--start", start, now, &so->start)) != CLI_CONTINUE)
-    return r;
+  if (start && (r = cli_value_time(c, "--start", start, now, &so->start)) != CLI_CONTINUE) return r;
   if (so->expiry <= now) return cli_usage_error(c, "bad --expiry '%s': already past", expiry);
   if (start && so->start >= so->expiry)
     return cli_usage_error(c, "--start '%s' is not before --expiry '%s'", start, expiry);
@@ -173,8 +175,8 @@ static xio_err sign(const cli *c, const sas_opts *so, const xio_auth_url *u, cha
   o.expiry = so->expiry;
   o.protocol = so->https_only ? "https" : NULL;
   if (rc == XIO_OK)
-    rc = xio_auth_sas_generate_service(u->account, key.key, key.key_len, u->container, u->blob,
-                                       &o, tok, e);
+    rc = xio_auth_sas_generate_service(u->account, key.key, key.key_len, u->container, u->blob, &o,
+                                       tok, e);
   xio_auth_cred_clear(&key);
   return rc;
 }
@@ -193,9 +195,12 @@ static int run_sas(cli *c, int argc, char **argv) {
   if (rc == XIO_OK) rc = sign(c, &so, &u, &tok, &e);
   if (rc == XIO_OK && !(base = xio_auth_url_strip_query(so.url)))
     rc = xio_error_set(&e, XIO_ENOMEM, "out of memory");
-  if (rc == XIO_OK && tok && base) print_url(c, base, tok, &so, &u);
-  else if (rc == XIO_EINVAL) r = cli_usage_error(c, "%s", e.message);
-  else r = cli_fail(c, rc, &e);
+  if (rc == XIO_OK && tok && base)
+    print_url(c, base, tok, &so, &u);
+  else if (rc == XIO_EINVAL)
+    r = cli_usage_error(c, "%s", e.message);
+  else
+    r = cli_fail(c, rc, &e);
   if (tok) xio_auth_secret_free(tok, strlen(tok));
   free(base);
   xio_auth_url_clear(&u);
@@ -203,7 +208,8 @@ static int run_sas(cli *c, int argc, char **argv) {
 }
 
 const cli_command cli_cmd_sas = {
-    "sas", "sign a SAS URL for a blob or container (needs the account key)",
+    "sas",
+    "sign a SAS URL for a blob or container (needs the account key)",
     "sas TARGET --permissions LETTERS --expiry WHEN [--start WHEN] [--https-only]",
     "Signs a service SAS for the blob TARGET (or, for a URL without a blob, its\n"
     "container) with the account key and prints the URL with the token on stdout.\n"

@@ -21,8 +21,8 @@ static int report(cli *c, const char *target, const char *id, double secs) {
   } else if (c->quiet) {
     printf("%s\n", id);
   } else {
-    printf("snapshot %s of %s in %s\nopen it read-only as %s?snapshot=%s\n", id,
-           safe ? safe : "", cli_human_time(secs, ht), safe ? safe : "", id);
+    printf("snapshot %s of %s in %s\nopen it read-only as %s?snapshot=%s\n", id, safe ? safe : "",
+           cli_human_time(secs, ht), safe ? safe : "", id);
   }
   free(safe);
   return CLI_OK;
@@ -45,7 +45,8 @@ static int run_snapshot(cli *c, int argc, char **argv) {
 }
 
 const cli_command cli_cmd_snapshot = {
-    "snapshot", "take a read-only, point-in-time copy of a page blob",
+    "snapshot",
+    "take a read-only, point-in-time copy of a page blob",
     "snapshot TARGET",
     "Takes a snapshot of a page blob (a read-only copy of its current contents, kept\n"
     "beside it until the blob is deleted with its snapshots) and prints its id and\n"

@@ -24,10 +24,10 @@ typedef struct info {
   char target[2048];
   const char *backend;
   xio_kind kind;
-  uint64_t size;       /* logical size */
-  uint64_t blob_size;  /* physical size of a blob */
-  uint64_t allocated;  /* bytes holding data */
-  int has_ranges;      /* ranges below were listed */
+  uint64_t size;      /* logical size */
+  uint64_t blob_size; /* physical size of a blob */
+  uint64_t allocated; /* bytes holding data */
+  int has_ranges;     /* ranges below were listed */
   xio_blob_ranges ranges;
   xio_blob_props props;
   char modified[40];
@@ -59,7 +59,8 @@ static xio_err blob_props(cli *c, const char *url, info *in, xio_error *e) {
 /* Blocks in use and modification time, from stat(2). */
 static xio_err local_props(const char *path, info *in, xio_error *e) {
   struct stat st;
-  if (stat(path, &st) != 0) return xio_error_from_errno(e, errno, "GetFileProperties", "stat", path);
+  if (stat(path, &st) != 0)
+    return xio_error_from_errno(e, errno, "GetFileProperties", "stat", path);
   in->allocated = (uint64_t)st.st_blocks * 512;
   char iso[21];
   snprintf(in->modified, sizeof in->modified, "%s", xio_auth_format_iso8601(st.st_mtime, iso));
@@ -157,14 +158,17 @@ static int run_stat(cli *c, int argc, char **argv) {
   info in;
   xio_error e;
   xio_err rc = gather(c, pos[0], &in, &e);
-  if (rc == XIO_OK && c->json) stat_json(&in);
-  else if (rc == XIO_OK) stat_human(&in);
+  if (rc == XIO_OK && c->json)
+    stat_json(&in);
+  else if (rc == XIO_OK)
+    stat_human(&in);
   xio_blob_ranges_clear(&in.ranges);
   return rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
 }
 
 const cli_command cli_cmd_stat = {
-    "stat", "show size, allocated bytes, lease state and kind",
+    "stat",
+    "show size, allocated bytes, lease state and kind",
     "stat TARGET",
     "Shows a file's size, the bytes that hold data (page ranges of a blob, blocks of\n"
     "a local file), its lease state, its kind (data or log) and its backend; for a\n"
@@ -205,14 +209,17 @@ static int run_ranges(cli *c, int argc, char **argv) {
   info in;
   xio_error e;
   xio_err rc = gather(c, pos[0], &in, &e);
-  if (rc == XIO_OK && c->json) ranges_json(&in);
-  else if (rc == XIO_OK) ranges_human(c, &in);
+  if (rc == XIO_OK && c->json)
+    ranges_json(&in);
+  else if (rc == XIO_OK)
+    ranges_human(c, &in);
   xio_blob_ranges_clear(&in.ranges);
   return rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
 }
 
 const cli_command cli_cmd_ranges = {
-    "ranges", "list the allocated page ranges (or data extents)",
+    "ranges",
+    "list the allocated page ranges (or data extents)",
     "ranges TARGET",
     "Lists where a file holds data, one range a line: start, end (inclusive) and\n"
     "length in bytes. For a blob these are its page ranges (pages ever written and\n"

@@ -26,9 +26,9 @@
 
 #include "cli.h"
 
-#define CHUNK ((size_t)4 << 20)
+#define CHUNK     ((size_t)4 << 20)
 #define IN_FLIGHT 16
-#define PAGE 512u
+#define PAGE      512u
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -59,7 +59,8 @@ static xio_err pwrite_all(int fd, const char *path, const char *buf, size_t n, u
   while (put < n) {
     ssize_t k = pwrite(fd, buf + put, n - put, (off_t)(off + put));
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return xio_error_from_errno(err, k < 0 ? errno : EIO, "WriteLocalFile", "pwrite", path);
+    if (k <= 0)
+      return xio_error_from_errno(err, k < 0 ? errno : EIO, "WriteLocalFile", "pwrite", path);
     put += (size_t)k;
   }
   return XIO_OK;
@@ -90,8 +91,8 @@ typedef struct put_job {
   xio_kind kind;
   xio_file *f;
   cli_window w;
-  char *scan;           /* one chunk of the local file */
-  uint64_t pos;         /* everything below was sent or skipped */
+  char *scan;   /* one chunk of the local file */
+  uint64_t pos; /* everything below was sent or skipped */
   uint64_t scanned, sent, pages_sent, writes, extents;
   cli_progress prog;
 } put_job;
@@ -112,8 +113,7 @@ static size_t run_length(const char *p, size_t n, int zero) {
   return i;
 }
 
-static xio_err send_run(put_job *j, uint64_t off, const char *data, size_t len,
-                        xio_error *err) {
+static xio_err send_run(put_job *j, uint64_t off, const char *data, size_t len, xio_error *err) {
   cli_slot *s;
   xio_err rc = cli_window_next(&j->w, &s, err);
   if (rc != XIO_OK) return rc;
@@ -216,11 +216,13 @@ static void put_report(const put_job *j, const char *target, double secs) {
     cli_json_print(o);
     return;
   }
-  cli_say(j->c, "put %s -> %s: %s %s file; scanned %s, sent %s in %" PRIu64
-          " write%s, skipped %" PRIu64 " zero page%s, in %s (%.1f MiB/s)", j->local, target,
-          cli_human_size(j->size, hs), cli_kind_name(j->kind), cli_human_size(j->scanned, hc),
-          cli_human_size(j->sent, hn), j->writes, cli_plural(j->writes), pages - j->pages_sent,
-          cli_plural(pages - j->pages_sent), cli_human_time(secs, ht), rate);
+  cli_say(j->c,
+          "put %s -> %s: %s %s file; scanned %s, sent %s in %" PRIu64 " write%s, skipped %" PRIu64
+          " zero page%s, in %s (%.1f MiB/s)",
+          j->local, target, cli_human_size(j->size, hs), cli_kind_name(j->kind),
+          cli_human_size(j->scanned, hc), cli_human_size(j->sent, hn), j->writes,
+          cli_plural(j->writes), pages - j->pages_sent, cli_plural(pages - j->pages_sent),
+          cli_human_time(secs, ht), rate);
 }
 
 /* Opens LOCAL for reading and learns its size and kind. */
@@ -228,7 +230,8 @@ static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err)
   struct stat st;
   j->fd = open(j->local, O_RDONLY | O_CLOEXEC);
   if (j->fd < 0) return xio_error_from_errno(err, errno, "OpenLocalFile", "open", j->local);
-  if (fstat(j->fd, &st) != 0) return xio_error_from_errno(err, errno, "OpenLocalFile", "fstat", j->local);
+  if (fstat(j->fd, &st) != 0)
+    return xio_error_from_errno(err, errno, "OpenLocalFile", "fstat", j->local);
   if (!S_ISREG(st.st_mode))
     return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", j->local);
   j->size = (uint64_t)st.st_size;
@@ -249,8 +252,10 @@ static int put_run(put_job *j, const char *target, int force) {
     rc = crc;
     e = ce;
   }
-  if (rc == XIO_OK) put_report(j, safe ? safe : "", cli_now() - t0);
-  else xio_file_delete(j->c->ctx, target, NULL);
+  if (rc == XIO_OK)
+    put_report(j, safe ? safe : "", cli_now() - t0);
+  else
+    xio_file_delete(j->c->ctx, target, NULL);
   free(safe);
   return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
 }
@@ -258,8 +263,7 @@ static int put_run(put_job *j, const char *target, int force) {
 static int run_put(cli *c, int argc, char **argv) {
   const char *kind_s = NULL, *pos[2];
   int force = 0;
-  const cli_opt opts[] = {{"--kind", &kind_s, NULL}, {"--force", NULL, &force},
-                          {NULL, NULL, NULL}};
+  const cli_opt opts[] = {{"--kind", &kind_s, NULL}, {"--force", NULL, &force}, {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "LOCAL TARGET", 2, pos);
   if (r != CLI_CONTINUE) return r;
   put_job j;
@@ -276,7 +280,8 @@ static int run_put(cli *c, int argc, char **argv) {
 }
 
 const cli_command cli_cmd_put = {
-    "put", "upload a local file, skipping all-zero pages",
+    "put",
+    "upload a local file, skipping all-zero pages",
     "put LOCAL TARGET [--kind data|log] [--force]",
     "Uploads the local file LOCAL to TARGET, a new file of the same size. Only the\n"
     "512-byte pages that hold something other than zeros are sent: holes of a\n"
@@ -316,8 +321,8 @@ static xio_err fetch_range(get_job *j, uint64_t start, uint64_t end, xio_error *
     uint64_t next = chunk_end(off, end + 1);
     cli_slot *s;
     xio_err rc = cli_window_next(&j->w, &s, err);
-    if (rc == XIO_OK) rc = cli_window_submit(&j->w, s, j->f, XIO_IO_READ, off,
-                                             (size_t)(next - off), err);
+    if (rc == XIO_OK)
+      rc = cli_window_submit(&j->w, s, j->f, XIO_IO_READ, off, (size_t)(next - off), err);
     if (rc != XIO_OK) return rc;
     j->reads++;
     off = next;
@@ -362,11 +367,12 @@ static void get_report(const get_job *j, double secs) {
     cli_json_print(o);
     return;
   }
-  cli_say(j->c, "got %s -> %s: %s %s file; fetched %s of data in %zu range%s (%" PRIu64
-          " read%s), in %s (%.1f MiB/s)", xio_file_path(j->f), j->local,
-          cli_human_size(j->size, hs), cli_kind_name(kind), cli_human_size(j->fetched, hf),
-          j->ranges.n, cli_plural(j->ranges.n), j->reads, cli_plural(j->reads),
-          cli_human_time(secs, ht), rate);
+  cli_say(j->c,
+          "got %s -> %s: %s %s file; fetched %s of data in %zu range%s (%" PRIu64
+          " read%s), in %s (%.1f MiB/s)",
+          xio_file_path(j->f), j->local, cli_human_size(j->size, hs), cli_kind_name(kind),
+          cli_human_size(j->fetched, hf), j->ranges.n, cli_plural(j->ranges.n), j->reads,
+          cli_plural(j->reads), cli_human_time(secs, ht), rate);
 }
 
 /* Creates LOCAL (refusing an existing one unless --force). */
@@ -391,8 +397,10 @@ static int get_run(get_job *j, int force) {
   if (close(j->fd) != 0 && rc == XIO_OK)
     rc = xio_error_from_errno(&e, errno, "WriteLocalFile", "close", j->local);
   j->fd = -1;
-  if (rc != XIO_OK) unlink(j->local);
-  else get_report(j, cli_now() - t0);
+  if (rc != XIO_OK)
+    unlink(j->local);
+  else
+    get_report(j, cli_now() - t0);
   return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
 }
 
@@ -421,7 +429,8 @@ static int run_get(cli *c, int argc, char **argv) {
 }
 
 const cli_command cli_cmd_get = {
-    "get", "download a file, fetching only allocated ranges",
+    "get",
+    "download a file, fetching only allocated ranges",
     "get TARGET LOCAL [--force]",
     "Downloads TARGET into the local file LOCAL, which is made sparse: only the\n"
     "allocated ranges (page ranges of a blob) are read; the rest stays a hole that\n"

@@ -36,8 +36,8 @@ static int size_shift(const char *suffix) {
     const char *names[3];
     int shift;
   } units[] = {
-      {{"", "B", "B"}, 0},        {{"K", "KB", "KiB"}, 10}, {{"M", "MB", "MiB"}, 20},
-      {{"G", "GB", "GiB"}, 30},   {{"T", "TB", "TiB"}, 40},
+      {{"", "B", "B"}, 0},      {{"K", "KB", "KiB"}, 10}, {{"M", "MB", "MiB"}, 20},
+      {{"G", "GB", "GiB"}, 30}, {{"T", "TB", "TiB"}, 40},
   };
   for (size_t u = 0; u < sizeof units / sizeof *units; u++)
     for (int k = 0; k < 3; k++)
@@ -72,8 +72,7 @@ int cli_value_size(const cli *c, const char *opt, const char *text, uint64_t *ou
   return cli_usage_error(c, "bad %s '%s': %s", opt, text, why);
 }
 
-int cli_value_int(const cli *c, const char *opt, const char *text, long min, long max,
-                  int *out) {
+int cli_value_int(const cli *c, const char *opt, const char *text, long min, long max, int *out) {
   const char *digits = text[0] == '-' ? text + 1 : text;
   char *end = NULL;
   errno = 0;
@@ -121,8 +120,10 @@ int cli_value_time(const cli *c, const char *opt, const char *text, time_t now, 
   if (looks_like_date(text)) {
     xio_error e;
     if (xio_auth_parse_iso8601(text, out, &e) == XIO_OK) return CLI_CONTINUE;
-    return cli_usage_error(c, "bad %s '%s': not an ISO 8601 UTC time (like "
-                           "2030-01-31T12:00:00Z)", opt, text);
+    return cli_usage_error(c,
+                           "bad %s '%s': not an ISO 8601 UTC time (like "
+                           "2030-01-31T12:00:00Z)",
+                           opt, text);
   }
   int64_t d = 0;
   int r = cli_value_duration(c, opt, text, &d);
@@ -132,9 +133,12 @@ int cli_value_time(const cli *c, const char *opt, const char *text, time_t now, 
 
 int cli_value_kind(const cli *c, const char *text, xio_kind *out) {
   if (!text) return CLI_CONTINUE;
-  if (strcmp(text, "data") == 0) *out = XIO_KIND_DATA;
-  else if (strcmp(text, "log") == 0) *out = XIO_KIND_LOG;
-  else return cli_usage_error(c, "bad --kind '%s': use data or log", text);
+  if (strcmp(text, "data") == 0)
+    *out = XIO_KIND_DATA;
+  else if (strcmp(text, "log") == 0)
+    *out = XIO_KIND_LOG;
+  else
+    return cli_usage_error(c, "bad --kind '%s': use data or log", text);
   return CLI_CONTINUE;
 }
 

@@ -48,8 +48,8 @@ xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err) {
   return XIO_OK;
 }
 
-xio_err cli_window_submit(cli_window *w, cli_slot *s, xio_file *f, xio_io_op op,
-                          uint64_t off, size_t len, xio_error *err) {
+xio_err cli_window_submit(cli_window *w, cli_slot *s, xio_file *f, xio_io_op op, uint64_t off,
+                          size_t len, xio_error *err) {
   (void)w;
   memset(&s->io, 0, sizeof s->io);
   s->io.op = op;

@@ -9,8 +9,8 @@
 
 #include "test.h"
 
-#define T_2024 ((time_t)1704067200) /* 2024-01-01T00:00:00Z */
-#define T_2099 ((time_t)4070908800) /* 2099-01-01T00:00:00Z */
+#define T_2024      ((time_t)1704067200) /* 2024-01-01T00:00:00Z */
+#define T_2099      ((time_t)4070908800) /* 2099-01-01T00:00:00Z */
 #define VECTOR_DATE "Mon, 01 Jan 2024 00:00:00 GMT"
 
 /* The dev key decoded; free with xio_auth_secret_free(key, len). */

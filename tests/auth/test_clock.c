@@ -3,9 +3,7 @@
  */
 #include "auth_test.h"
 
-static time_t fixed_now(void *ud) {
-  return *(const time_t *)ud;
-}
+static time_t fixed_now(void *ud) { return *(const time_t *)ud; }
 
 TEST(clock_injected) {
   time_t t = 951782400 + 86399; /* 2000-02-29T23:59:59Z */
@@ -27,10 +25,8 @@ TEST(clock_format_rfc1123) {
   char buf[30];
   ASSERT_STR_EQ(xio_auth_format_rfc1123(T_2024, buf), VECTOR_DATE);
   ASSERT_STR_EQ(xio_auth_format_rfc1123(0, buf), "Thu, 01 Jan 1970 00:00:00 GMT");
-  ASSERT_STR_EQ(xio_auth_format_rfc1123(951782400 + 86399, buf),
-                "Tue, 29 Feb 2000 23:59:59 GMT");
-  ASSERT_STR_EQ(xio_auth_format_rfc1123(1709164800 + 3723, buf),
-                "Thu, 29 Feb 2024 01:02:03 GMT");
+  ASSERT_STR_EQ(xio_auth_format_rfc1123(951782400 + 86399, buf), "Tue, 29 Feb 2000 23:59:59 GMT");
+  ASSERT_STR_EQ(xio_auth_format_rfc1123(1709164800 + 3723, buf), "Thu, 29 Feb 2024 01:02:03 GMT");
   ASSERT_EQ(strlen(buf), 29);
 }
 
@@ -97,8 +93,7 @@ TEST(clock_parse_iso8601_rejects) {
     xio_error e;
     time_t t = 42;
     xio_error_clear(&e);
-    if (xio_auth_parse_iso8601(bad[i], &t, &e) != XIO_EPARSE)
-      FAIL("\"%s\" was accepted", bad[i]);
+    if (xio_auth_parse_iso8601(bad[i], &t, &e) != XIO_EPARSE) FAIL("\"%s\" was accepted", bad[i]);
     ASSERT_EQ(e.code, XIO_EPARSE);
     ASSERT_CONTAINS(e.message, "ISO 8601");
     ASSERT_EQ(t, 42);

@@ -6,8 +6,7 @@
 
 TEST(base64_rfc4648_vectors) {
   static const char *plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
-  static const char *enc[] = {"",         "Zg==",     "Zm8=",    "Zm9v",
-                              "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+  static const char *enc[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
   for (size_t i = 0; i < 7; i++) {
     char out[16];
     ASSERT_EQ(xio_auth_base64_encode(plain[i], strlen(plain[i]), out), strlen(enc[i]));
@@ -52,9 +51,8 @@ TEST(base64_dev_key) {
 }
 
 TEST(base64_rejects_bad_input) {
-  static const char *bad[] = {
-      "Zg=",  "Zg",   "Zg==Zm8=", "Z===", "====", "Zm9v\n",    "Zm9v YmFy",
-      "Zm$v", "Zm9-", "Zm9_",     "=Zm9", "Zm=v", "Zm9\nYmFy", "Zm9 YmFy"};
+  static const char *bad[] = {"Zg=",  "Zg",   "Zg==Zm8=", "Z===", "====", "Zm9v\n",    "Zm9v YmFy",
+                              "Zm$v", "Zm9-", "Zm9_",     "=Zm9", "Zm=v", "Zm9\nYmFy", "Zm9 YmFy"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     unsigned char *out = (unsigned char *)"x";
     size_t n = 7;
@@ -82,14 +80,11 @@ TEST(hmac_vector) {
 
 TEST(hmac_rejects_empty_key) {
   char sig[45] = "unchanged";
-  ASSERT_EQ(xio_auth_hmac_sha256_base64((const unsigned char *)"k", 0, "m", 1, sig),
-            XIO_EINVAL);
+  ASSERT_EQ(xio_auth_hmac_sha256_base64((const unsigned char *)"k", 0, "m", 1, sig), XIO_EINVAL);
   ASSERT_STR_EQ(sig, "");
   ASSERT_EQ(xio_auth_hmac_sha256_base64(NULL, 4, "m", 1, sig), XIO_EINVAL);
-  ASSERT_EQ(xio_auth_hmac_sha256_base64((const unsigned char *)"k", 1, NULL, 1, sig),
-            XIO_EINVAL);
-  ASSERT_OK(xio_auth_hmac_sha256_base64((const unsigned char *)"k", 1, NULL, 0, sig),
-            NULL);
+  ASSERT_EQ(xio_auth_hmac_sha256_base64((const unsigned char *)"k", 1, NULL, 1, sig), XIO_EINVAL);
+  ASSERT_OK(xio_auth_hmac_sha256_base64((const unsigned char *)"k", 1, NULL, 0, sig), NULL);
   ASSERT_EQ(strlen(sig), 44);
 }
 
@@ -109,18 +104,11 @@ TEST(encode_path_blob_names) {
 }
 
 TEST(host_loopback) {
-  static const char *yes[] = {
-      "localhost", "LOCALHOST", "127.0.0.1",         "127.1.2.3",
-      "::1",       "[::1]",     "[0:0:0:0:0:0:0:1]", "[::ffff:127.0.0.1]"};
-  static const char *no[] = {"128.0.0.1",
-                             "10.0.0.1",
-                             "::2",
-                             "[::]",
-                             "example.com",
-                             "localhost.example.com",
-                             "127.0.0.1.nip.io",
-                             "",
-                             "[::1"};
+  static const char *yes[] = {"localhost", "LOCALHOST", "127.0.0.1",         "127.1.2.3",
+                              "::1",       "[::1]",     "[0:0:0:0:0:0:0:1]", "[::ffff:127.0.0.1]"};
+  static const char *no[] = {
+      "128.0.0.1",        "10.0.0.1", "::2", "[::]", "example.com", "localhost.example.com",
+      "127.0.0.1.nip.io", "",         "[::1"};
   for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
     if (!xio_auth_host_is_loopback(yes[i])) FAIL("%s is loopback", yes[i]);
   for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)

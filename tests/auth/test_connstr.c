@@ -6,10 +6,9 @@
 
 #include "auth_test.h"
 
-#define DEV_CONNSTR                                                                      \
-  "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"                          \
-  "AccountKey=" XIO_AUTH_DEV_KEY                                                         \
-  ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"
+#define DEV_CONNSTR                                                                                \
+  "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"                                    \
+  "AccountKey=" XIO_AUTH_DEV_KEY ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"
 
 static void assert_dev_key(const xio_auth_account *a) {
   size_t n = 0;
@@ -37,9 +36,7 @@ TEST(connstr_derived_endpoint) {
   xio_auth_account a;
   xio_error e;
   xio_error_clear(&e);
-  ASSERT_OK(
-      xio_auth_connstr_parse("AccountName=myacct;AccountKey=" XIO_AUTH_DEV_KEY, &a, &e),
-      &e);
+  ASSERT_OK(xio_auth_connstr_parse("AccountName=myacct;AccountKey=" XIO_AUTH_DEV_KEY, &a, &e), &e);
   ASSERT_STR_EQ(a.blob_endpoint, "https://myacct.blob.core.windows.net");
   xio_auth_account_clear(&a);
   ASSERT_OK(xio_auth_connstr_parse("DefaultEndpointsProtocol=http;AccountName=myacct;"
@@ -69,10 +66,9 @@ TEST(connstr_blob_endpoint_explicit) {
   xio_auth_account a;
   xio_error e;
   xio_error_clear(&e);
-  ASSERT_OK(xio_auth_connstr_parse(
-                "BlobEndpoint=https://files.example.com/;AccountName=x;"
-                "AccountKey=" XIO_AUTH_DEV_KEY ";EndpointSuffix=ignored.example",
-                &a, &e),
+  ASSERT_OK(xio_auth_connstr_parse("BlobEndpoint=https://files.example.com/;AccountName=x;"
+                                   "AccountKey=" XIO_AUTH_DEV_KEY ";EndpointSuffix=ignored.example",
+                                   &a, &e),
             &e);
   ASSERT_STR_EQ(a.blob_endpoint, "https://files.example.com");
   xio_auth_account_clear(&a);
@@ -82,19 +78,17 @@ TEST(connstr_sas_only) {
   xio_auth_account a;
   xio_error e;
   xio_error_clear(&e);
-  ASSERT_OK(
-      xio_auth_connstr_parse(
-          "BlobEndpoint=https://acct.blob.core.windows.net;SharedAccessSignature="
-          "?sv=2020-12-06&ss=b&srt=sco&sp=rl&se=2099-01-01T00%3A00%3A00Z&sig=abc%3D",
-          &a, &e),
-      &e);
+  ASSERT_OK(xio_auth_connstr_parse(
+                "BlobEndpoint=https://acct.blob.core.windows.net;SharedAccessSignature="
+                "?sv=2020-12-06&ss=b&srt=sco&sp=rl&se=2099-01-01T00%3A00%3A00Z&sig=abc%3D",
+                &a, &e),
+            &e);
   ASSERT(a.name == NULL);
   ASSERT(a.key == NULL);
   ASSERT_EQ(a.key_len, 0);
   ASSERT_STR_EQ(a.blob_endpoint, "https://acct.blob.core.windows.net");
   /* values may contain '=': only the first '=' of a segment splits */
-  ASSERT_STR_EQ(
-      a.sas, "sv=2020-12-06&ss=b&srt=sco&sp=rl&se=2099-01-01T00%3A00%3A00Z&sig=abc%3D");
+  ASSERT_STR_EQ(a.sas, "sv=2020-12-06&ss=b&srt=sco&sp=rl&se=2099-01-01T00%3A00%3A00Z&sig=abc%3D");
   xio_auth_account_clear(&a);
 }
 
@@ -113,8 +107,7 @@ TEST(connstr_dev_shorthand) {
             &e);
   ASSERT_STR_EQ(a.blob_endpoint, "http://127.0.0.1:41341/devstoreaccount1");
   xio_auth_account_clear(&a);
-  ASSERT_ERR(xio_auth_connstr_parse("UseDevelopmentStorage=false", &a, &e), XIO_EPARSE,
-             &e);
+  ASSERT_ERR(xio_auth_connstr_parse("UseDevelopmentStorage=false", &a, &e), XIO_EPARSE, &e);
   ASSERT_CONTAINS(e.message, "UseDevelopmentStorage");
 }
 
@@ -123,8 +116,7 @@ TEST(connstr_unknown_keys_ignored) {
   xio_error e;
   xio_error_clear(&e);
   ASSERT_OK(xio_auth_connstr_parse("QueueEndpoint=https://q.example;AccountName=acct;"
-                                   "FileEndpoint=x;AccountKey=" XIO_AUTH_DEV_KEY
-                                   ";Whatever=a=b=c",
+                                   "FileEndpoint=x;AccountKey=" XIO_AUTH_DEV_KEY ";Whatever=a=b=c",
                                    &a, &e),
             &e);
   ASSERT_STR_EQ(a.name, "acct");
@@ -172,13 +164,11 @@ TEST(connstr_malformed) {
   expect_parse_error("AccountKey=" XIO_AUTH_DEV_KEY, "AccountName", XIO_AUTH_DEV_KEY);
   expect_parse_error("AccountKey=" XIO_AUTH_DEV_KEY ";BlobEndpoint=https://h.example",
                      "without AccountName", XIO_AUTH_DEV_KEY);
-  expect_parse_error("AccountName=acct", "neither AccountKey nor SharedAccessSignature",
-                     NULL);
+  expect_parse_error("AccountName=acct", "neither AccountKey nor SharedAccessSignature", NULL);
   expect_parse_error("", "neither AccountName nor BlobEndpoint", NULL);
   expect_parse_error("AccountName=a;AccountKey=;", "AccountKey is empty", NULL);
-  expect_parse_error(
-      "DefaultEndpointsProtocol=ftp;AccountName=a;AccountKey=" XIO_AUTH_DEV_KEY,
-      "DefaultEndpointsProtocol", XIO_AUTH_DEV_KEY);
+  expect_parse_error("DefaultEndpointsProtocol=ftp;AccountName=a;AccountKey=" XIO_AUTH_DEV_KEY,
+                     "DefaultEndpointsProtocol", XIO_AUTH_DEV_KEY);
   expect_parse_error("BlobEndpoint=ftp://h;SharedAccessSignature=sv=1&sig=SECRETSIG",
                      "BlobEndpoint", "SECRETSIG");
 }

@@ -29,8 +29,7 @@ static char *lookup_sas(const xio_auth_credstore *s, const char *url) {
   return sas;
 }
 
-static void expect_lookup(const xio_auth_credstore *s, const char *url,
-                          const char *want) {
+static void expect_lookup(const xio_auth_credstore *s, const char *url, const char *want) {
   char *got = lookup_sas(s, url);
   if (!want && got) FAIL("%s: found %s, wanted no match", url, got);
   if (want) ASSERT_STR_EQ(got, want);
@@ -52,8 +51,7 @@ TEST(credstore_prefix_boundaries) {
   expect_lookup(s, "http://a.blob.core.windows.net/db/x", NULL);
   expect_lookup(s, "https://b.blob.core.windows.net/db/x", NULL);
   /* a longer prefix wins over a shorter one, whatever the order of adding */
-  ASSERT_OK(xio_auth_credstore_add(s, "https://a.blob.core.windows.net/db/logs/", &b, &e),
-            &e);
+  ASSERT_OK(xio_auth_credstore_add(s, "https://a.blob.core.windows.net/db/logs/", &b, &e), &e);
   expect_lookup(s, "https://a.blob.core.windows.net/db/logs/l.ldf", SAS_B);
   expect_lookup(s, "https://a.blob.core.windows.net/db/logsx", SAS_A);
   xio_auth_credstore_free(s);
@@ -68,13 +66,11 @@ TEST(credstore_case_and_query) {
   ASSERT_OK(xio_auth_credstore_add(s, "HTTPS://A.Blob.Core.Windows.NET/db", &a, &e), &e);
   expect_lookup(s, "https://a.blob.core.windows.net/db/x.mdf?sv=1&sig=x#f", SAS_A);
   expect_lookup(s, "https://A.BLOB.core.windows.net/db/x.mdf", SAS_A);
-  expect_lookup(s, "https://a.blob.core.windows.net/DB/x.mdf",
-                NULL); /* paths keep case */
+  expect_lookup(s, "https://a.blob.core.windows.net/DB/x.mdf", NULL); /* paths keep case */
   /* same prefix again replaces; encodings compare equal */
   ASSERT_OK(xio_auth_credstore_add(s, "https://a.blob.core.windows.net/db/", &b, &e), &e);
   expect_lookup(s, "https://a.blob.core.windows.net/db/x.mdf", SAS_B);
-  ASSERT_OK(
-      xio_auth_credstore_add(s, "https://a.blob.core.windows.net/db/my dir", &a, &e), &e);
+  ASSERT_OK(xio_auth_credstore_add(s, "https://a.blob.core.windows.net/db/my dir", &a, &e), &e);
   expect_lookup(s, "https://a.blob.core.windows.net/db/my%20dir/x.mdf", SAS_A);
   xio_auth_credstore_free(s);
 }
@@ -87,11 +83,9 @@ TEST(credstore_account_endpoint_and_emulator) {
   xio_auth_cred c;
   xio_error e;
   xio_error_clear(&e);
-  ASSERT_OK(xio_auth_credstore_add(s, "http://127.0.0.1:10000/devstoreaccount1", &k, &e),
+  ASSERT_OK(xio_auth_credstore_add(s, "http://127.0.0.1:10000/devstoreaccount1", &k, &e), &e);
+  ASSERT_OK(xio_auth_credstore_lookup(s, "http://127.0.0.1:10000/devstoreaccount1/c/b", &c, &e),
             &e);
-  ASSERT_OK(
-      xio_auth_credstore_lookup(s, "http://127.0.0.1:10000/devstoreaccount1/c/b", &c, &e),
-      &e);
   ASSERT_EQ(c.kind, XIO_AUTH_CRED_SHARED_KEY);
   ASSERT_STR_EQ(c.account, "devstoreaccount1");
   ASSERT_EQ(c.key_len, n);
@@ -109,8 +103,7 @@ TEST(credstore_miss_is_enocred) {
   xio_auth_cred c;
   xio_error e;
   xio_error_clear(&e);
-  ASSERT_ERR(xio_auth_credstore_lookup(
-                 s, "https://a.blob.core.windows.net/c/b?sig=SECRET", &c, &e),
+  ASSERT_ERR(xio_auth_credstore_lookup(s, "https://a.blob.core.windows.net/c/b?sig=SECRET", &c, &e),
              XIO_ENOCRED, &e);
   ASSERT_CONTAINS(e.message, "https://a.blob.core.windows.net/c/b");
   ASSERT_NOT_CONTAINS(e.message, "SECRET");
@@ -126,8 +119,7 @@ TEST(credstore_add_rejects_bad_prefix) {
   xio_error_clear(&e);
   ASSERT_ERR(xio_auth_credstore_add(s, "ftp://a.example/db", &a, &e), XIO_EINVAL, &e);
   ASSERT_ERR(xio_auth_credstore_add(s, "https:///db", &a, &e), XIO_EINVAL, &e);
-  ASSERT_ERR(xio_auth_credstore_add(s, "https://a.example/db?sig=x", &a, &e), XIO_EINVAL,
-             &e);
+  ASSERT_ERR(xio_auth_credstore_add(s, "https://a.example/db?sig=x", &a, &e), XIO_EINVAL, &e);
   ASSERT_ERR(xio_auth_credstore_add(s, "/local/db", &a, &e), XIO_EINVAL, &e);
   expect_lookup(s, "https://a.example/db/x", NULL);
   xio_auth_credstore_free(s);
@@ -142,8 +134,7 @@ TEST(credstore_json_forms) {
       " \"http://127.0.0.1:10000/devstoreaccount1\": {\"connection_string\":"
       " \"UseDevelopmentStorage=true\"},"
       " \"https://s.blob.core.windows.net/c\": {\"connection_string\":"
-      " \"BlobEndpoint=https://s.blob.core.windows.net;SharedAccessSignature=" SAS_B
-      "\"}}";
+      " \"BlobEndpoint=https://s.blob.core.windows.net;SharedAccessSignature=" SAS_B "\"}}";
   xio_auth_credstore *s = xio_auth_credstore_new();
   xio_auth_cred c;
   xio_error e;
@@ -152,15 +143,13 @@ TEST(credstore_json_forms) {
   expect_lookup(s, "https://a.blob.core.windows.net/db/x.mdf", SAS_A);
   expect_lookup(s, "https://a.blob.core.windows.net/logs/x.ldf", SAS_B);
   expect_lookup(s, "https://s.blob.core.windows.net/c/x", SAS_B);
-  ASSERT_OK(xio_auth_credstore_lookup(s, "https://k.blob.core.windows.net/c/b", &c, &e),
-            &e);
+  ASSERT_OK(xio_auth_credstore_lookup(s, "https://k.blob.core.windows.net/c/b", &c, &e), &e);
   ASSERT_EQ(c.kind, XIO_AUTH_CRED_SHARED_KEY);
   ASSERT_STR_EQ(c.account, "k");
   ASSERT_EQ(c.key_len, 64);
   xio_auth_cred_clear(&c);
-  ASSERT_OK(
-      xio_auth_credstore_lookup(s, "http://127.0.0.1:10000/devstoreaccount1/c/b", &c, &e),
-      &e);
+  ASSERT_OK(xio_auth_credstore_lookup(s, "http://127.0.0.1:10000/devstoreaccount1/c/b", &c, &e),
+            &e);
   ASSERT_EQ(c.kind, XIO_AUTH_CRED_SHARED_KEY);
   ASSERT_STR_EQ(c.account, "devstoreaccount1");
   xio_auth_cred_clear(&c);
@@ -182,8 +171,7 @@ static void expect_json_error(const char *json, const char *needle, const char *
 }
 
 TEST(credstore_json_malformed) {
-  expect_json_error("{\"https://good.blob.core.windows.net/c\": \"" SAS_A "\",", "JSON",
-                    NULL);
+  expect_json_error("{\"https://good.blob.core.windows.net/c\": \"" SAS_A "\",", "JSON", NULL);
   expect_json_error("[\"" SAS_A "\"]", "JSON object", NULL);
   expect_json_error("{\"https://good.blob.core.windows.net/c\": \"" SAS_A "\","
                     " \"https://x.blob.core.windows.net/c\": 42}",
@@ -192,16 +180,14 @@ TEST(credstore_json_malformed) {
                     " \"https://x.blob.core.windows.net/c\": {\"account\": \"x\","
                     " \"key\": \"SECRETKEY!\"}}",
                     "key is not base64", "SECRETKEY");
-  expect_json_error("{\"https://x.blob.core.windows.net/c\": {\"account\": \"x\"}}",
-                    "expected", NULL);
-  expect_json_error("{\"https://x.blob.core.windows.net/c\": \"sv=1&sp=r\"}", "no sig",
+  expect_json_error("{\"https://x.blob.core.windows.net/c\": {\"account\": \"x\"}}", "expected",
                     NULL);
+  expect_json_error("{\"https://x.blob.core.windows.net/c\": \"sv=1&sp=r\"}", "no sig", NULL);
   expect_json_error("{\"https://x.blob.core.windows.net/c\": {\"connection_string\":"
                     " \"AccountName=x;AccountKey=SECRETKEY!\"}}",
                     "AccountKey", "SECRETKEY");
   expect_json_error("{\"c:/local\": \"" SAS_A "\"}", "URL prefix", NULL);
-  expect_json_error("{\"https://x.blob.core.windows.net/c?sig=SECRETSIG\": \"" SAS_A
-                    "\"}",
+  expect_json_error("{\"https://x.blob.core.windows.net/c?sig=SECRETSIG\": \"" SAS_A "\"}",
                     "URL prefix", "SECRETSIG");
 }
 

@@ -17,8 +17,7 @@ TEST(redact_sig_in_url) {
                 "https://a.blob.core.windows.net/c/b?sv=2020-12-06&sp=r&sig=REDACTED");
   expect_redact("https://a.blob.core.windows.net/c/b?sig=abc&sp=r#frag",
                 "https://a.blob.core.windows.net/c/b?sig=REDACTED&sp=r#frag");
-  expect_redact("https://a.blob.core.windows.net/c/b",
-                "https://a.blob.core.windows.net/c/b");
+  expect_redact("https://a.blob.core.windows.net/c/b", "https://a.blob.core.windows.net/c/b");
   expect_redact("", "");
   ASSERT(xio_auth_redact(NULL) == NULL);
 }
@@ -34,18 +33,15 @@ TEST(redact_bare_token_and_mixed_case) {
 }
 
 TEST(redact_connection_string) {
-  expect_redact(
-      "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"
-      "AccountKey=" XIO_AUTH_DEV_KEY
-      ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;",
-      "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"
-      "AccountKey=REDACTED;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;");
+  expect_redact("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"
+                "AccountKey=" XIO_AUTH_DEV_KEY
+                ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;",
+                "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"
+                "AccountKey=REDACTED;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;");
   expect_redact("accountkey=abc==", "accountkey=REDACTED");
-  expect_redact(
-      "BlobEndpoint=https://a.example;SharedAccessSignature=sv=1&sig=abc%3D;X=1",
-      "BlobEndpoint=https://a.example;SharedAccessSignature=sv=1&sig=REDACTED;X=1");
-  expect_redact("SharedAccessSignature=sig=abc&sv=1",
-                "SharedAccessSignature=sig=REDACTED&sv=1");
+  expect_redact("BlobEndpoint=https://a.example;SharedAccessSignature=sv=1&sig=abc%3D;X=1",
+                "BlobEndpoint=https://a.example;SharedAccessSignature=sv=1&sig=REDACTED;X=1");
+  expect_redact("SharedAccessSignature=sig=abc&sv=1", "SharedAccessSignature=sig=REDACTED&sv=1");
   expect_redact("SharedAccessSignature=?sig=abc", "SharedAccessSignature=?sig=REDACTED");
 }
 

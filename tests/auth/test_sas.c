@@ -8,14 +8,14 @@
 
 /* The AZURE.md vectors, signed with Azurite's public dev key. Each signature is its
  * own literal so that secret scanners looking for "sig=<token>" are not misled. */
-#define SERVICE_TOKEN                                                                    \
-  "sv=2020-12-06&sp=rcw&st=2024-01-01T00%3A00%3A00Z&se=2099-01-01T00%3A00%3A00Z"         \
-  "&spr=https%2Chttp&sr=b&sig="                                                          \
+#define SERVICE_TOKEN                                                                              \
+  "sv=2020-12-06&sp=rcw&st=2024-01-01T00%3A00%3A00Z&se=2099-01-01T00%3A00%3A00Z"                   \
+  "&spr=https%2Chttp&sr=b&sig="                                                                    \
   "6RBuzXFd%2FP%2Fpb7fsgIUWLjtHRtEocNsuw%2FKMmAgWnTE%3D"
-#define ACCOUNT_TOKEN                                                                    \
-  "sv=2020-12-06&ss=b&srt=sco&sp=rwdlac&st=2024-01-01T00%3A00%3A00Z"                     \
-  "&se=2099-01-01T00%3A00%3A00Z&spr=https%2Chttp"                                        \
-  "&sig="                                                                                \
+#define ACCOUNT_TOKEN                                                                              \
+  "sv=2020-12-06&ss=b&srt=sco&sp=rwdlac&st=2024-01-01T00%3A00%3A00Z"                               \
+  "&se=2099-01-01T00%3A00%3A00Z&spr=https%2Chttp"                                                  \
+  "&sig="                                                                                          \
   "qjZsEWqkhpxmMi2HyXnJXo7OBX47a7JPbudYdfYSQh8%3D"
 
 static xio_auth_sas_options vector_options(const char *perms) {
@@ -34,20 +34,18 @@ static char *service(const char *container, const char *blob, xio_auth_sas_optio
   char *out = NULL;
   xio_error e;
   xio_error_clear(&e);
-  ASSERT_OK(xio_auth_sas_generate_service("devstoreaccount1", key, n, container, blob, &o,
-                                          &out, &e),
-            &e);
+  ASSERT_OK(
+      xio_auth_sas_generate_service("devstoreaccount1", key, n, container, blob, &o, &out, &e), &e);
   xio_auth_secret_free(key, n);
   return out;
 }
 
-static xio_err account(const char *ss, const char *srt, xio_auth_sas_options o,
-                       char **out, xio_error *e) {
+static xio_err account(const char *ss, const char *srt, xio_auth_sas_options o, char **out,
+                       xio_error *e) {
   size_t n = 0;
   unsigned char *key = dev_key(&n);
   xio_error_clear(e);
-  xio_err rc =
-      xio_auth_sas_generate_account("devstoreaccount1", key, n, ss, srt, &o, out, e);
+  xio_err rc = xio_auth_sas_generate_account("devstoreaccount1", key, n, ss, srt, &o, out, e);
   xio_auth_secret_free(key, n);
   return rc;
 }
@@ -96,9 +94,8 @@ TEST(sas_generate_optional_fields) {
   o.identifier = "policy 1";
   char *t = service("vectors", "dir/a b.mdf", o);
   /* sv defaults to 2020-12-06; no st, no spr; order sv sp se sip sr si sig */
-  const char *want =
-      "sv=2020-12-06&sp=r&se=2099-01-01T00%3A00%3A00Z&sip=10.0.0.1-10.0.0.9"
-      "&sr=b&si=policy%201&sig=";
+  const char *want = "sv=2020-12-06&sp=r&se=2099-01-01T00%3A00%3A00Z&sip=10.0.0.1-10.0.0.9"
+                     "&sr=b&si=policy%201&sig=";
   if (strncmp(t, want, strlen(want)) != 0) FAIL("token %s does not start %s", t, want);
   ASSERT_NOT_CONTAINS(t, "st=");
   ASSERT_NOT_CONTAINS(t, "spr=");
@@ -113,37 +110,37 @@ TEST(sas_generate_rejects) {
   xio_auth_sas_options o = vector_options("rl");
   xio_error_clear(&e);
   o.permissions = "ru";
-  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e),
-             XIO_EINVAL, &e);
+  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e), XIO_EINVAL,
+             &e);
   ASSERT(out == NULL);
   ASSERT_CONTAINS(e.message, "'u'");
   o.permissions = "rR";
-  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e),
-             XIO_EINVAL, &e);
+  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e), XIO_EINVAL,
+             &e);
   o.permissions = "";
-  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e),
-             XIO_EINVAL, &e);
+  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e), XIO_EINVAL,
+             &e);
   ASSERT_CONTAINS(e.message, "permissions");
   o = vector_options("r");
   o.expiry = 0;
-  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e),
-             XIO_EINVAL, &e);
+  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e), XIO_EINVAL,
+             &e);
   ASSERT_CONTAINS(e.message, "expiry");
   o = vector_options("r");
   o.version = "2019-12-12";
-  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e),
-             XIO_EINVAL, &e);
+  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e), XIO_EINVAL,
+             &e);
   ASSERT_CONTAINS(e.message, "version");
   o = vector_options("r");
   o.protocol = "http";
-  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e),
-             XIO_EINVAL, &e);
+  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "vectors", "b", &o, &out, &e), XIO_EINVAL,
+             &e);
   o = vector_options("r");
-  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "Bad_Name", "b", &o, &out, &e),
-             XIO_EINVAL, &e);
+  ASSERT_ERR(xio_auth_sas_generate_service("a", key, n, "Bad_Name", "b", &o, &out, &e), XIO_EINVAL,
+             &e);
   ASSERT_CONTAINS(e.message, "container name");
-  ASSERT_ERR(xio_auth_sas_generate_service("a", key, 0, "vectors", "b", &o, &out, &e),
-             XIO_EINVAL, &e);
+  ASSERT_ERR(xio_auth_sas_generate_service("a", key, 0, "vectors", "b", &o, &out, &e), XIO_EINVAL,
+             &e);
   ASSERT_STR_EQ(e.operation, "GenerateSas");
   xio_auth_secret_free(key, n);
 }
@@ -192,8 +189,7 @@ TEST(sas_parse_account) {
   ASSERT_STR_EQ(s.sip, "1.2.3.4");
   ASSERT_EQ(s.perms, XIO_AUTH_PERM('r') | XIO_AUTH_PERM('w') | XIO_AUTH_PERM('d') |
                          XIO_AUTH_PERM('l') | XIO_AUTH_PERM('a') | XIO_AUTH_PERM('c'));
-  ASSERT_OK(xio_auth_sas_check(&s, XIO_AUTH_PERM('w') | XIO_AUTH_PERM('l'), T_2024, &e),
-            &e);
+  ASSERT_OK(xio_auth_sas_check(&s, XIO_AUTH_PERM('w') | XIO_AUTH_PERM('l'), T_2024, &e), &e);
 }
 
 static void expect_sas_parse_error(const char *token, const char *needle) {
@@ -250,10 +246,9 @@ TEST(sas_check_permissions) {
   ASSERT_OK(xio_auth_sas_parse("sv=2020-12-06&sp=rl&sr=c&sig=x", &s, &e), &e);
   ASSERT_OK(xio_auth_sas_check(&s, XIO_AUTH_PERM('r'), T_2099 * 2, &e), &e);
   ASSERT_OK(xio_auth_sas_check(&s, 0, T_2024, &e), &e);
-  ASSERT_ERR(
-      xio_auth_sas_check(&s, XIO_AUTH_PERM('r') | XIO_AUTH_PERM('w') | XIO_AUTH_PERM('c'),
-                         T_2024, &e),
-      XIO_EPERM, &e);
+  ASSERT_ERR(xio_auth_sas_check(&s, XIO_AUTH_PERM('r') | XIO_AUTH_PERM('w') | XIO_AUTH_PERM('c'),
+                                T_2024, &e),
+             XIO_EPERM, &e);
   ASSERT_CONTAINS(e.message, "'cw'");
   ASSERT_ERR(xio_auth_sas_check(&s, 1u << 30, T_2024, &e), XIO_EINVAL, &e);
   ASSERT_ERR(xio_auth_sas_check(NULL, 0, T_2024, &e), XIO_EINVAL, &e);
@@ -280,7 +275,6 @@ TEST(sas_generate_parse_round_trip) {
   ASSERT_STR_EQ(s.sp, "rwd");
   ASSERT_EQ(s.start, 0);
   ASSERT_EQ(s.expiry, T_2099);
-  ASSERT_OK(xio_auth_sas_check(&s, XIO_AUTH_PERM('w') | XIO_AUTH_PERM('d'), T_2024, &e),
-            &e);
+  ASSERT_OK(xio_auth_sas_check(&s, XIO_AUTH_PERM('w') | XIO_AUTH_PERM('d'), T_2024, &e), &e);
   free(t);
 }

@@ -6,7 +6,7 @@
 
 #include "auth_test.h"
 
-#define ACCT "devstoreaccount1"
+#define ACCT      "devstoreaccount1"
 #define SIZEOF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The Authorization value for a request; the test fails on error. */
@@ -34,12 +34,10 @@ static char *string_to_sign(const char *method, const char *path, const char *qu
 }
 
 TEST(sharedkey_vector1_create_container) {
-  xio_auth_header h[] = {{"x-ms-date", VECTOR_DATE},
-                         {"x-ms-version", "2021-10-04"},
-                         {"Content-Length", "0"}};
+  xio_auth_header h[] = {
+      {"x-ms-date", VECTOR_DATE}, {"x-ms-version", "2021-10-04"}, {"Content-Length", "0"}};
   char *a = authorize("PUT", "/devstoreaccount1/vectors", "restype=container", h, 3);
-  ASSERT_STR_EQ(
-      a, "SharedKey devstoreaccount1:kfVZ23XkzfybCTpsp1ipS1/rWZR9BnA2Feb7iIBc0aQ=");
+  ASSERT_STR_EQ(a, "SharedKey devstoreaccount1:kfVZ23XkzfybCTpsp1ipS1/rWZR9BnA2Feb7iIBc0aQ=");
   free(a);
   char *s = string_to_sign("PUT", "/devstoreaccount1/vectors", "restype=container", h, 3);
   ASSERT_STR_EQ(s, "PUT\n\n\n\n\n\n\n\n\n\n\n\n"
@@ -55,14 +53,12 @@ TEST(sharedkey_vector2_create_page_blob) {
                          {"x-ms-blob-content-length", "1073741824"},
                          {"x-ms-date", VECTOR_DATE}};
   char *a = authorize("PUT", "/devstoreaccount1/vectors/disk.mdf", NULL, h, SIZEOF(h));
-  ASSERT_STR_EQ(
-      a, "SharedKey devstoreaccount1:1SylS1v4olSAxF2jVPBI+mFVtYq4Lr3AZC8SMgcIXIY=");
+  ASSERT_STR_EQ(a, "SharedKey devstoreaccount1:1SylS1v4olSAxF2jVPBI+mFVtYq4Lr3AZC8SMgcIXIY=");
   free(a);
   /* no Content-Length at all signs the same as "0" */
   xio_auth_header h2[] = {h[0], h[1], h[3], h[4]};
   a = authorize("PUT", "/devstoreaccount1/vectors/disk.mdf", "", h2, 4);
-  ASSERT_STR_EQ(
-      a, "SharedKey devstoreaccount1:1SylS1v4olSAxF2jVPBI+mFVtYq4Lr3AZC8SMgcIXIY=");
+  ASSERT_STR_EQ(a, "SharedKey devstoreaccount1:1SylS1v4olSAxF2jVPBI+mFVtYq4Lr3AZC8SMgcIXIY=");
   free(a);
 }
 
@@ -73,11 +69,9 @@ TEST(sharedkey_vector3_put_page) {
                          {"x-ms-range", "bytes=0-511"},
                          {"Content-Length", "512"}};
   char *a = authorize("PUT", "/devstoreaccount1/vectors/disk.mdf", "comp=page", h, 5);
-  ASSERT_STR_EQ(
-      a, "SharedKey devstoreaccount1:43g+Bdpo8FmlWRgTJWZdM0Ibi7qgkWeiw/fMX3C5fQE=");
+  ASSERT_STR_EQ(a, "SharedKey devstoreaccount1:43g+Bdpo8FmlWRgTJWZdM0Ibi7qgkWeiw/fMX3C5fQE=");
   free(a);
-  char *s =
-      string_to_sign("PUT", "/devstoreaccount1/vectors/disk.mdf", "comp=page", h, 5);
+  char *s = string_to_sign("PUT", "/devstoreaccount1/vectors/disk.mdf", "comp=page", h, 5);
   ASSERT_STR_EQ(s, "PUT\n\n\n512\n\n\n\n\n\n\n\n\n"
                    "x-ms-date:" VECTOR_DATE "\nx-ms-page-write:update\n"
                    "x-ms-range:bytes=0-511\nx-ms-version:2021-10-04\n"
@@ -92,28 +86,24 @@ TEST(sharedkey_header_names_any_case) {
                          {"X-MS-RANGE", "bytes=0-511"},
                          {"content-LENGTH", "512"}};
   char *a = authorize("PUT", "/devstoreaccount1/vectors/disk.mdf", "COMP=page", h, 5);
-  ASSERT_STR_EQ(
-      a, "SharedKey devstoreaccount1:43g+Bdpo8FmlWRgTJWZdM0Ibi7qgkWeiw/fMX3C5fQE=");
+  ASSERT_STR_EQ(a, "SharedKey devstoreaccount1:43g+Bdpo8FmlWRgTJWZdM0Ibi7qgkWeiw/fMX3C5fQE=");
   free(a);
 }
 
 TEST(sharedkey_standard_headers_order) {
-  xio_auth_header h[] = {{"Range", "bytes=0-1"},         {"If-Unmodified-Since", "U"},
-                         {"If-None-Match", "*"},         {"If-Match", "\"etag\""},
-                         {"If-Modified-Since", "M"},     {"Date", "D"},
-                         {"Content-Type", "text/plain"}, {"Content-MD5", "md5=="},
-                         {"Content-Length", " 10 "},     {"Content-Language", "en"},
-                         {"Content-Encoding", "gzip"},   {"User-Agent", "ignored"}};
+  xio_auth_header h[] = {
+      {"Range", "bytes=0-1"},         {"If-Unmodified-Since", "U"}, {"If-None-Match", "*"},
+      {"If-Match", "\"etag\""},       {"If-Modified-Since", "M"},   {"Date", "D"},
+      {"Content-Type", "text/plain"}, {"Content-MD5", "md5=="},     {"Content-Length", " 10 "},
+      {"Content-Language", "en"},     {"Content-Encoding", "gzip"}, {"User-Agent", "ignored"}};
   char *s = string_to_sign("GET", "/c/b", NULL, h, SIZEOF(h));
-  ASSERT_STR_EQ(s,
-                "GET\ngzip\nen\n10\nmd5==\ntext/plain\nD\nM\n\"etag\"\n*\nU\nbytes=0-1\n"
-                "/devstoreaccount1/c/b");
+  ASSERT_STR_EQ(s, "GET\ngzip\nen\n10\nmd5==\ntext/plain\nD\nM\n\"etag\"\n*\nU\nbytes=0-1\n"
+                   "/devstoreaccount1/c/b");
   free(s);
   /* Date is left empty when x-ms-date is sent */
   xio_auth_header h2[] = {{"Date", "D"}, {"x-ms-date", VECTOR_DATE}};
   s = string_to_sign("GET", "/c/b", NULL, h2, 2);
-  ASSERT_STR_EQ(s, "GET\n\n\n\n\n\n\n\n\n\n\n\nx-ms-date:" VECTOR_DATE
-                   "\n/devstoreaccount1/c/b");
+  ASSERT_STR_EQ(s, "GET\n\n\n\n\n\n\n\n\n\n\n\nx-ms-date:" VECTOR_DATE "\n/devstoreaccount1/c/b");
   free(s);
 }
 
@@ -133,15 +123,13 @@ TEST(sharedkey_canonical_headers) {
 }
 
 TEST(sharedkey_canonical_resource_query) {
-  char *s =
-      string_to_sign("GET", "/devstoreaccount1/c",
-                     "restype=container&comp=list&Prefix=a%2Fb%20c&include=snapshots"
-                     "&include=metadata&&marker=",
-                     NULL, 0);
-  ASSERT_STR_EQ(s,
-                "GET\n\n\n\n\n\n\n\n\n\n\n\n"
-                "/devstoreaccount1/devstoreaccount1/c\ncomp:list\n"
-                "include:metadata,snapshots\nmarker:\nprefix:a/b c\nrestype:container");
+  char *s = string_to_sign("GET", "/devstoreaccount1/c",
+                           "restype=container&comp=list&Prefix=a%2Fb%20c&include=snapshots"
+                           "&include=metadata&&marker=",
+                           NULL, 0);
+  ASSERT_STR_EQ(s, "GET\n\n\n\n\n\n\n\n\n\n\n\n"
+                   "/devstoreaccount1/devstoreaccount1/c\ncomp:list\n"
+                   "include:metadata,snapshots\nmarker:\nprefix:a/b c\nrestype:container");
   free(s);
   /* the path is signed as encoded on the wire */
   s = string_to_sign("GET", "/c/dir%20a/b", NULL, NULL, 0);
@@ -162,24 +150,19 @@ TEST(sharedkey_errors) {
   char *out = (char *)"unchanged";
   xio_error e;
   xio_error_clear(&e);
-  ASSERT_ERR(xio_auth_sharedkey_string_to_sign(ACCT, &no_method, &out, &e), XIO_EINVAL,
-             &e);
+  ASSERT_ERR(xio_auth_sharedkey_string_to_sign(ACCT, &no_method, &out, &e), XIO_EINVAL, &e);
   ASSERT(out == NULL);
   ASSERT_CONTAINS(e.message, "method");
-  ASSERT_ERR(xio_auth_sharedkey_string_to_sign(ACCT, &bad_path, &out, &e), XIO_EINVAL,
-             &e);
+  ASSERT_ERR(xio_auth_sharedkey_string_to_sign(ACCT, &bad_path, &out, &e), XIO_EINVAL, &e);
   ASSERT_CONTAINS(e.message, "path");
-  ASSERT_ERR(xio_auth_sharedkey_string_to_sign(ACCT, &bad_query, &out, &e), XIO_EINVAL,
-             &e);
+  ASSERT_ERR(xio_auth_sharedkey_string_to_sign(ACCT, &bad_query, &out, &e), XIO_EINVAL, &e);
   ASSERT_CONTAINS(e.message, "'a'");
-  ASSERT_ERR(xio_auth_sharedkey_string_to_sign(ACCT, &bad_header, &out, &e), XIO_EINVAL,
-             &e);
+  ASSERT_ERR(xio_auth_sharedkey_string_to_sign(ACCT, &bad_header, &out, &e), XIO_EINVAL, &e);
   ASSERT_ERR(xio_auth_sharedkey_string_to_sign("", &ok, &out, &e), XIO_EINVAL, &e);
-  ASSERT_ERR(xio_auth_sharedkey_authorization(ACCT, key, 0, &ok, &out, &e), XIO_EINVAL,
-             &e);
+  ASSERT_ERR(xio_auth_sharedkey_authorization(ACCT, key, 0, &ok, &out, &e), XIO_EINVAL, &e);
   ASSERT_CONTAINS(e.message, "key");
-  ASSERT_ERR(xio_auth_sharedkey_authorization(ACCT, key, key_len, &bad_query, &out, &e),
-             XIO_EINVAL, &e);
+  ASSERT_ERR(xio_auth_sharedkey_authorization(ACCT, key, key_len, &bad_query, &out, &e), XIO_EINVAL,
+             &e);
   ASSERT(out == NULL);
   xio_auth_secret_free(key, key_len);
 }

@@ -32,8 +32,7 @@ TEST(url_azure_virtual_host) {
 }
 
 TEST(url_other_suffixes_and_case) {
-  xio_auth_url u =
-      parse_ok("HTTPS://MyAcct.Blob.Core.ChinaCloudAPI.cn:8443/c01/b?sv=1&sig=x");
+  xio_auth_url u = parse_ok("HTTPS://MyAcct.Blob.Core.ChinaCloudAPI.cn:8443/c01/b?sv=1&sig=x");
   ASSERT_STR_EQ(u.scheme, "https");
   ASSERT_STR_EQ(u.host, "myacct.blob.core.chinacloudapi.cn");
   ASSERT_EQ(u.port, 8443);
@@ -98,8 +97,7 @@ TEST(url_account_only) {
 }
 
 TEST(url_blob_names_with_slashes_and_spaces) {
-  xio_auth_url u =
-      parse_ok("https://a1.blob.core.windows.net/c01/dir%20a/sub/my%2Bfile.mdf");
+  xio_auth_url u = parse_ok("https://a1.blob.core.windows.net/c01/dir%20a/sub/my%2Bfile.mdf");
   ASSERT_STR_EQ(u.blob, "dir a/sub/my+file.mdf");
   ASSERT_STR_EQ(u.path, "/c01/dir%20a/sub/my%2Bfile.mdf");
   xio_auth_url_clear(&u);
@@ -147,8 +145,7 @@ TEST(url_errors) {
 }
 
 TEST(url_bad_container_names) {
-  expect_url_error("https://a.blob.core.windows.net/Upper/b?sig=SECRET",
-                   "container name");
+  expect_url_error("https://a.blob.core.windows.net/Upper/b?sig=SECRET", "container name");
   expect_url_error("https://a.blob.core.windows.net/ab/b", "3-63");
   expect_url_error("http://127.0.0.1:1/devstoreaccount1/a--b/x", "consecutive");
   expect_url_error("https://a.blob.core.windows.net/-abc", "start and end");
@@ -160,8 +157,7 @@ TEST(container_name_rules) {
   memset(max, 'a', 63), max[63] = '\0';
   memset(over, 'b', 64), over[64] = '\0';
   const char *good[] = {"abc", "a-b-c", "0db", "db-2024-01", "$root", max};
-  const char *bad[] = {"ab",  "ABC", "a--b", "-ab",   "ab-",
-                       "a_b", "a.b", "",     "$logs", over};
+  const char *bad[] = {"ab", "ABC", "a--b", "-ab", "ab-", "a_b", "a.b", "", "$logs", over};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     xio_error e;
     xio_error_clear(&e);

@@ -24,13 +24,14 @@
 extern char **environ;
 
 static const char *const columns[] = {
-    "kind", "backend", "op", "policy", "size_bytes", "size", "io_bytes", "depth", "runs",
-    "min_s", "median_s", "max_s", "requests", "request_types", "extrapolated", "status",
-    "mib_s", "cpu_s_per_gib", "iops", "p50_us", "p99_us", "note"};
+    "kind",     "backend",       "op",           "policy", "size_bytes", "size",
+    "io_bytes", "depth",         "runs",         "min_s",  "median_s",   "max_s",
+    "requests", "request_types", "extrapolated", "status", "mib_s",      "cpu_s_per_gib",
+    "iops",     "p50_us",        "p99_us",       "note"};
 
 typedef struct run {
-  char dir[256];       /* --out and --local-dir */
-  int status;          /* exit status */
+  char dir[256]; /* --out and --local-dir */
+  int status;    /* exit status */
   csv table;
 } run;
 
@@ -49,7 +50,8 @@ static void run_bench(run *r, const char *const *args) {
   argv[n++] = r->dir;
   argv[n++] = "--local-dir";
   argv[n++] = r->dir;
-  for (int i = 0; args[i] && n < 63; i++) argv[n++] = args[i];
+  for (int i = 0; args[i] && n < 63; i++)
+    argv[n++] = args[i];
   argv[n] = NULL;
   char log[320];
   snprintf(log, sizeof log, "%s/stdout.log", r->dir);
@@ -119,17 +121,17 @@ static int file_contains(const run *r, const char *name, const char *needle) {
   return hit;
 }
 
-static const char *const growth_ops[][2] = {{"create", "none"}, {"create", "zero"},
-                                            {"create", "clear"}, {"grow", "none"},
-                                            {"grow", "zero"},    {"grow", "clear"},
-                                            {"zero", "zero"},    {"zero", "clear"}};
+static const char *const growth_ops[][2] = {
+    {"create", "none"}, {"create", "zero"}, {"create", "clear"}, {"grow", "none"},
+    {"grow", "zero"},   {"grow", "clear"},  {"zero", "zero"},    {"zero", "clear"}};
 
 static void check_columns(const run *r) {
   ASSERT(r->table.n > 1);
   ASSERT_EQ(r->table.rows[0].n, (int)(sizeof columns / sizeof columns[0]));
   for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++)
     ASSERT_STR_EQ(r->table.rows[0].field[i], columns[i]);
-  for (int i = 1; i < r->table.n; i++) ASSERT_EQ(r->table.rows[i].n, r->table.rows[0].n);
+  for (int i = 1; i < r->table.n; i++)
+    ASSERT_EQ(r->table.rows[i].n, r->table.rows[0].n);
 }
 
 static void check_growth_rows(const run *r, const char *backend) {
@@ -163,7 +165,8 @@ static void check_io_rows(const run *r) {
     int rd = find(r, "bulk", "pageblob", "read", "", NULL, depths[d]);
     ASSERT_STR_EQ(csv_get(&r->table, w, "status"), "ok");
     ASSERT_STR_EQ(csv_get(&r->table, rd, "status"), "ok");
-    ASSERT_STR_EQ(csv_get(&r->table, w, "request_types"), "XIOTypeWriteFile:4"); /* 16 MiB / 4 MiB */
+    ASSERT_STR_EQ(csv_get(&r->table, w, "request_types"),
+                  "XIOTypeWriteFile:4"); /* 16 MiB / 4 MiB */
     ASSERT_STR_EQ(csv_get(&r->table, rd, "request_types"), "XIOTypeReadFile:4");
     ASSERT(strtod(csv_get(&r->table, w, "mib_s"), NULL) > 0);
   }
@@ -173,14 +176,15 @@ static void check_io_rows(const run *r) {
       int i = find(r, "random", "pageblob", ops[o], "", NULL, qd[d]);
       ASSERT_STR_EQ(csv_get(&r->table, i, "status"), "ok");
       ASSERT(strtod(csv_get(&r->table, i, "iops"), NULL) > 0);
-      ASSERT(strtod(csv_get(&r->table, i, "p99_us"), NULL) >= strtod(csv_get(&r->table, i, "p50_us"), NULL));
+      ASSERT(strtod(csv_get(&r->table, i, "p99_us"), NULL) >=
+             strtod(csv_get(&r->table, i, "p50_us"), NULL));
     }
 }
 
 TEST(tiny_run_writes_every_row) {
   run r;
-  const char *args[] = {"--sizes", "1M,4M", "--runs", "1", "--bulk-size", "16M",
-                        "--random-seconds", "0.2", NULL};
+  const char *args[] = {"--sizes",          "1M,4M", "--runs", "1", "--bulk-size", "16M",
+                        "--random-seconds", "0.2",   NULL};
   run_bench(&r, args);
   ASSERT_EQ(r.status, 0);
   check_columns(&r);
@@ -206,8 +210,8 @@ TEST(tiny_run_writes_every_row) {
 TEST(zero_writes_past_the_cap_are_extrapolated) {
   run r;
   /* A cap of one whole zero-write request (4 MiB), so the scaled request count is exact. */
-  const char *args[] = {"--sizes", "4M,32M", "--zero-cap", "4M", "--runs", "1", "--sections",
-                        "growth", "--no-plots", NULL};
+  const char *args[] = {"--sizes", "4M,32M",     "--zero-cap", "4M",         "--runs",
+                        "1",       "--sections", "growth",     "--no-plots", NULL};
   run_bench(&r, args);
   ASSERT_EQ(r.status, 0);
   const char *backends[2] = {"pageblob", "local"};
@@ -221,8 +225,10 @@ TEST(zero_writes_past_the_cap_are_extrapolated) {
     double t1 = strtod(csv_get(&r.table, cap, "median_s"), NULL);
     double t8 = strtod(csv_get(&r.table, big, "median_s"), NULL);
     ASSERT(t8 > 7.999 * t1 && t8 < 8.001 * t1);
-    ASSERT_STR_EQ(csv_get(&r.table, cap, "request_types"), "XIOTypeZeroFile:1 XIOTypeSetFileSize:1");
-    ASSERT_STR_EQ(csv_get(&r.table, big, "request_types"), "XIOTypeZeroFile:8 XIOTypeSetFileSize:1");
+    ASSERT_STR_EQ(csv_get(&r.table, cap, "request_types"),
+                  "XIOTypeZeroFile:1 XIOTypeSetFileSize:1");
+    ASSERT_STR_EQ(csv_get(&r.table, big, "request_types"),
+                  "XIOTypeZeroFile:8 XIOTypeSetFileSize:1");
     /* Clear at 32 MiB is measured, still two requests. */
     int clear = find(&r, "growth", backends[b], "grow", "clear", "33554432", NULL);
     ASSERT_STR_EQ(csv_get(&r.table, clear, "extrapolated"), "0");
@@ -234,8 +240,8 @@ TEST(zero_writes_past_the_cap_are_extrapolated) {
 
 TEST(local_sizes_that_do_not_fit_are_skipped) {
   run r;
-  const char *args[] = {"--sizes", "1M", "--runs", "1", "--backends", "local", "--sections",
-                        "growth", "--disk-margin", "7T", "--no-plots", NULL};
+  const char *args[] = {"--sizes",    "1M",     "--runs",        "1",  "--backends", "local",
+                        "--sections", "growth", "--disk-margin", "7T", "--no-plots", NULL};
   run_bench(&r, args);
   ASSERT_EQ(r.status, 0);
   ASSERT_EQ(r.table.n - 1, 8);

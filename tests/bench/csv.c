@@ -19,13 +19,18 @@ static void split(const char *line, csv_row *row) {
     int quoted = *p == '"';
     if (quoted) p++;
     while (*p && (quoted || *p != ',')) {
-      if (quoted && *p == '"' && p[1] == '"') f[len++] = '"', p += 2;
-      else if (quoted && *p == '"') quoted = 0, p++;
-      else f[len++] = *p++;
+      if (quoted && *p == '"' && p[1] == '"')
+        f[len++] = '"', p += 2;
+      else if (quoted && *p == '"')
+        quoted = 0, p++;
+      else
+        f[len++] = *p++;
     }
     f[len] = '\0';
-    if (row->n < CSV_MAX_FIELDS) row->field[row->n++] = f;
-    else free(f);
+    if (row->n < CSV_MAX_FIELDS)
+      row->field[row->n++] = f;
+    else
+      free(f);
     if (*p != ',') return;
     p++;
   }
@@ -39,7 +44,8 @@ int csv_read(const char *path, csv *out) {
   size_t cap = 0;
   ssize_t n;
   while ((n = getline(&line, &cap, f)) > 0) {
-    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+      line[--n] = '\0';
     csv_row *rows = realloc(out->rows, (size_t)(out->n + 1) * sizeof *rows);
     if (!rows) break;
     out->rows = rows;
@@ -52,7 +58,8 @@ int csv_read(const char *path, csv *out) {
 
 void csv_free(csv *c) {
   for (int r = 0; r < c->n; r++)
-    for (int i = 0; i < c->rows[r].n; i++) free(c->rows[r].field[i]);
+    for (int i = 0; i < c->rows[r].n; i++)
+      free(c->rows[r].field[i]);
   free(c->rows);
   memset(c, 0, sizeof *c);
 }

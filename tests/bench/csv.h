@@ -15,7 +15,7 @@ typedef struct csv_row {
 } csv_row;
 
 typedef struct csv {
-  csv_row *rows;   /* rows[0] is the header */
+  csv_row *rows; /* rows[0] is the header */
   int n;
 } csv;
 

@@ -24,7 +24,8 @@ static char *service_sas(fixture *fx, const char *blob, const char *perms, time_
   char *tok = NULL;
   const char *container = xio_blob_target_url(fx->container)->container;
   ASSERT_OK(xio_auth_sas_generate_service(XIO_AUTH_DEV_ACCOUNT, fx->cred.key, fx->cred.key_len,
-                                          container, blob, &o, &tok, &e), &e);
+                                          container, blob, &o, &tok, &e),
+            &e);
   return tok;
 }
 
@@ -63,7 +64,8 @@ TEST(wrong_account_key_is_auth_error) {
   unsigned char *wrong = malloc(fx.cred.key_len);
   memcpy(wrong, fx.cred.key, fx.cred.key_len);
   wrong[0] ^= 0x55;
-  xio_auth_cred bad = {XIO_AUTH_CRED_SHARED_KEY, XIO_AUTH_DEV_ACCOUNT, wrong, fx.cred.key_len, NULL};
+  xio_auth_cred bad = {XIO_AUTH_CRED_SHARED_KEY, XIO_AUTH_DEV_ACCOUNT, wrong, fx.cred.key_len,
+                       NULL};
   char url[1024];
   snprintf(url, sizeof url, "%s/k.mdf", fx.container_url);
   xio_blob_target *t = NULL;
@@ -117,8 +119,9 @@ TEST(container_sas_and_account_sas) {
   xio_auth_sas_options o = xio_auth_sas_options_default();
   o.permissions = "rwdlac";
   o.expiry = time(NULL) + 3600;
-  ASSERT_OK(xio_auth_sas_generate_account(XIO_AUTH_DEV_ACCOUNT, fx.cred.key, fx.cred.key_len,
-                                          "b", "sco", &o, &tok, &e), &e);
+  ASSERT_OK(xio_auth_sas_generate_account(XIO_AUTH_DEV_ACCOUNT, fx.cred.key, fx.cred.key_len, "b",
+                                          "sco", &o, &tok, &e),
+            &e);
   t = sas_target(&fx, "acct.mdf", tok);
   ASSERT_OK(xio_blob_create(fx.engine, t, 4096, NULL, 0, NULL, &e), &e);
   xio_blob_props p;
@@ -168,7 +171,8 @@ TEST(expired_sas_is_refused_by_client_and_service) {
   char *tok = NULL;
   const char *container = xio_blob_target_url(fx.container)->container;
   ASSERT_OK(xio_auth_sas_generate_service(XIO_AUTH_DEV_ACCOUNT, fx.cred.key, fx.cred.key_len,
-                                          container, "x.mdf", &o, &tok, &e), &e);
+                                          container, "x.mdf", &o, &tok, &e),
+            &e);
   xio_blob_target *t = sas_target(&fx, "x.mdf", tok);
   char buf[512];
   /* Our clock is right: refused before sending, and the message says when it expired. */

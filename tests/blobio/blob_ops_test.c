@@ -189,7 +189,8 @@ TEST(list_blobs_paged) {
   xio_error e;
   fixture_setup(&fx, NULL);
   const char *names[] = {"a.mdf", "b.ldf", "c.ndf", "d.mdf", "e.ldf"};
-  for (int i = 0; i < 5; i++) xio_blob_target_free(fixture_page_blob(&fx, names[i], 512 * (i + 1)));
+  for (int i = 0; i < 5; i++)
+    xio_blob_target_free(fixture_page_blob(&fx, names[i], 512 * (i + 1)));
   int seen = 0, pages = 0;
   char *marker = NULL;
   do {
@@ -296,7 +297,8 @@ TEST(async_calls_complete_once) {
   int done = 0;
   for (int i = 0; i < N; i++) {
     ASSERT_OK(xio_blob_call_put_page(b, (uint64_t)i * 65536, src + (size_t)i * 65536, 65536,
-                                     64 * MiB, NULL, &calls[i], &e), &e);
+                                     64 * MiB, NULL, &calls[i], &e),
+              &e);
     xio_blob_submit(fx.engine, calls[i], count_done, &done);
   }
   for (int spin = 0; __atomic_load_n(&done, __ATOMIC_SEQ_CST) < N && spin < 3000; spin++)

@@ -9,8 +9,8 @@
 
 typedef struct fixture {
   xio_blob_engine *engine;
-  xio_auth_cred cred;           /* dev account shared key */
-  xio_blob_target *container;   /* a fresh container, created */
+  xio_auth_cred cred;         /* dev account shared key */
+  xio_blob_target *container; /* a fresh container, created */
   char container_url[512];
 } fixture;
 

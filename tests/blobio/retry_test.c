@@ -71,7 +71,8 @@ TEST(transport_errors_are_retried_then_reported) {
   ASSERT(e.message[0] != '\0');
   ASSERT(e.client_request_id[0] != '\0');
   ASSERT_EQ(t.n, 3);
-  for (int i = 0; i < 3; i++) ASSERT_EQ(t.attempts[i], i);
+  for (int i = 0; i < 3; i++)
+    ASSERT_EQ(t.attempts[i], i);
   ASSERT(t.will_retry[0] && t.will_retry[1] && !t.will_retry[2]);
   xio_blob_target_free(b);
   xio_blob_engine_free(eng);
@@ -161,7 +162,8 @@ TEST(insecure_remote_http_is_refused) {
   xio_error e;
   ASSERT_OK(xio_blob_engine_new(NULL, &eng, &e), &e);
   xio_blob_target *b = NULL;
-  ASSERT_OK(xio_blob_target_new("http://example.blob.core.windows.net/cont/b.mdf", NULL, &b, &e), &e);
+  ASSERT_OK(xio_blob_target_new("http://example.blob.core.windows.net/cont/b.mdf", NULL, &b, &e),
+            &e);
   xio_blob_props p;
   ASSERT_ERR(xio_blob_get_properties(eng, b, NULL, &p, &e), XIO_EINSECURE, &e);
   ASSERT_EQ(e.http_status, 0);

@@ -14,7 +14,7 @@
 #include "test.h"
 #include "util.h"
 
-#define BLOB_SIZE 65536u
+#define BLOB_SIZE   65536u
 #define MAX_RETRIES 2
 
 /* The engine made MAX_RETRIES+1 tries, each seen by the proxy with fault `kind` and
@@ -22,7 +22,8 @@
 static void expect_budget_spent(pfx *p, const xio_error *e, faultproxy_kind kind) {
   ASSERT_EQ(e->retries, MAX_RETRIES);
   ASSERT_EQ(p->ntries, MAX_RETRIES + 1);
-  for (int i = 0; i < MAX_RETRIES; i++) ASSERT(p->tries[i].will_retry);
+  for (int i = 0; i < MAX_RETRIES; i++)
+    ASSERT(p->tries[i].will_retry);
   ASSERT(!p->tries[MAX_RETRIES].will_retry);
   ASSERT_EQ(faultproxy_count(p->proxy), MAX_RETRIES + 1);
   for (int i = 0; i <= MAX_RETRIES; i++) {
@@ -71,8 +72,7 @@ TEST(resets_outlast_budget_give_etransport) {
   unsigned char page[4096];
   test_fill_random(page, sizeof page, 21);
   xio_error e;
-  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e),
-             XIO_ETRANSPORT, &e);
+  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), XIO_ETRANSPORT, &e);
   ASSERT_EQ(e.http_status, 0);
   ASSERT_STR_EQ(e.operation, "PutPage");
   expect_budget_spent(&p, &e, FAULTPROXY_RESET);
@@ -92,10 +92,10 @@ TEST(lost_responses_outlast_budget_give_etransport_but_data_landed) {
   unsigned char page[4096];
   test_fill_random(page, sizeof page, 22);
   xio_error e;
-  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e),
-             XIO_ETRANSPORT, &e);
+  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), XIO_ETRANSPORT, &e);
   expect_budget_spent(&p, &e, FAULTPROXY_LOST_RESPONSE);
-  for (int i = 0; i <= MAX_RETRIES; i++) ASSERT_EQ(pfx_record(&p, i).upstream_status, 201);
+  for (int i = 0; i <= MAX_RETRIES; i++)
+    ASSERT_EQ(pfx_record(&p, i).upstream_status, 201);
   pfx_expect_content(&p, direct, 0, page, sizeof page);
   finish(&p, direct, b);
 }
@@ -119,13 +119,14 @@ TEST(server_busy_outlasts_budget_gives_ethrottled) {
   xio_blob_engine_options o = pfx_options(&p);
   xio_blob_target *direct, *b;
   setup(&p, &o, &direct, &b);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS, .status = 503,
-                                   .error_code = "ServerBusy", .retry_after_ms = 10,
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
+                                   .status = 503,
+                                   .error_code = "ServerBusy",
+                                   .retry_after_ms = 10,
                                    .times = MAX_RETRIES + 1});
   unsigned char page[4096] = {0};
   xio_error e;
-  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e),
-             XIO_ETHROTTLED, &e);
+  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), XIO_ETHROTTLED, &e);
   ASSERT_EQ(e.http_status, 503);
   ASSERT_STR_EQ(e.service_code, "ServerBusy");
   /* The detail names the try that answered last. */
@@ -133,7 +134,8 @@ TEST(server_busy_outlasts_budget_gives_ethrottled) {
   snprintf(want_id, sizeof want_id, "faultproxy-%d", pfx_record(&p, MAX_RETRIES).no);
   ASSERT_STR_EQ(e.request_id, want_id);
   expect_budget_spent(&p, &e, FAULTPROXY_STATUS);
-  for (int i = 0; i < MAX_RETRIES; i++) ASSERT_EQ(p.tries[i].delay_ms, 10);
+  for (int i = 0; i < MAX_RETRIES; i++)
+    ASSERT_EQ(p.tries[i].delay_ms, 10);
   ASSERT_U64_EQ(written_bytes(&p, direct), 0);
   finish(&p, direct, b);
 }
@@ -144,8 +146,10 @@ TEST(service_timeouts_outlast_budget_give_etimedout) {
   xio_blob_engine_options o = pfx_options(&p);
   xio_blob_target *direct, *b;
   setup(&p, &o, &direct, &b);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS, .status = 500,
-                                   .error_code = "OperationTimedOut", .times = MAX_RETRIES + 1});
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
+                                   .status = 500,
+                                   .error_code = "OperationTimedOut",
+                                   .times = MAX_RETRIES + 1});
   xio_blob_props props;
   xio_error e;
   ASSERT_ERR(xio_blob_get_properties(p.fx.engine, b, NULL, &props, &e), XIO_ETIMEDOUT, &e);
@@ -161,8 +165,8 @@ TEST(stalls_outlast_budget_give_etimedout) {
   o.retry.try_timeout_ms = 200;
   xio_blob_target *direct, *b;
   setup(&p, &o, &direct, &b);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STALL, .stall_ms = 5000,
-                                   .times = MAX_RETRIES + 1});
+  pfx_fault(
+      &p, (faultproxy_fault){.kind = FAULTPROXY_STALL, .stall_ms = 5000, .times = MAX_RETRIES + 1});
   unsigned char buf[4096];
   xio_error e;
   ASSERT_ERR(xio_blob_read(p.fx.engine, b, 0, buf, sizeof buf, NULL, &e), XIO_ETIMEDOUT, &e);
@@ -180,8 +184,7 @@ TEST(corrupted_bodies_outlast_budget_give_echecksum) {
   unsigned char page[4096];
   test_fill_random(page, sizeof page, 23);
   xio_error e;
-  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e),
-             XIO_ECHECKSUM, &e);
+  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), XIO_ECHECKSUM, &e);
   ASSERT_EQ(e.http_status, 400);
   ASSERT_STR_EQ(e.service_code, "Crc64Mismatch");
   ASSERT(e.request_id[0] != '\0'); /* Azurite's id for the last try */
@@ -202,8 +205,7 @@ TEST(no_retry_budget_means_one_try) {
   pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_RESET});
   unsigned char page[512] = {1};
   xio_error e;
-  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e),
-             XIO_ETRANSPORT, &e);
+  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), XIO_ETRANSPORT, &e);
   ASSERT_EQ(e.retries, 0);
   ASSERT_EQ(p.ntries, 1);
   ASSERT(!p.tries[0].will_retry);

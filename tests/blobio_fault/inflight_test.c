@@ -13,7 +13,7 @@
 #include "util.h"
 
 #define NCALLS 24
-#define CHUNK 8192u
+#define CHUNK  8192u
 
 typedef struct batch {
   pthread_mutex_t mu;
@@ -39,14 +39,16 @@ static void on_done(xio_blob_call *c, void *ud) {
 
 static void wait_all(batch *b) {
   pthread_mutex_lock(&b->mu);
-  while (b->left > 0) pthread_cond_wait(&b->cv, &b->mu);
+  while (b->left > 0)
+    pthread_cond_wait(&b->cv, &b->mu);
   pthread_mutex_unlock(&b->mu);
 }
 
 /* How many proxy records carry client request id `id`. */
 static int records_with_id(pfx *p, const char *id) {
   int n = 0, total = faultproxy_count(p->proxy);
-  for (int i = 0; i < total; i++) n += strcmp(pfx_record(p, i).client_request_id, id) == 0;
+  for (int i = 0; i < total; i++)
+    n += strcmp(pfx_record(p, i).client_request_id, id) == 0;
   return n;
 }
 
@@ -54,8 +56,11 @@ static void script_mixed_faults(pfx *p) {
   pfx_fault(p, (faultproxy_fault){.kind = FAULTPROXY_RESET, .method = "PUT", .times = 3});
   pfx_fault(p, (faultproxy_fault){.kind = FAULTPROXY_LOST_RESPONSE, .method = "PUT", .times = 3});
   pfx_fault(p, (faultproxy_fault){.kind = FAULTPROXY_CORRUPT_BODY, .method = "PUT", .times = 3});
-  pfx_fault(p, (faultproxy_fault){.kind = FAULTPROXY_STATUS, .method = "PUT", .status = 503,
-                                  .retry_after_ms = 5, .times = 3});
+  pfx_fault(p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
+                                  .method = "PUT",
+                                  .status = 503,
+                                  .retry_after_ms = 5,
+                                  .times = 3});
 }
 
 TEST(many_calls_in_flight_survive_mixed_faults) {
@@ -79,9 +84,11 @@ TEST(many_calls_in_flight_survive_mixed_faults) {
   for (int i = 0; i < NCALLS; i++) {
     uds[i] = (slot_ud){&bt, i};
     ASSERT_OK(xio_blob_call_put_page(b, (uint64_t)i * CHUNK, data + (size_t)i * CHUNK, CHUNK,
-                                     NCALLS * CHUNK, NULL, &calls[i], &e), &e);
+                                     NCALLS * CHUNK, NULL, &calls[i], &e),
+              &e);
   }
-  for (int i = 0; i < NCALLS; i++) xio_blob_submit(p.fx.engine, calls[i], on_done, &uds[i]);
+  for (int i = 0; i < NCALLS; i++)
+    xio_blob_submit(p.fx.engine, calls[i], on_done, &uds[i]);
   wait_all(&bt);
   int retries = 0;
   for (int i = 0; i < NCALLS; i++) {

@@ -68,8 +68,8 @@ xio_blob_target *pfx_proxied(pfx *p, const char *name, const xio_auth_cred *cred
   xio_error e;
   xio_blob_target *t = NULL;
   const char *container = xio_blob_target_url(p->fx.container)->container;
-  snprintf(url, sizeof url, "%s/%s/%s/%s%s%s", faultproxy_endpoint(p->proxy),
-           XIO_AUTH_DEV_ACCOUNT, container, name, query ? "?" : "", query ? query : "");
+  snprintf(url, sizeof url, "%s/%s/%s/%s%s%s", faultproxy_endpoint(p->proxy), XIO_AUTH_DEV_ACCOUNT,
+           container, name, query ? "?" : "", query ? query : "");
   ASSERT_OK(xio_blob_target_new(url, query ? cred : (cred ? cred : &p->fx.cred), &t, &e), &e);
   return t;
 }
@@ -87,8 +87,8 @@ xio_blob_target *pfx_direct_blob(pfx *p, const char *name, uint64_t size, uint64
   return t;
 }
 
-void pfx_expect_content(pfx *p, const xio_blob_target *direct, uint64_t off,
-                        const void *want, size_t len) {
+void pfx_expect_content(pfx *p, const xio_blob_target *direct, uint64_t off, const void *want,
+                        size_t len) {
   xio_error e;
   unsigned char *got = malloc(len);
   ASSERT(got != NULL);

@@ -25,11 +25,11 @@ typedef struct pfx_try {
 } pfx_try;
 
 typedef struct pfx {
-  fixture fx;          /* engine and container; its calls go straight to Azurite */
-  faultproxy *proxy;   /* in front of the same Azurite */
+  fixture fx;        /* engine and container; its calls go straight to Azurite */
+  faultproxy *proxy; /* in front of the same Azurite */
   pfx_try tries[PFX_MAX_TRIES];
-  int ntries;          /* written on the I/O thread, read after a call completes */
-  int ticking_clock;   /* x-ms-date advances a second on every read of the clock */
+  int ntries;        /* written on the I/O thread, read after a call completes */
+  int ticking_clock; /* x-ms-date advances a second on every read of the clock */
   long clock_reads;
 } pfx;
 
@@ -56,8 +56,8 @@ xio_blob_target *pfx_direct_blob(pfx *p, const char *name, uint64_t size, uint64
 
 /** Reads `len` bytes at `off` of `direct` straight from Azurite and checks that they
  *  equal `want`. */
-void pfx_expect_content(pfx *p, const xio_blob_target *direct, uint64_t off,
-                        const void *want, size_t len);
+void pfx_expect_content(pfx *p, const xio_blob_target *direct, uint64_t off, const void *want,
+                        size_t len);
 
 /** Scripts a fault on the proxy (fails the test if it cannot). */
 void pfx_fault(pfx *p, faultproxy_fault f);

@@ -15,8 +15,8 @@
 #include "util.h"
 
 #define BLOB_SIZE 65536u
-#define PAGE_OFF 4096u
-#define PAGE_LEN 8192u
+#define PAGE_OFF  4096u
+#define PAGE_LEN  8192u
 
 /* The call took exactly two tries: the first hit fault `kind` and was retried, the
  * second went through unchanged; the proxy saw both with the same client id. */
@@ -104,7 +104,8 @@ TEST(reset_put_page_is_retried) {
   xio_blob_target *direct = pfx_direct_blob(&p, "reset.mdf", BLOB_SIZE, 0);
   xio_blob_target *b = pfx_proxied(&p, "reset.mdf", NULL, NULL);
   pfx_forget(&p);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_RESET, .method = "PUT", .match = "comp=page"});
+  pfx_fault(&p,
+            (faultproxy_fault){.kind = FAULTPROXY_RESET, .method = "PUT", .match = "comp=page"});
   unsigned char *data = put_through(&p, b, 2);
   expect_one_retry(&p, FAULTPROXY_RESET);
   ASSERT_EQ(p.tries[0].http_status, 0);
@@ -144,8 +145,8 @@ TEST(lost_put_page_response_is_retried) {
   xio_blob_target *direct = pfx_direct_blob(&p, "lost.mdf", BLOB_SIZE, 0);
   xio_blob_target *b = pfx_proxied(&p, "lost.mdf", NULL, NULL);
   pfx_forget(&p);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_LOST_RESPONSE, .method = "PUT",
-                                   .match = "comp=page"});
+  pfx_fault(&p, (faultproxy_fault){
+                    .kind = FAULTPROXY_LOST_RESPONSE, .method = "PUT", .match = "comp=page"});
   unsigned char *data = put_through(&p, b, 4);
   expect_one_retry(&p, FAULTPROXY_LOST_RESPONSE);
   /* The service applied the first try; writing the same pages again is harmless. */
@@ -295,8 +296,11 @@ TEST(server_busy_retry_hint_is_honoured) {
   xio_blob_target *direct = pfx_direct_blob(&p, "busy.mdf", BLOB_SIZE, 0);
   xio_blob_target *b = pfx_proxied(&p, "busy.mdf", NULL, NULL);
   pfx_forget(&p);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS, .method = "PUT", .status = 503,
-                                   .error_code = "ServerBusy", .retry_after_ms = 50});
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
+                                   .method = "PUT",
+                                   .status = 503,
+                                   .error_code = "ServerBusy",
+                                   .retry_after_ms = 50});
   unsigned char *data = put_through(&p, b, 10);
   expect_one_retry(&p, FAULTPROXY_STATUS);
   ASSERT_EQ(p.tries[0].http_status, 503);
@@ -304,8 +308,8 @@ TEST(server_busy_retry_hint_is_honoured) {
   faultproxy_record busy = pfx_record(&p, 0), next = pfx_record(&p, 1);
   ASSERT(busy.answered_us > 0);
   int64_t gap_us = next.received_us - busy.answered_us;
-  if (gap_us < 50000) FAIL("retried %lld us after the 503; the hint asked for 50 ms",
-                           (long long)gap_us);
+  if (gap_us < 50000)
+    FAIL("retried %lld us after the 503; the hint asked for 50 ms", (long long)gap_us);
   pfx_expect_content(&p, direct, PAGE_OFF, data, PAGE_LEN);
   free(data);
   xio_blob_target_free(b);
@@ -324,16 +328,17 @@ TEST(retry_after_seconds_is_honoured) {
   xio_blob_target *direct = pfx_direct_blob(&p, "busy-head.mdf", BLOB_SIZE, 0);
   xio_blob_target *b = pfx_proxied(&p, "busy-head.mdf", NULL, NULL);
   pfx_forget(&p);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS, .method = "HEAD", .status = 503,
-                                   .retry_after_s = 1});
+  pfx_fault(&p,
+            (faultproxy_fault){
+                .kind = FAULTPROXY_STATUS, .method = "HEAD", .status = 503, .retry_after_s = 1});
   xio_blob_props props;
   ASSERT_OK(xio_blob_get_properties(p.fx.engine, b, NULL, &props, &e), &e);
   ASSERT_U64_EQ(props.size, BLOB_SIZE);
   expect_one_retry(&p, FAULTPROXY_STATUS);
   ASSERT_EQ(p.tries[0].delay_ms, 1000);
   int64_t gap_us = pfx_record(&p, 1).received_us - pfx_record(&p, 0).answered_us;
-  if (gap_us < 1000000) FAIL("retried %lld us after the 503; Retry-After asked for 1 s",
-                             (long long)gap_us);
+  if (gap_us < 1000000)
+    FAIL("retried %lld us after the 503; Retry-After asked for 1 s", (long long)gap_us);
   ASSERT(strcmp(pfx_record(&p, 0).date, pfx_record(&p, 1).date) != 0);
   ASSERT(pfx_record(&p, 0).auth_fingerprint != pfx_record(&p, 1).auth_fingerprint);
   xio_blob_target_free(b);

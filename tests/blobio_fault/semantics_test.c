@@ -93,8 +93,8 @@ TEST(create_only_with_lost_response_reports_eexist) {
   pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_LOST_RESPONSE, .method = "PUT"});
   xio_blob_meta meta = {"owner", "fault-test"};
   xio_blob_cond only_if_absent = {NULL, NULL, "*"};
-  ASSERT_ERR(xio_blob_create(p.fx.engine, b, BLOB_SIZE, &meta, 1, &only_if_absent, &e),
-             XIO_EEXIST, &e);
+  ASSERT_ERR(xio_blob_create(p.fx.engine, b, BLOB_SIZE, &meta, 1, &only_if_absent, &e), XIO_EEXIST,
+             &e);
   ASSERT_EQ(e.http_status, 409);
   ASSERT_STR_EQ(e.service_code, "BlobAlreadyExists");
   ASSERT_EQ(e.retries, 1);
@@ -272,8 +272,8 @@ TEST(final_service_error_is_not_retried) {
   xio_blob_target *direct = pfx_direct_blob(&p, "final.mdf", BLOB_SIZE, 0);
   xio_blob_target *b = pfx_proxied(&p, "final.mdf", NULL, NULL);
   pfx_forget(&p);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS, .status = 412,
-                                   .error_code = "LeaseIdMissing"});
+  pfx_fault(&p, (faultproxy_fault){
+                    .kind = FAULTPROXY_STATUS, .status = 412, .error_code = "LeaseIdMissing"});
   unsigned char page[512] = {0};
   ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), XIO_EBUSY, &e);
   ASSERT_EQ(e.retries, 0);
@@ -297,8 +297,8 @@ static char *blob_sas(pfx *p, const char *blob) {
   so.expiry = time(NULL) + 3600;
   char *tok = NULL;
   const char *container = xio_blob_target_url(p->fx.container)->container;
-  ASSERT_OK(xio_auth_sas_generate_service(XIO_AUTH_DEV_ACCOUNT, p->fx.cred.key,
-                                          p->fx.cred.key_len, container, blob, &so, &tok, &e),
+  ASSERT_OK(xio_auth_sas_generate_service(XIO_AUTH_DEV_ACCOUNT, p->fx.cred.key, p->fx.cred.key_len,
+                                          container, blob, &so, &tok, &e),
             &e);
   return tok;
 }
@@ -318,7 +318,8 @@ static void assert_sig_absent(pfx *p, const xio_error *e, const char *sig) {
   char line[2048];
   pfx_assert_detail_clean(p, e);
   ASSERT_NOT_CONTAINS(xio_error_format(e, line, sizeof line), sig);
-  for (int i = 0; i < p->ntries; i++) ASSERT_NOT_CONTAINS(p->tries[i].transport_error, sig);
+  for (int i = 0; i < p->ntries; i++)
+    ASSERT_NOT_CONTAINS(p->tries[i].transport_error, sig);
 }
 
 TEST(sas_target_through_proxy_keeps_the_signature_on_the_wire_only) {
@@ -361,10 +362,9 @@ TEST(sas_target_through_proxy_keeps_the_signature_on_the_wire_only) {
   assert_sig_absent(&p, &e, sig);
   pfx_forget(&p);
   faultproxy_clear_faults(p.proxy);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS, .status = 503, .times = 3,
-                                   .retry_after_ms = 1});
-  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e),
-             XIO_ETHROTTLED, &e);
+  pfx_fault(&p, (faultproxy_fault){
+                    .kind = FAULTPROXY_STATUS, .status = 503, .times = 3, .retry_after_ms = 1});
+  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), XIO_ETHROTTLED, &e);
   ASSERT_EQ(e.retries, 2);
   assert_sig_absent(&p, &e, sig);
   xio_blob_target_free(b);

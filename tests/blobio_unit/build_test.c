@@ -7,7 +7,7 @@
 #include "call_int.h"
 #include "test.h"
 
-#define MiB (1024u * 1024u)
+#define MiB     (1024u * 1024u)
 #define PERM(x) XIO_AUTH_PERM(x)
 
 static xio_blob_target *target(const char *url) {
@@ -29,10 +29,12 @@ TEST(target_paths_for_emulator_and_azure) {
   xio_blob_target *child = NULL;
   xio_error e;
   ASSERT_OK(xio_blob_target_child(t, "log.ldf", &child, &e), &e);
-  ASSERT_STR_EQ(xio_blob_target_safe_url(child), "http://127.0.0.1:10000/devstoreaccount1/dbs/log.ldf");
+  ASSERT_STR_EQ(xio_blob_target_safe_url(child),
+                "http://127.0.0.1:10000/devstoreaccount1/dbs/log.ldf");
   xio_blob_target_free(child);
   xio_blob_target_free(t);
-  t = target("https://acct.blob.core.windows.net/dbs/x.mdf?sv=2020-12-06&sp=r&se=2099-01-01T00%3A00%3A00Z&sr=b&sig=c2VjcmV0");
+  t = target("https://acct.blob.core.windows.net/dbs/"
+             "x.mdf?sv=2020-12-06&sp=r&se=2099-01-01T00%3A00%3A00Z&sr=b&sig=c2VjcmV0");
   ASSERT_STR_EQ(xio_blob_target_safe_url(t), "https://acct.blob.core.windows.net/dbs/x.mdf");
   ASSERT_STR_EQ(t->cont_path, "/dbs");
   ASSERT_EQ(xio_blob_target_cred_kind(t), XIO_AUTH_CRED_SAS);
@@ -103,7 +105,8 @@ TEST(build_container_list_ranges_delete_snapshot_meta) {
   ASSERT(c->container_level);
   xio_blob_call_free(c);
   ASSERT_OK(xio_blob_call_list(t, "db/a b", "m+1", 2, &c, &e), &e);
-  ASSERT_STR_EQ(c->query, "restype=container&comp=list&prefix=db%2Fa%20b&marker=m%2B1&maxresults=2");
+  ASSERT_STR_EQ(c->query,
+                "restype=container&comp=list&prefix=db%2Fa%20b&marker=m%2B1&maxresults=2");
   ASSERT(c->container_level);
   ASSERT_EQ(c->need_perms, PERM('l'));
   xio_blob_call_free(c);

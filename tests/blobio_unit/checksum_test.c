@@ -19,7 +19,8 @@ static uint64_t bitwise_crc64(uint64_t crc, const unsigned char *p, size_t n) {
   crc = ~crc;
   while (n--) {
     crc ^= *p++;
-    for (int k = 0; k < 8; k++) crc = (crc & 1) ? (crc >> 1) ^ POLY : crc >> 1;
+    for (int k = 0; k < 8; k++)
+      crc = (crc & 1) ? (crc >> 1) ^ POLY : crc >> 1;
   }
   return ~crc;
 }
@@ -47,9 +48,7 @@ TEST(crc64_vector_empty) {
   check_crc64_b64("", 0, "AAAAAAAAAAA=");
 }
 
-TEST(crc64_vector_hello_azure) {
-  check_crc64_b64("Hello Azure!", 12, "DtjZpL9/o8c=");
-}
+TEST(crc64_vector_hello_azure) { check_crc64_b64("Hello Azure!", 12, "DtjZpL9/o8c="); }
 
 TEST(crc64_vector_check) {
   ASSERT_U64_EQ(xio_blob_crc64(0, "123456789", 9), 0xAE8B14860A799888ull);
@@ -116,8 +115,10 @@ TEST(crc64_matches_bitwise_large) {
   unsigned char *buf = malloc(n);
   ASSERT(buf != NULL);
   test_fill_random(buf, n, 42);
-  static const size_t cases[][2] = {{0, XIO_BLOB_MAX_PUT_PAGE}, {1, XIO_BLOB_MAX_PUT_PAGE},
-                                    {3, XIO_BLOB_MAX_PUT_PAGE + 13}, {7, 1000003}};
+  static const size_t cases[][2] = {{0, XIO_BLOB_MAX_PUT_PAGE},
+                                    {1, XIO_BLOB_MAX_PUT_PAGE},
+                                    {3, XIO_BLOB_MAX_PUT_PAGE + 13},
+                                    {7, 1000003}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     uint64_t got = xio_blob_crc64(0, buf + cases[i][0], cases[i][1]);
     uint64_t want = bitwise_crc64(0, buf + cases[i][0], cases[i][1]);
@@ -150,7 +151,9 @@ TEST(crc64_first_use_from_threads) {
     jobs[i] = (crc_job){.buf = buf, .n = N};
     ASSERT_EQ(pthread_create(&t[i], NULL, crc_thread, &jobs[i]), 0);
   }
-  for (int i = 0; i < THREADS; i++) ASSERT_EQ(pthread_join(t[i], NULL), 0);
+  for (int i = 0; i < THREADS; i++)
+    ASSERT_EQ(pthread_join(t[i], NULL), 0);
   uint64_t want = bitwise_crc64(0, buf, N);
-  for (int i = 0; i < THREADS; i++) ASSERT_U64_EQ(jobs[i].crc, want);
+  for (int i = 0; i < THREADS; i++)
+    ASSERT_U64_EQ(jobs[i].crc, want);
 }

@@ -12,13 +12,14 @@
 static xio_blob_target *target(void) {
   xio_blob_target *t = NULL;
   xio_error e;
-  ASSERT_OK(xio_blob_target_new("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf", NULL, &t, &e), &e);
+  ASSERT_OK(xio_blob_target_new("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf", NULL, &t, &e),
+            &e);
   return t;
 }
 
 /* A put-page call whose try "finished" with `status`, an x-ms-error-code and body. */
-static xio_blob_call *finished(xio_blob_target *t, int status, const char *code,
-                               const char *body, const char *lease) {
+static xio_blob_call *finished(xio_blob_target *t, int status, const char *code, const char *body,
+                               const char *lease) {
   static char data[512];
   xio_blob_call *c = NULL;
   xio_error e;
@@ -71,10 +72,12 @@ TEST(classify_statuses_and_codes) {
 
 TEST(classify_fills_detail_from_xml) {
   xio_blob_target *t = target();
-  xio_blob_call *c = finished(t, 412, "LeaseIdMissing",
+  xio_blob_call *c = finished(
+      t, 412, "LeaseIdMissing",
       "<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>LeaseIdMissing</Code>"
       "<Message>There is currently a lease on the blob and no lease ID was specified in the "
-      "request.\nRequestId:abc\nTime:2024</Message></Error>", NULL);
+      "request.\nRequestId:abc\nTime:2024</Message></Error>",
+      NULL);
   xio__blob_verdict v = xio__blob_classify(c);
   ASSERT_EQ(v.code, XIO_EBUSY);
   ASSERT_EQ(c->err.http_status, 412);
@@ -151,7 +154,7 @@ TEST(release_without_lease_on_retry_is_success) {
     c->status = 409;
     xio__blob_hdrs_add(&c->resp_headers, "x-ms-error-code", codes[i]);
     ASSERT_EQ(xio__blob_classify(c).code, XIO_ELEASELOST); /* first try: a real answer */
-    c->attempt = 1; /* the lost first try released it */
+    c->attempt = 1;                                        /* the lost first try released it */
     ASSERT_EQ(xio__blob_classify(c).code, XIO_OK);
     xio_blob_call_free(c);
   }
@@ -173,8 +176,8 @@ TEST(retry_delays) {
   for (int i = 0; i < 100; i++) {
     int d1 = xio__blob_retry_delay_ms(&p, 1, NULL, &rng);
     int d3 = xio__blob_retry_delay_ms(&p, 3, NULL, &rng);
-    ASSERT(d1 >= 640 && d1 <= 1040);   /* 800 x 0.8..1.3 */
-    ASSERT(d3 >= 2560 && d3 <= 4160);  /* 3200 x 0.8..1.3 */
+    ASSERT(d1 >= 640 && d1 <= 1040);  /* 800 x 0.8..1.3 */
+    ASSERT(d3 >= 2560 && d3 <= 4160); /* 3200 x 0.8..1.3 */
   }
   ASSERT(xio__blob_retry_delay_ms(&p, 20, NULL, &rng) <= 60000);
   xio__blob_hdrs h = {0};

@@ -15,14 +15,13 @@
 #include "xml_int.h"
 
 /* Asserts that `r` holds exactly the ranges in `want` (pairs start, end). */
-#define ASSERT_RANGES(r, ...)                                                      \
-  do {                                                                             \
-    static const uint64_t w_[][2] = {__VA_ARGS__};                                 \
-    check_ranges(__LINE__, (r), w_, sizeof w_ / sizeof w_[0]);                     \
+#define ASSERT_RANGES(r, ...)                                                                      \
+  do {                                                                                             \
+    static const uint64_t w_[][2] = {__VA_ARGS__};                                                 \
+    check_ranges(__LINE__, (r), w_, sizeof w_ / sizeof w_[0]);                                     \
   } while (0)
 
-static void check_ranges(int line, const xio_blob_ranges *r, const uint64_t (*want)[2],
-                         size_t n) {
+static void check_ranges(int line, const xio_blob_ranges *r, const uint64_t (*want)[2], size_t n) {
   if (r->n != n) FAIL("line %d: %zu ranges, wanted %zu", line, r->n, n);
   for (size_t i = 0; i < n; i++)
     if (r->v[i].start != want[i][0] || r->v[i].end != want[i][1])
@@ -83,7 +82,7 @@ TEST(ranges_out_of_order) {
   add(&r, 4096, 4607); /* in the middle */
   add(&r, 2048, 2559); /* between the first two */
   ASSERT_RANGES(&r, {0, 511}, {2048, 2559}, {4096, 4607}, {8192, 8703});
-  add(&r, 512, 1023); /* touches the first from the right */
+  add(&r, 512, 1023);  /* touches the first from the right */
   add(&r, 3584, 4095); /* touches the third from the left */
   ASSERT_RANGES(&r, {0, 1023}, {2048, 2559}, {3584, 4607}, {8192, 8703});
   xio_blob_ranges_clear(&r);
@@ -91,15 +90,15 @@ TEST(ranges_out_of_order) {
 
 TEST(ranges_bridge_merges_several) {
   xio_blob_ranges r = {0};
-  for (uint64_t p = 0; p < 10; p++) add(&r, p * 2048, p * 2048 + 511);
+  for (uint64_t p = 0; p < 10; p++)
+    add(&r, p * 2048, p * 2048 + 511);
   ASSERT_EQ(r.n, 10);
   add(&r, 2100, 10000); /* overlaps ranges 1..4, touches none of 0 or 5 */
   ASSERT_EQ(r.n, 7);
-  ASSERT_RANGES(&r, {0, 511}, {2048, 10000}, {10240, 10751}, {12288, 12799},
-                {14336, 14847}, {16384, 16895}, {18432, 18943});
+  ASSERT_RANGES(&r, {0, 511}, {2048, 10000}, {10240, 10751}, {12288, 12799}, {14336, 14847},
+                {16384, 16895}, {18432, 18943});
   add(&r, 512, 10239); /* adjacent on both sides: joins 0, the bridge, and 5 */
-  ASSERT_RANGES(&r, {0, 10751}, {12288, 12799}, {14336, 14847}, {16384, 16895},
-                {18432, 18943});
+  ASSERT_RANGES(&r, {0, 10751}, {12288, 12799}, {14336, 14847}, {16384, 16895}, {18432, 18943});
   xio_blob_ranges_clear(&r);
 }
 
@@ -187,9 +186,13 @@ TEST(ranges_random_against_bitmap) {
   size_t k = 0;
   uint64_t covered = 0;
   for (uint64_t b = 0; b < UNIVERSE;) {
-    if (!map[b]) { b++; continue; }
+    if (!map[b]) {
+      b++;
+      continue;
+    }
     uint64_t e = b;
-    while (e + 1 < UNIVERSE && map[e + 1]) e++;
+    while (e + 1 < UNIVERSE && map[e + 1])
+      e++;
     ASSERT(k < r.n);
     ASSERT_U64_EQ(r.v[k].start, b);
     ASSERT_U64_EQ(r.v[k].end, e);
@@ -238,7 +241,8 @@ TEST(ranges_reserve) {
   ASSERT_OK(xio__blob_ranges_reserve(&r, 1000), NULL);
   ASSERT(r.cap >= 1000);
   xio_blob_range *v = r.v;
-  for (uint64_t p = 1000; p-- > 0;) add(&r, p * 1024, p * 1024 + 511);
+  for (uint64_t p = 1000; p-- > 0;)
+    add(&r, p * 1024, p * 1024 + 511);
   ASSERT(r.v == v);
   ASSERT_EQ(r.n, 1000);
   ASSERT_ERR(xio__blob_ranges_reserve(&r, SIZE_MAX), XIO_ENOMEM, NULL);

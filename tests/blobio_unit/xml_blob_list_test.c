@@ -12,23 +12,22 @@
 #include "xml_int.h"
 
 #define DECL "<?xml version=\"1.0\" encoding=\"utf-8\"?>"
-#define HEAD                                                                       \
-  DECL "<EnumerationResults ServiceEndpoint=\"http://127.0.0.1:10000/devstoreaccount1\" " \
+#define HEAD                                                                                       \
+  DECL "<EnumerationResults ServiceEndpoint=\"http://127.0.0.1:10000/devstoreaccount1\" "          \
        "ContainerName=\"c\"><Prefix/><MaxResults>2</MaxResults>"
-#define BLOB(name, size, type, lease, modified)                                    \
-  "<Blob><Name>" name "</Name><Properties><Creation-Time>Mon, 01 Jan 2024 00:00:00 GMT"  \
-  "</Creation-Time><Last-Modified>" modified "</Last-Modified><Etag>0x8DC0000000000</Etag>" \
-  "<Content-Length>" size "</Content-Length><Content-Type>application/octet-stream"       \
-  "</Content-Type><BlobType>" type "</BlobType><LeaseStatus>unlocked</LeaseStatus>"       \
-  "<LeaseState>" lease "</LeaseState><x-ms-blob-sequence-number>0"                       \
+#define BLOB(name, size, type, lease, modified)                                                    \
+  "<Blob><Name>" name "</Name><Properties><Creation-Time>Mon, 01 Jan 2024 00:00:00 GMT"            \
+  "</Creation-Time><Last-Modified>" modified "</Last-Modified><Etag>0x8DC0000000000</Etag>"        \
+  "<Content-Length>" size "</Content-Length><Content-Type>application/octet-stream"                \
+  "</Content-Type><BlobType>" type "</BlobType><LeaseStatus>unlocked</LeaseStatus>"                \
+  "<LeaseState>" lease "</LeaseState><x-ms-blob-sequence-number>0"                                 \
   "</x-ms-blob-sequence-number></Properties></Blob>"
 
-static const char two_blobs[] =
-    HEAD "<Blobs>" BLOB("a.mdf", "1048576", "PageBlob", "available",
-                        "Mon, 01 Jan 2024 00:00:00 GMT")
+static const char two_blobs[] = HEAD
+    "<Blobs>" BLOB("a.mdf", "1048576", "PageBlob", "available", "Mon, 01 Jan 2024 00:00:00 GMT")
         BLOB("dir/b.ldf", "8796093022208", "PageBlob", "leased",
              "Tue, 02 Jan 2024 03:04:05 GMT") "</Blobs><NextMarker>abc</NextMarker>"
-        "</EnumerationResults>";
+                                              "</EnumerationResults>";
 
 static xio_err parse(const char *body, xio_blob_list *l, xio_error *err) {
   xio_error_clear(err);
@@ -56,8 +55,8 @@ TEST(blob_list_two_blobs) {
 TEST(blob_list_next_marker_empty_or_absent) {
   xio_blob_list l = {0};
   xio_error err;
-  ASSERT_OK(parse(HEAD "<Blobs>" BLOB("x", "0", "PageBlob", "available", "t")
-                  "</Blobs><NextMarker/></EnumerationResults>",
+  ASSERT_OK(parse(HEAD "<Blobs>" BLOB("x", "0", "PageBlob", "available",
+                                      "t") "</Blobs><NextMarker/></EnumerationResults>",
                   &l, &err),
             &err);
   ASSERT_EQ(l.n, 1);
@@ -86,8 +85,9 @@ TEST(blob_list_appends_pages) {
   xio_blob_list l = {0};
   xio_error err;
   ASSERT_OK(parse(two_blobs, &l, &err), &err);
-  ASSERT_OK(parse(HEAD "<Blobs>" BLOB("c.ndf", "512", "PageBlob", "broken", "t3")
-                  "</Blobs><NextMarker>def</NextMarker></EnumerationResults>",
+  ASSERT_OK(parse(HEAD
+                  "<Blobs>" BLOB("c.ndf", "512", "PageBlob", "broken",
+                                 "t3") "</Blobs><NextMarker>def</NextMarker></EnumerationResults>",
                   &l, &err),
             &err);
   ASSERT_EQ(l.n, 3);
@@ -142,7 +142,7 @@ static void check_refused(int line, const char *body, const char *what) {
 }
 
 #define REFUSED(body, what) check_refused(__LINE__, body, what)
-#define GOOD BLOB("ok", "512", "PageBlob", "available", "t")
+#define GOOD                BLOB("ok", "512", "PageBlob", "available", "t")
 
 TEST(blob_list_malformed) {
   REFUSED("", "empty body");
@@ -152,20 +152,20 @@ TEST(blob_list_malformed) {
   REFUSED(HEAD "<Blobs/><Blobs/></EnumerationResults>", "more than one <Blobs>");
   /* A bad second blob: the good first one must not stay in the list. */
   REFUSED(HEAD "<Blobs>" GOOD "<Blob><Properties><Content-Length>1</Content-Length>"
-          "</Properties></Blob></Blobs></EnumerationResults>",
+               "</Properties></Blob></Blobs></EnumerationResults>",
           "Blob 2 has no <Name>");
   REFUSED(HEAD "<Blobs>" GOOD "<Blob><Name></Name><Properties><Content-Length>1</Content-Length>"
-          "</Properties></Blob></Blobs></EnumerationResults>",
+               "</Properties></Blob></Blobs></EnumerationResults>",
           "Blob 2 has an empty <Name>");
   REFUSED(HEAD "<Blobs>" GOOD "<Blob><Name>x</Name></Blob></Blobs></EnumerationResults>",
           "Blob 2 has no <Properties>");
   REFUSED(HEAD "<Blobs><Blob><Name>x</Name><Properties/></Blob></Blobs></EnumerationResults>",
           "Blob 1 has no <Content-Length>");
-  REFUSED(HEAD "<Blobs>" BLOB("x", "-1", "PageBlob", "available", "t")
-          "</Blobs></EnumerationResults>",
+  REFUSED(HEAD
+          "<Blobs>" BLOB("x", "-1", "PageBlob", "available", "t") "</Blobs></EnumerationResults>",
           "Blob 1: <Content-Length> \"-1\"");
-  REFUSED(HEAD "<Blobs>" BLOB("x", "1MB", "PageBlob", "available", "t")
-          "</Blobs></EnumerationResults>",
+  REFUSED(HEAD
+          "<Blobs>" BLOB("x", "1MB", "PageBlob", "available", "t") "</Blobs></EnumerationResults>",
           "<Content-Length>");
   REFUSED(HEAD "<Blobs>junk" GOOD "</Blobs></EnumerationResults>", "Blobs holds stray text");
   REFUSED("<!DOCTYPE EnumerationResults [<!ENTITY n \"x\">]><EnumerationResults><Blobs/>"

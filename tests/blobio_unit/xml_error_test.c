@@ -44,7 +44,8 @@ TEST(xml_error_with_bom) {
 
 TEST(xml_error_crlf_and_detail_elements) {
   char code[64], msg[512];
-  ASSERT_OK(parse(DECL "<Error>\r\n  <Code> InvalidPageRange </Code>\r\n"
+  ASSERT_OK(parse(DECL
+                  "<Error>\r\n  <Code> InvalidPageRange </Code>\r\n"
                   "  <Message>The page range specified is invalid.\r\nRequestId:1</Message>\r\n"
                   "  <QueryParameterName>x</QueryParameterName></Error>",
                   code, msg),
@@ -107,10 +108,10 @@ TEST(xml_error_malformed) {
       "",
       "Not Found",
       "{\"error\":\"json\"}",
-      "<Error><Code>LeaseIdMissing</Code>", /* truncated */
-      "<Error><Code>LeaseIdMissing</Error>",   /* mismatched tags */
-      "<Error></Error><Error></Error>",        /* two roots */
-      "\xEF\xBB\xBF",                          /* a BOM alone */
+      "<Error><Code>LeaseIdMissing</Code>",  /* truncated */
+      "<Error><Code>LeaseIdMissing</Error>", /* mismatched tags */
+      "<Error></Error><Error></Error>",      /* two roots */
+      "\xEF\xBB\xBF",                        /* a BOM alone */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char code[64], msg[512];

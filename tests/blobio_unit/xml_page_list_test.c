@@ -11,12 +11,12 @@
 #include "test.h"
 #include "xml_int.h"
 
-#define DECL "<?xml version=\"1.0\" encoding=\"utf-8\"?>"
+#define DECL     "<?xml version=\"1.0\" encoding=\"utf-8\"?>"
 #define PR(s, e) "<PageRange><Start>" s "</Start><End>" e "</End></PageRange>"
 #define CR(s, e) "<ClearRange><Start>" s "</Start><End>" e "</End></ClearRange>"
 
-static const char azure_shape[] = DECL "<PageList>" PR("0", "511") CR("512", "1023")
-    "<NextMarker/></PageList>";
+static const char azure_shape[] =
+    DECL "<PageList>" PR("0", "511") CR("512", "1023") "<NextMarker/></PageList>";
 
 /* Parses `body` (strlen) with `err` and a marker that must be reset. */
 static xio_err parse(const char *body, xio_blob_ranges *r, xio_blob_ranges *c, char **marker,
@@ -48,7 +48,7 @@ TEST(page_list_several_ranges_merged) {
   xio_error err;
   /* Azurite lists adjacent writes separately and need not sort: the list merges. */
   ASSERT_OK(parse(DECL "<PageList>" PR("0", "511") PR("512", "1023") PR("4096", "8191")
-                  PR("1024", "1535") PR("16384", "16895") "</PageList>",
+                      PR("1024", "1535") PR("16384", "16895") "</PageList>",
                   &r, NULL, &marker, &err),
             &err);
   ASSERT_EQ(r.n, 3);
@@ -70,7 +70,7 @@ TEST(page_list_clear_ranges_dropped_or_kept) {
   char *marker;
   xio_error err;
   const char *body = "<PageList>" CR("0", "511") PR("1024", "2047") CR("2048", "4095")
-                     CR("4096", "8191") "</PageList>";
+      CR("4096", "8191") "</PageList>";
   ASSERT_OK(parse(body, &r, NULL, &marker, &err), &err);
   ASSERT_EQ(r.n, 1);
   ASSERT_U64_EQ(r.v[0].start, 1024);
@@ -84,8 +84,8 @@ TEST(page_list_clear_ranges_dropped_or_kept) {
   ASSERT_U64_EQ(c.v[0].end, 511);
   ASSERT_U64_EQ(c.v[1].start, 2048);
   ASSERT_U64_EQ(c.v[1].end, 8191);
-  ASSERT_ERR(parse("<PageList>" CR("9", "8") "</PageList>", &r, NULL, &marker, &err),
-             XIO_EPARSE, &err);
+  ASSERT_ERR(parse("<PageList>" CR("9", "8") "</PageList>", &r, NULL, &marker, &err), XIO_EPARSE,
+             &err);
   xio_blob_ranges_clear(&r);
   xio_blob_ranges_clear(&c);
 }
@@ -95,7 +95,7 @@ TEST(page_list_next_marker) {
   char *marker;
   xio_error err;
   ASSERT_OK(parse("<PageList>" PR("0", "511") "<NextMarker>2!88!MDAwMDE0IXBhZ2Uh</NextMarker>"
-                  "</PageList>",
+                                              "</PageList>",
                   &r, NULL, &marker, &err),
             &err);
   ASSERT_STR_EQ(marker, "2!88!MDAwMDE0IXBhZ2Uh");
@@ -143,7 +143,7 @@ TEST(page_list_huge_numbers) {
   char *marker;
   xio_error err;
   ASSERT_OK(parse("<PageList>" PR("8796093021696", "8796093022207")
-                  PR("17592186044416", "18446744073709551615") "</PageList>",
+                      PR("17592186044416", "18446744073709551615") "</PageList>",
                   &r, NULL, &marker, &err),
             &err);
   ASSERT_EQ(r.n, 2);
@@ -151,13 +151,13 @@ TEST(page_list_huge_numbers) {
   ASSERT_U64_EQ(r.v[0].end, XIO_BLOB_MAX_SIZE - 1);
   ASSERT_U64_EQ(r.v[1].start, 2 * XIO_BLOB_MAX_SIZE);
   ASSERT_U64_EQ(r.v[1].end, UINT64_MAX);
-  ASSERT_ERR(parse("<PageList>" PR("0", "18446744073709551616") "</PageList>", &r, NULL,
-                   &marker, &err),
-             XIO_EPARSE, &err); /* 2^64 */
+  ASSERT_ERR(
+      parse("<PageList>" PR("0", "18446744073709551616") "</PageList>", &r, NULL, &marker, &err),
+      XIO_EPARSE, &err); /* 2^64 */
   ASSERT_CONTAINS(err.message, "End");
-  ASSERT_ERR(parse("<PageList>" PR("0", "99999999999999999999999") "</PageList>", &r, NULL,
-                   &marker, &err),
-             XIO_EPARSE, &err);
+  ASSERT_ERR(
+      parse("<PageList>" PR("0", "99999999999999999999999") "</PageList>", &r, NULL, &marker, &err),
+      XIO_EPARSE, &err);
   ASSERT_EQ(r.n, 2);
   xio_blob_ranges_clear(&r);
 }
@@ -265,8 +265,7 @@ TEST(page_list_bom_and_whitespace) {
 TEST(page_list_invalid_arguments) {
   xio_error err;
   char *marker = (char *)"stale";
-  ASSERT_ERR(xio__blob_xml_page_list(azure_shape, strlen(azure_shape), NULL, NULL, &marker,
-                                     &err),
+  ASSERT_ERR(xio__blob_xml_page_list(azure_shape, strlen(azure_shape), NULL, NULL, &marker, &err),
              XIO_EINVAL, &err);
   ASSERT(marker == NULL);
 }

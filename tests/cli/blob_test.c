@@ -274,7 +274,8 @@ TEST(snapshot_keeps_the_old_bytes) {
   clirun_url(container, "snapped.mdf", url, sizeof url);
   clirun_path("before.bin", local, sizeof local);
   FILE *f = fopen(local, "wb");
-  for (int i = 0; i < 8192; i++) fputc('A' + i % 26, f);
+  for (int i = 0; i < 8192; i++)
+    fputc('A' + i % 26, f);
   fclose(f);
   XIO(&r, "put", local, url);
   EXPECT_EXIT(&r, 0);
@@ -292,7 +293,8 @@ TEST(snapshot_keeps_the_old_bytes) {
   XIO(&r, "get", snap, back);
   EXPECT_EXIT(&r, 0);
   f = fopen(back, "rb");
-  for (int i = 0; i < 8192; i++) ASSERT_EQ(fgetc(f), 'A' + i % 26);
+  for (int i = 0; i < 8192; i++)
+    ASSERT_EQ(fgetc(f), 'A' + i % 26);
   fclose(f);
   /* Local files have none. */
   XIO(&r, "snapshot", local);

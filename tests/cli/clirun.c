@@ -26,7 +26,7 @@
 #endif
 
 #define MAX_FORBIDDEN 32
-#define MAX_ARGS 64
+#define MAX_ARGS      64
 
 static char dir[64];
 static char *forbidden[MAX_FORBIDDEN];
@@ -60,15 +60,18 @@ void clirun_path(const char *name, char *out, size_t size) {
 void clirun_container(char *out, size_t size) { test_unique_name(out, size, "cli"); }
 
 void clirun_url(const char *container, const char *blob, char *out, size_t size) {
-  if (blob) snprintf(out, size, "%s/%s/%s", test_account_url(), container, blob);
-  else snprintf(out, size, "%s/%s", test_account_url(), container);
+  if (blob)
+    snprintf(out, size, "%s/%s/%s", test_account_url(), container, blob);
+  else
+    snprintf(out, size, "%s/%s", test_account_url(), container);
 }
 
 const char *clirun_connection_string(void) {
   static char buf[1024];
   snprintf(buf, sizeof buf,
            "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;", XIO_AUTH_DEV_KEY, test_endpoint());
+           "BlobEndpoint=%s/devstoreaccount1;",
+           XIO_AUTH_DEV_KEY, test_endpoint());
   return buf;
 }
 
@@ -106,9 +109,9 @@ void clirun_write_file(const char *path, const void *data, size_t n) {
 /* ------------------------------------------------------- environment ---- */
 
 static int dropped(const char *kv) {
-  static const char *const drop[] = {"AZURE_STORAGE_", "XIO_TRACE=", "XIO_CREDENTIALS=",
-                                     "XIO_CA_BUNDLE=", "XIO_DEMO_ENDPOINT=",
-                                     "XIO_TEST_BLOB_ENDPOINT="};
+  static const char *const drop[] = {
+      "AZURE_STORAGE_", "XIO_TRACE=",         "XIO_CREDENTIALS=",
+      "XIO_CA_BUNDLE=", "XIO_DEMO_ENDPOINT=", "XIO_TEST_BLOB_ENDPOINT="};
   for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
     if (strncmp(kv, drop[i], strlen(drop[i])) == 0) return 1;
   return 0;
@@ -119,8 +122,10 @@ static int dropped(const char *kv) {
  * (but for the connection string entry, which *owned gets). */
 static char **make_env(unsigned flags, const char *const *extra, char **owned) {
   size_t n = 0, k = 0, nextra = 0;
-  while (environ[n]) n++;
-  while (extra && extra[nextra]) nextra++;
+  while (environ[n])
+    n++;
+  while (extra && extra[nextra])
+    nextra++;
   char **env = calloc(n + nextra + 2, sizeof *env);
   if (!env) FAIL("out of memory");
   for (size_t i = 0; i < n; i++)
@@ -133,7 +138,8 @@ static char **make_env(unsigned flags, const char *const *extra, char **owned) {
     snprintf(*owned, len, "AZURE_STORAGE_CONNECTION_STRING=%s", cs);
     env[k++] = *owned;
   }
-  for (size_t i = 0; i < nextra; i++) env[k++] = (char *)extra[i];
+  for (size_t i = 0; i < nextra; i++)
+    env[k++] = (char *)extra[i];
   env[k] = NULL;
   return env;
 }

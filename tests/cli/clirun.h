@@ -17,7 +17,7 @@
 
 #include <cjson/cJSON.h>
 
-#define CLIRUN_NO_CREDS 0x1      /* no AZURE_STORAGE_CONNECTION_STRING */
+#define CLIRUN_NO_CREDS      0x1 /* no AZURE_STORAGE_CONNECTION_STRING */
 #define CLIRUN_SECRET_STDOUT 0x2 /* stdout may carry a SAS (the sas command) */
 
 typedef struct clirun {
@@ -33,7 +33,7 @@ typedef struct clirun {
 void clirun_v(clirun *r, unsigned flags, const char *const *env, const char *const *args);
 
 #define XIO(r, ...) clirun_v((r), 0, NULL, (const char *const[]){__VA_ARGS__, NULL})
-#define XIO_ENV(r, flags, env, ...)                                                \
+#define XIO_ENV(r, flags, env, ...)                                                                \
   clirun_v((r), (flags), (env), (const char *const[]){__VA_ARGS__, NULL})
 
 void clirun_free(clirun *r);
@@ -42,11 +42,11 @@ void clirun_free(clirun *r);
 void clirun_forbid(const char *secret);
 
 /** Asserts the exit status, printing both outputs when it differs. */
-#define EXPECT_EXIT(r, want)                                                       \
-  do {                                                                             \
-    if ((r)->status != (want))                                                     \
-      FAIL("exit status %d, wanted %d\n--- stdout:\n%s--- stderr:\n%s", (r)->status, \
-           (want), (r)->out, (r)->err);                                            \
+#define EXPECT_EXIT(r, want)                                                                       \
+  do {                                                                                             \
+    if ((r)->status != (want))                                                                     \
+      FAIL("exit status %d, wanted %d\n--- stdout:\n%s--- stderr:\n%s", (r)->status, (want),       \
+           (r)->out, (r)->err);                                                                    \
   } while (0)
 
 /** A directory of this process for local files (removed at exit). */

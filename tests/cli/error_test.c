@@ -66,8 +66,7 @@ TEST(json_error_record) {
 }
 
 /* A service SAS for container/blob signed with the dev key (malloc'd). */
-static char *make_sas(const char *container, const char *blob, const char *perms,
-                      time_t expiry) {
+static char *make_sas(const char *container, const char *blob, const char *perms, time_t expiry) {
   unsigned char *key;
   size_t key_len;
   xio_error e;
@@ -76,8 +75,9 @@ static char *make_sas(const char *container, const char *blob, const char *perms
   o.permissions = perms;
   o.expiry = expiry;
   char *tok = NULL;
-  ASSERT_OK(xio_auth_sas_generate_service(XIO_AUTH_DEV_ACCOUNT, key, key_len, container, blob,
-                                          &o, &tok, &e), &e);
+  ASSERT_OK(xio_auth_sas_generate_service(XIO_AUTH_DEV_ACCOUNT, key, key_len, container, blob, &o,
+                                          &tok, &e),
+            &e);
   xio_auth_secret_free(key, key_len);
   const char *sig = strstr(tok, "sig=");
   ASSERT(sig != NULL);
@@ -121,8 +121,8 @@ TEST(no_secret_in_any_output) {
   snprintf(sas, sizeof sas, "%s?%s", url, tok);
   /* Success and failure through the SAS, traced to stderr and to a file, in both
    * output modes: every run is checked by clirun for the key and any signature. */
-  XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "--trace", "-", "create", sas, "--size", "1M",
-          "--kind", "log");
+  XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "--trace", "-", "create", sas, "--size", "1M", "--kind",
+          "log");
   EXPECT_EXIT(&r, 0);
   ASSERT_CONTAINS(r.err, "XIOTypeCreateFile");
   ASSERT_CONTAINS(r.out, url);

@@ -113,8 +113,7 @@ TEST(leased_file_is_in_use_until_broken) {
  * registered so that no later output may contain it. */
 static char *sas_url(const char *url, const char *perms, const char *expiry) {
   clirun r = {0};
-  XIO_ENV(&r, CLIRUN_SECRET_STDOUT, NULL, "sas", url, "--permissions", perms, "--expiry",
-          expiry);
+  XIO_ENV(&r, CLIRUN_SECRET_STDOUT, NULL, "sas", url, "--permissions", perms, "--expiry", expiry);
   EXPECT_EXIT(&r, 0);
   ASSERT_STR_EQ(r.err, "");
   char *s = strdup(r.out);
@@ -189,8 +188,8 @@ TEST(sas_needs_the_account_key) {
   EXPECT_EXIT(&r, 0);
   ASSERT_CONTAINS(r.out, "spr=https");
   ASSERT_CONTAINS(r.out, "sp=rw");
-  const char *other[] = {"AZURE_STORAGE_ACCOUNT=someoneelse",
-                         "AZURE_STORAGE_KEY=" XIO_AUTH_DEV_KEY, NULL};
+  const char *other[] = {"AZURE_STORAGE_ACCOUNT=someoneelse", "AZURE_STORAGE_KEY=" XIO_AUTH_DEV_KEY,
+                         NULL};
   XIO_ENV(&r, CLIRUN_NO_CREDS, other, "sas", url, "--permissions", "r", "--expiry", "1h");
   EXPECT_EXIT(&r, 1); /* a key is only used for its own account */
   XIO(&r, "sas", url, "--permissions", "rq", "--expiry", "1h");

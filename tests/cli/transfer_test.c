@@ -41,8 +41,8 @@ static void expect_same_files(const char *a, const char *b) {
     ssize_t n = pread(fa, x, 4 * MiB, off), m = pread(fb, y, 4 * MiB, off);
     ASSERT(n > 0);
     ASSERT_EQ(n, m);
-    if (memcmp(x, y, (size_t)n) != 0) FAIL("%s and %s differ in [%lld, +%zd)", a, b,
-                                          (long long)off, n);
+    if (memcmp(x, y, (size_t)n) != 0)
+      FAIL("%s and %s differ in [%lld, +%zd)", a, b, (long long)off, n);
     off += n;
   }
   free(x);
@@ -54,7 +54,8 @@ static void expect_same_files(const char *a, const char *b) {
 /* Bytes in the 512-byte pages of `buf` (n a multiple of 512) that are not all zero. */
 static uint64_t nonzero_page_bytes(const char *buf, size_t n) {
   uint64_t sum = 0;
-  for (size_t i = 0; i < n; i += 512) sum += test_all_zero(buf + i, 512) ? 0 : 512;
+  for (size_t i = 0; i < n; i += 512)
+    sum += test_all_zero(buf + i, 512) ? 0 : 512;
   return sum;
 }
 

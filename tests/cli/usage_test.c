@@ -11,8 +11,8 @@
 #include "clirun.h"
 #include "test.h"
 
-static const char *const commands[] = {"create", "grow", "zero", "stat",     "ranges", "put",
-                                       "get",    "rm",   "sas",  "lease",    "snapshot", "demo"};
+static const char *const commands[] = {"create", "grow", "zero", "stat",  "ranges",   "put",
+                                       "get",    "rm",   "sas",  "lease", "snapshot", "demo"};
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
 TEST(help_for_every_command) {
@@ -33,7 +33,8 @@ TEST(help_for_every_command) {
   }
   XIO(&r, "--help");
   EXPECT_EXIT(&r, 0);
-  for (size_t i = 0; i < NCOMMANDS; i++) ASSERT_CONTAINS(r.out, commands[i]);
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    ASSERT_CONTAINS(r.out, commands[i]);
   ASSERT_CONTAINS(r.out, "--trace");
   ASSERT_CONTAINS(r.out, "--allow-insecure-http");
   XIO(&r, "help");
@@ -108,9 +109,8 @@ TEST(missing_arguments) {
 }
 
 TEST(bad_sizes_and_numbers) {
-  static const char *const sizes[] = {"12Q",  "-5",   "1.5G", "abc",
-                                      "",     "1 G",  "99999999999999999999",
-                                      "16777216T", "0x10"};
+  static const char *const sizes[] = {
+      "12Q", "-5", "1.5G", "abc", "", "1 G", "99999999999999999999", "16777216T", "0x10"};
   clirun r = {0};
   char want[64];
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
@@ -130,12 +130,12 @@ TEST(bad_sizes_and_numbers) {
   XIO(&r, "lease", "break", "x", "--break-period", "61");
   EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "'61'");
-  XIO(&r, "sas", "http://127.0.0.1:1/devstoreaccount1/cont/b", "--permissions", "r",
-      "--expiry", "1x");
+  XIO(&r, "sas", "http://127.0.0.1:1/devstoreaccount1/cont/b", "--permissions", "r", "--expiry",
+      "1x");
   EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "bad --expiry '1x'");
-  XIO(&r, "sas", "http://127.0.0.1:1/devstoreaccount1/cont/b", "--permissions", "r",
-      "--expiry", "2020-01-01T00:00:00Z");
+  XIO(&r, "sas", "http://127.0.0.1:1/devstoreaccount1/cont/b", "--permissions", "r", "--expiry",
+      "2020-01-01T00:00:00Z");
   EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "already past");
   clirun_free(&r);
@@ -145,8 +145,8 @@ TEST(sizes_take_binary_suffixes) {
   static const struct {
     const char *text;
     double bytes;
-  } cases[] = {{"4096", 4096},    {"4K", 4096},        {"4k", 4096},   {"2KiB", 2048},
-               {"3M", 3 << 20},   {"1G", 1 << 30},     {"512B", 512},  {"1T", 1099511627776.0}};
+  } cases[] = {{"4096", 4096},  {"4K", 4096},    {"4k", 4096},  {"2KiB", 2048},
+               {"3M", 3 << 20}, {"1G", 1 << 30}, {"512B", 512}, {"1T", 1099511627776.0}};
   clirun r = {0};
   char path[256];
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

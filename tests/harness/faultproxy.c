@@ -31,11 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TICK_MS 50
-#define IDLE_MS 30000          /* a client connection idle this long is closed */
-#define IO_TIMEOUT_MS 30000    /* longest wait for the rest of a message */
-#define MAX_HEAD (64u * 1024)
-#define MAX_BODY (64u * 1024 * 1024)
+#define TICK_MS       50
+#define IDLE_MS       30000 /* a client connection idle this long is closed */
+#define IO_TIMEOUT_MS 30000 /* longest wait for the rest of a message */
+#define MAX_HEAD      (64u * 1024)
+#define MAX_BODY      (64u * 1024 * 1024)
 
 typedef struct slot {
   faultproxy_fault f; /* strings point at the copies below */
@@ -122,7 +122,8 @@ static int buf_reserve(buf *b, size_t extra) {
   if (b->n + extra > MAX_HEAD + MAX_BODY) return -1;
   if (b->n + extra <= b->cap) return 0;
   size_t cap = b->cap ? b->cap : 16384;
-  while (cap < b->n + extra) cap *= 2;
+  while (cap < b->n + extra)
+    cap *= 2;
   char *d = realloc(b->d, cap);
   if (!d) return -1;
   b->d = d;
@@ -186,7 +187,8 @@ static int send_all(faultproxy *p, int fd, const char *d, size_t n) {
 
 static uint64_t fnv1a(const char *s) {
   uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
   return h;
 }
 
@@ -215,8 +217,10 @@ static int header(const char *h, size_t len, const char *name, char *out, size_t
     if (!eol || eol == line) return 0;
     if ((size_t)(eol - line) > nl && line[nl] == ':' && strncasecmp(line, name, nl) == 0) {
       const char *v = line + nl + 1, *ve = eol;
-      while (v < ve && (*v == ' ' || *v == '\t')) v++;
-      while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t')) ve--;
+      while (v < ve && (*v == ' ' || *v == '\t'))
+        v++;
+      while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+        ve--;
       size_t k = (size_t)(ve - v) < size - 1 ? (size_t)(ve - v) : size - 1;
       memcpy(out, v, k);
       out[k] = '\0';
@@ -352,8 +356,8 @@ static int parse_request(const buf *b, request *r) {
   r->method[ml] = '\0';
   r->is_head = strcmp(r->method, "HEAD") == 0;
   char v[32];
-  r->client_close = header(b->d, r->m.head_len, "Connection", v, sizeof v) &&
-                    strcasecmp(v, "close") == 0;
+  r->client_close =
+      header(b->d, r->m.head_len, "Connection", v, sizeof v) && strcasecmp(v, "close") == 0;
   if (is_chunked(b->d, r->m.head_len)) {
     fprintf(stderr, "faultproxy: refusing a chunked request body\n");
     return -1;
@@ -512,7 +516,7 @@ static int hold(faultproxy *p, int fd, int ms) {
     ssize_t r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
     if (r <= 0) return 0; /* hung up */
-    watch = 0; /* bytes waiting (a next request): stop watching, keep holding */
+    watch = 0;            /* bytes waiting (a next request): stop watching, keep holding */
   }
   return 0;
 }
@@ -594,8 +598,7 @@ static int serve(faultproxy *p, int *fd, buf *in, const request *r, const action
     reset_close(*fd);
     *fd = -1;
     return 0;
-  case FAULTPROXY_STATUS:
-    return send_status(p, *fd, r, a, r->no) == 0 && !r->client_close;
+  case FAULTPROXY_STATUS: return send_status(p, *fd, r, a, r->no) == 0 && !r->client_close;
   case FAULTPROXY_STALL:
     if (!hold(p, *fd, a->stall_ms)) return 0;
     return forward(p, *fd, in, r, a);
@@ -707,8 +710,8 @@ static int listen_loopback(faultproxy *p) {
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   p->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *)&a, sizeof a) != 0 ||
-      listen(p->lfd, 64) != 0 || getsockname(p->lfd, (struct sockaddr *)&a, &len) != 0)
+  if (p->lfd < 0 || bind(p->lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(p->lfd, 64) != 0 ||
+      getsockname(p->lfd, (struct sockaddr *)&a, &len) != 0)
     return -1;
   snprintf(p->endpoint, sizeof p->endpoint, "http://127.0.0.1:%d", ntohs(a.sin_port));
   return 0;
@@ -721,10 +724,14 @@ faultproxy *faultproxy_start(const char *upstream) {
   pthread_mutex_init(&p->mu, NULL);
   atomic_init(&p->stop, 0);
   const char *why = NULL;
-  if (!upstream || set_upstream(p, upstream) != 0) why = "bad upstream address";
-  else if (!(p->records = calloc(FAULTPROXY_MAX_RECORDS, sizeof *p->records))) why = "no memory";
-  else if (listen_loopback(p) != 0) why = strerror(errno);
-  else if (pthread_create(&p->acceptor, NULL, acceptor_main, p) != 0) why = "no thread";
+  if (!upstream || set_upstream(p, upstream) != 0)
+    why = "bad upstream address";
+  else if (!(p->records = calloc(FAULTPROXY_MAX_RECORDS, sizeof *p->records)))
+    why = "no memory";
+  else if (listen_loopback(p) != 0)
+    why = strerror(errno);
+  else if (pthread_create(&p->acceptor, NULL, acceptor_main, p) != 0)
+    why = "no thread";
   if (!why) return p;
   fprintf(stderr, "faultproxy: cannot start: %s\n", why);
   if (p->lfd >= 0) close(p->lfd);
@@ -774,8 +781,10 @@ int faultproxy_add(faultproxy *p, const faultproxy_fault *f) {
   s.f.error_code = s.error_code = dup_or_null(f->error_code, &ok);
   s.left = f->times > 0 ? f->times : 1;
   pthread_mutex_lock(&p->mu);
-  if (ok && p->nfaults < FAULTPROXY_MAX_FAULTS) p->faults[p->nfaults++] = s;
-  else ok = 0;
+  if (ok && p->nfaults < FAULTPROXY_MAX_FAULTS)
+    p->faults[p->nfaults++] = s;
+  else
+    ok = 0;
   pthread_mutex_unlock(&p->mu);
   if (!ok) free_slot(&s);
   return ok ? 0 : -1;
@@ -783,7 +792,8 @@ int faultproxy_add(faultproxy *p, const faultproxy_fault *f) {
 
 void faultproxy_clear_faults(faultproxy *p) {
   pthread_mutex_lock(&p->mu);
-  for (int i = 0; i < p->nfaults; i++) free_slot(&p->faults[i]);
+  for (int i = 0; i < p->nfaults; i++)
+    free_slot(&p->faults[i]);
   p->nfaults = 0;
   pthread_mutex_unlock(&p->mu);
 }
@@ -791,7 +801,8 @@ void faultproxy_clear_faults(faultproxy *p) {
 int faultproxy_pending(faultproxy *p) {
   int n = 0;
   pthread_mutex_lock(&p->mu);
-  for (int i = 0; i < p->nfaults; i++) n += p->faults[i].left;
+  for (int i = 0; i < p->nfaults; i++)
+    n += p->faults[i].left;
   pthread_mutex_unlock(&p->mu);
   return n;
 }

@@ -49,8 +49,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FAULTPROXY_MAX_CONNS 256
-#define FAULTPROXY_MAX_FAULTS 32
+#define FAULTPROXY_MAX_CONNS   256
+#define FAULTPROXY_MAX_FAULTS  32
 #define FAULTPROXY_MAX_RECORDS 1024
 
 typedef struct faultproxy faultproxy;
@@ -85,21 +85,21 @@ typedef struct faultproxy_fault {
 
 /** What the proxy saw of one request, and what it did. */
 typedef struct faultproxy_record {
-  int no;                      /* request number, 1-based, in arrival order */
-  int conn;                    /* client connection number, 1-based */
+  int no;   /* request number, 1-based, in arrival order */
+  int conn; /* client connection number, 1-based */
   char method[16];
-  char target[2048];           /* path and query as sent (may hold a SAS) */
-  char client_request_id[64];  /* x-ms-client-request-id, "" if absent */
-  char date[64];               /* x-ms-date, "" if absent */
-  char range[64];              /* x-ms-range, "" if absent */
-  int has_auth;                /* an Authorization header was present */
-  uint64_t auth_fingerprint;   /* FNV-1a of its value (0 if absent): not the value */
-  size_t body_len;             /* request body bytes */
-  faultproxy_kind fault;       /* the fault applied, FAULTPROXY_NONE if forwarded */
-  int upstream_status;         /* the service's status, 0 if never forwarded/answered */
-  char upstream_error[64];     /* the service's x-ms-error-code, "" if none */
-  int64_t received_us;         /* monotonic time the request was fully read */
-  int64_t answered_us;         /* when the client got an answer or was cut off; 0 if not */
+  char target[2048];          /* path and query as sent (may hold a SAS) */
+  char client_request_id[64]; /* x-ms-client-request-id, "" if absent */
+  char date[64];              /* x-ms-date, "" if absent */
+  char range[64];             /* x-ms-range, "" if absent */
+  int has_auth;               /* an Authorization header was present */
+  uint64_t auth_fingerprint;  /* FNV-1a of its value (0 if absent): not the value */
+  size_t body_len;            /* request body bytes */
+  faultproxy_kind fault;      /* the fault applied, FAULTPROXY_NONE if forwarded */
+  int upstream_status;        /* the service's status, 0 if never forwarded/answered */
+  char upstream_error[64];    /* the service's x-ms-error-code, "" if none */
+  int64_t received_us;        /* monotonic time the request was fully read */
+  int64_t answered_us;        /* when the client got an answer or was cut off; 0 if not */
 } faultproxy_record;
 
 /**

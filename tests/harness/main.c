@@ -52,11 +52,13 @@ static int run(int i) {
 
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-    for (int i = 0; i < ntests; i++) printf("%s\n", tests[i].name);
+    for (int i = 0; i < ntests; i++)
+      printf("%s\n", tests[i].name);
     return 0;
   }
   if (argc == 1) {
-    for (int i = 0; i < ntests; i++) run(i);
+    for (int i = 0; i < ntests; i++)
+      run(i);
     return 0;
   }
   for (int a = 1; a < argc; a++) {

@@ -20,7 +20,7 @@
 #include "tlsserver.h"
 #include "util.h"
 
-#define KiB 1024u
+#define KiB    1024u
 #define NREADS 8
 
 typedef struct read_slot {
@@ -74,12 +74,15 @@ TEST(blob_round_trip_with_ca_file) {
   ASSERT(slots != NULL);
   for (int i = 0; i < NREADS; i++) {
     size_t skip = (size_t)(i % 3) * 512;
-    ASSERT_OK(xio_blob_call_read(blob, 4 * KiB + skip, slots[i].buf, 8 * KiB, NULL,
-                                 &slots[i].call, &e), &e);
+    ASSERT_OK(
+        xio_blob_call_read(blob, 4 * KiB + skip, slots[i].buf, 8 * KiB, NULL, &slots[i].call, &e),
+        &e);
   }
-  for (int i = 0; i < NREADS; i++) xio_blob_submit(t.engine, slots[i].call, read_done, &w);
+  for (int i = 0; i < NREADS; i++)
+    xio_blob_submit(t.engine, slots[i].call, read_done, &w);
   pthread_mutex_lock(&w.mu);
-  while (w.done < NREADS) pthread_cond_wait(&w.cv, &w.mu);
+  while (w.done < NREADS)
+    pthread_cond_wait(&w.cv, &w.mu);
   pthread_mutex_unlock(&w.mu);
   for (int i = 0; i < NREADS; i++) {
     size_t skip = (size_t)(i % 3) * 512;

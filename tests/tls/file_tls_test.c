@@ -21,17 +21,19 @@ static const char *https_connection_string(void) {
   static char buf[1024];
   snprintf(buf, sizeof buf,
            "DefaultEndpointsProtocol=https;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;", XIO_AUTH_DEV_KEY, test_endpoint());
+           "BlobEndpoint=%s/devstoreaccount1;",
+           XIO_AUTH_DEV_KEY, test_endpoint());
   return buf;
 }
 
 /* Only what each test sets: nothing the caller's environment brings in. */
 static void clean_environment(void) {
-  static const char *const names[] = {"XIO_CA_BUNDLE", "XIO_TRACE", "XIO_CREDENTIALS",
-                                      "AZURE_STORAGE_CONNECTION_STRING",
-                                      "AZURE_STORAGE_ACCOUNT", "AZURE_STORAGE_KEY",
+  static const char *const names[] = {"XIO_CA_BUNDLE",          "XIO_TRACE",
+                                      "XIO_CREDENTIALS",        "AZURE_STORAGE_CONNECTION_STRING",
+                                      "AZURE_STORAGE_ACCOUNT",  "AZURE_STORAGE_KEY",
                                       "AZURE_STORAGE_SAS_TOKEN"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) unsetenv(names[i]);
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    unsetenv(names[i]);
 }
 
 static xio_ctx *new_ctx(const char *ca_file, int use_environment) {

@@ -103,8 +103,7 @@ void tls_expect_refused(tls_engine *t, const char *url, const char *also) {
   tls_tries r = *t->tries;
   pthread_mutex_unlock(&tries_mu);
   if (r.n != 1)
-    FAIL("%d tries for a certificate failure, wanted 1 (first: %s)", r.n,
-         r.transport_error[0]);
+    FAIL("%d tries for a certificate failure, wanted 1 (first: %s)", r.n, r.transport_error[0]);
   ASSERT_EQ(r.will_retry[0], 0);
   ASSERT_EQ(r.attempt[0], 0);
   ASSERT_EQ(r.http_status[0], 0);

@@ -22,7 +22,7 @@ void tls_fixture_file(const char *name, char *out, size_t size);
 
 /** What the engine's on_try hook saw. Read it after the call has completed. */
 typedef struct tls_tries {
-  int n;                             /* tries made */
+  int n; /* tries made */
   int will_retry[TLS_MAX_TRIES];
   int attempt[TLS_MAX_TRIES];
   int http_status[TLS_MAX_TRIES];
@@ -31,8 +31,8 @@ typedef struct tls_tries {
 
 typedef struct tls_engine {
   xio_blob_engine *engine;
-  xio_auth_cred cred;  /* the dev account's shared key */
-  tls_tries *tries;    /* malloc'd: the I/O thread writes it */
+  xio_auth_cred cred; /* the dev account's shared key */
+  tls_tries *tries;   /* malloc'd: the I/O thread writes it */
 } tls_engine;
 
 /**

@@ -17,7 +17,8 @@ const char *xfix_dev_connection_string(void) {
   static char buf[1024];
   snprintf(buf, sizeof buf,
            "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;", XIO_AUTH_DEV_KEY, test_endpoint());
+           "BlobEndpoint=%s/devstoreaccount1;",
+           XIO_AUTH_DEV_KEY, test_endpoint());
   return buf;
 }
 
@@ -104,7 +105,8 @@ void xfix_trace_reset(xfix *fx) {
 int xfix_count(xfix *fx, const char *type) {
   int n = 0;
   pthread_mutex_lock(&fx->trace.mu);
-  for (int i = 0; i < fx->trace.n; i++) n += strcmp(fx->trace.ev[i].type, type) == 0;
+  for (int i = 0; i < fx->trace.n; i++)
+    n += strcmp(fx->trace.ev[i].type, type) == 0;
   pthread_mutex_unlock(&fx->trace.mu);
   return n;
 }

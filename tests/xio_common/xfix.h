@@ -24,15 +24,15 @@ typedef struct xfix_event {
 typedef struct xfix_trace {
   pthread_mutex_t mu;
   int n;
-  xfix_event *ev;      /* XFIX_MAX_EVENTS of them */
-  char *json;          /* every event as a JSON line, concatenated */
+  xfix_event *ev; /* XFIX_MAX_EVENTS of them */
+  char *json;     /* every event as a JSON line, concatenated */
   size_t json_len;
 } xfix_trace;
 
 typedef struct xfix {
   xio_ctx *ctx;
   xfix_trace trace;
-  char base[512];      /* container URL, or a temporary directory */
+  char base[512]; /* container URL, or a temporary directory */
   int local;
 } xfix;
 

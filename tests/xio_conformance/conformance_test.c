@@ -69,7 +69,8 @@ TEST(round_trips_aligned) {
   const size_t lens[] = {512, 4096, MiB, 4 * MiB, 4 * MiB + 512, 9 * MiB};
   uint64_t seed = 1;
   for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
-    for (size_t j = 0; j < sizeof lens / sizeof *lens; j++) write_read(f, offs[i], lens[j], seed++);
+    for (size_t j = 0; j < sizeof lens / sizeof *lens; j++)
+      write_read(f, offs[i], lens[j], seed++);
   xio_error e;
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_teardown(&fx);
@@ -78,13 +79,14 @@ TEST(round_trips_aligned) {
 TEST(round_trips_unaligned) {
   xfix fx;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "odd.mdf", XIO_OPEN_CREATE | XIO_OPEN_UNALIGNED, XIO_KIND_DATA,
-                          16 * MiB);
+  xio_file *f =
+      open_file(&fx, "odd.mdf", XIO_OPEN_CREATE | XIO_OPEN_UNALIGNED, XIO_KIND_DATA, 16 * MiB);
   const uint64_t offs[] = {1, 700, 4 * MiB - 3, 8 * MiB + 511};
   const size_t lens[] = {1, 100, 513, 5 * MiB + 7};
   uint64_t seed = 100;
   for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
-    for (size_t j = 0; j < sizeof lens / sizeof *lens; j++) write_read(f, offs[i], lens[j], seed++);
+    for (size_t j = 0; j < sizeof lens / sizeof *lens; j++)
+      write_read(f, offs[i], lens[j], seed++);
   /* Neighbours of an unaligned write are untouched. */
   write_read(f, 12 * MiB, 4096, 7);
   char *one = malloc(4096), *back = malloc(4096);
@@ -299,8 +301,10 @@ TEST(async_completion_and_flush_order) {
   pthread_mutex_lock(&c.mu);
   ASSERT_EQ(c.n, N); /* each exactly once */
   int seen[N] = {0};
-  for (int i = 0; i < N; i++) seen[c.order[i]]++;
-  for (int i = 0; i < N; i++) ASSERT_EQ(seen[i], 1);
+  for (int i = 0; i < N; i++)
+    seen[c.order[i]]++;
+  for (int i = 0; i < N; i++)
+    ASSERT_EQ(seen[i], 1);
   pthread_mutex_unlock(&c.mu);
   /* Reads, polled rather than called back. */
   char *dst = calloc(1, N * 65536);
@@ -312,7 +316,8 @@ TEST(async_completion_and_flush_order) {
     io[i].buf = dst + (size_t)i * 65536;
     ASSERT_OK(xio_file_submit(f, &io[i], &e), &e);
   }
-  for (int i = 0; i < N; i++) ASSERT_OK(xio_io_wait(&io[i]), &io[i].error);
+  for (int i = 0; i < N; i++)
+    ASSERT_OK(xio_io_wait(&io[i]), &io[i].error);
   ASSERT_MEM_EQ(src, dst, N * 65536);
   free(src);
   free(dst);
@@ -416,7 +421,8 @@ TEST(ranges_show_where_data_is) {
   /* Cleared space is no longer listed (a page blob drops the pages; ext4 the blocks). */
   ASSERT_OK(xio_file_zero(f, 40 * MiB, 2 * MiB, XIO_INIT_CLEAR, &e), &e);
   ASSERT_OK(xio_file_ranges(f, &r, &e), &e);
-  for (size_t i = 0; i < r.n; i++) ASSERT(r.v[i].end < 40 * MiB || r.v[i].start >= 42 * MiB);
+  for (size_t i = 0; i < r.n; i++)
+    ASSERT(r.v[i].end < 40 * MiB || r.v[i].start >= 42 * MiB);
   xio_blob_ranges_clear(&r);
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_teardown(&fx);
@@ -427,8 +433,8 @@ TEST(snapshots_are_point_in_time_copies) {
   xio_error e;
   char url[1024], snap_url[1200], id[64];
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "snap.mdf", XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA,
-                          MiB);
+  xio_file *f =
+      open_file(&fx, "snap.mdf", XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA, MiB);
   char before[4096], after[4096], got[4096];
   test_fill_random(before, sizeof before, 1);
   test_fill_random(after, sizeof after, 2);

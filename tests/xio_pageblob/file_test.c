@@ -42,7 +42,8 @@ TEST(large_write_splits_into_put_pages) {
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_write(f, 3 * MiB, src, n, &e), &e);
   ASSERT_EQ(xfix_count(&fx, "XIOTypeWriteFile"), 3);
-  for (int i = 0; i < fx.trace.n; i++) ASSERT(fx.trace.ev[i].length <= 4 * MiB);
+  for (int i = 0; i < fx.trace.n; i++)
+    ASSERT(fx.trace.ev[i].length <= 4 * MiB);
   size_t got = 0;
   ASSERT_OK(xio_file_read(f, 3 * MiB, dst, n, &got, &e), &e);
   ASSERT_EQ(got, n);
@@ -82,7 +83,7 @@ TEST(unaligned_writes_need_the_flag) {
   char back[2048];
   size_t got;
   ASSERT_OK(xio_file_read(f, 0, back, sizeof back, &got, &e), &e);
-  ASSERT_MEM_EQ(back, around, 100);               /* head sector kept */
+  ASSERT_MEM_EQ(back, around, 100); /* head sector kept */
   ASSERT_MEM_EQ(back + 100, buf, sizeof buf);
   ASSERT_MEM_EQ(back + 1100, around + 1100, 948); /* tail sector kept */
   ASSERT_OK(xio_file_close(f, &e), &e);
@@ -138,7 +139,8 @@ TEST(sas_url_never_appears_in_traces_or_errors) {
   char *tok = NULL;
   const char *container = strrchr(fx.base, '/') + 1;
   ASSERT_OK(xio_auth_sas_generate_service(XIO_AUTH_DEV_ACCOUNT, key, key_len, container,
-                                          "secret.mdf", &so, &tok, &e), &e);
+                                          "secret.mdf", &so, &tok, &e),
+            &e);
   snprintf(sas_url, sizeof sas_url, "%s?%s", url, tok);
   const char *sig = strstr(tok, "sig=") + 4;
   xfix_trace_reset(&fx);

@@ -29,7 +29,7 @@ extern "C" {
 
 /** Azurite's public development account and key (safe to publish). */
 #define XIO_AUTH_DEV_ACCOUNT "devstoreaccount1"
-#define XIO_AUTH_DEV_KEY                                                           \
+#define XIO_AUTH_DEV_KEY                                                                           \
   "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 
 /* ---------------------------------------------------------------- clock ---- */
@@ -66,8 +66,8 @@ xio_err xio_auth_base64_decode(const char *text, unsigned char **out, size_t *ou
                                xio_error *err);
 
 /** base64(HMAC-SHA256(key, msg)) into `out` (45 bytes). Errors: XIO_EINVAL. */
-xio_err xio_auth_hmac_sha256_base64(const unsigned char *key, size_t key_len,
-                                    const void *msg, size_t msg_len, char out[45]);
+xio_err xio_auth_hmac_sha256_base64(const unsigned char *key, size_t key_len, const void *msg,
+                                    size_t msg_len, char out[45]);
 
 /** Wipes `n` bytes at `p` and frees it. `p` may be NULL. */
 void xio_auth_secret_free(void *p, size_t n);
@@ -76,12 +76,12 @@ void xio_auth_secret_free(void *p, size_t n);
 
 /** An account as a connection string describes it. */
 typedef struct xio_auth_account {
-  char *name;           /* AccountName, or NULL */
-  unsigned char *key;   /* decoded AccountKey, or NULL */
+  char *name;         /* AccountName, or NULL */
+  unsigned char *key; /* decoded AccountKey, or NULL */
   size_t key_len;
-  char *blob_endpoint;  /* e.g. "https://acct.blob.core.windows.net" or
-                           "http://127.0.0.1:10000/devstoreaccount1"; no trailing '/' */
-  char *sas;            /* SharedAccessSignature without a leading '?', or NULL */
+  char *blob_endpoint; /* e.g. "https://acct.blob.core.windows.net" or
+                          "http://127.0.0.1:10000/devstoreaccount1"; no trailing '/' */
+  char *sas;           /* SharedAccessSignature without a leading '?', or NULL */
 } xio_auth_account;
 
 /**
@@ -104,16 +104,16 @@ void xio_auth_account_clear(xio_auth_account *a);
 
 /** A blob service URL taken apart. Strings are decoded except `path` and `query`. */
 typedef struct xio_auth_url {
-  char *scheme;     /* "http" or "https" */
-  char *host;       /* "acct.blob.core.windows.net", "127.0.0.1", "localhost" */
-  int port;         /* explicit port, or 0 */
-  int path_style;   /* 1 when the account is the first path segment (IP or dotless host) */
-  char *account;    /* account name */
-  char *container;  /* or NULL for an account URL */
-  char *blob;       /* blob name (may contain '/'), or NULL */
-  char *endpoint;   /* scheme://host[:port][/account] with no trailing '/' */
-  char *path;       /* encoded path as sent on the wire, starting with '/' */
-  char *query;      /* raw query without '?', or NULL; may hold a SAS */
+  char *scheme;    /* "http" or "https" */
+  char *host;      /* "acct.blob.core.windows.net", "127.0.0.1", "localhost" */
+  int port;        /* explicit port, or 0 */
+  int path_style;  /* 1 when the account is the first path segment (IP or dotless host) */
+  char *account;   /* account name */
+  char *container; /* or NULL for an account URL */
+  char *blob;      /* blob name (may contain '/'), or NULL */
+  char *endpoint;  /* scheme://host[:port][/account] with no trailing '/' */
+  char *path;      /* encoded path as sent on the wire, starting with '/' */
+  char *query;     /* raw query without '?', or NULL; may hold a SAS */
 } xio_auth_url;
 
 /**
@@ -160,9 +160,9 @@ typedef struct xio_auth_header {
 
 /** What a Shared Key signature covers: the request exactly as it will be sent. */
 typedef struct xio_auth_request {
-  const char *method;  /* "GET", "PUT", "HEAD", "DELETE" */
-  const char *path;    /* encoded URI path, starting with '/' (emulator: /devstoreaccount1/...) */
-  const char *query;   /* raw encoded query without '?', or NULL */
+  const char *method; /* "GET", "PUT", "HEAD", "DELETE" */
+  const char *path;   /* encoded URI path, starting with '/' (emulator: /devstoreaccount1/...) */
+  const char *query;  /* raw encoded query without '?', or NULL */
   const xio_auth_header *headers; /* every header sent, in any order, any case */
   size_t nheaders;
 } xio_auth_request;
@@ -184,8 +184,8 @@ xio_err xio_auth_sharedkey_string_to_sign(const char *account, const xio_auth_re
  * Errors: those of xio_auth_sharedkey_string_to_sign, XIO_EINVAL (empty key).
  */
 xio_err xio_auth_sharedkey_authorization(const char *account, const unsigned char *key,
-                                         size_t key_len, const xio_auth_request *req,
-                                         char **out, xio_error *err);
+                                         size_t key_len, const xio_auth_request *req, char **out,
+                                         xio_error *err);
 
 /* ------------------------------------------------------------------ SAS ---- */
 
@@ -194,18 +194,18 @@ xio_err xio_auth_sharedkey_authorization(const char *account, const unsigned cha
 
 /** A parsed SAS token. Every string member is decoded and NUL-terminated, "" if absent. */
 typedef struct xio_auth_sas {
-  int is_account;     /* 1 for an account SAS (has ss/srt), 0 for a service SAS */
-  char sv[16];        /* signed version */
-  char sr[8];         /* service SAS resource: b, c, bs, bv */
-  char ss[8];         /* account SAS services */
-  char srt[8];        /* account SAS resource types */
-  char sp[32];        /* permissions, as written */
-  char spr[16];       /* protocols */
-  char sip[64];       /* IP range */
-  time_t start;       /* st, or 0 */
-  time_t expiry;      /* se, or 0 */
-  uint32_t perms;     /* bit set of sp's letters (XIO_AUTH_PERM) */
-  int has_sig;        /* sig present (its value is never kept here) */
+  int is_account; /* 1 for an account SAS (has ss/srt), 0 for a service SAS */
+  char sv[16];    /* signed version */
+  char sr[8];     /* service SAS resource: b, c, bs, bv */
+  char ss[8];     /* account SAS services */
+  char srt[8];    /* account SAS resource types */
+  char sp[32];    /* permissions, as written */
+  char spr[16];   /* protocols */
+  char sip[64];   /* IP range */
+  time_t start;   /* st, or 0 */
+  time_t expiry;  /* se, or 0 */
+  uint32_t perms; /* bit set of sp's letters (XIO_AUTH_PERM) */
+  int has_sig;    /* sig present (its value is never kept here) */
 } xio_auth_sas;
 
 /**
@@ -222,8 +222,7 @@ xio_err xio_auth_sas_parse(const char *token, xio_auth_sas *out, xio_error *err)
  * Errors: XIO_EEXPIRED (message gives the expiry time), XIO_ENOTYET (the start time),
  * XIO_EPERM (names the missing letters), XIO_EINVAL.
  */
-xio_err xio_auth_sas_check(const xio_auth_sas *sas, uint32_t need, time_t now,
-                           xio_error *err);
+xio_err xio_auth_sas_check(const xio_auth_sas *sas, uint32_t need, time_t now, xio_error *err);
 
 /** Options for generating a SAS. Start from xio_auth_sas_options_default(). */
 typedef struct xio_auth_sas_options {
@@ -246,20 +245,17 @@ xio_auth_sas_options xio_auth_sas_options_default(void);
  * permissions, a letter not valid for the resource, version before 2020-12-06),
  * XIO_ENOMEM.
  */
-xio_err xio_auth_sas_generate_service(const char *account, const unsigned char *key,
-                                      size_t key_len, const char *container,
-                                      const char *blob, const xio_auth_sas_options *opts,
-                                      char **out, xio_error *err);
+xio_err xio_auth_sas_generate_service(const char *account, const unsigned char *key, size_t key_len,
+                                      const char *container, const char *blob,
+                                      const xio_auth_sas_options *opts, char **out, xio_error *err);
 
 /**
  * Generates an account SAS for `services` (e.g. "b") and `resource_types` (subset of
  * "sco"). Same output and errors as xio_auth_sas_generate_service.
  */
-xio_err xio_auth_sas_generate_account(const char *account, const unsigned char *key,
-                                      size_t key_len, const char *services,
-                                      const char *resource_types,
-                                      const xio_auth_sas_options *opts, char **out,
-                                      xio_error *err);
+xio_err xio_auth_sas_generate_account(const char *account, const unsigned char *key, size_t key_len,
+                                      const char *services, const char *resource_types,
+                                      const xio_auth_sas_options *opts, char **out, xio_error *err);
 
 /* ------------------------------------------------------------ credentials ---- */
 
@@ -272,10 +268,10 @@ typedef enum xio_auth_cred_kind {
 /** A credential for one account or container. */
 typedef struct xio_auth_cred {
   xio_auth_cred_kind kind;
-  char *account;          /* SHARED_KEY: account name */
-  unsigned char *key;     /* SHARED_KEY: decoded key */
+  char *account;      /* SHARED_KEY: account name */
+  unsigned char *key; /* SHARED_KEY: decoded key */
   size_t key_len;
-  char *sas;              /* SAS: token without '?' */
+  char *sas; /* SAS: token without '?' */
 } xio_auth_cred;
 
 /** Deep copy of `src` into `dst`. Errors: XIO_ENOMEM. */
@@ -301,8 +297,8 @@ void xio_auth_credstore_free(xio_auth_credstore *s);
 
 /** Adds (or replaces) the credential for `prefix` (trailing '/' ignored); copies
  *  both. Errors: XIO_EINVAL (prefix not an http(s) URL), XIO_ENOMEM. */
-xio_err xio_auth_credstore_add(xio_auth_credstore *s, const char *prefix,
-                               const xio_auth_cred *cred, xio_error *err);
+xio_err xio_auth_credstore_add(xio_auth_credstore *s, const char *prefix, const xio_auth_cred *cred,
+                               xio_error *err);
 
 /**
  * Loads a credential file's text: a JSON object mapping URL prefixes to either a SAS
@@ -310,13 +306,12 @@ xio_err xio_auth_credstore_add(xio_auth_credstore *s, const char *prefix,
  * or {"connection_string": "..."}. Errors: XIO_EPARSE (names the entry, never
  * its secret), XIO_ENOMEM.
  */
-xio_err xio_auth_credstore_load_json(xio_auth_credstore *s, const char *json,
-                                     xio_error *err);
+xio_err xio_auth_credstore_load_json(xio_auth_credstore *s, const char *json, xio_error *err);
 
 /** Finds the credential for `url` (query ignored) and deep-copies it into `out`.
  *  Errors: XIO_ENOCRED (none matches), XIO_ENOMEM. */
-xio_err xio_auth_credstore_lookup(const xio_auth_credstore *s, const char *url,
-                                  xio_auth_cred *out, xio_error *err);
+xio_err xio_auth_credstore_lookup(const xio_auth_credstore *s, const char *url, xio_auth_cred *out,
+                                  xio_error *err);
 
 #ifdef __cplusplus
 }

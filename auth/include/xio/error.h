@@ -20,33 +20,33 @@ extern "C" {
 #endif
 
 /* XX(name, text). Append only. */
-#define XIO_ERRNO_MAP(XX)                                                          \
-  XX(EINVAL, "invalid argument")                                                   \
-  XX(ENOMEM, "out of memory")                                                      \
-  XX(EALIGN, "offset or length is not a multiple of 512 bytes")                    \
-  XX(ERANGE, "range lies outside the file or blob")                                \
-  XX(ELIMIT, "request exceeds a service limit")                                    \
-  XX(EPARSE, "malformed input")                                                    \
-  XX(ENOCRED, "no credential for the target")                                      \
-  XX(EAUTH, "authentication failed")                                               \
-  XX(EPERM, "credential lacks a required permission")                              \
-  XX(EEXPIRED, "credential has expired")                                           \
-  XX(ENOTYET, "credential is not valid yet")                                       \
-  XX(ENOTFOUND, "not found")                                                       \
-  XX(EEXIST, "already exists")                                                     \
-  XX(EBUSY, "in use: leased by another client")                                    \
-  XX(ELEASELOST, "lease lost: writes stopped")                                     \
-  XX(ECONFLICT, "conflicting state on the service")                                \
-  XX(ECHECKSUM, "checksum mismatch")                                               \
-  XX(EHTTP, "unexpected HTTP response")                                            \
-  XX(ETRANSPORT, "network transport error")                                        \
-  XX(ETIMEDOUT, "timed out")                                                       \
-  XX(ETHROTTLED, "service busy: retries exhausted")                                \
-  XX(EIO, "local I/O error")                                                       \
-  XX(EREADONLY, "file is open read-only")                                          \
-  XX(EUNSUPPORTED, "operation not supported by this backend")                      \
-  XX(EINSECURE, "refused: credentials over plain http to a remote host")           \
-  XX(ECANCELED, "canceled")                                                        \
+#define XIO_ERRNO_MAP(XX)                                                                          \
+  XX(EINVAL, "invalid argument")                                                                   \
+  XX(ENOMEM, "out of memory")                                                                      \
+  XX(EALIGN, "offset or length is not a multiple of 512 bytes")                                    \
+  XX(ERANGE, "range lies outside the file or blob")                                                \
+  XX(ELIMIT, "request exceeds a service limit")                                                    \
+  XX(EPARSE, "malformed input")                                                                    \
+  XX(ENOCRED, "no credential for the target")                                                      \
+  XX(EAUTH, "authentication failed")                                                               \
+  XX(EPERM, "credential lacks a required permission")                                              \
+  XX(EEXPIRED, "credential has expired")                                                           \
+  XX(ENOTYET, "credential is not valid yet")                                                       \
+  XX(ENOTFOUND, "not found")                                                                       \
+  XX(EEXIST, "already exists")                                                                     \
+  XX(EBUSY, "in use: leased by another client")                                                    \
+  XX(ELEASELOST, "lease lost: writes stopped")                                                     \
+  XX(ECONFLICT, "conflicting state on the service")                                                \
+  XX(ECHECKSUM, "checksum mismatch")                                                               \
+  XX(EHTTP, "unexpected HTTP response")                                                            \
+  XX(ETRANSPORT, "network transport error")                                                        \
+  XX(ETIMEDOUT, "timed out")                                                                       \
+  XX(ETHROTTLED, "service busy: retries exhausted")                                                \
+  XX(EIO, "local I/O error")                                                                       \
+  XX(EREADONLY, "file is open read-only")                                                          \
+  XX(EUNSUPPORTED, "operation not supported by this backend")                                      \
+  XX(EINSECURE, "refused: credentials over plain http to a remote host")                           \
+  XX(ECANCELED, "canceled")                                                                        \
   XX(ECLOSED, "file or context is closed")
 
 /** Result of every fallible xio call. 0 is success. */
@@ -55,7 +55,7 @@ typedef enum xio_err {
 #define XIO__ERR_ENUM(name, text) XIO_##name,
   XIO_ERRNO_MAP(XIO__ERR_ENUM)
 #undef XIO__ERR_ENUM
-  XIO__ERR_COUNT
+      XIO__ERR_COUNT
 } xio_err;
 
 /**
@@ -101,8 +101,8 @@ xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...)
  * XIO_ENOTFOUND, EEXIST -> XIO_EEXIST, EACCES and EPERM -> XIO_EPERM, ENOMEM ->
  * XIO_ENOMEM, anything else XIO_EIO), which it returns.
  */
-xio_err xio_error_from_errno(xio_error *e, int errnum, const char *operation,
-                             const char *call, const char *path);
+xio_err xio_error_from_errno(xio_error *e, int errnum, const char *operation, const char *call,
+                             const char *path);
 
 /** Sets e->operation (truncated to fit); `e` may be NULL. */
 void xio_error_set_operation(xio_error *e, const char *operation);

@@ -34,9 +34,9 @@
 extern "C" {
 #endif
 
-#define XIO_BLOB_PAGE_SIZE 512u
+#define XIO_BLOB_PAGE_SIZE    512u
 #define XIO_BLOB_MAX_PUT_PAGE (4u * 1024u * 1024u)
-#define XIO_BLOB_MAX_SIZE (8ull * 1024u * 1024u * 1024u * 1024u)
+#define XIO_BLOB_MAX_SIZE     (8ull * 1024u * 1024u * 1024u * 1024u)
 /* Largest range for which the service returns a transactional checksum on read. */
 #define XIO_BLOB_MAX_CHECKED_READ (4u * 1024u * 1024u)
 
@@ -72,25 +72,25 @@ typedef struct xio_blob_retry_policy {
 
 /** One finished try, for tracing and fault studies. Borrowed for the callback. */
 typedef struct xio_blob_try_info {
-  const char *operation;  /* "PutPage" */
+  const char *operation; /* "PutPage" */
   const char *safe_url;
-  int attempt;            /* 0 for the first try */
-  int http_status;        /* 0 when no response */
+  int attempt;                 /* 0 for the first try */
+  int http_status;             /* 0 when no response */
   const char *transport_error; /* libcurl's text, or NULL */
   int will_retry;
-  int delay_ms;           /* before the next try, when will_retry */
+  int delay_ms; /* before the next try, when will_retry */
 } xio_blob_try_info;
 
 typedef struct xio_blob_engine_options {
-  int max_in_flight;              /* requests on the wire at once (default 32) */
-  int connect_timeout_ms;         /* default 10000 */
+  int max_in_flight;      /* requests on the wire at once (default 32) */
+  int connect_timeout_ms; /* default 10000 */
   xio_blob_retry_policy retry;
-  xio_blob_checksum checksum;     /* default CRC64 */
-  const char *ca_file;            /* extra CA bundle (PEM) to trust besides the system
-                                     store, or NULL; read at start and at each TLS
-                                     connection */
-  int allow_insecure_remote;      /* allow http:// to non-loopback hosts (default 0) */
-  xio_auth_clock clock;           /* for x-ms-date; zeroed: system clock */
+  xio_blob_checksum checksum; /* default CRC64 */
+  const char *ca_file;        /* extra CA bundle (PEM) to trust besides the system
+                                 store, or NULL; read at start and at each TLS
+                                 connection */
+  int allow_insecure_remote;  /* allow http:// to non-loopback hosts (default 0) */
+  xio_auth_clock clock;       /* for x-ms-date; zeroed: system clock */
   void (*on_try)(const xio_blob_try_info *info, void *ud); /* may be NULL; I/O thread */
   void *on_try_ud;
 } xio_blob_engine_options;
@@ -130,13 +130,13 @@ typedef struct xio_blob_target xio_blob_target;
  * call. Errors: XIO_EPARSE (URL or SAS), XIO_EINSECURE is not raised here (the
  * engine refuses at send time), XIO_ENOMEM.
  */
-xio_err xio_blob_target_new(const char *url, const xio_auth_cred *cred,
-                            xio_blob_target **out, xio_error *err);
+xio_err xio_blob_target_new(const char *url, const xio_auth_cred *cred, xio_blob_target **out,
+                            xio_error *err);
 
 /** A target for blob `name` in the container (or account+container) of `t`,
  *  sharing its credential. Errors: XIO_EINVAL (t has no container), XIO_ENOMEM. */
-xio_err xio_blob_target_child(const xio_blob_target *t, const char *name,
-                              xio_blob_target **out, xio_error *err);
+xio_err xio_blob_target_child(const xio_blob_target *t, const char *name, xio_blob_target **out,
+                              xio_error *err);
 
 /** Frees `t` (may be NULL). Calls built on `t` must have finished first. */
 void xio_blob_target_free(xio_blob_target *t);
@@ -162,19 +162,19 @@ typedef struct xio_blob_cond {
 #define XIO_BLOB_MAX_META 16
 
 typedef struct xio_blob_meta {
-  char name[64];   /* a C identifier, as Azure requires */
+  char name[64]; /* a C identifier, as Azure requires */
   char value[256];
 } xio_blob_meta;
 
 /** Blob properties from Get Blob Properties (or a create / resize response). */
 typedef struct xio_blob_props {
-  uint64_t size;             /* Content-Length of the blob */
+  uint64_t size; /* Content-Length of the blob */
   char etag[80];
   char last_modified[40];
-  char blob_type[16];        /* "PageBlob" */
-  char lease_state[16];      /* available, leased, expired, breaking, broken */
-  char lease_status[16];     /* locked, unlocked */
-  char lease_duration[16];   /* infinite, fixed, or "" */
+  char blob_type[16];      /* "PageBlob" */
+  char lease_state[16];    /* available, leased, expired, breaking, broken */
+  char lease_status[16];   /* locked, unlocked */
+  char lease_duration[16]; /* infinite, fixed, or "" */
   int64_t sequence_number;
   int nmeta;
   xio_blob_meta meta[XIO_BLOB_MAX_META];
@@ -211,7 +211,7 @@ uint64_t xio_blob_ranges_bytes(const xio_blob_ranges *r);
 
 /** One blob of a listing. */
 typedef struct xio_blob_item {
-  char *name;          /* malloc'd */
+  char *name; /* malloc'd */
   uint64_t size;
   char blob_type[16];
   char lease_state[16];
@@ -220,9 +220,9 @@ typedef struct xio_blob_item {
 
 /** One page of a blob listing. */
 typedef struct xio_blob_list {
-  xio_blob_item *v;   /* malloc'd */
+  xio_blob_item *v; /* malloc'd */
   size_t n;
-  char *next_marker;  /* malloc'd, NULL when this was the last page */
+  char *next_marker; /* malloc'd, NULL when this was the last page */
 } xio_blob_list;
 
 /** Frees what `l` owns and zeroes it; `l` may be NULL. */
@@ -238,10 +238,10 @@ typedef enum xio_blob_lease_action {
 
 typedef struct xio_blob_lease_args {
   xio_blob_lease_action action;
-  const char *lease_id;     /* renew, change, release: the current id */
-  const char *proposed_id;  /* acquire (optional; makes it retryable), change (required) */
-  int duration_s;           /* acquire: -1 infinite or 15..60 */
-  int break_period_s;       /* break: 0..60, or -1 for the service default */
+  const char *lease_id;    /* renew, change, release: the current id */
+  const char *proposed_id; /* acquire (optional; makes it retryable), change (required) */
+  int duration_s;          /* acquire: -1 infinite or 15..60 */
+  int break_period_s;      /* break: 0..60, or -1 for the service default */
 } xio_blob_lease_args;
 
 /* ---------------------------------------------------------------- calls ---- */
@@ -255,58 +255,53 @@ typedef void (*xio_blob_done_fn)(xio_blob_call *call, void *ud);
  * XIO_ELIMIT, XIO_ERANGE (as each states), XIO_ENOMEM. */
 
 /** Create Container (PUT ?restype=container). */
-xio_err xio_blob_call_create_container(const xio_blob_target *container,
-                                       xio_blob_call **out, xio_error *err);
+xio_err xio_blob_call_create_container(const xio_blob_target *container, xio_blob_call **out,
+                                       xio_error *err);
 
 /** List Blobs, one page (prefix, marker may be NULL; maxresults 0: service default,
  *  else 1..5000). */
-xio_err xio_blob_call_list(const xio_blob_target *container, const char *prefix,
-                           const char *marker, int maxresults, xio_blob_call **out,
-                           xio_error *err);
+xio_err xio_blob_call_list(const xio_blob_target *container, const char *prefix, const char *marker,
+                           int maxresults, xio_blob_call **out, xio_error *err);
 
 /** Create a page blob of `size` bytes (multiple of 512, <= 8 TiB), with optional
  *  metadata; cond->if_none_match = "*" makes it create-only. */
-xio_err xio_blob_call_create(const xio_blob_target *blob, uint64_t size,
-                             const xio_blob_meta *meta, int nmeta, const xio_blob_cond *cond,
-                             xio_blob_call **out, xio_error *err);
+xio_err xio_blob_call_create(const xio_blob_target *blob, uint64_t size, const xio_blob_meta *meta,
+                             int nmeta, const xio_blob_cond *cond, xio_blob_call **out,
+                             xio_error *err);
 
 /** Get Blob Properties (HEAD). */
 xio_err xio_blob_call_get_properties(const xio_blob_target *blob, const xio_blob_cond *cond,
                                      xio_blob_call **out, xio_error *err);
 
 /** Resize (Set Blob Properties with x-ms-blob-content-length). */
-xio_err xio_blob_call_resize(const xio_blob_target *blob, uint64_t size,
-                             const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
+xio_err xio_blob_call_resize(const xio_blob_target *blob, uint64_t size, const xio_blob_cond *cond,
+                             xio_blob_call **out, xio_error *err);
 
 /** Put Page update of `len` bytes at `offset` from `data` (borrowed), with the
  *  engine's transactional checksum. `blob_size` (0: unknown) lets the client refuse
  *  ranges past the end. */
-xio_err xio_blob_call_put_page(const xio_blob_target *blob, uint64_t offset,
-                               const void *data, size_t len, uint64_t blob_size,
-                               const xio_blob_cond *cond, xio_blob_call **out,
-                               xio_error *err);
+xio_err xio_blob_call_put_page(const xio_blob_target *blob, uint64_t offset, const void *data,
+                               size_t len, uint64_t blob_size, const xio_blob_cond *cond,
+                               xio_blob_call **out, xio_error *err);
 
 /** Put Page clear of [offset, offset+len): any length, one request. */
 xio_err xio_blob_call_clear(const xio_blob_target *blob, uint64_t offset, uint64_t len,
-                            uint64_t blob_size, const xio_blob_cond *cond,
-                            xio_blob_call **out, xio_error *err);
+                            uint64_t blob_size, const xio_blob_cond *cond, xio_blob_call **out,
+                            xio_error *err);
 
 /** Get Blob of [offset, offset+len) straight into `buf` (borrowed). Any alignment.
  *  A response shorter than asked is a torn response and is retried. */
-xio_err xio_blob_call_read(const xio_blob_target *blob, uint64_t offset, void *buf,
-                           size_t len, const xio_blob_cond *cond, xio_blob_call **out,
-                           xio_error *err);
+xio_err xio_blob_call_read(const xio_blob_target *blob, uint64_t offset, void *buf, size_t len,
+                           const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
 
 /** Get Page Ranges of [offset, offset+len) (len 0: whole blob), one page from `marker`
  *  (may be NULL). */
-xio_err xio_blob_call_page_ranges(const xio_blob_target *blob, uint64_t offset,
-                                  uint64_t len, const char *marker, xio_blob_call **out,
-                                  xio_error *err);
+xio_err xio_blob_call_page_ranges(const xio_blob_target *blob, uint64_t offset, uint64_t len,
+                                  const char *marker, xio_blob_call **out, xio_error *err);
 
 /** Delete Blob; `include_snapshots` also deletes its snapshots. */
 xio_err xio_blob_call_delete(const xio_blob_target *blob, int include_snapshots,
-                             const xio_blob_cond *cond, xio_blob_call **out,
-                             xio_error *err);
+                             const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
 
 /** Lease Blob. */
 xio_err xio_blob_call_lease(const xio_blob_target *blob, const xio_blob_lease_args *args,
@@ -318,8 +313,8 @@ xio_err xio_blob_call_snapshot(const xio_blob_target *blob, const xio_blob_cond 
 
 /** Set Blob Metadata (replaces all metadata). */
 xio_err xio_blob_call_set_metadata(const xio_blob_target *blob, const xio_blob_meta *meta,
-                                   int nmeta, const xio_blob_cond *cond,
-                                   xio_blob_call **out, xio_error *err);
+                                   int nmeta, const xio_blob_cond *cond, xio_blob_call **out,
+                                   xio_error *err);
 
 /** Frees a call that is not in flight. `c` may be NULL. */
 void xio_blob_call_free(xio_blob_call *c);
@@ -367,12 +362,11 @@ xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *out, xio_err
 
 /** Ranges of a finished page_ranges call, appended to `out` (merged), and the
  *  continuation marker (malloc'd into *next_marker, NULL when done). */
-xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_blob_ranges *out,
-                             char **next_marker, xio_error *err);
+xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_blob_ranges *out, char **next_marker,
+                             xio_error *err);
 
 /** The page of a finished list call. */
-xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out,
-                                  xio_error *err);
+xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out, xio_error *err);
 
 /** Lease id returned by acquire/change (copied into `out`, 64 bytes). */
 xio_err xio_blob_call_lease_id(const xio_blob_call *c, char out[64], xio_error *err);
@@ -389,30 +383,27 @@ xio_err xio_blob_create_container(xio_blob_engine *e, const xio_blob_target *con
                                   int if_missing, xio_error *err);
 
 /** Lists one page of blobs into `out` (xio_blob_list_clear). */
-xio_err xio_blob_list_page(xio_blob_engine *e, const xio_blob_target *container,
-                           const char *prefix, const char *marker, int maxresults,
-                           xio_blob_list *out, xio_error *err);
+xio_err xio_blob_list_page(xio_blob_engine *e, const xio_blob_target *container, const char *prefix,
+                           const char *marker, int maxresults, xio_blob_list *out, xio_error *err);
 
 xio_err xio_blob_create(xio_blob_engine *e, const xio_blob_target *blob, uint64_t size,
                         const xio_blob_meta *meta, int nmeta, const xio_blob_cond *cond,
                         xio_error *err);
 
 xio_err xio_blob_get_properties(xio_blob_engine *e, const xio_blob_target *blob,
-                                const xio_blob_cond *cond, xio_blob_props *out,
-                                xio_error *err);
+                                const xio_blob_cond *cond, xio_blob_props *out, xio_error *err);
 
 xio_err xio_blob_resize(xio_blob_engine *e, const xio_blob_target *blob, uint64_t size,
                         const xio_blob_cond *cond, xio_error *err);
 
 xio_err xio_blob_put_page(xio_blob_engine *e, const xio_blob_target *blob, uint64_t offset,
-                          const void *data, size_t len, const xio_blob_cond *cond,
-                          xio_error *err);
+                          const void *data, size_t len, const xio_blob_cond *cond, xio_error *err);
 
 xio_err xio_blob_clear(xio_blob_engine *e, const xio_blob_target *blob, uint64_t offset,
                        uint64_t len, const xio_blob_cond *cond, xio_error *err);
 
-xio_err xio_blob_read(xio_blob_engine *e, const xio_blob_target *blob, uint64_t offset,
-                      void *buf, size_t len, const xio_blob_cond *cond, xio_error *err);
+xio_err xio_blob_read(xio_blob_engine *e, const xio_blob_target *blob, uint64_t offset, void *buf,
+                      size_t len, const xio_blob_cond *cond, xio_error *err);
 
 /**
  * All page ranges of [offset, offset+len) (len 0: to the end of the blob), following
@@ -420,8 +411,7 @@ xio_err xio_blob_read(xio_blob_engine *e, const xio_blob_target *blob, uint64_t 
  * fragmented large blob never needs one huge listing. Appends merged ranges to `out`.
  */
 xio_err xio_blob_get_ranges(xio_blob_engine *e, const xio_blob_target *blob, uint64_t offset,
-                            uint64_t len, uint64_t segment, xio_blob_ranges *out,
-                            xio_error *err);
+                            uint64_t len, uint64_t segment, xio_blob_ranges *out, xio_error *err);
 
 /** Sends one call synchronously and returns its result (xio_blob_send's shape), so
  *  that a caller can route the calls of a multi-call operation its own way. */
@@ -433,20 +423,20 @@ xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob
                                  uint64_t offset, uint64_t len, uint64_t segment,
                                  xio_blob_ranges *out, xio_error *err);
 
-xio_err xio_blob_delete(xio_blob_engine *e, const xio_blob_target *blob,
-                        int include_snapshots, const xio_blob_cond *cond, xio_error *err);
+xio_err xio_blob_delete(xio_blob_engine *e, const xio_blob_target *blob, int include_snapshots,
+                        const xio_blob_cond *cond, xio_error *err);
 
 /** Runs a lease action; for acquire and change, the lease id lands in `lease_id_out`
  *  (64 bytes, may be NULL otherwise). */
 xio_err xio_blob_lease(xio_blob_engine *e, const xio_blob_target *blob,
                        const xio_blob_lease_args *args, char *lease_id_out, xio_error *err);
 
-xio_err xio_blob_snapshot(xio_blob_engine *e, const xio_blob_target *blob,
-                          char snapshot_out[64], xio_error *err);
+xio_err xio_blob_snapshot(xio_blob_engine *e, const xio_blob_target *blob, char snapshot_out[64],
+                          xio_error *err);
 
 xio_err xio_blob_set_metadata(xio_blob_engine *e, const xio_blob_target *blob,
-                              const xio_blob_meta *meta, int nmeta,
-                              const xio_blob_cond *cond, xio_error *err);
+                              const xio_blob_meta *meta, int nmeta, const xio_blob_cond *cond,
+                              xio_error *err);
 
 /** Generates a random lease id (UUID v4) into `out` (37 bytes). */
 void xio_blob_new_lease_id(char out[37]);

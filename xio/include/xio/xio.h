@@ -40,25 +40,25 @@ extern "C" {
 /* ------------------------------------------------------------- tracing ---- */
 
 /* Storage request types, as SQL Server names them in xio_send_complete. */
-#define XIO_RT_CREATE "XIOTypeCreateFile"
-#define XIO_RT_OPEN "XIOTypeOpenFile"
-#define XIO_RT_READ "XIOTypeReadFile"
-#define XIO_RT_WRITE "XIOTypeWriteFile"
-#define XIO_RT_ZERO "XIOTypeZeroFile"
+#define XIO_RT_CREATE   "XIOTypeCreateFile"
+#define XIO_RT_OPEN     "XIOTypeOpenFile"
+#define XIO_RT_READ     "XIOTypeReadFile"
+#define XIO_RT_WRITE    "XIOTypeWriteFile"
+#define XIO_RT_ZERO     "XIOTypeZeroFile"
 #define XIO_RT_GET_SIZE "XIOTypeGetFileSize"
 #define XIO_RT_SET_SIZE "XIOTypeSetFileSize"
-#define XIO_RT_RANGES "XIOTypeGetRanges"
-#define XIO_RT_DELETE "XIOTypeDeleteFile"
-#define XIO_RT_LEASE "XIOTypeLease"
+#define XIO_RT_RANGES   "XIOTypeGetRanges"
+#define XIO_RT_DELETE   "XIOTypeDeleteFile"
+#define XIO_RT_LEASE    "XIOTypeLease"
 #define XIO_RT_SNAPSHOT "XIOTypeSnapshot"
 
 /** One completed storage request (DESIGN.md "Trace events"). Strings are borrowed
  *  for the duration of the callback; file_path is log-safe (no query string). */
 typedef struct xio_trace_event {
-  const char *event;             /* "xio_send_complete" */
-  int64_t timestamp_us;          /* completion, microseconds since the epoch (UTC) */
+  const char *event;    /* "xio_send_complete" */
+  int64_t timestamp_us; /* completion, microseconds since the epoch (UTC) */
   const char *file_path;
-  const char *request_type;      /* "XIOTypeWriteFile", ... */
+  const char *request_type; /* "XIOTypeWriteFile", ... */
   uint64_t offset;
   uint64_t length;
   int http_status;               /* 0 for the local backend or no response */
@@ -67,7 +67,7 @@ typedef struct xio_trace_event {
   const char *client_request_id; /* "" when none */
   int64_t duration_us;
   int retries;
-  const char *result;            /* "ok" or the xio_err name, e.g. "XIO_ELEASELOST" */
+  const char *result; /* "ok" or the xio_err name, e.g. "XIO_ELEASELOST" */
 } xio_trace_event;
 
 typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
@@ -81,23 +81,23 @@ char *xio_trace_event_json(const xio_trace_event *ev);
 typedef struct xio_ctx xio_ctx;
 
 typedef struct xio_ctx_options {
-  int max_in_flight;          /* storage requests on the wire at once (default 32) */
-  xio_blob_retry_policy retry;/* default: 3 retries, 800 ms base, 120 s per try */
-  xio_blob_checksum checksum; /* default CRC64 */
-  int lease_duration_s;       /* exclusive opens: 15..60 (default 60) */
-  int lease_renew_s;          /* renew this often (default 20; < duration) */
-  int local_threads;          /* workers for the local backend (default 4) */
-  xio_trace_fn trace;         /* trace callback, or NULL */
+  int max_in_flight;           /* storage requests on the wire at once (default 32) */
+  xio_blob_retry_policy retry; /* default: 3 retries, 800 ms base, 120 s per try */
+  xio_blob_checksum checksum;  /* default CRC64 */
+  int lease_duration_s;        /* exclusive opens: 15..60 (default 60) */
+  int lease_renew_s;           /* renew this often (default 20; < duration) */
+  int local_threads;           /* workers for the local backend (default 4) */
+  xio_trace_fn trace;          /* trace callback, or NULL */
   void *trace_ud;
-  const char *trace_path;     /* JSON lines to this file ("-": stderr), or NULL */
-  int use_environment;        /* read XIO_TRACE, AZURE_STORAGE_* , XIO_CREDENTIALS,
-                                 XIO_CA_BUNDLE (default 1) */
+  const char *trace_path;        /* JSON lines to this file ("-": stderr), or NULL */
+  int use_environment;           /* read XIO_TRACE, AZURE_STORAGE_* , XIO_CREDENTIALS,
+                                    XIO_CA_BUNDLE (default 1) */
   const char *connection_string; /* an Azure Storage connection string, or NULL */
   const char *credential_file;   /* JSON credential file (see xio/auth.h), or NULL */
-  const char *ca_file;        /* extra CA bundle (PEM) to trust besides the system
-                                 store, or NULL: wins over XIO_CA_BUNDLE */
-  int allow_insecure_remote;  /* allow http:// to non-loopback hosts (default 0) */
-  xio_auth_clock clock;       /* for signing and SAS checks; zeroed: system clock */
+  const char *ca_file;           /* extra CA bundle (PEM) to trust besides the system
+                                    store, or NULL: wins over XIO_CA_BUNDLE */
+  int allow_insecure_remote;     /* allow http:// to non-loopback hosts (default 0) */
+  xio_auth_clock clock;          /* for signing and SAS checks; zeroed: system clock */
 } xio_ctx_options;
 
 /** Default options; cannot fail. */
@@ -126,8 +126,7 @@ xio_blob_engine *xio_ctx_engine(xio_ctx *ctx);
  * connection string, AZURE_STORAGE_ACCOUNT/KEY, AZURE_STORAGE_SAS_TOKEN (for that
  * account), else anonymous. Errors: those of xio_blob_target_new.
  */
-xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out,
-                            xio_error *err);
+xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err);
 
 /**
  * Sends a page-blob call made by the caller (see xio/blob.h) through the context's
@@ -135,8 +134,8 @@ xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out
  * `request_type` (an XIO_RT_* name) with `offset` and `length`. For tools that do
  * more than the file API (properties, leases). Returns the call's result.
  */
-xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type,
-                     uint64_t offset, uint64_t length, xio_error *err);
+xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type, uint64_t offset,
+                     uint64_t length, xio_error *err);
 
 /* --------------------------------------------------------------- files ---- */
 
@@ -158,18 +157,18 @@ typedef enum xio_init {
 const char *xio_init_name(xio_init init);
 
 /** Open flags. */
-#define XIO_OPEN_CREATE 0x01       /* create when missing */
-#define XIO_OPEN_CREATE_ONLY 0x02  /* create; XIO_EEXIST when it exists */
-#define XIO_OPEN_READONLY 0x04     /* no writes, no lease */
-#define XIO_OPEN_EXCLUSIVE 0x08    /* hold a lease (local: an flock) while open */
-#define XIO_OPEN_BREAK_LEASE 0x10  /* with EXCLUSIVE: break another holder's lease */
-#define XIO_OPEN_UNALIGNED 0x20    /* allow unaligned writes (read-modify-write) */
+#define XIO_OPEN_CREATE      0x01 /* create when missing */
+#define XIO_OPEN_CREATE_ONLY 0x02 /* create; XIO_EEXIST when it exists */
+#define XIO_OPEN_READONLY    0x04 /* no writes, no lease */
+#define XIO_OPEN_EXCLUSIVE   0x08 /* hold a lease (local: an flock) while open */
+#define XIO_OPEN_BREAK_LEASE 0x10 /* with EXCLUSIVE: break another holder's lease */
+#define XIO_OPEN_UNALIGNED   0x20 /* allow unaligned writes (read-modify-write) */
 
 typedef struct xio_open_options {
   unsigned flags;
-  xio_kind kind;      /* on create; an existing file keeps the kind it was made with */
-  uint64_t size;      /* size on create (any value; rounded up to 512 on page blobs) */
-  xio_init init;      /* how the created size is initialized (default by kind) */
+  xio_kind kind; /* on create; an existing file keeps the kind it was made with */
+  uint64_t size; /* size on create (any value; rounded up to 512 on page blobs) */
+  xio_init init; /* how the created size is initialized (default by kind) */
 } xio_open_options;
 
 /** Default open options: no flags, data file, size 0. */
@@ -203,13 +202,11 @@ xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_
 /** Writes `len` bytes at `offset`, growing the file when the write ends past it.
  *  Unaligned offsets or lengths need XIO_OPEN_UNALIGNED on a page blob (else
  *  XIO_EALIGN). Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN, storage errors. */
-xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len,
-                       xio_error *err);
+xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len, xio_error *err);
 
 /** Makes [offset, offset+len) read as zeros (inside the file) with `how`: CLEAR or
  *  ZERO (DEFAULT: CLEAR; NONE is refused with XIO_EINVAL). */
-xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how,
-                      xio_error *err);
+xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how, xio_error *err);
 
 /** Sets the file's size. Growing initializes the new bytes with `init` (DEFAULT: by
  *  kind); a 1 TiB log growth with CLEAR is two requests. Shrinking discards the tail. */
@@ -251,13 +248,13 @@ const char *xio_file_backend(const xio_file *f);
 
 /** Per-file statistics, like SQL Server's sys.dm_io_virtual_file_stats. */
 typedef struct xio_file_stats {
-  uint64_t reads, writes;              /* read / write operations (API calls) */
+  uint64_t reads, writes; /* read / write operations (API calls) */
   uint64_t bytes_read, bytes_written;
-  uint64_t bytes_cleared;              /* zeroed by metadata (clear) */
-  uint64_t bytes_zero_written;         /* zeroed by writing zeros */
-  uint64_t requests;                   /* storage requests (trace events) */
+  uint64_t bytes_cleared;      /* zeroed by metadata (clear) */
+  uint64_t bytes_zero_written; /* zeroed by writing zeros */
+  uint64_t requests;           /* storage requests (trace events) */
   uint64_t retries;
-  uint64_t failures;                   /* storage requests that failed */
+  uint64_t failures;                                      /* storage requests that failed */
   uint64_t stall_read_us, stall_write_us, stall_other_us; /* summed request time */
 } xio_file_stats;
 
@@ -269,7 +266,7 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *out);
 typedef enum xio_io_op {
   XIO_IO_READ,
   XIO_IO_WRITE,
-  XIO_IO_ZERO,    /* offset, length, init (CLEAR or ZERO) */
+  XIO_IO_ZERO, /* offset, length, init (CLEAR or ZERO) */
   XIO_IO_FLUSH
 } xio_io_op;
 
@@ -289,13 +286,13 @@ struct xio_io {
   xio_io_op op;
   uint64_t offset;
   size_t length;
-  void *buf;           /* READ: destination; WRITE: source (const in effect) */
-  xio_init init;       /* ZERO */
+  void *buf;     /* READ: destination; WRITE: source (const in effect) */
+  xio_init init; /* ZERO */
   xio_io_done_fn done;
   void *ud;
   /* result, valid after completion */
   xio_err result;
-  size_t transferred;  /* bytes read or written */
+  size_t transferred; /* bytes read or written */
   xio_error error;
   /* private */
   struct xio__io_state *state_;
