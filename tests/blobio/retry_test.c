@@ -53,16 +53,25 @@ static xio_blob_target *dead_target(void) {
   return t;
 }
 
-TEST(transport_errors_are_retried_then_reported) {
-  tries t = {0};
+/* An engine that records each try in `t`, with the given retry policy. */
+static xio_blob_engine *counting_engine(tries *t, int max_retries, int base_delay_ms,
+                                        int deadline_ms) {
   xio_blob_engine_options o = xio_blob_engine_options_default();
-  o.retry.max_retries = 2;
-  o.retry.base_delay_ms = 10;
+  o.retry.max_retries = max_retries;
+  o.retry.base_delay_ms = base_delay_ms;
+  o.retry.deadline_ms = deadline_ms;
   o.on_try = record_try;
-  o.on_try_ud = &t;
-  xio_blob_engine *eng;
+  o.on_try_ud = t;
+  xio_blob_engine *eng = NULL;
   xio_error e;
   ASSERT_OK(xio_blob_engine_new(&o, &eng, &e), &e);
+  return eng;
+}
+
+TEST(transport_errors_are_retried_then_reported) {
+  tries t = {0};
+  xio_blob_engine *eng = counting_engine(&t, 2, 10, 0);
+  xio_error e;
   xio_blob_target *b = dead_target();
   xio_blob_props p;
   ASSERT_ERR(xio_blob_get_properties(eng, b, NULL, &p, &e), XIO_ETRANSPORT, &e);
@@ -80,15 +89,8 @@ TEST(transport_errors_are_retried_then_reported) {
 
 TEST(deadline_stops_retries) {
   tries t = {0};
-  xio_blob_engine_options o = xio_blob_engine_options_default();
-  o.retry.max_retries = 10;
-  o.retry.base_delay_ms = 400;
-  o.retry.deadline_ms = 300;
-  o.on_try = record_try;
-  o.on_try_ud = &t;
-  xio_blob_engine *eng;
+  xio_blob_engine *eng = counting_engine(&t, 10, 400, 300);
   xio_error e;
-  ASSERT_OK(xio_blob_engine_new(&o, &eng, &e), &e);
   xio_blob_target *b = dead_target();
   xio_blob_props p;
   ASSERT_ERR(xio_blob_get_properties(eng, b, NULL, &p, &e), XIO_ETRANSPORT, &e);
@@ -99,14 +101,8 @@ TEST(deadline_stops_retries) {
 
 TEST(lease_acquire_without_proposed_id_is_sent_once) {
   tries t = {0};
-  xio_blob_engine_options o = xio_blob_engine_options_default();
-  o.retry.max_retries = 3;
-  o.retry.base_delay_ms = 5;
-  o.on_try = record_try;
-  o.on_try_ud = &t;
-  xio_blob_engine *eng;
+  xio_blob_engine *eng = counting_engine(&t, 3, 5, 0);
   xio_error e;
-  ASSERT_OK(xio_blob_engine_new(&o, &eng, &e), &e);
   xio_blob_target *b = dead_target();
   xio_blob_lease_args a = {XIO_BLOB_LEASE_ACQUIRE, NULL, NULL, -1, 0};
   char id[64];
