@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 install(TARGETS xio_auth xio_blob xio EXPORT xioTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES auth/include/xio/error.h auth/include/xio/auth.h
+install(FILES auth/include/xio/error.h auth/include/xio/base.h auth/include/xio/auth.h
               blobio/include/xio/blob.h xio/include/xio/xio.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xio)
 

@@ -3,11 +3,12 @@
  * values (sig, AccountKey, the signature of a SharedKey Authorization value) become
  * REDACTED wherever they appear as a parameter, a SharedAccessSignature is searched
  * for its sig, and user:password@ after "://" is dropped.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 #define REDACTED "REDACTED"
 
@@ -22,17 +23,6 @@ static size_t value_len(const char *s) {
   while (s[n] && !strchr("&;#\"'<>", s[n]) && !xio__auth_is_space(s[n]))
     n++;
   return n;
-}
-
-/* Length of the authority's user information at `s` (just after "://"), including
- * the '@', or 0 when there is none. */
-static size_t userinfo_len(const char *s) {
-  size_t end = 0, at = 0;
-  while (s[end] && !strchr("/?#;\"'<>", s[end]) && !xio__auth_is_space(s[end])) {
-    if (s[end] == '@') at = end + 1;
-    end++;
-  }
-  return at;
 }
 
 /* At a parameter boundary: if `p` starts a secret "name=value", writes the redacted
@@ -77,7 +67,7 @@ char *xio_auth_redact(const char *text) {
     int nested = 0;
     if (strncmp(p, "://", 3) == 0) {
       xio__auth_buf_puts(&b, "://");
-      p += 3 + userinfo_len(p + 3);
+      p += 3 + xio__auth_userinfo_len(p + 3);
       boundary = 0;
       continue;
     }
@@ -91,20 +81,5 @@ char *xio_auth_redact(const char *text) {
     boundary = boundary_char(*p);
     xio__auth_buf_putc(&b, *p++);
   }
-  return xio__auth_buf_take(&b);
-}
-
-char *xio_auth_url_strip_query(const char *url) {
-  if (!url) return NULL;
-  xio__auth_buf b;
-  xio__auth_buf_init(&b);
-  xio__auth_buf_puts(&b, "");
-  const char *p = url, *end = url + strcspn(url, "?#");
-  const char *sep = strstr(url, "://");
-  if (sep && sep < end) {
-    xio__auth_buf_add(&b, url, (size_t)(sep - url) + 3);
-    p = sep + 3 + userinfo_len(sep + 3);
-  }
-  xio__auth_buf_add(&b, p, (size_t)(end - p));
   return xio__auth_buf_take(&b);
 }

@@ -2,12 +2,13 @@
  * clock.c - the injectable clock and the two time formats Azure uses: RFC 1123 for
  * x-ms-date and ISO 8601 UTC for SAS st/se. Locale-free: names come from fixed tables
  * and numbers are read digit by digit.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #define _DEFAULT_SOURCE /* timegm, gmtime_r */
 #include <string.h>
 #include <time.h>
 
-#include "auth_int.h"
+#include "base_int.h"
 
 time_t xio_auth_clock_now(const xio_auth_clock *clock) {
   if (clock && clock->now) return clock->now(clock->ud);

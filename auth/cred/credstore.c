@@ -3,11 +3,12 @@
  * named by a container URL. A prefix matches a URL when the URL starts with it and
  * continues with '/' or ends there; the longest such prefix wins. Scheme and host
  * compare case-insensitively, paths by their normalized encoding.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 typedef struct entry {
   char *prefix; /* normalized, no trailing '/' */
@@ -45,8 +46,8 @@ static int normalize(const char *url, int drop_query, char **out) {
   const char *path_end = auth_end + strcspn(auth_end, "?#");
   if (auth == auth_end || (*path_end && !drop_query)) return -1;
   char *path = NULL;
-  int rc = xio__auth_path_normalize(auth_end, (size_t)(path_end - auth_end), &path);
-  if (rc != 0) return rc;
+  xio_err rc = xio__auth_path_normalize(auth_end, (size_t)(path_end - auth_end), &path, NULL);
+  if (rc != XIO_OK) return rc == XIO_ENOMEM ? -2 : -1;
   size_t plen = strlen(path);
   while (plen > 0 && path[plen - 1] == '/')
     path[--plen] = '\0';

@@ -1,9 +1,10 @@
 /*
  * names.c - container name rules and the encoding of blob names into URL paths.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #include <string.h>
 
-#include "auth_int.h"
+#include "base_int.h"
 
 static int lower_or_digit(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
@@ -30,4 +31,7 @@ xio_err xio_auth_check_container_name(const char *name, xio_error *err) {
   return XIO_OK;
 }
 
-char *xio_auth_encode_path(const char *name) { return xio__auth_pct_encode(name ? name : "", "/"); }
+char *xio_auth_encode_path(const char *name) {
+  char *out;
+  return xio_auth_pct_encode(name, "/", &out, NULL) == XIO_OK ? out : NULL;
+}

@@ -3,6 +3,7 @@
  * string, {"sas": ...}, {"account": ..., "key": ...} or {"connection_string": ...}.
  * A file loads whole or not at all. Messages name the entry by its prefix (query
  * stripped), never a secret; secret strings in the parsed tree are wiped.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 #include <cjson/cJSON.h>
 #include <openssl/crypto.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 /* Wipes every string value in the tree before it is freed. */
 static void wipe_json(cJSON *node) {

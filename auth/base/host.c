@@ -1,12 +1,13 @@
 /*
  * host.c - what kind of host a URL names: an IP literal (v4 or [v6]), a dotless name,
  * a loopback address. Decides path-style addressing and whether plain http is local.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #define _DEFAULT_SOURCE /* inet_pton */
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "auth_int.h"
+#include "base_int.h"
 
 /* Copies `host` without IPv6 brackets into `buf`; returns 0, or -1 when it is too long.
  */

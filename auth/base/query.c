@@ -2,12 +2,13 @@
  * query.c - splits a raw query string into decoded name/value pairs, for the Shared
  * Key canonicalized resource and for SAS parsing. Values may be secret (sig), so
  * they are wiped when freed.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth_int.h"
+#include "base_int.h"
 
 void xio__auth_params_free(xio__auth_params *p) {
   if (!p) return;
@@ -27,8 +28,8 @@ static size_t count_segments(const char *q) {
   return n;
 }
 
-static xio_err decode_failed(int rc, xio_err bad, const char *what, xio_error *err) {
-  if (rc == -2) return xio_error_set(err, XIO_ENOMEM, "out of memory parsing a query");
+static xio_err decode_failed(xio_err rc, xio_err bad, const char *what, xio_error *err) {
+  if (rc == XIO_ENOMEM) return xio_error_set(err, XIO_ENOMEM, "out of memory parsing a query");
   return xio_error_set(err, bad, "query parameter %s has a malformed %% escape", what);
 }
 
@@ -39,11 +40,11 @@ static xio_err parse_segment(const char *seg, size_t len, int lower, xio_err bad
   const char *eq = memchr(seg, '=', len);
   size_t nlen = eq ? (size_t)(eq - seg) : len;
   const char *val = eq ? eq + 1 : seg + len;
-  int rc = xio__auth_pct_decode(seg, nlen, &out->name);
-  if (rc != 0) return decode_failed(rc, bad, "name", err);
+  xio_err rc = xio_auth_pct_decode(seg, nlen, &out->name, NULL);
+  if (rc != XIO_OK) return decode_failed(rc, bad, "name", err);
   if (lower) xio__auth_lower_str(out->name);
-  rc = xio__auth_pct_decode(val, (size_t)(seg + len - val), &out->value);
-  if (rc != 0) {
+  rc = xio_auth_pct_decode(val, (size_t)(seg + len - val), &out->value, NULL);
+  if (rc != XIO_OK) {
     char what[80];
     snprintf(what, sizeof what, "'%.60s'", out->name);
     free(out->name);

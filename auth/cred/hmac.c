@@ -1,5 +1,6 @@
 /*
  * hmac.c - HMAC-SHA256 with base64 output: the signature of Shared Key and SAS.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <limits.h>
 
@@ -7,7 +8,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 xio_err xio_auth_hmac_sha256_base64(const unsigned char *key, size_t key_len, const void *msg,
                                     size_t msg_len, char out[45]) {

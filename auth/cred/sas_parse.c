@@ -2,11 +2,12 @@
  * sas_parse.c - reads a SAS token into its fields (decoded) and tells, before any
  * request is sent, whether it can do an operation now: expired, not yet valid, or
  * lacking a permission. The signature itself is never kept, only whether it is there.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 #define START_GRACE 300 /* seconds of clock skew allowed on st */
 

@@ -1,15 +1,16 @@
 /*
- * auth_int.h - helpers shared by the files of libxio_auth but not public: a growable
- * text buffer, ASCII string helpers, percent-encoding, query-string splitting and
- * permission-letter sets. Never installed.
+ * base_int.h - base part of libxio_auth: helpers shared by its files but not public
+ * (a growable text buffer, ASCII string helpers, host kinds, URL path normalizing and
+ * query-string splitting). Never installed.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
-#ifndef XIO_AUTH_INT_H
-#define XIO_AUTH_INT_H
+#ifndef XIO_BASE_INT_H
+#define XIO_BASE_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include <xio/auth.h>
+#include <xio/base.h>
 
 /* ------------------------------------------------------------- buffer ---- */
 
@@ -58,22 +59,19 @@ void xio__auth_operation(xio_error *e, const char *operation);
 int xio__auth_host_is_ipv4(const char *host);
 /* 1 for an IPv6 literal, with or without brackets. */
 int xio__auth_host_is_ipv6(const char *host);
+/* The length of the "user:password@" at the start of an authority `s`, or 0. */
+size_t xio__auth_userinfo_len(const char *s);
 
 /* ------------------------------------------------- percent-encoding ---- */
 
-/* 1 for the RFC 3986 unreserved characters: A-Z a-z 0-9 - . _ ~ */
+/* 1 for the RFC 3986 unreserved characters: A-Z a-z 0-9 - . _ ~
+ * (The codec itself is public: xio_auth_pct_encode / xio_auth_pct_decode.) */
 int xio__auth_is_unreserved(char c);
-/* Percent-encodes every byte of `s` except unreserved characters and those in `keep`
- * (may be NULL). Uppercase hex. malloc'd; NULL on out-of-memory. */
-char *xio__auth_pct_encode(const char *s, const char *keep);
-/* Decodes %XX escapes of the `n` bytes at `s` ('+' stays '+'). Returns 0 and sets
- * *out (malloc'd), -1 on a malformed escape or a decoded NUL, -2 on out-of-memory. */
-int xio__auth_pct_decode(const char *s, size_t n, char **out);
 
 /* The URL path of the `n` bytes at `s` as sent on the wire: starts with '/', keeps
  * '/' and valid escapes (hex uppercased), encodes characters a path may not carry.
- * Returns 0 and sets *out (malloc'd), -1 on a malformed escape, -2 on out-of-memory. */
-int xio__auth_path_normalize(const char *s, size_t n, char **out);
+ * Sets *out (malloc'd). Errors: XIO_EPARSE (a malformed escape), XIO_ENOMEM. */
+xio_err xio__auth_path_normalize(const char *s, size_t n, char **out, xio_error *err);
 
 /* ------------------------------------------------------- query strings ---- */
 
@@ -97,25 +95,4 @@ xio_err xio__auth_query_parse(const char *query, int lower_names, xio_err bad_co
 /* Frees the parameters, wiping values (one may be a sig). */
 void xio__auth_params_free(xio__auth_params *p);
 
-/* ------------------------------------------------- permission letters ---- */
-
-/* Every SAS permission letter the service defines, for parsing. */
-#define XIO__AUTH_PERM_KNOWN "racwdxyltimeopuf"
-/* Canonical orders for writing permissions. */
-#define XIO__AUTH_PERM_BLOB_ORDER    "racwdxylti"
-#define XIO__AUTH_PERM_ACCOUNT_ORDER "rwdxylacupitf"
-
-/* The bit set of `letters`. Returns 0 and sets *bits, or -1 and sets *bad to the
- * first character not in `allowed`. */
-int xio__auth_perm_bits(const char *letters, const char *allowed, uint32_t *bits, char *bad);
-/* Writes the letters of `bits` that appear in `order`, in that order, into `out`
- * (`size` >= 27 is always enough). Returns `out`. */
-char *xio__auth_perm_string(uint32_t bits, const char *order, char *out, size_t size);
-
-/* ------------------------------------------------------- credentials ---- */
-
-/* Moves every entry of `src` into `dst` (replacing equal prefixes), leaving `src`
- * empty; all or nothing. Errors: XIO_ENOMEM. */
-xio_err xio__auth_credstore_merge(xio_auth_credstore *dst, xio_auth_credstore *src, xio_error *err);
-
-#endif /* XIO_AUTH_INT_H */
+#endif /* XIO_BASE_INT_H */

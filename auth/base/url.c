@@ -1,15 +1,17 @@
 /*
  * url.c - takes a blob service URL apart: scheme, host, port, account, container,
  * blob, the encoded path as sent on the wire, and the raw query (which may hold a
- * SAS and is never quoted in a message). Virtual-host style takes the account from
+ * SAS and is never quoted in a message), and the query-stripped form messages
+ * print. Virtual-host style takes the account from
  * the first host label; path style (IP literals and dotless hosts such as localhost,
  * as Azurite serves) takes it from the first path segment.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth_int.h"
+#include "base_int.h"
 
 #define MAX_BLOB_NAME 1024
 
@@ -93,7 +95,7 @@ static int path_char(char c) {
   return xio__auth_is_unreserved(c) || (c && strchr("!$&'()*+,;=:@/", c));
 }
 
-int xio__auth_path_normalize(const char *s, size_t n, char **out) {
+xio_err xio__auth_path_normalize(const char *s, size_t n, char **out, xio_error *err) {
   static const char hex[] = "0123456789ABCDEF";
   const char *end = s + n;
   xio__auth_buf b;
@@ -103,7 +105,8 @@ int xio__auth_path_normalize(const char *s, size_t n, char **out) {
   for (; s < end; s++) {
     unsigned char c = (unsigned char)*s;
     if (c == '%' && !(end - s >= 3 && is_hex(s[1]) && is_hex(s[2])))
-      return xio__auth_buf_free(&b), -1;
+      return xio__auth_buf_free(&b),
+             xio_error_set(err, XIO_EPARSE, "URL path has a malformed %% escape");
     if (c == '%') {
       char esc[3] = {'%', xio__auth_upper(s[1]), xio__auth_upper(s[2])};
       xio__auth_buf_add(&b, esc, 3);
@@ -116,21 +119,18 @@ int xio__auth_path_normalize(const char *s, size_t n, char **out) {
     }
   }
   *out = xio__auth_buf_take(&b);
-  return *out ? 0 : -2;
+  return *out ? XIO_OK : oom(err);
 }
 
 static xio_err normalize_path(const char *s, const char *end, char **out, xio_error *err) {
-  int rc = xio__auth_path_normalize(s, (size_t)(end - s), out);
-  if (rc == -2) return oom(err);
-  if (rc != 0) return xio_error_set(err, XIO_EPARSE, "URL path has a malformed %% escape");
-  return XIO_OK;
+  return xio__auth_path_normalize(s, (size_t)(end - s), out, err);
 }
 
 /* Decodes the segment [s, s+n) into *out; `what` names it in messages. */
 static xio_err decode(const char *s, size_t n, const char *what, char **out, xio_error *err) {
-  int rc = xio__auth_pct_decode(s, n, out);
-  if (rc == -2) return oom(err);
-  if (rc != 0) return xio_error_set(err, XIO_EPARSE, "URL %s has a bad %% escape", what);
+  xio_err rc = xio_auth_pct_decode(s, n, out, NULL);
+  if (rc == XIO_ENOMEM) return oom(err);
+  if (rc != XIO_OK) return xio_error_set(err, XIO_EPARSE, "URL %s has a bad %% escape", what);
   return XIO_OK;
 }
 
@@ -238,4 +238,28 @@ void xio_auth_url_clear(xio_auth_url *u) {
   free(u->path);
   xio__auth_str_free(u->query);
   memset(u, 0, sizeof *u);
+}
+
+size_t xio__auth_userinfo_len(const char *s) {
+  size_t end = 0, at = 0;
+  while (s[end] && !strchr("/?#;\"'<>", s[end]) && !xio__auth_is_space(s[end])) {
+    if (s[end] == '@') at = end + 1;
+    end++;
+  }
+  return at;
+}
+
+char *xio_auth_url_strip_query(const char *url) {
+  if (!url) return NULL;
+  xio__auth_buf b;
+  xio__auth_buf_init(&b);
+  xio__auth_buf_puts(&b, "");
+  const char *p = url, *end = url + strcspn(url, "?#");
+  const char *sep = strstr(url, "://");
+  if (sep && sep < end) {
+    xio__auth_buf_add(&b, url, (size_t)(sep - url) + 3);
+    p = sep + 3 + xio__auth_userinfo_len(sep + 3);
+  }
+  xio__auth_buf_add(&b, p, (size_t)(end - p));
+  return xio__auth_buf_take(&b);
 }

@@ -3,13 +3,14 @@
  * Key"), in small pure steps like curl's sigv4: the standard header lines, the
  * canonicalized x-ms-* headers, the canonicalized resource, then the HMAC. The string
  * to sign is not secret; the Authorization value is.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 /* The standard headers, in string-to-sign order. */
 static const char *const standard_headers[] = {"Content-Encoding",

@@ -3,6 +3,7 @@
  * they describe, and its blob endpoint. Keys are case-insensitive, values may contain
  * '=', empty segments are skipped, unknown keys are ignored. The text holds an account
  * key or a SAS, so the working copy is wiped and no message ever quotes a value.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 #include <openssl/crypto.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 /* The recognised values, pointing into the working copy; NULL when absent. */
 typedef struct fields {

@@ -3,13 +3,14 @@
  * an account key: the string to sign of AZURE.md "SAS" (sv >= 2020-12-06), the
  * signature, and the query string in the order the official SDKs write it, every
  * value URL-encoded. The result holds a signature: it is a secret.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 #define MIN_VERSION "2020-12-06"
 
@@ -106,8 +107,8 @@ static void account_string(xio__auth_buf *b, const sas_values *v, const char *ac
 /* "&name=encoded(value)" when value is non-empty (no '&' for the first). */
 static void put_param(xio__auth_buf *b, const char *name, const char *value) {
   if (!value || !*value) return;
-  char *enc = xio__auth_pct_encode(value, NULL);
-  if (!enc) {
+  char *enc;
+  if (xio_auth_pct_encode(value, NULL, &enc, NULL) != XIO_OK) {
     b->oom = 1;
     return;
   }

@@ -1,10 +1,11 @@
 /*
  * perm.c - SAS permission letters as bit sets (XIO_AUTH_PERM) and back to text in
  * a canonical order.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <string.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 int xio__auth_perm_bits(const char *letters, const char *allowed, uint32_t *bits, char *bad) {
   uint32_t set = 0;

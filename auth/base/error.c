@@ -1,6 +1,7 @@
 /*
  * error.c - names and texts of the xio error codes, and the helpers that fill and
  * format an xio_error detail record.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

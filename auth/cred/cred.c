@@ -1,11 +1,12 @@
 /*
  * cred.c - one credential (anonymous, account key, or SAS): deep copy and wiping
  * release.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth_int.h"
+#include "cred_int.h"
 
 xio_err xio_auth_cred_copy(xio_auth_cred *dst, const xio_auth_cred *src) {
   if (!dst || !src) return XIO_EINVAL;

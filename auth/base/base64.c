@@ -2,13 +2,14 @@
  * base64.c - standard base64 (RFC 4648, '+' '/' and '=' padding) for account keys and
  * signatures, and the wiping free that decoded key material needs. Decoding is strict:
  * padding required, no whitespace, no characters outside the alphabet.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
 
-#include "auth_int.h"
+#include "base_int.h"
 
 static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

@@ -1,13 +1,14 @@
 /*
  * strutil.c - small ASCII string helpers for libxio_auth: duplication, wiping,
  * case-insensitive comparison without locales.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
 
-#include "auth_int.h"
+#include "base_int.h"
 
 char *xio__auth_strndup(const char *s, size_t n) {
   char *p = malloc(n + 1);

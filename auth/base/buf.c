@@ -2,13 +2,14 @@
  * buf.c - a growable text buffer with sticky out-of-memory, used to assemble strings
  * to sign, tokens and redacted text. Storage is wiped when it grows and when freed,
  * because some of what it assembles (a SAS with its sig) is secret.
+ * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
 
-#include "auth_int.h"
+#include "base_int.h"
 
 void xio__auth_buf_init(xio__auth_buf *b) { memset(b, 0, sizeof *b); }
 
