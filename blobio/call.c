@@ -28,7 +28,11 @@ xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation,
   c->operation = operation;
   c->method = method;
   c->retryable = 1;
-  xio_blob_new_lease_id(c->client_request_id);
+  xio_err rc = xio_blob_new_uuid(c->client_request_id, err);
+  if (rc != XIO_OK) {
+    xio_blob_call_free(c);
+    return rc;
+  }
   *out = c;
   return XIO_OK;
 }

@@ -438,8 +438,10 @@ xio_err xio_blob_set_metadata(xio_blob_engine *e, const xio_blob_target *blob,
                               const xio_blob_meta *meta, int nmeta, const xio_blob_cond *cond,
                               xio_error *err);
 
-/** Generates a random lease id (UUID v4) into `out` (37 bytes). */
-void xio_blob_new_lease_id(char out[37]);
+/** Writes a random UUID (version 4, lowercase, 36 characters and a NUL) into `out`:
+ *  a lease id to propose, or a client request id. `out` is "" on failure.
+ *  Errors: XIO_EIO (neither OpenSSL's generator nor getrandom(2) gave bytes). */
+xio_err xio_blob_new_uuid(char out[37], xio_error *err);
 
 #ifdef __cplusplus
 }
