@@ -68,7 +68,7 @@ void xio_blob_call_free(xio_blob_call *c) {
   xio__blob_hdrs_free(&c->resp_headers);
   free(c->resp_body);
   free(c->full_url);
-  if (c->slist) curl_slist_free_all(c->slist);
+  xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
   free(c);
 }
 
