@@ -1,8 +1,12 @@
 /*
  * sas_generate.c - service SAS (blob or container) and account SAS generation with
- * an account key: the string to sign of AZURE.md "SAS" (sv >= 2020-12-06), the
- * signature, and the query string in the order the official SDKs write it, every
- * value URL-encoded. The result holds a signature: it is a secret.
+ * an account key, for sv >= 2020-12-06. The service string to sign is 16 lines joined
+ * by '\n' with no trailing newline (sp, st, se, /blob/ACCOUNT/CONTAINER[/BLOB], si,
+ * sip, spr, sv, sr, snapshot, ses, rscc, rscd, rsce, rscl, rsct); the account one is
+ * ACCOUNT, sp, ss, srt, st, se, sip, spr, sv, ses, each followed by '\n'. Both are
+ * signed over the un-encoded values; the query string is written in the order the
+ * official SDKs write it, every value URL-encoded. The result holds a signature: it
+ * is a secret.
  * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdlib.h>

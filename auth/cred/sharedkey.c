@@ -1,7 +1,8 @@
 /*
- * sharedkey.c - Shared Key request signing for the blob service (AZURE.md "Shared
- * Key"), in small pure steps like curl's sigv4: the standard header lines, the
- * canonicalized x-ms-* headers, the canonicalized resource, then the HMAC. The string
+ * sharedkey.c - Shared Key request signing for the blob service (the rules are at
+ * xio_auth_sharedkey_string_to_sign in <xio/auth.h>), in small pure steps like curl's
+ * sigv4: the standard header lines, the canonicalized x-ms-* headers, the
+ * canonicalized resource, then base64(HMAC-SHA256(key, string to sign)). The string
  * to sign is not secret; the Authorization value is.
  * Part of libxio_auth's credentials and signing (auth/cred/).
  */

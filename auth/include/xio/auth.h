@@ -97,9 +97,13 @@ typedef struct xio_auth_request {
 } xio_auth_request;
 
 /**
- * The Shared Key string to sign for `req` on `account` (AZURE.md "Shared Key"):
- * standard headers in order (Content-Length empty when 0), then canonicalized x-ms-*
- * headers, then the canonicalized resource /ACCOUNT + path + sorted query parameters.
+ * The Shared Key string to sign for `req` on `account` (the blob service's
+ * "Authorize with Shared Key" rules): the verb and eleven standard headers, one per
+ * line (Content-Length empty when 0, Date empty since x-ms-date is sent), then every
+ * x-ms-* header lowercased and sorted as "name:value\n" with inner whitespace folded,
+ * then the canonicalized resource: /ACCOUNT + encoded path, then "\nname:value" per
+ * query parameter (name lowercased, value decoded, sorted; repeats joined by ',').
+ * On the emulator the path already starts with /ACCOUNT, so it appears twice.
  * Returns malloc'd text via `out`. Errors: XIO_EINVAL (missing method/path, malformed
  * query escape), XIO_ENOMEM.
  */
