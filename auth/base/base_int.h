@@ -1,5 +1,5 @@
 /*
- * base_int.h - base part of libxio_auth: helpers shared by its files but not public
+ * base_int.h - helpers shared by the base files of libxio_auth but not public
  * (a growable text buffer, ASCII string helpers, host kinds, URL path normalizing and
  * query-string splitting). Never installed.
  * Part of libxio_auth's shared base (auth/base/), used by every xio library.

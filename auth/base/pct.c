@@ -1,8 +1,8 @@
 /*
- * pct.c - base part of libxio_auth: the one percent codec (RFC 3986) of every xio
- * library, for URL paths, query values and file:// targets. '+' is a literal plus in
- * both directions: Azure reads it so in paths, and the encoder never writes it
- * unescaped in a query. Decoded text may be secret (a sig), so it is wiped on failure.
+ * pct.c - the one percent codec (RFC 3986) of every xio library, for URL paths,
+ * query values and file:// targets. '+' is a literal plus in both directions: Azure
+ * reads it so in paths, and the encoder never writes it unescaped in a query.
+ * Decoded text may be secret (a sig), so it is wiped on failure.
  * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #include <stdlib.h>

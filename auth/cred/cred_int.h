@@ -1,5 +1,5 @@
 /*
- * cred_int.h - credentials part of libxio_auth: helpers shared by its files but not
+ * cred_int.h - helpers shared by the credential files of libxio_auth but not
  * public (SAS permission-letter sets, merging credential stores). Includes the base
  * helpers. Never installed.
  * Part of libxio_auth's credentials and signing (auth/cred/).
