@@ -69,6 +69,8 @@ void xio_blob_call_free(xio_blob_call *c) {
   free(c->resp_body);
   free(c->full_url);
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
+  xio_auth_cred_clear(&c->auth);
+  free(c->owned_body);
   free(c);
 }
 
@@ -101,3 +103,12 @@ const char *xio_blob_call_client_request_id(const xio_blob_call *c) { return c->
 const char *xio_blob_call_operation(const xio_blob_call *c) { return c->operation; }
 
 const char *xio_blob_call_safe_url(const xio_blob_call *c) { return c->target->safe_url; }
+
+const xio_auth_cred *xio__blob_call_cred(const xio_blob_call *c) {
+  return c->target->source.get ? &c->auth : &c->target->cred;
+}
+
+const char *xio__blob_call_path(const xio_blob_call *c) {
+  const xio_blob_target *t = c->target;
+  return c->service_level ? t->acct_path : c->container_level ? t->cont_path : t->url.path;
+}

@@ -40,14 +40,16 @@ void xio__blob_slist_free(struct curl_slist *l);
 
 /* The target, as calls see it (target.c). */
 struct xio_blob_target {
-  xio_auth_url url;   /* parsed URL */
-  char *origin;       /* scheme://host[:port] */
-  char *cont_path;    /* encoded path of the container (with the account, path style) */
-  char *safe_url;     /* origin + path, no query: what logs and errors show */
-  xio_auth_cred cred; /* owned copy */
-  int has_sas;        /* cred is a SAS that parsed */
-  xio_auth_sas sas;   /* parsed SAS, for checks before sending */
-  char *extra_query;  /* URL query that is not the credential (e.g. snapshot=), or NULL */
+  xio_auth_url url;            /* parsed URL */
+  char *origin;                /* scheme://host[:port] */
+  char *cont_path;             /* encoded path of the container (with the account, path style) */
+  char *safe_url;              /* origin + path, no query: what logs and errors show */
+  xio_auth_cred cred;          /* owned copy */
+  xio_blob_cred_source source; /* source.get non-NULL: the credential of each try */
+  char *acct_path;             /* encoded path of the account: "/ACCOUNT/" or "/" */
+  int has_sas;                 /* cred is a SAS that parsed */
+  xio_auth_sas sas;            /* parsed SAS, for checks before sending */
+  char *extra_query;           /* URL query that is not the credential (e.g. snapshot=), or NULL */
 };
 
 struct xio_blob_call {
@@ -66,6 +68,8 @@ struct xio_blob_call {
   int unleased_ok_on_retry; /* a release: "no such lease" on a retry means the same */
   xio_err early;            /* failure found at submit, reported by the I/O thread */
   int container_level;      /* addresses the container, not the blob */
+  int service_level;        /* addresses the account (the blob service) */
+  char *owned_body;         /* a body the builder made (freed with the call) */
   uint32_t need_perms;      /* SAS permission letters the operation needs, all of */
   uint32_t need_any;        /* ... and at least one of these */
   char client_request_id[37];
@@ -84,7 +88,10 @@ struct xio_blob_call {
   int sends;    /* times libcurl sent this try's request (>1: it re-sent) */
   CURL *easy;
   struct curl_slist *slist;
-  char *full_url; /* with the credential: never logged */
+  char *full_url;     /* with the credential: never logged */
+  xio_auth_cred auth; /* the credential of this try, from the target's source */
+  int auth_refused;   /* the service refused `auth`: ask the source again */
+  int auth_renewed;   /* sent again once after a refusal already */
 
   /* The outcome. */
   int finished;
@@ -115,6 +122,12 @@ void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *r
 
 /** Clears per-try state before a new try. */
 void xio__blob_call_reset_try(xio_blob_call *c);
+
+/** The credential the current try signs with: the source's, else the target's. */
+const xio_auth_cred *xio__blob_call_cred(const xio_blob_call *c);
+
+/** The encoded path the call addresses (blob, container or account). */
+const char *xio__blob_call_path(const xio_blob_call *c);
 
 /** Monotonic microseconds. */
 int64_t xio__blob_now_us(void);

@@ -5,8 +5,12 @@
  * Any thread submits calls; they wait in `incoming` under the lock. The I/O thread
  * moves them to its own ready queue, starts up to max_in_flight tries at once, and
  * when a try ends asks classify.c what it means: done, or retry after a delay
- * (retry.c), in which case the call waits in the timer list until due. Each call
- * completes exactly once, on the I/O thread. Easy handles are reused between tries.
+ * (retry.c), in which case the call waits in the timer list until due. A call whose
+ * target takes its credential from a source asks it before each try; while the
+ * source has none ready (a token being fetched) the call waits in the timer list
+ * too, and a credential the service refuses is asked for anew and the call sent
+ * once more. Each call completes exactly once, on the I/O thread. Easy handles are
+ * reused between tries.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -118,6 +122,9 @@ static void report_try(xio_blob_engine *e, const xio_blob_call *c, int retry, in
 
 /* ---------------------------------------------------------------- tries ---- */
 
+static xio_err check_sas(xio_blob_engine *e, const xio_blob_call *c, const xio_auth_sas *sas,
+                         xio_error *err);
+
 /* Checks that cannot change between tries: insecure transport, SAS validity. */
 static xio_err first_try_checks(xio_blob_engine *e, xio_blob_call *c, xio_error *err) {
   const xio_blob_target *t = c->target;
@@ -129,9 +136,50 @@ static xio_err first_try_checks(xio_blob_engine *e, xio_blob_call *c, xio_error 
                          "(or allow insecure remote hosts explicitly)",
                          t->url.host);
   if (!t->has_sas) return XIO_OK;
+  return check_sas(e, c, &t->sas, err);
+}
+
+/* Whether `sas` allows the call now. */
+static xio_err check_sas(xio_blob_engine *e, const xio_blob_call *c, const xio_auth_sas *sas,
+                         xio_error *err) {
   uint32_t need = c->need_perms;
-  if (c->need_any && !(t->sas.perms & c->need_any)) need |= c->need_any;
-  return xio_auth_sas_check(&t->sas, need, xio_auth_clock_now(&e->opts.clock), err);
+  if (c->need_any && !(sas->perms & c->need_any)) need |= c->need_any;
+  return xio_auth_sas_check(sas, need, xio_auth_clock_now(&e->opts.clock), err);
+}
+
+/* Asks the target's credential source for this try's credential (see
+ * xio_blob_cred_source). A SAS it gives that has expired or is not valid yet is
+ * handed back as refused once, so that a renewed one can be read. *wait_ms > 0:
+ * not ready yet. */
+static xio_err source_credential(xio_blob_engine *e, xio_blob_call *c, int *wait_ms,
+                                 xio_error *err) {
+  const xio_blob_cred_source *src = &c->target->source;
+  for (int round = 0;; round++) {
+    xio_auth_cred fresh;
+    memset(&fresh, 0, sizeof fresh);
+    *wait_ms = 0;
+    xio_err rc = src->get(src->ud, c->auth_refused ? &c->auth : NULL, &fresh, wait_ms, err);
+    if (rc != XIO_OK || *wait_ms > 0) {
+      xio_auth_cred_clear(&fresh);
+      return rc;
+    }
+    c->auth_refused = 0;
+    xio_auth_cred_clear(&c->auth);
+    c->auth = fresh;
+    if (c->auth.kind != XIO_AUTH_CRED_SAS) return XIO_OK;
+    xio_auth_sas sas;
+    rc = xio_auth_sas_parse(c->auth.sas, &sas, err);
+    if (rc == XIO_OK) rc = check_sas(e, c, &sas, err);
+    if ((rc != XIO_EEXPIRED && rc != XIO_ENOTYET) || round > 0) return rc;
+    c->auth_refused = 1;
+  }
+}
+
+/* Puts a call whose credential is not ready back in the timer list. */
+static void park(xio_blob_engine *e, xio_blob_call *c, int64_t now, int wait_ms) {
+  c->next_try_us = now + (int64_t)wait_ms * 1000;
+  if (c->deadline_us && c->next_try_us > c->deadline_us) c->next_try_us = c->deadline_us;
+  wait_insert(e, c);
 }
 
 static long try_timeout(const xio_blob_engine *e, const xio_blob_call *c, int64_t now) {
@@ -149,6 +197,16 @@ static void start_try(xio_blob_engine *e, xio_blob_call *c) {
   xio_error_clear(&detail);
   int64_t now = xio__blob_now_us();
   xio_err rc = c->attempt == 0 ? first_try_checks(e, c, &detail) : XIO_OK;
+  if (rc == XIO_OK && c->target->source.get) {
+    int wait_ms = 0;
+    rc = source_credential(e, c, &wait_ms, &detail);
+    if (rc == XIO_OK && wait_ms > 0 && (!c->deadline_us || now < c->deadline_us)) {
+      park(e, c, now, wait_ms);
+      return;
+    }
+    if (rc == XIO_OK && wait_ms > 0)
+      rc = xio_error_set(&detail, XIO_ETIMEDOUT, "no credential came before the deadline");
+  }
   CURL *easy = NULL;
   if (rc == XIO_OK) {
     easy = e->npool ? e->pool[--e->npool] : curl_easy_init();
@@ -180,6 +238,13 @@ static void drop_active(xio_blob_engine *e, xio_blob_call *c) {
     }
 }
 
+/* A 401/403 refusal of the credential (not of a permission) on a target whose
+ * credential source may have a newer one; once per call. */
+static int refused_credential(const xio_blob_call *c, xio_err code) {
+  return code == XIO_EAUTH && (c->status == 401 || c->status == 403) && c->target->source.get &&
+         !c->auth_renewed;
+}
+
 static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   xio__blob_try_finished(c, rc);
   release_easy(e, c);
@@ -191,6 +256,15 @@ static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
       retry ? xio__blob_retry_delay_ms(&e->opts.retry, c->attempt + 1, &c->resp_headers, &e->rng)
             : 0;
   if (retry && c->deadline_us && now + (int64_t)delay * 1000 >= c->deadline_us) retry = 0;
+  if (!retry && refused_credential(c, v.code)) {
+    /* Sent again at once with what the source reads anew (a rotated SAS or key, a
+     * fresh token); the service applied nothing, so this is not a retry. */
+    report_try(e, c, 1, 0);
+    c->auth_refused = c->auth_renewed = 1;
+    c->next_try_us = now;
+    wait_insert(e, c);
+    return;
+  }
   report_try(e, c, retry, delay);
   if (!retry) {
     complete(e, c, v.code);
@@ -391,6 +465,7 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
   c->ud = ud;
   c->finished = 0;
   c->attempt = 0;
+  c->auth_refused = c->auth_renewed = 0;
   xio_error_clear(&c->err);
   c->submit_us = xio__blob_now_us();
   c->deadline_us =

@@ -36,15 +36,53 @@ static char *make_cont_path(const xio_auth_url *u) {
   return s;
 }
 
+/* Encoded path of the account: "/ACCOUNT/" in path style, else "/". */
+static char *make_acct_path(const xio_auth_url *u) {
+  char *a = u->path_style && u->account ? xio_auth_encode_path(u->account) : strdup("");
+  size_t n = a ? strlen(a) + 3 : 0;
+  char *s = a ? malloc(n) : NULL;
+  if (s) snprintf(s, n, "%s%s/", *a ? "/" : "", a);
+  free(a);
+  return s;
+}
+
 /* Fills the derived URLs of `t`. Errors: XIO_ENOMEM. */
 static xio_err make_urls(xio_blob_target *t, xio_error *err) {
   t->origin = make_origin(&t->url);
   t->cont_path = make_cont_path(&t->url);
+  t->acct_path = make_acct_path(&t->url);
+  if (!t->acct_path) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   size_t n = (t->origin ? strlen(t->origin) : 0) + strlen(t->url.path) + 1;
   t->safe_url = t->origin && t->cont_path ? malloc(n) : NULL;
   if (!t->safe_url) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   snprintf(t->safe_url, n, "%s%s", t->origin, t->url.path);
   return XIO_OK;
+}
+
+/* The parameters of `query` that are not a SAS's (e.g. snapshot=), "&"-joined;
+ * malloc'd, NULL on out-of-memory. */
+static char *strip_sas(const char *query) {
+  static const char *const sas_names[] = {"sv",   "ss",   "srt",  "sp",   "st",    "se",    "sip",
+                                          "spr",  "sr",   "si",   "sig",  "skoid", "sktid", "skt",
+                                          "ske",  "sks",  "skv",  "ses",  "sdd",   "saoid", "suoid",
+                                          "scid", "rscc", "rscd", "rsce", "rscl",  "rsct",  NULL};
+  size_t n = strlen(query);
+  char *out = malloc(n + 1), *w = out;
+  if (!out) return NULL;
+  for (const char *p = query; *p;) {
+    size_t len = strcspn(p, "&"), name = strcspn(p, "=&");
+    int is_sas = 0;
+    for (int i = 0; sas_names[i]; i++)
+      is_sas |= strlen(sas_names[i]) == name && strncmp(p, sas_names[i], name) == 0;
+    if (!is_sas && len) {
+      if (w != out) *w++ = '&';
+      memcpy(w, p, len);
+      w += len;
+    }
+    p += len + (p[len] == '&');
+  }
+  *w = '\0';
+  return out;
 }
 
 /* Takes the credential: an explicit one, else a SAS found in the URL's query. */
@@ -89,6 +127,28 @@ xio_err xio_blob_target_new(const char *url, const xio_auth_cred *cred, xio_blob
   return XIO_OK;
 }
 
+xio_err xio_blob_target_new_source(const char *url, const xio_blob_cred_source *src,
+                                   xio_blob_target **out, xio_error *err) {
+  *out = NULL;
+  if (!url) return xio_error_set(err, XIO_EINVAL, "no URL given");
+  if (!src || !src->get) return xio_error_set(err, XIO_EINVAL, "no credential source given");
+  xio_blob_target *t = calloc(1, sizeof *t);
+  if (!t) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_err rc = xio_auth_url_parse(url, &t->url, err);
+  if (rc == XIO_OK && t->url.query && *t->url.query && !(t->extra_query = strip_sas(t->url.query)))
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (rc == XIO_OK) rc = make_urls(t, err);
+  if (rc != XIO_OK) {
+    xio_error_set_operation(err, "ParseTarget");
+    xio_blob_target_free(t);
+    return rc;
+  }
+  t->source = *src;
+  if (src->retain) src->retain(src->ud);
+  *out = t;
+  return XIO_OK;
+}
+
 xio_err xio_blob_target_child(const xio_blob_target *t, const char *name, xio_blob_target **out,
                               xio_error *err) {
   *out = NULL;
@@ -102,7 +162,8 @@ xio_err xio_blob_target_child(const xio_blob_target *t, const char *name, xio_bl
   xio_err rc = XIO_ENOMEM;
   if (url) {
     snprintf(url, n, "%s/%s/%s", t->url.endpoint, cont, enc);
-    rc = xio_blob_target_new(url, &t->cred, out, err);
+    rc = t->source.get ? xio_blob_target_new_source(url, &t->source, out, err)
+                       : xio_blob_target_new(url, &t->cred, out, err);
   } else {
     xio_error_set(err, rc, "out of memory");
   }
@@ -116,6 +177,8 @@ void xio_blob_target_free(xio_blob_target *t) {
   if (!t) return;
   xio_auth_url_clear(&t->url);
   xio_auth_cred_clear(&t->cred);
+  if (t->source.release) t->source.release(t->source.ud);
+  free(t->acct_path);
   free(t->origin);
   free(t->cont_path);
   free(t->safe_url);

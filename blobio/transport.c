@@ -1,9 +1,9 @@
 /*
  * transport.c - one try of a call on a libcurl easy handle: the full URL with the
- * credential, the headers that change each try (x-ms-date, the signature), the
- * method and borrowed body, and the callbacks that take the response headers and
- * body. Bodies go out straight from the caller's buffer and reads land straight in
- * it: no payload is copied here.
+ * credential, the headers that change each try (x-ms-date, the Shared Key signature
+ * or the bearer token), the method and borrowed body, and the callbacks that take
+ * the response headers and body. Bodies go out straight from the caller's buffer and reads land
+ * straight in it: no payload is copied here.
  *
  * libcurl would add a form Content-Type to a PUT with a body, and an
  * "Expect: 100-continue" round trip before large bodies; both are switched off, so
@@ -160,9 +160,10 @@ static char *join_query(const char *a, const char *b, const char *c) {
 /* The signed part of the query (what Shared Key covers) and the sent query. */
 static xio_err make_url(xio_blob_call *c, char **signed_query, xio_error *err) {
   const xio_blob_target *t = c->target;
-  const char *sas = t->cred.kind == XIO_AUTH_CRED_SAS ? t->cred.sas : NULL;
-  const char *path = c->container_level ? t->cont_path : t->url.path;
-  const char *extra = c->container_level ? NULL : t->extra_query;
+  const xio_auth_cred *cred = xio__blob_call_cred(c);
+  const char *sas = cred->kind == XIO_AUTH_CRED_SAS ? cred->sas : NULL;
+  const char *path = xio__blob_call_path(c);
+  const char *extra = c->container_level || c->service_level ? NULL : t->extra_query;
   *signed_query = join_query(c->query, extra, NULL);
   char *q = join_query(c->query, extra, sas);
   size_t n = strlen(t->origin) + strlen(path) + (q ? strlen(q) : 0) + 2;
@@ -189,10 +190,26 @@ static void add_line(struct curl_slist **l, const char *name, const char *value,
     *l = n;
 }
 
+/* Appends "Authorization: Bearer TOKEN". Tokens can be long (a few KiB), so the
+ * line is built on the heap and wiped there. */
+static void add_bearer(struct curl_slist **l, const char *token, int *ok) {
+  size_t n = strlen(token) + 32;
+  char *line = malloc(n);
+  struct curl_slist *r = NULL;
+  if (line) {
+    snprintf(line, n, "Authorization: Bearer %s", token);
+    r = curl_slist_append(*l, line);
+    xio_auth_secret_free(line, n);
+  }
+  if (!r)
+    *ok = 0;
+  else
+    *l = r;
+}
+
 /* Signs with Shared Key: every header sent, exactly as sent. */
 static xio_err sign(xio_blob_call *c, const char *query, const char *date,
                     const char *content_length, char **auth, xio_error *err) {
-  const xio_blob_target *t = c->target;
   size_t n = c->headers.n + 4;
   xio_auth_header *h = calloc(n, sizeof *h);
   if (!h) return xio_error_set(err, XIO_ENOMEM, "out of memory");
@@ -203,10 +220,10 @@ static xio_err sign(xio_blob_call *c, const char *query, const char *date,
   h[k++] = (xio_auth_header){"x-ms-version", XIO_AUTH_API_VERSION};
   h[k++] = (xio_auth_header){"x-ms-client-request-id", c->client_request_id};
   if (content_length) h[k++] = (xio_auth_header){"Content-Length", content_length};
-  xio_auth_request req = {c->method, c->container_level ? t->cont_path : t->url.path,
-                          query && *query ? query : NULL, h, k};
-  xio_err rc = xio_auth_sharedkey_authorization(t->cred.account, t->cred.key, t->cred.key_len, &req,
-                                                auth, err);
+  const xio_auth_cred *cred = xio__blob_call_cred(c);
+  xio_auth_request req = {c->method, xio__blob_call_path(c), query && *query ? query : NULL, h, k};
+  xio_err rc =
+      xio_auth_sharedkey_authorization(cred->account, cred->key, cred->key_len, &req, auth, err);
   free(h);
   return rc;
 }
@@ -215,7 +232,7 @@ static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xi
   char date[30], length[32];
   const char *content_length = NULL;
   xio_auth_format_rfc1123(now, date);
-  if (strcmp(c->method, "PUT") == 0) {
+  if (strcmp(c->method, "PUT") == 0 || strcmp(c->method, "POST") == 0) {
     snprintf(length, sizeof length, "%zu", c->body_len);
     content_length = length;
   }
@@ -226,10 +243,11 @@ static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xi
   add_line(&l, "x-ms-date", date, &ok);
   add_line(&l, "x-ms-version", XIO_AUTH_API_VERSION, &ok);
   add_line(&l, "x-ms-client-request-id", c->client_request_id, &ok);
-  if (ok)
-    ok = (l = curl_slist_append(l, "Content-Type:")) && (l = curl_slist_append(l, "Expect:")) &&
-         (l = curl_slist_append(l, "Accept:"));
-  if (ok && c->target->cred.kind == XIO_AUTH_CRED_SHARED_KEY) {
+  if (ok && !xio__blob_hdrs_get(&c->headers, "Content-Type"))
+    ok = (l = curl_slist_append(l, "Content-Type:")) != NULL;
+  if (ok) ok = (l = curl_slist_append(l, "Expect:")) && (l = curl_slist_append(l, "Accept:"));
+  const xio_auth_cred *cred = xio__blob_call_cred(c);
+  if (ok && cred->kind == XIO_AUTH_CRED_SHARED_KEY) {
     char *auth = NULL;
     xio_err rc = sign(c, query, date, content_length, &auth, err);
     if (rc != XIO_OK) {
@@ -238,6 +256,8 @@ static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xi
     }
     add_line(&l, "Authorization", auth, &ok);
     xio_auth_secret_free(auth, strlen(auth));
+  } else if (ok && cred->kind == XIO_AUTH_CRED_BEARER && cred->token) {
+    add_bearer(&l, cred->token, &ok);
   }
   c->slist = l;
   if (!ok) return xio_error_set(err, XIO_ENOMEM, "out of memory");
@@ -249,6 +269,9 @@ static void set_method(xio_blob_call *c, CURL *easy) {
     curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
   } else if (strcmp(c->method, "PUT") == 0) {
     curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PUT");
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, c->body ? (const char *)c->body : "");
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
+  } else if (strcmp(c->method, "POST") == 0) {
     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, c->body ? (const char *)c->body : "");
     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
   } else if (strcmp(c->method, "DELETE") == 0) {

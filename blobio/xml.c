@@ -1,6 +1,7 @@
 /*
  * xml.c - reading the XML bodies the blob service returns: error bodies, page
- * lists (Get Page Ranges) and blob listings (List Blobs), with libxml2.
+ * lists (Get Page Ranges), blob listings (List Blobs) and user delegation keys (Get
+ * User Delegation Key, whose Value is wiped from the parsed tree), with libxml2.
  *
  * Safety: a body is parsed from memory with no network access (XML_PARSE_NONET),
  * no external DTD loading and no entity substitution; a body that carries a DTD at
@@ -28,8 +29,10 @@
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <openssl/crypto.h>
 
 #include <xio/blob.h>
+#include <xio/entra.h>
 
 #include "ranges_int.h"
 #include "xml_int.h"
@@ -390,4 +393,43 @@ xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out
   free(out->next_marker);
   out->next_marker = marker;
   return XIO_OK;
+}
+
+/* --------------------------------------------------- user delegation key ---- */
+
+/* Wipes the text nodes of the tree under `n` (the key's Value is a secret). */
+static void wipe_texts(xmlNode *n) {
+  for (; n; n = n->next) {
+    if (n->content) OPENSSL_cleanse(n->content, strlen((const char *)n->content));
+    wipe_texts(n->children);
+  }
+}
+
+static xio_err udk_fields(const xmlNode *root, xio_auth_udk *k, xio_error *err) {
+  static const char *const names[] = {"SignedOid",    "SignedTid",     "SignedStart",
+                                      "SignedExpiry", "SignedService", "SignedVersion",
+                                      "Value"};
+  char **fields[] = {&k->oid, &k->tid, &k->start, &k->expiry, &k->service, &k->version, &k->value};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    xmlNode *el;
+    xio_err rc = one_child(root, "<UserDelegationKey>", names[i], &el, err);
+    if (rc == XIO_OK) rc = text_dup(el, fields[i], err);
+    if (rc == XIO_OK && !*fields[i])
+      rc = FAIL_AS(err, XIO_EPARSE, "<UserDelegationKey> has an empty <%s>", names[i]);
+    if (rc != XIO_OK) return rc;
+  }
+  return XIO_OK;
+}
+
+xio_err xio__blob_xml_udk(const char *body, size_t len, xio_auth_udk *out, xio_error *err) {
+  xmlDoc *doc;
+  xmlNode *root;
+  memset(out, 0, sizeof *out);
+  xio_err rc = parse_doc(body, len, "UserDelegationKey", &doc, &root, err);
+  if (rc != XIO_OK) return rc;
+  rc = udk_fields(root, out, err);
+  wipe_texts(root);
+  xmlFreeDoc(doc);
+  if (rc != XIO_OK) xio_auth_udk_clear(out);
+  return rc;
 }

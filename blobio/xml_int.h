@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include <xio/blob.h>
+#include <xio/entra.h>
 
 /**
  * Reads <Error><Code>..</Code><Message>..</Message></Error>. `code` and `message`
@@ -39,5 +40,12 @@ xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *r
  * Errors: XIO_EPARSE, XIO_ENOMEM.
  */
 xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out, xio_error *err);
+
+/**
+ * Reads <UserDelegationKey> with SignedOid, SignedTid, SignedStart, SignedExpiry,
+ * SignedService, SignedVersion and Value (all required) into `out` (cleared on
+ * failure; Value is a secret). Errors: XIO_EPARSE, XIO_ENOMEM.
+ */
+xio_err xio__blob_xml_udk(const char *body, size_t len, xio_auth_udk *out, xio_error *err);
 
 #endif

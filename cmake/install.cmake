@@ -11,6 +11,8 @@ install(FILES auth/include/xio/error.h auth/include/xio/base.h auth/include/xio/
               blobio/include/xio/blob_call.h blobio/include/xio/blob_sync.h
               xio/include/xio/xio.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xio)
+install(FILES auth/include/xio/entra.h xio/include/xio/credentials.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xio)
 
 set(XIO_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/xio)
 install(EXPORT xioTargets NAMESPACE xio:: DESTINATION ${XIO_CMAKE_DIR})

@@ -1,57 +1,34 @@
 /*
- * creds.c - which credential signs a request to a given URL. In order: a SAS in
- * the URL itself; the credential file's longest matching prefix (SQL Server's
- * CREATE CREDENTIAL named by container URL); the connection string; the
- * AZURE_STORAGE_ACCOUNT/AZURE_STORAGE_KEY pair; AZURE_STORAGE_SAS_TOKEN; else none
- * (anonymous). Account-wide credentials apply only to URLs of their own account,
+ * creds.c - which credential signs a request to a given URL, asked again before
+ * every request. In order: a SAS in the URL itself (fixed for the target's life); a
+ * credential set through the API; the credential file's longest matching prefix
+ * (SQL Server's CREATE CREDENTIAL named by container URL), re-read when it changes;
+ * the connection string; AZURE_STORAGE_ACCOUNT/AZURE_STORAGE_KEY;
+ * AZURE_STORAGE_SAS_TOKEN; then, for https URLs, Entra ID tokens from the context's
+ * method (the default chain unless narrowed), or anonymous when no Entra ID source
+ * applies at all. Account-wide credentials apply only to URLs of their own account,
  * so a key or token is never sent to another account's host.
+ *
+ * Targets get their credential from the context's source (xio_blob_cred_source),
+ * which runs on the engine's I/O thread: it never waits for a token (the cache
+ * fetches in the background) and only stats the credential file, at most every
+ * recheck_ms, unless a refused request makes it read the file again.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "creds_int.h"
 #include "ctx_int.h"
 
-static char *read_file(const char *path, xio_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    xio_error_set(err, XIO_EIO, "cannot open the credential file %s", path);
-    return NULL;
-  }
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    len += fread(buf + len, 1, cap - len - 1, f);
-    if (len < cap - 1) break;
-    char *bigger = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
-    if (!bigger) free(buf);
-    buf = bigger;
-    cap *= 2;
-  }
-  int failed = ferror(f);
-  fclose(f);
-  if (!buf || failed) {
-    free(buf);
-    xio_error_set(err, buf ? XIO_EIO : XIO_ENOMEM, "cannot read the credential file %s", path);
-    return NULL;
-  }
-  buf[len] = '\0';
-  return buf;
-}
+#define TOKEN_WAIT_MS 20
 
-static xio_err load_store(xio__creds *c, const char *path, xio_error *err) {
-  char *text = read_file(path, err);
-  if (!text) return err ? err->code : XIO_EIO;
-  c->store = xio_auth_credstore_new();
-  xio_err rc = c->store ? xio_auth_credstore_load_json(c->store, text, err)
-                        : xio_error_set(err, XIO_ENOMEM, "out of memory");
-  xio_auth_secret_free(text, strlen(text));
-  return rc;
-}
+/* ------------------------------------------------------------- loading ---- */
 
-static xio_err load_env(xio__creds *c, xio_error *err) {
+static xio_err load_env(xio__credsrc *c, xio_error *err) {
   const char *acct = getenv("AZURE_STORAGE_ACCOUNT"), *key = getenv("AZURE_STORAGE_KEY");
-  const char *sas = getenv("AZURE_STORAGE_SAS_TOKEN");
+  const char *sas = getenv("AZURE_STORAGE_SAS_TOKEN"), *method = getenv("XIO_ENTRA_METHOD");
   if (acct && *acct && !(c->env_account = strdup(acct)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (acct && *acct && key && *key) {
@@ -61,30 +38,107 @@ static xio_err load_env(xio__creds *c, xio_error *err) {
   }
   if (sas && *sas && !(c->env_sas = strdup(sas[0] == '?' ? sas + 1 : sas)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (method && *method && xio_auth_entra_method_parse(method, &c->method) != 0)
+    return xio_error_set(err, XIO_EINVAL,
+                         "XIO_ENTRA_METHOD must be one of default, callback, managed_identity, "
+                         "azure_cli, imds");
   return XIO_OK;
 }
 
-xio_err xio__creds_load(xio__creds *c, const xio_ctx_options *o, xio_error *err) {
+static xio_err setup(xio__credsrc *c, const xio_ctx_options *o, xio_error *err) {
   const char *file = o->credential_file, *conn = o->connection_string;
+  c->conn_label = "the connection string option";
   if (o->use_environment) {
     if (!file) file = getenv("XIO_CREDENTIALS");
-    if (!conn) conn = getenv("AZURE_STORAGE_CONNECTION_STRING");
+    if (!conn)
+      conn = getenv("AZURE_STORAGE_CONNECTION_STRING"),
+      c->conn_label = "AZURE_STORAGE_CONNECTION_STRING";
   }
   xio_err rc = XIO_OK;
-  if (file && *file) rc = load_store(c, file, err);
+  if (file && *file) rc = xio__credfile_open(&c->file, file, err), c->has_file = 1;
   if (rc == XIO_OK && conn && *conn) rc = xio_auth_connstr_parse(conn, &c->conn, err);
   if (rc == XIO_OK && o->use_environment) rc = load_env(c, err);
   return rc;
 }
 
-void xio__creds_free(xio__creds *c) {
-  xio_auth_credstore_free(c->store);
-  xio_auth_account_clear(&c->conn);
-  free(c->env_account);
-  xio_auth_secret_free(c->env_key, c->env_key_len);
-  if (c->env_sas) xio_auth_secret_free(c->env_sas, strlen(c->env_sas));
-  memset(c, 0, sizeof *c);
+xio_err xio__creds_load(xio__creds *c, const xio_ctx_options *o, xio_error *err) {
+  xio__credsrc *s = calloc(1, sizeof *s);
+  if (!s) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  pthread_mutex_init(&s->mu, NULL);
+  s->refs = 1;
+  s->clock = o->clock;
+  s->use_environment = o->use_environment;
+  s->watch = xio_cred_options_default();
+  s->entra = xio_auth_entra_options_default();
+  s->entra.use_environment = o->use_environment;
+  s->entra.clock = o->clock;
+  c->src = s;
+  return setup(s, o, err);
 }
+
+static void credsrc_free(xio__credsrc *s) {
+  for (int i = 0; i < s->ncaches; i++) {
+    xio_auth_tokens_free(s->caches[i].tokens);
+    free(s->caches[i].client_id);
+  }
+  if (s->has_file) xio__credfile_free(&s->file);
+  xio_auth_credstore_free(s->api);
+  xio_auth_account_clear(&s->conn);
+  free(s->env_account);
+  xio_auth_secret_free(s->env_key, s->env_key_len);
+  if (s->env_sas) xio_auth_secret_free(s->env_sas, strlen(s->env_sas));
+  free(s->client_id);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+static void credsrc_release(xio__credsrc *s) {
+  pthread_mutex_lock(&s->mu);
+  int last = --s->refs == 0;
+  pthread_mutex_unlock(&s->mu);
+  if (last) credsrc_free(s);
+}
+
+void xio__creds_free(xio__creds *c) {
+  if (!c->src) return;
+  pthread_mutex_lock(&c->src->mu);
+  c->src->ctx = NULL; /* targets still alive must not reach the trace file */
+  c->src->watch.on_event = NULL;
+  pthread_mutex_unlock(&c->src->mu);
+  credsrc_release(c->src);
+  c->src = NULL;
+}
+
+xio_auth_tokens *xio__creds_tokens(xio__credsrc *s, xio_auth_entra_method method,
+                                   const char *client_id) {
+  for (int i = 0; i < s->ncaches; i++) {
+    xio__token_cache *tc = &s->caches[i];
+    if (!tc->retired && tc->method == method &&
+        (tc->client_id ? client_id && strcmp(tc->client_id, client_id) == 0 : !client_id))
+      return tc->tokens;
+  }
+  if (s->ncaches == XIO__MAX_TOKEN_CACHES) return NULL;
+  xio__token_cache *tc = &s->caches[s->ncaches];
+  memset(tc, 0, sizeof *tc);
+  if (client_id && !(tc->client_id = strdup(client_id))) return NULL;
+  if (xio_auth_tokens_new(&s->entra, method, client_id, &tc->tokens, NULL) != XIO_OK) {
+    free(tc->client_id);
+    return NULL;
+  }
+  tc->method = method;
+  s->ncaches++;
+  return tc->tokens;
+}
+
+/* ---------------------------------------------------------- resolution ---- */
+
+/* What a URL resolves to: a credential (SAS, key, NONE, or ENTRA to be turned into a
+ * token) and where it came from, for messages. */
+typedef struct resolved {
+  xio_auth_cred cred; /* owned */
+  char label[160];
+  int implicit; /* ENTRA because nothing else applied (anonymous if no source does) */
+} resolved;
 
 /* The connection string's account serves `url` when the URL lies under its blob
  * endpoint (explicit, or derived from the account name and suffix). */
@@ -95,30 +149,221 @@ static int conn_matches(const xio_auth_account *a, const char *url) {
          (url[n] == '/' || url[n] == '\0' || url[n] == '?');
 }
 
-static xio_err pick(const xio__creds *c, const char *url, const xio_auth_url *u, xio_auth_cred *out,
-                    xio_error *err) {
-  if (c->store) {
-    xio_err rc = xio_auth_credstore_lookup(c->store, url, out, NULL);
-    if (rc != XIO_ENOCRED)
-      return rc == XIO_OK ? XIO_OK : xio_error_set(err, rc, "credential lookup failed");
-  }
-  xio_auth_cred tmp = {XIO_AUTH_CRED_NONE, NULL, NULL, 0, NULL};
+static xio_err from_store(const xio_auth_credstore *st, const char *url, const char *label,
+                          resolved *r, int *found, xio_error *err) {
+  xio_err rc = xio_auth_credstore_lookup(st, url, &r->cred, NULL);
+  if (rc == XIO_ENOCRED) return XIO_OK;
+  if (rc != XIO_OK) return xio_error_set(err, rc, "credential lookup failed");
+  snprintf(r->label, sizeof r->label, "%s", label);
+  *found = 1;
+  return XIO_OK;
+}
+
+/* The environment's and connection string's credential for `url`, borrowed. */
+static xio_auth_cred from_environment(const xio__credsrc *c, const char *url, const xio_auth_url *u,
+                                      const char **label) {
+  xio_auth_cred t = {.kind = XIO_AUTH_CRED_NONE};
   if (conn_matches(&c->conn, url)) {
+    *label = c->conn_label;
     if (c->conn.key)
-      tmp = (xio_auth_cred){XIO_AUTH_CRED_SHARED_KEY, c->conn.name, c->conn.key, c->conn.key_len,
-                            NULL};
-    else if (c->conn.sas)
-      tmp = (xio_auth_cred){XIO_AUTH_CRED_SAS, NULL, NULL, 0, c->conn.sas};
+      return (xio_auth_cred){.kind = XIO_AUTH_CRED_SHARED_KEY,
+                             .account = c->conn.name,
+                             .key = c->conn.key,
+                             .key_len = c->conn.key_len};
+    if (c->conn.sas) return (xio_auth_cred){.kind = XIO_AUTH_CRED_SAS, .sas = c->conn.sas};
   }
   int env_acct = c->env_account && u->account && strcmp(c->env_account, u->account) == 0;
-  if (tmp.kind == XIO_AUTH_CRED_NONE && env_acct && c->env_key)
-    tmp =
-        (xio_auth_cred){XIO_AUTH_CRED_SHARED_KEY, c->env_account, c->env_key, c->env_key_len, NULL};
-  if (tmp.kind == XIO_AUTH_CRED_NONE && c->env_sas && (env_acct || !c->env_account))
-    tmp = (xio_auth_cred){XIO_AUTH_CRED_SAS, NULL, NULL, 0, c->env_sas};
-  if (xio_auth_cred_copy(out, &tmp) != XIO_OK)
+  *label = "AZURE_STORAGE_KEY";
+  if (env_acct && c->env_key)
+    return (xio_auth_cred){.kind = XIO_AUTH_CRED_SHARED_KEY,
+                           .account = c->env_account,
+                           .key = c->env_key,
+                           .key_len = c->env_key_len};
+  *label = "AZURE_STORAGE_SAS_TOKEN";
+  if (c->env_sas && (env_acct || !c->env_account))
+    return (xio_auth_cred){.kind = XIO_AUTH_CRED_SAS, .sas = c->env_sas};
+  return t;
+}
+
+/* Resolves `url` (under c->mu). `entra_only`: an Entra ID method whatever else
+ * applies (the user delegation key needs a token). */
+static xio_err resolve(xio__credsrc *c, const char *url, int entra_only, resolved *r,
+                       xio_error *err) {
+  int found = 0;
+  xio_err rc = XIO_OK;
+  memset(r, 0, sizeof *r);
+  if (c->api) rc = from_store(c->api, url, "the credential set through the API", r, &found, err);
+  if (rc == XIO_OK && !found && c->has_file) {
+    char label[160];
+    snprintf(label, sizeof label, "the credential file %.130s", c->file.path);
+    rc = from_store(c->file.store, url, label, r, &found, err);
+  }
+  if (rc != XIO_OK) return rc;
+  if (found && (!entra_only || r->cred.kind == XIO_AUTH_CRED_ENTRA)) return XIO_OK;
+  xio_auth_cred_clear(&r->cred);
+  xio_auth_url u;
+  if ((rc = xio_auth_url_parse(url, &u, err)) != XIO_OK) return rc;
+  const char *label = "";
+  xio_auth_cred env = entra_only ? (xio_auth_cred){.kind = XIO_AUTH_CRED_NONE}
+                                 : from_environment(c, url, &u, &label);
+  int https = strcmp(u.scheme, "https") == 0;
+  xio_auth_url_clear(&u);
+  if (env.kind == XIO_AUTH_CRED_NONE && (https || entra_only)) {
+    env =
+        (xio_auth_cred){.kind = XIO_AUTH_CRED_ENTRA, .entra = c->method, .client_id = c->client_id};
+    label = "Entra ID";
+    r->implicit = !entra_only;
+  }
+  snprintf(r->label, sizeof r->label, "%s", label);
+  if (xio_auth_cred_copy(&r->cred, &env) != XIO_OK)
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
+}
+
+/* ---------------------------------------------------- the targets' source ---- */
+
+/* What a target's credential source knows: the context's source and its URL. */
+typedef struct credref {
+  atomic_int refs;
+  xio__credsrc *src;
+  char *url;
+  int entra_only;
+} credref;
+
+static void ref_retain(void *ud) { atomic_fetch_add(&((credref *)ud)->refs, 1); }
+
+static void ref_release(void *ud) {
+  credref *r = ud;
+  if (atomic_fetch_sub(&r->refs, 1) != 1) return;
+  credsrc_release(r->src);
+  free(r->url);
+  free(r);
+}
+
+static credref *ref_new(xio__credsrc *s, const char *url, int entra_only) {
+  credref *r = calloc(1, sizeof *r);
+  if (!r || !(r->url = strdup(url))) {
+    free(r);
+    return NULL;
+  }
+  atomic_init(&r->refs, 1);
+  r->entra_only = entra_only;
+  pthread_mutex_lock(&s->mu);
+  s->refs++;
+  pthread_mutex_unlock(&s->mu);
+  r->src = s;
+  return r;
+}
+
+/* Under s->mu: re-reads a changed credential file (forced after a refusal). */
+static void refresh_file(credref *r, int force) {
+  xio__credsrc *s = r->src;
+  if (!s->has_file) return;
+  xio_error e;
+  xio_error_clear(&e);
+  if (xio__credfile_refresh(&s->file, s->watch.recheck_ms, force, &e) < 0) {
+    pthread_mutex_unlock(&s->mu);
+    xio__creds_file_error(s, r->url, &e);
+    pthread_mutex_lock(&s->mu);
+  }
+}
+
+/* Turns an ENTRA resolution into a bearer token without waiting (under s->mu).
+ * *wait_ms > 0: the token is on its way. An implicit chain with no source that
+ * applies gives NONE (anonymous). */
+static xio_err to_token(xio__credsrc *s, resolved *r, const xio_auth_cred *refused, int *wait_ms,
+                        xio_error *err) {
+  xio_auth_tokens *t = xio__creds_tokens(s, r->cred.entra, r->cred.client_id);
+  if (!t) return xio_error_set(err, XIO_ENOMEM, "out of memory for a token cache");
+  xio_auth_token tok;
+  const char *stale = refused && refused->kind == XIO_AUTH_CRED_BEARER ? refused->token : NULL;
+  xio_err rc = xio_auth_tokens_peek(t, XIO_AUTH_STORAGE_SCOPE, stale, &tok, err);
+  xio_auth_cred_clear(&r->cred);
+  if (rc == XIO_ENOCRED && r->implicit) return XIO_OK; /* nothing configured: anonymous */
+  if (rc != XIO_OK) return rc;
+  if (!tok.value) {
+    *wait_ms = TOKEN_WAIT_MS;
+    return XIO_OK;
+  }
+  r->cred.kind = XIO_AUTH_CRED_BEARER;
+  r->cred.token = tok.value;
+  return XIO_OK;
+}
+
+static xio_err source_get(void *ud, const xio_auth_cred *refused, xio_auth_cred *out, int *wait_ms,
+                          xio_error *err) {
+  credref *r = ud;
+  xio__credsrc *s = r->src;
+  resolved res;
+  pthread_mutex_lock(&s->mu);
+  refresh_file(r, refused && refused->kind != XIO_AUTH_CRED_BEARER);
+  xio_err rc = resolve(s, r->url, r->entra_only, &res, err);
+  if (rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_ENTRA)
+    rc = to_token(s, &res, refused, wait_ms, err);
+  pthread_mutex_unlock(&s->mu);
+  if (rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_SAS)
+    xio__creds_warn_sas(s, r->url, res.label, res.cred.sas);
+  if (rc == XIO_OK) {
+    *out = res.cred;
+    return XIO_OK;
+  }
+  xio_auth_cred_clear(&res.cred);
+  return rc;
+}
+
+/* On the caller's thread, before the target is made: gets the token an Entra ID
+ * resolution needs (waiting for it), so that a failure shows when the file is opened
+ * and the first requests need not wait; and warns about a SAS expiring soon. */
+static xio_err warm_up(credref *r, xio_error *err) {
+  xio__credsrc *s = r->src;
+  resolved res;
+  pthread_mutex_lock(&s->mu);
+  refresh_file(r, 0);
+  xio_err rc = resolve(s, r->url, r->entra_only, &res, err);
+  xio_auth_tokens *t = rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_ENTRA
+                           ? xio__creds_tokens(s, res.cred.entra, res.cred.client_id)
+                           : NULL;
+  pthread_mutex_unlock(&s->mu);
+  if (rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_ENTRA && !t)
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory for a token cache");
+  if (t) {
+    xio_auth_token tok;
+    rc = xio_auth_tokens_get(t, XIO_AUTH_STORAGE_SCOPE, &tok, err);
+    xio_auth_token_clear(&tok);
+    if (rc == XIO_ENOCRED && res.implicit) rc = XIO_OK;
+  }
+  if (rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_SAS)
+    xio__creds_warn_sas(s, r->url, res.label, res.cred.sas);
+  xio_auth_cred_clear(&res.cred);
+  return rc;
+}
+
+/* The context's source, told which context it serves (for the trace file). */
+static xio__credsrc *attach(xio_ctx *ctx) {
+  xio__credsrc *s = ctx->creds.src;
+  pthread_mutex_lock(&s->mu);
+  s->ctx = ctx;
+  pthread_mutex_unlock(&s->mu);
+  return s;
+}
+
+xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blob_target **out,
+                          xio_error *err) {
+  xio__credsrc *s = attach(ctx);
+  credref *r = ref_new(s, url, entra_only);
+  if (!r) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_err rc = warm_up(r, err);
+  if (rc == XIO_OK) {
+    xio_blob_cred_source src = {source_get, ref_retain, ref_release, r};
+    rc = xio_blob_target_new_source(url, &src, out, err);
+  }
+  if (rc != XIO_OK) {
+    char *safe = xio_auth_url_strip_query(url);
+    if (!err || !err->target[0]) xio_error_set_target(err, safe ? safe : "");
+    free(safe);
+  }
+  ref_release(r);
+  return rc;
 }
 
 xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
@@ -126,12 +371,14 @@ xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out
   *out = NULL;
   xio_err rc = xio_auth_url_parse(url, &u, err);
   if (rc != XIO_OK) return rc;
-  xio_auth_cred cred = {XIO_AUTH_CRED_NONE, NULL, NULL, 0, NULL};
   /* A SAS in the URL wins: the target takes it from there. */
   int url_sas = u.query && (strstr(u.query, "sig=") != NULL);
-  if (!url_sas) rc = pick(&ctx->creds, url, &u, &cred, err);
-  if (rc == XIO_OK) rc = xio_blob_target_new(url, url_sas ? NULL : &cred, out, err);
-  xio_auth_cred_clear(&cred);
   xio_auth_url_clear(&u);
+  if (!url_sas) return xio__creds_target(ctx, url, 0, out, err);
+  rc = xio_blob_target_new(url, NULL, out, err);
+  if (rc == XIO_OK) {
+    const char *q = strchr(url, '?');
+    xio__creds_warn_sas(attach(ctx), url, "the URL", q ? q + 1 : NULL);
+  }
   return rc;
 }

@@ -11,12 +11,7 @@
 #include "xio_int.h"
 
 typedef struct xio__creds {
-  xio_auth_credstore *store; /* credential file entries, or NULL */
-  xio_auth_account conn;     /* connection string (name NULL: none) */
-  char *env_account;         /* AZURE_STORAGE_ACCOUNT */
-  unsigned char *env_key;    /* AZURE_STORAGE_KEY, decoded */
-  size_t env_key_len;
-  char *env_sas; /* AZURE_STORAGE_SAS_TOKEN */
+  struct xio__credsrc *src; /* shared with the targets that use it (creds_int.h) */
 } xio__creds;
 
 typedef struct xio__workers {

@@ -28,6 +28,12 @@ int xio__auth_perm_bits(const char *letters, const char *allowed, uint32_t *bits
  * (`size` >= 27 is always enough). Returns `out`. */
 char *xio__auth_perm_string(uint32_t bits, const char *order, char *out, size_t size);
 
+/* ---------------------------------------------------------------- SAS ---- */
+
+/* Appends "&name=encoded(value)" to a SAS query being written, when value is
+ * non-empty (no '&' before the first). Out-of-memory is left sticky in `b`. */
+void xio__auth_sas_param(xio__auth_buf *b, const char *name, const char *value);
+
 /* ------------------------------------------------------- credentials ---- */
 
 /* Moves every entry of `src` into `dst` (replacing equal prefixes), leaving `src`

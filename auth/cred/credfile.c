@@ -1,6 +1,7 @@
 /*
  * credfile.c - the credential file: a JSON object mapping URL prefixes to a SAS
- * string, {"sas": ...}, {"account": ..., "key": ...} or {"connection_string": ...}.
+ * string, {"sas": ...}, {"account": ..., "key": ...}, {"connection_string": ...} or
+ * {"entra": METHOD[, "client_id": ...]} (an Entra ID method instead of a secret).
  * A file loads whole or not at all. Messages name the entry by its prefix (query
  * stripped), never a secret; secret strings in the parsed tree are wiped.
  * Part of libxio_auth's credentials and signing (auth/cred/).
@@ -81,17 +82,34 @@ static xio_err from_connstr(const char *entry, const char *text, xio_auth_cred *
   return XIO_OK;
 }
 
+/* {"entra": METHOD, "client_id": ID}: no secret, a way to get tokens. */
+static xio_err from_entra(const char *entry, const char *method, const char *client_id,
+                          xio_auth_cred *c, xio_error *err) {
+  if (xio_auth_entra_method_parse(method, &c->entra) != 0)
+    return bad_entry(err, entry,
+                     "\"entra\" must be one of default, callback, managed_identity, "
+                     "azure_cli, imds");
+  if (client_id && c->entra != XIO_AUTH_ENTRA_MANAGED_IDENTITY && c->entra != XIO_AUTH_ENTRA_IMDS)
+    return bad_entry(err, entry, "\"client_id\" only goes with a managed identity");
+  c->kind = XIO_AUTH_CRED_ENTRA;
+  if (client_id && !(c->client_id = xio__auth_strdup(client_id)))
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  return XIO_OK;
+}
+
 static xio_err from_object(const char *entry, const cJSON *obj, xio_auth_cred *c, xio_error *err) {
   const char *sas = member_string(obj, "sas");
   const char *account = member_string(obj, "account");
   const char *key = member_string(obj, "key");
   const char *connstr = member_string(obj, "connection_string");
+  const char *entra = member_string(obj, "entra");
   if (sas) return from_sas(entry, sas, c, err);
   if (account && key) return from_key(entry, account, key, c, err);
   if (connstr) return from_connstr(entry, connstr, c, err);
+  if (entra) return from_entra(entry, entra, member_string(obj, "client_id"), c, err);
   return bad_entry(err, entry,
                    "expected a SAS string or an object with \"sas\", \"account\" and "
-                   "\"key\", or \"connection_string\"");
+                   "\"key\", \"connection_string\", or \"entra\"");
 }
 
 /* Reads one member of the top-level object into `tmp`. */

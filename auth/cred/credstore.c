@@ -147,3 +147,20 @@ xio_err xio__auth_credstore_merge(xio_auth_credstore *dst, xio_auth_credstore *s
   src->n = 0;
   return XIO_OK;
 }
+
+xio_err xio_auth_credstore_remove(xio_auth_credstore *s, const char *prefix, xio_error *err) {
+  char *norm = NULL;
+  if (!s || !prefix) return xio_error_set(err, XIO_EINVAL, "missing argument");
+  int rc = normalize(prefix, 0, &norm);
+  if (rc == -1)
+    return xio_error_set(err, XIO_EINVAL,
+                         "credential prefix must be an http(s) URL without a query");
+  if (rc == -2) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  entry *e = find_exact(s, norm);
+  free(norm);
+  if (!e) return XIO_OK;
+  free(e->prefix);
+  xio_auth_cred_clear(&e->cred);
+  *e = s->v[--s->n];
+  return XIO_OK;
+}

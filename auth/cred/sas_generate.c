@@ -108,8 +108,7 @@ static void account_string(xio__auth_buf *b, const sas_values *v, const char *ac
   put_line(b, ""); /* ses */
 }
 
-/* "&name=encoded(value)" when value is non-empty (no '&' for the first). */
-static void put_param(xio__auth_buf *b, const char *name, const char *value) {
+void xio__auth_sas_param(xio__auth_buf *b, const char *name, const char *value) {
   if (!value || !*value) return;
   char *enc;
   if (xio_auth_pct_encode(value, NULL, &enc, NULL) != XIO_OK) {
@@ -134,17 +133,17 @@ static xio_err sign_token(const unsigned char *key, size_t key_len, xio__auth_bu
   if (rc != XIO_OK) return xio_error_set(err, rc, "signing the SAS failed");
   xio__auth_buf b;
   xio__auth_buf_init(&b);
-  put_param(&b, "sv", v->sv);
-  put_param(&b, "ss", v->ss);
-  put_param(&b, "srt", v->srt);
-  put_param(&b, "sp", v->sp);
-  put_param(&b, "st", v->st);
-  put_param(&b, "se", v->se);
-  put_param(&b, "sip", v->sip);
-  put_param(&b, "spr", v->spr);
-  put_param(&b, "sr", v->sr);
-  put_param(&b, "si", v->si);
-  put_param(&b, "sig", sig);
+  xio__auth_sas_param(&b, "sv", v->sv);
+  xio__auth_sas_param(&b, "ss", v->ss);
+  xio__auth_sas_param(&b, "srt", v->srt);
+  xio__auth_sas_param(&b, "sp", v->sp);
+  xio__auth_sas_param(&b, "st", v->st);
+  xio__auth_sas_param(&b, "se", v->se);
+  xio__auth_sas_param(&b, "sip", v->sip);
+  xio__auth_sas_param(&b, "spr", v->spr);
+  xio__auth_sas_param(&b, "sr", v->sr);
+  xio__auth_sas_param(&b, "si", v->si);
+  xio__auth_sas_param(&b, "sig", sig);
   OPENSSL_cleanse(sig, sizeof sig);
   if (!(*out = xio__auth_buf_take(&b))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;

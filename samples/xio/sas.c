@@ -62,7 +62,10 @@ static xio_err key_from_file(const char *path, const char *url, xio_auth_cred *o
 
 static xio_err copy_key(xio_auth_cred *out, const char *account, const unsigned char *key,
                         size_t len, xio_error *err) {
-  xio_auth_cred src = {XIO_AUTH_CRED_SHARED_KEY, (char *)account, (unsigned char *)key, len, NULL};
+  xio_auth_cred src = {.kind = XIO_AUTH_CRED_SHARED_KEY,
+                       .account = (char *)account,
+                       .key = (unsigned char *)key,
+                       .key_len = len};
   if (xio_auth_cred_copy(out, &src) != XIO_OK)
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
@@ -167,7 +170,7 @@ static void print_url(const cli *c, const char *base, const char *tok, const sas
 
 static xio_err sign(const cli *c, const sas_opts *so, const xio_auth_url *u, char **tok,
                     xio_error *e) {
-  xio_auth_cred key = {XIO_AUTH_CRED_NONE, NULL, NULL, 0, NULL};
+  xio_auth_cred key = {.kind = XIO_AUTH_CRED_NONE};
   xio_err rc = find_key(c, so->url, u->account, &key, e);
   xio_auth_sas_options o = xio_auth_sas_options_default();
   o.permissions = so->perms;

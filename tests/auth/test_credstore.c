@@ -12,7 +12,7 @@
 #define SAS_B "sv=2020-12-06&sp=rwl&sr=c&sig=BBBB"
 
 static xio_auth_cred sas_cred(const char *sas) {
-  xio_auth_cred c = {XIO_AUTH_CRED_SAS, NULL, NULL, 0, (char *)sas};
+  xio_auth_cred c = {.kind = XIO_AUTH_CRED_SAS, .sas = (char *)sas};
   return c;
 }
 
@@ -79,7 +79,10 @@ TEST(credstore_account_endpoint_and_emulator) {
   xio_auth_credstore *s = xio_auth_credstore_new();
   size_t n = 0;
   unsigned char *key = dev_key(&n);
-  xio_auth_cred k = {XIO_AUTH_CRED_SHARED_KEY, (char *)"devstoreaccount1", key, n, NULL};
+  xio_auth_cred k = {.kind = XIO_AUTH_CRED_SHARED_KEY,
+                     .account = (char *)"devstoreaccount1",
+                     .key = key,
+                     .key_len = n};
   xio_auth_cred c;
   xio_error e;
   xio_error_clear(&e);
@@ -194,7 +197,11 @@ TEST(credstore_json_malformed) {
 TEST(cred_copy_and_clear) {
   size_t n = 0;
   unsigned char *key = dev_key(&n);
-  xio_auth_cred src = {XIO_AUTH_CRED_SHARED_KEY, (char *)"acct", key, n, (char *)"sas"};
+  xio_auth_cred src = {.kind = XIO_AUTH_CRED_SHARED_KEY,
+                       .account = (char *)"acct",
+                       .key = key,
+                       .key_len = n,
+                       .sas = (char *)"sas"};
   xio_auth_cred dst;
   ASSERT_OK(xio_auth_cred_copy(&dst, &src), NULL);
   ASSERT_EQ(dst.kind, XIO_AUTH_CRED_SHARED_KEY);

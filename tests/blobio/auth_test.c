@@ -64,8 +64,10 @@ TEST(wrong_account_key_is_auth_error) {
   unsigned char *wrong = malloc(fx.cred.key_len);
   memcpy(wrong, fx.cred.key, fx.cred.key_len);
   wrong[0] ^= 0x55;
-  xio_auth_cred bad = {XIO_AUTH_CRED_SHARED_KEY, XIO_AUTH_DEV_ACCOUNT, wrong, fx.cred.key_len,
-                       NULL};
+  xio_auth_cred bad = {.kind = XIO_AUTH_CRED_SHARED_KEY,
+                       .account = XIO_AUTH_DEV_ACCOUNT,
+                       .key = wrong,
+                       .key_len = fx.cred.key_len};
   char url[1024];
   snprintf(url, sizeof url, "%s/k.mdf", fx.container_url);
   xio_blob_target *t = NULL;

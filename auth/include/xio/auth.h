@@ -5,8 +5,10 @@
  * It builds on the shared base, <xio/base.h> (clock, base64, URLs, percent-encoding),
  * which it includes.
  *
- * This library is pure: it sends nothing, reads no files and keeps no global state.
+ * This part is pure: it sends nothing, reads no files and keeps no global state.
  * Time comes from an injectable clock so that signatures are reproducible in tests.
+ * The one exception is declared apart, in <xio/entra.h>: the Entra ID token sources
+ * (managed identity endpoints, the Azure CLI) and their token cache.
  * Secrets (account keys, SAS signatures) never appear in an xio_error it fills.
  *
  * Ownership: every `char *` or struct member this library returns is heap memory
@@ -195,17 +197,40 @@ xio_err xio_auth_sas_generate_account(const char *account, const unsigned char *
 typedef enum xio_auth_cred_kind {
   XIO_AUTH_CRED_NONE = 0,   /* anonymous (public container) */
   XIO_AUTH_CRED_SHARED_KEY, /* account name + key */
-  XIO_AUTH_CRED_SAS         /* SAS token */
+  XIO_AUTH_CRED_SAS,        /* SAS token */
+  XIO_AUTH_CRED_BEARER,     /* an Entra ID access token, sent as "Authorization: Bearer" */
+  XIO_AUTH_CRED_ENTRA       /* get Entra ID tokens with the method `entra` names */
 } xio_auth_cred_kind;
 
-/** A credential for one account or container. */
+/** How Entra ID tokens are obtained (see <xio/entra.h>). */
+typedef enum xio_auth_entra_method {
+  XIO_AUTH_ENTRA_DEFAULT = 0,      /* the chain: callback, managed identity endpoint, Azure
+                                      CLI, instance metadata service (on Azure VMs only) */
+  XIO_AUTH_ENTRA_CALLBACK,         /* the token callback set through the API */
+  XIO_AUTH_ENTRA_MANAGED_IDENTITY, /* IDENTITY_ENDPOINT, else the instance metadata service */
+  XIO_AUTH_ENTRA_AZURE_CLI,        /* az account get-access-token */
+  XIO_AUTH_ENTRA_IMDS              /* the instance metadata service only */
+} xio_auth_entra_method;
+
+/** A credential for one account or container. Initialize it with designated
+ *  initializers or memset: members may be added at the end. */
 typedef struct xio_auth_cred {
   xio_auth_cred_kind kind;
   char *account;      /* SHARED_KEY: account name */
   unsigned char *key; /* SHARED_KEY: decoded key */
   size_t key_len;
-  char *sas; /* SAS: token without '?' */
+  char *sas;                   /* SAS: token without '?' */
+  char *token;                 /* BEARER: the access token (a secret) */
+  xio_auth_entra_method entra; /* ENTRA: the method */
+  char *client_id;             /* ENTRA: a user-assigned managed identity, or NULL */
 } xio_auth_cred;
+
+/** Name of an Entra ID method as the credential file writes it: "default",
+ *  "callback", "managed_identity", "azure_cli", "imds". */
+const char *xio_auth_entra_method_name(xio_auth_entra_method m);
+
+/** The method named `name` (as above). Returns 0, or -1 for an unknown name. */
+int xio_auth_entra_method_parse(const char *name, xio_auth_entra_method *out);
 
 /** Deep copy of `src` into `dst`. Errors: XIO_ENOMEM. */
 xio_err xio_auth_cred_copy(xio_auth_cred *dst, const xio_auth_cred *src);
@@ -236,10 +261,15 @@ xio_err xio_auth_credstore_add(xio_auth_credstore *s, const char *prefix, const 
 /**
  * Loads a credential file's text: a JSON object mapping URL prefixes to either a SAS
  * token string, or an object {"sas": "..."} or {"account": "...", "key": "..."}
- * or {"connection_string": "..."}. Errors: XIO_EPARSE (names the entry, never
- * its secret), XIO_ENOMEM.
+ * or {"connection_string": "..."} or {"entra": METHOD} (an Entra ID method, see
+ * xio_auth_entra_method_name; with "managed_identity" an optional "client_id").
+ * Errors: XIO_EPARSE (names the entry, never its secret), XIO_ENOMEM.
  */
 xio_err xio_auth_credstore_load_json(xio_auth_credstore *s, const char *json, xio_error *err);
+
+/** Removes the credential stored for exactly `prefix` (nothing when there is none).
+ *  Errors: XIO_EINVAL (prefix not an http(s) URL), XIO_ENOMEM. */
+xio_err xio_auth_credstore_remove(xio_auth_credstore *s, const char *prefix, xio_error *err);
 
 /** Finds the credential for `url` (query ignored) and deep-copies it into `out`.
  *  Errors: XIO_ENOCRED (none matches), XIO_ENOMEM. */

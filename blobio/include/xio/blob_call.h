@@ -20,7 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <time.h>
+
 #include <xio/blob_engine.h>
+#include <xio/entra.h>
 #include <xio/blob_target.h>
 #include <xio/error.h>
 
@@ -201,6 +204,12 @@ xio_err xio_blob_call_set_metadata(const xio_blob_target *blob, const xio_blob_m
                                    int nmeta, const xio_blob_cond *cond, xio_blob_call **out,
                                    xio_error *err);
 
+/** Get User Delegation Key for the account of `t` (any target of the account), valid
+ *  from `start` (0: omitted, i.e. now) to `expiry`. Needs an Entra ID token: give `t`
+ *  a credential source that yields bearer tokens. Read the key with xio_blob_call_udk. */
+xio_err xio_blob_call_user_delegation_key(const xio_blob_target *t, time_t start, time_t expiry,
+                                          xio_blob_call **out, xio_error *err);
+
 /** Frees a call that is not in flight. `c` may be NULL. */
 void xio_blob_call_free(xio_blob_call *c);
 
@@ -258,6 +267,10 @@ xio_err xio_blob_call_lease_id(const xio_blob_call *c, char out[64], xio_error *
 
 /** Snapshot timestamp returned by a snapshot call (into `out`, 64 bytes). */
 xio_err xio_blob_call_snapshot_id(const xio_blob_call *c, char out[64], xio_error *err);
+
+/** The user delegation key of a finished Get User Delegation Key call, into `out`
+ *  (xio_auth_udk_clear; its value is a secret). Errors: the call's, XIO_EPARSE. */
+xio_err xio_blob_call_udk(const xio_blob_call *c, xio_auth_udk *out, xio_error *err);
 
 /** Writes a random UUID (version 4, lowercase, 36 characters and a NUL) into `out`:
  *  a lease id to propose, or a client request id. `out` is "" on failure.

@@ -17,6 +17,26 @@ extern "C" {
 typedef struct xio_blob_target xio_blob_target;
 
 /**
+ * A credential that may change while a target lives (a rotated SAS or key, an
+ * Entra ID token that is refreshed): the engine asks it before every try.
+ * `get` fills `out` with the credential for the next try (SHARED_KEY, SAS, BEARER or
+ * NONE). `refused` is NULL, or the credential the previous try used when the service
+ * refused it (401/403 AuthenticationFailed) or the client found it expired: the
+ * source then reads its origin again; a request is sent again once after a refusal.
+ * Setting *wait_ms > 0 (with XIO_OK) means "not ready, ask again in that many ms"
+ * (a token being fetched). `get` runs on the engine's I/O thread: it must not block
+ * for long. An error fails the request with its detail. `retain`/`release` count the
+ * targets sharing `ud` (release of the last one frees it); both may be NULL.
+ */
+typedef struct xio_blob_cred_source {
+  xio_err (*get)(void *ud, const xio_auth_cred *refused, xio_auth_cred *out, int *wait_ms,
+                 xio_error *err);
+  void (*retain)(void *ud);
+  void (*release)(void *ud);
+  void *ud;
+} xio_blob_cred_source;
+
+/**
  * Makes a target from a container or blob URL (see xio_auth_url_parse). The
  * credential is `cred` when given (copied); otherwise a SAS in the URL's query;
  * otherwise anonymous. A SAS in the URL is parsed and checked for expiry at each
@@ -25,6 +45,14 @@ typedef struct xio_blob_target xio_blob_target;
  */
 xio_err xio_blob_target_new(const char *url, const xio_auth_cred *cred, xio_blob_target **out,
                             xio_error *err);
+
+/**
+ * Makes a target whose credential comes from `src` at each try (see
+ * xio_blob_cred_source); a SAS in the URL's query is not used. `src` is copied and
+ * retained. Errors: XIO_EPARSE (URL), XIO_EINVAL (no get function), XIO_ENOMEM.
+ */
+xio_err xio_blob_target_new_source(const char *url, const xio_blob_cred_source *src,
+                                   xio_blob_target **out, xio_error *err);
 
 /** A target for blob `name` in the container (or account+container) of `t`,
  *  sharing its credential. Errors: XIO_EINVAL (t has no container), XIO_ENOMEM. */
@@ -40,7 +68,7 @@ const char *xio_blob_target_safe_url(const xio_blob_target *t);
 /** Parsed parts of the target's URL (account, container, blob...). */
 const xio_auth_url *xio_blob_target_url(const xio_blob_target *t);
 
-/** The target's credential kind. */
+/** The target's credential kind (NONE for a target with a credential source). */
 xio_auth_cred_kind xio_blob_target_cred_kind(const xio_blob_target *t);
 
 #ifdef __cplusplus

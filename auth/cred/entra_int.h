@@ -1,0 +1,50 @@
+/*
+ * entra_int.h - the Entra ID token sources of libxio_auth, shared by the chain
+ * (entra.c) and the cache (token_cache.c): the settings they run with once the
+ * options and the environment are read, and one function per source. Each source
+ * answers XIO_OK with a token, XIO_ENOCRED when it does not apply here (nothing
+ * configured), or XIO_EAUTH when it was tried and failed; `why` (never a secret)
+ * says what happened. Never installed.
+ * Part of libxio_auth's credentials and signing (auth/cred/).
+ */
+#ifndef XIO_ENTRA_INT_H
+#define XIO_ENTRA_INT_H
+
+#include <xio/entra.h>
+
+#include "cred_int.h"
+
+#define XIO__WHY_SIZE 160
+
+/* The settings of one fetch; strings borrowed from the options or the environment. */
+typedef struct xio__entra_env {
+  xio_auth_token_fn callback;
+  void *callback_ud;
+  const char *identity_endpoint; /* NULL: none */
+  const char *identity_header;
+  const char *client_id; /* NULL: the system-assigned identity */
+  const char *az;
+  const char *imds_endpoint;
+  const char *dmi;
+  int timeout_ms;
+  time_t now;
+} xio__entra_env;
+
+/* Fills `env` from `o` and (when o->use_environment) the environment. */
+void xio__entra_env_read(const xio_auth_entra_options *o, const char *client_id,
+                         xio__entra_env *env);
+
+/* "https://storage.azure.com/" for "https://storage.azure.com/.default" (malloc'd). */
+char *xio__entra_resource(const char *scope);
+
+/* GET a managed identity token: from env->identity_endpoint (App Service protocol,
+ * api-version 2019-08-01, X-IDENTITY-HEADER), or with `imds` from the instance
+ * metadata service (api-version 2018-02-01, Metadata: true, a 1 s connect probe). */
+xio_err xio__entra_managed_identity(const xio__entra_env *env, int imds, const char *resource,
+                                    xio_auth_token *out, char why[XIO__WHY_SIZE]);
+
+/* Runs `az account get-access-token --resource RESOURCE --output json`. */
+xio_err xio__entra_azure_cli(const xio__entra_env *env, const char *resource, xio_auth_token *out,
+                             char why[XIO__WHY_SIZE]);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * xio/credentials.h - how a context's credentials change while it runs: Entra ID
+ * (a token callback, the method to use), credentials replaced for a URL prefix,
+ * the events that warn before a SAS in use expires, and user delegation SAS.
+ *
+ * Resolution, per URL, first match wins: a SAS in the URL; a credential set with
+ * xio_ctx_set_credential; the credential file (XIO_CREDENTIALS or the option;
+ * prefix -> SAS, key, connection string or an Entra ID method); the connection
+ * string; AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN; then,
+ * for https URLs, Entra ID (<xio/entra.h>: the token callback, a managed identity at
+ * IDENTITY_ENDPOINT, the Azure CLI, the instance metadata service on Azure VMs),
+ * narrowed to one method by XIO_ENTRA_METHOD or xio_ctx_set_entra_method. When no
+ * Entra ID source applies at all (none configured), requests go anonymous.
+ *
+ * The credential is resolved again for every request: a credential file that
+ * changed (checked by size, time and inode, at most every recheck_ms) is re-read, a
+ * request the service refuses for its credential (401/403, e.g. an expired SAS or a
+ * rotated key) is sent once more after the file is read again, and tokens are
+ * refreshed before they expire. Nothing here ever puts a secret in an event, a
+ * trace or an error.
+ */
+#ifndef XIO_CREDENTIALS_H
+#define XIO_CREDENTIALS_H
+
+#include <stdint.h>
+
+#include <xio/entra.h>
+#include <xio/xio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Credential events. */
+#define XIO_CRED_EXPIRING   "xio_credential_expiring"   /* a SAS in use expires soon */
+#define XIO_CRED_FILE_ERROR "xio_credential_file_error" /* a changed file did not load */
+
+/** One credential event. Strings are borrowed for the callback; none is secret. */
+typedef struct xio_cred_event {
+  const char *event;    /* XIO_CRED_EXPIRING, XIO_CRED_FILE_ERROR */
+  int64_t timestamp_us; /* microseconds since the epoch (UTC) */
+  const char *url;      /* log-safe URL of the request, or NULL */
+  const char *source;   /* where the credential came from: "credential file PATH", ... */
+  int64_t expires;      /* EXPIRING: the SAS's expiry, POSIX seconds; else 0 */
+  const char *message;  /* for people: what happens and what to renew */
+} xio_cred_event;
+
+typedef void (*xio_cred_event_fn)(const xio_cred_event *ev, void *ud);
+
+/** How credentials are watched. Start from xio_cred_options_default(). */
+typedef struct xio_cred_options {
+  int sas_warning_s;          /* warn this long before a SAS in use expires (default 600) */
+  int recheck_ms;             /* look at the credential file at most this often
+                                 (default 1000; 0: before every request) */
+  xio_cred_event_fn on_event; /* may be NULL; runs on any thread, must not block */
+  void *on_event_ud;
+} xio_cred_options;
+
+/** Default options; cannot fail. */
+xio_cred_options xio_cred_options_default(void);
+
+/**
+ * Sets how the context watches its credentials. Events also go to the context's
+ * trace file as JSON lines. Errors: XIO_EINVAL (negative values).
+ */
+xio_err xio_ctx_set_credential_options(xio_ctx *ctx, const xio_cred_options *o, xio_error *err);
+
+/**
+ * Sets the token callback, the first Entra ID source of the chain (NULL removes it).
+ * Tokens it returned before stay cached until they are due. Errors: XIO_ENOMEM.
+ */
+xio_err xio_ctx_set_token_callback(xio_ctx *ctx, xio_auth_token_fn fn, void *ud, xio_error *err);
+
+/**
+ * Narrows Entra ID to one method (XIO_AUTH_ENTRA_DEFAULT: the whole chain) for URLs
+ * without another credential; `client_id` (may be NULL) picks a user-assigned
+ * managed identity. Asking for MANAGED_IDENTITY or IMDS is what allows the instance
+ * metadata service on a machine that is not known to be an Azure VM. Overrides
+ * XIO_ENTRA_METHOD. Errors: XIO_EINVAL, XIO_ENOMEM.
+ */
+xio_err xio_ctx_set_entra_method(xio_ctx *ctx, xio_auth_entra_method method, const char *client_id,
+                                 xio_error *err);
+
+/**
+ * Replaces (or adds) the credential for URL prefix `prefix` at run time; files
+ * already open use it from their next request. It wins over the credential file and
+ * the environment. `cred` is copied; NULL removes an earlier one. Errors: XIO_EINVAL
+ * (prefix not an http(s) URL), XIO_ENOMEM.
+ */
+xio_err xio_ctx_set_credential(xio_ctx *ctx, const char *prefix, const xio_auth_cred *cred,
+                               xio_error *err);
+
+/**
+ * Makes a user delegation SAS for the blob or container `url`: gets an Entra ID
+ * token (the URL's Entra ID method, or the context's), asks the service for a user
+ * delegation key valid for the SAS's lifetime (Get User Delegation Key) and signs
+ * with it. `*token` is the malloc'd SAS without '?' (a secret: wipe it). No account
+ * key is used. Errors: XIO_EINVAL (options, a URL without a container), those of
+ * xio_auth_entra_fetch, storage errors of the key request, XIO_ENOMEM.
+ */
+xio_err xio_ctx_user_delegation_sas(xio_ctx *ctx, const char *url, const xio_auth_sas_options *o,
+                                    char **token, xio_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XIO_CREDENTIALS_H */
