@@ -6,6 +6,9 @@
 #                                   throwaway private CA and a server certificate it signs
 #                                   for 127.0.0.1 and localhost; write STATE_DIR/endpoint
 #                                   (https://127.0.0.1:PORT) and STATE_DIR/ca.pem
+#   azurite.sh start-oauth STATE_DIR  start-tls with Entra ID bearer tokens accepted
+#                                   (--oauth basic: Azurite checks a token's audience,
+#                                   issuer prefix and lifetime, not its signature)
 #   azurite.sh stop STATE_DIR       stop the emulator started with that STATE_DIR (and
 #                                   remove the keys and certificates start-tls made)
 #   azurite.sh run STATE_DIR CMD... run CMD with XIO_TEST_BLOB_ENDPOINT set from STATE_DIR,
@@ -19,7 +22,7 @@
 # The CA private keys are deleted once they have signed: nothing else can be issued.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: azurite.sh start|start-tls|stop|run STATE_DIR [CMD...]"
+usage="usage: azurite.sh start|start-tls|start-oauth|stop|run STATE_DIR [CMD...]"
 cmd=${1:?$usage}
 state=${2:?$usage}
 mkdir -p "$state"
@@ -148,6 +151,10 @@ case "$cmd" in
     stop_quietly
     make_certificates
     start --cert "$state/server.pem" --key "$state/server.key" ;;
+  start-oauth)
+    stop_quietly
+    make_certificates
+    start --cert "$state/server.pem" --key "$state/server.key" --oauth basic ;;
   stop) stop_quietly ;;
   run)
     shift 2

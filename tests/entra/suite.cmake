@@ -1,0 +1,14 @@
+# Entra ID and credentials that change while files stay open. entra_unit needs no
+# emulator: token answers, the chain and its report, the metadata service asked only
+# on an Azure VM or on request (the DMI file and the service's address pointed at
+# stand-ins on loopback), the token cache, and user delegation SAS vectors. entra runs
+# against the emulator that accepts bearer tokens (azurite_oauth): the file API and
+# every CLI command with tokens alone from a stand-in managed identity endpoint, a
+# stand-in `az` and the token callback; refresh during a transfer longer than a
+# token's life; a SAS renewed in the credential file while a file is open, with the
+# expiry warning; a user delegation SAS accepted for exactly its permissions.
+set(XIO_ENTRA_AZ_DIR ${CMAKE_CURRENT_LIST_DIR})
+xio_add_suite(NAME entra_unit TIMEOUT 60
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/standin.c ${CMAKE_CURRENT_LIST_DIR}/unit_test.c
+  LIBS xio_auth Threads::Threads)
+target_compile_definitions(test_entra_unit PRIVATE XIO_TEST_AZ_DIR="${XIO_ENTRA_AZ_DIR}")
