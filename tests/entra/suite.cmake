@@ -12,3 +12,12 @@ xio_add_suite(NAME entra_unit TIMEOUT 60
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/standin.c ${CMAKE_CURRENT_LIST_DIR}/unit_test.c
   LIBS xio_auth Threads::Threads)
 target_compile_definitions(test_entra_unit PRIVATE XIO_TEST_AZ_DIR="${XIO_ENTRA_AZ_DIR}")
+
+set(XIO_ENTRA_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/standin.c
+  ${CMAKE_CURRENT_LIST_DIR}/efix.c
+  ${CMAKE_CURRENT_LIST_DIR}/oauth_test.c)
+xio_add_suite(NAME entra AZURITE_OAUTH TIMEOUT 120
+  SOURCES ${XIO_ENTRA_SOURCES}
+  LIBS xio PkgConfig::CURL PkgConfig::CJSON Threads::Threads)
+target_compile_definitions(test_entra PRIVATE XIO_TEST_AZ_DIR="${XIO_ENTRA_AZ_DIR}")
