@@ -31,17 +31,24 @@ static const char *ca(void) {
   return c;
 }
 
+void efix_name(efix *f) {
+  char name[64];
+  memset(f, 0, sizeof *f);
+  test_unique_name(name, sizeof name, "entra");
+  snprintf(f->container_url, sizeof f->container_url, "%s/%s", test_account_url(), name);
+}
+
 void efix_setup(efix *f, const xio_ctx_options *o) {
   xio_error e;
-  memset(f, 0, sizeof *f);
+  if (!f->container_url[0]) efix_name(f);
+  f->ctx = NULL;
+  atomic_store(&f->requests, 0);
+  atomic_store(&f->failures, 0);
   xio_ctx_options opts = o ? *o : xio_ctx_options_default();
   opts.ca_file = ca();
   opts.trace = on_trace;
   opts.trace_ud = f;
   ASSERT_OK(xio_ctx_new(&opts, &f->ctx, &e), &e);
-  char name[64];
-  test_unique_name(name, sizeof name, "entra");
-  snprintf(f->container_url, sizeof f->container_url, "%s/%s", test_account_url(), name);
 }
 
 void efix_teardown(efix *f) {

@@ -22,8 +22,11 @@ typedef struct efix {
   atomic_int failures;     /* events whose result is neither ok nor XIO_ENOTFOUND */
 } efix;
 
+/** Zeroes `f` and gives it a fresh container name (not created). */
+void efix_name(efix *f);
+
 /** A context with `o` (NULL: defaults; the CA file and the trace callback are set
- *  here) and a fresh container name (not created). */
+ *  here); the container name of efix_name (made here when `f` has none). */
 void efix_setup(efix *f, const xio_ctx_options *o);
 void efix_teardown(efix *f);
 

@@ -85,6 +85,7 @@ TEST(file_api_with_managed_identity) {
   use_managed_identity(&mi, 3600);
   setenv("AZURE_CLIENT_ID", "client-of-the-test", 1);
   efix f;
+  efix_name(&f);
   efix_setup(&f, NULL);
   exercise_file_api(&f);
   efix_teardown(&f);
@@ -103,6 +104,7 @@ TEST(file_api_with_azure_cli) {
   standin_env_reset(1, log);
   setenv("XIO_TEST_AZ_FORMAT", "old", 1); /* expiresOn in local time only */
   efix f;
+  efix_name(&f);
   efix_setup(&f, NULL);
   exercise_file_api(&f);
   efix_teardown(&f);
@@ -134,6 +136,7 @@ TEST(file_api_with_token_callback_first) {
   cb_state cb = {0, 0, 3600};
   efix f;
   xio_error e;
+  efix_name(&f);
   efix_setup(&f, NULL);
   ASSERT_OK(xio_ctx_set_token_callback(f.ctx, callback, &cb, &e), &e);
   exercise_file_api(&f);
@@ -151,6 +154,7 @@ TEST(chain_failure_names_every_source) {
   efix f;
   xio_file *file = NULL;
   xio_error e;
+  efix_name(&f);
   efix_setup(&f, NULL);
   efix_blob(&f, "x.mdf", url, sizeof url);
   xio_open_options o = xio_open_options_default();
@@ -171,6 +175,7 @@ TEST(tokens_refreshed_during_long_transfer) {
   use_managed_identity(&mi, life);
   efix f;
   xio_error e;
+  efix_name(&f);
   efix_setup(&f, NULL);
   xio_file *file = open_new(&f, "long.mdf", 8u << 20, XIO_KIND_DATA);
   char *buf = malloc(1u << 20);
@@ -204,6 +209,7 @@ TEST(expired_token_fails_with_method_and_reason) {
   cb_state cb = {0, 0, 3};
   efix f;
   xio_error e;
+  efix_name(&f);
   efix_setup(&f, NULL);
   ASSERT_OK(xio_ctx_set_token_callback(f.ctx, callback, &cb, &e), &e);
   xio_file *file = open_new(&f, "exp.mdf", 4096, XIO_KIND_DATA);

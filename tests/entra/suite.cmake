@@ -16,7 +16,9 @@ target_compile_definitions(test_entra_unit PRIVATE XIO_TEST_AZ_DIR="${XIO_ENTRA_
 set(XIO_ENTRA_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/standin.c
   ${CMAKE_CURRENT_LIST_DIR}/efix.c
-  ${CMAKE_CURRENT_LIST_DIR}/oauth_test.c)
+  ${CMAKE_CURRENT_LIST_DIR}/oauth_test.c
+  ${CMAKE_CURRENT_LIST_DIR}/rotation_test.c
+  ${CMAKE_CURRENT_LIST_DIR}/udk_test.c)
 xio_add_suite(NAME entra AZURITE_OAUTH TIMEOUT 120
   SOURCES ${XIO_ENTRA_SOURCES}
   LIBS xio PkgConfig::CURL PkgConfig::CJSON Threads::Threads)
