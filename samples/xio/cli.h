@@ -44,6 +44,7 @@ typedef struct cli {
   int quiet;                     /* --quiet */
   int progress;                  /* --progress */
   int allow_insecure;            /* --allow-insecure-http */
+  const char *entra;             /* --entra METHOD */
   const struct cli_command *cmd; /* the command running */
   xio_ctx *ctx;                  /* made by cli_context() on first use */
 } cli;
@@ -171,7 +172,8 @@ const char *cli_hint(const xio_error *e);
 /* --------------------------------------------------------- context.c ---- */
 
 /** The run's context, made on first use from the global options (trace, CA,
- *  credential file, insecure http) and the environment. */
+ *  credential file, insecure http, Entra ID method) and the environment. A SAS in
+ *  use that expires soon gets a warning line on stderr. */
 xio_err cli_context(cli *c, xio_ctx **out, xio_error *err);
 
 /** Opens `target` in the run's context. */

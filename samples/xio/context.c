@@ -1,14 +1,41 @@
 /*
  * context.c - the run's xio context, made on first use from the global options:
  * --trace (trace_path), --cacert (ca_file), --credentials (credential_file),
- * --allow-insecure-http, and the environment (AZURE_STORAGE_*, XIO_CREDENTIALS,
- * XIO_CA_BUNDLE, XIO_TRACE), which the library reads itself. Commands that need no
- * storage (help, usage errors, sas) never start one.
+ * --allow-insecure-http, --entra (the Entra ID method), and the environment
+ * (AZURE_STORAGE_*, XIO_CREDENTIALS, XIO_CA_BUNDLE, XIO_TRACE, IDENTITY_ENDPOINT,
+ * XIO_ENTRA_METHOD), which the library reads itself. A SAS in use that expires
+ * within ten minutes gets one warning line on stderr, saying when and where to renew
+ * it. Commands that need no storage (help, usage errors, sas) never start one.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <xio/credentials.h>
 
 #include "cli.h"
+
+/* Credential events: a warning line for people (never a secret: the library's
+ * messages carry none). */
+static void on_credential_event(const xio_cred_event *ev, void *ud) {
+  (void)ud;
+  fprintf(stderr, "xio: warning: %s\n", ev->message);
+}
+
+static xio_err setup(cli *c, xio_error *err) {
+  xio_cred_options co = xio_cred_options_default();
+  co.on_event = on_credential_event;
+  xio_err rc = xio_ctx_set_credential_options(c->ctx, &co, err);
+  xio_auth_entra_method m;
+  if (rc == XIO_OK && c->entra) {
+    if (xio_auth_entra_method_parse(c->entra, &m) != 0 || m == XIO_AUTH_ENTRA_CALLBACK)
+      return xio_error_set(err, XIO_EINVAL,
+                           "--entra must be managed_identity, azure_cli, imds or default");
+    rc = xio_ctx_set_entra_method(c->ctx, m, NULL, err);
+  }
+  return rc;
+}
 
 xio_err cli_context(cli *c, xio_ctx **out, xio_error *err) {
   if (!c->ctx) {
@@ -19,7 +46,12 @@ xio_err cli_context(cli *c, xio_ctx **out, xio_error *err) {
     o.credential_file = c->credentials;
     o.allow_insecure_remote = c->allow_insecure;
     xio_err rc = xio_ctx_new(&o, &c->ctx, err);
-    if (rc != XIO_OK) return rc;
+    if (rc == XIO_OK) rc = setup(c, err);
+    if (rc != XIO_OK) {
+      xio_ctx_free(c->ctx);
+      c->ctx = NULL;
+      return rc;
+    }
   }
   *out = c->ctx;
   return XIO_OK;

@@ -38,12 +38,17 @@ static const char *hint_busy(const xio_error *e) {
 }
 
 static const char *hint_auth(const xio_error *e) {
+  if (strcmp(e->operation, "GetToken") == 0)
+    return "no Entra ID token (each source and why is listed above): sign in with `az login`, "
+           "run where a managed identity is (IDENTITY_ENDPOINT), or use a key or SAS instead";
   if (strcmp(e->service_code, "NoAuthenticationInformation") == 0)
     return "no credential was sent: put a SAS in the URL, or set "
            "AZURE_STORAGE_CONNECTION_STRING (or AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, "
            "or --credentials FILE)";
   return "authentication failed: check the account key (connection string or "
-         "AZURE_STORAGE_KEY) or the SAS signature, and that this machine's clock is right";
+         "AZURE_STORAGE_KEY) or the SAS signature, and that this machine's clock is right; "
+         "with no key or SAS set, the request went without one: sign in with `az login` or "
+         "run where a managed identity is, for an Entra ID token";
 }
 
 static const char *hint_perm(const xio_error *e) {

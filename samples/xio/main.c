@@ -48,12 +48,16 @@ static const char globals[] =
     "  --credentials FILE      JSON credential file: URL prefix -> SAS or key\n"
     "                          (XIO_CREDENTIALS)\n"
     "  --allow-insecure-http   permit plain http:// to a host that is not loopback\n"
+    "  --entra METHOD          Entra ID tokens only from METHOD: managed_identity,\n"
+    "                          azure_cli, imds or default (XIO_ENTRA_METHOD)\n"
     "  -h, --help              this help (`xio help COMMAND` for one command)\n"
     "  --version               print the version\n"
     "\n"
-    "Credentials: a SAS in the URL, AZURE_STORAGE_CONNECTION_STRING,\n"
-    "AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN, or the\n"
-    "credential file. SIZE takes binary suffixes K, M, G, T (4K = 4096).\n"
+    "Credentials: a SAS in the URL, the credential file,\n"
+    "AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY,\n"
+    "AZURE_STORAGE_SAS_TOKEN, then for https URLs Entra ID tokens: a managed\n"
+    "identity (IDENTITY_ENDPOINT), the Azure CLI (az login), or the instance\n"
+    "metadata service on an Azure VM. SIZE takes binary suffixes K, M, G, T.\n"
     "Exit status: 0 done, 1 the operation failed, 2 bad usage.\n";
 
 static void print_help(FILE *out) {

@@ -8,6 +8,10 @@
  * key, or a connection string), AZURE_STORAGE_CONNECTION_STRING (also the dev
  * shorthand UseDevelopmentStorage=true), or AZURE_STORAGE_ACCOUNT and
  * AZURE_STORAGE_KEY, whichever names the URL's account first. Nothing is sent.
+ *
+ * With --as-user no account key is involved: the SAS is a user delegation SAS,
+ * signed with a key the service hands to the Entra ID identity the context finds
+ * (Get User Delegation Key, the one request this command then sends).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -15,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <xio/credentials.h>
 
 #include "cli.h"
 
@@ -122,15 +128,15 @@ typedef struct sas_opts {
   time_t start;
   time_t expiry;
   int https_only;
+  int as_user;
 } sas_opts;
 
 static int sas_args(cli *c, int argc, char **argv, sas_opts *so) {
   const char *expiry = NULL, *start = NULL, *pos[1];
-  const cli_opt opts[] = {{"--permissions", &so->perms, NULL},
-                          {"--expiry", &expiry, NULL},
-                          {"--start", &start, NULL},
-                          {"--https-only", NULL, &so->https_only},
-                          {NULL, NULL, NULL}};
+  const cli_opt opts[] = {
+      {"--permissions", &so->perms, NULL}, {"--expiry", &expiry, NULL},
+      {"--start", &start, NULL},           {"--https-only", NULL, &so->https_only},
+      {"--as-user", NULL, &so->as_user},   {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET", 1, pos);
   if (r != CLI_CONTINUE) return r;
   so->url = pos[0];
@@ -168,15 +174,23 @@ static void print_url(const cli *c, const char *base, const char *tok, const sas
   if (full) xio_auth_secret_free(full, n);
 }
 
-static xio_err sign(const cli *c, const sas_opts *so, const xio_auth_url *u, char **tok,
-                    xio_error *e) {
+/* A user delegation SAS: Entra ID token, user delegation key, signature. */
+static xio_err sign_as_user(cli *c, const sas_opts *so, const xio_auth_sas_options *o, char **tok,
+                            xio_error *e) {
+  xio_ctx *ctx;
+  xio_err rc = cli_context(c, &ctx, e);
+  return rc == XIO_OK ? xio_ctx_user_delegation_sas(ctx, so->url, o, tok, e) : rc;
+}
+
+static xio_err sign(cli *c, const sas_opts *so, const xio_auth_url *u, char **tok, xio_error *e) {
   xio_auth_cred key = {.kind = XIO_AUTH_CRED_NONE};
-  xio_err rc = find_key(c, so->url, u->account, &key, e);
   xio_auth_sas_options o = xio_auth_sas_options_default();
   o.permissions = so->perms;
   o.start = so->start;
   o.expiry = so->expiry;
   o.protocol = so->https_only ? "https" : NULL;
+  if (so->as_user) return sign_as_user(c, so, &o, tok, e);
+  xio_err rc = find_key(c, so->url, u->account, &key, e);
   if (rc == XIO_OK)
     rc = xio_auth_sas_generate_service(u->account, key.key, key.key_len, u->container, u->blob, &o,
                                        tok, e);
@@ -212,12 +226,17 @@ static int run_sas(cli *c, int argc, char **argv) {
 
 const cli_command cli_cmd_sas = {
     "sas",
-    "sign a SAS URL for a blob or container (needs the account key)",
-    "sas TARGET --permissions LETTERS --expiry WHEN [--start WHEN] [--https-only]",
+    "sign a SAS URL for a blob or container (account key, or --as-user)",
+    "sas TARGET --permissions LETTERS --expiry WHEN [--start WHEN] [--https-only]\n"
+    "sas TARGET --as-user --permissions LETTERS --expiry WHEN [--start WHEN]",
     "Signs a service SAS for the blob TARGET (or, for a URL without a blob, its\n"
     "container) with the account key and prints the URL with the token on stdout.\n"
     "The key comes from the credential file, AZURE_STORAGE_CONNECTION_STRING or\n"
     "AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY. Nothing is sent to the service.\n"
+    "With --as-user it signs a user delegation SAS instead, without any account\n"
+    "key: it gets an Entra ID token (managed identity, Azure CLI, ...), asks the\n"
+    "service for a user delegation key valid until the expiry (at most 7 days on\n"
+    "Azure) and signs with that. This is the SAS Azure recommends.\n"
     "\n"
     "Options:\n"
     "  --permissions LETTERS   r read, a add, c create, w write, d delete, ...\n"
@@ -225,6 +244,7 @@ const cli_command cli_cmd_sas = {
     "  --expiry WHEN           when it expires: a duration from now (30m, 1h, 7d)\n"
     "                          or an ISO 8601 UTC time (2030-01-31T00:00:00Z)\n"
     "  --start WHEN            when it becomes valid (default: at once)\n"
-    "  --https-only            only valid over https\n",
+    "  --https-only            only valid over https\n"
+    "  --as-user               a user delegation SAS, signed by Entra ID, no key\n",
     run_sas,
 };

@@ -19,7 +19,16 @@ set(XIO_ENTRA_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/oauth_test.c
   ${CMAKE_CURRENT_LIST_DIR}/rotation_test.c
   ${CMAKE_CURRENT_LIST_DIR}/udk_test.c)
+if(TARGET xio_cli)
+  list(APPEND XIO_ENTRA_SOURCES ${CMAKE_SOURCE_DIR}/tests/cli/clirun.c
+       ${CMAKE_CURRENT_LIST_DIR}/cli_entra_test.c)
+endif()
 xio_add_suite(NAME entra AZURITE_OAUTH TIMEOUT 120
   SOURCES ${XIO_ENTRA_SOURCES}
   LIBS xio PkgConfig::CURL PkgConfig::CJSON Threads::Threads)
 target_compile_definitions(test_entra PRIVATE XIO_TEST_AZ_DIR="${XIO_ENTRA_AZ_DIR}")
+target_include_directories(test_entra PRIVATE ${CMAKE_SOURCE_DIR}/tests/cli)
+if(TARGET xio_cli)
+  add_dependencies(test_entra xio_cli)
+  target_compile_definitions(test_entra PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
+endif()
