@@ -54,8 +54,8 @@ static int64_t mono_us(void) {
 }
 
 /* Emits the trace event of one storage request that started at `start_us`. */
-static void report(xio_ctx *ctx, xio_file *f, const char *path, const char *type, uint64_t offset,
-                   uint64_t length, int64_t start_us, xio_err rc) {
+static void report(xio_ctx *ctx, xio_file *f, const char *path, xio_request_type type,
+                   uint64_t offset, uint64_t length, int64_t start_us, xio_err rc) {
   xio__request_report r;
   memset(&r, 0, sizeof r);
   r.request_type = type;
@@ -152,7 +152,7 @@ static xio_err open_existing(xio_ctx *ctx, const char *path, unsigned flags, int
   xio_err rc = XIO_OK;
   if ((*fd = open(path, open_flags(flags))) < 0)
     rc = xio_error_from_errno(err, errno, "OpenFile", "open", path);
-  report(ctx, NULL, path, XIO_RT_OPEN, 0, 0, t0, rc);
+  report(ctx, NULL, path, XIO_REQ_OPEN, 0, 0, t0, rc);
   return rc;
 }
 
@@ -172,7 +172,7 @@ static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options
   } else {
     write_kind(*fd, o->kind);
   }
-  report(ctx, NULL, path, XIO_RT_CREATE, 0, o->size, t0, rc);
+  report(ctx, NULL, path, XIO_REQ_CREATE, 0, o->size, t0, rc);
   return rc;
 }
 
@@ -251,7 +251,7 @@ static xio_err take_lock(local_file *lf, unsigned flags, xio_error *err) {
     rc = busy(path, flags, err);
   else if (r != 0)
     rc = xio_error_from_errno(err, errno, "OpenFile", "flock", path);
-  report(lf->base.ctx, NULL, path, XIO_RT_LEASE, 0, 0, t0, rc);
+  report(lf->base.ctx, NULL, path, XIO_REQ_LEASE, 0, 0, t0, rc);
   lf->locked = rc == XIO_OK;
   return rc;
 }
@@ -353,9 +353,9 @@ static xio_err do_clear(local_file *lf, const xio__sub *s, xio_error *err) {
   return write_zeros(lf, off, len, err);
 }
 
-static const char *sub_type(const xio__sub *s) {
-  if (s->op == XIO__SUB_READ) return XIO_RT_READ;
-  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_RT_ZERO : XIO_RT_WRITE;
+static xio_request_type sub_type(const xio__sub *s) {
+  if (s->op == XIO__SUB_READ) return XIO_REQ_READ;
+  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_REQ_ZERO : XIO_REQ_WRITE;
 }
 
 /* A worker runs one sub: its system calls, its trace event, its completion. */
@@ -403,7 +403,7 @@ static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
   xio_err rc = XIO_OK;
   if (truncate_to(lf->fd, size) != 0)
     rc = xio_error_from_errno(err, errno, "SetFileSize", "ftruncate", f->path);
-  report(f->ctx, f, NULL, XIO_RT_SET_SIZE, 0, size, t0, rc);
+  report(f->ctx, f, NULL, XIO_REQ_SET_SIZE, 0, size, t0, rc);
   return rc;
 }
 
@@ -421,7 +421,7 @@ static xio_err release_lock(local_file *lf, xio_error *err) {
   xio_err rc = XIO_OK;
   if (flock(lf->fd, LOCK_UN) != 0)
     rc = xio_error_from_errno(err, errno, "CloseFile", "flock", lf->base.path);
-  report(lf->base.ctx, NULL, lf->base.path, XIO_RT_LEASE, 0, 0, t0, rc);
+  report(lf->base.ctx, NULL, lf->base.path, XIO_REQ_LEASE, 0, 0, t0, rc);
   lf->locked = 0;
   return rc;
 }
@@ -464,7 +464,7 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
   if (rc != XIO_OK) return rc;
   int64_t t0 = mono_us();
   rc = unlink_unlocked(path, err);
-  report(ctx, NULL, path, XIO_RT_DELETE, 0, 0, t0, rc);
+  report(ctx, NULL, path, XIO_REQ_DELETE, 0, 0, t0, rc);
   free(path);
   return rc;
 }
@@ -497,7 +497,7 @@ static xio_err lf_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
   uint64_t size = atomic_load(&f->size);
   int64_t t0 = mono_us();
   xio_err rc = walk_extents(lf, size, out, err);
-  report(f->ctx, f, NULL, XIO_RT_RANGES, 0, size, t0, rc);
+  report(f->ctx, f, NULL, XIO_REQ_RANGES, 0, size, t0, rc);
   return rc;
 }
 

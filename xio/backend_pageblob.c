@@ -68,7 +68,7 @@ static xio_err get_props(xio_ctx *ctx, const char *path, xio_blob_target *t, xio
                          xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_OPEN, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_REQ_OPEN, 0, 0, err);
   if (rc == XIO_OK) rc = xio_blob_call_props(c, props, err);
   xio_blob_call_free(c);
   return rc;
@@ -82,7 +82,7 @@ static xio_err create_blob(xio_ctx *ctx, const char *path, xio_blob_target *t,
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_create(t, pages(o->size), meta, nmeta, &cond, &c, err);
   if (rc == XIO_OK)
-    rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_CREATE, 0, pages(o->size), err);
+    rc = xio__send_traced(ctx, NULL, path, c, XIO_REQ_CREATE, 0, pages(o->size), err);
   xio_blob_call_free(c);
   return rc;
 }
@@ -91,7 +91,7 @@ static xio_err create_container(xio_ctx *ctx, const char *path, xio_blob_target 
                                 xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_create_container(t, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_CREATE, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_REQ_CREATE, 0, 0, err);
   xio_blob_call_free(c);
   return rc == XIO_EEXIST ? XIO_OK : rc;
 }
@@ -135,7 +135,7 @@ static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(p->target, a, &c, err);
   if (rc == XIO_OK)
-    rc = xio__send_traced(p->base.ctx, NULL, p->base.path, c, XIO_RT_LEASE, 0, 0, err);
+    rc = xio__send_traced(p->base.ctx, NULL, p->base.path, c, XIO_REQ_LEASE, 0, 0, err);
   if (rc == XIO_OK && id_out) rc = xio_blob_call_lease_id(c, id_out, err);
   xio_blob_call_free(c);
   return rc;
@@ -219,9 +219,9 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
 
 /* ------------------------------------------------------------ async ---- */
 
-static const char *sub_type(const xio__sub *s) {
-  if (s->op == XIO__SUB_READ) return XIO_RT_READ;
-  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_RT_ZERO : XIO_RT_WRITE;
+static xio_request_type sub_type(const xio__sub *s) {
+  if (s->op == XIO__SUB_READ) return XIO_REQ_READ;
+  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_REQ_ZERO : XIO_REQ_WRITE;
 }
 
 static void on_done(xio_blob_call *c, void *ud) {
@@ -284,7 +284,7 @@ static xio_err set_meta(pb_file *p, uint64_t logical, xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_set_metadata(p->target, meta, n, &cond, &c, err);
   if (rc == XIO_OK)
-    rc = xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_RT_SET_SIZE, logical, 0, err);
+    rc = xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_REQ_SET_SIZE, logical, 0, err);
   xio_blob_call_free(c);
   if (rc == XIO_OK) p->has_size_meta = n == 2;
   return rc;
@@ -299,7 +299,7 @@ static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
     xio_blob_cond cond = {lease_id(p), NULL, NULL};
     xio_blob_call *c = NULL;
     rc = xio_blob_call_resize(p->target, phys, &cond, &c, err);
-    if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_RT_SET_SIZE, 0, phys, err);
+    if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_REQ_SET_SIZE, 0, phys, err);
     xio_blob_call_free(c);
     if (rc == XIO_OK) atomic_store(&p->blob_size, phys);
   }
@@ -333,7 +333,7 @@ static xio_err pb_remove(xio_ctx *ctx, const char *target, xio_error *err) {
   xio_blob_call *c = NULL;
   if (rc == XIO_OK) rc = xio_blob_call_delete(t, 1, NULL, &c, err);
   if (rc == XIO_OK)
-    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_RT_DELETE, 0, 0, err);
+    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_REQ_DELETE, 0, 0, err);
   xio_blob_call_free(c);
   xio_blob_target_free(t);
   return rc;
@@ -342,7 +342,7 @@ static xio_err pb_remove(xio_ctx *ctx, const char *target, xio_error *err) {
 /* Sends one Get Page Ranges call of xio_blob_get_ranges_with, traced. */
 static xio_err send_ranges_call(void *ud, xio_blob_call *c, xio_error *err) {
   pb_file *p = ud;
-  return xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_RT_RANGES, 0, 0, err);
+  return xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_REQ_RANGES, 0, 0, err);
 }
 
 static xio_err pb_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
@@ -369,7 +369,7 @@ static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   xio_blob_call *c = NULL;
   char snap[64];
   xio_err rc = xio_blob_call_snapshot(p->target, &cond, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_RT_SNAPSHOT, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_REQ_SNAPSHOT, 0, 0, err);
   if (rc == XIO_OK) rc = xio_blob_call_snapshot_id(c, snap, err);
   xio_blob_call_free(c);
   if (rc == XIO_OK && (size_t)snprintf(id, size, "%s", snap) >= size)

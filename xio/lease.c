@@ -22,7 +22,7 @@ static void renew(xio_ctx *ctx, xio__lease *l) {
   xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(l->target, &a, &c, NULL);
-  if (rc == XIO_OK) rc = xio__send_traced(ctx, l->file, NULL, c, XIO_RT_LEASE, 0, 0, NULL);
+  if (rc == XIO_OK) rc = xio__send_traced(ctx, l->file, NULL, c, XIO_REQ_LEASE, 0, 0, NULL);
   xio_blob_call_free(c);
   int64_t now = mono_us();
   int transient = rc == XIO_ETRANSPORT || rc == XIO_ETIMEDOUT || rc == XIO_ETHROTTLED;

@@ -26,7 +26,7 @@ typedef struct xio__sub xio__sub;
 
 /** What one storage request did, for its trace event and the file's counters. */
 typedef struct xio__request_report {
-  const char *request_type; /* XIO_RT_* */
+  xio_request_type request_type;
   uint64_t offset, length;
   int http_status;        /* 0: local or no response */
   const char *error_code; /* service code or NULL */
@@ -43,13 +43,13 @@ typedef struct xio__request_report {
 void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path, const xio__request_report *r);
 
 /** Fills a report from a finished blob call. */
-void xio__report_from_call(xio__request_report *r, const xio_blob_call *c, const char *request_type,
-                           uint64_t offset, uint64_t length);
+void xio__report_from_call(xio__request_report *r, const xio_blob_call *c,
+                           xio_request_type request_type, uint64_t offset, uint64_t length);
 
 /** Sends `c` synchronously and reports it as one `request_type` request of `f`
  *  (or `path`). Returns the call's result. */
 xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_call *c,
-                         const char *request_type, uint64_t offset, uint64_t length,
+                         xio_request_type request_type, uint64_t offset, uint64_t length,
                          xio_error *err);
 
 /* ---------------------------------------------------------------- subs ---- */
@@ -116,11 +116,11 @@ struct xio_backend {
   xio_err (*remove)(xio_ctx *ctx, const char *target, xio_error *err);
 
   /** (sync) Appends the allocated ranges of [0, logical size) to `out`, each storage
-   *  request traced as XIO_RT_RANGES. */
+   *  request traced as XIO_REQ_RANGES. */
   xio_err (*ranges)(xio_file *f, xio_blob_ranges *out, xio_error *err);
 
   /** (sync) Takes a read-only point-in-time copy; its id goes to `id` (`size` bytes),
-   *  traced as XIO_RT_SNAPSHOT. Errors: XIO_EUNSUPPORTED where the backend has none. */
+   *  traced as XIO_REQ_SNAPSHOT. Errors: XIO_EUNSUPPORTED where the backend has none. */
   xio_err (*snapshot)(xio_file *f, char *id, size_t size, xio_error *err);
 };
 

@@ -115,7 +115,7 @@ void bench_summarize(const double *v, size_t n, double *min, double *med, double
 
 /* ------------------------------------------------------------- counter ---- */
 
-#define BENCH_NTYPES 12 /* the trace schema's request types, plus "other" */
+#define BENCH_NTYPES (XIO_REQ_COUNT + 1) /* the request types, plus "other" */
 
 /** Storage requests by trace request type. */
 typedef struct bench_counts {

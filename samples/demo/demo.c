@@ -46,8 +46,8 @@ static void on_event(const xio_trace_event *ev, void *ud) {
   char *line = r->keep_lines ? xio_trace_event_json(ev) : NULL;
   pthread_mutex_lock(&r->mu);
   r->requests++;
-  r->set_size += strcmp(ev->request_type, "XIOTypeSetFileSize") == 0;
-  r->zero += strcmp(ev->request_type, "XIOTypeZeroFile") == 0;
+  r->set_size += ev->request_type == XIO_REQ_SET_SIZE;
+  r->zero += ev->request_type == XIO_REQ_ZERO;
   if (line) {
     size_t n = strlen(line);
     char *grown = realloc(r->lines, r->len + n + 2);

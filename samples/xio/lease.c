@@ -28,7 +28,7 @@ static xio_err lease_call(cli *c, const char *url, const xio_blob_lease_args *a,
   xio_err rc = cli_context(c, &ctx, err);
   if (rc == XIO_OK) rc = xio_ctx_blob_target(ctx, url, &t, err);
   if (rc == XIO_OK) rc = xio_blob_call_lease(t, a, &call, err);
-  if (rc == XIO_OK) rc = xio_ctx_send(ctx, call, XIO_RT_LEASE, 0, 0, err);
+  if (rc == XIO_OK) rc = xio_ctx_send(ctx, call, XIO_REQ_LEASE, 0, 0, err);
   if (rc == XIO_OK && a->action == XIO_BLOB_LEASE_ACQUIRE)
     rc = xio_blob_call_lease_id(call, out->id, err);
   const char *left = rc == XIO_OK ? xio_blob_call_header(call, "x-ms-lease-time") : NULL;

@@ -43,7 +43,7 @@ static xio_err blob_props(cli *c, const char *url, info *in, xio_error *e) {
   xio_err rc = cli_context(c, &ctx, e);
   if (rc == XIO_OK) rc = xio_ctx_blob_target(ctx, url, &t, e);
   if (rc == XIO_OK) rc = xio_blob_call_get_properties(t, NULL, &call, e);
-  if (rc == XIO_OK) rc = xio_ctx_send(ctx, call, XIO_RT_GET_SIZE, 0, 0, e);
+  if (rc == XIO_OK) rc = xio_ctx_send(ctx, call, XIO_REQ_GET_SIZE, 0, 0, e);
   if (rc == XIO_OK) rc = xio_blob_call_props(call, &in->props, e);
   if (rc == XIO_OK) {
     in->blob_size = in->props.size;

@@ -131,9 +131,9 @@ TEST(zero_ranges_read_zero) {
   ASSERT_OK(xio_file_write(f, 0, src, n, &e), &e);
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_zero(f, MiB, 2 * MiB, XIO_INIT_CLEAR, &e), &e);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeZeroFile"), 1); /* metadata zeroing: one request */
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_ZERO), 1); /* metadata zeroing: one request */
   ASSERT_OK(xio_file_zero(f, 8 * MiB, 5 * MiB, XIO_INIT_ZERO, &e), &e);
-  ASSERT(xfix_count(&fx, "XIOTypeZeroFile") >= 2);
+  ASSERT(xfix_count(&fx, XIO_REQ_ZERO) >= 2);
   size_t got;
   ASSERT_OK(xio_file_read(f, 0, dst, n, &got, &e), &e);
   memset(src + MiB, 0, 2 * MiB);
@@ -164,8 +164,8 @@ TEST(growth_with_each_policy_reads_zero) {
     write_read(f, 0, MiB, 9);
     xfix_trace_reset(&fx);
     ASSERT_OK(xio_file_set_size(f, 9 * MiB, policies[i], &e), &e);
-    ASSERT_EQ(xfix_count(&fx, "XIOTypeSetFileSize"), 1);
-    int z = xfix_count(&fx, "XIOTypeZeroFile");
+    ASSERT_EQ(xfix_count(&fx, XIO_REQ_SET_SIZE), 1);
+    int z = xfix_count(&fx, XIO_REQ_ZERO);
     if (z < zero_events_min[i] || z > zero_events_max[i])
       FAIL("policy %s: %d zeroing requests", xio_init_name(policies[i]), z);
     ASSERT_U64_EQ(xio_file_size(f), 9 * MiB);
@@ -373,7 +373,7 @@ TEST(open_flags_and_delete) {
   ASSERT_ERR(xio_file_delete(fx.ctx, url, &e), XIO_ENOTFOUND, &e);
   ASSERT(e.operation[0] != '\0'); /* the detail names the operation and the file */
   ASSERT_STR_EQ(e.target, url);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeDeleteFile"), 2);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_DELETE), 2);
   xfix_teardown(&fx);
 }
 
@@ -407,7 +407,7 @@ TEST(ranges_show_where_data_is) {
   xfix_trace_reset(&fx);
   xio_blob_ranges r = {0};
   ASSERT_OK(xio_file_ranges(f, &r, &e), &e);
-  ASSERT(xfix_count(&fx, "XIOTypeGetRanges") >= 1);
+  ASSERT(xfix_count(&fx, XIO_REQ_RANGES) >= 1);
   /* Both regions are inside the ranges, and far less than the file is allocated. */
   uint64_t want[2][2] = {{4 * MiB, 5 * MiB}, {40 * MiB, 42 * MiB}};
   for (int k = 0; k < 2; k++) {
@@ -445,7 +445,7 @@ TEST(snapshots_are_point_in_time_copies) {
 #else
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_snapshot(f, id, sizeof id, &e), &e); /* carries the lease id */
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeSnapshot"), 1);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_SNAPSHOT), 1);
   ASSERT(strlen(id) > 10);
   ASSERT_OK(xio_file_write(f, 8192, after, sizeof after, &e), &e);
   xfix_target(&fx, "snap.mdf", url, sizeof url);

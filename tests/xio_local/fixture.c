@@ -36,7 +36,7 @@ static void on_event(const xio_trace_event *ev, void *ud) {
   }
   lt_event *e = &env->events[env->nevents++];
   memset(e, 0, sizeof *e);
-  snprintf(e->type, sizeof e->type, "%s", ev->request_type);
+  e->type = ev->request_type;
   snprintf(e->path, sizeof e->path, "%s", ev->file_path ? ev->file_path : "");
   snprintf(e->result, sizeof e->result, "%s", ev->result);
   snprintf(e->request_id, sizeof e->request_id, "%s", ev->request_id ? ev->request_id : "?");
@@ -109,11 +109,11 @@ void lt_reset(lt_env *env) {
   pthread_mutex_unlock(&env->mu);
 }
 
-int lt_count(lt_env *env, const char *type) {
+int lt_count(lt_env *env, xio_request_type type) {
   int n = 0;
   pthread_mutex_lock(&env->mu);
   for (int i = 0; i < env->nevents; i++)
-    n += strcmp(env->events[i].type, type) == 0;
+    n += env->events[i].type == type;
   pthread_mutex_unlock(&env->mu);
   return n;
 }

@@ -15,7 +15,7 @@
 
 /* One captured trace event. */
 typedef struct lt_event {
-  char type[40];
+  xio_request_type type;
   char path[512];
   char result[40];
   char request_id[8];
@@ -50,8 +50,8 @@ xio_file *lt_open(lt_env *env, const char *name, unsigned flags);
 
 /** Forgets the events captured so far. */
 void lt_reset(lt_env *env);
-/** Events of `type` ("XIOTypeZeroFile") captured since the last reset. */
-int lt_count(lt_env *env, const char *type);
+/** Events of `type` (XIO_REQ_ZERO) captured since the last reset. */
+int lt_count(lt_env *env, xio_request_type type);
 /** All events since the last reset. */
 int lt_total(lt_env *env);
 /** A copy of event `i` since the last reset. */

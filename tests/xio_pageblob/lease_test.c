@@ -87,8 +87,8 @@ TEST(lease_renewal_outlives_its_duration) {
   o.lease_renew_s = 4;
   xfix_setup(&fx, 0, &o);
   xio_file *f = open_excl(&fx, "renewed.mdf", 0, XIO_OK);
-  sleep(20);                                        /* past the 15 s lease: only renewals keep it */
-  ASSERT(xfix_count(&fx, "XIOTypeLease") >= 1 + 3); /* acquire + renewals */
+  sleep(20);                                       /* past the 15 s lease: only renewals keep it */
+  ASSERT(xfix_count(&fx, XIO_REQ_LEASE) >= 1 + 3); /* acquire + renewals */
   char page[512];
   memset(page, 3, sizeof page);
   ASSERT_OK(xio_file_write(f, 0, page, sizeof page, &e), &e);

@@ -39,18 +39,32 @@ extern "C" {
 
 /* ------------------------------------------------------------- tracing ---- */
 
-/* Storage request types, as SQL Server names them in xio_send_complete. */
-#define XIO_RT_CREATE   "XIOTypeCreateFile"
-#define XIO_RT_OPEN     "XIOTypeOpenFile"
-#define XIO_RT_READ     "XIOTypeReadFile"
-#define XIO_RT_WRITE    "XIOTypeWriteFile"
-#define XIO_RT_ZERO     "XIOTypeZeroFile"
-#define XIO_RT_GET_SIZE "XIOTypeGetFileSize"
-#define XIO_RT_SET_SIZE "XIOTypeSetFileSize"
-#define XIO_RT_RANGES   "XIOTypeGetRanges"
-#define XIO_RT_DELETE   "XIOTypeDeleteFile"
-#define XIO_RT_LEASE    "XIOTypeLease"
-#define XIO_RT_SNAPSHOT "XIOTypeSnapshot"
+/* XX(enum, name): the storage request types, named as SQL Server names them in
+ * xio_send_complete. Append only. */
+#define XIO_REQUEST_TYPE_MAP(XX)                                                                   \
+  XX(XIO_REQ_CREATE, "XIOTypeCreateFile")                                                          \
+  XX(XIO_REQ_OPEN, "XIOTypeOpenFile")                                                              \
+  XX(XIO_REQ_READ, "XIOTypeReadFile")                                                              \
+  XX(XIO_REQ_WRITE, "XIOTypeWriteFile")                                                            \
+  XX(XIO_REQ_ZERO, "XIOTypeZeroFile")                                                              \
+  XX(XIO_REQ_GET_SIZE, "XIOTypeGetFileSize")                                                       \
+  XX(XIO_REQ_SET_SIZE, "XIOTypeSetFileSize")                                                       \
+  XX(XIO_REQ_RANGES, "XIOTypeGetRanges")                                                           \
+  XX(XIO_REQ_DELETE, "XIOTypeDeleteFile")                                                          \
+  XX(XIO_REQ_LEASE, "XIOTypeLease")                                                                \
+  XX(XIO_REQ_SNAPSHOT, "XIOTypeSnapshot")
+
+/** The type of one storage request; XIO_REQ_COUNT counts them (not a type). */
+typedef enum xio_request_type {
+#define XIO__REQ_ENUM(e, name) e,
+  XIO_REQUEST_TYPE_MAP(XIO__REQ_ENUM)
+#undef XIO__REQ_ENUM
+      XIO_REQ_COUNT
+} xio_request_type;
+
+/** The trace name of `t` ("XIOTypeWriteFile"), or "?" for a value outside the
+ *  list. Static string; cannot fail. */
+const char *xio_request_type_name(xio_request_type t);
 
 /** One completed storage request (DESIGN.md "Trace events"). Strings are borrowed
  *  for the duration of the callback; file_path is log-safe (no query string). */
@@ -58,7 +72,7 @@ typedef struct xio_trace_event {
   const char *event;    /* "xio_send_complete" */
   int64_t timestamp_us; /* completion, microseconds since the epoch (UTC) */
   const char *file_path;
-  const char *request_type; /* "XIOTypeWriteFile", ... */
+  xio_request_type request_type; /* written as its name: "XIOTypeWriteFile", ... */
   uint64_t offset;
   uint64_t length;
   int http_status;               /* 0 for the local backend or no response */
@@ -72,8 +86,10 @@ typedef struct xio_trace_event {
 
 typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
 
-/** Formats `ev` as one JSON line (no newline) in DESIGN.md's schema. Returns a
- *  malloc'd string, or NULL on out-of-memory. */
+/** Formats `ev` as one JSON line (no newline): the fields above by their names, the
+ *  request type by its name, timestamp as ISO 8601 UTC with microseconds, absent
+ *  strings as "" (error_code: null). Returns a malloc'd string, or NULL on
+ *  out-of-memory. */
 char *xio_trace_event_json(const xio_trace_event *ev);
 
 /* ------------------------------------------------------------- context ---- */
@@ -131,10 +147,10 @@ xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out
 /**
  * Sends a page-blob call made by the caller (see xio/blob.h) through the context's
  * engine and reports it like the file layer's own requests: one trace event of
- * `request_type` (an XIO_RT_* name) with `offset` and `length`. For tools that do
+ * `request_type` with `offset` and `length`. For tools that do
  * more than the file API (properties, leases). Returns the call's result.
  */
-xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type, uint64_t offset,
+xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, xio_request_type request_type, uint64_t offset,
                      uint64_t length, xio_error *err);
 
 /* --------------------------------------------------------------- files ---- */
