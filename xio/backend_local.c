@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -473,11 +474,11 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
 
 /* The data extents of [0, size) by SEEK_DATA/SEEK_HOLE; a file system without them
  * reports one extent covering everything. */
-static xio_err walk_extents(local_file *lf, uint64_t size, xio_blob_ranges *out, xio_error *err) {
+static xio_err walk_extents(local_file *lf, uint64_t size, xio_ranges *out, xio_error *err) {
   for (uint64_t pos = 0; pos < size;) {
     off_t data = lseek(lf->fd, (off_t)pos, SEEK_DATA);
     if (data < 0 && errno == ENXIO) break; /* only a hole from here on */
-    if (data < 0 && errno == EINVAL) return xio_blob_ranges_add(out, pos, size - 1);
+    if (data < 0 && errno == EINVAL) return xio_ranges_add(out, pos, size - 1);
     if (data < 0)
       return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_DATA)", lf->base.path);
     off_t hole = lseek(lf->fd, data, SEEK_HOLE);
@@ -485,14 +486,14 @@ static xio_err walk_extents(local_file *lf, uint64_t size, xio_blob_ranges *out,
       return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_HOLE)", lf->base.path);
     uint64_t end = (uint64_t)hole < size ? (uint64_t)hole : size;
     if (end <= pos || end <= (uint64_t)data) break;
-    xio_err rc = xio_blob_ranges_add(out, (uint64_t)data, end - 1);
+    xio_err rc = xio_ranges_add(out, (uint64_t)data, end - 1);
     if (rc != XIO_OK) return xio_error_set(err, rc, "out of memory listing ranges");
     pos = end;
   }
   return XIO_OK;
 }
 
-static xio_err lf_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
+static xio_err lf_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   local_file *lf = (local_file *)f;
   uint64_t size = atomic_load(&f->size);
   int64_t t0 = mono_us();
@@ -508,7 +509,32 @@ static xio_err lf_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   return XIO_EUNSUPPORTED;
 }
 
+/* --------------------------------------------------- properties, leases ---- */
+
+/* From fstat(2): no storage request. A local file has no lease to report. */
+static xio_err lf_stat(xio_file *f, xio_file_info *out, xio_error *err) {
+  local_file *lf = (local_file *)f;
+  struct stat st;
+  if (fstat(lf->fd, &st) != 0)
+    return xio_error_from_errno(err, errno, "GetFileProperties", "fstat", f->path);
+  char iso[21];
+  out->stored_size = (uint64_t)st.st_size;
+  out->allocated = (uint64_t)st.st_blocks * 512;
+  snprintf(out->last_modified, sizeof out->last_modified, "%s",
+           xio_auth_format_iso8601(st.st_mtime, iso));
+  return XIO_OK;
+}
+
+static xio_err lf_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req,
+                        xio_lease_result *out, xio_error *err) {
+  (void)ctx, (void)req, (void)out;
+  xio_error_set(err, XIO_EUNSUPPORTED,
+                "leases are held on blobs; a local file is locked only while open (%s)", target);
+  xio_error_set_operation(err, "Lease");
+  return XIO_EUNSUPPORTED;
+}
+
 const xio_backend xio__local_backend = {
-    1,         "local", 1,        LOCAL_MAX_REQUEST, lf_open,   lf_submit,
-    lf_resize, lf_sync, lf_close, lf_remove,         lf_ranges, lf_snapshot,
+    1,       "local",  1,         LOCAL_MAX_REQUEST, lf_open,     lf_submit, lf_resize,
+    lf_sync, lf_close, lf_remove, lf_ranges,         lf_snapshot, lf_stat,   lf_lease,
 };

@@ -121,7 +121,7 @@ static xio_err pick(const xio__creds *c, const char *url, const xio_auth_url *u,
   return XIO_OK;
 }
 
-xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
+xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
   xio_auth_url u;
   *out = NULL;
   xio_err rc = xio_auth_url_parse(url, &u, err);

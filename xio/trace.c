@@ -131,17 +131,11 @@ void xio__report_from_call(xio__request_report *r, const xio_blob_call *c,
 xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_call *c,
                          xio_request_type request_type, uint64_t offset, uint64_t length,
                          xio_error *err) {
-  xio_err rc = xio_blob_send(ctx->engine, c, err);
+  xio_err rc = xio_blob_send(xio__ctx_engine(ctx), c, err);
   xio__request_report r;
   xio__report_from_call(&r, c, request_type, offset, length);
   xio__trace_request(ctx, f, path, &r);
   return rc;
-}
-
-xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, xio_request_type request_type, uint64_t offset,
-                     uint64_t length, xio_error *err) {
-  return xio__send_traced(ctx, NULL, xio_blob_call_safe_url(c), c, request_type, offset, length,
-                          err);
 }
 
 xio_err xio__trace_open(xio_ctx *ctx, xio_error *err) {

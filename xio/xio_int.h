@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include <xio/blob.h> /* the page-blob backend's REST calls; never in xio.h */
 #include <xio/xio.h>
 
 typedef struct xio_backend xio_backend;
@@ -117,11 +118,20 @@ struct xio_backend {
 
   /** (sync) Appends the allocated ranges of [0, logical size) to `out`, each storage
    *  request traced as XIO_REQ_RANGES. */
-  xio_err (*ranges)(xio_file *f, xio_blob_ranges *out, xio_error *err);
+  xio_err (*ranges)(xio_file *f, xio_ranges *out, xio_error *err);
 
   /** (sync) Takes a read-only point-in-time copy; its id goes to `id` (`size` bytes),
    *  traced as XIO_REQ_SNAPSHOT. Errors: XIO_EUNSUPPORTED where the backend has none. */
   xio_err (*snapshot)(xio_file *f, char *id, size_t size, xio_error *err);
+
+  /** (sync) Fills the backend's fields of `out` (all but backend, kind and size) from
+   *  the storage, a request traced as XIO_REQ_GET_SIZE where it makes one. */
+  xio_err (*stat)(xio_file *f, xio_file_info *out, xio_error *err);
+
+  /** (sync) Acts on the lease of `target` (a request checked by the generic layer),
+   *  traced as XIO_REQ_LEASE. Errors: XIO_EUNSUPPORTED where the backend has none. */
+  xio_err (*lease)(xio_ctx *ctx, const char *target, const xio_lease_request *req,
+                   xio_lease_result *out, xio_error *err);
 };
 
 extern const xio_backend xio__pageblob_backend;
@@ -233,8 +243,20 @@ int xio__ctx_on_io_thread(xio_ctx *ctx);
 const void *xio__ctx_zeros(const xio_ctx *ctx);
 size_t xio__ctx_zeros_len(const xio_ctx *ctx);
 
-/** The context's options (copied at creation). */
+/** The context's options (copied at creation; no strings: see ctx.c). */
 const xio_ctx_options *xio__ctx_options(const xio_ctx *ctx);
+
+/** The context's REST engine (borrowed, lives as long as the context). */
+xio_blob_engine *xio__ctx_engine(xio_ctx *ctx);
+
+/**
+ * Makes a blob target for `url` with the credential the context resolves for it:
+ * a SAS in the URL, else the credential file's longest matching prefix, else the
+ * connection string, AZURE_STORAGE_ACCOUNT/KEY, AZURE_STORAGE_SAS_TOKEN (for that
+ * account), else anonymous. The caller frees `*out`. Errors: those of
+ * xio_blob_target_new.
+ */
+xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err);
 
 /** Adds / removes an open file in the context's list (for close at ctx_free). */
 void xio__ctx_track(xio_ctx *ctx, xio_file *f);

@@ -178,9 +178,6 @@ xio_err cli_context(cli *c, xio_ctx **out, xio_error *err);
 xio_err cli_open(cli *c, const char *target, const xio_open_options *o, xio_file **out,
                  xio_error *err);
 
-/** A blob target for `url` with the credential the context resolves for it. */
-xio_err cli_blob_target(cli *c, const char *url, xio_blob_target **out, xio_error *err);
-
 /** Frees the context (closing files still open). */
 void cli_context_free(cli *c);
 
@@ -196,8 +193,7 @@ xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s,
 /** Appends the data extents of the local file `fd` of `size` bytes to `out`
  *  (SEEK_DATA/SEEK_HOLE; one extent for all of it where the file system cannot
  *  tell). Errors: XIO_EIO, XIO_ENOMEM. */
-xio_err cli_local_extents(int fd, const char *path, uint64_t size, xio_blob_ranges *out,
-                          xio_error *err);
+xio_err cli_local_extents(int fd, const char *path, uint64_t size, xio_ranges *out, xio_error *err);
 
 /* ---------------------------------------------------------- window.c ---- */
 

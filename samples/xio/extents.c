@@ -1,7 +1,7 @@
 /*
  * extents.c - where a plain local file (put's source) holds data: its data extents
  * by SEEK_DATA/SEEK_HOLE, so a sparse file's holes cost nothing, kept as
- * xio_blob_ranges (sorted, inclusive [start, end]). Targets opened through the file
+ * xio_ranges (sorted, inclusive [start, end]). Targets opened through the file
  * layer list theirs with xio_file_ranges.
  */
 #define _GNU_SOURCE
@@ -10,13 +10,13 @@
 
 #include "cli.h"
 
-static xio_err add(xio_blob_ranges *r, uint64_t start, uint64_t end, xio_error *err) {
-  if (xio_blob_ranges_add(r, start, end) != XIO_OK)
+static xio_err add(xio_ranges *r, uint64_t start, uint64_t end, xio_error *err) {
+  if (xio_ranges_add(r, start, end) != XIO_OK)
     return xio_error_set(err, XIO_ENOMEM, "out of memory listing extents");
   return XIO_OK;
 }
 
-xio_err cli_local_extents(int fd, const char *path, uint64_t size, xio_blob_ranges *out,
+xio_err cli_local_extents(int fd, const char *path, uint64_t size, xio_ranges *out,
                           xio_error *err) {
   uint64_t pos = 0;
   while (pos < size) {
