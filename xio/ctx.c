@@ -11,6 +11,7 @@
  * pointers NULL, except ca_file, which points at the context's own copy.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,7 +110,7 @@ static void teardown(xio_ctx *ctx) {
   xio__trace_close(ctx);
   xio__creds_free(&ctx->creds);
   pthread_mutex_destroy(&ctx->trace_mu);
-  pthread_mutex_destroy(&ctx->files_mu);
+  xio__tracked_destroy(&ctx->open_files);
   free(ctx->ca_file);
   free(ctx->zeros);
   free(ctx);
@@ -122,7 +123,7 @@ xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err) 
   /* The caller's strings are borrowed for setup only (see the top of this file). */
   ctx->opts = opts ? *opts : xio_ctx_options_default();
   pthread_mutex_init(&ctx->trace_mu, NULL);
-  pthread_mutex_init(&ctx->files_mu, NULL);
+  xio__tracked_init(&ctx->open_files);
   xio_err rc = setup(ctx, err);
   ctx->opts.trace_path = ctx->opts.connection_string = ctx->opts.credential_file = NULL;
   ctx->opts.ca_file = ctx->ca_file; /* owned by ctx */
@@ -135,16 +136,21 @@ xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err) 
   return XIO_OK;
 }
 
-void xio_ctx_free(xio_ctx *ctx) {
-  if (!ctx) return;
-  for (;;) {
-    pthread_mutex_lock(&ctx->files_mu);
-    xio_file *f = ctx->files;
-    pthread_mutex_unlock(&ctx->files_mu);
-    if (!f) break;
-    xio_file_close(f, NULL);
-  }
+/* Closes the files still open: each is taken out of the set before it is closed,
+ * so the loop ends whatever a close does. */
+static void close_open_files(xio_ctx *ctx) {
+  xio__tracked_node *n;
+  while ((n = xio__tracked_take(&ctx->open_files)))
+    xio_file_close((xio_file *)((char *)n - offsetof(xio_file, open_node)), NULL);
+}
+
+xio_err xio_ctx_free(xio_ctx *ctx) {
+  if (!ctx) return XIO_OK;
+  /* On the context's own threads, stopping them would wait for ourselves. */
+  if (xio__ctx_on_io_thread(ctx) || xio__keeper_is_keeper(ctx)) return XIO_EINVAL;
+  close_open_files(ctx);
   teardown(ctx);
+  return XIO_OK;
 }
 
 xio_blob_engine *xio__ctx_engine(xio_ctx *ctx) { return ctx->engine; }
@@ -162,19 +168,4 @@ int xio__ctx_on_io_thread(xio_ctx *ctx) {
   return xio_blob_engine_on_io_thread(ctx->engine) || xio__workers_is_worker(&ctx->workers);
 }
 
-void xio__ctx_track(xio_ctx *ctx, xio_file *f) {
-  pthread_mutex_lock(&ctx->files_mu);
-  f->next_open = ctx->files;
-  ctx->files = f;
-  pthread_mutex_unlock(&ctx->files_mu);
-}
-
-void xio__ctx_untrack(xio_ctx *ctx, xio_file *f) {
-  pthread_mutex_lock(&ctx->files_mu);
-  for (xio_file **p = &ctx->files; *p; p = &(*p)->next_open)
-    if (*p == f) {
-      *p = f->next_open;
-      break;
-    }
-  pthread_mutex_unlock(&ctx->files_mu);
-}
+xio__tracked *xio__ctx_open_files(xio_ctx *ctx) { return &ctx->open_files; }

@@ -532,7 +532,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
     b->close(f, NULL);
     return rc;
   }
-  xio__ctx_track(ctx, f);
+  xio__tracked_add(xio__ctx_open_files(ctx), &f->open_node);
   *out = f;
   return XIO_OK;
 }
@@ -540,7 +540,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
 xio_err xio_file_close(xio_file *f, xio_error *err) {
   if (!f) return XIO_OK;
   if (in_callback(f)) return refuse_in_callback(f, "close", err);
-  xio__ctx_untrack(f->ctx, f);
+  xio__tracked_remove(xio__ctx_open_files(f->ctx), &f->open_node);
   wait_idle(f);
   return f->backend->close(f, err);
 }

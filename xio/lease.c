@@ -100,6 +100,10 @@ void xio__keeper_stop(xio_ctx *ctx) {
   k->started = 0;
 }
 
+int xio__keeper_is_keeper(const xio_ctx *ctx) {
+  return ctx->keeper.started && pthread_equal(pthread_self(), ctx->keeper.thread);
+}
+
 void xio__lease_keep(xio_ctx *ctx, xio__lease *l) {
   xio__keeper *k = &ctx->keeper;
   pthread_mutex_lock(&k->mu);

@@ -20,6 +20,8 @@
 #include <xio/blob.h> /* the page-blob backend's REST calls; never in xio.h */
 #include <xio/xio.h>
 
+#include "tracked_int.h"
+
 typedef struct xio_backend xio_backend;
 typedef struct xio__sub xio__sub;
 
@@ -165,10 +167,16 @@ struct xio_file {
     _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared, bytes_zero_written,
         requests, retries, failures, stall_read_us, stall_write_us, stall_other_us;
   } stats;
-  xio_file *next_open; /* the context's list of open files */
+  xio__tracked_node open_node; /* in the context's set of open files */
 };
 
 /* ------------------------------------------------------------ io.c ---- */
+
+/** A job for the local workers. */
+typedef struct xio__job {
+  void (*run)(struct xio__job *job);
+  struct xio__job *next;
+} xio__job;
 
 /** A locked sector range [first, end) of a file (read-modify-write). */
 typedef struct xio__rlock {
@@ -197,6 +205,7 @@ typedef struct xio__io_state {
   int lock_held;
   int internal; /* not an API call: counts no read/write */
   struct xio__io_state *next_flush;
+  xio__job job; /* finishing or flushing on a worker: no allocation, so it cannot fail */
   int nsubs, cap;
   xio__sub subs[];
 } xio__io_state;
@@ -227,12 +236,6 @@ void xio__file_release(xio_file *f);
 
 /* ------------------------------------------------------------- context ---- */
 
-/** A job for the local workers. */
-typedef struct xio__job {
-  void (*run)(struct xio__job *job);
-  struct xio__job *next;
-} xio__job;
-
 /** Queues `job` for a worker thread. */
 void xio__ctx_run(xio_ctx *ctx, xio__job *job);
 
@@ -258,9 +261,9 @@ xio_blob_engine *xio__ctx_engine(xio_ctx *ctx);
  */
 xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err);
 
-/** Adds / removes an open file in the context's list (for close at ctx_free). */
-void xio__ctx_track(xio_ctx *ctx, xio_file *f);
-void xio__ctx_untrack(xio_ctx *ctx, xio_file *f);
+/** The context's set of open files: a file adds its open_node once opened and
+ *  removes it on close; xio_ctx_free closes the files still in it. */
+xio__tracked *xio__ctx_open_files(xio_ctx *ctx);
 
 /* Lease keeper (lease.c): renews the leases of exclusively opened page blobs. */
 typedef struct xio__lease xio__lease;

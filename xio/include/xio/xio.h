@@ -150,9 +150,19 @@ xio_ctx_options xio_ctx_options_default(void);
  */
 xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err);
 
-/** Destroys a context. Files still open are closed first (leases released).
- *  `ctx` may be NULL. */
-void xio_ctx_free(xio_ctx *ctx);
+/**
+ * Destroys a context. Teardown contract: files still open are closed first (each
+ * waits for its requests and releases its lease, as xio_file_close), then the lease
+ * keeper, the local workers, the REST engine and the trace file stop, in that
+ * order. The context owns its files' shared machinery, so every xio_file of `ctx`
+ * is invalid afterwards, and no other thread may use the context or its files
+ * once the call starts. Call it from an application thread, never from a
+ * completion or trace callback: on the context's own threads (I/O, workers, lease
+ * keeper) it would wait for itself, so there it does nothing and returns
+ * XIO_EINVAL. Otherwise returns XIO_OK (failures to release leases are not
+ * reported: close files first to see them). `ctx` may be NULL.
+ */
+xio_err xio_ctx_free(xio_ctx *ctx);
 
 /* --------------------------------------------------------------- files ---- */
 
