@@ -1,9 +1,10 @@
 /*
  * lease.c - the lease command: acquire, renew, release or break the lease on a
  * page blob by hand, as an operator does after a crash left a file leased (SQL
- * Server's files on page blobs hold a lease while open). acquire proposes its own
- * lease id (so a retry after a lost response gets the same lease) and prints it;
- * renew and release need it back with --lease-id; break ends whoever's lease.
+ * Server's files on page blobs hold a lease while open), through the file layer's
+ * xio_lease. acquire proposes a lease id (--lease-id, else a fresh one, so a retry
+ * after a lost response gets the same lease) and prints it; renew and release need
+ * it back with --lease-id; break ends whoever's lease.
  *
  * Leases are a blob thing: a local file is locked (flock) only while a command has
  * it open, so there is nothing to hold between commands.
