@@ -6,8 +6,7 @@
  *
  * The program is a handful of small modules, one concept each:
  *   options.c      the command line and its defaults (bench_config)
- *   units.c        sizes and durations, parsed and printed ("1 GiB", "3.2 ms")
- *   clock.c        wall and CPU clocks
+ *   clock.c        the CPU clock (sizes, times and wall time: samples/common)
  *   stats.c        min / median / max and percentiles
  *   counter.c      counting storage requests from the trace callback
  *   emulator.c     the emulator's endpoint, its memory budget, and restarts
@@ -31,6 +30,8 @@
 #include <stdio.h>
 
 #include <xio/xio.h>
+
+#include "samples_common.h"
 
 #define BENCH_KiB 1024ull
 #define BENCH_MiB (1024ull * 1024)
@@ -80,24 +81,7 @@ typedef struct bench_config {
  *  for bad usage (message printed to stderr). */
 int bench_options_parse(bench_config *c, int argc, char **argv);
 
-/* --------------------------------------------------------------- units ---- */
-
-/** Parses "512", "8K", "1M", "4G", "1T" (binary; optional "iB"/"B"). Returns 0 or -1. */
-int bench_parse_size(const char *s, uint64_t *out);
-
-/** Writes a size for people: "1 GiB", "8 MiB", "1536 KiB", "100 B". */
-char *bench_fmt_size(uint64_t bytes, char *buf, size_t n);
-
-/** Writes a duration for people: "850 us", "3.2 ms", "4.85 s", "83 min". */
-char *bench_fmt_secs(double secs, char *buf, size_t n);
-
-/** Writes a ratio: "3500x", "42x", "1.8x". */
-char *bench_fmt_ratio(double r, char *buf, size_t n);
-
 /* --------------------------------------------------------------- clock ---- */
-
-/** Monotonic seconds. */
-double bench_now(void);
 
 /** This process's user + system CPU seconds (all threads). */
 double bench_cpu_seconds(void);

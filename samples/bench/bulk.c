@@ -33,13 +33,13 @@ static xio_err pass(bench_target *t, xio_file *f, bulk_job *j, int depth, double
   bench_pump_result pr;
   uint64_t n = (j->size + j->req - 1) / j->req;
   bench_counter_reset(t->counter);
-  double c0 = bench_cpu_seconds(), t0 = bench_now();
+  double c0 = bench_cpu_seconds(), t0 = samples_now();
   xio_err rc = bench_pump(f, depth, n, 0, next_bulk, j, &pr);
   if (rc == XIO_OK)
     rc = xio_file_flush(f, err);
   else
     *err = pr.error;
-  *secs = bench_now() - t0;
+  *secs = samples_now() - t0;
   *cpu = bench_cpu_seconds() - c0;
   bench_counter_get(t->counter, req);
   free(pr.lat_us);
@@ -93,7 +93,7 @@ static void finish_row(bench_row *row, const double *cpu, uint64_t size) {
   row->cpu_s_per_gib = gib > 0 ? med / gib : 0;
   char m[32];
   printf("  bulk %-5s in-flight %2d  %8.1f MiB/s  %.3f CPU s/GiB  (%s)\n", row->op, row->depth,
-         row->mib_s, row->cpu_s_per_gib, bench_fmt_secs(row->t_med, m, sizeof m));
+         row->mib_s, row->cpu_s_per_gib, samples_fmt_secs(row->t_med, m, sizeof m));
   fflush(stdout);
 }
 

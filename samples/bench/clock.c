@@ -1,18 +1,11 @@
 /*
- * clock.c - the two clocks the benchmark reads: monotonic wall time for durations
- * and this process's CPU time (all threads, user + system) for the client's cost.
+ * clock.c - this process's CPU time (all threads, user + system), the client's cost
+ * of a transfer; wall time is samples_now (samples/common).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <sys/resource.h>
-#include <time.h>
 
 #include "bench.h"
-
-double bench_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 

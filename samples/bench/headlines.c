@@ -40,9 +40,9 @@ static void sentence(const char *backend, const char *op, const bench_row *z, co
           "%s%s, %s %s: clear is %s %s than zero (%s vs %s%s; %llu vs %llu%s "
           "requests)\n",
           md ? "- " : "  ", strcmp(backend, "pageblob") ? "local file" : "page blob", short_op(op),
-          bench_fmt_size(z->size, size, sizeof size),
-          bench_fmt_ratio(faster ? ratio : 1 / ratio, r, sizeof r), faster ? "faster" : "slower",
-          bench_fmt_secs(c->t_med, tc, sizeof tc), bench_fmt_secs(z->t_med, tz, sizeof tz),
+          samples_fmt_size(z->size, size, sizeof size),
+          samples_fmt_ratio(faster ? ratio : 1 / ratio, r, sizeof r), faster ? "faster" : "slower",
+          samples_fmt_secs(c->t_med, tc, sizeof tc), samples_fmt_secs(z->t_med, tz, sizeof tz),
           z->extrapolated ? ", zero extrapolated" : "", (unsigned long long)c->req.total,
           (unsigned long long)z->req.total, z->extrapolated ? " extrapolated" : "");
 }

@@ -14,7 +14,7 @@ static void context(const bench_report *rep, FILE *f) {
   char mem[32], cap[32], up[32], s[32];
   fprintf(f, "# xio-bench results\n\n");
   fprintf(f, "Measured %s on %ld CPUs (%s), %s RAM, %s.\n\n", x->date, x->nproc, x->cpu,
-          bench_fmt_size(x->mem_bytes, mem, sizeof mem), x->kernel);
+          samples_fmt_size(x->mem_bytes, mem, sizeof mem), x->kernel);
   fprintf(f,
           "**Page blobs: Azurite, an in-memory emulator on loopback (%s), not Azure.** Client "
           "and emulator share this machine's CPUs; on Azure, requests cross a network and the "
@@ -28,11 +28,11 @@ static void context(const bench_report *rep, FILE *f) {
           x->sanitized ? " **Built with AddressSanitizer: times are not representative.**" : "");
   fprintf(f, "Settings: sizes");
   for (int i = 0; i < c->nsizes; i++)
-    fprintf(f, "%s %s", i ? "," : "", bench_fmt_size(c->sizes[i], s, sizeof s));
+    fprintf(f, "%s %s", i ? "," : "", samples_fmt_size(c->sizes[i], s, sizeof s));
   fprintf(f,
           "; %d runs each, init zero %d (median, min – max); init zero above %s "
           "extrapolated (\\*); page-blob writes carry a %s checksum; total time %.0f s.\n",
-          c->runs, c->zero_runs, bench_fmt_size(c->zero_cap, cap, sizeof cap),
+          c->runs, c->zero_runs, samples_fmt_size(c->zero_cap, cap, sizeof cap),
           bench_checksum_name(c->checksum), x->total_seconds);
   if (x->emulator_resets)
     fprintf(f,
@@ -40,7 +40,7 @@ static void context(const bench_report *rep, FILE *f) {
             "blobs (%s uploaded in all; Azurite frees deleted blobs only in a garbage collection "
             "every 10 minutes).\n",
             x->emulator_resets, x->emulator_resets > 1 ? "s" : "",
-            bench_fmt_size(x->emulator_uploaded, up, sizeof up));
+            samples_fmt_size(x->emulator_uploaded, up, sizeof up));
 }
 
 static void method(FILE *f) {

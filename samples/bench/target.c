@@ -111,9 +111,9 @@ static int local_reserve(bench_target *t, uint64_t bytes, char *why, size_t n) {
   if (bench_space(t->base, t->disk_margin, &avail, &keep) != 0) return 1;
   if (avail >= bytes && avail - bytes >= keep) return 1;
   char a[32], b[32], c[32];
-  snprintf(why, n, "needs %s free + %s margin on %s; %s free", bench_fmt_size(bytes, a, sizeof a),
-           bench_fmt_size(keep, b, sizeof b), bench_fs_type(t->base),
-           bench_fmt_size(avail, c, sizeof c));
+  snprintf(why, n, "needs %s free + %s margin on %s; %s free", samples_fmt_size(bytes, a, sizeof a),
+           samples_fmt_size(keep, b, sizeof b), bench_fs_type(t->base),
+           samples_fmt_size(avail, c, sizeof c));
   return 0;
 }
 

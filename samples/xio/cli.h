@@ -6,7 +6,8 @@
  * its name and returns the exit status: 0 done, 1 the operation failed (the error
  * and a hint are printed), 2 bad usage. Around the commands sit small helpers, one
  * concept per file: argument parsing (args.c), option values such as sizes and
- * durations (values.c), output for people and for --json (output.c), errors with
+ * durations (values.c), output for people and for --json (output.c; sizes, times and the
+ * clock come from samples/common), errors with
  * hints (errors.c), the xio context built from the global options (context.c), the
  * allocated ranges of a target (extents.c), a window of requests in flight
  * (window.c) and the progress bar (progress.c).
@@ -26,6 +27,8 @@
 
 #include <cjson/cJSON.h>
 #include <xio/xio.h>
+
+#include "samples_common.h"
 
 /* Exit statuses. */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
@@ -125,21 +128,15 @@ int cli_value_init(const cli *c, const char *text, xio_init *out);
 
 /* ---------------------------------------------------------- output.c ---- */
 
-/** 1 when `target` is a blob URL (http:// or https://), 0 for a local path. */
-int cli_is_url(const char *target);
+/** 1 when `target` is a blob URL (http:// or https://, as xio_target_classify says),
+ *  0 otherwise. */
+static inline int cli_is_url(const char *target) {
+  return xio_target_classify(target) == XIO_TARGET_BLOB;
+}
 
 /** The log-safe form of `target` (a URL without its query; a path as is). malloc'd;
  *  NULL only on out-of-memory. */
 char *cli_safe_target(const char *target);
-
-/** `n` bytes for people: "512 B", "4.0 KiB", "1.00 GiB". Returns `buf`. */
-const char *cli_human_size(uint64_t n, char buf[32]);
-
-/** Seconds for people: "850 us", "12.3 ms", "1.52 s", "2m05s". Returns `buf`. */
-const char *cli_human_time(double seconds, char buf[32]);
-
-/** Monotonic clock, seconds. */
-double cli_now(void);
 
 /** Prints a line of human output on stdout, unless --quiet or --json. */
 void cli_say(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

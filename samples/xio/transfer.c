@@ -219,10 +219,10 @@ static void put_report(const put_job *j, const char *target, double secs) {
   cli_say(j->c,
           "put %s -> %s: %s %s file; scanned %s, sent %s in %" PRIu64 " write%s, skipped %" PRIu64
           " zero page%s, in %s (%.1f MiB/s)",
-          j->local, target, cli_human_size(j->size, hs), cli_kind_name(j->kind),
-          cli_human_size(j->scanned, hc), cli_human_size(j->sent, hn), j->writes,
-          cli_plural(j->writes), pages - j->pages_sent, cli_plural(pages - j->pages_sent),
-          cli_human_time(secs, ht), rate);
+          j->local, target, samples_fmt_size(j->size, hs, sizeof hs), cli_kind_name(j->kind),
+          samples_fmt_size(j->scanned, hc, sizeof hc), samples_fmt_size(j->sent, hn, sizeof hn),
+          j->writes, cli_plural(j->writes), pages - j->pages_sent,
+          cli_plural(pages - j->pages_sent), samples_fmt_secs(secs, ht, sizeof ht), rate);
 }
 
 /* Opens LOCAL for reading and learns its size and kind. */
@@ -242,7 +242,7 @@ static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err)
 /* Uploads, then closes the target; removes a target left half written. */
 static int put_run(put_job *j, const char *target, int force) {
   xio_error e, ce;
-  double t0 = cli_now();
+  double t0 = samples_now();
   xio_err rc = create_target(j, target, force, &e);
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
   char *safe = strdup(xio_file_path(j->f));
@@ -253,7 +253,7 @@ static int put_run(put_job *j, const char *target, int force) {
     e = ce;
   }
   if (rc == XIO_OK)
-    put_report(j, safe ? safe : "", cli_now() - t0);
+    put_report(j, safe ? safe : "", samples_now() - t0);
   else
     xio_file_delete(j->c->ctx, target, NULL);
   free(safe);
@@ -370,9 +370,10 @@ static void get_report(const get_job *j, double secs) {
   cli_say(j->c,
           "got %s -> %s: %s %s file; fetched %s of data in %zu range%s (%" PRIu64
           " read%s), in %s (%.1f MiB/s)",
-          xio_file_path(j->f), j->local, cli_human_size(j->size, hs), cli_kind_name(kind),
-          cli_human_size(j->fetched, hf), j->ranges.n, cli_plural(j->ranges.n), j->reads,
-          cli_plural(j->reads), cli_human_time(secs, ht), rate);
+          xio_file_path(j->f), j->local, samples_fmt_size(j->size, hs, sizeof hs),
+          cli_kind_name(kind), samples_fmt_size(j->fetched, hf, sizeof hf), j->ranges.n,
+          cli_plural(j->ranges.n), j->reads, cli_plural(j->reads),
+          samples_fmt_secs(secs, ht, sizeof ht), rate);
 }
 
 /* Creates LOCAL (refusing an existing one unless --force). */
@@ -390,7 +391,7 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
 
 static int get_run(get_job *j, int force) {
   xio_error e;
-  double t0 = cli_now();
+  double t0 = samples_now();
   xio_err rc = create_local(j, force, &e);
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
   rc = download(j, &e);
@@ -400,7 +401,7 @@ static int get_run(get_job *j, int force) {
   if (rc != XIO_OK)
     unlink(j->local);
   else
-    get_report(j, cli_now() - t0);
+    get_report(j, samples_now() - t0);
   return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
 }
 
