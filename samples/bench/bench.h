@@ -6,12 +6,11 @@
  *
  * The program is a handful of small modules, one concept each:
  *   options.c      the command line and its defaults (bench_config)
- *   clock.c        the CPU clock (sizes, times and wall time: samples/common)
  *   stats.c        min / median / max and percentiles
  *   counter.c      counting storage requests from the trace callback
  *   emulator.c     the emulator's endpoint, its memory budget, and restarts
- *   target.c       a backend to measure on: a context and a place for files
- *   space.c        local free space, checked before allocating
+ *   target.c       a backend to measure on: a context, a place for files, and
+ *                  the room left there (emulator memory, local free space)
  *   results.c      the list of result rows every section appends to
  *   growth.c       create-with-size, grow-by and zero-range measurements
  *   extrapolate.c  zero-write times past the cap, derived from the cap's rate
@@ -80,11 +79,6 @@ typedef struct bench_config {
 /** Parses argv into `c` (defaults first). Returns 0, 1 for --help (printed), or 2
  *  for bad usage (message printed to stderr). */
 int bench_options_parse(bench_config *c, int argc, char **argv);
-
-/* --------------------------------------------------------------- clock ---- */
-
-/** This process's user + system CPU seconds (all threads). */
-double bench_cpu_seconds(void);
 
 /* --------------------------------------------------------------- stats ---- */
 
@@ -191,13 +185,6 @@ void bench_target_file(bench_target *t, const char *stem, char *out, size_t n);
  * remake the context (detail in `err`).
  */
 int bench_target_reserve(bench_target *t, uint64_t bytes, char *why, size_t n, xio_error *err);
-
-/* --------------------------------------------------------------- space ---- */
-
-/** Free bytes for unprivileged users on the file system holding `path`, and the
- *  margin to keep (`margin` when nonzero, else max(4 GiB, 10% of its size)).
- *  Returns 0, or -1 when statvfs fails. */
-int bench_space(const char *path, uint64_t margin, uint64_t *avail, uint64_t *keep);
 
 /** The file system type holding `path` ("ext4", "tmpfs", "xfs", ... or "unknown"). */
 const char *bench_fs_type(const char *path);
