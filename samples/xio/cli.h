@@ -6,11 +6,10 @@
  * its name and returns the exit status: 0 done, 1 the operation failed (the error
  * and a hint are printed), 2 bad usage. Around the commands sit small helpers, one
  * concept per file: argument parsing (args.c), option values such as sizes and
- * durations (values.c), output for people and for --json (output.c; sizes, times and the
- * clock come from samples/common), errors with
- * hints (errors.c), the xio context built from the global options (context.c), the
- * allocated ranges of a target (extents.c), a window of requests in flight
- * (window.c) and the progress bar (progress.c).
+ * durations (values.c), output for people and for --json (output.c; sizes, times
+ * and the clock come from samples/common), errors with hints (errors.c), the xio
+ * context built from the global options (context.c), a window of requests in
+ * flight (window.c) and the progress bar (progress.c).
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -187,14 +186,6 @@ void cli_context_free(cli *c);
  *  a lease is fine. `*remaining_s` (may be NULL) gets the seconds until the lease
  *  ends. */
 xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s, xio_error *err);
-
-/* --------------------------------------------------------- extents.c ---- */
-
-/** Appends the data extents of the local file `fd` of `size` bytes to `out`
- *  (SEEK_DATA/SEEK_HOLE; one extent for all of it where the file system cannot
- *  tell). Errors: XIO_EIO, XIO_ENOMEM. */
-xio_err cli_local_extents(int fd, const char *path, uint64_t size, xio_blob_ranges *out,
-                          xio_error *err);
 
 /* ---------------------------------------------------------- window.c ---- */
 
