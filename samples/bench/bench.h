@@ -18,7 +18,8 @@
  *   bulk.c         bulk write/read throughput at several in-flight depths
  *   randio.c       8 KiB random reads and writes at queue depth 1 and 32
  *   context.c      the machine the numbers were measured on
- *   out_csv.c, out_json.c, out_md.c, summary.c   the reports
+ *   out_csv.c, out_json.c   the reports for programs
+ *   out_md.c       the reports for people: results.md and the terminal summary
  *   plot.c         drawing the plots with gnuplot (plot.gp)
  */
 #ifndef XIO_BENCH_H
@@ -223,6 +224,9 @@ bench_row *bench_results_add(bench_results *r);
 /** Finds the growth row of backend/op/policy/size, or NULL. */
 const bench_row *bench_results_find(const bench_results *r, const char *backend, const char *op,
                                     const char *policy, uint64_t size);
+
+/** 1 when `w` (may be NULL) was measured or derived: status "ok" with runs. */
+int bench_row_usable(const bench_row *w);
 
 /** Number of rows with status "failed". */
 int bench_results_failed(const bench_results *r);

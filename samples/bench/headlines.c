@@ -14,8 +14,6 @@ static const char *short_op(const char *op) {
   return "zeroing";
 }
 
-static int usable(const bench_row *w) { return w && strcmp(w->status, "ok") == 0 && w->runs > 0; }
-
 /* The largest size with usable zero and clear rows; measured-only when `extrap` is 0. */
 static int largest(const bench_report *rep, const char *backend, const char *op, int extrap,
                    const bench_row **zero, const bench_row **clear) {
@@ -24,7 +22,8 @@ static int largest(const bench_report *rep, const char *backend, const char *op,
     uint64_t s = rep->cfg->sizes[i];
     const bench_row *z = bench_results_find(rep->res, backend, op, "zero", s);
     const bench_row *c = bench_results_find(rep->res, backend, op, "clear", s);
-    if (!usable(z) || !usable(c) || c->t_med <= 0 || z->extrapolated != extrap) continue;
+    if (!bench_row_usable(z) || !bench_row_usable(c) || c->t_med <= 0 || z->extrapolated != extrap)
+      continue;
     *zero = z, *clear = c;
     return 1;
   }

@@ -43,8 +43,6 @@ static int sizes_of(const bench_results *r, const char *backend, const char *op,
   return n;
 }
 
-static int usable(const bench_row *w) { return w && strcmp(w->status, "ok") == 0 && w->runs > 0; }
-
 /* The extrapolation mark: escaped in markdown, where a bare "*" may start emphasis. */
 static const char *mark(const bench_row *w, int md) {
   return !w->extrapolated ? "" : md ? "\\*" : "*";
@@ -55,7 +53,7 @@ static void time_cell(const bench_row *w, int md, char *out) {
   char a[32], b[32], c[32];
   if (!w)
     snprintf(out, BENCH_TABLE_CELL, "n/a");
-  else if (!usable(w))
+  else if (!bench_row_usable(w))
     snprintf(out, BENCH_TABLE_CELL, "%s", w->status);
   else if (md && w->runs > 1)
     snprintf(out, BENCH_TABLE_CELL, "%s (%s – %s)%s%s", samples_fmt_secs(w->t_med, a, sizeof a),
@@ -68,7 +66,7 @@ static void time_cell(const bench_row *w, int md, char *out) {
 
 static void ratio_cell(const bench_row *zero, const bench_row *clear, int md, char *out) {
   char r[32];
-  if (!usable(zero) || !usable(clear) || clear->t_med <= 0)
+  if (!bench_row_usable(zero) || !bench_row_usable(clear) || clear->t_med <= 0)
     snprintf(out, BENCH_TABLE_CELL, "-");
   else
     snprintf(out, BENCH_TABLE_CELL, "%s%s%s",
@@ -81,7 +79,7 @@ static void requests_cell(const bench_row *const w[3], int first, int md, char *
   out[0] = '\0';
   for (int p = first; p < 3; p++) {
     char one[32];
-    if (usable(w[p]))
+    if (bench_row_usable(w[p]))
       snprintf(one, sizeof one, "%llu%s", (unsigned long long)w[p]->req.total, mark(w[p], md));
     else
       snprintf(one, sizeof one, "-");
@@ -116,7 +114,7 @@ static void footnotes(const bench_report *rep, const char *backend, const char *
       fprintf(out, "%s%s %s: %s%s%s\n", pre, w->policy, samples_fmt_size(w->size, s, sizeof s),
               ok ? "" : w->status, !ok && w->note[0] ? ": " : "", w->note);
   }
-  if (extrap && usable(cap)) {
+  if (extrap && bench_row_usable(cap)) {
     char s[32];
     fprintf(out,
             "%s%s extrapolated: not run; the zero-write time measured at %s (%.0f MiB/s) "
@@ -172,7 +170,7 @@ static const bench_row *find_io(const bench_results *r, const char *kind, const 
 static void rate_cell(const bench_row *w, double v, const char *fmt, char *out) {
   if (!w)
     snprintf(out, BENCH_TABLE_CELL, "n/a");
-  else if (!usable(w))
+  else if (!bench_row_usable(w))
     snprintf(out, BENCH_TABLE_CELL, "%s", w->status);
   else
     snprintf(out, BENCH_TABLE_CELL, fmt, v);
