@@ -18,7 +18,7 @@
 # names: every container in a blob URL (https://ACCOUNT.blob.core.windows.net/C/...,
 # http://HOST:PORT/ACCOUNT/C/...) must be a valid name: 3-63 characters, lowercase
 # letters, digits and single dashes, starting and ending with a letter or digit.
-set -u
+set -uf # no globbing: the README's words are split, never expanded
 
 die() { echo "readme_examples: $*" >&2; exit 1; }
 
