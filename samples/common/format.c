@@ -15,11 +15,11 @@ char *samples_fmt_size(uint64_t bytes, char *buf, size_t n) {
   }
   double v = (double)bytes / 1024;
   int u = 0;
-  while (v >= 1024 && u < 4) {
+  while (v >= 1023.5 && u < 4) { /* 1023.9 GiB shows as 1.00 TiB, never "1024 GiB" */
     v /= 1024;
     u++;
   }
-  /* three significant digits, but never 1024.0 of a unit from rounding */
+  /* three significant digits; the bounds keep rounding from adding a fourth */
   snprintf(buf, n, v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s", v, units[u]);
   return buf;
 }
