@@ -144,10 +144,11 @@ static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out
 static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
   xio_ctx *ctx = p->base.ctx;
   char proposed[37];
-  xio_blob_new_lease_id(proposed);
+  xio_err rc = xio_blob_new_uuid(proposed, err);
+  if (rc != XIO_OK) return rc;
   xio_blob_lease_args acquire = {XIO_BLOB_LEASE_ACQUIRE, NULL, proposed,
                                  xio__ctx_options(ctx)->lease_duration_s, 0};
-  xio_err rc = lease_call(p, &acquire, p->lease.id, err);
+  rc = lease_call(p, &acquire, p->lease.id, err);
   if (rc == XIO_EBUSY && break_first) {
     xio_blob_lease_args brk = {XIO_BLOB_LEASE_BREAK, NULL, NULL, 0, 0};
     xio_error_clear(err);
@@ -424,7 +425,8 @@ static xio_err pb_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
   char proposed[37];
   xio_blob_lease_args a = {blob_action(req->action), NULL, NULL, 0, 0};
   if (req->action == XIO_LEASE_ACQUIRE) {
-    if (!req->lease_id) xio_blob_new_lease_id(proposed);
+    xio_err rc = req->lease_id ? XIO_OK : xio_blob_new_uuid(proposed, err);
+    if (rc != XIO_OK) return rc;
     a.proposed_id = req->lease_id ? req->lease_id : proposed;
     a.duration_s = req->duration_s;
   } else if (req->action == XIO_LEASE_BREAK) {

@@ -98,13 +98,13 @@ static void stat_human(const info *in) {
   printf("%-11s %s\n", "backend", in->props.backend);
   printf("%-11s %s\n", "kind", cli_kind_name(in->props.kind));
   printf("%-11s %" PRIu64 " bytes (%s)\n", "size", in->props.size,
-         cli_human_size(in->props.size, h));
+         samples_fmt_size(in->props.size, h, sizeof h));
   if (blob)
     printf("%-11s %" PRIu64 " bytes, %s\n", "blob size", in->props.stored_size,
            in->props.blob_type);
   double pct = in->props.size ? 100.0 * (double)in->allocated / (double)in->props.size : 0;
   printf("%-11s %" PRIu64 " bytes (%s, %.1f%%)", "allocated", in->allocated,
-         cli_human_size(in->allocated, h), pct);
+         samples_fmt_size(in->allocated, h, sizeof h), pct);
   if (in->has_ranges) printf(" in %zu range%s", in->ranges.n, cli_plural(in->ranges.n));
   printf("\n");
   print_lease(in);
@@ -160,7 +160,7 @@ static void ranges_human(const cli *c, const info *in) {
   uint64_t total = xio_ranges_bytes(&in->ranges);
   if (!c->quiet)
     printf("%zu range%s, %" PRIu64 " bytes (%s) of %" PRIu64 "\n", in->ranges.n,
-           cli_plural(in->ranges.n), total, cli_human_size(total, h), in->props.size);
+           cli_plural(in->ranges.n), total, samples_fmt_size(total, h, sizeof h), in->props.size);
 }
 
 static int run_ranges(cli *c, int argc, char **argv) {
