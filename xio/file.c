@@ -482,7 +482,9 @@ xio_err xio_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req
     return xio_error_set(err, XIO_EINVAL,
                          "a lease request would block: not allowed from a completion callback");
   xio_err rc = check_lease(req, err);
-  return rc == XIO_OK ? xio__backend_for(target)->lease(ctx, target, req, out, err) : rc;
+  if (rc != XIO_OK) return rc;
+  const xio_backend *b = xio__backend_for(target);
+  return b ? b->lease(ctx, target, req, out, err) : unsupported_target(target, err);
 }
 
 xio_kind xio_file_kind(const xio_file *f) { return f->kind; }

@@ -541,6 +541,8 @@ TEST(lease_actions_by_hand) {
   ASSERT_ERR(xio_lease(fx.ctx, url, &rq, &res, &e), XIO_EINVAL, &e); /* renew needs an id */
   rq = (xio_lease_request){XIO_LEASE_ACQUIRE, NULL, 5, 0};
   ASSERT_ERR(xio_lease(fx.ctx, url, &rq, &res, &e), XIO_EINVAL, &e); /* 5 s: too short */
+  rq = (xio_lease_request){XIO_LEASE_BREAK, NULL, 0, 0};
+  ASSERT_ERR(xio_lease(fx.ctx, "ftp://host/c/b", &rq, &res, &e), XIO_EUNSUPPORTED, &e);
   xfix_trace_reset(&fx);
   rq = (xio_lease_request){XIO_LEASE_ACQUIRE, NULL, -1, 0};
 #if LOCAL
