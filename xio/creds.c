@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/auth.h>
+
 #include "ctx_int.h"
 
 static char *read_file(const char *path, xio_error *err) {

@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include <xio/auth.h>
+
 #include "xio_int.h"
 
 typedef struct xio__creds {

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <xio/auth.h>
+
 #include "bench.h"
 
 /* Free bytes for unprivileged users on the file system holding `path`, and the

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xio/auth.h>
+
 #include "demo_int.h"
 
 #define MiB (1024ull * 1024)

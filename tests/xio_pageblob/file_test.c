@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xio/auth.h>
+
 #include "test.h"
 #include "util.h"
 #include "xfix.h"

@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <xio/auth.h> /* xio_auth_clock */
+#include <xio/base.h> /* the shared base: xio_auth_clock, URLs */
 #include <xio/error.h>
 
 #ifdef __cplusplus
@@ -130,7 +130,7 @@ typedef struct xio_ctx_options {
   int use_environment;           /* read XIO_TRACE, AZURE_STORAGE_* , XIO_CREDENTIALS,
                                     XIO_CA_BUNDLE (default 1) */
   const char *connection_string; /* an Azure Storage connection string, or NULL */
-  const char *credential_file;   /* JSON credential file (see xio/auth.h), or NULL */
+  const char *credential_file;   /* JSON credential file (see <xio/auth.h>), or NULL */
   const char *ca_file;           /* extra CA bundle (PEM) to trust besides the system
                                     store, or NULL: wins over XIO_CA_BUNDLE */
   int allow_insecure_remote;     /* allow http:// to non-loopback hosts (default 0) */
