@@ -129,7 +129,4 @@ const xio_auth_cred *xio__blob_call_cred(const xio_blob_call *c);
 /** The encoded path the call addresses (blob, container or account). */
 const char *xio__blob_call_path(const xio_blob_call *c);
 
-/** Monotonic microseconds. */
-int64_t xio__blob_now_us(void);
-
 #endif

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/auth.h>
+
 #include "creds_int.h"
 #include "ctx_int.h"
 
@@ -366,7 +368,7 @@ xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blo
   return rc;
 }
 
-xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
+xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
   xio_auth_url u;
   *out = NULL;
   xio_err rc = xio_auth_url_parse(url, &u, err);

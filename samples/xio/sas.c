@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <xio/auth.h>
 #include <xio/credentials.h>
 
 #include "cli.h"

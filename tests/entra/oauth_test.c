@@ -60,10 +60,11 @@ static void exercise_file_api(efix *f) {
   ASSERT_MEM_EQ(back, buf, sizeof buf);
   ASSERT_OK(xio_file_set_size(file, 2 << 20, XIO_INIT_DEFAULT, &e), &e);
   ASSERT_OK(xio_file_zero(file, 4096, 512, XIO_INIT_CLEAR, &e), &e);
-  xio_blob_ranges r = {NULL, 0, 0};
+  xio_ranges r;
+  memset(&r, 0, sizeof r);
   ASSERT_OK(xio_file_ranges(file, &r, &e), &e);
   ASSERT(r.n >= 1);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
   ASSERT_OK(xio_file_snapshot(file, snap, sizeof snap, &e), &e);
   ASSERT_OK(xio_file_close(file, &e), &e);
   efix_blob(f, "db.ldf", url, sizeof url);
