@@ -59,7 +59,9 @@ static int every_command(void) {
   RUN(&r, 0, "grow", url, "--size", "2M");
   RUN(&r, 0, "zero", url, "--offset", "0", "--length", "512");
   RUN(&r, 0, "--json", "stat", url);
-  ASSERT_EQ((long)clirun_num(clirun_json(&r), "size"), 2L << 20);
+  cJSON *st = clirun_json(&r);
+  ASSERT_EQ((long)clirun_num(st, "size"), 2L << 20);
+  cJSON_Delete(st);
   RUN(&r, 0, "ranges", url);
   RUN(&r, 0, "snapshot", url);
   RUN(&r, 0, "--quiet", "lease", "acquire", url, "--duration", "15");

@@ -73,7 +73,8 @@ TEST(user_delegation_sas_allows_exactly_its_permissions) {
   ASSERT_EQ(with_sas("PUT", url, "comp=page", r, put_page, page, sizeof page), 403);
   ASSERT_EQ(with_sas("DELETE", url, NULL, r, NULL, NULL, 0), 403);
   /* Permissions edited after signing: the signature no longer matches. */
-  char *edited = strdup(r);
+  char *edited = malloc(strlen(r) + 2);
+  memcpy(edited, r, strlen(r) + 1);
   char *sp = strstr(edited, "sp=r&");
   ASSERT(sp != NULL);
   memmove(sp + 5, sp + 4, strlen(sp + 4) + 1);

@@ -94,7 +94,9 @@ xio_err xio_auth_token_parse_json(const char *json, time_t now, xio_auth_token *
  * wins; *used gets the method that gave it, may be NULL). Blocks (an HTTP request,
  * or running the CLI), each source bounded by opts->timeout_ms. `client_id` (may be
  * NULL) overrides the options' for a managed identity. Errors: XIO_EAUTH with a
- * message listing every source tried and why it failed, XIO_ENOMEM.
+ * message listing every source tried and why it failed, XIO_ENOCRED (the same
+ * message) when no source applies at all (none configured, no CLI installed),
+ * XIO_ENOMEM.
  */
 xio_err xio_auth_entra_fetch(const xio_auth_entra_options *opts, xio_auth_entra_method method,
                              const char *client_id, const char *scope, xio_auth_token *out,
