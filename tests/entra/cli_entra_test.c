@@ -65,13 +65,19 @@ static int every_command(void) {
   RUN(&r, 0, "ranges", url);
   RUN(&r, 0, "snapshot", url);
   RUN(&r, 0, "--quiet", "lease", "acquire", url, "--duration", "15");
+  char id[64];
+  snprintf(id, sizeof id, "%.*s", (int)strcspn(r.out, "\r\n"), r.out);
+  ASSERT_EQ(strlen(id), 36u);
+  RUN(&r, 0, "lease", "renew", url, "--lease-id", id);
+  RUN(&r, 0, "lease", "release", url, "--lease-id", id);
+  RUN(&r, 0, "lease", "acquire", url, "--duration", "15");
   RUN(&r, 0, "lease", "break", url, "--break-period", "0");
   RUN(&r, 0, "put", local, url2);
   RUN(&r, 0, "get", url2, back);
   RUN(&r, 0, "rm", url2);
   RUN(&r, 0, "rm", url);
   clirun_free(&r);
-  return 12;
+  return 15;
 }
 
 TEST(cli_every_command_with_managed_identity) {
