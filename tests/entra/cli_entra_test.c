@@ -174,3 +174,27 @@ TEST(cli_warns_before_sas_expires) {
   clirun_free(&r);
   free(sas);
 }
+
+TEST(cli_entra_option_asks_the_metadata_service) {
+  char cont[64], url[600], imds_url[128];
+  standin_env_reset(0, NULL);
+  standin_idserver imds;
+  standin_idserver_start(&imds, 1, 3600);
+  standin_idserver_url(&imds, imds_url, sizeof imds_url);
+  setenv("XIO_IMDS_ENDPOINT", imds_url, 1); /* the stand-in on loopback */
+  clirun r = {0};
+  clirun_container(cont, sizeof cont);
+  clirun_url(cont, "imds.mdf", url, sizeof url);
+  /* Not an Azure VM: the default chain never asks the metadata service. */
+  RUN(&r, 1, "create", url, "--size", "4K");
+  ASSERT_EQ(atomic_load(&imds.requests), 0);
+  /* Asked for explicitly, it does. */
+  RUN(&r, 0, "--entra", "managed_identity", "create", url, "--size", "4K");
+  RUN(&r, 0, "--entra", "imds", "rm", url);
+  ASSERT_EQ(atomic_load(&imds.tokens), 2);
+  ASSERT_EQ(atomic_load(&imds.bad), 0);
+  RUN(&r, 1, "--entra", "bogus", "stat", url);
+  ASSERT_CONTAINS(r.err, "--entra must be");
+  clirun_free(&r);
+  standin_idserver_stop(&imds);
+}

@@ -231,3 +231,54 @@ TEST(expired_token_fails_with_method_and_reason) {
   xio_file_close(file, NULL);
   efix_teardown(&f);
 }
+
+/* Hands out a token the service refuses first (wrong audience), then good ones. */
+static xio_err refused_first(const char *scope, xio_auth_token *out, void *ud, xio_error *err) {
+  (void)scope, (void)err;
+  int *calls = ud;
+  char tok[2048];
+  if ((*calls)++ == 0)
+    standin_jwt_for(tok, sizeof tok, 3600, "https://elsewhere.example");
+  else
+    standin_jwt(tok, sizeof tok, 3600);
+  out->value = strdup(tok);
+  out->expires_on = time(NULL) + 3600;
+  return XIO_OK;
+}
+
+TEST(refused_token_replaced_and_sent_again) {
+  standin_env_reset(0, NULL);
+  int calls = 0;
+  efix f;
+  xio_error e;
+  efix_name(&f);
+  efix_setup(&f, NULL);
+  ASSERT_OK(xio_ctx_set_token_callback(f.ctx, refused_first, &calls, &e), &e);
+  xio_file *file = open_new(&f, "again.mdf", 4096, XIO_KIND_DATA);
+  ASSERT_OK(xio_file_close(file, &e), &e);
+  ASSERT_EQ(calls, 2); /* the refused token was dropped and a new one fetched */
+  ASSERT_EQ(atomic_load(&f.failures), 0);
+  efix_teardown(&f);
+}
+
+TEST(credential_file_names_the_method) {
+  char log[512], path[512], text[1024];
+  standin_path("az.log", log, sizeof log);
+  standin_env_reset(1, log);
+  standin_idserver mi;
+  use_managed_identity(&mi, 3600);
+  efix f;
+  efix_name(&f);
+  /* The environment offers a managed identity, the file says: the Azure CLI. */
+  standin_path("creds.json", path, sizeof path);
+  snprintf(text, sizeof text, "{\"%s\": {\"entra\": \"azure_cli\"}}", f.container_url);
+  standin_write_file(path, text);
+  xio_ctx_options o = xio_ctx_options_default();
+  o.credential_file = path;
+  efix_setup(&f, &o);
+  exercise_file_api(&f);
+  efix_teardown(&f);
+  ASSERT_EQ(standin_az_runs(log), 1);
+  ASSERT_EQ(atomic_load(&mi.requests), 0);
+  standin_idserver_stop(&mi);
+}

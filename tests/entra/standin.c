@@ -36,13 +36,17 @@ static void b64url(const char *in, char *out, size_t size) {
 }
 
 void standin_jwt(char *out, size_t size, int lifetime_s) {
+  standin_jwt_for(out, size, lifetime_s, "https://storage.azure.com");
+}
+
+void standin_jwt_for(char *out, size_t size, int lifetime_s, const char *audience) {
   char payload[512], h[128], p[768];
   long now = (long)time(NULL);
   snprintf(payload, sizeof payload,
-           "{\"aud\":\"https://storage.azure.com\",\"iss\":\"https://sts.windows.net/%s/\","
+           "{\"aud\":\"%s\",\"iss\":\"https://sts.windows.net/%s/\","
            "\"iat\":%ld,\"nbf\":%ld,\"exp\":%ld,\"oid\":\"%s\",\"tid\":\"%s\",\"jti\":\"%d-%d\"}",
-           STANDIN_TID, now - 1, now - 1, now + lifetime_s, STANDIN_OID, STANDIN_TID, (int)getpid(),
-           atomic_fetch_add(&jwt_serial, 1));
+           audience, STANDIN_TID, now - 1, now - 1, now + lifetime_s, STANDIN_OID, STANDIN_TID,
+           (int)getpid(), atomic_fetch_add(&jwt_serial, 1));
   b64url("{\"typ\":\"JWT\",\"alg\":\"RS256\"}", h, sizeof h);
   b64url(payload, p, sizeof p);
   snprintf(out, size, "%s.%s.c3RhbmQtaW4", h, p);

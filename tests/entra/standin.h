@@ -19,6 +19,9 @@
 /** Writes a fresh token (unique each call) living `lifetime_s` into `out`. */
 void standin_jwt(char *out, size_t size, int lifetime_s);
 
+/** The same for another audience (one the emulator refuses, for tests). */
+void standin_jwt_for(char *out, size_t size, int lifetime_s, const char *audience);
+
 /** 1 when `text` holds anything that looks like one of our tokens ("eyJ"). */
 int standin_has_token(const char *text);
 
