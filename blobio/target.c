@@ -149,6 +149,19 @@ xio_err xio_blob_target_new_source(const char *url, const xio_blob_cred_source *
   return XIO_OK;
 }
 
+/* A child of a target with a credential source: the source's own for the child's
+ * URL when it can make one, else the parent's. */
+static xio_err child_with_source(const xio_blob_target *t, const char *url, xio_blob_target **out,
+                                 xio_error *err) {
+  xio_blob_cred_source src = t->source;
+  if (!src.for_url) return xio_blob_target_new_source(url, &src, out, err);
+  if (!(src.ud = src.for_url(t->source.ud, url)))
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_err rc = xio_blob_target_new_source(url, &src, out, err);
+  if (src.release) src.release(src.ud); /* the target holds its own reference */
+  return rc;
+}
+
 xio_err xio_blob_target_child(const xio_blob_target *t, const char *name, xio_blob_target **out,
                               xio_error *err) {
   *out = NULL;
@@ -162,7 +175,7 @@ xio_err xio_blob_target_child(const xio_blob_target *t, const char *name, xio_bl
   xio_err rc = XIO_ENOMEM;
   if (url) {
     snprintf(url, n, "%s/%s/%s", t->url.endpoint, cont, enc);
-    rc = t->source.get ? xio_blob_target_new_source(url, &t->source, out, err)
+    rc = t->source.get ? child_with_source(t, url, out, err)
                        : xio_blob_target_new(url, &t->cred, out, err);
   } else {
     xio_error_set(err, rc, "out of memory");

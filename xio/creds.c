@@ -257,6 +257,11 @@ static credref *ref_new(xio__credsrc *s, const char *url, int entra_only) {
   return r;
 }
 
+static void *ref_for_url(void *ud, const char *url) {
+  credref *r = ud;
+  return ref_new(r->src, url, r->entra_only);
+}
+
 /* Under s->mu: re-reads a changed credential file (forced after a refusal). */
 static void refresh_file(credref *r, int force) {
   xio__credsrc *s = r->src;
@@ -356,7 +361,7 @@ xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blo
   if (!r) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_err rc = warm_up(r, err);
   if (rc == XIO_OK) {
-    xio_blob_cred_source src = {source_get, ref_retain, ref_release, r};
+    xio_blob_cred_source src = {source_get, ref_retain, ref_release, ref_for_url, r};
     rc = xio_blob_target_new_source(url, &src, out, err);
   }
   if (rc != XIO_OK) {

@@ -27,12 +27,15 @@ typedef struct xio_blob_target xio_blob_target;
  * (a token being fetched). `get` runs on the engine's I/O thread: it must not block
  * for long. An error fails the request with its detail. `retain`/`release` count the
  * targets sharing `ud` (release of the last one frees it); both may be NULL.
+ * `for_url` (may be NULL: children share `ud`) makes the `ud` of a child target for
+ * `url` (xio_blob_target_child), retained once, or NULL on out-of-memory.
  */
 typedef struct xio_blob_cred_source {
   xio_err (*get)(void *ud, const xio_auth_cred *refused, xio_auth_cred *out, int *wait_ms,
                  xio_error *err);
   void (*retain)(void *ud);
   void (*release)(void *ud);
+  void *(*for_url)(void *ud, const char *url);
   void *ud;
 } xio_blob_cred_source;
 
