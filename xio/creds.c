@@ -49,15 +49,16 @@ static xio_err load_env(xio__credsrc *c, xio_error *err) {
 
 static xio_err setup(xio__credsrc *c, const xio_ctx_options *o, xio_error *err) {
   const char *file = o->credential_file, *conn = o->connection_string;
-  c->conn_label = "the connection string option";
+  c->conn_label = conn ? "the connection string option" : "AZURE_STORAGE_CONNECTION_STRING";
   if (o->use_environment) {
     if (!file) file = getenv("XIO_CREDENTIALS");
-    if (!conn)
-      conn = getenv("AZURE_STORAGE_CONNECTION_STRING"),
-      c->conn_label = "AZURE_STORAGE_CONNECTION_STRING";
+    if (!conn) conn = getenv("AZURE_STORAGE_CONNECTION_STRING");
   }
   xio_err rc = XIO_OK;
-  if (file && *file) rc = xio__credfile_open(&c->file, file, err), c->has_file = 1;
+  if (file && *file) {
+    c->has_file = 1; /* freed with the source, loaded or not */
+    rc = xio__credfile_open(&c->file, file, err);
+  }
   if (rc == XIO_OK && conn && *conn) rc = xio_auth_connstr_parse(conn, &c->conn, err);
   if (rc == XIO_OK && o->use_environment) rc = load_env(c, err);
   return rc;
