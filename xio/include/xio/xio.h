@@ -129,7 +129,9 @@ typedef struct xio_ctx_options {
   void *trace_ud;
   const char *trace_path;        /* JSON lines to this file ("-": stderr), or NULL */
   int use_environment;           /* read XIO_TRACE, AZURE_STORAGE_* , XIO_CREDENTIALS,
-                                    XIO_CA_BUNDLE (default 1) */
+                                    XIO_CA_BUNDLE, and for Entra ID IDENTITY_ENDPOINT,
+                                    IDENTITY_HEADER, AZURE_CLIENT_ID, XIO_ENTRA_METHOD
+                                    (default 1; see <xio/credentials.h>) */
   const char *connection_string; /* an Azure Storage connection string, or NULL */
   const char *credential_file;   /* JSON credential file (see <xio/auth.h>), or NULL */
   const char *ca_file;           /* extra CA bundle (PEM) to trust besides the system
