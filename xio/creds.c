@@ -31,6 +31,7 @@
 static xio_err load_env(xio__credsrc *c, xio_error *err) {
   const char *acct = getenv("AZURE_STORAGE_ACCOUNT"), *key = getenv("AZURE_STORAGE_KEY");
   const char *sas = getenv("AZURE_STORAGE_SAS_TOKEN"), *method = getenv("XIO_ENTRA_METHOD");
+  const char *warn = getenv("XIO_SAS_WARNING_SECONDS");
   if (acct && *acct && !(c->env_account = strdup(acct)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (acct && *acct && key && *key) {
@@ -40,6 +41,13 @@ static xio_err load_env(xio__credsrc *c, xio_error *err) {
   }
   if (sas && *sas && !(c->env_sas = strdup(sas[0] == '?' ? sas + 1 : sas)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (warn && *warn) {
+    char *end = NULL;
+    long v = strtol(warn, &end, 10);
+    if (*end || v < 0 || v > 365L * 86400)
+      return xio_error_set(err, XIO_EINVAL, "XIO_SAS_WARNING_SECONDS must be 0..31536000");
+    c->watch.sas_warning_s = (int)v;
+  }
   if (method && *method && xio_auth_entra_method_parse(method, &c->method) != 0)
     return xio_error_set(err, XIO_EINVAL,
                          "XIO_ENTRA_METHOD must be one of default, callback, managed_identity, "

@@ -20,6 +20,13 @@ xio_cred_options xio_cred_options_default(void) {
   return o;
 }
 
+void xio_ctx_get_credential_options(xio_ctx *ctx, xio_cred_options *out) {
+  xio__credsrc *s = ctx->creds.src;
+  pthread_mutex_lock(&s->mu);
+  *out = s->watch;
+  pthread_mutex_unlock(&s->mu);
+}
+
 xio_err xio_ctx_set_credential_options(xio_ctx *ctx, const xio_cred_options *o, xio_error *err) {
   if (!ctx || !o) return xio_error_set(err, XIO_EINVAL, "missing argument");
   if (o->sas_warning_s < 0 || o->recheck_ms < 0)

@@ -3,9 +3,10 @@
  * --trace (trace_path), --cacert (ca_file), --credentials (credential_file),
  * --allow-insecure-http, --entra (the Entra ID method), and the environment
  * (AZURE_STORAGE_*, XIO_CREDENTIALS, XIO_CA_BUNDLE, XIO_TRACE, IDENTITY_ENDPOINT,
- * XIO_ENTRA_METHOD), which the library reads itself. A SAS in use that expires
- * within ten minutes gets one warning line on stderr, saying when and where to renew
- * it. Commands that need no storage (help, usage errors, sas) never start one.
+ * XIO_ENTRA_METHOD, XIO_SAS_WARNING_SECONDS), which the library reads itself. A SAS
+ * in use that expires within ten minutes (or XIO_SAS_WARNING_SECONDS) gets one warning
+ * line on stderr, saying when and where to renew it. Commands that need no storage (help, usage
+ * errors, sas) never start one.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
@@ -24,7 +25,8 @@ static void on_credential_event(const xio_cred_event *ev, void *ud) {
 }
 
 static xio_err setup(cli *c, xio_error *err) {
-  xio_cred_options co = xio_cred_options_default();
+  xio_cred_options co;
+  xio_ctx_get_credential_options(c->ctx, &co);
   co.on_event = on_credential_event;
   xio_err rc = xio_ctx_set_credential_options(c->ctx, &co, err);
   xio_auth_entra_method m;

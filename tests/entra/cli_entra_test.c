@@ -171,6 +171,11 @@ TEST(cli_warns_before_sas_expires) {
   ASSERT_CONTAINS(r.trace, "xio_credential_expiring");
   /* Once per run, however many requests used it. */
   ASSERT(strstr(strstr(r.err, "warning") + 1, "xio: warning") == NULL);
+  /* With a warning time shorter than the SAS has left: no warning. */
+  const char *short_warning[] = {ca_env, "XIO_SAS_WARNING_SECONDS=60", NULL};
+  XIO_ENV(&r, CLIRUN_NO_CREDS, short_warning, "--credentials", path, "stat", blob);
+  EXPECT_EXIT(&r, 0);
+  ASSERT_NOT_CONTAINS(r.err, "warning");
   clirun_free(&r);
   free(sas);
 }

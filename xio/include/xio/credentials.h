@@ -47,9 +47,12 @@ typedef struct xio_cred_event {
 
 typedef void (*xio_cred_event_fn)(const xio_cred_event *ev, void *ud);
 
-/** How credentials are watched. Start from xio_cred_options_default(). */
+/** How credentials are watched. Start from xio_cred_options_default(), or from the
+ *  context's (xio_ctx_get_credential_options). */
 typedef struct xio_cred_options {
-  int sas_warning_s;          /* warn this long before a SAS in use expires (default 600) */
+  int sas_warning_s;          /* warn this long before a SAS in use expires (default 600,
+                                 or XIO_SAS_WARNING_SECONDS when the context reads the
+                                 environment) */
   int recheck_ms;             /* look at the credential file at most this often
                                  (default 1000; 0: before every request) */
   xio_cred_event_fn on_event; /* may be NULL; runs on any thread, must not block */
@@ -58,6 +61,9 @@ typedef struct xio_cred_options {
 
 /** Default options; cannot fail. */
 xio_cred_options xio_cred_options_default(void);
+
+/** Copies the options the context watches its credentials with into `out`. */
+void xio_ctx_get_credential_options(xio_ctx *ctx, xio_cred_options *out);
 
 /**
  * Sets how the context watches its credentials. Events also go to the context's
