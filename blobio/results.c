@@ -90,3 +90,28 @@ xio_err xio_blob_call_lease_id(const xio_blob_call *c, char out[64], xio_error *
 xio_err xio_blob_call_snapshot_id(const xio_blob_call *c, char out[64], xio_error *err) {
   return header_value(c, "x-ms-snapshot", "snapshot", out, err);
 }
+
+/* Parses "COPIED/TOTAL" of x-ms-copy-progress; leaves both 0 when malformed. */
+static void copy_progress(const char *v, uint64_t *copied, uint64_t *total) {
+  char *end;
+  if (!v) return;
+  unsigned long long a = strtoull(v, &end, 10);
+  if (end == v || *end != '/') return;
+  const char *t = end + 1;
+  unsigned long long b = strtoull(t, &end, 10);
+  if (end == t || *end != '\0' || a > b) return;
+  *copied = a;
+  *total = b;
+}
+
+xio_err xio_blob_call_copy_state(const xio_blob_call *c, xio_blob_copy_state *out, xio_error *err) {
+  memset(out, 0, sizeof *out);
+  xio_err rc = need_success(c, "copy state", err);
+  if (rc != XIO_OK) return rc;
+  copy_header(c, "x-ms-copy-id", out->id, sizeof out->id);
+  copy_header(c, "x-ms-copy-status", out->status, sizeof out->status);
+  copy_header(c, "x-ms-copy-status-description", out->description, sizeof out->description);
+  copy_progress(xio__blob_hdrs_get(&c->resp_headers, "x-ms-copy-progress"), &out->copied,
+                &out->total);
+  return XIO_OK;
+}
