@@ -154,7 +154,7 @@ const cli_command cli_cmd_snapshot = {
     "beside it until the blob is deleted with its snapshots) and prints its id and\n"
     "the URL that opens it: TARGET?snapshot=ID, usable with stat, ranges, get and as\n"
     "the source of cp (which restores the blob to it).\n"
-    "`snapshot list` shows the blob's snapshots, oldest first: id, size, allocated\n"
+    "`snapshot list` shows the blob's snapshots: id, size, allocated\n"
     "bytes and time (a SAS must grant list on the container).\n"
     "`snapshot delete` deletes one snapshot; the blob and its other snapshots stay.\n"
     "Local files have no snapshots.\n"

@@ -450,9 +450,9 @@ typedef struct xio_list_entry {
   const char *last_modified;  /* the service's HTTP date */
 } xio_list_entry;
 
-/** Called once per entry, in the service's order (by name, a blob's snapshots
- *  oldest first and before the blob). Return 0 to go on, anything else to stop the
- *  listing (xio_list then returns XIO_ECANCELED). */
+/** Called once per entry, in the service's order: by name, a blob's snapshots
+ *  just before the blob (Azure lists them oldest first, Azurite newest first). Return 0 to go on,
+ * anything else to stop the listing (xio_list then returns XIO_ECANCELED). */
 typedef int (*xio_list_fn)(const xio_list_entry *e, void *ud);
 
 #define XIO_LIST_SNAPSHOTS 0x1 /* also each blob's snapshots */
@@ -541,7 +541,7 @@ xio_err xio_copy(xio_ctx *ctx, const char *src, const char *dst, const xio_copy_
 
 /**
  * Lists the snapshots of the page blob at `target` (a blob URL; a SAS must grant
- * list on its container), oldest first, with one List Blobs request per page
+ * list on its container), in the service's order, with one List Blobs request per page
  * (traced as XIOTypeListFiles). Each entry's name is the blob's and its snapshot
  * is set. `flags` takes XIO_LIST_ALLOCATED. Errors: as xio_list; XIO_EUNSUPPORTED
  * for local files.
