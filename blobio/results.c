@@ -50,6 +50,7 @@ xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *p, xio_error
   copy_header(c, "x-ms-lease-state", p->lease_state, sizeof p->lease_state);
   copy_header(c, "x-ms-lease-status", p->lease_status, sizeof p->lease_status);
   copy_header(c, "x-ms-lease-duration", p->lease_duration, sizeof p->lease_duration);
+  copy_header(c, "x-ms-access-tier", p->access_tier, sizeof p->access_tier);
   const char *seq = xio__blob_hdrs_get(&c->resp_headers, "x-ms-blob-sequence-number");
   p->sequence_number = seq ? strtoll(seq, NULL, 10) : 0;
   read_meta(c, p);

@@ -63,6 +63,7 @@ typedef struct xio_blob_props {
   int64_t sequence_number;
   int nmeta;
   xio_blob_meta meta[XIO_BLOB_MAX_META];
+  char access_tier[16]; /* x-ms-access-tier (premium page blobs: P10..P80), or "" */
 } xio_blob_props;
 
 /** Looks up metadata `name` (case-insensitive) in `p`; NULL when absent. */

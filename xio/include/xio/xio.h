@@ -376,6 +376,9 @@ typedef struct xio_file_info {
   char etag[80];           /* page blob: the ETag; local: "" */
   char last_modified[40];  /* page blob: the service's HTTP date; local: ISO 8601 UTC */
   int64_t sequence_number; /* page blob: its sequence number; local: 0 */
+  char tier[16];           /* page blob: its access tier as the service names it
+                              (premium page blobs: P10..P80), "" when it names none
+                              (standard page blobs, Azurite); local: "" */
 } xio_file_info;
 
 /** xio_file_info.allocated when the backend does not know it. */
