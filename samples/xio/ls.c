@@ -1,8 +1,9 @@
 /*
  * ls.c - the ls command: what a container holds. One line per blob (name, logical
  * size, kind, allocated bytes, lease) and, with --snapshots, one per snapshot under
- * its blob; --json prints the same as an array for scripts. The listing is paged
- * through the file layer (xio_list follows the service's continuation markers), so
+ * its blob (Azure lists snapshots before their blob, Azurite around it: lines that
+ * come first are held until the blob's); --json prints the same as an array for scripts. The
+ * listing is paged through the file layer (xio_list follows the service's continuation markers), so
  * a container of any size streams out as it is read.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -21,6 +22,12 @@ typedef struct ls_state {
   cJSON *pending_snaps; /* --json: snapshots listed before their blob */
   uint64_t blobs, snapshots, bytes, allocated;
   int header_done;
+  /* table: snapshot lines come before their blob in a listing; they are held and
+   * printed under it */
+  char **held;
+  size_t nheld, capheld;
+  char *held_name; /* the blob they belong to */
+  char *last_blob; /* the last blob printed: its later snapshots go straight under it */
 } ls_state;
 
 static const char *kind_of(const xio_list_entry *e) {
@@ -58,9 +65,15 @@ static cJSON *entry_json(const xio_list_entry *e) {
   return o;
 }
 
-/* --json: a blob carries its snapshots (listed just before it) in "snapshots". */
+/* --json: a blob carries its snapshots (listed just before or after it) in
+ * "snapshots". */
 static void add_json(ls_state *s, const xio_list_entry *e) {
   cJSON *o = entry_json(e);
+  if (e->snapshot && s->last &&
+      strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(s->last, "name")), e->name) == 0) {
+    cJSON_AddItemToArray(cJSON_GetObjectItem(s->last, "snapshots"), o);
+    return;
+  }
   if (e->snapshot) {
     if (!s->pending_snaps) s->pending_snaps = cJSON_CreateArray();
     cJSON_AddItemToArray(s->pending_snaps, o);
@@ -69,23 +82,59 @@ static void add_json(ls_state *s, const xio_list_entry *e) {
   cJSON_AddItemToObject(o, "snapshots", s->pending_snaps ? s->pending_snaps : cJSON_CreateArray());
   s->pending_snaps = NULL;
   cJSON_AddItemToArray(s->array, o);
+  s->last = o;
 }
 
-static void print_row(ls_state *s, const xio_list_entry *e) {
-  char size[32], alloc[32];
-  if (!s->header_done && !s->c->quiet) {
-    printf("%-40s %10s %-6s %10s  %s\n", "NAME", "SIZE", "KIND", "ALLOCATED", "LEASE");
-    s->header_done = 1;
+static void header(ls_state *s) {
+  if (s->header_done || s->c->quiet) return;
+  printf("%-40s %10s %-6s %10s  %s\n", "NAME", "SIZE", "KIND", "ALLOCATED", "LEASE");
+  s->header_done = 1;
+}
+
+/* Prints the held snapshot lines (under their blob, or alone when it is gone). */
+static void flush_held(ls_state *s, int orphans) {
+  for (size_t i = 0; i < s->nheld; i++) {
+    if (orphans) printf("%s (snapshot of a deleted blob)\n", s->held_name);
+    fputs(s->held[i], stdout);
+    free(s->held[i]);
   }
+  s->nheld = 0;
+  free(s->held_name);
+  s->held_name = NULL;
+}
+
+/* Keeps a snapshot's line until its blob's. Returns 0, or -1 on out-of-memory. */
+static int hold(ls_state *s, const xio_list_entry *e, const char *line) {
+  if (s->held_name && strcmp(s->held_name, e->name) != 0) flush_held(s, 1);
+  if (!s->held_name && !(s->held_name = strdup(e->name))) return -1;
+  if (s->nheld == s->capheld) {
+    size_t cap = s->capheld ? 2 * s->capheld : 8;
+    char **v = realloc(s->held, cap * sizeof *v);
+    if (!v) return -1;
+    s->held = v, s->capheld = cap;
+  }
+  return (s->held[s->nheld] = strdup(line)) ? (s->nheld++, 0) : -1;
+}
+
+static int print_row(ls_state *s, const xio_list_entry *e) {
+  char size[32], alloc[32], line[512];
+  header(s);
   samples_fmt_size(e->size, size, sizeof size);
   if (e->allocated != XIO_UNKNOWN_SIZE)
     samples_fmt_size(e->allocated, alloc, sizeof alloc);
   else
     snprintf(alloc, sizeof alloc, "-");
-  if (e->snapshot)
-    printf("  @%-37s %10s %-6s %10s  %s\n", e->snapshot, size, kind_of(e), alloc, lease_of(e));
-  else
-    printf("%-40s %10s %-6s %10s  %s\n", e->name, size, kind_of(e), alloc, lease_of(e));
+  if (e->snapshot) {
+    snprintf(line, sizeof line, "  @%-37s %10s %-6s %10s  %s\n", e->snapshot, size, kind_of(e),
+             alloc, lease_of(e));
+    if (s->last_blob && strcmp(s->last_blob, e->name) == 0) return fputs(line, stdout), 0;
+    return hold(s, e, line);
+  }
+  if (s->held_name && strcmp(s->held_name, e->name) != 0) flush_held(s, 1);
+  printf("%-40s %10s %-6s %10s  %s\n", e->name, size, kind_of(e), alloc, lease_of(e));
+  flush_held(s, 0);
+  free(s->last_blob);
+  return (s->last_blob = strdup(e->name)) ? 0 : -1;
 }
 
 static int on_entry(const xio_list_entry *e, void *ud) {
@@ -97,11 +146,11 @@ static int on_entry(const xio_list_entry *e, void *ud) {
     s->bytes += e->size;
   }
   if (e->allocated != XIO_UNKNOWN_SIZE) s->allocated += e->allocated;
-  if (s->c->json)
+  if (s->c->json) {
     add_json(s, e);
-  else
-    print_row(s, e);
-  return 0;
+    return 0;
+  }
+  return print_row(s, e);
 }
 
 static void summary(ls_state *s, const char *target) {
@@ -151,6 +200,9 @@ static int run_ls(cli *c, int argc, char **argv) {
   if (rc == XIO_OK) rc = xio_list(ctx, pos[0], &o, on_entry, &s, &e);
   cJSON_Delete(s.pending_snaps);
   s.pending_snaps = NULL;
+  flush_held(&s, 1);
+  free(s.held);
+  free(s.last_blob);
   if (rc != XIO_OK) {
     cJSON_Delete(s.array);
     return cli_fail(c, rc, &e);

@@ -184,6 +184,18 @@ TEST(ls_and_snapshot_list_delete) {
   ASSERT(clirun_num(cJSON_GetArrayItem(snaps, 0), "size") == 64 * 1024);
   cJSON_Delete(j);
 
+  /* For people: each snapshot's line under its blob's, whatever the service's order. */
+  XIO(&r, "ls", cont, "--snapshots");
+  EXPECT_EXIT(&r, 0);
+  char at1[80], at2[80];
+  snprintf(at1, sizeof at1, "@%s", s1);
+  snprintf(at2, sizeof at2, "@%s", s2);
+  const char *blob_line = strstr(r.out, "\ndb.mdf "), *l1 = strstr(r.out, at1),
+             *l2 = strstr(r.out, at2), *other_line = strstr(r.out, "\ndb.mdf2 ");
+  ASSERT(blob_line && l1 && l2 && other_line);
+  ASSERT(blob_line < l1 && blob_line < l2 && l1 < other_line && l2 < other_line);
+  ASSERT_CONTAINS(r.out, "2 blobs, 3 snapshots");
+
   XIO(&r, "--json", "snapshot", "list", url);
   EXPECT_EXIT(&r, 0);
   j = clirun_json(&r);

@@ -453,9 +453,9 @@ typedef struct xio_list_entry {
   const char *last_modified;  /* the service's HTTP date */
 } xio_list_entry;
 
-/** Called once per entry, in the service's order: by name, a blob's snapshots
- *  just before the blob (Azure lists them oldest first, Azurite newest first). Return 0 to go on,
- * anything else to stop the listing (xio_list then returns XIO_ECANCELED). */
+/** Called once per entry, in the service's order: by name, a blob's snapshots next
+ *  to it (Azure: oldest first, before the blob; Azurite: newest first, around it). Return 0 to go
+ * on, anything else to stop the listing (xio_list then returns XIO_ECANCELED). */
 typedef int (*xio_list_fn)(const xio_list_entry *e, void *ud);
 
 #define XIO_LIST_SNAPSHOTS 0x1 /* also each blob's snapshots */
