@@ -256,3 +256,41 @@ TEST(cp_local_ends_are_put_and_get) {
   ASSERT_MEM_EQ(got, data, sizeof data);
   clirun_free(&r);
 }
+
+TEST(cp_from_a_sas_source_keeps_the_sas_secret) {
+  clirun r = {0};
+  char name[64], src[512], dst[512];
+  clirun_container(name, sizeof name);
+  clirun_url(name, "sas-src.mdf", src, sizeof src);
+  clirun_url(name, "sas-dst.mdf", dst, sizeof dst);
+  XIO(&r, "create", src, "--size", "64K");
+  EXPECT_EXIT(&r, 0);
+  XIO(&r, "zero", src, "--offset", "0", "--length", "4K", "--init", "zero");
+  EXPECT_EXIT(&r, 0);
+  XIO_ENV(&r, CLIRUN_SECRET_STDOUT, NULL, "sas", src, "--permissions", "r", "--expiry", "1h");
+  EXPECT_EXIT(&r, 0);
+  char *sas = strdup(r.out);
+  sas[strcspn(sas, "\n")] = '\0';
+  const char *sig = strstr(sas, "sig=");
+  ASSERT(sig != NULL);
+  clirun_forbid(sig + 4); /* no later output or trace may carry it */
+  /* The service reads the source with its SAS (Azurite checks it like Azure). */
+  XIO(&r, "--json", "cp", sas, dst);
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  ASSERT(clirun_num(j, "allocated") == 4096);
+  ASSERT_STR_EQ(clirun_str(j, "source"), src);
+  cJSON_Delete(j);
+  expect_same_blobs(src, dst);
+  /* A SAS without read cannot read the source: refused. */
+  XIO_ENV(&r, CLIRUN_SECRET_STDOUT, NULL, "sas", src, "--permissions", "w", "--expiry", "1h");
+  EXPECT_EXIT(&r, 0);
+  char *wsas = strdup(r.out);
+  wsas[strcspn(wsas, "\n")] = '\0';
+  clirun_forbid(strstr(wsas, "sig=") + 4);
+  XIO(&r, "cp", wsas, dst, "--force");
+  EXPECT_EXIT(&r, 1);
+  free(wsas);
+  free(sas);
+  clirun_free(&r);
+}
