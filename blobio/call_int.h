@@ -123,6 +123,11 @@ void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *r
 /** Clears per-try state before a new try. */
 void xio__blob_call_reset_try(xio_blob_call *c);
 
+/** The SAS a request to `t` would carry now (from the target, or from its credential
+ *  source), malloc'd into *out (a secret: wipe it), or NULL when it has none.
+ *  Errors: XIO_ENOMEM, the source's. */
+xio_err xio__blob_target_sas(const xio_blob_target *t, char **out);
+
 /** The credential the current try signs with: the source's, else the target's. */
 const xio_auth_cred *xio__blob_call_cred(const xio_blob_call *c);
 

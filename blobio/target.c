@@ -203,4 +203,30 @@ const char *xio_blob_target_safe_url(const xio_blob_target *t) { return t->safe_
 
 const xio_auth_url *xio_blob_target_url(const xio_blob_target *t) { return &t->url; }
 
-xio_auth_cred_kind xio_blob_target_cred_kind(const xio_blob_target *t) { return t->cred.kind; }
+/* The credential a request to `t` would use now (a copy): the target's own, or what
+ * its source gives (BEARER, without the token, while one is being fetched). */
+static xio_err current_cred(const xio_blob_target *t, xio_auth_cred *out) {
+  memset(out, 0, sizeof *out);
+  if (!t->source.get) return xio_auth_cred_copy(out, &t->cred);
+  int wait_ms = 0;
+  xio_err rc = t->source.get(t->source.ud, NULL, out, &wait_ms, NULL);
+  if (rc == XIO_OK && wait_ms > 0) out->kind = XIO_AUTH_CRED_BEARER;
+  return rc;
+}
+
+xio_auth_cred_kind xio_blob_target_cred_kind(const xio_blob_target *t) {
+  xio_auth_cred c;
+  xio_auth_cred_kind kind = current_cred(t, &c) == XIO_OK ? c.kind : XIO_AUTH_CRED_NONE;
+  xio_auth_cred_clear(&c);
+  return kind;
+}
+
+xio_err xio__blob_target_sas(const xio_blob_target *t, char **out) {
+  xio_auth_cred c;
+  *out = NULL;
+  xio_err rc = current_cred(t, &c);
+  if (rc == XIO_OK && c.kind == XIO_AUTH_CRED_SAS && c.sas && *c.sas && !(*out = strdup(c.sas)))
+    rc = XIO_ENOMEM;
+  xio_auth_cred_clear(&c);
+  return rc;
+}

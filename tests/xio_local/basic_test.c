@@ -496,9 +496,11 @@ TEST(set_size_to_same_size_makes_no_request) {
 TEST(request_type_names_at_the_trace_edge) {
   /* Each request type has its SQL Server name, and the JSON line carries it. */
   const char *want[XIO_REQ_COUNT] = {
-      "XIOTypeCreateFile", "XIOTypeOpenFile",    "XIOTypeReadFile",    "XIOTypeWriteFile",
-      "XIOTypeZeroFile",   "XIOTypeGetFileSize", "XIOTypeSetFileSize", "XIOTypeGetRanges",
-      "XIOTypeDeleteFile", "XIOTypeLease",       "XIOTypeSnapshot",    "XIOTypeUserDelegationKey"};
+      "XIOTypeCreateFile",  "XIOTypeOpenFile",         "XIOTypeReadFile",
+      "XIOTypeWriteFile",   "XIOTypeZeroFile",         "XIOTypeGetFileSize",
+      "XIOTypeSetFileSize", "XIOTypeGetRanges",        "XIOTypeDeleteFile",
+      "XIOTypeLease",       "XIOTypeSnapshot",         "XIOTypeListFiles",
+      "XIOTypeCopyFile",    "XIOTypeUserDelegationKey"};
   for (int t = 0; t < XIO_REQ_COUNT; t++) {
     ASSERT_STR_EQ(xio_request_type_name((xio_request_type)t), want[t]);
     xio_trace_event ev;
