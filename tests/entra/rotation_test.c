@@ -167,7 +167,7 @@ TEST(credential_replaced_through_the_api) {
   efix_name(&f);
   efix_create_container(&f);
   efix_setup(&f, NULL);
-  time_t expiry = time(NULL) + 3;
+  time_t expiry = time(NULL) + 5;
   char *sas1 = efix_container_sas(&f, "rcw", expiry, 0);
   xio_auth_cred c = {.kind = XIO_AUTH_CRED_SAS, .sas = sas1};
   ASSERT_OK(xio_ctx_set_credential(f.ctx, f.container_url, &c, &e), &e);
