@@ -71,9 +71,12 @@ struct faultproxy {
   faultproxy_rates rates;             /* under mu */
   int rates_on;                       /* under mu */
   faultproxy_stats stats;             /* under mu */
-  conn *conns[FAULTPROXY_MAX_CONNS];  /* acceptor thread only, then free */
-  int nconns;                         /* open (or not yet joined) connections */
-  int conns_made;                     /* connections over the proxy's life */
+  faultproxy_observer observer;       /* under obs_mu */
+  void *observer_ud;
+  pthread_mutex_t obs_mu;            /* one observer call at a time, in the order of the counts */
+  conn *conns[FAULTPROXY_MAX_CONNS]; /* acceptor thread only, then free */
+  int nconns;                        /* open (or not yet joined) connections */
+  int conns_made;                    /* connections over the proxy's life */
 };
 
 /* The fault chosen for one request, copied out of its slot. */
@@ -446,12 +449,25 @@ static void pick_fault(faultproxy *p, const faultproxy_record *rec, action *a) {
   if (rule >= 0) random_fault(&p->rates, rule, a);
 }
 
+/* Tells the observer the counts have changed: before the client is answered, so a
+ * client that has its answer can read counts that include it. */
+static void notify(faultproxy *p) {
+  pthread_mutex_lock(&p->obs_mu);
+  if (p->observer) {
+    faultproxy_stats now;
+    faultproxy_stats_get(p, &now);
+    p->observer(&now, p->observer_ud);
+  }
+  pthread_mutex_unlock(&p->obs_mu);
+}
+
 /* Counts a random fault as applied (scripted ones are seen in the records). */
 static void count_fault(faultproxy *p, const action *a) {
   if (a->rule < 0) return;
   pthread_mutex_lock(&p->mu);
   p->stats.injected[a->rule]++;
   pthread_mutex_unlock(&p->mu);
+  notify(p);
 }
 
 /* Fills a record from the request head in `b`. */
@@ -484,6 +500,7 @@ static void admit(faultproxy *p, const buf *b, request *r, int conn_no, action *
   r->rec = p->nrecords < FAULTPROXY_MAX_RECORDS ? p->nrecords++ : -1;
   if (r->rec >= 0) p->records[r->rec] = rec;
   pthread_mutex_unlock(&p->mu);
+  notify(p);
 }
 
 /* Notes the service's answer (status 0: none) and the time the client was answered. */
@@ -788,6 +805,7 @@ faultproxy *faultproxy_start(const char *upstream) {
   if (!p) return NULL;
   p->lfd = -1;
   pthread_mutex_init(&p->mu, NULL);
+  pthread_mutex_init(&p->obs_mu, NULL);
   atomic_init(&p->stop, 0);
   const char *why = NULL;
   if (!upstream || set_upstream(p, upstream) != 0)
@@ -803,6 +821,7 @@ faultproxy *faultproxy_start(const char *upstream) {
   if (p->lfd >= 0) close(p->lfd);
   free(p->records);
   pthread_mutex_destroy(&p->mu);
+  pthread_mutex_destroy(&p->obs_mu);
   free(p);
   return NULL;
 }
@@ -826,6 +845,7 @@ void faultproxy_free(faultproxy *p) {
   faultproxy_clear_faults(p);
   free(p->records);
   pthread_mutex_destroy(&p->mu);
+  pthread_mutex_destroy(&p->obs_mu);
   free(p);
 }
 
@@ -899,6 +919,13 @@ void faultproxy_set_rates(faultproxy *p, const faultproxy_rates *r) {
   p->rates_on = r != NULL;
   if (r) p->rates = *r;
   pthread_mutex_unlock(&p->mu);
+}
+
+void faultproxy_set_observer(faultproxy *p, faultproxy_observer fn, void *ud) {
+  pthread_mutex_lock(&p->obs_mu);
+  p->observer = fn;
+  p->observer_ud = ud;
+  pthread_mutex_unlock(&p->obs_mu);
 }
 
 void faultproxy_stats_get(faultproxy *p, faultproxy_stats *out) {

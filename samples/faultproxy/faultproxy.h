@@ -180,6 +180,13 @@ void faultproxy_set_rates(faultproxy *p, const faultproxy_rates *r);
 /** Copies the counts so far into `out`. */
 void faultproxy_stats_get(faultproxy *p, faultproxy_stats *out);
 
+/** Called with the counts each time they change, from the connection thread that
+ *  changed them, one call at a time, before that request's client is answered. */
+typedef void (*faultproxy_observer)(const faultproxy_stats *now, void *ud);
+
+/** Sets the observer (NULL: none). It must not call back into the proxy. */
+void faultproxy_set_observer(faultproxy *p, faultproxy_observer fn, void *ud);
+
 /* ------------------------------------------------------------ rates.c ---- */
 
 /**

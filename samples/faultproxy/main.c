@@ -9,9 +9,10 @@
  *
  * Once listening it prints "listening on http://127.0.0.1:PORT" on stdout and writes
  * that endpoint to --endpoint-file. It rewrites --stats (the counts, one
- * "NAME VALUE" line each: requests, then each fault kind) whenever they change and
- * on exit. SIGTERM or SIGINT stops it: it cuts open connections, writes the stats a
- * last time and exits 0. Exit status: 0 stopped, 1 failed, 2 bad usage.
+ * "NAME VALUE" line each: requests, then each fault kind) whenever they change,
+ * before it answers the request that changed them, so a client that has its answer
+ * finds itself counted. SIGTERM or SIGINT stops it: it cuts open connections and
+ * exits 0. Exit status: 0 stopped, 1 failed, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -19,11 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "faultproxy.h"
-
-#define STATS_EVERY_MS 100
 
 static const char usage[] =
     "usage: xio-faultproxy --upstream http://HOST:PORT [--faults SPEC] [--seed N]\n"
@@ -42,7 +40,7 @@ static const char help[] =
     "e.g. --faults 503=10%,500=2%,reset=2%,lost=2%,torn=5%,stall=1%:3000ms\n"
     "\n"
     "  --seed N            the faults drawn for each request number (default 1)\n"
-    "  --stats FILE        counts so far, rewritten as they change and on exit\n"
+    "  --stats FILE        counts so far, rewritten as they change\n"
     "  --endpoint-file F   where the proxy's endpoint is written once it listens\n"
     "SIGTERM or SIGINT stops it. Exit status: 0 stopped, 1 failed, 2 bad usage.\n";
 
@@ -118,31 +116,21 @@ static void format_stats(const faultproxy_stats *s, char *out, size_t size) {
                           (unsigned long long)s->injected[i]);
 }
 
-/* Rewrites the stats file when the counts differ from `last` (or `force`). */
-static void update_stats(faultproxy *p, const char *path, faultproxy_stats *last, int force) {
-  faultproxy_stats now;
+/* Writes the counts to the stats file (the proxy's observer: called as they change,
+ * before the client whose request changed them is answered). */
+static void write_stats(const faultproxy_stats *now, void *ud) {
+  const char *path = ud;
   char text[512];
-  faultproxy_stats_get(p, &now);
-  if (!path || (!force && memcmp(&now, last, sizeof now) == 0)) return;
-  format_stats(&now, text, sizeof text);
+  format_stats(now, text, sizeof text);
   if (write_atomically(path, text) != 0)
     fprintf(stderr, "xio-faultproxy: cannot write %s: %s\n", path, strerror(errno));
-  *last = now;
 }
 
-/* Serves until SIGTERM or SIGINT (blocked in every thread, taken here), then
- * writes the stats a last time. */
-static void serve(faultproxy *p, const char *stats, const sigset_t *stop) {
-  faultproxy_stats last;
-  memset(&last, 0, sizeof last);
-  update_stats(p, stats, &last, 1);
-  struct timespec tick = {0, STATS_EVERY_MS * 1000000L};
-  for (;;) {
-    int sig = sigtimedwait(stop, NULL, &tick);
-    if (sig == SIGTERM || sig == SIGINT) break;
-    update_stats(p, stats, &last, 0);
-  }
-  update_stats(p, stats, &last, 1);
+/* Serves until SIGTERM or SIGINT (blocked in every thread, taken here). */
+static void serve(const sigset_t *stop) {
+  int sig = 0;
+  while (sigwait(stop, &sig) != 0 || (sig != SIGTERM && sig != SIGINT))
+    ;
 }
 
 int main(int argc, char **argv) {
@@ -161,6 +149,12 @@ int main(int argc, char **argv) {
   faultproxy *p = faultproxy_start(o.upstream);
   if (!p) return 1;
   faultproxy_set_rates(p, &rates);
+  if (o.stats) {
+    faultproxy_stats zero;
+    memset(&zero, 0, sizeof zero);
+    write_stats(&zero, (void *)o.stats);
+    faultproxy_set_observer(p, write_stats, (void *)o.stats);
+  }
   const char *ep = faultproxy_endpoint(p);
   char line[128];
   snprintf(line, sizeof line, "%s\n", ep);
@@ -174,7 +168,7 @@ int main(int argc, char **argv) {
   printf("listening on %s, forwarding to %s, faults %s, seed %llu\n", ep, o.upstream,
          spec[0] ? spec : "none", (unsigned long long)rates.seed);
   fflush(stdout);
-  serve(p, o.stats, &stop);
-  faultproxy_free(p);
+  serve(&stop);
+  faultproxy_free(p); /* the observer has written the last counts */
   return 0;
 }
