@@ -219,6 +219,8 @@ static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t
                         "--skipApiVersionCheck",
                         NULL};
   if (cli_emu_spawn(argv, o->path, log, &st->azurite, err, errsize) != 0) return -1;
+  /* Known at once, so that stop finds it even if this command is interrupted. */
+  cli_emu_state_write(o->path, st, err, errsize);
   for (int64_t end = cli_emu_now_ms() + AZURITE_START_MS; cli_emu_now_ms() < end;) {
     if (!st->azurite_url[0]) azurite_url_from_log(o->path, st->azurite_url, sizeof st->azurite_url);
     if (st->azurite_url[0] && cli_emu_answers(st->azurite_url, 1000)) return 0;
@@ -250,6 +252,7 @@ static int start_proxy(const emu_opts *o, cli_emu_state *st, char *err, size_t e
                         "--seed", seed,         "--stats",       stats,      "--endpoint-file",
                         epfile,   NULL};
   if (cli_emu_spawn(argv, o->path, log, &st->proxy, err, errsize) != 0) return -1;
+  cli_emu_state_write(o->path, st, err, errsize);
   for (int64_t end = cli_emu_now_ms() + PROXY_START_MS; cli_emu_now_ms() < end;) {
     if (cli_emu_read_line(o->path, "proxy.endpoint", st->proxy_url, sizeof st->proxy_url) == 0)
       return 0;

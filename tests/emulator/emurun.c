@@ -36,11 +36,15 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
   return remove(path);
 }
 
-/* At exit: stop whatever each state directory still runs, then remove them all. */
+/* At exit: stop whatever each state directory (or the default one below it, when
+ * it served as XDG_RUNTIME_DIR) still runs, then remove them all. */
 static void cleanup(void) {
   for (int i = 0; i < ndirs; i++) {
+    char below[1200];
     emurun r = {0};
+    snprintf(below, sizeof below, "%s/xio-emulator", dirs[i]);
     EMU_XIO(&r, "emulator", "stop", "--dir", dirs[i]);
+    EMU_XIO(&r, "emulator", "stop", "--dir", below);
     emurun_free(&r);
   }
   if (work[0]) nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
