@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "call_int.h"
 #include "limits_int.h"
 
@@ -103,7 +105,7 @@ xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const c
     return xio_error_set(err, XIO_EINVAL, "ListBlobs: maxresults %d outside 1..5000", maxresults);
   char *p = prefix ? escape(prefix) : NULL, *m = marker ? escape(marker) : NULL;
   size_t n = 64 + (p ? strlen(p) : 0) + (m ? strlen(m) : 0);
-  char *q = malloc(n);
+  char *q = xio_malloc(n);
   if (!q || (prefix && !p) || (marker && !m)) {
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory building ListBlobs");
   } else {
@@ -114,9 +116,9 @@ xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const c
   }
   xio_blob_call *c = NULL;
   if (rc == XIO_OK) rc = xio__blob_call_new(t, "ListBlobs", "GET", q, &c, err);
-  free(p);
-  free(m);
-  free(q);
+  xio_free(p);
+  xio_free(m);
+  xio_free(q);
   if (rc != XIO_OK) return rc;
   c->container_level = 1;
   c->need_perms = PERM('l');
@@ -228,7 +230,7 @@ xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uin
   if (rc != XIO_OK) return rc;
   char *m = marker ? escape(marker) : NULL;
   size_t n = 32 + (m ? strlen(m) : 0);
-  char *q = malloc(n);
+  char *q = xio_malloc(n);
   xio_blob_call *c = NULL;
   if (!q || (marker && !m)) {
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory building GetPageRanges");
@@ -236,8 +238,8 @@ xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uin
     snprintf(q, n, "comp=pagelist%s%s", m ? "&marker=" : "", m ? m : "");
     rc = xio__blob_call_new(t, "GetPageRanges", "GET", q, &c, err);
   }
-  free(m);
-  free(q);
+  xio_free(m);
+  xio_free(q);
   if (rc != XIO_OK) return rc;
   if (len) range_header(c, offset, len, &rc);
   c->need_perms = PERM('r');

@@ -15,6 +15,8 @@
 
 #include <openssl/rand.h>
 
+#include <xio/alloc.h>
+
 #include "engine_int.h"
 
 #define POOL_MAX 256
@@ -313,10 +315,10 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
   xio_err rc = check_options(&e->opts, err);
   if (rc == XIO_OK && ca_file) rc = xio__blob_check_ca_file(ca_file, err);
   if (rc != XIO_OK) return rc;
-  if (ca_file && !(e->opts.ca_file = strdup(ca_file)))
+  if (ca_file && !(e->opts.ca_file = xio_strdup(ca_file)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (RAND_bytes((unsigned char *)&e->rng, sizeof e->rng) != 1) e->rng = (uint64_t)(uintptr_t)e;
-  e->active = calloc((size_t)e->opts.max_in_flight, sizeof *e->active);
+  e->active = xio_calloc((size_t)e->opts.max_in_flight, sizeof *e->active);
   if (!e->active) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
     return xio_error_set(err, XIO_ETRANSPORT, "libcurl could not be initialized");
@@ -332,16 +334,16 @@ static void engine_release(xio_blob_engine *e) {
     curl_easy_cleanup(e->pool[i]);
   if (e->multi) curl_multi_cleanup(e->multi);
   if (e->curl_initialized) curl_global_cleanup();
-  free(e->active);
-  free((char *)e->opts.ca_file);
+  xio_free(e->active);
+  xio_free((char *)e->opts.ca_file);
   pthread_mutex_destroy(&e->mu);
-  free(e);
+  xio_free(e);
 }
 
 xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine **out,
                             xio_error *err) {
   *out = NULL;
-  xio_blob_engine *e = calloc(1, sizeof *e);
+  xio_blob_engine *e = xio_calloc(1, sizeof *e);
   if (!e) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   pthread_mutex_init(&e->mu, NULL);
   xio_err rc = engine_setup(e, opts, err);

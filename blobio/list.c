@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
 #include <xio/blob.h>
 
 void xio_blob_list_clear(xio_blob_list *l) {
   if (!l) return;
   for (size_t i = 0; i < l->n; i++)
-    free(l->v[i].name);
-  free(l->v);
-  free(l->next_marker);
+    xio_free(l->v[i].name);
+  xio_free(l->v);
+  xio_free(l->next_marker);
   memset(l, 0, sizeof *l);
 }

@@ -20,6 +20,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <xio/alloc.h>
+
 #include "engine_int.h"
 
 #define MAX_RESPONSE_BODY (64u << 20) /* XML and error bodies; reads go to the caller */
@@ -55,7 +57,7 @@ static int append_body(xio_blob_call *c, const char *p, size_t len) {
     size_t cap = c->resp_cap ? c->resp_cap : 4096;
     while (cap < c->resp_len + len)
       cap *= 2;
-    char *b = realloc(c->resp_body, cap);
+    char *b = xio_realloc(c->resp_body, cap);
     if (!b) return 0;
     c->resp_body = b;
     c->resp_cap = cap;
@@ -147,7 +149,7 @@ static char *join_query(const char *a, const char *b, const char *c) {
   size_t n = 1;
   for (int i = 0; i < 3; i++)
     n += parts[i] ? strlen(parts[i]) + 1 : 0;
-  char *q = malloc(n), *w = q;
+  char *q = xio_malloc(n), *w = q;
   if (!q) return NULL;
   *w = '\0';
   for (int i = 0; i < 3; i++) {
@@ -166,10 +168,10 @@ static xio_err make_url(xio_blob_call *c, char **signed_query, xio_error *err) {
   *signed_query = join_query(c->query, extra, NULL);
   char *q = join_query(c->query, extra, sas);
   size_t n = strlen(t->origin) + strlen(path) + (q ? strlen(q) : 0) + 2;
-  free(c->full_url);
-  c->full_url = q && *signed_query ? malloc(n) : NULL;
+  xio_free(c->full_url);
+  c->full_url = q && *signed_query ? xio_malloc(n) : NULL;
   if (c->full_url) snprintf(c->full_url, n, "%s%s%s%s", t->origin, path, *q ? "?" : "", q);
-  free(q);
+  xio_free(q);
   if (!c->full_url) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
 }
@@ -194,7 +196,7 @@ static xio_err sign(xio_blob_call *c, const char *query, const char *date,
                     const char *content_length, char **auth, xio_error *err) {
   const xio_blob_target *t = c->target;
   size_t n = c->headers.n + 4;
-  xio_auth_header *h = calloc(n, sizeof *h);
+  xio_auth_header *h = xio_calloc(n, sizeof *h);
   if (!h) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   size_t k = 0;
   for (size_t i = 0; i < c->headers.n; i++)
@@ -207,7 +209,7 @@ static xio_err sign(xio_blob_call *c, const char *query, const char *date,
                           query && *query ? query : NULL, h, k};
   xio_err rc = xio_auth_sharedkey_authorization(t->cred.account, t->cred.key, t->cred.key_len, &req,
                                                 auth, err);
-  free(h);
+  xio_free(h);
   return rc;
 }
 
@@ -294,7 +296,7 @@ xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engin
   c->easy = easy;
   xio_err rc = make_url(c, &query, err);
   if (rc == XIO_OK) rc = build_headers(c, query, now, err);
-  free(query);
+  xio_free(query);
   if (rc != XIO_OK) return rc;
   curl_easy_reset(easy);
   set_transfer(c, easy, opts, timeout_ms);

@@ -29,6 +29,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include <xio/alloc.h>
 #include <xio/blob.h>
 
 #include "ranges_int.h"
@@ -151,7 +152,7 @@ static xio_err text_dup(const xmlNode *el, char **out, xio_error *err) {
   *out = NULL;
   xmlChar *t = xmlNodeGetContent(el);
   size_t n = t ? strlen((const char *)t) : 0;
-  char *copy = n > 0 ? malloc(n + 1) : NULL;
+  char *copy = n > 0 ? xio_malloc(n + 1) : NULL;
   if (!t || (n > 0 && !copy)) {
     xmlFree(t);
     return FAIL_AS(err, XIO_ENOMEM, "out of memory reading <%s>", (const char *)el->name);
@@ -293,7 +294,7 @@ xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *r
   if (rc == XIO_OK && next_marker)
     *next_marker = marker;
   else
-    free(marker);
+    xio_free(marker);
   return rc;
 }
 
@@ -353,7 +354,7 @@ static xio_err append_blobs(const xmlNode *blobs, xio_blob_list *out, xio_error 
   if (count == 0) return XIO_OK;
   if (count > SIZE_MAX / sizeof *out->v - old_n)
     return FAIL_AS(err, XIO_ENOMEM, "too many blobs in a listing");
-  xio_blob_item *v = realloc(out->v, (old_n + count) * sizeof *v);
+  xio_blob_item *v = xio_realloc(out->v, (old_n + count) * sizeof *v);
   if (!v) return FAIL_AS(err, XIO_ENOMEM, "out of memory for %zu blobs", count);
   out->v = v;
   for (const xmlNode *n = blobs->children; n; n = n->next) {
@@ -361,7 +362,7 @@ static xio_err append_blobs(const xmlNode *blobs, xio_blob_list *out, xio_error 
     xio_err rc = read_blob(n, ++index, &out->v[out->n], err);
     if (rc != XIO_OK) {
       while (out->n > old_n)
-        free(out->v[--out->n].name);
+        xio_free(out->v[--out->n].name);
       return rc;
     }
     out->n++;
@@ -384,10 +385,10 @@ xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out
   if (rc == XIO_OK) rc = append_blobs(blobs, out, err);
   xmlFreeDoc(doc);
   if (rc != XIO_OK) {
-    free(marker);
+    xio_free(marker);
     return rc;
   }
-  free(out->next_marker);
+  xio_free(out->next_marker);
   out->next_marker = marker;
   return XIO_OK;
 }

@@ -12,6 +12,8 @@
 #include <cjson/cJSON.h>
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "cred_int.h"
 
 /* Wipes every string value in the tree before it is freed. */
@@ -26,7 +28,7 @@ static void wipe_json(cJSON *node) {
 static xio_err bad_entry(xio_error *err, const char *entry, const char *what) {
   char *safe = xio_auth_url_strip_query(entry);
   xio_error_set(err, XIO_EPARSE, "credential entry \"%.200s\": %s", safe ? safe : "?", what);
-  free(safe);
+  xio_free(safe);
   return XIO_EPARSE;
 }
 

@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 static int report(cli *c, const char *target, const char *id, double secs) {
@@ -24,7 +26,7 @@ static int report(cli *c, const char *target, const char *id, double secs) {
     printf("snapshot %s of %s in %s\nopen it read-only as %s?snapshot=%s\n", id, safe ? safe : "",
            samples_fmt_secs(secs, ht, sizeof ht), safe ? safe : "", id);
   }
-  free(safe);
+  xio_free(safe);
   return CLI_OK;
 }
 
