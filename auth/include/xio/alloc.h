@@ -63,6 +63,12 @@ char *xio_strdup(const char *s);
  *  out-of-memory or when `s` is NULL. */
 char *xio_strndup(const char *s, size_t n);
 
+/** How many allocations through the functions above returned NULL on the calling
+ *  thread so far. A caller of a library that reports out-of-memory as bad input
+ *  (cJSON, libxml2: their allocations come here once xio_blob_share_allocator has
+ *  run) compares the count before and after to tell the two apart. Never fails. */
+unsigned long xio_alloc_failures(void);
+
 /** Releases what the xio_* allocation functions returned. `p` may be NULL. */
 void xio_free(void *p);
 
