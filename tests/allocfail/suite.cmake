@@ -1,0 +1,16 @@
+# allocfail: the allocation-failure test mode. The N-th allocation fails, for
+# N = 1, 2, 3, ... until an operation completes without a failure injected: xio's own
+# allocations and libcurl's, libxml2's and cJSON's (all through xio's allocator, see
+# failalloc.h). Scenarios: parsing credentials, building and signing each request
+# type, reading response bodies, a page blob's open/write/read/grow/zero/close on
+# Azurite, the trace sink, and the command line's put and get of a small file (run
+# in-process). Each run must end in XIO_OK or a clean XIO_ENOMEM with nothing leaked
+# or half-written. Runs in the ASan build too, where LeakSanitizer checks again.
+xio_add_suite(NAME allocfail AZURITE TIMEOUT 300
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/failalloc.c
+    ${CMAKE_CURRENT_LIST_DIR}/creds_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/sign_test.c
+  LIBS xio xio_blob PkgConfig::CURL LibXml2::LibXml2 Threads::Threads)
+target_include_directories(test_allocfail PRIVATE ${PROJECT_SOURCE_DIR}/blobio)
+target_link_options(test_allocfail PRIVATE -rdynamic)
