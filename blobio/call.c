@@ -60,6 +60,7 @@ void xio__blob_call_reset_try(xio_blob_call *c) {
   c->resp_len = 0;
   c->rbuf_got = 0;
   c->overflow = 0;
+  c->oom = 0;
   c->sends = 0;
 }
 

@@ -48,7 +48,9 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud) {
   name[nl] = '\0';
   memcpy(value, line + vs, ve - vs);
   value[ve - vs] = '\0';
-  return xio__blob_hdrs_add(&c->resp_headers, name, value) == XIO_OK ? len : 0;
+  if (xio__blob_hdrs_add(&c->resp_headers, name, value) == XIO_OK) return len;
+  c->oom = 1;
+  return 0;
 }
 
 static int append_body(xio_blob_call *c, const char *p, size_t len) {
@@ -58,7 +60,10 @@ static int append_body(xio_blob_call *c, const char *p, size_t len) {
     while (cap < c->resp_len + len)
       cap *= 2;
     char *b = xio_realloc(c->resp_body, cap);
-    if (!b) return 0;
+    if (!b) {
+      c->oom = 1;
+      return 0;
+    }
     c->resp_body = b;
     c->resp_cap = cap;
   }
@@ -84,7 +89,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud) {
     return len;
   }
   if (!append_body(c, p, len)) {
-    c->overflow = 1;
+    if (!c->oom) c->overflow = 1;
     return 0;
   }
   return len;
