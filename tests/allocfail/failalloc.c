@@ -142,7 +142,8 @@ af_report af_run(const af_scenario *s) {
     }
     r.points++;
     if (getenv("XIO_ALLOCFAIL_VERBOSE"))
-      fprintf(stderr, "%s: allocation %ld failed: %s\n", s->name, n, xio_err_name(rc));
+      fprintf(stderr, "%s: allocation %ld failed: %s (%ld allocations)\n", s->name, n,
+              xio_err_name(rc), count);
     if (rc == XIO_OK)
       r.recovered++;
     else
