@@ -12,8 +12,9 @@ xio_add_suite(NAME allocfail AZURITE TIMEOUT 300
     ${CMAKE_CURRENT_LIST_DIR}/creds_test.c
     ${CMAKE_CURRENT_LIST_DIR}/sign_test.c
     ${CMAKE_CURRENT_LIST_DIR}/pageblob_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/trace_test.c
     ${PROJECT_SOURCE_DIR}/tests/xio_common/xfix.c
-  LIBS xio xio_blob PkgConfig::CURL LibXml2::LibXml2 Threads::Threads)
+  LIBS xio xio_blob PkgConfig::CJSON PkgConfig::CURL LibXml2::LibXml2 Threads::Threads)
 target_include_directories(test_allocfail PRIVATE ${PROJECT_SOURCE_DIR}/blobio
                            ${PROJECT_SOURCE_DIR}/tests/xio_common)
 target_link_options(test_allocfail PRIVATE -rdynamic)
