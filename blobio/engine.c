@@ -154,7 +154,7 @@ static void start_try(xio_blob_engine *e, xio_blob_call *c) {
   CURL *easy = NULL;
   if (rc == XIO_OK) {
     easy = e->npool ? e->pool[--e->npool] : curl_easy_init();
-    if (!easy) rc = xio_error_set(&detail, XIO_ENOMEM, "cannot create a libcurl handle");
+    if (!easy) rc = xio_error_set(&detail, XIO_ENOMEM, "out of memory for a libcurl handle");
   }
   c->refused = xio_alloc_failures(); /* libcurl may send a mangled request when short */
   if (rc == XIO_OK)
