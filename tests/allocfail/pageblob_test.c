@@ -220,6 +220,6 @@ static void life(const char *name, size_t size, int budget, int min_points) {
   free(p.got);
 }
 
-TEST(pageblob_life) { life("pageblob_life", 64 << 10, 200, 100); }
+TEST(pageblob_life) { life("pageblob_life", 64 << 10, 400, 200); }
 
 TEST(pageblob_split_write) { life("pageblob_split_write", PIECE + (64 << 10), 40, 30); }
