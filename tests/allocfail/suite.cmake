@@ -31,3 +31,9 @@ target_include_directories(test_allocfail PRIVATE ${PROJECT_SOURCE_DIR}/blobio
                            ${PROJECT_SOURCE_DIR}/tests/xio_common)
 target_sources(test_allocfail PRIVATE $<TARGET_OBJECTS:allocfail_cli>)
 target_link_options(test_allocfail PRIVATE -rdynamic)
+
+# Every allocation in the libraries and the command line goes through the seam: a
+# bare malloc/calloc/realloc/strdup/free there fails this test, naming the line.
+add_test(NAME allocfail.no_bare_allocations
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/bare_alloc.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(allocfail.no_bare_allocations PROPERTIES LABELS allocfail)
