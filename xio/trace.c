@@ -12,6 +12,8 @@
 
 #include <cjson/cJSON.h>
 
+#include <xio/alloc.h>
+
 #include "ctx_int.h"
 
 static const char *const request_type_names[XIO_REQ_COUNT] = {
@@ -70,7 +72,11 @@ char *xio_trace_event_json(const xio_trace_event *ev) {
   add_string(o, "result", ev->result, &ok);
   char *s = ok ? cJSON_PrintUnformatted(o) : NULL;
   cJSON_Delete(o);
-  return s;
+  /* cJSON's memory is the program's choice of allocator (cJSON_InitHooks); what is
+   * handed out is xio's. */
+  char *line = xio_strdup(s);
+  cJSON_free(s);
+  return line;
 }
 
 static int64_t wall_us(void) {
@@ -100,7 +106,7 @@ static void write_line(xio_ctx *ctx, const xio_trace_event *ev) {
   fputc('\n', ctx->trace_file);
   fflush(ctx->trace_file);
   pthread_mutex_unlock(&ctx->trace_mu);
-  cJSON_free(line);
+  xio_free(line);
 }
 
 void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path, const xio__request_report *r) {
