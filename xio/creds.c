@@ -59,6 +59,7 @@ static xio_err load_env(xio__creds *c, xio_error *err) {
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (acct && *acct && key && *key) {
     xio_err rc = xio_auth_base64_decode(key, &c->env_key, &c->env_key_len, err);
+    if (rc == XIO_ENOMEM) return rc;
     if (rc != XIO_OK)
       return xio_error_set(err, XIO_EPARSE, "AZURE_STORAGE_KEY is not valid base64");
   }
