@@ -1,12 +1,19 @@
 /*
  * creds_test.c - allocation failure while parsing credentials: connection strings,
  * SAS tokens (parsed and generated), blob URLs, redaction and the JSON credential
- * file with its lookups. Pure code: every allocation point is failed in turn.
+ * file with its lookups; then a context loading every source at once (credential
+ * file, connection string, AZURE_STORAGE_* variables). Every allocation point is
+ * failed in turn.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xio/alloc.h>
 #include <xio/auth.h>
+#include <xio/xio.h>
 
 #include "failalloc.h"
 #include "test.h"
@@ -101,5 +108,43 @@ static xio_err parse_all(void *ud, xio_error *err) {
 TEST(credentials) {
   af_scenario s = {.name = "credentials", .op = parse_all, .budget = 100000, .min_points = 50};
   af_report r = af_run(&s);
+  ASSERT_EQ(r.stride, 1);
+}
+
+/* ------------------------------------------ a context's own credentials ---- */
+
+static char cred_path[64];
+
+/* A context loading every credential source at once: the credential file, a
+ * connection string and the AZURE_STORAGE_* variables. */
+static xio_err ctx_op(void *ud, xio_error *err) {
+  (void)ud;
+  xio_ctx_options o = xio_ctx_options_default();
+  o.use_environment = 1;
+  o.credential_file = cred_path;
+  o.connection_string = CONNSTR;
+  xio_ctx *ctx = NULL;
+  xio_err rc = xio_ctx_new(&o, &ctx, err);
+  xio_ctx_free(ctx);
+  return rc;
+}
+
+TEST(context_credentials) {
+  snprintf(cred_path, sizeof cred_path, "/tmp/xio-allocfail-cred-%d.json", (int)getpid());
+  FILE *fp = fopen(cred_path, "w");
+  ASSERT(fp != NULL);
+  fprintf(fp,
+          "{\"https://a.blob.core.windows.net/db\": \"?%s\", \"http://127.0.0.1:1/"
+          "devstoreaccount1\": {\"connection_string\": \"%s\"}}",
+          SAS, CONNSTR);
+  ASSERT(fclose(fp) == 0);
+  setenv("AZURE_STORAGE_ACCOUNT", XIO_AUTH_DEV_ACCOUNT, 1);
+  setenv("AZURE_STORAGE_KEY", XIO_AUTH_DEV_KEY, 1);
+  setenv("AZURE_STORAGE_SAS_TOKEN", "?" SAS, 1);
+  unsetenv("XIO_TRACE");
+  unsetenv("XIO_CA_BUNDLE");
+  af_scenario s = {.name = "context_credentials", .op = ctx_op, .budget = 100000, .min_points = 50};
+  af_report r = af_run(&s);
+  unlink(cred_path);
   ASSERT_EQ(r.stride, 1);
 }
