@@ -51,12 +51,6 @@ typedef struct local_job {
 
 /* ---------------------------------------------------- time and errors ---- */
 
-static int64_t mono_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Emits the trace event of one storage request that started at `start_us`. */
 static void report(xio_ctx *ctx, xio_file *f, const char *path, xio_request_type type,
                    uint64_t offset, uint64_t length, int64_t start_us, xio_err rc) {
@@ -67,7 +61,7 @@ static void report(xio_ctx *ctx, xio_file *f, const char *path, xio_request_type
   r.length = length;
   r.request_id = "";
   r.client_request_id = "";
-  r.duration_us = mono_us() - start_us;
+  r.duration_us = xio_auth_monotonic_us() - start_us;
   r.result = rc;
   xio__trace_request(ctx, f, path, &r);
 }
@@ -137,7 +131,7 @@ static int truncate_to(int fd, uint64_t size) {
 /* Opens an existing file: one XIOTypeOpenFile request. */
 static xio_err open_existing(xio_ctx *ctx, const char *path, unsigned flags, int *fd,
                              xio_error *err) {
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = XIO_OK;
   if ((*fd = open(path, open_flags(flags))) < 0)
     rc = xio_error_from_errno(err, errno, "OpenFile", "open", path);
@@ -149,7 +143,7 @@ static xio_err open_existing(xio_ctx *ctx, const char *path, unsigned flags, int
  * XIOTypeCreateFile request. A file left half made is removed. */
 static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options *o, int *fd,
                           xio_error *err) {
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = XIO_OK;
   if ((*fd = open(path, open_flags(o->flags) | O_CREAT | O_EXCL, 0666)) < 0) {
     rc = xio_error_from_errno(err, errno, "CreateFile", "open", path);
@@ -231,7 +225,7 @@ static xio_err busy(const char *path, unsigned flags, xio_error *err) {
 /* Takes the exclusive lock of an exclusive open: one XIOTypeLease request. */
 static xio_err take_lock(local_file *lf, unsigned flags, xio_error *err) {
   const char *path = lf->base.path;
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   int r = flock(lf->fd, LOCK_EX | LOCK_NB);
   while (r != 0 && errno == EINTR)
     r = flock(lf->fd, LOCK_EX | LOCK_NB);
@@ -355,7 +349,7 @@ static void run_sub(xio__job *job) {
   xio_error e;
   xio_error_clear(&e);
   size_t moved = 0;
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc;
   if (s->op == XIO__SUB_READ)
     rc = do_read(lf, s, &moved, &e);
@@ -388,7 +382,7 @@ static void lf_submit(xio_file *f, xio__sub *s) {
 /* Sets the file's size exactly: one XIOTypeSetFileSize request. */
 static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
   local_file *lf = (local_file *)f;
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = XIO_OK;
   if (truncate_to(lf->fd, size) != 0)
     rc = xio_error_from_errno(err, errno, "SetFileSize", "ftruncate", f->path);
@@ -406,7 +400,7 @@ static xio_err lf_sync(xio_file *f, xio_error *err) {
 
 /* Drops the lock of an exclusive open: one XIOTypeLease request. */
 static xio_err release_lock(local_file *lf, xio_error *err) {
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = XIO_OK;
   if (flock(lf->fd, LOCK_UN) != 0)
     rc = xio_error_from_errno(err, errno, "CloseFile", "flock", lf->base.path);
@@ -451,7 +445,7 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
   char *path;
   xio_err rc = target_path(target, &path, err);
   if (rc != XIO_OK) return rc;
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   rc = unlink_unlocked(path, err);
   report(ctx, NULL, path, XIO_REQ_DELETE, 0, 0, t0, rc);
   xio_free(path);
@@ -484,7 +478,7 @@ static xio_err walk_extents(local_file *lf, uint64_t size, xio_ranges *out, xio_
 static xio_err lf_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   local_file *lf = (local_file *)f;
   uint64_t size = atomic_load(&f->size);
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = walk_extents(lf, size, out, err);
   report(f->ctx, f, NULL, XIO_REQ_RANGES, 0, size, t0, rc);
   return rc;

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <xio/base.h>
+
 #include "test.h"
 
 static char cleanup_dir[256]; /* removed at exit: FAIL() exits the process */
@@ -136,8 +138,4 @@ lt_event lt_get(lt_env *env, int i) {
   return e;
 }
 
-int64_t lt_now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+int64_t lt_now_us(void) { return xio_auth_monotonic_us(); }
