@@ -370,7 +370,7 @@ static xio_err read_blob_meta(const xmlNode *el, const char *what, xio_blob_item
     count += n->type == XML_ELEMENT_NODE;
   if (count == 0) return XIO_OK;
   if (count > XIO_BLOB_MAX_META) count = XIO_BLOB_MAX_META;
-  item->meta = calloc((size_t)count, sizeof *item->meta);
+  item->meta = xio_calloc((size_t)count, sizeof *item->meta);
   if (!item->meta) return FAIL_AS(err, XIO_ENOMEM, "out of memory reading %s", what);
   for (const xmlNode *n = md->children; n && item->nmeta < count; n = n->next) {
     if (n->type != XML_ELEMENT_NODE) continue;

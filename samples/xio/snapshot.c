@@ -90,7 +90,7 @@ static int run_list(cli *c, int argc, char **argv) {
   } else {
     cli_say(c, "%" PRIu64 " snapshot%s of %s", s.n, cli_plural(s.n), safe ? safe : "");
   }
-  free(safe);
+  xio_free(safe);
   return CLI_OK;
 }
 
@@ -118,7 +118,7 @@ static int run_delete(cli *c, int argc, char **argv) {
   } else {
     cli_say(c, "deleted the snapshot%s%s of %s", id ? " " : "", id ? id : "", safe ? safe : "");
   }
-  free(safe);
+  xio_free(safe);
   return CLI_OK;
 }
 
