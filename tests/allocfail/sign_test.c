@@ -53,6 +53,12 @@ static xio_err build(int k, const xio_blob_target *t, xio_blob_call **c, xio_err
   case 11: return xio_blob_call_lease(t, &brk, c, err);
   case 12: return xio_blob_call_snapshot(t, &cond, c, err);
   case 13: return xio_blob_call_set_metadata(t, meta, 2, &cond, c, err);
+  case 14:
+    return xio_blob_call_list_include(t, "db/", "m+1", 10,
+                                      XIO_BLOB_LIST_SNAPSHOTS | XIO_BLOB_LIST_METADATA, c, err);
+  case 15: return xio_blob_call_delete_snapshot(t, "2024-01-01T00:00:00.0000000Z", NULL, c, err);
+  case 16: return xio_blob_call_copy(t, t, NULL, c, err);
+  case 17: return xio_blob_call_abort_copy(t, "11111111-2222-4333-8444-555555555555", NULL, c, err);
   default: return XIO_ENOTFOUND;
   }
 }
@@ -111,10 +117,16 @@ TEST(build_and_sign) {
   "</Last-Modified><Content-Length>1048576</Content-Length><BlobType>PageBlob</BlobType>"          \
   "<LeaseState>available</LeaseState></Properties></Blob>"
 
+#define SNAPSHOT_WITH_META                                                                         \
+  "<Blob><Name>db/a.mdf</Name><Snapshot>2024-01-01T00:00:00.0000000Z</Snapshot><Properties>"       \
+  "<Content-Length>512</Content-Length><BlobType>PageBlob</BlobType></Properties>"                 \
+  "<Metadata><xiokind>log</xiokind><xiosize>100</xiosize></Metadata></Blob>"
+
 static const char page_list[] = DECL "<PageList>" PR("0", "511") CR("512", "1023")
     PR("4096", "8191") PR("1048576", "2097151") "<NextMarker>m2</NextMarker></PageList>";
-static const char blob_list[] = DECL "<EnumerationResults><Blobs>" BLOB("db/a.mdf") BLOB("db/b.ldf")
-    BLOB("db/c d.mdf") "</Blobs><NextMarker>n3</NextMarker></EnumerationResults>";
+static const char blob_list[] =
+    DECL "<EnumerationResults><Blobs>" BLOB("db/a.mdf") BLOB("db/b.ldf") BLOB("db/c d.mdf")
+        SNAPSHOT_WITH_META "</Blobs><NextMarker>n3</NextMarker></EnumerationResults>";
 
 static xio_err parse_op(void *ud, xio_error *err) {
   (void)ud;
@@ -132,7 +144,10 @@ static xio_err parse_op(void *ud, xio_error *err) {
   xio_blob_list l;
   memset(&l, 0, sizeof l);
   rc = xio__blob_xml_blob_list(blob_list, sizeof blob_list - 1, &l, err);
-  if (rc == XIO_OK && l.n != 3) rc = xio_error_set(err, XIO_EIO, "blob list read wrong");
+  if (rc == XIO_OK && (l.n != 4 || !l.v[3].snapshot || l.v[3].nmeta != 2))
+    rc = xio_error_set(
+        err, XIO_EIO, "blob list read wrong: %zu blobs, the last %s a snapshot and %d metadata",
+        l.n, l.n && l.v[l.n - 1].snapshot ? "is" : "is not", l.n ? l.v[l.n - 1].nmeta : -1);
   xio_blob_list_clear(&l);
   return rc;
 }
