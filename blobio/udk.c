@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
 #include <xio/entra.h>
 
 #include "call_int.h"
@@ -26,7 +27,7 @@ xio_err xio_blob_call_user_delegation_key(const xio_blob_target *t, time_t start
                                   "restype=service&comp=userdelegationkey", &c, err);
   if (rc != XIO_OK) return rc;
   size_t n = 160;
-  if (!(c->owned_body = malloc(n))) {
+  if (!(c->owned_body = xio_malloc(n))) {
     xio_blob_call_free(c);
     return xio_error_set(err, XIO_ENOMEM, "out of memory building GetUserDelegationKey");
   }

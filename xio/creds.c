@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
 #include <xio/auth.h>
 
 #include "creds_int.h"
@@ -32,14 +33,15 @@ static xio_err load_env(xio__credsrc *c, xio_error *err) {
   const char *acct = getenv("AZURE_STORAGE_ACCOUNT"), *key = getenv("AZURE_STORAGE_KEY");
   const char *sas = getenv("AZURE_STORAGE_SAS_TOKEN"), *method = getenv("XIO_ENTRA_METHOD");
   const char *warn = getenv("XIO_SAS_WARNING_SECONDS");
-  if (acct && *acct && !(c->env_account = strdup(acct)))
+  if (acct && *acct && !(c->env_account = xio_strdup(acct)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (acct && *acct && key && *key) {
     xio_err rc = xio_auth_base64_decode(key, &c->env_key, &c->env_key_len, err);
+    if (rc == XIO_ENOMEM) return rc;
     if (rc != XIO_OK)
       return xio_error_set(err, XIO_EPARSE, "AZURE_STORAGE_KEY is not valid base64");
   }
-  if (sas && *sas && !(c->env_sas = strdup(sas[0] == '?' ? sas + 1 : sas)))
+  if (sas && *sas && !(c->env_sas = xio_strdup(sas[0] == '?' ? sas + 1 : sas)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (warn && *warn) {
     char *end = NULL;
@@ -73,7 +75,7 @@ static xio_err setup(xio__credsrc *c, const xio_ctx_options *o, xio_error *err) 
 }
 
 xio_err xio__creds_load(xio__creds *c, const xio_ctx_options *o, xio_error *err) {
-  xio__credsrc *s = calloc(1, sizeof *s);
+  xio__credsrc *s = xio_calloc(1, sizeof *s);
   if (!s) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   pthread_mutex_init(&s->mu, NULL);
   s->refs = 1;
@@ -90,17 +92,17 @@ xio_err xio__creds_load(xio__creds *c, const xio_ctx_options *o, xio_error *err)
 static void credsrc_free(xio__credsrc *s) {
   for (int i = 0; i < s->ncaches; i++) {
     xio_auth_tokens_free(s->caches[i].tokens);
-    free(s->caches[i].client_id);
+    xio_free(s->caches[i].client_id);
   }
   if (s->has_file) xio__credfile_free(&s->file);
   xio_auth_credstore_free(s->api);
   xio_auth_account_clear(&s->conn);
-  free(s->env_account);
+  xio_free(s->env_account);
   xio_auth_secret_free(s->env_key, s->env_key_len);
   if (s->env_sas) xio_auth_secret_free(s->env_sas, strlen(s->env_sas));
-  free(s->client_id);
+  xio_free(s->client_id);
   pthread_mutex_destroy(&s->mu);
-  free(s);
+  xio_free(s);
 }
 
 static void credsrc_release(xio__credsrc *s) {
@@ -131,9 +133,9 @@ xio_auth_tokens *xio__creds_tokens(xio__credsrc *s, xio_auth_entra_method method
   if (s->ncaches == XIO__MAX_TOKEN_CACHES) return NULL;
   xio__token_cache *tc = &s->caches[s->ncaches];
   memset(tc, 0, sizeof *tc);
-  if (client_id && !(tc->client_id = strdup(client_id))) return NULL;
+  if (client_id && !(tc->client_id = xio_strdup(client_id))) return NULL;
   if (xio_auth_tokens_new(&s->entra, method, client_id, &tc->tokens, NULL) != XIO_OK) {
-    free(tc->client_id);
+    xio_free(tc->client_id);
     return NULL;
   }
   tc->method = method;
@@ -247,14 +249,14 @@ static void ref_release(void *ud) {
   credref *r = ud;
   if (atomic_fetch_sub(&r->refs, 1) != 1) return;
   credsrc_release(r->src);
-  free(r->url);
-  free(r);
+  xio_free(r->url);
+  xio_free(r);
 }
 
 static credref *ref_new(xio__credsrc *s, const char *url, int entra_only) {
-  credref *r = calloc(1, sizeof *r);
-  if (!r || !(r->url = strdup(url))) {
-    free(r);
+  credref *r = xio_calloc(1, sizeof *r);
+  if (!r || !(r->url = xio_strdup(url))) {
+    xio_free(r);
     return NULL;
   }
   atomic_init(&r->refs, 1);
@@ -376,7 +378,7 @@ xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blo
   if (rc != XIO_OK) {
     char *safe = xio_auth_url_strip_query(url);
     if (!err || !err->target[0]) xio_error_set_target(err, safe ? safe : "");
-    free(safe);
+    xio_free(safe);
   }
   ref_release(r);
   return rc;

@@ -64,11 +64,11 @@ xio_err xio_ctx_set_entra_method(xio_ctx *ctx, xio_auth_entra_method method, con
                                  xio_error *err) {
   if (!ctx || (unsigned)method > XIO_AUTH_ENTRA_IMDS)
     return xio_error_set(err, XIO_EINVAL, "unknown Entra ID method");
-  char *id = client_id ? strdup(client_id) : NULL;
+  char *id = client_id ? xio_strdup(client_id) : NULL;
   if (client_id && !id) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio__credsrc *s = ctx->creds.src;
   pthread_mutex_lock(&s->mu);
-  free(s->client_id);
+  xio_free(s->client_id);
   s->client_id = id;
   s->method = method;
   pthread_mutex_unlock(&s->mu);

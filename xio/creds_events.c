@@ -101,7 +101,7 @@ void xio__creds_warn_sas(xio__credsrc *s, const char *url, const char *label, co
              safe ? safe : "?", when);
   xio_cred_event ev = {XIO_CRED_EXPIRING, wall_us(), safe, label, (int64_t)parsed.expiry, msg};
   xio__creds_emit(s, &ev);
-  free(safe);
+  xio_free(safe);
 }
 
 void xio__creds_file_error(xio__credsrc *s, const char *url, const xio_error *e) {
@@ -111,5 +111,5 @@ void xio__creds_file_error(xio__credsrc *s, const char *url, const xio_error *e)
            "the changed credential file did not load, its earlier entries stay: %s", e->message);
   xio_cred_event ev = {XIO_CRED_FILE_ERROR, wall_us(), safe, s->file.path, 0, msg};
   xio__creds_emit(s, &ev);
-  free(safe);
+  xio_free(safe);
 }

@@ -29,11 +29,11 @@ static char *read_all(const char *path, xio_error *err) {
     return NULL;
   }
   size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
+  char *buf = xio_malloc(cap);
   while (buf) {
     len += fread(buf + len, 1, cap - len - 1, f);
     if (len < cap - 1) break;
-    char *bigger = cap < MAX_FILE ? realloc(buf, cap * 2) : NULL;
+    char *bigger = cap < MAX_FILE ? xio_realloc(buf, cap * 2) : NULL;
     if (!bigger) xio_auth_secret_free(buf, cap);
     buf = bigger;
     cap *= 2;
@@ -81,7 +81,7 @@ static void remember(xio__credfile *f, const struct stat *st) {
 xio_err xio__credfile_open(xio__credfile *f, const char *path, xio_error *err) {
   struct stat st;
   memset(f, 0, sizeof *f);
-  if (!(f->path = strdup(path))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (!(f->path = xio_strdup(path))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (stat(path, &st) == 0) remember(f, &st);
   f->checked_ms = mono_ms();
   return load(path, &f->store, err);
@@ -107,6 +107,6 @@ int xio__credfile_refresh(xio__credfile *f, int recheck_ms, int force, xio_error
 
 void xio__credfile_free(xio__credfile *f) {
   xio_auth_credstore_free(f->store);
-  free(f->path);
+  xio_free(f->path);
   memset(f, 0, sizeof *f);
 }

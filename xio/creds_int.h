@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <xio/alloc.h>
 #include <xio/credentials.h>
 
 #include "xio_int.h"

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cred_int.h"
 
 static const char *const entra_names[] = {"default", "callback", "managed_identity", "azure_cli",
@@ -37,7 +39,7 @@ xio_err xio_auth_cred_copy(xio_auth_cred *dst, const xio_auth_cred *src) {
       !dup_opt(&dst->token, src->token) || !dup_opt(&dst->client_id, src->client_id))
     goto nomem;
   if (src->key && src->key_len) {
-    if (!(dst->key = malloc(src->key_len))) goto nomem;
+    if (!(dst->key = xio_malloc(src->key_len))) goto nomem;
     memcpy(dst->key, src->key, src->key_len);
     dst->key_len = src->key_len;
   }
@@ -49,8 +51,8 @@ nomem:
 
 void xio_auth_cred_clear(xio_auth_cred *c) {
   if (!c) return;
-  free(c->account);
-  free(c->client_id);
+  xio_free(c->account);
+  xio_free(c->client_id);
   xio_auth_secret_free(c->key, c->key_len);
   xio__auth_str_free(c->sas);
   xio__auth_str_free(c->token);

@@ -139,7 +139,7 @@ static xio_err chain(const xio__entra_env *env, xio_auth_entra_method method, co
   if (rc != XIO_OK && rc != XIO_ENOMEM && method == XIO_AUTH_ENTRA_DEFAULT && n == 3)
     note(report, size, XIO_AUTH_ENTRA_IMDS,
          "not asked: this machine is not an Azure VM (ask for managed_identity to use it)");
-  free(resource);
+  xio_free(resource);
   return rc == XIO_OK || rc == XIO_ENOMEM ? rc : tried ? XIO_EAUTH : XIO_ENOCRED;
 }
 

@@ -132,7 +132,7 @@ static xio_err judge(child *c, int status, const xio__entra_env *env, xio_auth_t
 
 xio_err xio__entra_azure_cli(const xio__entra_env *env, const char *resource, xio_auth_token *out,
                              char why[XIO__WHY_SIZE]) {
-  child *c = calloc(1, sizeof *c);
+  child *c = xio_calloc(1, sizeof *c);
   if (!c) return XIO_ENOMEM;
   const char *az = env->az ? env->az : "az";
   int rc = start(c, az, resource);
@@ -152,6 +152,6 @@ xio_err xio__entra_azure_cli(const xio__entra_env *env, const char *resource, xi
     }
   }
   OPENSSL_cleanse(c->obuf, sizeof c->obuf);
-  free(c);
+  xio_free(c);
   return result;
 }

@@ -10,6 +10,7 @@
 #ifndef XIO_ENTRA_INT_H
 #define XIO_ENTRA_INT_H
 
+#include <xio/alloc.h>
 #include <xio/entra.h>
 
 #include "cred_int.h"

@@ -49,12 +49,12 @@ static char *token_url(const char *endpoint, const char *version, const char *re
                        const char *client_id) {
   char *r = encode(resource), *c = client_id ? encode(client_id) : NULL;
   size_t n = strlen(endpoint) + strlen(version) + (r ? strlen(r) : 0) + (c ? strlen(c) : 0) + 64;
-  char *url = r && (c || !client_id) ? malloc(n) : NULL;
+  char *url = r && (c || !client_id) ? xio_malloc(n) : NULL;
   if (url)
     snprintf(url, n, "%s%sapi-version=%s&resource=%s%s%s", endpoint,
              strchr(endpoint, '?') ? "&" : "?", version, r, c ? "&client_id=" : "", c ? c : "");
-  free(r);
-  free(c);
+  xio_free(r);
+  xio_free(c);
   return url;
 }
 
@@ -127,7 +127,7 @@ xio_err xio__entra_managed_identity(const xio__entra_env *env, int imds, const c
   }
   char *url = token_url(endpoint, imds ? "2018-02-01" : "2019-08-01", resource, env->client_id);
   if (!url) return XIO_ENOMEM;
-  answer *a = calloc(1, sizeof *a);
+  answer *a = xio_calloc(1, sizeof *a);
   long status = 0;
   char errbuf[CURL_ERROR_SIZE];
   xio_err rc = XIO_ENOMEM;
@@ -136,7 +136,7 @@ xio_err xio__entra_managed_identity(const xio__entra_env *env, int imds, const c
     rc = judge(cc, status, a, errbuf, env->now, out, why);
     OPENSSL_cleanse(a->buf, sizeof a->buf);
   }
-  free(a);
-  free(url);
+  xio_free(a);
+  xio_free(url);
   return rc;
 }

@@ -13,6 +13,7 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
 #include <xio/entra.h>
 
 #include "cred_int.h"
@@ -21,12 +22,12 @@
 
 void xio_auth_udk_clear(xio_auth_udk *k) {
   if (!k) return;
-  free(k->oid);
-  free(k->tid);
-  free(k->start);
-  free(k->expiry);
-  free(k->service);
-  free(k->version);
+  xio_free(k->oid);
+  xio_free(k->tid);
+  xio_free(k->start);
+  xio_free(k->expiry);
+  xio_free(k->service);
+  xio_free(k->version);
   xio__auth_str_free(k->value);
   memset(k, 0, sizeof *k);
 }
@@ -189,7 +190,7 @@ xio_err xio_auth_sas_generate_user_delegation(const char *account, const xio_aut
   xio_err rc = build_sts(account, key, container, blob, opts ? opts->permissions : NULL, opts, &v,
                          &sts, err);
   if (rc == XIO_OK) rc = sign_text(key, sts, sig, err);
-  free(sts);
+  xio_free(sts);
   if (rc == XIO_OK) rc = write_token(key, &v, sig, out, err);
   OPENSSL_cleanse(sig, sizeof sig);
   if (rc != XIO_OK) xio__auth_operation(err, "GenerateUserDelegationSas");

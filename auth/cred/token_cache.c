@@ -73,7 +73,7 @@ static int copy_options(xio_auth_tokens *t, const xio_auth_entra_options *o) {
 xio_err xio_auth_tokens_new(const xio_auth_entra_options *opts, xio_auth_entra_method method,
                             const char *client_id, xio_auth_tokens **out, xio_error *err) {
   *out = NULL;
-  xio_auth_tokens *t = calloc(1, sizeof *t);
+  xio_auth_tokens *t = xio_calloc(1, sizeof *t);
   if (!t) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_auth_entra_options d = xio_auth_entra_options_default();
   if (!copy_options(t, opts ? opts : &d) ||
@@ -99,16 +99,16 @@ void xio_auth_tokens_free(xio_auth_tokens *t) {
   pthread_mutex_unlock(&t->mu);
   if (started) pthread_join(t->thread, NULL);
   for (int i = 0; i < t->nslots; i++) {
-    free(t->slots[i].scope);
+    xio_free(t->slots[i].scope);
     xio_auth_token_clear(&t->slots[i].tok);
   }
   for (int i = 0; i < 7; i++)
-    free(t->own[i]);
-  free(t->client_id);
+    xio_free(t->own[i]);
+  xio_free(t->client_id);
   pthread_cond_destroy(&t->wake);
   pthread_cond_destroy(&t->done);
   pthread_mutex_destroy(&t->mu);
-  free(t);
+  xio_free(t);
 }
 
 unsigned xio_auth_tokens_fetches(xio_auth_tokens *t) {
@@ -169,7 +169,7 @@ static void *refresher(void *arg) {
     xio_err rc = scope
                      ? xio_auth_entra_fetch(&t->opts, method, t->client_id, scope, &tok, &used, &e)
                      : xio_error_set(&e, XIO_ENOMEM, "out of memory");
-    free(scope);
+    xio_free(scope);
     pthread_mutex_lock(&t->mu);
     settle(t, s, rc, &tok, used, &e);
     xio_auth_token_clear(&tok);

@@ -177,7 +177,7 @@ TEST(cli_warns_before_sas_expires) {
   EXPECT_EXIT(&r, 0);
   ASSERT_NOT_CONTAINS(r.err, "warning");
   clirun_free(&r);
-  free(sas);
+  xio_free(sas);
 }
 
 TEST(cli_entra_option_asks_the_metadata_service) {

@@ -18,7 +18,7 @@ static void on_trace(const xio_trace_event *ev, void *ud) {
   char *line = xio_trace_event_json(ev);
   if (line && (standin_has_token(line) || strstr(line, "sig=")))
     FAIL("a secret appears in a trace event: %s", line);
-  free(line);
+  xio_free(line);
   atomic_fetch_add(&f->requests, 1);
   /* Opening with create looks first (404) and creates the container on a second 404. */
   if (strcmp(ev->result, "ok") != 0 && strcmp(ev->result, "XIO_ENOTFOUND") != 0)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include <xio/alloc.h>
 #include <xio/credentials.h>
 #include <xio/xio.h>
 

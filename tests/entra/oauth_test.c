@@ -126,7 +126,7 @@ static xio_err callback(const char *scope, xio_auth_token *out, void *ud, xio_er
   if (atomic_load(&s->fail)) return xio_error_set(err, XIO_EAUTH, "identity library offline");
   ASSERT_STR_EQ(scope, XIO_AUTH_STORAGE_SCOPE);
   standin_jwt(tok, sizeof tok, s->lifetime_s);
-  out->value = strdup(tok);
+  out->value = xio_strdup(tok);
   out->expires_on = time(NULL) + s->lifetime_s;
   atomic_store(&s->expires, (long)out->expires_on);
   return XIO_OK;
@@ -181,7 +181,7 @@ TEST(tokens_refreshed_during_long_transfer) {
   efix_name(&f);
   efix_setup(&f, NULL);
   xio_file *file = open_new(&f, "long.mdf", 8u << 20, XIO_KIND_DATA);
-  char *buf = malloc(1u << 20);
+  char *buf = xio_malloc(1u << 20);
   memset(buf, 0x3a, 1u << 20);
   double start = now_s();
   int writes = 0;
@@ -194,7 +194,7 @@ TEST(tokens_refreshed_during_long_transfer) {
   double elapsed = now_s() - start;
   ASSERT_OK(xio_file_close(file, &e), &e);
   efix_teardown(&f);
-  free(buf);
+  xio_free(buf);
   int tokens = atomic_load(&mi.tokens);
   /* The first token expired mid-transfer, so new ones were fetched; each lives `life`
    * seconds and is renewed at half its life: no more than one per half life, and
@@ -245,7 +245,7 @@ static xio_err refused_first(const char *scope, xio_auth_token *out, void *ud, x
     standin_jwt_for(tok, sizeof tok, 3600, "https://elsewhere.example");
   else
     standin_jwt(tok, sizeof tok, 3600);
-  out->value = strdup(tok);
+  out->value = xio_strdup(tok);
   out->expires_on = time(NULL) + 3600;
   return XIO_OK;
 }

@@ -100,7 +100,7 @@ TEST(sas_renewed_in_credential_file_while_open) {
     if (!renewed && time(NULL) >= first_expiry - 3) {
       char *sas2 = efix_container_sas(&f, "rcw", time(NULL) + 3600, 0);
       write_cred_file(path, &f, sas2);
-      free(sas2);
+      xio_free(sas2);
       renewed = 1;
     }
     ASSERT_OK(xio_file_write(file, (uint64_t)(writes % 16) * sizeof buf, buf, sizeof buf, &e), &e);
@@ -121,7 +121,7 @@ TEST(sas_renewed_in_credential_file_while_open) {
   ASSERT_CONTAINS(t, "\"event\":\"xio_credential_expiring\"");
   ASSERT_NOT_CONTAINS(t, "sig=");
   ASSERT_NOT_CONTAINS(t, "sig%3D");
-  free(sas1);
+  xio_free(sas1);
 }
 
 TEST(refused_sas_sent_again_after_reading_the_file) {
@@ -156,8 +156,8 @@ TEST(refused_sas_sent_again_after_reading_the_file) {
   ASSERT_EQ(e.http_status, 403);
   ASSERT_EQ(atomic_load(&f.requests), 1); /* one request, whatever it took */
   efix_teardown(&f);
-  free(bad);
-  free(good);
+  xio_free(bad);
+  xio_free(good);
 }
 
 TEST(credential_replaced_through_the_api) {
@@ -184,6 +184,6 @@ TEST(credential_replaced_through_the_api) {
   ASSERT_OK(xio_file_write(file, 512, buf, sizeof buf, &e), &e);
   ASSERT_OK(xio_file_close(file, &e), &e);
   efix_teardown(&f);
-  free(sas1);
-  free(sas2);
+  xio_free(sas1);
+  xio_free(sas2);
 }

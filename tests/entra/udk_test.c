@@ -20,7 +20,7 @@ static xio_err callback(const char *scope, xio_auth_token *out, void *ud, xio_er
   char tok[2048];
   ++*(int *)ud;
   standin_jwt(tok, sizeof tok, 3600);
-  out->value = strdup(tok);
+  out->value = xio_strdup(tok);
   out->expires_on = time(NULL) + 3600;
   return XIO_OK;
 }
@@ -73,7 +73,7 @@ TEST(user_delegation_sas_allows_exactly_its_permissions) {
   ASSERT_EQ(with_sas("PUT", url, "comp=page", r, put_page, page, sizeof page), 403);
   ASSERT_EQ(with_sas("DELETE", url, NULL, r, NULL, NULL, 0), 403);
   /* Permissions edited after signing: the signature no longer matches. */
-  char *edited = malloc(strlen(r) + 2);
+  char *edited = xio_malloc(strlen(r) + 2);
   memcpy(edited, r, strlen(r) + 1);
   char *sp = strstr(edited, "sp=r&");
   ASSERT(sp != NULL);
@@ -112,8 +112,8 @@ TEST(user_delegation_sas_allows_exactly_its_permissions) {
   ASSERT_OK(xio_file_close(file, &e), &e);
   efix_teardown(&f);
   ASSERT_EQ(calls, 1);
-  free(r);
-  free(rw);
-  free(lc);
-  free(edited);
+  xio_free(r);
+  xio_free(rw);
+  xio_free(lc);
+  xio_free(edited);
 }

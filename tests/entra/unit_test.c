@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <xio/alloc.h>
 #include <xio/entra.h>
 
 #include "standin.h"
@@ -85,7 +86,7 @@ static xio_err callback(const char *scope, xio_auth_token *out, void *ud, xio_er
     return xio_error_set(err, XIO_EINVAL, "asked for scope %s", scope);
   if (s->fail) return xio_error_set(err, XIO_EAUTH, "identity library offline");
   standin_jwt(tok, sizeof tok, s->lifetime_s);
-  out->value = strdup(tok);
+  out->value = xio_strdup(tok);
   out->expires_on = time(NULL) + s->lifetime_s;
   return XIO_OK;
 }
@@ -339,13 +340,13 @@ TEST(credential_file_entra_entries) {
 #define VEC_CONT_SIG "2/H0EMzUM88USXtiF09YSMahpJDV/XsPMoCWQTGQqdk="
 
 static xio_auth_udk vector_key(void) {
-  xio_auth_udk k = {strdup(STANDIN_OID),
-                    strdup(STANDIN_TID),
-                    strdup("2026-01-01T00:00:00Z"),
-                    strdup("2026-01-08T00:00:00Z"),
-                    strdup("b"),
-                    strdup("2026-06-06"),
-                    strdup(VEC_KEY)};
+  xio_auth_udk k = {xio_strdup(STANDIN_OID),
+                    xio_strdup(STANDIN_TID),
+                    xio_strdup("2026-01-01T00:00:00Z"),
+                    xio_strdup("2026-01-08T00:00:00Z"),
+                    xio_strdup("b"),
+                    xio_strdup("2026-06-06"),
+                    xio_strdup(VEC_KEY)};
   return k;
 }
 
@@ -364,7 +365,7 @@ TEST(udk_string_to_sign) {
                      "/blob/devstoreaccount1/vectors/disk.mdf\n" STANDIN_OID "\n" STANDIN_TID "\n"
                      "2026-01-01T00:00:00Z\n2026-01-08T00:00:00Z\nb\n2026-06-06\n\n\n\n\nhttps\n"
                      "2020-12-06\nb\n\n\n\n\n\n\n");
-  free(sts);
+  xio_free(sts);
   xio_auth_udk_clear(&k);
 }
 
@@ -401,7 +402,7 @@ TEST(udk_sas_vectors) {
   param(tok, "sr", v, sizeof v);
   ASSERT_STR_EQ(v, "b");
   ASSERT_NOT_CONTAINS(tok, "yZbHquSq"); /* the key's value never goes into the token */
-  free(tok);
+  xio_free(tok);
   /* A container SAS without start or protocol. */
   o.permissions = "lr";
   o.start = 0;
@@ -413,7 +414,7 @@ TEST(udk_sas_vectors) {
   ASSERT_STR_EQ(v, "2%2FH0EMzUM88USXtiF09YSMahpJDV%2FXsPMoCWQTGQqdk%3D");
   param(tok, "sp", v, sizeof v);
   ASSERT_STR_EQ(v, "rl");
-  free(tok);
+  xio_free(tok);
   /* Refused: a stored policy, an old version, an incomplete key. */
   o.identifier = "policy";
   ASSERT_ERR(
@@ -425,7 +426,7 @@ TEST(udk_sas_vectors) {
       xio_auth_sas_generate_user_delegation("devstoreaccount1", &k, "vectors", NULL, &o, &tok, &e),
       XIO_EINVAL, &e);
   o.version = NULL;
-  free(k.tid);
+  xio_free(k.tid);
   k.tid = NULL;
   ASSERT_ERR(
       xio_auth_sas_generate_user_delegation("devstoreaccount1", &k, "vectors", NULL, &o, &tok, &e),
