@@ -10,7 +10,9 @@
  * change counter) and journals it before that. So: a journal whose valid records
  * hold page 1, with a content different from page 1 on storage, belongs to a
  * transaction whose pages are all on storage: it committed, and the journal is void.
- * In every other case the journal is hot and SQLite rolls it back as usual (a
+ * A transaction that began on an empty database journals no page at all (SQLite
+ * journals only pages that existed); it committed when page 1 is on storage. In
+ * every other case the journal is hot and SQLite rolls it back as usual (a
  * rollback writes back the original pages, so doing it twice is harmless). A journal
  * that names a super-journal (a transaction over several databases) is always left
  * to SQLite.
@@ -40,7 +42,7 @@ static uint32_t checksum(uint32_t nonce, const unsigned char *page, uint32_t pgs
 }
 
 typedef struct jhdr {
-  uint32_t nrec, nonce, sector, pgsz;
+  uint32_t nrec, nonce, orig_pages, sector, pgsz;
 } jhdr;
 
 /* Reads the header; 0 when it is a journal header, -1 when not, else SQLite code. */
@@ -52,6 +54,7 @@ static int read_header(xio__sq_node *node, jhdr *h) {
   if (memcmp(b, magic, 8) != 0) return -1;
   h->nrec = be32(b + 8);
   h->nonce = be32(b + 12);
+  h->orig_pages = be32(b + 16);
   h->sector = be32(b + 20);
   h->pgsz = be32(b + 24);
   if (h->sector < 32 || h->sector > 65536 || (h->sector & (h->sector - 1))) return -1;
@@ -59,14 +62,15 @@ static int read_header(xio__sq_node *node, jhdr *h) {
   return 0;
 }
 
-/* Compares the journal's page-1 record with page 1 on storage: *hot = equal. */
+/* Compares page 1 on storage with `orig` (the journal's page-1 record, or NULL for
+ * a database that was empty): *hot = unchanged. */
 static int page1_unchanged(xio__sq_node *node, const unsigned char *orig, uint32_t pgsz, int *hot) {
-  unsigned char *now = malloc(pgsz);
-  if (!now) return SQLITE_NOMEM;
-  int rc = xio__sq_store_read(node, XIO__SQ_DB, now, (int)pgsz, 0);
+  unsigned char *now = malloc(pgsz), *zero = calloc(1, pgsz);
+  int rc = now && zero ? xio__sq_store_read(node, XIO__SQ_DB, now, (int)pgsz, 0) : SQLITE_NOMEM;
   if (rc == SQLITE_IOERR_SHORT_READ) rc = SQLITE_OK; /* page 1 never written: zeros */
-  if (rc == SQLITE_OK) *hot = memcmp(now, orig, pgsz) == 0;
+  if (rc == SQLITE_OK) *hot = memcmp(now, orig ? orig : zero, pgsz) == 0;
   free(now);
+  free(zero);
   return rc;
 }
 
@@ -101,6 +105,7 @@ int xio__sq_journal_is_hot(xio__sq_node *node, int *hot) {
   rc = read_header(node, &h);
   if (rc < 0) return SQLITE_OK; /* not a header SQLite can read: let it decide */
   if (rc != SQLITE_OK) return rc;
+  if (h.orig_pages == 0) return page1_unchanged(node, NULL, h.pgsz, hot);
   unsigned char *rec = malloc(8 + (size_t)h.pgsz);
   if (!rec) return SQLITE_NOMEM;
   rc = scan(node, &h, rec, hot);

@@ -1,0 +1,99 @@
+/*
+ * workload_test.c - SQLite workloads on page blobs, in WAL and rollback-journal
+ * (DELETE) mode: create, many rows in one transaction, many single-row transactions,
+ * integrity_check, close, reopen in a new process, same contents. Also several
+ * connections of one process on one database, and local names through the VFS.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sqfix.h"
+#include "test.h"
+
+static void workload(const char *mode) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], sql[256], out[512], want[512];
+  sqfix_url(&fx, "work.sqlite", url, sizeof url);
+  sqlite3 *db = sqfix_open(url);
+  snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s", mode);
+  sqfix_exec(db, sql);
+  sqfix_exec(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)");
+  sqfix_exec(db,
+             "BEGIN; " SERIES(5000) " INSERT INTO t(v) SELECT printf('bulk %08d', value) FROM s; "
+                                    "COMMIT");
+  for (int i = 0; i < 200; i++)
+    sqfix_exec(db, "INSERT INTO t(v) VALUES('single row')");
+  ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 5200);
+  sqlite3_stmt *st;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  ASSERT_STR_EQ((const char *)sqlite3_column_text(st, 0), "ok");
+  sqlite3_finalize(st);
+  long long sum = sqfix_int(db, "SELECT total(id) FROM t");
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  /* A new process sees the same contents. */
+  const char *args[] = {"check", url, NULL};
+  ASSERT_EQ(sqfix_run(args, out, sizeof out), 0);
+  snprintf(want, sizeof want, "5200 %lld ok\n", sum);
+  ASSERT_STR_EQ(out, want);
+}
+
+TEST(wal_workload) { workload("WAL"); }
+
+TEST(delete_workload) { workload("DELETE"); }
+
+/* Several connections of one process share the database, WAL index included. */
+TEST(connections_share_one_database) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512];
+  sqfix_url(&fx, "shared.sqlite", url, sizeof url);
+  sqlite3 *a = sqfix_open(url), *b = sqfix_open(url);
+  sqfix_exec(a, "PRAGMA journal_mode=WAL; CREATE TABLE t(x)");
+  sqfix_exec(a, "INSERT INTO t VALUES(1),(2)");
+  ASSERT_EQ(sqfix_int(b, "SELECT count(*) FROM t"), 2);
+  /* b reads a snapshot while a writes on. */
+  sqfix_exec(b, "BEGIN");
+  ASSERT_EQ(sqfix_int(b, "SELECT count(*) FROM t"), 2);
+  sqfix_exec(a, "INSERT INTO t VALUES(3)");
+  ASSERT_EQ(sqfix_int(b, "SELECT count(*) FROM t"), 2);
+  /* Only one writer at a time. */
+  sqfix_exec(a, "BEGIN IMMEDIATE");
+  ASSERT_EQ(sqlite3_exec(b, "INSERT INTO t VALUES(4)", 0, 0, 0), SQLITE_BUSY);
+  sqfix_exec(a, "COMMIT");
+  sqfix_exec(b, "COMMIT");
+  ASSERT_EQ(sqfix_int(b, "SELECT count(*) FROM t"), 3);
+  ASSERT_EQ(sqlite3_close(a), SQLITE_OK);
+  ASSERT_EQ(sqfix_int(b, "SELECT sum(x) FROM t"), 6);
+  ASSERT_EQ(sqlite3_close(b), SQLITE_OK);
+}
+
+/* A local name through the default xio VFS is an ordinary local file. */
+TEST(local_names_go_to_the_previous_vfs) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char dir[] = "/tmp/xio-sqlite-local-XXXXXX", path[128];
+  ASSERT(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/local.db", dir);
+  sqlite3 *db = sqfix_open(path);
+  sqfix_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(42)");
+  char *vfs = NULL;
+  ASSERT_EQ(sqlite3_file_control(db, "main", SQLITE_FCNTL_VFSNAME, &vfs), SQLITE_OK);
+  ASSERT_STR_EQ(vfs, "unix");
+  sqlite3_free(vfs);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  struct stat sb;
+  ASSERT_EQ(stat(path, &sb), 0);
+  ASSERT(sb.st_size >= 4096);
+  ASSERT_EQ(sqfix_count(&fx, NULL, NULL), 0); /* no storage request at all */
+  /* The base VFS reads it back. */
+  ASSERT_EQ(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, "unix"), SQLITE_OK);
+  ASSERT_EQ(sqfix_int(db, "SELECT x FROM t"), 42);
+  sqlite3_close(db);
+  unlink(path);
+  rmdir(dir);
+}
