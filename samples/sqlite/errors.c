@@ -26,11 +26,11 @@ int xio__sq_fail(int code, const char *fmt, ...) {
 static const char *hint(xio_err code) {
   switch (code) {
   case XIO_ENOCRED:
-    return " (set AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, "
-           "or put a SAS in the URL)";
   case XIO_EAUTH:
   case XIO_EPERM:
-  case XIO_EEXPIRED: return " (check the SAS or account key: missing, expired or lacking rights)";
+  case XIO_EEXPIRED:
+    return " (no valid credential: put a SAS granting rcw in the URL, or set "
+           "AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY)";
   case XIO_ELEASELOST:
     return " (another process took the database over: close it; nothing more is written)";
   default: return "";
