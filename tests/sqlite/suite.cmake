@@ -17,3 +17,14 @@ if(TARGET xio_sqlite)
     SQLITE_EXT="$<TARGET_FILE:xio_sqlite_ext>")
   add_dependencies(test_sqlite sqlite_worker xio_cli xio_sqlite_ext)
 endif()
+
+# The stock sqlite3 shell loading the extension. Not under AddressSanitizer: the
+# shell is not built with it, so it cannot load a module that is.
+if(TARGET xio_sqlite_ext)
+  xio_add_suite(NAME sqlite_shell AZURITE LABELS no-asan
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/sqfix.c ${CMAKE_CURRENT_LIST_DIR}/shell_test.c
+    LIBS xio_sqlite xio Threads::Threads)
+  target_compile_definitions(test_sqlite_shell PRIVATE
+    SQLITE_WORKER="$<TARGET_FILE:sqlite_worker>" SQLITE_EXT="$<TARGET_FILE:xio_sqlite_ext>")
+  add_dependencies(test_sqlite_shell sqlite_worker xio_sqlite_ext)
+endif()
