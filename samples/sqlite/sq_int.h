@@ -112,8 +112,11 @@ void xio__sq_cache_free(xio__sq_cache *c);
  *  fsize read as zero. Returns the xio result. */
 xio_err xio__sq_cache_read(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
                            size_t len, xio_error *err);
-/** Copies bytes just written to storage into the lines that hold them. */
-void xio__sq_cache_update(xio__sq_cache *c, uint64_t off, const void *buf, size_t len);
+/** Copies bytes just written to storage into the lines that hold them, and keeps
+ *  lines the write covers whole. `fsize`: the stored size after the write, or 0
+ *  when bytes past it may not read as zeros (a log file). */
+void xio__sq_cache_update(xio__sq_cache *c, uint64_t off, const void *buf, size_t len,
+                          uint64_t fsize);
 /** Forgets every line at or past `size` (and the line holding it). */
 void xio__sq_cache_truncate(xio__sq_cache *c, uint64_t size);
 

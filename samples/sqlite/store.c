@@ -281,8 +281,9 @@ static xio_err send_segments(xio__sq_store *s, segment *g, size_t from, size_t t
 
 /* After a successful send: the cache and the tail sector learn what is on storage. */
 static void sent(xio__sq_store *s, segment *g, size_t n) {
+  uint64_t fsize = s->role == XIO__SQ_DB ? xio_file_size(s->xf) : 0;
   for (size_t i = 0; i < n; i++)
-    xio__sq_cache_update(&s->cache, g[i].start, g[i].buf, (size_t)(g[i].end - g[i].start));
+    xio__sq_cache_update(&s->cache, g[i].start, g[i].buf, (size_t)(g[i].end - g[i].start), fsize);
   if (n) {
     s->tail_off = g[n - 1].end - XIO__SQ_SECTOR;
     memcpy(s->tail, g[n - 1].buf + (s->tail_off - g[n - 1].start), XIO__SQ_SECTOR);
