@@ -3,7 +3,7 @@
  *
  * SQLite reads one page at a time; a request per page would make a table scan cost
  * one round trip per 4 KiB. A miss reads a window of lines at once: one line after a
- * random miss, four times as many as last time after a miss that continues the
+ * random miss, sixteen times as many as last time after a miss that continues the
  * previous window (up to 16 MiB, read as concurrent requests of 1 MiB, and at most
  * half the cache). The cache is coherent because the lease keeps every other
  * writer out: the only writes are this process's, and store.c copies each one into
@@ -133,7 +133,7 @@ static unsigned window(xio__sq_cache *c, uint64_t idx, uint64_t fsize) {
   unsigned n = 1;
   int sequential = idx == c->last_miss_end && idx != 0;
   if (sequential) {
-    c->ahead = c->ahead * 4 > MAX_AHEAD ? MAX_AHEAD : c->ahead * 4;
+    c->ahead = c->ahead * 16 > MAX_AHEAD ? MAX_AHEAD : c->ahead * 16;
     n = c->ahead;
   } else if (c->last_miss_end == 0 || idx == 0) {
     c->ahead = 1; /* the first miss starts a stream */
