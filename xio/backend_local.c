@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xio/base.h>
+
 #include "xio_int.h"
 
 #define XATTR_KIND        "user.xio.kind"
@@ -70,28 +72,16 @@ static void report(xio_ctx *ctx, xio_file *f, const char *path, const char *type
 
 /* ------------------------------------------------------------ targets ---- */
 
-static int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-/* Decodes %XX escapes of `s` in place. Returns 0, or -1 on a bad or NUL escape. */
-static int percent_decode(char *s) {
-  char *w = s;
-  for (const char *r = s; *r; r++) {
-    if (*r != '%') {
-      *w++ = *r;
-      continue;
-    }
-    int hi = hex_value(r[1]), lo = hi < 0 ? -1 : hex_value(r[2]);
-    if (lo < 0 || (hi == 0 && lo == 0)) return -1;
-    *w++ = (char)(hi * 16 + lo);
-    r += 2;
-  }
-  *w = '\0';
-  return 0;
+/* Decodes the %XX escapes of a file URL's path `p` with the base's percent codec.
+ * `*out` is malloc'd. Errors: XIO_EPARSE (naming `target` and the bad escape),
+ * XIO_ENOMEM. */
+static xio_err url_path_decode(const char *target, const char *p, char **out, xio_error *err) {
+  xio_error why;
+  xio_err rc = xio_auth_pct_decode(p, strlen(p), out, &why);
+  if (rc == XIO_EPARSE)
+    return xio_error_set(err, rc, "%s: bad %%-escape in a file URL: %s", target, why.message);
+  if (rc != XIO_OK) return xio_error_set(err, rc, "out of memory");
+  return XIO_OK;
 }
 
 /* The path a target names: a path as is, or a file:// URL (host empty or localhost)
@@ -105,15 +95,12 @@ static xio_err target_path(const char *target, char **out, xio_error *err) {
     xio_error_set(err, XIO_EPARSE, "%s: a file URL needs an absolute path on this host", target);
     return XIO_EPARSE;
   }
+  if (is_url) return url_path_decode(target, p, out, err);
   if (!(*out = strdup(p))) {
     xio_error_set(err, XIO_ENOMEM, "out of memory");
     return XIO_ENOMEM;
   }
-  if (!is_url || percent_decode(*out) == 0) return XIO_OK;
-  free(*out);
-  *out = NULL;
-  xio_error_set(err, XIO_EPARSE, "%s: bad %%-escape in a file URL", target);
-  return XIO_EPARSE;
+  return XIO_OK;
 }
 
 /* ------------------------------------------------------------- kinds ---- */

@@ -144,10 +144,11 @@ static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out
 static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
   xio_ctx *ctx = p->base.ctx;
   char proposed[37];
-  xio_blob_new_lease_id(proposed);
+  xio_err rc = xio_blob_new_uuid(proposed, err);
+  if (rc != XIO_OK) return rc;
   xio_blob_lease_args acquire = {XIO_BLOB_LEASE_ACQUIRE, NULL, proposed,
                                  xio__ctx_options(ctx)->lease_duration_s, 0};
-  xio_err rc = lease_call(p, &acquire, p->lease.id, err);
+  rc = lease_call(p, &acquire, p->lease.id, err);
   if (rc == XIO_EBUSY && break_first) {
     xio_blob_lease_args brk = {XIO_BLOB_LEASE_BREAK, NULL, NULL, 0, 0};
     xio_error_clear(err);

@@ -37,9 +37,21 @@ static xio_init resolve_init(xio_kind kind, xio_init init) {
 }
 
 const xio_backend *xio__backend_for(const char *target) {
-  if (strncasecmp(target, "http://", 7) == 0 || strncasecmp(target, "https://", 8) == 0)
-    return &xio__pageblob_backend;
-  return &xio__local_backend;
+  switch (xio_target_classify(target)) {
+  case XIO_TARGET_BLOB: return &xio__pageblob_backend;
+  case XIO_TARGET_LOCAL: return &xio__local_backend;
+  default: return NULL;
+  }
+}
+
+/* The error for a target no backend opens: a URL of a scheme other than http(s) or
+ * file. */
+static xio_err unsupported_target(const char *target, xio_error *err) {
+  int n = (int)xio_target_scheme_length(target);
+  return xio_error_set(err, XIO_EUNSUPPORTED,
+                       "unsupported URL scheme '%.*s': xio opens http:// and https:// page-blob "
+                       "URLs, local paths and file:// URLs",
+                       n, target);
 }
 
 xio_err xio__file_init(xio_file *f, const xio_backend *b, xio_ctx *ctx, const char *path,
@@ -472,6 +484,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
   xio_err rc = check_open(&o, err);
   if (rc != XIO_OK) return rc;
   const xio_backend *b = xio__backend_for(target);
+  if (!b) return unsupported_target(target, err);
   xio_file *f = NULL;
   int created = 0;
   rc = b->open(ctx, target, &o, &f, &created, err);
@@ -498,5 +511,6 @@ xio_err xio_file_close(xio_file *f, xio_error *err) {
 
 xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err) {
   if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
-  return xio__backend_for(target)->remove(ctx, target, err);
+  const xio_backend *b = xio__backend_for(target);
+  return b ? b->remove(ctx, target, err) : unsupported_target(target, err);
 }

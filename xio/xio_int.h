@@ -127,8 +127,8 @@ struct xio_backend {
 extern const xio_backend xio__pageblob_backend;
 extern const xio_backend xio__local_backend;
 
-/** Picks the backend for a target: URLs with http(s):// go to page blobs, anything
- *  else (a path, or file://) to the local backend. */
+/** Picks the backend for a target by xio_target_classify: http(s):// URLs go to page
+ *  blobs, paths and file:// URLs to the local backend; NULL for any other scheme. */
 const xio_backend *xio__backend_for(const char *target);
 
 /* ---------------------------------------------------------------- file ---- */

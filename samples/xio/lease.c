@@ -155,7 +155,7 @@ static int run_lease(cli *c, int argc, char **argv) {
                                   "local file is locked only while a command has it open"),
                     &e);
   char proposed[37];
-  xio_blob_new_lease_id(proposed);
+  if (xio_blob_new_uuid(proposed, &e) != XIO_OK) return cli_fail(c, e.code, &e);
   xio_blob_lease_args a = {lo.action, NULL, NULL, lo.duration_s, lo.break_period_s};
   if (lo.action == XIO_BLOB_LEASE_ACQUIRE)
     a.proposed_id = lo.lease_id ? lo.lease_id : proposed;

@@ -138,12 +138,13 @@ static void stat_human(const info *in) {
   printf("%-11s %s\n", "target", in->target);
   printf("%-11s %s\n", "backend", in->backend);
   printf("%-11s %s\n", "kind", cli_kind_name(in->kind));
-  printf("%-11s %" PRIu64 " bytes (%s)\n", "size", in->size, cli_human_size(in->size, h));
+  printf("%-11s %" PRIu64 " bytes (%s)\n", "size", in->size,
+         samples_fmt_size(in->size, h, sizeof h));
   if (blob)
     printf("%-11s %" PRIu64 " bytes, %s\n", "blob size", in->blob_size, in->props.blob_type);
   double pct = in->size ? 100.0 * (double)in->allocated / (double)in->size : 0;
   printf("%-11s %" PRIu64 " bytes (%s, %.1f%%)", "allocated", in->allocated,
-         cli_human_size(in->allocated, h), pct);
+         samples_fmt_size(in->allocated, h, sizeof h), pct);
   if (in->has_ranges) printf(" in %zu range%s", in->ranges.n, cli_plural(in->ranges.n));
   printf("\n");
   print_lease(in);
@@ -199,7 +200,7 @@ static void ranges_human(const cli *c, const info *in) {
   uint64_t total = xio_blob_ranges_bytes(&in->ranges);
   if (!c->quiet)
     printf("%zu range%s, %" PRIu64 " bytes (%s) of %" PRIu64 "\n", in->ranges.n,
-           cli_plural(in->ranges.n), total, cli_human_size(total, h), in->size);
+           cli_plural(in->ranges.n), total, samples_fmt_size(total, h, sizeof h), in->size);
 }
 
 static int run_ranges(cli *c, int argc, char **argv) {

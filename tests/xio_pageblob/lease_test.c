@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blob_sync_test_util.h"
 #include "test.h"
 #include "util.h"
 #include "xfix.h"

@@ -137,6 +137,41 @@ xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out
 xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type, uint64_t offset,
                      uint64_t length, xio_error *err);
 
+/* --------------------------------------------------- sizes and targets ---- */
+
+/**
+ * Parses a size as people write it: decimal digits with an optional binary suffix,
+ * K, M, G or T (also KB/KiB, ..., and B; any case): "4096", "4K" (4096), "64MiB",
+ * "1T". The whole text must be a size: a sign, a fraction ("1.5G"), spaces, an
+ * unknown unit or a value past 2^64 - 1 is refused. On success `*out` is set; on
+ * failure it is left alone. Errors: XIO_EINVAL, with `err`'s message saying what is
+ * wrong ("not a number", "too large", "unknown unit (use K, M, G or T)", ...) but
+ * not quoting the text, so the caller can name where it came from.
+ */
+xio_err xio_size_parse(const char *text, uint64_t *out, xio_error *err);
+
+/** What a target string names. */
+typedef enum xio_target_kind {
+  XIO_TARGET_UNSUPPORTED = 0, /* a URL of another scheme (ftp://...), or empty/NULL */
+  XIO_TARGET_BLOB = 1,        /* an http:// or https:// page-blob URL */
+  XIO_TARGET_LOCAL = 2        /* a local path, or a file:// URL */
+} xio_target_kind;
+
+/**
+ * Classifies `target` the way xio_file_open picks its backend. Anything that starts
+ * with a URL scheme and "://" is a URL: http and https (any case) name page blobs,
+ * file names a local file, every other scheme is unsupported. Anything else,
+ * relative or absolute, is a local path. Looks at the text only; never fails.
+ */
+xio_target_kind xio_target_classify(const char *target);
+
+/**
+ * The length of `target`'s URL scheme (3 for "ftp://x/y"), or 0 when `target` does
+ * not start with SCHEME "://". For messages that name the
+ * scheme of an unsupported target. Never fails.
+ */
+size_t xio_target_scheme_length(const char *target);
+
 /* --------------------------------------------------------------- files ---- */
 
 typedef struct xio_file xio_file;
