@@ -2,7 +2,8 @@
  * node.c - the per-process table of open databases, and the process's xio context.
  *
  * A VFS serves the whole process, so this is process-wide state by nature: one xio
- * context (made on first use from the environment: credentials, XIO_TRACE, ...) and
+ * context (made on first use from the environment: credentials, XIO_TRACE, ...,
+ * and XIO_SQLITE_LEASE_S for the lease duration) and
  * one node per database, keyed by its URL without the query and refcounted by the
  * files SQLite opened on it. The first connection opens the database blob with a
  * lease; the last one to close sends what is pending, closes the journal and WAL
@@ -25,10 +26,25 @@ static xio_error ctx_error;
 void xio__sq_table_lock(void) { pthread_mutex_lock(&table_mu); }
 void xio__sq_table_unlock(void) { pthread_mutex_unlock(&table_mu); }
 
+/* The context's options: xio's defaults, with the lease duration from
+ * XIO_SQLITE_LEASE_S (15..60 seconds; how long a dead holder keeps others out). */
+static xio_ctx_options ctx_options(void) {
+  xio_ctx_options o = xio_ctx_options_default();
+  const char *v = getenv("XIO_SQLITE_LEASE_S");
+  char *end = NULL;
+  long s = v && *v ? strtol(v, &end, 10) : 0;
+  if (end && *end == '\0' && s >= 15 && s <= 60) {
+    o.lease_duration_s = (int)s;
+    o.lease_renew_s = (int)s / 3;
+  }
+  return o;
+}
+
 xio_ctx *xio__sq_ctx(xio_error *err) {
   static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&mu);
-  if (!ctx && xio_ctx_new(NULL, &ctx, &ctx_error) != XIO_OK) ctx = NULL;
+  xio_ctx_options o = ctx_options();
+  if (!ctx && xio_ctx_new(&o, &ctx, &ctx_error) != XIO_OK) ctx = NULL;
   xio_ctx *c = ctx;
   if (!c && err) *err = ctx_error;
   pthread_mutex_unlock(&mu);

@@ -11,7 +11,8 @@
  *
  * One process holds a database at a time (a blob lease, renewed while it is open);
  * another process is refused with SQLITE_BUSY. Takeover after the holder died: wait
- * until its lease runs out (at most 60 s), or open with the URL query parameter
+ * until its lease runs out (60 s, or XIO_SQLITE_LEASE_S=15..60 as the holder had
+ * it), or open with the URL query parameter
  * xio_takeover=1 (or the environment variable XIO_SQLITE_TAKEOVER=1), which breaks it.
  * Read cache: 32 MiB per database by default; xio_cache_mb=N in the URL or
  * XIO_SQLITE_CACHE_MB=N changes it.

@@ -51,6 +51,31 @@ TEST(second_process_is_refused_until_the_first_closes) {
   ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
 }
 
+/* Without a takeover, a dead holder's lease runs out by itself (15 s here). */
+TEST(dead_holders_lease_runs_out) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  setenv("XIO_SQLITE_LEASE_S", "15", 1);
+  char url[512], buf[2048];
+  sqfix_url(&fx, "expiring.sqlite", url, sizeof url);
+  int out, in;
+  const char *hold_args[] = {"hold", url, NULL};
+  pid_t pid = sqfix_spawn(hold_args, &out, &in);
+  ASSERT(read(out, buf, 6) == 6 && memcmp(buf, "ready\n", 6) == 0);
+  kill(pid, SIGKILL);
+  int st;
+  ASSERT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
+  close(out);
+  close(in);
+  const char *open_args[] = {"open", url, NULL};
+  ASSERT_EQ(sqfix_run(open_args, buf, sizeof buf), 1); /* still held by the dead one */
+  ASSERT_CONTAINS(buf, "is in use");
+  sleep(17);
+  ASSERT_EQ(sqfix_run(open_args, buf, sizeof buf), 0);
+  ASSERT_STR_EQ(buf, "ok\n");
+  unsetenv("XIO_SQLITE_LEASE_S");
+}
+
 /* Reads acknowledged ids from the child until `stop_after` of them, then kills it at
  * a random moment a little later. Returns the last acknowledged id. */
 static long run_and_kill(const char *url, const char *mode, int stop_after, unsigned seed) {

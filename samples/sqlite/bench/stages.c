@@ -95,7 +95,7 @@ int bench_run_stages(bench_run *r, const char *name, const char *trace) {
            r->mode);
   clock_mark m = mark(trace);
   if (open_db(name, &db) || exec(db, sql)) return -1;
-  stage_done(&r->st[0], "open a new database", m, trace, 1);
+  stage_done(&r->st[0], "open a new database", m, trace, 0);
   m = mark(trace);
   if (exec(db, "BEGIN; WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE "
                "x < 100000) INSERT INTO t(v) SELECT printf('%0100d', x) FROM s; COMMIT"))
