@@ -135,6 +135,7 @@ typedef struct xio__sq_store {
   uint64_t tail_off;
   unsigned char tail[XIO__SQ_SECTOR];
   int on_storage; /* journal: it holds content written since it was last emptied */
+  int absent;     /* the blob is known not to exist (create it without asking) */
   xio__sq_pending pend;
   xio__sq_cache cache;
   xio_err sticky; /* a failed flush that could not be reported at once */

@@ -67,7 +67,7 @@ static xio_err open_log(xio__sq_node *node, xio__sq_role role, int create, xio_e
   xio_ctx *ctx = xio__sq_ctx(e);
   if (!ctx) return e->code ? e->code : XIO_EINVAL;
   xio_open_options o = xio_open_options_default();
-  int create_only = create && s->known && !s->exists && !s->on_storage;
+  int create_only = create && s->absent;
   o.flags = open_flags(node, create, create_only);
   o.kind = XIO_KIND_LOG;
   o.size = LOG_MIN_SIZE;
@@ -87,10 +87,11 @@ int xio__sq_store_open(xio__sq_node *node, xio__sq_role role, int create) {
   xio_error_clear(&e);
   xio_err rc = open_log(node, role, create, &e);
   if (rc == XIO_ENOTFOUND && !create) {
-    s->known = 1;
+    s->known = s->absent = 1;
     s->exists = 0;
     return SQLITE_OK;
   }
+  s->absent = 0;
   if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_CANTOPEN, "opening the journal or WAL", &e);
   if (!s->known) { /* first sight in this process: what is there is what SQLite sees */
     s->size = s->hwm = xio_file_size(s->xf);
@@ -397,6 +398,7 @@ int xio__sq_store_delete(xio__sq_node *node, xio__sq_role role) {
   if (rc == XIO_OK && ctx) rc = xio_file_delete(ctx, node->targets[role], &e);
   if (rc != XIO_OK && rc != XIO_ENOTFOUND)
     return xio__sq_fail_xio(SQLITE_IOERR_DELETE, "deleting the WAL", &e);
+  s->absent = 1;
   return SQLITE_OK;
 }
 
