@@ -151,6 +151,35 @@ int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt
 
 static int flush_store(xio__sq_node *node, xio__sq_role role);
 
+/* Sends a transaction's writes before its sync, when too much is held. The database's
+ * first 64 KiB (page 1, whatever the page size) stay held: page 1 may reach storage
+ * only at a sync, after everything else (see journal.c). */
+static int flush_early(xio__sq_node *node, xio__sq_role role) {
+  if (role != XIO__SQ_DB) return flush_store(node, role);
+  int rc = flush_store(node, XIO__SQ_JOURNAL);
+  if (rc != SQLITE_OK) return rc;
+  xio__sq_pending *p = &node->st[XIO__SQ_DB].pend, held = {NULL, 0, 0, 0};
+  size_t k = 0;
+  while (k < p->n && p->v[k].off < 65536)
+    k++;
+  if (k) {
+    held.v = malloc(k * sizeof *held.v);
+    if (!held.v) return xio__sq_fail(SQLITE_IOERR_NOMEM, "out of memory sending writes");
+    memcpy(held.v, p->v, k * sizeof *held.v);
+    held.n = held.cap = k;
+    memmove(p->v, p->v + k, (p->n - k) * sizeof *p->v);
+    p->n -= k;
+    for (size_t i = 0; i < k; i++)
+      p->bytes -= held.v[i].len;
+  }
+  rc = flush_store(node, XIO__SQ_DB);
+  for (size_t i = 0; i < held.n; i++) /* back in front of whatever is still pending */
+    if (xio__sq_pending_write(p, held.v[i].off, held.v[i].buf, held.v[i].len) && rc == SQLITE_OK)
+      rc = xio__sq_fail(SQLITE_IOERR_NOMEM, "out of memory holding page 1");
+  xio__sq_pending_clear(&held);
+  return rc;
+}
+
 int xio__sq_store_write(xio__sq_node *node, xio__sq_role role, const void *buf, int amt,
                         uint64_t off) {
   xio__sq_store *s = &node->st[role];
@@ -164,9 +193,7 @@ int xio__sq_store_write(xio__sq_node *node, xio__sq_role role, const void *buf, 
   if (end > s->size) s->size = end;
   if (end > s->hwm) s->hwm = end;
   s->known = s->exists = 1;
-  if (s->pend.bytes <= PENDING_MAX) return SQLITE_OK;
-  int rc = role == XIO__SQ_DB ? flush_store(node, XIO__SQ_JOURNAL) : SQLITE_OK;
-  return rc == SQLITE_OK ? flush_store(node, role) : rc;
+  return s->pend.bytes <= PENDING_MAX ? SQLITE_OK : flush_early(node, role);
 }
 
 int xio__sq_store_truncate(xio__sq_node *node, xio__sq_role role, uint64_t size) {

@@ -40,16 +40,19 @@ void sqfix_url(const sqfix *fx, const char *name, char *out, size_t size) {
 }
 
 /* Counts the trace lines from line `from` on that match. */
-static long lines(const sqfix *fx, long from, const char *type, const char *suffix) {
+static long lines(const sqfix *fx, long from, const char *type, const char *suffix,
+                  long long offset) {
   FILE *f = fopen(fx->trace, "r");
   if (!f) return 0;
-  char line[4096], want_type[96], want_path[600];
+  char line[4096], want_type[96], want_path[600], want_off[48];
+  snprintf(want_off, sizeof want_off, "\"offset\":%lld,", offset);
   snprintf(want_type, sizeof want_type, "\"request_type\":\"%s\"", type ? type : "");
   snprintf(want_path, sizeof want_path, "%s\",", suffix ? suffix : "");
   long n = 0, counted = 0;
   while (fgets(line, sizeof line, f)) {
     if (n++ < from) continue;
     if (type && !strstr(line, want_type)) continue;
+    if (offset >= 0 && !strstr(line, want_off)) continue;
     if (suffix) {
       char *p = strstr(line, "\"file_path\":\"");
       char *q = p ? strstr(p + 13, "\",") : NULL;
@@ -62,10 +65,14 @@ static long lines(const sqfix *fx, long from, const char *type, const char *suff
   return counted;
 }
 
-void sqfix_mark(sqfix *fx) { fx->mark = lines(fx, 0, NULL, NULL); }
+void sqfix_mark(sqfix *fx) { fx->mark = lines(fx, 0, NULL, NULL, -1); }
 
 long sqfix_count(const sqfix *fx, const char *type, const char *suffix) {
-  return lines(fx, fx->mark, type, suffix);
+  return lines(fx, fx->mark, type, suffix, -1);
+}
+
+long sqfix_count_at(const sqfix *fx, const char *type, const char *suffix, long long offset) {
+  return lines(fx, fx->mark, type, suffix, offset);
 }
 
 void sqfix_exec(sqlite3 *db, const char *sql) {

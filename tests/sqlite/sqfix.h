@@ -36,6 +36,9 @@ void sqfix_mark(sqfix *fx);
  *  file_path ends with `suffix` (NULL: any). */
 long sqfix_count(const sqfix *fx, const char *type, const char *suffix);
 
+/** The same, counting only requests at `offset`. */
+long sqfix_count_at(const sqfix *fx, const char *type, const char *suffix, long long offset);
+
 /** Runs `sql` on `db`, failing the test with SQLite's message on an error. */
 void sqfix_exec(sqlite3 *db, const char *sql);
 

@@ -46,6 +46,30 @@ TEST(wal_workload) { workload("WAL"); }
 
 TEST(delete_workload) { workload("DELETE"); }
 
+/* A transaction larger than what the VFS holds (64 MiB) sends its pages early,
+ * except page 1, and still rolls back whole. */
+TEST(large_transaction_is_sent_early_but_page_1_waits) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], out[256];
+  sqfix_url(&fx, "large.sqlite", url, sizeof url);
+  sqlite3 *db = sqfix_open(url);
+  sqfix_exec(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)");
+  sqfix_exec(db, "INSERT INTO t(v) VALUES(zeroblob(10))");
+  sqfix_mark(&fx);
+  sqfix_exec(db, "BEGIN; " SERIES(20000) " INSERT INTO t(v) SELECT randomblob(4000) FROM s");
+  long early = sqfix_count(&fx, "XIOTypeWriteFile", "large.sqlite");
+  printf("%ld Put Page to the database before the commit\n", early);
+  ASSERT(early > 0);
+  ASSERT_EQ(sqfix_count_at(&fx, "XIOTypeWriteFile", "large.sqlite", 0), 0);
+  sqfix_exec(db, "ROLLBACK");
+  ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 1);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  const char *args[] = {"check", url, NULL};
+  ASSERT_EQ(sqfix_run(args, out, sizeof out), 0);
+  ASSERT_STR_EQ(out, "1 1 ok\n");
+}
+
 /* Several connections of one process share the database, WAL index included. */
 TEST(connections_share_one_database) {
   sqfix fx;
