@@ -46,7 +46,7 @@ static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->local_dir = "/tmp";
   o->container = "sqlite-bench";
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) { /* every option takes a value */
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v) return -1;
     if (strcmp(a, "--endpoint") == 0)
@@ -61,7 +61,6 @@ static int parse(int argc, char **argv, opts *o) {
       o->container = v;
     else
       return -1;
-    i++;
   }
   return o->endpoint[0] ? 0 : -1;
 }
