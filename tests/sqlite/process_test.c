@@ -41,6 +41,7 @@ TEST(second_process_is_refused_until_the_first_closes) {
   ASSERT(read(out, buf, 6) == 6 && memcmp(buf, "ready\n", 6) == 0);
   ASSERT_EQ(sqlite3_open_v2(url, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_BUSY);
   ASSERT_CONTAINS(xio_sqlite_last_error(), "is in use");
+  ASSERT_CONTAINS(sqfix_last_log(), "is in use"); /* the same text went to sqlite3_log */
   sqlite3_close(db);
   close(in);
   int st;

@@ -83,3 +83,33 @@ TEST(open_is_bounded_whatever_the_size) {
   ASSERT(b <= 6);
   ASSERT_EQ(sqfix_count(&fx, "XIOTypeReadFile", NULL), 1); /* one read, not the database */
 }
+
+/* Read requests of two full scans of `url` in one connection. */
+static void scan_twice(sqfix *fx, const char *url, long *first, long *second) {
+  sqlite3 *db = sqfix_open(url);
+  sqfix_mark(fx);
+  sqfix_int(db, "SELECT sum(length(v)) FROM t");
+  *first = sqfix_count(fx, "XIOTypeReadFile", NULL);
+  sqfix_mark(fx);
+  sqfix_int(db, "SELECT sum(length(v)) FROM t");
+  *second = sqfix_count(fx, "XIOTypeReadFile", NULL);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+}
+
+/* The default cache (32 MiB) holds a 4 MB database: the second scan reads nothing.
+ * With ?xio_cache_mb=1 it cannot, and the parameter never reaches storage. */
+TEST(read_cache_size_can_be_changed) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], small_cache[600];
+  sqfix_url(&fx, "cached.sqlite", url, sizeof url);
+  snprintf(small_cache, sizeof small_cache, "%s?xio_cache_mb=1", url);
+  make_db(url, 30000);
+  long a1, a2, b1, b2;
+  scan_twice(&fx, url, &a1, &a2);
+  scan_twice(&fx, small_cache, &b1, &b2);
+  printf("read requests per scan: %ld, %ld (32 MiB); %ld, %ld (1 MiB)\n", a1, a2, b1, b2);
+  ASSERT(a1 > 0 && a1 <= 8); /* read ahead: a few windows, not a page at a time */
+  ASSERT_EQ(a2, 0);
+  ASSERT(b2 > 0);
+}

@@ -15,8 +15,18 @@
 #include "util.h"
 #include "xio_sqlite.h"
 
+static char last_log[1024];
+
+static void on_log(void *ud, int code, const char *msg) {
+  (void)ud, (void)code;
+  snprintf(last_log, sizeof last_log, "%s", msg);
+}
+
+const char *sqfix_last_log(void) { return last_log; }
+
 void sqfix_setup(sqfix *fx) {
   memset(fx, 0, sizeof *fx);
+  sqlite3_config(SQLITE_CONFIG_LOG, on_log, NULL); /* before SQLite initializes */
   char cs[1024];
   snprintf(cs, sizeof cs,
            "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"

@@ -26,6 +26,9 @@ typedef struct sqfix {
  *  default, and picks a fresh container. Call before anything opens a database. */
 void sqfix_setup(sqfix *fx);
 
+/** The last message SQLite logged (sqlite3_log) in this process. */
+const char *sqfix_last_log(void);
+
 /** Writes the URL of blob `name` in the test's container. */
 void sqfix_url(const sqfix *fx, const char *name, char *out, size_t size);
 
