@@ -90,12 +90,18 @@ static void env_defaults(xio__sq_name *out) {
   }
 }
 
-int xio__sq_name_parse(const char *name, xio__sq_name *out) {
+int xio__sq_name_parse(const char *name, int role, xio__sq_name *out) {
   memset(out, 0, sizeof *out);
   env_defaults(out);
   size_t n = strlen(name);
   if (!xio__sq_is_url(name) || n >= XIO__SQ_NAME_MAX) return -1;
-  out->role = strip_role(name, &n);
+  xio__sq_role found = strip_role(name, &n);
+  if (role == XIO__SQ_DB) { /* SQLite said it is the database: "...-wal" is its name */
+    out->role = XIO__SQ_DB;
+    n = strlen(name);
+  } else {
+    out->role = role > 0 ? (xio__sq_role)role : found;
+  }
   const char *qm = memchr(name, '?', n);
   size_t blen = qm ? (size_t)(qm - name) : n;
   static const char *const suffix[] = {"", "-journal", "-wal"};

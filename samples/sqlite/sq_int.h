@@ -53,8 +53,9 @@ typedef struct xio__sq_name {
 int xio__sq_is_url(const char *name);
 
 /** Takes `name` apart (moving a -journal/-wal suffix that SQLite appended after the
- *  query onto the path). Returns 0, or -1 when it does not fit or is malformed. */
-int xio__sq_name_parse(const char *name, xio__sq_name *out);
+ *  query onto the path). `role`: what SQLite opens (an xio__sq_role), or -1 to tell
+ *  by the suffix. Returns 0, or -1 when it does not fit or is malformed. */
+int xio__sq_name_parse(const char *name, int role, xio__sq_name *out);
 
 /* --------------------------------------------------------- pending.c ---- */
 

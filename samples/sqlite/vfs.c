@@ -80,9 +80,9 @@ static int v_open(sqlite3_vfs *v, const char *name, sqlite3_file *file, int flag
                         "transaction over several attached blob databases is not supported)",
                         "xio");
   xio__sq_name n;
-  if (xio__sq_name_parse(name, &n))
+  f->role = role_of(flags);
+  if (xio__sq_name_parse(name, (int)f->role, &n))
     return xio__sq_fail(SQLITE_CANTOPEN, "the database URL is too long or malformed");
-  n.role = f->role = role_of(flags);
   f->flags = flags;
   return f->role == XIO__SQ_DB ? open_db(f, &n, flags, out_flags)
                                : open_log(f, &n, flags, out_flags);
@@ -92,7 +92,7 @@ static int v_delete(sqlite3_vfs *v, const char *name, int sync_dir) {
   (void)v;
   if (!xio__sq_is_url(name)) return base->xDelete(base, name, sync_dir);
   xio__sq_name n;
-  if (xio__sq_name_parse(name, &n)) return SQLITE_IOERR_DELETE;
+  if (xio__sq_name_parse(name, -1, &n)) return SQLITE_IOERR_DELETE;
   xio__sq_table_lock();
   xio__sq_node *node = xio__sq_node_find(n.key);
   if (node) node->refs++;
@@ -132,7 +132,7 @@ static int v_access(sqlite3_vfs *v, const char *name, int flags, int *out) {
   if (!xio__sq_is_url(name)) return base->xAccess(base, name, flags, out);
   xio__sq_name n;
   *out = 0;
-  if (xio__sq_name_parse(name, &n)) return SQLITE_OK;
+  if (xio__sq_name_parse(name, -1, &n)) return SQLITE_OK;
   xio__sq_table_lock();
   xio__sq_node *node = xio__sq_node_find(n.key);
   if (node) node->refs++;
