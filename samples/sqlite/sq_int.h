@@ -191,9 +191,14 @@ void xio__sq_table_unlock(void);
 int xio__sq_store_open(xio__sq_node *node, xio__sq_role role, int create);
 /** Learns whether the journal or WAL exists (one request, the first time). */
 int xio__sq_store_check(xio__sq_node *node, xio__sq_role role, int *exists);
+/** SQLite's xRead: pending writes over the cache over storage; past the size SQLite
+ *  sees, zeros and SQLITE_IOERR_SHORT_READ. */
 int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt, uint64_t off);
+/** SQLite's xWrite: held in memory until a sync (sent early past 64 MiB). */
 int xio__sq_store_write(xio__sq_node *node, xio__sq_role role, const void *buf, int amt,
                         uint64_t off);
+/** SQLite's xTruncate: the database shrinks at the next sync; a journal is emptied in
+ *  memory; an emptied WAL has its header cleared at once (one request). */
 int xio__sq_store_truncate(xio__sq_node *node, xio__sq_role role, uint64_t size);
 /** Sends what is pending (journal before database; page 1 of the database last) and
  *  waits for the acknowledgements. SQLite code. */
@@ -214,8 +219,11 @@ int xio__sq_journal_is_hot(xio__sq_node *node, int *hot);
 
 /* ------------------------------------------------------------ lock.c ---- */
 
+/** Raises the connection's lock `*held` to `level`: SQLITE_OK or SQLITE_BUSY. */
 int xio__sq_lock(xio__sq_node *node, int *held, int level);
+/** Lowers the connection's lock `*held` to `level` (SHARED or NONE). */
 int xio__sq_unlock(xio__sq_node *node, int *held, int level);
+/** 1 when some connection holds RESERVED or more. */
 int xio__sq_reserved(xio__sq_node *node);
 
 /* ------------------------------------------------------------- shm.c ---- */
@@ -225,9 +233,12 @@ typedef struct xio__sq_shm_conn {
   int mapped;
 } xio__sq_shm_conn;
 
+/** SQLite's xShmMap: region `region` of `size` bytes (made when `extend`), or NULL. */
 int xio__sq_shm_map(xio__sq_node *node, xio__sq_shm_conn *c, int region, int size, int extend,
                     void volatile **pp);
+/** SQLite's xShmLock on slots [ofst, ofst+n): SQLITE_OK or SQLITE_BUSY. */
 int xio__sq_shm_lock(xio__sq_node *node, xio__sq_shm_conn *c, int ofst, int n, int flags);
+/** Drops the connection's locks and mapping; the last one frees the index. */
 void xio__sq_shm_unmap(xio__sq_node *node, xio__sq_shm_conn *c);
 /** 1 when every frame in the WAL index has been copied into the database. */
 int xio__sq_shm_all_checkpointed(xio__sq_node *node);
@@ -268,6 +279,7 @@ typedef struct xio__sq_file {
 /* -------------------------------------------------------- snapshot.c ---- */
 
 #define XIO__SQ_FCNTL_SNAPSHOT 0x78696f01 /* "xio"1: take a snapshot, see xio_sqlite.h */
+/** The snapshot file control (arg: {char *url; size_t size}); node mutex held. */
 int xio__sq_snapshot_fcntl(xio__sq_file *f, void *arg);
 /** Registers the SQL functions (xio_snapshot, xio_last_error) on `db`. */
 int xio__sq_functions(sqlite3 *db);
