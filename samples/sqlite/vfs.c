@@ -74,15 +74,15 @@ static int v_open(sqlite3_vfs *v, const char *name, sqlite3_file *file, int flag
   xio__sq_file *f = (xio__sq_file *)file;
   memset(f, 0, sizeof *f);
   int type = flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL);
-  if (!type)
-    return xio__sq_fail(SQLITE_CANTOPEN,
-                        "%s: only a database, its journal and its WAL can be blobs (a "
-                        "transaction over several attached blob databases is not supported)",
-                        "xio");
   xio__sq_name n;
   f->role = role_of(flags);
   if (xio__sq_name_parse(name, (int)f->role, &n))
     return xio__sq_fail(SQLITE_CANTOPEN, "the database URL is too long or malformed");
+  if (!type) /* a super-journal: SQLite names it after the database */
+    return xio__sq_fail(SQLITE_CANTOPEN,
+                        "%s: only a database, its journal and its WAL can be blobs (a "
+                        "transaction over several attached blob databases is not supported)",
+                        n.safe);
   f->flags = flags;
   return f->role == XIO__SQ_DB ? open_db(f, &n, flags, out_flags)
                                : open_log(f, &n, flags, out_flags);
