@@ -137,6 +137,8 @@ typedef struct xio__sq_store {
   unsigned char tail[XIO__SQ_SECTOR];
   int on_storage; /* journal: it holds content written since it was last emptied */
   int absent;     /* the blob is known not to exist (create it without asking) */
+  uint64_t cut;   /* database: shortest size truncated to since the last sync
+                     (UINT64_MAX: none); storage past it reads as zeros for SQLite */
   xio__sq_pending pend;
   xio__sq_cache cache;
   xio_err sticky; /* a failed flush that could not be reported at once */

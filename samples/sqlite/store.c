@@ -43,10 +43,15 @@ static const char *role_name(xio__sq_role r) {
 void xio__sq_store_init(xio__sq_store *s, xio__sq_role role, uint64_t cache_bytes) {
   memset(s, 0, sizeof *s);
   s->role = role;
+  s->cut = UINT64_MAX;
   xio__sq_cache_init(&s->cache, role == XIO__SQ_DB ? cache_bytes : cache_bytes / 4);
 }
 
-static uint64_t stored_size(const xio__sq_store *s) { return s->xf ? xio_file_size(s->xf) : 0; }
+/* What storage holds that SQLite may read: the file, up to a pending truncation. */
+static uint64_t stored_size(const xio__sq_store *s) {
+  uint64_t n = s->xf ? xio_file_size(s->xf) : 0;
+  return n < s->cut ? n : s->cut;
+}
 
 /* ------------------------------------------------------------- opening ---- */
 
@@ -202,7 +207,10 @@ int xio__sq_store_truncate(xio__sq_node *node, xio__sq_role role, uint64_t size)
   xio__sq_cache_truncate(&s->cache, size);
   if (s->tail_valid && s->tail_off + XIO__SQ_SECTOR > size) s->tail_valid = 0;
   s->size = size;
-  if (role == XIO__SQ_DB) return SQLITE_OK; /* sent at the next sync */
+  if (role == XIO__SQ_DB) { /* sent at the next sync */
+    if (size < s->cut) s->cut = size;
+    return SQLITE_OK;
+  }
   if (s->hwm > size) s->hwm = size;
   if (role == XIO__SQ_WAL && size < 32 && s->xf && xio_file_size(s->xf) >= XIO__SQ_SECTOR) {
     /* An emptied WAL must not replay after a crash: clear its header. */
@@ -339,8 +347,11 @@ static xio_err flush_xio(xio__sq_node *node, xio__sq_store *s, xio_error *e) {
   uint64_t end = xio__sq_pending_end(&s->pend);
   xio_err rc = XIO_OK;
   if (s->role == XIO__SQ_DB) {
-    if (!s->pend.n && s->size == xio_file_size(s->xf)) return XIO_OK;
-    if (s->size > xio_file_size(s->xf)) rc = grow(s, s->size, e);
+    if (!s->pend.n && s->size == xio_file_size(s->xf) && s->cut == UINT64_MAX) return XIO_OK;
+    if (s->cut < xio_file_size(s->xf)) /* truncated, maybe grown again: cut first */
+      rc = xio_file_set_size(s->xf, s->cut, XIO_INIT_NONE, e);
+    if (rc == XIO_OK) s->cut = UINT64_MAX;
+    if (rc == XIO_OK && s->size > xio_file_size(s->xf)) rc = grow(s, s->size, e);
   } else {
     if (!s->pend.n) return XIO_OK;
     if (!s->xf) {

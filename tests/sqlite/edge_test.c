@@ -236,3 +236,34 @@ TEST(snapshot_is_consistent_and_opens_read_only) {
   ASSERT_EQ(sqlite3_close(s), SQLITE_OK);
   ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
 }
+
+/* VACUUM shrinks the database: the blob ends where SQLite's last page does. */
+TEST(vacuum_shrinks_the_blob) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], out[256];
+  sqfix_url(&fx, "vacuum.sqlite", url, sizeof url);
+  sqlite3 *db = sqfix_open(url);
+  sqfix_exec(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); CREATE TABLE keep(x);"
+                 "INSERT INTO keep VALUES(7); BEGIN; " SERIES(
+                     5000) " INSERT INTO t(v) SELECT printf('%0200d', value) FROM s; COMMIT");
+  long long before = sqfix_int(db, "PRAGMA page_count");
+  sqfix_exec(db, "DELETE FROM t WHERE id > 10; VACUUM");
+  long long after = sqfix_int(db, "PRAGMA page_count");
+  ASSERT(after < before / 10);
+  sqfix_exec(db, "INSERT INTO t(v) VALUES('after the vacuum')");
+  long long pages = sqfix_int(db, "PRAGMA page_count");
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  xio_ctx *c = plain_ctx();
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_READONLY;
+  xio_file *f;
+  xio_error e;
+  ASSERT_OK(xio_file_open(c, url, &o, &f, &e), &e);
+  ASSERT_U64_EQ(xio_file_size(f), (uint64_t)pages * 4096);
+  xio_file_close(f, NULL);
+  xio_ctx_free(c);
+  const char *args[] = {"check", url, NULL};
+  ASSERT_EQ(sqfix_run(args, out, sizeof out), 0);
+  ASSERT_STR_EQ(out, "11 66 ok\n");
+}
