@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include "sqfix.h"
 #include "test.h"
 
@@ -95,6 +97,57 @@ TEST(connections_share_one_database) {
   ASSERT_EQ(sqfix_int(b, "SELECT sum(x) FROM t"), 6);
   ASSERT_EQ(sqlite3_close(b), SQLITE_OK);
 }
+
+typedef struct writer {
+  const char *url;
+  int id, rc;
+} writer;
+
+/* One connection of its own, 100 single-row transactions. */
+static void *write_rows(void *arg) {
+  writer *w = arg;
+  sqlite3 *db = NULL;
+  w->rc = sqlite3_open_v2(w->url, &db, SQLITE_OPEN_READWRITE, NULL);
+  sqlite3_busy_timeout(db, 10000);
+  char sql[96];
+  for (int i = 0; i < 100 && w->rc == SQLITE_OK; i++) {
+    snprintf(sql, sizeof sql, "INSERT INTO t(who, n) VALUES(%d, %d)", w->id, i);
+    w->rc = sqlite3_exec(db, sql, 0, 0, 0);
+  }
+  if (w->rc == SQLITE_OK) w->rc = sqlite3_close(db);
+  return NULL;
+}
+
+/* Threads of one process write at once through their own connections. */
+static void threads(const char *mode) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], sql[128];
+  sqfix_url(&fx, "threads.sqlite", url, sizeof url);
+  sqlite3 *db = sqfix_open(url);
+  snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s; CREATE TABLE t(who, n)", mode);
+  sqfix_exec(db, sql);
+  pthread_t th[4];
+  writer w[4];
+  for (int i = 0; i < 4; i++) {
+    w[i] = (writer){url, i, 0};
+    ASSERT_EQ(pthread_create(&th[i], NULL, write_rows, &w[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    if (w[i].rc != SQLITE_OK) FAIL("%s writer %d: rc=%d", mode, i, w[i].rc);
+  }
+  ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 400);
+  ASSERT_EQ(sqfix_int(db, "SELECT count(DISTINCT who || '-' || n) FROM t"), 400);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  char out[128];
+  const char *args[] = {"open", url, NULL};
+  ASSERT_EQ(sqfix_run(args, out, sizeof out), 0);
+}
+
+TEST(threads_write_at_once_wal) { threads("WAL"); }
+
+TEST(threads_write_at_once_delete) { threads("DELETE"); }
 
 /* A local name through the default xio VFS is an ordinary local file. */
 TEST(local_names_go_to_the_previous_vfs) {
