@@ -79,9 +79,10 @@ TEST(dead_holders_lease_runs_out) {
 
 /* Reads acknowledged ids from the child until `stop_after` of them, then kills it at
  * a random moment a little later. Returns the last acknowledged id. */
-static long run_and_kill(const char *url, const char *mode, int stop_after, unsigned seed) {
+static long run_and_kill(const char *url, const char *mode, const char *sync, int stop_after,
+                         unsigned seed) {
   int out;
-  const char *args[] = {"loop", url, mode, NULL};
+  const char *args[] = {"loop", url, mode, sync, NULL};
   pid_t pid = sqfix_spawn(args, &out, NULL);
   FILE *f = fdopen(out, "r");
   ASSERT(f != NULL);
@@ -106,7 +107,7 @@ static long run_and_kill(const char *url, const char *mode, int stop_after, unsi
   return last;
 }
 
-static void crash(const char *mode) {
+static void crash(const char *mode, const char *sync, int runs) {
   sqfix fx;
   sqfix_setup(&fx);
   char url[512], takeover[600];
@@ -114,8 +115,8 @@ static void crash(const char *mode) {
   snprintf(takeover, sizeof takeover, "%s?xio_takeover=1", url);
   unsigned seed = (unsigned)getpid();
   setenv("XIO_SQLITE_TAKEOVER", "1", 1); /* the children take over from the dead ones */
-  for (int run = 0; run < 4; run++) {
-    long last = run_and_kill(url, mode, 5 + (int)(rand_r(&seed) % 60), seed + (unsigned)run);
+  for (int run = 0; run < runs; run++) {
+    long last = run_and_kill(url, mode, sync, 5 + (int)(rand_r(&seed) % 60), seed + (unsigned)run);
     sqlite3 *db = sqfix_open(takeover);
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM t WHERE id <= %ld", last);
@@ -134,6 +135,11 @@ static void crash(const char *mode) {
   unsetenv("XIO_SQLITE_TAKEOVER");
 }
 
-TEST(crash_wal_keeps_every_acknowledged_commit) { crash("WAL"); }
+TEST(crash_wal_keeps_every_acknowledged_commit) { crash("WAL", "FULL", 4); }
 
-TEST(crash_delete_keeps_every_acknowledged_commit) { crash("DELETE"); }
+TEST(crash_delete_keeps_every_acknowledged_commit) { crash("DELETE", "FULL", 4); }
+
+/* A transaction is on storage when it ends, whatever synchronous says. */
+TEST(crash_wal_normal_keeps_every_acknowledged_commit) { crash("WAL", "NORMAL", 3); }
+
+TEST(crash_delete_off_keeps_every_acknowledged_commit) { crash("DELETE", "OFF", 3); }

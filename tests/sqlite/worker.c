@@ -1,8 +1,9 @@
 /*
  * worker.c - the second process of the SQLite VFS tests: opens a database through
  * the xio VFS (credentials from the environment) and does one thing.
- *   sqlite_worker loop URL JOURNAL_MODE  insert one row per transaction forever and
- *                                        print each committed row's id on stdout
+ *   sqlite_worker loop URL JOURNAL_MODE [SYNCHRONOUS]  insert one row per transaction
+ *                                        forever and print each committed row's id on
+ *                                        stdout (synchronous=FULL unless given)
  *   sqlite_worker hold URL               open, read, print "ready", wait for EOF on
  *                                        stdin, close
  *   sqlite_worker open URL               open and read the schema; print
@@ -32,12 +33,12 @@ static int fail(sqlite3 *db, int rc) {
   return 1;
 }
 
-static int loop(const char *url, const char *mode) {
+static int loop(const char *url, const char *mode, const char *sync) {
   int rc;
   sqlite3 *db = open_db(url, &rc);
   if (rc != SQLITE_OK) return fail(db, rc);
   char sql[128];
-  snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s; PRAGMA synchronous=FULL;", mode);
+  snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s; PRAGMA synchronous=%s;", mode, sync);
   rc = sqlite3_exec(db, sql, 0, 0, 0);
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, v TEXT)", 0, 0, 0);
@@ -93,7 +94,7 @@ int main(int argc, char **argv) {
   }
   if (xio_sqlite_register(1) != SQLITE_OK) return 1;
   const char *mode = argv[1], *url = argv[2];
-  if (strcmp(mode, "loop") == 0 && argc > 3) return loop(url, argv[3]);
+  if (strcmp(mode, "loop") == 0 && argc > 3) return loop(url, argv[3], argc > 4 ? argv[4] : "FULL");
   if (strcmp(mode, "hold") == 0) return hold(url);
   if (strcmp(mode, "check") == 0) return check(url);
   if (strcmp(mode, "open") == 0) {
