@@ -67,6 +67,7 @@ void xio_blob_call_free(xio_blob_call *c) {
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
   xio_auth_cred_clear(&c->auth);
   xio_free(c->owned_body);
+  xio_free(c->owned_path);
   xio_free(c);
 }
 
@@ -106,5 +107,5 @@ const xio_auth_cred *xio__blob_call_cred(const xio_blob_call *c) {
 
 const char *xio__blob_call_path(const xio_blob_call *c) {
   const xio_blob_target *t = c->target;
-  return c->service_level ? t->acct_path : c->container_level ? t->cont_path : t->url.path;
+  return c->service_level ? c->owned_path : c->container_level ? t->cont_path : t->url.path;
 }

@@ -46,7 +46,6 @@ struct xio_blob_target {
   char *safe_url;              /* origin + path, no query: what logs and errors show */
   xio_auth_cred cred;          /* owned copy */
   xio_blob_cred_source source; /* source.get non-NULL: the credential of each try */
-  char *acct_path;             /* encoded path of the account: "/ACCOUNT/" or "/" */
   int has_sas;                 /* cred is a SAS that parsed */
   xio_auth_sas sas;            /* parsed SAS, for checks before sending */
   char *extra_query;           /* URL query that is not the credential (e.g. snapshot=), or NULL */
@@ -68,7 +67,8 @@ struct xio_blob_call {
   int unleased_ok_on_retry; /* a release: "no such lease" on a retry means the same */
   xio_err early;            /* failure found at submit, reported by the I/O thread */
   int container_level;      /* addresses the container, not the blob */
-  int service_level;        /* addresses the account (the blob service) */
+  int service_level;        /* addresses the account (the blob service) at owned_path */
+  char *owned_path;         /* the account's encoded path: "/ACCOUNT/" or "/" */
   char *owned_body;         /* a body the builder made (freed with the call) */
   uint32_t need_perms;      /* SAS permission letters the operation needs, all of */
   uint32_t need_any;        /* ... and at least one of these */
@@ -90,10 +90,12 @@ struct xio_blob_call {
   int sends;             /* times libcurl sent this try's request (>1: it re-sent) */
   CURL *easy;
   struct curl_slist *slist;
-  char *full_url;     /* with the credential: never logged */
-  xio_auth_cred auth; /* the credential of this try, from the target's source */
-  int auth_refused;   /* the service refused `auth`: ask the source again */
-  int auth_renewed;   /* sent again once after a refusal already */
+  char *full_url;          /* with the credential: never logged */
+  xio_auth_cred auth;      /* the credential of this try, from the target's source */
+  xio_auth_sas auth_sas;   /* auth.sas parsed ... */
+  const char *auth_sas_of; /* ... when this is auth.sas; else NULL */
+  int auth_refused;        /* the service refused `auth`: ask the source again */
+  int auth_renewed;        /* sent again once after a refusal already */
 
   /* The outcome. */
   int finished;
@@ -124,6 +126,10 @@ void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *r
 
 /** Clears per-try state before a new try. */
 void xio__blob_call_reset_try(xio_blob_call *c);
+
+/** The encoded path of the account of `t`: "/ACCOUNT/" in path style, else "/"
+ *  (malloc'd through xio_malloc; NULL on out-of-memory). */
+char *xio__blob_target_account_path(const xio_blob_target *t);
 
 /** The SAS a request to `t` would carry now (from the target, or from its credential
  *  source), malloc'd into *out (a secret: wipe it), or NULL when it has none.

@@ -157,21 +157,18 @@ static xio_err source_credential(xio_blob_engine *e, xio_blob_call *c, int *wait
                                  xio_error *err) {
   const xio_blob_cred_source *src = &c->target->source;
   for (int round = 0;; round++) {
-    xio_auth_cred fresh;
-    memset(&fresh, 0, sizeof fresh);
     *wait_ms = 0;
-    xio_err rc = src->get(src->ud, c->auth_refused ? &c->auth : NULL, &fresh, wait_ms, err);
-    if (rc != XIO_OK || *wait_ms > 0) {
-      xio_auth_cred_clear(&fresh);
-      return rc;
-    }
+    xio_err rc = src->get(src->ud, c->auth_refused, &c->auth, wait_ms, err);
+    if (rc != XIO_OK || *wait_ms > 0) return rc;
     c->auth_refused = 0;
-    xio_auth_cred_clear(&c->auth);
-    c->auth = fresh;
     if (c->auth.kind != XIO_AUTH_CRED_SAS) return XIO_OK;
-    xio_auth_sas sas;
-    rc = xio_auth_sas_parse(c->auth.sas, &sas, err);
-    if (rc == XIO_OK) rc = check_sas(e, c, &sas, err);
+    if (c->auth.sas != c->auth_sas_of) { /* a SAS not parsed yet */
+      c->auth_sas_of = NULL;
+      rc = xio_auth_sas_parse(c->auth.sas, &c->auth_sas, err);
+      if (rc != XIO_OK) return rc;
+      c->auth_sas_of = c->auth.sas;
+    }
+    rc = check_sas(e, c, &c->auth_sas, err);
     if ((rc != XIO_EEXPIRED && rc != XIO_ENOTYET) || round > 0) return rc;
     c->auth_refused = 1;
   }

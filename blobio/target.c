@@ -38,8 +38,8 @@ static char *make_cont_path(const xio_auth_url *u) {
   return s;
 }
 
-/* Encoded path of the account: "/ACCOUNT/" in path style, else "/". */
-static char *make_acct_path(const xio_auth_url *u) {
+char *xio__blob_target_account_path(const xio_blob_target *t) {
+  const xio_auth_url *u = &t->url;
   char *a = u->path_style && u->account ? xio_auth_encode_path(u->account) : xio_strdup("");
   size_t n = a ? strlen(a) + 3 : 0;
   char *s = a ? xio_malloc(n) : NULL;
@@ -52,8 +52,6 @@ static char *make_acct_path(const xio_auth_url *u) {
 static xio_err make_urls(xio_blob_target *t, xio_error *err) {
   t->origin = make_origin(&t->url);
   t->cont_path = make_cont_path(&t->url);
-  t->acct_path = make_acct_path(&t->url);
-  if (!t->acct_path) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   size_t n = (t->origin ? strlen(t->origin) : 0) + strlen(t->url.path) + 1;
   t->safe_url = t->origin && t->cont_path ? xio_malloc(n) : NULL;
   if (!t->safe_url) return xio_error_set(err, XIO_ENOMEM, "out of memory");
@@ -194,7 +192,6 @@ void xio_blob_target_free(xio_blob_target *t) {
   xio_auth_url_clear(&t->url);
   xio_auth_cred_clear(&t->cred);
   if (t->source.release) t->source.release(t->source.ud);
-  xio_free(t->acct_path);
   xio_free(t->origin);
   xio_free(t->cont_path);
   xio_free(t->safe_url);
@@ -212,7 +209,7 @@ static xio_err current_cred(const xio_blob_target *t, xio_auth_cred *out) {
   memset(out, 0, sizeof *out);
   if (!t->source.get) return xio_auth_cred_copy(out, &t->cred);
   int wait_ms = 0;
-  xio_err rc = t->source.get(t->source.ud, NULL, out, &wait_ms, NULL);
+  xio_err rc = t->source.get(t->source.ud, 0, out, &wait_ms, NULL);
   if (rc == XIO_OK && wait_ms > 0) out->kind = XIO_AUTH_CRED_BEARER;
   return rc;
 }

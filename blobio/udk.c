@@ -27,7 +27,8 @@ xio_err xio_blob_call_user_delegation_key(const xio_blob_target *t, time_t start
                                   "restype=service&comp=userdelegationkey", &c, err);
   if (rc != XIO_OK) return rc;
   size_t n = 160;
-  if (!(c->owned_body = xio_malloc(n))) {
+  c->owned_path = xio__blob_target_account_path(t);
+  if (!c->owned_path || !(c->owned_body = xio_malloc(n))) {
     xio_blob_call_free(c);
     return xio_error_set(err, XIO_ENOMEM, "out of memory building GetUserDelegationKey");
   }

@@ -173,7 +173,7 @@ static xio_err from_store(const xio_auth_credstore *st, const char *url, const c
 }
 
 /* The environment's and connection string's credential for `url`, borrowed. */
-static xio_auth_cred from_environment(const xio__credsrc *c, const char *url, const xio_auth_url *u,
+static xio_auth_cred from_environment(const xio__credsrc *c, const char *url, const char *account,
                                       const char **label) {
   xio_auth_cred t = {.kind = XIO_AUTH_CRED_NONE};
   if (conn_matches(&c->conn, url)) {
@@ -185,7 +185,7 @@ static xio_auth_cred from_environment(const xio__credsrc *c, const char *url, co
                              .key_len = c->conn.key_len};
     if (c->conn.sas) return (xio_auth_cred){.kind = XIO_AUTH_CRED_SAS, .sas = c->conn.sas};
   }
-  int env_acct = c->env_account && u->account && strcmp(c->env_account, u->account) == 0;
+  int env_acct = c->env_account && account && strcmp(c->env_account, account) == 0;
   *label = "AZURE_STORAGE_KEY";
   if (env_acct && c->env_key)
     return (xio_auth_cred){.kind = XIO_AUTH_CRED_SHARED_KEY,
@@ -200,8 +200,8 @@ static xio_auth_cred from_environment(const xio__credsrc *c, const char *url, co
 
 /* Resolves `url` (under c->mu). `entra_only`: an Entra ID method whatever else
  * applies (the user delegation key needs a token). */
-static xio_err resolve(xio__credsrc *c, const char *url, int entra_only, resolved *r,
-                       xio_error *err) {
+static xio_err resolve(xio__credsrc *c, const char *url, const char *account, int https,
+                       int entra_only, resolved *r, xio_error *err) {
   int found = 0;
   xio_err rc = XIO_OK;
   memset(r, 0, sizeof *r);
@@ -214,13 +214,9 @@ static xio_err resolve(xio__credsrc *c, const char *url, int entra_only, resolve
   if (rc != XIO_OK) return rc;
   if (found && (!entra_only || r->cred.kind == XIO_AUTH_CRED_ENTRA)) return XIO_OK;
   xio_auth_cred_clear(&r->cred);
-  xio_auth_url u;
-  if ((rc = xio_auth_url_parse(url, &u, err)) != XIO_OK) return rc;
   const char *label = "";
   xio_auth_cred env = entra_only ? (xio_auth_cred){.kind = XIO_AUTH_CRED_NONE}
-                                 : from_environment(c, url, &u, &label);
-  int https = strcmp(u.scheme, "https") == 0;
-  xio_auth_url_clear(&u);
+                                 : from_environment(c, url, account, &label);
   if (env.kind == XIO_AUTH_CRED_NONE && (https || entra_only)) {
     env =
         (xio_auth_cred){.kind = XIO_AUTH_CRED_ENTRA, .entra = c->method, .client_id = c->client_id};
@@ -235,12 +231,20 @@ static xio_err resolve(xio__credsrc *c, const char *url, int entra_only, resolve
 
 /* ---------------------------------------------------- the targets' source ---- */
 
-/* What a target's credential source knows: the context's source and its URL. */
+/* What a target's credential source knows: the context's source and its URL, and
+ * the URL's resolution as of the source's generation `gen` (under src->mu), so that
+ * a request only copies it while nothing changed. */
 typedef struct credref {
   atomic_int refs;
   xio__credsrc *src;
-  char *url;
+  char *url;     /* in the same allocation */
+  char *account; /* of the URL, or NULL; in the same allocation */
+  int https;
   int entra_only;
+  int cached;
+  unsigned gen;
+  resolved res;
+  time_t sas_expiry; /* of res.cred when it is a SAS, else 0 */
 } credref;
 
 static void ref_retain(void *ud) { atomic_fetch_add(&((credref *)ud)->refs, 1); }
@@ -249,16 +253,18 @@ static void ref_release(void *ud) {
   credref *r = ud;
   if (atomic_fetch_sub(&r->refs, 1) != 1) return;
   credsrc_release(r->src);
-  xio_free(r->url);
+  xio_auth_cred_clear(&r->res.cred);
   xio_free(r);
 }
 
-static credref *ref_new(xio__credsrc *s, const char *url, int entra_only) {
-  credref *r = xio_calloc(1, sizeof *r);
-  if (!r || !(r->url = xio_strdup(url))) {
-    xio_free(r);
-    return NULL;
-  }
+/* A reference for `url`, whose parts `u` are already parsed. NULL on out-of-memory. */
+static credref *ref_new(xio__credsrc *s, const char *url, const xio_auth_url *u, int entra_only) {
+  size_t nu = strlen(url) + 1, na = u->account ? strlen(u->account) + 1 : 0;
+  credref *r = xio_calloc(1, sizeof *r + nu + na);
+  if (!r) return NULL;
+  r->url = memcpy((char *)(r + 1), url, nu);
+  if (na) r->account = memcpy(r->url + nu, u->account, na);
+  r->https = strcmp(u->scheme, "https") == 0;
   atomic_init(&r->refs, 1);
   r->entra_only = entra_only;
   pthread_mutex_lock(&s->mu);
@@ -269,8 +275,12 @@ static credref *ref_new(xio__credsrc *s, const char *url, int entra_only) {
 }
 
 static void *ref_for_url(void *ud, const char *url) {
-  credref *r = ud;
-  return ref_new(r->src, url, r->entra_only);
+  credref *r = ud, *child = NULL;
+  xio_auth_url u;
+  if (xio_auth_url_parse(url, &u, NULL) != XIO_OK) return NULL;
+  child = ref_new(r->src, url, &u, r->entra_only);
+  xio_auth_url_clear(&u);
+  return child;
 }
 
 /* Under s->mu: re-reads a changed credential file (forced after a refusal). */
@@ -279,53 +289,104 @@ static void refresh_file(credref *r, int force) {
   if (!s->has_file) return;
   xio_error e;
   xio_error_clear(&e);
-  if (xio__credfile_refresh(&s->file, s->watch.recheck_ms, force, &e) < 0) {
+  int rc = xio__credfile_refresh(&s->file, s->watch.recheck_ms, force, &e);
+  if (rc > 0) s->gen++;
+  if (rc < 0) {
     pthread_mutex_unlock(&s->mu);
     xio__creds_file_error(s, r->url, &e);
     pthread_mutex_lock(&s->mu);
   }
 }
 
-/* Turns an ENTRA resolution into a bearer token without waiting (under s->mu).
- * *wait_ms > 0: the token is on its way. An implicit chain with no source that
- * applies gives NONE (anonymous). */
-static xio_err to_token(xio__credsrc *s, resolved *r, const xio_auth_cred *refused, int *wait_ms,
-                        xio_error *err) {
-  xio_auth_tokens *t = xio__creds_tokens(s, r->cred.entra, r->cred.client_id);
+/* Resolves r->url again when the source changed since the last time (under s->mu). */
+static xio_err refresh_resolution(credref *r, int force, xio_error *err) {
+  xio__credsrc *s = r->src;
+  if (!r->cached || r->gen != s->gen || force) {
+    resolved fresh;
+    xio_err rc = resolve(s, r->url, r->account, r->https, r->entra_only, &fresh, err);
+    if (rc != XIO_OK) return rc;
+    xio_auth_cred_clear(&r->res.cred);
+    r->res = fresh;
+    r->gen = s->gen;
+    r->cached = 1;
+    xio_auth_sas sas;
+    r->sas_expiry = fresh.cred.kind == XIO_AUTH_CRED_SAS &&
+                            xio_auth_sas_parse(fresh.cred.sas, &sas, NULL) == XIO_OK
+                        ? sas.expiry
+                        : 0;
+  }
+  return XIO_OK;
+}
+
+/* 1 when `a` and `b` are the same credential (SAS, key or none). */
+static int same_cred(const xio_auth_cred *a, const xio_auth_cred *b) {
+  if (a->kind != b->kind) return 0;
+  switch (a->kind) {
+  case XIO_AUTH_CRED_NONE: return 1;
+  case XIO_AUTH_CRED_SAS: return a->sas && b->sas && strcmp(a->sas, b->sas) == 0;
+  case XIO_AUTH_CRED_SHARED_KEY:
+    return a->account && b->account && strcmp(a->account, b->account) == 0 &&
+           a->key_len == b->key_len && memcmp(a->key, b->key, a->key_len) == 0;
+  default: return 0;
+  }
+}
+
+/* Makes *cred `fresh` unless it already is: the new copy is made before the old is
+ * released (see xio_blob_cred_source). */
+static xio_err update(xio_auth_cred *cred, const xio_auth_cred *fresh, xio_error *err) {
+  if (same_cred(cred, fresh)) return XIO_OK;
+  xio_auth_cred copy;
+  if (xio_auth_cred_copy(&copy, fresh) != XIO_OK)
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_auth_cred_clear(cred);
+  *cred = copy;
+  return XIO_OK;
+}
+
+/* Brings *cred to the current bearer token of the ENTRA resolution `res` without
+ * waiting (under s->mu). *wait_ms > 0: the token is on its way. An implicit chain
+ * with no source that applies gives NONE (anonymous). */
+static xio_err to_token(xio__credsrc *s, const resolved *res, int refused, xio_auth_cred *cred,
+                        int *wait_ms, xio_error *err) {
+  xio_auth_tokens *t = xio__creds_tokens(s, res->cred.entra, res->cred.client_id);
   if (!t) return xio_error_set(err, XIO_ENOMEM, "out of memory for a token cache");
   xio_auth_token tok;
-  const char *stale = refused && refused->kind == XIO_AUTH_CRED_BEARER ? refused->token : NULL;
+  const char *stale = refused && cred->kind == XIO_AUTH_CRED_BEARER ? cred->token : NULL;
   xio_err rc = xio_auth_tokens_peek(t, XIO_AUTH_STORAGE_SCOPE, stale, &tok, err);
-  xio_auth_cred_clear(&r->cred);
-  if (rc == XIO_ENOCRED && r->implicit) return XIO_OK; /* nothing configured: anonymous */
+  if (rc == XIO_ENOCRED && res->implicit) /* nothing configured: anonymous */
+    return update(cred, &(xio_auth_cred){.kind = XIO_AUTH_CRED_NONE}, err);
   if (rc != XIO_OK) return rc;
   if (!tok.value) {
     *wait_ms = TOKEN_WAIT_MS;
     return XIO_OK;
   }
-  r->cred.kind = XIO_AUTH_CRED_BEARER;
-  r->cred.token = tok.value;
+  if (cred->kind == XIO_AUTH_CRED_BEARER && cred->token && strcmp(cred->token, tok.value) == 0) {
+    xio_auth_token_clear(&tok); /* the same token as the last try's */
+    return XIO_OK;
+  }
+  xio_auth_cred_clear(cred);
+  cred->kind = XIO_AUTH_CRED_BEARER;
+  cred->token = tok.value;
   return XIO_OK;
 }
 
-static xio_err source_get(void *ud, const xio_auth_cred *refused, xio_auth_cred *out, int *wait_ms,
+static xio_err source_get(void *ud, int refused, xio_auth_cred *cred, int *wait_ms,
                           xio_error *err) {
   credref *r = ud;
   xio__credsrc *s = r->src;
-  resolved res;
+  char label[sizeof r->res.label];
+  int force = refused && cred->kind != XIO_AUTH_CRED_BEARER;
   pthread_mutex_lock(&s->mu);
-  refresh_file(r, refused && refused->kind != XIO_AUTH_CRED_BEARER);
-  xio_err rc = resolve(s, r->url, r->entra_only, &res, err);
-  if (rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_ENTRA)
-    rc = to_token(s, &res, refused, wait_ms, err);
+  refresh_file(r, force);
+  xio_err rc = refresh_resolution(r, force, err);
+  time_t expiry = r->sas_expiry;
+  snprintf(label, sizeof label, "%s", r->res.label);
+  if (rc == XIO_OK && r->res.cred.kind == XIO_AUTH_CRED_ENTRA)
+    rc = to_token(s, &r->res, refused, cred, wait_ms, err);
+  else if (rc == XIO_OK)
+    rc = update(cred, &r->res.cred, err);
   pthread_mutex_unlock(&s->mu);
-  if (rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_SAS)
-    xio__creds_warn_sas(s, r->url, res.label, res.cred.sas);
-  if (rc == XIO_OK) {
-    *out = res.cred;
-    return XIO_OK;
-  }
-  xio_auth_cred_clear(&res.cred);
+  if (rc == XIO_OK && expiry) xio__creds_warn_sas(s, r->url, label, expiry);
   return rc;
 }
 
@@ -334,25 +395,24 @@ static xio_err source_get(void *ud, const xio_auth_cred *refused, xio_auth_cred 
  * and the first requests need not wait; and warns about a SAS expiring soon. */
 static xio_err warm_up(credref *r, xio_error *err) {
   xio__credsrc *s = r->src;
-  resolved res;
+  char label[sizeof r->res.label];
   pthread_mutex_lock(&s->mu);
   refresh_file(r, 0);
-  xio_err rc = resolve(s, r->url, r->entra_only, &res, err);
-  xio_auth_tokens *t = rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_ENTRA
-                           ? xio__creds_tokens(s, res.cred.entra, res.cred.client_id)
-                           : NULL;
+  xio_err rc = refresh_resolution(r, 0, err);
+  const xio_auth_cred *c = &r->res.cred;
+  int entra = rc == XIO_OK && c->kind == XIO_AUTH_CRED_ENTRA, implicit = r->res.implicit;
+  xio_auth_tokens *t = entra ? xio__creds_tokens(s, c->entra, c->client_id) : NULL;
+  time_t expiry = r->sas_expiry;
+  snprintf(label, sizeof label, "%s", r->res.label);
   pthread_mutex_unlock(&s->mu);
-  if (rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_ENTRA && !t)
-    rc = xio_error_set(err, XIO_ENOMEM, "out of memory for a token cache");
+  if (entra && !t) rc = xio_error_set(err, XIO_ENOMEM, "out of memory for a token cache");
   if (t) {
     xio_auth_token tok;
     rc = xio_auth_tokens_get(t, XIO_AUTH_STORAGE_SCOPE, &tok, err);
     xio_auth_token_clear(&tok);
-    if (rc == XIO_ENOCRED && res.implicit) rc = XIO_OK;
+    if (rc == XIO_ENOCRED && implicit) rc = XIO_OK;
   }
-  if (rc == XIO_OK && res.cred.kind == XIO_AUTH_CRED_SAS)
-    xio__creds_warn_sas(s, r->url, res.label, res.cred.sas);
-  xio_auth_cred_clear(&res.cred);
+  if (rc == XIO_OK && expiry) xio__creds_warn_sas(s, r->url, label, expiry);
   return rc;
 }
 
@@ -365,10 +425,11 @@ static xio__credsrc *attach(xio_ctx *ctx) {
   return s;
 }
 
-xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blob_target **out,
-                          xio_error *err) {
+/* The target for `url` (parsed into `u`) with the context's source. */
+static xio_err source_target(xio_ctx *ctx, const char *url, const xio_auth_url *u, int entra_only,
+                             xio_blob_target **out, xio_error *err) {
   xio__credsrc *s = attach(ctx);
-  credref *r = ref_new(s, url, entra_only);
+  credref *r = ref_new(s, url, u, entra_only);
   if (!r) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_err rc = warm_up(r, err);
   if (rc == XIO_OK) {
@@ -384,6 +445,16 @@ xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blo
   return rc;
 }
 
+xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blob_target **out,
+                          xio_error *err) {
+  xio_auth_url u;
+  *out = NULL;
+  xio_err rc = xio_auth_url_parse(url, &u, err);
+  if (rc == XIO_OK) rc = source_target(ctx, url, &u, entra_only, out, err);
+  xio_auth_url_clear(&u);
+  return rc;
+}
+
 xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
   xio_auth_url u;
   *out = NULL;
@@ -391,12 +462,15 @@ xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **ou
   if (rc != XIO_OK) return rc;
   /* A SAS in the URL wins: the target takes it from there. */
   int url_sas = u.query && (strstr(u.query, "sig=") != NULL);
+  if (!url_sas) rc = source_target(ctx, url, &u, 0, out, err);
   xio_auth_url_clear(&u);
-  if (!url_sas) return xio__creds_target(ctx, url, 0, out, err);
+  if (!url_sas) return rc;
   rc = xio_blob_target_new(url, NULL, out, err);
   if (rc == XIO_OK) {
     const char *q = strchr(url, '?');
-    xio__creds_warn_sas(attach(ctx), url, "the URL", q ? q + 1 : NULL);
+    xio_auth_sas sas;
+    if (xio_auth_sas_parse(q + 1, &sas, NULL) == XIO_OK && sas.expiry)
+      xio__creds_warn_sas(attach(ctx), url, "the URL", sas.expiry);
   }
   return rc;
 }

@@ -56,6 +56,7 @@ xio_err xio_ctx_set_token_callback(xio_ctx *ctx, xio_auth_token_fn fn, void *ud,
   s->entra.callback = fn;
   s->entra.callback_ud = ud;
   retire_callback_users(s);
+  s->gen++;
   pthread_mutex_unlock(&s->mu);
   return XIO_OK;
 }
@@ -71,6 +72,7 @@ xio_err xio_ctx_set_entra_method(xio_ctx *ctx, xio_auth_entra_method method, con
   xio_free(s->client_id);
   s->client_id = id;
   s->method = method;
+  s->gen++;
   pthread_mutex_unlock(&s->mu);
   return XIO_OK;
 }
@@ -85,6 +87,7 @@ xio_err xio_ctx_set_credential(xio_ctx *ctx, const char *prefix, const xio_auth_
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (rc == XIO_OK && cred) rc = xio_auth_credstore_add(s->api, prefix, cred, err);
   if (rc == XIO_OK && !cred && s->api) rc = xio_auth_credstore_remove(s->api, prefix, err);
+  s->gen++;
   pthread_mutex_unlock(&s->mu);
   if (rc != XIO_OK) xio_error_set_operation(err, "SetCredential");
   return rc;

@@ -79,18 +79,16 @@ static int first_time(xio__credsrc *s, const char *label, time_t expiry) {
   return 1;
 }
 
-void xio__creds_warn_sas(xio__credsrc *s, const char *url, const char *label, const char *sas) {
-  xio_auth_sas parsed;
-  if (!sas || xio_auth_sas_parse(sas, &parsed, NULL) != XIO_OK || !parsed.expiry) return;
+void xio__creds_warn_sas(xio__credsrc *s, const char *url, const char *label, time_t expiry) {
   pthread_mutex_lock(&s->mu);
   time_t now = xio_auth_clock_now(&s->clock);
-  int warn = parsed.expiry - now <= s->watch.sas_warning_s && first_time(s, label, parsed.expiry);
+  int warn = expiry - now <= s->watch.sas_warning_s && first_time(s, label, expiry);
   pthread_mutex_unlock(&s->mu);
   if (!warn) return;
   char when[21], msg[512];
   char *safe = xio_auth_url_strip_query(url);
-  long left = (long)(parsed.expiry - now);
-  xio_auth_format_iso8601(parsed.expiry, when);
+  long left = (long)(expiry - now);
+  xio_auth_format_iso8601(expiry, when);
   if (left > 0)
     snprintf(msg, sizeof msg,
              "the SAS from %.160s for %.200s expires at %s (in %ld s): renew it there "
@@ -99,7 +97,7 @@ void xio__creds_warn_sas(xio__credsrc *s, const char *url, const char *label, co
   else
     snprintf(msg, sizeof msg, "the SAS from %.160s for %.200s expired at %s: renew it there", label,
              safe ? safe : "?", when);
-  xio_cred_event ev = {XIO_CRED_EXPIRING, wall_us(), safe, label, (int64_t)parsed.expiry, msg};
+  xio_cred_event ev = {XIO_CRED_EXPIRING, wall_us(), safe, label, (int64_t)expiry, msg};
   xio__creds_emit(s, &ev);
   xio_free(safe);
 }

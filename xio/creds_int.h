@@ -70,6 +70,7 @@ typedef struct xio__credsrc {
   char *client_id;
   xio__token_cache caches[XIO__MAX_TOKEN_CACHES];
   int ncaches;
+  unsigned gen; /* changes whenever a resolution may have: file, API, method */
   xio_cred_options watch;
   struct {
     char label[160];
@@ -92,9 +93,10 @@ xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blo
 /* Emits `ev` to the event callback and the trace file. Takes nothing locked. */
 void xio__creds_emit(xio__credsrc *s, const xio_cred_event *ev);
 
-/* Emits XIO_CRED_EXPIRING for `sas` (from `label`) on `url` when it expires within
- * the warning time and has not been warned about yet. Takes src->mu itself. */
-void xio__creds_warn_sas(xio__credsrc *s, const char *url, const char *label, const char *sas);
+/* Emits XIO_CRED_EXPIRING for a SAS (from `label`) expiring at `expiry` used on
+ * `url`, when that is within the warning time and was not warned about yet. Takes
+ * src->mu itself. */
+void xio__creds_warn_sas(xio__credsrc *s, const char *url, const char *label, time_t expiry);
 
 /* Emits XIO_CRED_FILE_ERROR with the message of `e`. */
 void xio__creds_file_error(xio__credsrc *s, const char *url, const xio_error *e);

@@ -19,20 +19,22 @@ typedef struct xio_blob_target xio_blob_target;
 /**
  * A credential that may change while a target lives (a rotated SAS or key, an
  * Entra ID token that is refreshed): the engine asks it before every try.
- * `get` fills `out` with the credential for the next try (SHARED_KEY, SAS, BEARER or
- * NONE). `refused` is NULL, or the credential the previous try used when the service
- * refused it (401/403 AuthenticationFailed) or the client found it expired: the
- * source then reads its origin again; a request is sent again once after a refusal.
- * Setting *wait_ms > 0 (with XIO_OK) means "not ready, ask again in that many ms"
- * (a token being fetched). `get` runs on the engine's I/O thread: it must not block
- * for long. An error fails the request with its detail. `retain`/`release` count the
- * targets sharing `ud` (release of the last one frees it); both may be NULL.
- * `for_url` (may be NULL: children share `ud`) makes the `ud` of a child target for
- * `url` (xio_blob_target_child), retained once, or NULL on out-of-memory.
+ * `get` brings `cred` up to date: on entry it holds the credential of the call's
+ * previous try (zeroed before the first); on return (XIO_OK) the one for this try
+ * (SHARED_KEY, SAS, BEARER or NONE), left untouched when it is still current, else
+ * replaced (the new one is made before the old is released, so a replaced string
+ * never keeps its address). `refused` is 1 when the service refused `cred` (401/403
+ * AuthenticationFailed) or the client found it expired: the source then reads its
+ * origin again; a request is sent again once after a refusal. Setting *wait_ms > 0
+ * (with XIO_OK) means "not ready, ask again in that many ms" (a token being
+ * fetched). `get` runs on the engine's I/O thread: it must not block for long. An
+ * error fails the request with its detail. `retain`/`release` count the targets
+ * sharing `ud` (release of the last one frees it); both may be NULL. `for_url` (may
+ * be NULL: children share `ud`) makes the `ud` of a child target for `url`
+ * (xio_blob_target_child), retained once, or NULL on out-of-memory.
  */
 typedef struct xio_blob_cred_source {
-  xio_err (*get)(void *ud, const xio_auth_cred *refused, xio_auth_cred *out, int *wait_ms,
-                 xio_error *err);
+  xio_err (*get)(void *ud, int refused, xio_auth_cred *cred, int *wait_ms, xio_error *err);
   void (*retain)(void *ud);
   void (*release)(void *ud);
   void *(*for_url)(void *ud, const char *url);
