@@ -15,11 +15,12 @@ if(TARGET xio_cli)
   file(GLOB ALLOCFAIL_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/samples/xio/*.c)
   add_library(allocfail_cli OBJECT ${ALLOCFAIL_CLI_SOURCES})
   target_compile_definitions(allocfail_cli PRIVATE main=allocfail_cli_main
-                             XIO_CLI_VERSION="${PROJECT_VERSION}")
+                             XIO_CLI_VERSION="${PROJECT_VERSION}"
+                             XIO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   set_source_files_properties(${PROJECT_SOURCE_DIR}/samples/xio/main.c TARGET_DIRECTORY
                               allocfail_cli PROPERTIES COMPILE_OPTIONS -Wno-missing-prototypes)
-  target_link_libraries(allocfail_cli PRIVATE xio_demo xio_samples_common xio xio_auth
-                        PkgConfig::CJSON)
+  target_link_libraries(allocfail_cli PRIVATE xio_demo xio_samples_common xio_faultproxy xio
+                        xio_auth PkgConfig::CJSON)
   set(ALLOCFAIL_CLI_TEST ${CMAKE_CURRENT_LIST_DIR}/cli_test.c)
 endif()
 
@@ -37,7 +38,7 @@ target_include_directories(test_allocfail PRIVATE ${PROJECT_SOURCE_DIR}/blobio
                            ${PROJECT_SOURCE_DIR}/tests/xio_common)
 if(TARGET allocfail_cli)
   target_sources(test_allocfail PRIVATE $<TARGET_OBJECTS:allocfail_cli>)
-  target_link_libraries(test_allocfail PRIVATE xio_demo xio_samples_common)
+  target_link_libraries(test_allocfail PRIVATE xio_demo xio_samples_common xio_faultproxy)
 endif()
 target_link_options(test_allocfail PRIVATE -rdynamic)
 
