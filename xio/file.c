@@ -220,7 +220,11 @@ static xio_err submit_write(xio_file *f, xio_io *io, xio_error *err) {
   xio_err rc = check_writable(f, "write", err);
   if (rc == XIO_OK) rc = check_aligned(f, off, len, "write", err);
   if (rc != XIO_OK) return rc;
-  if (len && off > UINT64_MAX - len) return xio_error_set(err, XIO_ERANGE, "write range overflows");
+  if (len && off > UINT64_MAX - len)
+    return xio_error_set(err, XIO_ERANGE,
+                         "write at offset %" PRIu64 " of %" PRIu64
+                         " bytes overflows: it would end past 2^64 - 1",
+                         off, len);
   size_t a = f->backend->alignment;
   int unaligned = a > 1 && (off % a || len % a);
   if (len && (unaligned || off + len > atomic_load(&f->size)) && in_callback(f))
@@ -271,7 +275,13 @@ static xio_err submit_zero(xio_file *f, xio_io *io, xio_error *err) {
   if (rc == XIO_OK && how != XIO_INIT_CLEAR && how != XIO_INIT_ZERO)
     rc = xio_error_set(err, XIO_EINVAL, "zeroing takes init clear or zero, not %s",
                        xio_init_name(how));
-  if (rc == XIO_OK && (end < off || end > atomic_load(&f->size)))
+  if (rc == XIO_OK && end < off)
+    rc = xio_error_set(err, XIO_ERANGE,
+                       "zero range at offset %" PRIu64 " of %" PRIu64
+                       " bytes overflows: it would end past 2^64 - 1, beyond the file's %" PRIu64
+                       " bytes (and a page blob's 8 TiB)",
+                       off, len, atomic_load(&f->size));
+  if (rc == XIO_OK && end > atomic_load(&f->size))
     rc = xio_error_set(err, XIO_ERANGE,
                        "zero range [%" PRIu64 ", %" PRIu64 ") ends past the file's %" PRIu64
                        " bytes",
