@@ -6,15 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "call_int.h"
-
-int64_t xio__blob_now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation, const char *method,
                            const char *query, xio_blob_call **out, xio_error *err) {

@@ -116,7 +116,4 @@ void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *r
 /** Clears per-try state before a new try. */
 void xio__blob_call_reset_try(xio_blob_call *c);
 
-/** Monotonic microseconds. */
-int64_t xio__blob_now_us(void);
-
 #endif

@@ -15,6 +15,12 @@ time_t xio_auth_clock_now(const xio_auth_clock *clock) {
   return time(NULL);
 }
 
+int64_t xio_auth_monotonic_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* gmtime_r, or the epoch when `t` is out of range, so formatting never fails. */
 static struct tm utc(time_t t) {
   struct tm tm;

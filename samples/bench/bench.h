@@ -74,7 +74,7 @@ typedef struct bench_config {
   int random_depths[BENCH_MAX_DEPTHS];
   int nrandom_depths;
   uint64_t seed;
-  xio_blob_checksum checksum; /* on page-blob writes (default CRC64, xio's default) */
+  xio_checksum checksum; /* on page-blob writes (default CRC64, xio's default) */
 } bench_config;
 
 /** Parses argv into `c` (defaults first). Returns 0, 1 for --help (printed), or 2
@@ -94,7 +94,7 @@ void bench_summarize(const double *v, size_t n, double *min, double *med, double
 
 /* ------------------------------------------------------------- counter ---- */
 
-#define BENCH_NTYPES 12 /* the trace schema's request types, plus "other" */
+#define BENCH_NTYPES (XIO_REQ_COUNT + 1) /* the request types, plus "other" */
 
 /** Storage requests by trace request type. */
 typedef struct bench_counts {
@@ -112,7 +112,7 @@ void bench_counter_reset(bench_counter *c);
 void bench_counter_get(bench_counter *c, bench_counts *out);
 
 /** "crc64", "md5", "none". */
-const char *bench_checksum_name(xio_blob_checksum c);
+const char *bench_checksum_name(xio_checksum c);
 
 /** Name of type index `i` ("XIOTypeZeroFile"; "other" for the last). */
 const char *bench_type_name(int i);
@@ -157,7 +157,7 @@ typedef struct bench_target {
   bench_counter *counter;
   char base[1024]; /* container URL or temporary directory */
   int max_in_flight;
-  xio_blob_checksum checksum;
+  xio_checksum checksum;
   bench_emulator *em;   /* page blob: the emulator */
   int generation;       /* the emulator generation the context was made for */
   uint64_t disk_margin; /* local */
@@ -167,7 +167,7 @@ typedef struct bench_target {
 /** A page-blob target in a fresh container on the emulator, with a context of
  *  `max_in_flight` requests. */
 xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
-                              xio_blob_checksum checksum, xio_error *err);
+                              xio_checksum checksum, xio_error *err);
 
 /** A local target in a fresh temporary directory under `parent`. */
 xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_margin,

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <xio/auth.h>
+
 #include "bench.h"
 
 /* Free bytes for unprivileged users on the file system holding `path`, and the
@@ -87,7 +89,7 @@ static xio_err pageblob_connect(bench_target *t, xio_error *err) {
 }
 
 xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
-                              xio_blob_checksum checksum, xio_error *err) {
+                              xio_checksum checksum, xio_error *err) {
   memset(t, 0, sizeof *t);
   t->backend = "pageblob";
   t->em = em;
@@ -113,8 +115,8 @@ xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_ma
   return new_ctx(t, NULL, err);
 }
 
-const char *bench_checksum_name(xio_blob_checksum c) {
-  return c == XIO_BLOB_CHECKSUM_MD5 ? "md5" : c == XIO_BLOB_CHECKSUM_NONE ? "none" : "crc64";
+const char *bench_checksum_name(xio_checksum c) {
+  return c == XIO_CHECKSUM_MD5 ? "md5" : c == XIO_CHECKSUM_NONE ? "none" : "crc64";
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {

@@ -1,13 +1,8 @@
 /*
  * clock.c - the monotonic clock the samples time operations with.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <time.h>
+#include <xio/base.h>
 
 #include "samples_common.h"
 
-double samples_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+double samples_now(void) { return (double)xio_auth_monotonic_us() / 1e6; }

@@ -174,9 +174,6 @@ xio_err cli_context(cli *c, xio_ctx **out, xio_error *err);
 xio_err cli_open(cli *c, const char *target, const xio_open_options *o, xio_file **out,
                  xio_error *err);
 
-/** A blob target for `url` with the credential the context resolves for it. */
-xio_err cli_blob_target(cli *c, const char *url, xio_blob_target **out, xio_error *err);
-
 /** Frees the context (closing files still open). */
 void cli_context_free(cli *c);
 

@@ -87,7 +87,7 @@ typedef struct put_job {
   char *scan;   /* one chunk of the local file */
   uint64_t pos; /* everything below was sent or skipped */
   uint64_t scanned, sent, pages_sent, writes;
-  xio_blob_ranges ext; /* the local file's data extents */
+  xio_ranges ext; /* the local file's data extents */
   cli_progress prog;
 } put_job;
 
@@ -153,11 +153,11 @@ static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *
 }
 
 static xio_err upload(put_job *j, xio_error *err) {
-  const xio_blob_ranges *ext = &j->ext;
+  const xio_ranges *ext = &j->ext;
   xio_err rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, NULL, NULL, err);
   if (rc == XIO_OK && !(j->scan = malloc(CHUNK)))
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
-  cli_progress_start(&j->prog, j->c, "put", xio_blob_ranges_bytes(ext));
+  cli_progress_start(&j->prog, j->c, "put", xio_ranges_bytes(ext));
   for (size_t i = 0; rc == XIO_OK && i < ext->n; i++)
     rc = send_extent(j, ext->v[i].start, ext->v[i].end, err);
   if (rc == XIO_OK) rc = cli_window_drain(&j->w, err);
@@ -288,7 +288,7 @@ static int run_put(cli *c, int argc, char **argv) {
   xio_err rc = open_local_source(&j, kind_s, &e);
   r = rc == XIO_OK ? put_run(&j, pos[1], force) : cli_fail(c, rc, &e);
   if (j.fd >= 0) close(j.fd);
-  xio_blob_ranges_clear(&j.ext);
+  xio_ranges_clear(&j.ext);
   return r;
 }
 
@@ -315,7 +315,7 @@ typedef struct get_job {
   int fd;
   xio_file *f;
   uint64_t size, fetched, reads;
-  xio_blob_ranges ranges;
+  xio_ranges ranges;
   cli_window w;
   cli_progress prog;
 } get_job;
@@ -348,7 +348,7 @@ static xio_err download(get_job *j, xio_error *err) {
   if (rc == XIO_OK && ftruncate(j->fd, (off_t)j->size) != 0)
     rc = xio_error_from_errno(err, errno, "WriteLocalFile", "ftruncate", j->local);
   if (rc == XIO_OK) rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, write_slot, j, err);
-  cli_progress_start(&j->prog, j->c, "get", xio_blob_ranges_bytes(&j->ranges));
+  cli_progress_start(&j->prog, j->c, "get", xio_ranges_bytes(&j->ranges));
   for (size_t i = 0; rc == XIO_OK && i < j->ranges.n; i++)
     rc = fetch_range(j, j->ranges.v[i].start, j->ranges.v[i].end, err);
   if (rc == XIO_OK) rc = cli_window_drain(&j->w, err);
@@ -437,7 +437,7 @@ static int run_get(cli *c, int argc, char **argv) {
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
   j.size = xio_file_size(j.f);
   r = get_run(&j, force);
-  xio_blob_ranges_clear(&j.ranges);
+  xio_ranges_clear(&j.ranges);
   xio_file_close(j.f, NULL);
   return r;
 }

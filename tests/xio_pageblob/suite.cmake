@@ -6,5 +6,5 @@ xio_add_suite(NAME xio_pageblob AZURITE TIMEOUT 180
     ${CMAKE_CURRENT_LIST_DIR}/growth_test.c
     ${CMAKE_CURRENT_LIST_DIR}/lease_test.c
     ${CMAKE_CURRENT_LIST_DIR}/file_test.c
-  LIBS xio xio_blob_sync_test Threads::Threads)
+  LIBS xio Threads::Threads)
 target_include_directories(test_xio_pageblob PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../xio_common)

@@ -34,6 +34,10 @@ typedef struct xio_auth_clock {
 /** Returns the clock's time; `clock` may be NULL (system clock). */
 time_t xio_auth_clock_now(const xio_auth_clock *clock);
 
+/** Microseconds of the system's monotonic clock (CLOCK_MONOTONIC): for measuring
+ *  durations and timeouts, never for wall time. Cannot fail. */
+int64_t xio_auth_monotonic_us(void);
+
 /** Formats `t` as an RFC 1123 date ("Mon, 01 Jan 2024 00:00:00 GMT"), locale-free.
  *  `buf` must hold 30 bytes. Returns `buf`. */
 char *xio_auth_format_rfc1123(time_t t, char buf[30]);
