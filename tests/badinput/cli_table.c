@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/auth.h>
+
 #include "badinput.h"
 #include "clirun.h"
 #include "faultproxy.h"
