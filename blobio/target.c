@@ -49,8 +49,10 @@ static xio_err make_urls(xio_blob_target *t, xio_error *err) {
 
 /* 1 when the query `q` has a "sig" parameter: it means to be a SAS. */
 static int names_sig(const char *q) {
-  for (const char *p = q; p; p = strchr(p, '&'))
-    if (strncmp(p += *p == '&', "sig=", 4) == 0) return 1;
+  for (const char *p = q; p; p = strchr(p, '&')) {
+    if (*p == '&') p++;
+    if (strncmp(p, "sig=", 4) == 0) return 1;
+  }
   return 0;
 }
 
