@@ -373,6 +373,8 @@ static const cli_row service_rows[] = {
             "AndKeepsGoingPastSixtyFourCharacters")},
     {ARGS("stat", "@X/data.mdf"), 1, "HTTP 400 Bad<Code>&amp;",
      STATUS("HEAD", 400, "Bad<Code>&amp;")},
+    {ARGS("stat", "@X/data.mdf"), 1, "HTTP 400 Evil?[2J?]0;owned?",
+     STATUS("HEAD", 400, "Evil\x1b[2J\x1b]0;owned\x07")},
     {ARGS("zero", "@X/data.mdf", "--offset", "0", "--length", "512"), 1,
      "HTTP 416 InvalidPageRange", STATUS("PUT", 416, "InvalidPageRange")},
     {ARGS("zero", "@X/data.mdf", "--offset", "0", "--length", "512"), 1, "HTTP 412 LeaseIdMissing",
