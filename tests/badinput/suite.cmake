@@ -1,22 +1,23 @@
 # badinput: more than 200 bad inputs, table-driven, each with the answer it must
 # give. The xio program run as a child per row (arguments, environment, credential
-# files, faults a proxy answers with instead of the service: exit status and a
-# phrase of the message), and the library's parsers and file calls fed directly
+# files, faults the proxy of samples/faultproxy answers with instead of the
+# service: exit status and a phrase of the message), and the library's parsers
+# and file calls fed directly
 # (connection strings, SAS tokens, URLs, names, sizes, credential files, context
 # options, ranges, XML bodies and headers from the service: xio_err code and
 # phrase). No row may crash, print a secret or write anything.
 # Also here: the check that a TEST line ctest would not register stops the
 # configure step (tests/test_names.cmake), run on the fixtures in names/.
 if(TARGET xio_cli)
+  include(${PROJECT_SOURCE_DIR}/samples/faultproxy/library.cmake)
   xio_add_suite(NAME badinput AZURITE TIMEOUT 300
     SOURCES
       ${PROJECT_SOURCE_DIR}/tests/cli/clirun.c
-      ${PROJECT_SOURCE_DIR}/tests/harness/faultproxy.c
       ${CMAKE_CURRENT_LIST_DIR}/fixture.c
       ${CMAKE_CURRENT_LIST_DIR}/cli_table.c
       ${CMAKE_CURRENT_LIST_DIR}/api_table.c
       ${CMAKE_CURRENT_LIST_DIR}/service_table.c
-    LIBS xio xio_blob xio_auth PkgConfig::CJSON Threads::Threads)
+    LIBS xio xio_blob xio_auth xio_faultproxy PkgConfig::CJSON Threads::Threads)
   add_dependencies(test_badinput xio_cli)
   target_compile_definitions(test_badinput PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
   # Table rows name only the fields they need; the rest are zero on purpose.
