@@ -8,7 +8,7 @@ MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan build-tsan test test-asan test-tsan test-fast demo bench format \
-        lint clean
+        lint clean bench-sqlite
 
 all: build
 
@@ -63,6 +63,16 @@ bench: build
 	    --emulator-reset "tests/azurite/azurite.sh start '$$state'" $(BENCH_ARGS); \
 	  rc=$$?; echo "bench: results in $$out/ (results.md, results.csv, results.json, plots)"; \
 	  exit $$rc
+
+# The SQLite benchmark (samples/sqlite/bench): WAL and DELETE mode on a local file and
+# on a page blob of an Azurite of its own; the report in $(BUILD)/bench-sqlite/sqlite.md.
+bench-sqlite: build
+	@out="$(abspath $(BUILD))/bench-sqlite"; state="$$out/azurite"; mkdir -p "$$out"; \
+	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  tests/azurite/azurite.sh start "$$state" || exit 1; \
+	  $(BUILD)/samples/sqlite/xio-sqlite-bench --endpoint-file "$$state/endpoint" \
+	    --local-dir "$$out" --out "$$out/sqlite.md"; \
+	  rc=$$?; echo "bench-sqlite: report in $$out/sqlite.md"; exit $$rc
 
 format:
 	@git ls-files '*.c' '*.h' | xargs clang-format -i

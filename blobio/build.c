@@ -11,6 +11,8 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "call_int.h"
 #include "limits_int.h"
 
@@ -119,7 +121,7 @@ xio_err xio_blob_call_list_include(const xio_blob_target *t, const char *prefix,
     return xio_error_set(err, XIO_EINVAL, "ListBlobs: unknown include flags 0x%x", include);
   char *p = prefix ? escape(prefix) : NULL, *m = marker ? escape(marker) : NULL;
   size_t n = 96 + (p ? strlen(p) : 0) + (m ? strlen(m) : 0);
-  char *q = malloc(n);
+  char *q = xio_malloc(n);
   if (!q || (prefix && !p) || (marker && !m)) {
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory building ListBlobs");
   } else {
@@ -131,9 +133,9 @@ xio_err xio_blob_call_list_include(const xio_blob_target *t, const char *prefix,
   }
   xio_blob_call *c = NULL;
   if (rc == XIO_OK) rc = xio__blob_call_new(t, "ListBlobs", "GET", q, &c, err);
-  free(p);
-  free(m);
-  free(q);
+  xio_free(p);
+  xio_free(m);
+  xio_free(q);
   if (rc != XIO_OK) return rc;
   c->container_level = 1;
   c->need_perms = PERM('l');
@@ -245,7 +247,7 @@ xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uin
   if (rc != XIO_OK) return rc;
   char *m = marker ? escape(marker) : NULL;
   size_t n = 32 + (m ? strlen(m) : 0);
-  char *q = malloc(n);
+  char *q = xio_malloc(n);
   xio_blob_call *c = NULL;
   if (!q || (marker && !m)) {
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory building GetPageRanges");
@@ -253,8 +255,8 @@ xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uin
     snprintf(q, n, "comp=pagelist%s%s", m ? "&marker=" : "", m ? m : "");
     rc = xio__blob_call_new(t, "GetPageRanges", "GET", q, &c, err);
   }
-  free(m);
-  free(q);
+  xio_free(m);
+  xio_free(q);
   if (rc != XIO_OK) return rc;
   if (len) range_header(c, offset, len, &rc);
   c->need_perms = PERM('r');
@@ -296,7 +298,7 @@ xio_err xio_blob_call_delete_snapshot(const xio_blob_target *t, const char *snap
                          t->safe_url);
   char *id = escape(snapshot);
   size_t n = id ? strlen(id) + 16 : 0;
-  char *q = id ? malloc(n) : NULL;
+  char *q = id ? xio_malloc(n) : NULL;
   xio_blob_call *c = NULL;
   if (!q) {
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory building DeleteSnapshot");
@@ -304,8 +306,8 @@ xio_err xio_blob_call_delete_snapshot(const xio_blob_target *t, const char *snap
     snprintf(q, n, "snapshot=%s", id);
     rc = xio__blob_call_new(t, "DeleteSnapshot", "DELETE", q, &c, err);
   }
-  free(id);
-  free(q);
+  xio_free(id);
+  xio_free(q);
   if (rc != XIO_OK) return rc;
   xio__blob_call_cond(c, cond, &rc);
   c->need_perms = PERM('d');
@@ -322,7 +324,7 @@ static char *copy_source_url(const xio_blob_target *s) {
       s->cred.kind == XIO_AUTH_CRED_SAS && s->cred.sas && *s->cred.sas ? s->cred.sas : NULL;
   size_t n = strlen(s->origin) + strlen(s->url.path) + (extra ? strlen(extra) : 0) +
              (sas ? strlen(sas) : 0) + 4;
-  char *u = malloc(n);
+  char *u = xio_malloc(n);
   if (!u) return NULL;
   int len = snprintf(u, n, "%s%s", s->origin, s->url.path);
   if (extra) len += snprintf(u + len, n - (size_t)len, "?%s", extra);
@@ -342,7 +344,7 @@ xio_err xio_blob_call_copy(const xio_blob_target *dest, const xio_blob_target *s
   if (!src) rc = XIO_ENOMEM;
   xio__blob_call_header(c, "x-ms-copy-source", src ? src : "", &rc);
   if (src) OPENSSL_cleanse(src, strlen(src));
-  free(src);
+  xio_free(src);
   xio__blob_call_cond(c, cond, &rc);
   /* Sending it again restarts the copy, which is harmless, except after a create-only
    * copy was applied: then the retry would find the blob it made. */
@@ -359,7 +361,7 @@ xio_err xio_blob_call_abort_copy(const xio_blob_target *t, const char *copy_id,
   if (!copy_id || !*copy_id) return xio_error_set(err, XIO_EINVAL, "AbortCopyBlob: no copy id");
   char *id = escape(copy_id);
   size_t n = id ? strlen(id) + 24 : 0;
-  char *q = id ? malloc(n) : NULL;
+  char *q = id ? xio_malloc(n) : NULL;
   xio_blob_call *c = NULL;
   if (!q) {
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory building AbortCopyBlob");
@@ -367,8 +369,8 @@ xio_err xio_blob_call_abort_copy(const xio_blob_target *t, const char *copy_id,
     snprintf(q, n, "comp=copy&copyid=%s", id);
     rc = xio__blob_call_new(t, "AbortCopyBlob", "PUT", q, &c, err);
   }
-  free(id);
-  free(q);
+  xio_free(id);
+  xio_free(q);
   if (rc != XIO_OK) return rc;
   xio__blob_call_header(c, "x-ms-copy-action", "abort", &rc);
   xio__blob_call_cond(c, cond, &rc);

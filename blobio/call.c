@@ -7,14 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "call_int.h"
 
 xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation, const char *method,
                            const char *query, xio_blob_call **out, xio_error *err) {
   *out = NULL;
-  xio_blob_call *c = calloc(1, sizeof *c);
-  if (!c || (query && !(c->query = strdup(query)))) {
-    free(c);
+  xio_blob_call *c = xio_calloc(1, sizeof *c);
+  if (!c || (query && !(c->query = xio_strdup(query)))) {
+    xio_free(c);
     return xio_error_set(err, XIO_ENOMEM, "out of memory building %s", operation);
   }
   c->target = target;
@@ -51,18 +53,19 @@ void xio__blob_call_reset_try(xio_blob_call *c) {
   c->resp_len = 0;
   c->rbuf_got = 0;
   c->overflow = 0;
+  c->oom = 0;
   c->sends = 0;
 }
 
 void xio_blob_call_free(xio_blob_call *c) {
   if (!c) return;
-  free(c->query);
+  xio_free(c->query);
   xio__blob_hdrs_free(&c->headers);
   xio__blob_hdrs_free(&c->resp_headers);
-  free(c->resp_body);
-  free(c->full_url);
+  xio_free(c->resp_body);
+  xio_free(c->full_url);
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
-  free(c);
+  xio_free(c);
 }
 
 xio_err xio_blob_call_result(const xio_blob_call *c, xio_error *err) {

@@ -80,8 +80,10 @@ struct xio_blob_call {
   size_t resp_len;
   size_t resp_cap;
   size_t rbuf_got;
-  int overflow; /* the response body did not fit */
-  int sends;    /* times libcurl sent this try's request (>1: it re-sent) */
+  int overflow;          /* the response body did not fit */
+  int oom;               /* an allocation failed during the try (ours or libcurl's) */
+  unsigned long refused; /* the I/O thread's refused allocations as the try began */
+  int sends;             /* times libcurl sent this try's request (>1: it re-sent) */
   CURL *easy;
   struct curl_slist *slist;
   char *full_url; /* with the credential: never logged */

@@ -112,11 +112,14 @@ static void fill_detail(xio_blob_call *c, xio_err code) {
 static xio__blob_verdict transport_failure(xio_blob_call *c) {
   xio__blob_verdict v = {XIO_ETRANSPORT, retryable_curl(c->curl_rc)};
   if (c->curl_rc == CURLE_OPERATION_TIMEDOUT) v.code = XIO_ETIMEDOUT;
+  if (c->curl_rc == CURLE_OUT_OF_MEMORY || c->oom) v.code = XIO_ENOMEM, v.retry = 0;
   if (c->curl_rc == CURLE_WRITE_ERROR && c->overflow) v.code = XIO_EHTTP, v.retry = 0;
   const char *what = c->curl_err[0] ? c->curl_err : curl_easy_strerror(c->curl_rc);
   if (c->overflow)
     xio_error_set(&c->err, v.code, "response body larger than the %zu bytes asked for",
                   c->rbuf ? c->rbuf_len : (size_t)0);
+  else if (c->oom)
+    xio_error_set(&c->err, v.code, "out of memory during the request");
   else
     xio_error_set(&c->err, v.code, "%s", what);
   fill_detail(c, v.code);
@@ -168,7 +171,10 @@ static int released_earlier(const xio_blob_call *c) {
 
 xio__blob_verdict xio__blob_classify(xio_blob_call *c) {
   xio__blob_verdict ok = {XIO_OK, 0};
-  if (c->curl_rc != CURLE_OK) return transport_failure(c);
+  /* Memory ran short during a failed try: whatever else went wrong (libcurl may even
+   * have sent the request without its query), report out-of-memory. */
+  if (c->curl_rc != CURLE_OK || (c->oom && (c->status < 200 || c->status > 299)))
+    return transport_failure(c);
   /* A retry, the engine's or one libcurl made by itself within this try. */
   int resent = c->attempt > 0 || c->sends > 1;
   if (resent && ((c->status == 404 && c->missing_ok_on_retry) || released_earlier(c))) {

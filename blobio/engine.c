@@ -15,6 +15,8 @@
 
 #include <openssl/rand.h>
 
+#include <xio/alloc.h>
+
 #include "engine_int.h"
 
 #define POOL_MAX 256
@@ -152,12 +154,16 @@ static void start_try(xio_blob_engine *e, xio_blob_call *c) {
   CURL *easy = NULL;
   if (rc == XIO_OK) {
     easy = e->npool ? e->pool[--e->npool] : curl_easy_init();
-    if (!easy) rc = xio_error_set(&detail, XIO_ENOMEM, "cannot create a libcurl handle");
+    if (!easy) rc = xio_error_set(&detail, XIO_ENOMEM, "out of memory for a libcurl handle");
   }
+  c->refused = xio_alloc_failures(); /* libcurl may send a mangled request when short */
   if (rc == XIO_OK)
     rc = xio__blob_try_prepare(c, easy, &e->opts, xio_auth_clock_now(&e->opts.clock),
                                try_timeout(e, c, now), &detail);
-  if (rc == XIO_OK && curl_multi_add_handle(e->multi, easy) != CURLM_OK)
+  CURLMcode mrc = rc == XIO_OK ? curl_multi_add_handle(e->multi, easy) : CURLM_OK;
+  if (mrc == CURLM_OUT_OF_MEMORY)
+    rc = xio_error_set(&detail, XIO_ENOMEM, "out of memory");
+  else if (mrc != CURLM_OK)
     rc = xio_error_set(&detail, XIO_ETRANSPORT, "libcurl refused the transfer");
   if (rc != XIO_OK) {
     if (easy && e->npool < POOL_MAX)
@@ -182,6 +188,7 @@ static void drop_active(xio_blob_engine *e, xio_blob_call *c) {
 
 static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   xio__blob_try_finished(c, rc);
+  if (xio_alloc_failures() != c->refused) c->oom = 1;
   release_easy(e, c);
   drop_active(e, c);
   xio__blob_verdict v = xio__blob_classify(c);
@@ -313,16 +320,18 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
   xio_err rc = check_options(&e->opts, err);
   if (rc == XIO_OK && ca_file) rc = xio__blob_check_ca_file(ca_file, err);
   if (rc != XIO_OK) return rc;
-  if (ca_file && !(e->opts.ca_file = strdup(ca_file)))
+  if (ca_file && !(e->opts.ca_file = xio_strdup(ca_file)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (RAND_bytes((unsigned char *)&e->rng, sizeof e->rng) != 1) e->rng = (uint64_t)(uintptr_t)e;
-  e->active = calloc((size_t)e->opts.max_in_flight, sizeof *e->active);
+  e->active = xio_calloc((size_t)e->opts.max_in_flight, sizeof *e->active);
   if (!e->active) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+  CURLcode grc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (grc == CURLE_OUT_OF_MEMORY) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (grc != CURLE_OK)
     return xio_error_set(err, XIO_ETRANSPORT, "libcurl could not be initialized");
   e->curl_initialized = 1;
-  if (!(e->multi = curl_multi_init()))
-    return xio_error_set(err, XIO_ETRANSPORT, "libcurl could not be initialized");
+  if (!(e->multi = curl_multi_init())) /* it fails only for want of memory */
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
   curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, (long)e->opts.max_in_flight);
   return XIO_OK;
 }
@@ -332,16 +341,16 @@ static void engine_release(xio_blob_engine *e) {
     curl_easy_cleanup(e->pool[i]);
   if (e->multi) curl_multi_cleanup(e->multi);
   if (e->curl_initialized) curl_global_cleanup();
-  free(e->active);
-  free((char *)e->opts.ca_file);
+  xio_free(e->active);
+  xio_free((char *)e->opts.ca_file);
   pthread_mutex_destroy(&e->mu);
-  free(e);
+  xio_free(e);
 }
 
 xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine **out,
                             xio_error *err) {
   *out = NULL;
-  xio_blob_engine *e = calloc(1, sizeof *e);
+  xio_blob_engine *e = xio_calloc(1, sizeof *e);
   if (!e) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   pthread_mutex_init(&e->mu, NULL);
   xio_err rc = engine_setup(e, opts, err);

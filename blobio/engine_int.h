@@ -12,7 +12,8 @@
  * Prepares `easy` for the next try of `c`: full URL with the credential, fresh
  * x-ms-date (from `now`), x-ms-version, client request id, Shared Key signature,
  * method, body and callbacks. `timeout_ms` bounds the try (0: none).
- * Errors: XIO_ENOMEM, XIO_EINVAL (signing failed).
+ * Errors: XIO_ENOMEM, XIO_EINVAL (signing failed), XIO_ETRANSPORT (libcurl refused
+ * an option).
  */
 xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *opts,
                               time_t now, long timeout_ms, xio_error *err);

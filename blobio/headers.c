@@ -11,20 +11,22 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "call_int.h"
 
 xio_err xio__blob_hdrs_add(xio__blob_hdrs *h, const char *name, const char *value) {
   if (h->n == h->cap) {
     size_t cap = h->cap ? h->cap * 2 : 8;
-    xio__blob_hdr *v = realloc(h->v, cap * sizeof *v);
+    xio__blob_hdr *v = xio_realloc(h->v, cap * sizeof *v);
     if (!v) return XIO_ENOMEM;
     h->v = v;
     h->cap = cap;
   }
-  char *n = strdup(name), *val = strdup(value ? value : "");
+  char *n = xio_strdup(name), *val = xio_strdup(value ? value : "");
   if (!n || !val) {
-    free(n);
-    free(val);
+    xio_free(n);
+    xio_free(val);
     return XIO_ENOMEM;
   }
   h->v[h->n].name = n;
@@ -41,15 +43,15 @@ const char *xio__blob_hdrs_get(const xio__blob_hdrs *h, const char *name) {
 
 void xio__blob_hdrs_reset(xio__blob_hdrs *h) {
   for (size_t i = 0; i < h->n; i++) {
-    free(h->v[i].name);
-    free(h->v[i].value);
+    xio_free(h->v[i].name);
+    xio_free(h->v[i].value);
   }
   h->n = 0;
 }
 
 void xio__blob_hdrs_free(xio__blob_hdrs *h) {
   xio__blob_hdrs_reset(h);
-  free(h->v);
+  xio_free(h->v);
   h->v = NULL;
   h->cap = 0;
 }

@@ -7,14 +7,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include <xio/alloc.h>
 #include <xio/blob.h>
 
 #include "xml_int.h"
 
 void xio__blob_item_free(xio_blob_item *item) {
-  free(item->name);
-  free(item->snapshot);
-  free(item->meta);
+  xio_free(item->name);
+  xio_free(item->snapshot);
+  xio_free(item->meta);
   item->name = item->snapshot = NULL;
   item->meta = NULL;
   item->nmeta = 0;
@@ -30,7 +31,7 @@ void xio_blob_list_clear(xio_blob_list *l) {
   if (!l) return;
   for (size_t i = 0; i < l->n; i++)
     xio__blob_item_free(&l->v[i]);
-  free(l->v);
-  free(l->next_marker);
+  xio_free(l->v);
+  xio_free(l->next_marker);
   memset(l, 0, sizeof *l);
 }

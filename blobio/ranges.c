@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
 #include <xio/blob.h>
 
 #include "ranges_int.h"
@@ -20,7 +21,7 @@
 
 void xio_blob_ranges_clear(xio_blob_ranges *r) {
   if (!r) return;
-  free(r->v);
+  xio_free(r->v);
   memset(r, 0, sizeof *r);
 }
 
@@ -43,7 +44,7 @@ xio_err xio__blob_ranges_reserve(xio_blob_ranges *r, size_t extra) {
   size_t cap = r->cap < RANGES_MIN_CAP ? RANGES_MIN_CAP : r->cap;
   while (cap < need)
     cap = cap > SIZE_MAX / sizeof *r->v / 2 ? need : cap * 2;
-  xio_blob_range *v = realloc(r->v, cap * sizeof *v);
+  xio_blob_range *v = xio_realloc(r->v, cap * sizeof *v);
   if (!v) return XIO_ENOMEM;
   r->v = v;
   r->cap = cap;

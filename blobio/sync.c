@@ -7,6 +7,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
+#include <xio/alloc.h>
+
 #include "call_int.h"
 
 #define DEFAULT_SEGMENT (128ull << 30)
@@ -43,10 +45,10 @@ static xio_err ranges_segment(xio_blob_send_fn send, void *ud, const xio_blob_ta
     if (rc == XIO_OK) rc = send(ud, c, err);
     if (rc == XIO_OK) rc = xio_blob_call_ranges(c, out, &next, err);
     xio_blob_call_free(c);
-    free(marker);
+    xio_free(marker);
     marker = next;
   } while (rc == XIO_OK && marker);
-  free(marker);
+  xio_free(marker);
   return rc;
 }
 

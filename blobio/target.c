@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "call_int.h"
 
 /* "scheme://host[:port]"; IPv6 hosts get their brackets back. */
@@ -17,7 +19,7 @@ static char *make_origin(const xio_auth_url *u) {
   char port[16] = "";
   if (u->port) snprintf(port, sizeof port, ":%d", u->port);
   size_t n = strlen(u->scheme) + strlen(u->host) + 32;
-  char *s = malloc(n);
+  char *s = xio_malloc(n);
   if (s) snprintf(s, n, "%s://%s%s%s%s", u->scheme, lb, u->host, rb, port);
   return s;
 }
@@ -25,14 +27,14 @@ static char *make_origin(const xio_auth_url *u) {
 /* Encoded path of the container: "/ACCOUNT/C" in path style, else "/C"; "" when the
  * URL names no container. */
 static char *make_cont_path(const xio_auth_url *u) {
-  if (!u->container) return strdup("");
+  if (!u->container) return xio_strdup("");
   char *c = xio_auth_encode_path(u->container);
-  char *a = u->path_style ? xio_auth_encode_path(u->account) : strdup("");
+  char *a = u->path_style ? xio_auth_encode_path(u->account) : xio_strdup("");
   size_t n = (c ? strlen(c) : 0) + (a ? strlen(a) : 0) + 4;
-  char *s = c && a ? malloc(n) : NULL;
+  char *s = c && a ? xio_malloc(n) : NULL;
   if (s) snprintf(s, n, "%s%s/%s", u->path_style ? "/" : "", a, c);
-  free(c);
-  free(a);
+  xio_free(c);
+  xio_free(a);
   return s;
 }
 
@@ -41,7 +43,7 @@ static xio_err make_urls(xio_blob_target *t, xio_error *err) {
   t->origin = make_origin(&t->url);
   t->cont_path = make_cont_path(&t->url);
   size_t n = (t->origin ? strlen(t->origin) : 0) + strlen(t->url.path) + 1;
-  t->safe_url = t->origin && t->cont_path ? malloc(n) : NULL;
+  t->safe_url = t->origin && t->cont_path ? xio_malloc(n) : NULL;
   if (!t->safe_url) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   snprintf(t->safe_url, n, "%s%s", t->origin, t->url.path);
   return XIO_OK;
@@ -64,18 +66,19 @@ static xio_err take_credential(xio_blob_target *t, const xio_auth_cred *cred, xi
   if (cred && cred->kind != XIO_AUTH_CRED_NONE) {
     if (xio_auth_cred_copy(&t->cred, cred) != XIO_OK)
       return xio_error_set(err, XIO_ENOMEM, "out of memory copying the credential");
-    if (q && !(t->extra_query = strdup(q))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+    if (q && !(t->extra_query = xio_strdup(q)))
+      return xio_error_set(err, XIO_ENOMEM, "out of memory");
   } else if (q && *q) {
     xio_auth_sas probe;
     xio_error perr;
     xio_err prc = xio_auth_sas_parse(q, &probe, &perr);
     if (prc == XIO_OK && probe.has_sig) {
       t->cred.kind = XIO_AUTH_CRED_SAS;
-      if (!(t->cred.sas = strdup(q))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+      if (!(t->cred.sas = xio_strdup(q))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
     } else if (prc != XIO_OK && names_sig(q)) {
       if (err) *err = perr;
       return prc;
-    } else if (!(t->extra_query = strdup(q))) {
+    } else if (!(t->extra_query = xio_strdup(q))) {
       return xio_error_set(err, XIO_ENOMEM, "out of memory");
     }
   }
@@ -91,7 +94,7 @@ xio_err xio_blob_target_new(const char *url, const xio_auth_cred *cred, xio_blob
                             xio_error *err) {
   *out = NULL;
   if (!url) return xio_error_set(err, XIO_EINVAL, "no URL given");
-  xio_blob_target *t = calloc(1, sizeof *t);
+  xio_blob_target *t = xio_calloc(1, sizeof *t);
   if (!t) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_err rc = xio_auth_url_parse(url, &t->url, err);
   if (rc == XIO_OK) rc = take_credential(t, cred, err);
@@ -114,7 +117,7 @@ xio_err xio_blob_target_child(const xio_blob_target *t, const char *name, xio_bl
   if (!enc) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   char *cont = xio_auth_encode_path(t->url.container);
   size_t n = strlen(t->url.endpoint) + (cont ? strlen(cont) : 0) + strlen(enc) + 4;
-  char *url = cont ? malloc(n) : NULL;
+  char *url = cont ? xio_malloc(n) : NULL;
   xio_err rc = XIO_ENOMEM;
   if (url) {
     snprintf(url, n, "%s/%s/%s", t->url.endpoint, cont, enc);
@@ -122,9 +125,9 @@ xio_err xio_blob_target_child(const xio_blob_target *t, const char *name, xio_bl
   } else {
     xio_error_set(err, rc, "out of memory");
   }
-  free(url);
-  free(cont);
-  free(enc);
+  xio_free(url);
+  xio_free(cont);
+  xio_free(enc);
   return rc;
 }
 
@@ -132,11 +135,11 @@ void xio_blob_target_free(xio_blob_target *t) {
   if (!t) return;
   xio_auth_url_clear(&t->url);
   xio_auth_cred_clear(&t->cred);
-  free(t->origin);
-  free(t->cont_path);
-  free(t->safe_url);
-  free(t->extra_query);
-  free(t);
+  xio_free(t->origin);
+  xio_free(t->cont_path);
+  xio_free(t->safe_url);
+  xio_free(t->extra_query);
+  xio_free(t);
 }
 
 const char *xio_blob_target_safe_url(const xio_blob_target *t) { return t->safe_url; }

@@ -20,6 +20,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <xio/alloc.h>
+
 #include "engine_int.h"
 
 #define MAX_RESPONSE_BODY (64u << 20) /* XML and error bodies; reads go to the caller */
@@ -46,7 +48,9 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud) {
   name[nl] = '\0';
   memcpy(value, line + vs, ve - vs);
   value[ve - vs] = '\0';
-  return xio__blob_hdrs_add(&c->resp_headers, name, value) == XIO_OK ? len : 0;
+  if (xio__blob_hdrs_add(&c->resp_headers, name, value) == XIO_OK) return len;
+  c->oom = 1;
+  return 0;
 }
 
 static int append_body(xio_blob_call *c, const char *p, size_t len) {
@@ -55,8 +59,11 @@ static int append_body(xio_blob_call *c, const char *p, size_t len) {
     size_t cap = c->resp_cap ? c->resp_cap : 4096;
     while (cap < c->resp_len + len)
       cap *= 2;
-    char *b = realloc(c->resp_body, cap);
-    if (!b) return 0;
+    char *b = xio_realloc(c->resp_body, cap);
+    if (!b) {
+      c->oom = 1;
+      return 0;
+    }
     c->resp_body = b;
     c->resp_cap = cap;
   }
@@ -82,7 +89,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud) {
     return len;
   }
   if (!append_body(c, p, len)) {
-    c->overflow = 1;
+    if (!c->oom) c->overflow = 1;
     return 0;
   }
   return len;
@@ -147,7 +154,7 @@ static char *join_query(const char *a, const char *b, const char *c) {
   size_t n = 1;
   for (int i = 0; i < 3; i++)
     n += parts[i] ? strlen(parts[i]) + 1 : 0;
-  char *q = malloc(n), *w = q;
+  char *q = xio_malloc(n), *w = q;
   if (!q) return NULL;
   *w = '\0';
   for (int i = 0; i < 3; i++) {
@@ -166,10 +173,10 @@ static xio_err make_url(xio_blob_call *c, char **signed_query, xio_error *err) {
   *signed_query = join_query(c->query, extra, NULL);
   char *q = join_query(c->query, extra, sas);
   size_t n = strlen(t->origin) + strlen(path) + (q ? strlen(q) : 0) + 2;
-  free(c->full_url);
-  c->full_url = q && *signed_query ? malloc(n) : NULL;
+  xio_free(c->full_url);
+  c->full_url = q && *signed_query ? xio_malloc(n) : NULL;
   if (c->full_url) snprintf(c->full_url, n, "%s%s%s%s", t->origin, path, *q ? "?" : "", q);
-  free(q);
+  xio_free(q);
   if (!c->full_url) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
 }
@@ -194,7 +201,7 @@ static xio_err sign(xio_blob_call *c, const char *query, const char *date,
                     const char *content_length, char **auth, xio_error *err) {
   const xio_blob_target *t = c->target;
   size_t n = c->headers.n + 4;
-  xio_auth_header *h = calloc(n, sizeof *h);
+  xio_auth_header *h = xio_calloc(n, sizeof *h);
   if (!h) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   size_t k = 0;
   for (size_t i = 0; i < c->headers.n; i++)
@@ -207,7 +214,7 @@ static xio_err sign(xio_blob_call *c, const char *query, const char *date,
                           query && *query ? query : NULL, h, k};
   xio_err rc = xio_auth_sharedkey_authorization(t->cred.account, t->cred.key, t->cred.key_len, &req,
                                                 auth, err);
-  free(h);
+  xio_free(h);
   return rc;
 }
 
@@ -226,9 +233,15 @@ static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xi
   add_line(&l, "x-ms-date", date, &ok);
   add_line(&l, "x-ms-version", XIO_AUTH_API_VERSION, &ok);
   add_line(&l, "x-ms-client-request-id", c->client_request_id, &ok);
-  if (ok)
-    ok = (l = curl_slist_append(l, "Content-Type:")) && (l = curl_slist_append(l, "Expect:")) &&
-         (l = curl_slist_append(l, "Accept:"));
+  /* Headers libcurl would add on its own, removed. */
+  static const char *const unset[] = {"Content-Type:", "Expect:", "Accept:"};
+  for (size_t i = 0; ok && i < sizeof unset / sizeof *unset; i++) {
+    struct curl_slist *n = curl_slist_append(l, unset[i]);
+    if (n)
+      l = n; /* on NULL the list is still whole: freed below */
+    else
+      ok = 0;
+  }
   if (ok && c->target->cred.kind == XIO_AUTH_CRED_SHARED_KEY) {
     char *auth = NULL;
     xio_err rc = sign(c, query, date, content_length, &auth, err);
@@ -244,47 +257,59 @@ static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xi
   return XIO_OK;
 }
 
-static void set_method(xio_blob_call *c, CURL *easy) {
+/* Sets an option, keeping the first failure in `bad` (options that copy a string,
+ * such as the URL, fail when memory runs out). */
+#define SET(easy, opt, val)                                                                        \
+  do {                                                                                             \
+    CURLcode r_ = curl_easy_setopt((easy), (opt), (val));                                          \
+    if (bad == CURLE_OK) bad = r_;                                                                 \
+  } while (0)
+
+static CURLcode set_method(xio_blob_call *c, CURL *easy) {
+  CURLcode bad = CURLE_OK;
   if (strcmp(c->method, "HEAD") == 0) {
-    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    SET(easy, CURLOPT_NOBODY, 1L);
   } else if (strcmp(c->method, "PUT") == 0) {
-    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PUT");
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, c->body ? (const char *)c->body : "");
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
+    SET(easy, CURLOPT_CUSTOMREQUEST, "PUT");
+    SET(easy, CURLOPT_POSTFIELDS, c->body ? (const char *)c->body : "");
+    SET(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
   } else if (strcmp(c->method, "DELETE") == 0) {
-    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+    SET(easy, CURLOPT_CUSTOMREQUEST, "DELETE");
   } else {
-    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+    SET(easy, CURLOPT_HTTPGET, 1L);
   }
+  return bad;
 }
 
-static void set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *o,
-                         long timeout_ms) {
-  curl_easy_setopt(easy, CURLOPT_URL, c->full_url);
-  curl_easy_setopt(easy, CURLOPT_PRIVATE, c);
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, c->slist);
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, c);
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, c);
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, c->curl_err);
-  curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, on_prereq);
-  curl_easy_setopt(easy, CURLOPT_PREREQDATA, c);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)o->connect_timeout_ms);
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 512L * 1024);
-  curl_easy_setopt(easy, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
+static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *o,
+                             long timeout_ms) {
+  CURLcode bad = CURLE_OK;
+  SET(easy, CURLOPT_URL, c->full_url);
+  SET(easy, CURLOPT_PRIVATE, c);
+  SET(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  SET(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+  SET(easy, CURLOPT_NOSIGNAL, 1L);
+  SET(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  SET(easy, CURLOPT_TCP_NODELAY, 1L);
+  SET(easy, CURLOPT_HTTPHEADER, c->slist);
+  SET(easy, CURLOPT_HEADERFUNCTION, on_header);
+  SET(easy, CURLOPT_HEADERDATA, c);
+  SET(easy, CURLOPT_WRITEFUNCTION, on_body);
+  SET(easy, CURLOPT_WRITEDATA, c);
+  SET(easy, CURLOPT_ERRORBUFFER, c->curl_err);
+  SET(easy, CURLOPT_PREREQFUNCTION, on_prereq);
+  SET(easy, CURLOPT_PREREQDATA, c);
+  SET(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)o->connect_timeout_ms);
+  SET(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+  SET(easy, CURLOPT_BUFFERSIZE, 512L * 1024);
+  SET(easy, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);
   /* libcurl silently sends a request again on a fresh connection when a reused one
    * dies before any response byte: harmless for idempotent calls, wrong for a call
    * that must go out once (its first copy may have been applied). */
-  if (!c->retryable) curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L);
-  curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
-  curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)o->ca_file);
+  if (!c->retryable) SET(easy, CURLOPT_FRESH_CONNECT, 1L);
+  SET(easy, CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
+  SET(easy, CURLOPT_SSL_CTX_DATA, (void *)o->ca_file);
+  return bad;
 }
 
 xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *opts,
@@ -294,11 +319,15 @@ xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engin
   c->easy = easy;
   xio_err rc = make_url(c, &query, err);
   if (rc == XIO_OK) rc = build_headers(c, query, now, err);
-  free(query);
+  xio_free(query);
   if (rc != XIO_OK) return rc;
   curl_easy_reset(easy);
-  set_transfer(c, easy, opts, timeout_ms);
-  set_method(c, easy);
+  CURLcode bad = set_transfer(c, easy, opts, timeout_ms);
+  if (bad == CURLE_OK) bad = set_method(c, easy);
+  if (bad == CURLE_OUT_OF_MEMORY) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (bad != CURLE_OK)
+    return xio_error_set(err, XIO_ETRANSPORT, "libcurl refused an option: %s",
+                         curl_easy_strerror(bad));
   return XIO_OK;
 }
 

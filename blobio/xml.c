@@ -28,7 +28,9 @@
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <libxml/xmlerror.h>
 
+#include <xio/alloc.h>
 #include <xio/blob.h>
 
 #include "ranges_int.h"
@@ -45,7 +47,7 @@ static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
 static void xml_init(void) { xmlInitParser(); }
 
 /* Parses `body` and checks that its root element is `root_name`. On success the
- * caller frees *doc (xmlFreeDoc). Errors: XIO_EPARSE. */
+ * caller frees *doc (xmlFreeDoc). Errors: XIO_EPARSE, XIO_ENOMEM. */
 static xio_err parse_doc(const char *body, size_t len, const char *root_name, xmlDoc **doc,
                          xmlNode **root, xio_error *err) {
   *doc = NULL;
@@ -54,8 +56,20 @@ static xio_err parse_doc(const char *body, size_t len, const char *root_name, xm
   if (len == 0) return FAIL_AS(err, XIO_EPARSE, "empty body, wanted <%s>", root_name);
   if (len > INT_MAX) return FAIL_AS(err, XIO_EPARSE, "body too large for <%s>", root_name);
   pthread_once(&xml_once, xml_init);
+  /* Out-of-memory, not malformed: libxml2 says so in this thread's last error, or
+   * (when it allocates through xio, see <xio/blob_alloc.h>) an allocation failed. */
+  unsigned long refused = xio_alloc_failures();
+  xmlResetLastError();
   xmlDoc *d = xmlReadMemory(body, (int)len, NULL, NULL,
                             XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  /* A document may also come back short of what libxml2 could not allocate. */
+  int oom = (!d && xmlGetLastError() && xmlGetLastError()->code == XML_ERR_NO_MEMORY) ||
+            xio_alloc_failures() != refused;
+  xmlResetLastError(); /* frees the copy of the error (and of the body's text) kept there */
+  if (oom) {
+    xmlFreeDoc(d);
+    return FAIL_AS(err, XIO_ENOMEM, "out of memory parsing <%s>", root_name);
+  }
   if (!d) return FAIL_AS(err, XIO_EPARSE, "body is not well-formed XML, wanted <%s>", root_name);
   xmlNode *r = xmlDocGetRootElement(d);
   if (d->intSubset || d->extSubset) {
@@ -151,7 +165,7 @@ static xio_err text_dup(const xmlNode *el, char **out, xio_error *err) {
   *out = NULL;
   xmlChar *t = xmlNodeGetContent(el);
   size_t n = t ? strlen((const char *)t) : 0;
-  char *copy = n > 0 ? malloc(n + 1) : NULL;
+  char *copy = n > 0 ? xio_malloc(n + 1) : NULL;
   if (!t || (n > 0 && !copy)) {
     xmlFree(t);
     return FAIL_AS(err, XIO_ENOMEM, "out of memory reading <%s>", (const char *)el->name);
@@ -276,6 +290,15 @@ static xio_err apply_page_list(const xmlNode *root, page_walk *w, xio_error *err
   return walk_page_list(root, w, err);
 }
 
+/* A walk that failed as malformed after an allocation failed on this thread met
+ * out-of-memory in libxml2 (which returns an empty text then): XIO_ENOMEM. Also
+ * frees the copy of an error libxml2 keeps for this thread. */
+static xio_err oom_if_refused(xio_err rc, unsigned long refused, xio_error *err) {
+  xmlResetLastError();
+  if (rc != XIO_EPARSE || xio_alloc_failures() == refused) return rc;
+  return FAIL_AS(err, XIO_ENOMEM, "out of memory reading the response body");
+}
+
 xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
                                 xio_blob_ranges *cleared, char **next_marker, xio_error *err) {
   xmlDoc *doc;
@@ -284,16 +307,18 @@ xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *r
   if (next_marker) *next_marker = NULL;
   if (!ranges || (!body && len > 0))
     return FAIL_AS(err, XIO_EINVAL, "page list: no body or no output");
+  unsigned long refused = xio_alloc_failures();
   xio_err rc = parse_doc(body, len, "PageList", &doc, &root, err);
   if (rc != XIO_OK) return rc;
   page_walk w = {.ranges = ranges, .cleared = cleared};
   rc = next_marker_of(root, &marker, err);
   if (rc == XIO_OK) rc = apply_page_list(root, &w, err);
   xmlFreeDoc(doc);
+  rc = oom_if_refused(rc, refused, err);
   if (rc == XIO_OK && next_marker)
     *next_marker = marker;
   else
-    free(marker);
+    xio_free(marker);
   return rc;
 }
 
@@ -345,7 +370,7 @@ static xio_err read_blob_meta(const xmlNode *el, const char *what, xio_blob_item
     count += n->type == XML_ELEMENT_NODE;
   if (count == 0) return XIO_OK;
   if (count > XIO_BLOB_MAX_META) count = XIO_BLOB_MAX_META;
-  item->meta = calloc((size_t)count, sizeof *item->meta);
+  item->meta = xio_calloc((size_t)count, sizeof *item->meta);
   if (!item->meta) return FAIL_AS(err, XIO_ENOMEM, "out of memory reading %s", what);
   for (const xmlNode *n = md->children; n && item->nmeta < count; n = n->next) {
     if (n->type != XML_ELEMENT_NODE) continue;
@@ -401,7 +426,7 @@ static xio_err append_blobs(const xmlNode *blobs, xio_blob_list *out, xio_error 
   if (count == 0) return XIO_OK;
   if (count > SIZE_MAX / sizeof *out->v - old_n)
     return FAIL_AS(err, XIO_ENOMEM, "too many blobs in a listing");
-  xio_blob_item *v = realloc(out->v, (old_n + count) * sizeof *v);
+  xio_blob_item *v = xio_realloc(out->v, (old_n + count) * sizeof *v);
   if (!v) return FAIL_AS(err, XIO_ENOMEM, "out of memory for %zu blobs", count);
   out->v = v;
   for (const xmlNode *n = blobs->children; n; n = n->next) {
@@ -423,6 +448,7 @@ xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out
   char *marker = NULL;
   if (!out || (!body && len > 0))
     return FAIL_AS(err, XIO_EINVAL, "blob list: no body or no output");
+  unsigned long refused = xio_alloc_failures();
   xio_err rc = parse_doc(body, len, "EnumerationResults", &doc, &root, err);
   if (rc != XIO_OK) return rc;
   rc = no_stray_text(root, "EnumerationResults", err);
@@ -431,11 +457,12 @@ xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out
   if (rc == XIO_OK) rc = next_marker_of(root, &marker, err);
   if (rc == XIO_OK) rc = append_blobs(blobs, out, err);
   xmlFreeDoc(doc);
+  rc = oom_if_refused(rc, refused, err);
   if (rc != XIO_OK) {
-    free(marker);
+    xio_free(marker);
     return rc;
   }
-  free(out->next_marker);
+  xio_free(out->next_marker);
   out->next_marker = marker;
   return XIO_OK;
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev
-          libcjson-dev ca-certificates openssl valgrind)
+          libcjson-dev ca-certificates openssl valgrind libsqlite3-dev sqlite3)
 for extra in "$@"; do packages+=("$extra"); done
 
 missing=()

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xio/alloc.h>
 #include <xio/base.h>
 
 #include "xio_int.h"
@@ -91,7 +92,7 @@ static xio_err target_path(const char *target, char **out, xio_error *err) {
     return XIO_EPARSE;
   }
   if (is_url) return url_path_decode(target, p, out, err);
-  if (!(*out = strdup(p))) {
+  if (!(*out = xio_strdup(p))) {
     xio_error_set(err, XIO_ENOMEM, "out of memory");
     return XIO_ENOMEM;
   }
@@ -187,12 +188,12 @@ static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_
     xio_error_set_target(err, path);
     return XIO_EINVAL;
   }
-  local_file *lf = calloc(1, sizeof *lf);
+  local_file *lf = xio_calloc(1, sizeof *lf);
   xio_kind kind = created ? o->kind : read_kind(fd);
   if (lf && xio__file_init(&lf->base, &xio__local_backend, ctx, path, kind, o->flags,
                            (uint64_t)st.st_size) != XIO_OK) {
     xio__file_release(&lf->base);
-    free(lf);
+    xio_free(lf);
     lf = NULL;
   }
   if (!lf) {
@@ -241,7 +242,7 @@ static xio_err take_lock(local_file *lf, unsigned flags, xio_error *err) {
 static void free_file(local_file *lf) {
   close(lf->fd);
   xio__file_release(&lf->base);
-  free(lf);
+  xio_free(lf);
 }
 
 static xio_err lf_open(xio_ctx *ctx, const char *target, const xio_open_options *o, xio_file **out,
@@ -255,7 +256,7 @@ static xio_err lf_open(xio_ctx *ctx, const char *target, const xio_open_options 
   if (rc != XIO_OK && fd >= 0) close(fd);
   if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE)) rc = take_lock(lf, o->flags, err);
   if (rc != XIO_OK && lf) free_file(lf);
-  free(path);
+  xio_free(path);
   if (rc != XIO_OK) return rc;
   *out = &lf->base;
   return XIO_OK;
@@ -344,7 +345,7 @@ static xio_request_type sub_type(const xio__sub *s) {
 static void run_sub(xio__job *job) {
   xio__sub *s = ((local_job *)job)->sub;
   local_file *lf = (local_file *)s->file;
-  free(job);
+  xio_free(job);
   xio_error e;
   xio_error_clear(&e);
   size_t moved = 0;
@@ -363,7 +364,7 @@ static void run_sub(xio__job *job) {
 }
 
 static void lf_submit(xio_file *f, xio__sub *s) {
-  local_job *j = malloc(sizeof *j);
+  local_job *j = xio_malloc(sizeof *j);
   if (!j) {
     xio_error e;
     xio_error_clear(&e);
@@ -416,7 +417,7 @@ static xio_err lf_close(xio_file *f, xio_error *err) {
     rc = xio_error_from_errno(err, errno, "CloseFile", "close", f->path);
   lf->fd = -1;
   xio__file_release(f);
-  free(lf);
+  xio_free(lf);
   return rc;
 }
 
@@ -447,7 +448,7 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
   int64_t t0 = xio_auth_monotonic_us();
   rc = unlink_unlocked(path, err);
   report(ctx, NULL, path, XIO_REQ_DELETE, 0, 0, t0, rc);
-  free(path);
+  xio_free(path);
   return rc;
 }
 

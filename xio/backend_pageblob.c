@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "ctx_int.h"
 
 #define META_KIND "xiokind"
@@ -182,12 +184,12 @@ static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
 static void pb_free(pb_file *p) {
   xio_blob_target_free(p->target);
   xio__file_release(&p->base);
-  free(p);
+  xio_free(p);
 }
 
 static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options *o, xio_file **out,
                        int *created, xio_error *err) {
-  pb_file *p = calloc(1, sizeof *p);
+  pb_file *p = xio_calloc(1, sizeof *p);
   if (!p) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_err rc = xio__ctx_blob_target(ctx, target, &p->target, err);
   const char *q = rc == XIO_OK ? xio_blob_target_url(p->target)->query : NULL;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
 #include <xio/auth.h>
 
 #include "ctx_int.h"
@@ -21,19 +22,19 @@ static char *read_file(const char *path, xio_error *err) {
     return NULL;
   }
   size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
+  char *buf = xio_malloc(cap);
   while (buf) {
     len += fread(buf + len, 1, cap - len - 1, f);
     if (len < cap - 1) break;
-    char *bigger = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
-    if (!bigger) free(buf);
+    char *bigger = cap < (16u << 20) ? xio_realloc(buf, cap * 2) : NULL;
+    if (!bigger) xio_free(buf);
     buf = bigger;
     cap *= 2;
   }
   int failed = ferror(f);
   fclose(f);
   if (!buf || failed) {
-    free(buf);
+    xio_free(buf);
     xio_error_set(err, buf ? XIO_EIO : XIO_ENOMEM, "cannot read the credential file %s", path);
     return NULL;
   }
@@ -54,14 +55,15 @@ static xio_err load_store(xio__creds *c, const char *path, xio_error *err) {
 static xio_err load_env(xio__creds *c, xio_error *err) {
   const char *acct = getenv("AZURE_STORAGE_ACCOUNT"), *key = getenv("AZURE_STORAGE_KEY");
   const char *sas = getenv("AZURE_STORAGE_SAS_TOKEN");
-  if (acct && *acct && !(c->env_account = strdup(acct)))
+  if (acct && *acct && !(c->env_account = xio_strdup(acct)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (acct && *acct && key && *key) {
     xio_err rc = xio_auth_base64_decode(key, &c->env_key, &c->env_key_len, err);
+    if (rc == XIO_ENOMEM) return rc;
     if (rc != XIO_OK)
       return xio_error_set(err, XIO_EPARSE, "AZURE_STORAGE_KEY is not valid base64");
   }
-  if (sas && *sas && !(c->env_sas = strdup(sas[0] == '?' ? sas + 1 : sas)))
+  if (sas && *sas && !(c->env_sas = xio_strdup(sas[0] == '?' ? sas + 1 : sas)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
 }
@@ -82,7 +84,7 @@ xio_err xio__creds_load(xio__creds *c, const xio_ctx_options *o, xio_error *err)
 void xio__creds_free(xio__creds *c) {
   xio_auth_credstore_free(c->store);
   xio_auth_account_clear(&c->conn);
-  free(c->env_account);
+  xio_free(c->env_account);
   xio_auth_secret_free(c->env_key, c->env_key_len);
   if (c->env_sas) xio_auth_secret_free(c->env_sas, strlen(c->env_sas));
   memset(c, 0, sizeof *c);

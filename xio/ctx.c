@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "ctx_int.h"
 
 #define ZEROS_LEN (4u << 20)
@@ -91,9 +93,9 @@ static xio_err setup(xio_ctx *ctx, xio_error *err) {
   xio_err rc = check_options(&ctx->opts, err);
   const char *ca = ctx->opts.ca_file;
   if (!ca && ctx->opts.use_environment) ca = getenv("XIO_CA_BUNDLE");
-  if (rc == XIO_OK && ca && *ca && !(ctx->ca_file = strdup(ca)))
+  if (rc == XIO_OK && ca && *ca && !(ctx->ca_file = xio_strdup(ca)))
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
-  if (rc == XIO_OK && !(ctx->zeros = calloc(1, ZEROS_LEN)))
+  if (rc == XIO_OK && !(ctx->zeros = xio_calloc(1, ZEROS_LEN)))
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (rc == XIO_OK) rc = xio__creds_load(&ctx->creds, &ctx->opts, err);
   if (rc == XIO_OK) rc = xio__trace_open(ctx, err);
@@ -111,14 +113,14 @@ static void teardown(xio_ctx *ctx) {
   xio__creds_free(&ctx->creds);
   pthread_mutex_destroy(&ctx->trace_mu);
   xio__tracked_destroy(&ctx->open_files);
-  free(ctx->ca_file);
-  free(ctx->zeros);
-  free(ctx);
+  xio_free(ctx->ca_file);
+  xio_free(ctx->zeros);
+  xio_free(ctx);
 }
 
 xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err) {
   *out = NULL;
-  xio_ctx *ctx = calloc(1, sizeof *ctx);
+  xio_ctx *ctx = xio_calloc(1, sizeof *ctx);
   if (!ctx) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   /* The caller's strings are borrowed for setup only (see the top of this file). */
   ctx->opts = opts ? *opts : xio_ctx_options_default();

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <xio/alloc.h>
+
 #include "xio_int.h"
 
 static uint64_t round_up(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
@@ -61,7 +63,7 @@ xio_err xio__file_init(xio_file *f, const xio_backend *b, xio_ctx *ctx, const ch
   f->kind = kind;
   f->flags = flags;
   atomic_store(&f->size, size);
-  if (!(f->path = strdup(path))) return XIO_ENOMEM;
+  if (!(f->path = xio_strdup(path))) return XIO_ENOMEM;
   pthread_mutex_init(&f->size_mu, NULL);
   pthread_mutex_init(&f->io_mu, NULL);
   pthread_cond_init(&f->io_cv, NULL);
@@ -77,7 +79,7 @@ void xio__file_release(xio_file *f) {
   pthread_cond_destroy(&f->io_cv);
   pthread_mutex_destroy(&f->rmw_mu);
   pthread_cond_destroy(&f->rmw_cv);
-  free(f->path);
+  xio_free(f->path);
   f->path = NULL;
 }
 
@@ -200,7 +202,7 @@ static xio_err write_rmw(xio_file *f, xio_io *io, const void *src, int internal,
   if (rc != XIO_OK) return rc;
   st->internal = internal;
   st->report_len = io->length;
-  char *tmp = st->tmp = calloc(1, (size_t)(end - start));
+  char *tmp = st->tmp = xio_calloc(1, (size_t)(end - start));
   if (!tmp) {
     xio_error e;
     xio_error_clear(&e);

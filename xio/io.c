@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "xio_int.h"
 
 /* ---------------------------------------------------------- range locks ---- */
@@ -44,7 +46,7 @@ void xio__rlock_release(xio_file *f, xio__rlock *l) {
 /* -------------------------------------------------------------- states ---- */
 
 xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out, xio_error *err) {
-  xio__io_state *st = calloc(1, sizeof *st + (size_t)nsubs * sizeof(xio__sub));
+  xio__io_state *st = xio_calloc(1, sizeof *st + (size_t)nsubs * sizeof(xio__sub));
   *out = NULL;
   if (!st) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   st->io = io;
@@ -117,9 +119,9 @@ static void finish(xio__io_state *st) {
   else if (io->op != XIO_IO_FLUSH)
     record_sticky(f, st->first, &st->detail);
   if (st->lock_held) xio__rlock_release(f, &st->lock);
-  free(st->tmp);
+  xio_free(st->tmp);
   pthread_mutex_destroy(&st->mu);
-  free(st);
+  xio_free(st);
   io->state_ = NULL;
   xio_io_done_fn done = io->done;
   if (done) {

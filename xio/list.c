@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "ctx_int.h"
 
 #define META_KIND "xiokind"
@@ -40,15 +42,15 @@ static char *blob_url(const lister *l, const char *name, const char *snapshot) {
   if (snapshot && xio_auth_pct_encode(snapshot, NULL, &s, NULL) != XIO_OK) s = NULL;
   size_t len = strlen(u->endpoint) + strlen(u->container) + (n ? strlen(n) : 0) +
                (s ? strlen(s) : 0) + (l->query ? strlen(l->query) : 0) + 24;
-  char *url = n && (s || !snapshot) ? malloc(len) : NULL;
+  char *url = n && (s || !snapshot) ? xio_malloc(len) : NULL;
   if (url) {
     int k = snprintf(url, len, "%s/%s/%s", u->endpoint, u->container, n);
     char sep = '?';
     if (s) k += snprintf(url + k, len - (size_t)k, "%csnapshot=%s", sep, s), sep = '&';
     if (l->query) snprintf(url + k, len - (size_t)k, "%c%s", sep, l->query);
   }
-  free(n);
-  free(s);
+  xio_free(n);
+  xio_free(s);
   return url;
 }
 
@@ -116,7 +118,7 @@ static xio_err list_page(lister *l, const char *prefix, int page_size, char **ma
   xio_blob_call_free(c);
   for (size_t i = 0; rc == XIO_OK && i < page.n; i++)
     rc = emit(l, &page.v[i], err);
-  free(*marker);
+  xio_free(*marker);
   *marker = NULL;
   if (rc == XIO_OK && page.next_marker) *marker = page.next_marker, page.next_marker = NULL;
   xio_blob_list_clear(&page);
@@ -146,7 +148,7 @@ static xio_err walk(lister *l, const char *prefix, int page_size, xio_error *err
   do
     rc = list_page(l, prefix, page_size, &marker, err);
   while (rc == XIO_OK && marker);
-  free(marker);
+  xio_free(marker);
   return rc;
 }
 

@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
 #include <xio/xio.h>
 
 #define RANGES_MIN_CAP 16
 
 void xio_ranges_clear(xio_ranges *r) {
   if (!r) return;
-  free(r->v);
+  xio_free(r->v);
   memset(r, 0, sizeof *r);
 }
 
@@ -36,7 +37,7 @@ static xio_err reserve_one(xio_ranges *r) {
   if (r->n < r->cap) return XIO_OK;
   if (r->cap > SIZE_MAX / sizeof *r->v / 2) return XIO_ENOMEM;
   size_t cap = r->cap < RANGES_MIN_CAP ? RANGES_MIN_CAP : r->cap * 2;
-  xio_range *v = realloc(r->v, cap * sizeof *v);
+  xio_range *v = xio_realloc(r->v, cap * sizeof *v);
   if (!v) return XIO_ENOMEM;
   r->v = v;
   r->cap = cap;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "ctx_int.h"
 
 /* Splits `url` into a copy without its snapshot= query parameter (`*base`) and that
@@ -15,7 +17,7 @@
 static xio_err split_snapshot(const char *url, char **base, char **id, xio_error *err) {
   *base = NULL, *id = NULL;
   size_t n = strlen(url);
-  char *b = malloc(n + 1);
+  char *b = xio_malloc(n + 1);
   if (!b) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   const char *q = strchr(url, '?');
   size_t head = q ? (size_t)(q - url) : n, w = head;
@@ -38,8 +40,8 @@ static xio_err split_snapshot(const char *url, char **base, char **id, xio_error
   }
   b[w] = '\0';
   if (rc != XIO_OK) {
-    free(b);
-    free(*id);
+    xio_free(b);
+    xio_free(*id);
     *id = NULL;
     return rc;
   }
@@ -56,7 +58,7 @@ static xio_err pick_id(const char *given, char *in_url, char **out, xio_error *e
   const char *id = given ? given : in_url;
   if (!id || !*id)
     return xio_error_set(err, XIO_EINVAL, "no snapshot named (give its id, or TARGET?snapshot=ID)");
-  if (!(*out = strdup(id))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (!(*out = xio_strdup(id))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return XIO_OK;
 }
 
@@ -78,7 +80,7 @@ xio_err xio_snapshot_delete(xio_ctx *ctx, const char *target, const char *id, xi
   xio_blob_call_free(c);
   xio_blob_target_free(t);
   if (base) xio_auth_secret_free(base, strlen(base));
-  free(in_url);
-  free(snap);
+  xio_free(in_url);
+  xio_free(snap);
   return rc;
 }

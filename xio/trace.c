@@ -12,6 +12,8 @@
 
 #include <cjson/cJSON.h>
 
+#include <xio/alloc.h>
+
 #include "ctx_int.h"
 
 static const char *const request_type_names[XIO_REQ_COUNT] = {
@@ -32,35 +34,49 @@ static void format_timestamp(int64_t us, char out[64]) {
            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(us % 1000000));
 }
 
-static void add_string_or_null(cJSON *o, const char *name, const char *v) {
+/* Each adder below clears *ok when cJSON could not allocate the member, so that a
+ * line short of a field is never written. */
+static void add_string(cJSON *o, const char *name, const char *v, int *ok) {
+  if (!cJSON_AddStringToObject(o, name, v)) *ok = 0;
+}
+
+static void add_number(cJSON *o, const char *name, double v, int *ok) {
+  if (!cJSON_AddNumberToObject(o, name, v)) *ok = 0;
+}
+
+static void add_string_or_null(cJSON *o, const char *name, const char *v, int *ok) {
   if (v && *v)
-    cJSON_AddStringToObject(o, name, v);
-  else
-    cJSON_AddNullToObject(o, name);
+    add_string(o, name, v, ok);
+  else if (!cJSON_AddNullToObject(o, name))
+    *ok = 0;
 }
 
 char *xio_trace_event_json(const xio_trace_event *ev) {
   char ts[64];
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
+  int ok = 1;
   format_timestamp(ev->timestamp_us, ts);
-  cJSON_AddStringToObject(o, "event", ev->event);
-  cJSON_AddStringToObject(o, "timestamp", ts);
-  cJSON_AddStringToObject(o, "file_path", ev->file_path ? ev->file_path : "");
-  cJSON_AddStringToObject(o, "request_type", xio_request_type_name(ev->request_type));
-  cJSON_AddNumberToObject(o, "offset", (double)ev->offset);
-  cJSON_AddNumberToObject(o, "length", (double)ev->length);
-  cJSON_AddNumberToObject(o, "http_status", ev->http_status);
-  add_string_or_null(o, "error_code", ev->error_code);
-  cJSON_AddStringToObject(o, "request_id", ev->request_id ? ev->request_id : "");
-  cJSON_AddStringToObject(o, "client_request_id",
-                          ev->client_request_id ? ev->client_request_id : "");
-  cJSON_AddNumberToObject(o, "duration_us", (double)ev->duration_us);
-  cJSON_AddNumberToObject(o, "retries", ev->retries);
-  cJSON_AddStringToObject(o, "result", ev->result);
-  char *s = cJSON_PrintUnformatted(o);
+  add_string(o, "event", ev->event, &ok);
+  add_string(o, "timestamp", ts, &ok);
+  add_string(o, "file_path", ev->file_path ? ev->file_path : "", &ok);
+  add_string(o, "request_type", xio_request_type_name(ev->request_type), &ok);
+  add_number(o, "offset", (double)ev->offset, &ok);
+  add_number(o, "length", (double)ev->length, &ok);
+  add_number(o, "http_status", ev->http_status, &ok);
+  add_string_or_null(o, "error_code", ev->error_code, &ok);
+  add_string(o, "request_id", ev->request_id ? ev->request_id : "", &ok);
+  add_string(o, "client_request_id", ev->client_request_id ? ev->client_request_id : "", &ok);
+  add_number(o, "duration_us", (double)ev->duration_us, &ok);
+  add_number(o, "retries", ev->retries, &ok);
+  add_string(o, "result", ev->result, &ok);
+  char *s = ok ? cJSON_PrintUnformatted(o) : NULL;
   cJSON_Delete(o);
-  return s;
+  /* cJSON's memory is the program's choice of allocator (cJSON_InitHooks); what is
+   * handed out is xio's. */
+  char *line = xio_strdup(s);
+  cJSON_free(s);
+  return line;
 }
 
 static int64_t wall_us(void) {
@@ -90,7 +106,7 @@ static void write_line(xio_ctx *ctx, const xio_trace_event *ev) {
   fputc('\n', ctx->trace_file);
   fflush(ctx->trace_file);
   pthread_mutex_unlock(&ctx->trace_mu);
-  cJSON_free(line);
+  xio_free(line);
 }
 
 void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path, const xio__request_report *r) {

@@ -5,6 +5,8 @@
  */
 #include <stdlib.h>
 
+#include <xio/alloc.h>
+
 #include "ctx_int.h"
 
 static void *worker_main(void *arg) {
@@ -27,7 +29,7 @@ static void *worker_main(void *arg) {
 xio_err xio__workers_start(xio__workers *w, int n, xio_error *err) {
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->cv, NULL);
-  w->threads = calloc((size_t)n, sizeof *w->threads);
+  w->threads = xio_calloc((size_t)n, sizeof *w->threads);
   if (!w->threads) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   for (; w->n < n; w->n++)
     if (pthread_create(&w->threads[w->n], NULL, worker_main, w) != 0)
@@ -43,7 +45,7 @@ void xio__workers_stop(xio__workers *w) {
   pthread_mutex_unlock(&w->mu);
   for (int i = 0; i < w->n; i++)
     pthread_join(w->threads[i], NULL);
-  free(w->threads);
+  xio_free(w->threads);
   w->threads = NULL;
   pthread_cond_destroy(&w->cv);
   pthread_mutex_destroy(&w->mu);

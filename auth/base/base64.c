@@ -9,6 +9,8 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "base_int.h"
 
 static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -60,7 +62,7 @@ xio_err xio_auth_base64_decode(const char *text, unsigned char **out, size_t *ou
   if (!text || n % 4 != 0)
     return xio_error_set(err, XIO_EPARSE, "base64 length is not a multiple of 4");
   size_t cap = n / 4 * 3 + 1;
-  unsigned char *buf = malloc(cap);
+  unsigned char *buf = xio_malloc(cap);
   if (!buf) return xio_error_set(err, XIO_ENOMEM, "out of memory decoding base64");
   size_t len = 0;
   for (size_t i = 0; i < n; i += 4) {
@@ -80,5 +82,5 @@ xio_err xio_auth_base64_decode(const char *text, unsigned char **out, size_t *ou
 void xio_auth_secret_free(void *p, size_t n) {
   if (!p) return;
   OPENSSL_cleanse(p, n);
-  free(p);
+  xio_free(p);
 }

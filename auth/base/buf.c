@@ -9,6 +9,8 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "base_int.h"
 
 void xio__auth_buf_init(xio__auth_buf *b) { memset(b, 0, sizeof *b); }
@@ -22,12 +24,12 @@ static int reserve(xio__auth_buf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 64;
   while (cap < need)
     cap *= 2;
-  char *p = malloc(cap);
+  char *p = xio_malloc(cap);
   if (!p) return b->oom = 1, -1;
   if (b->data) {
     memcpy(p, b->data, b->len + 1);
     OPENSSL_cleanse(b->data, b->cap);
-    free(b->data);
+    xio_free(b->data);
   }
   b->data = p;
   b->cap = cap;
@@ -61,7 +63,7 @@ char *xio__auth_buf_take(xio__auth_buf *b) {
 void xio__auth_buf_free(xio__auth_buf *b) {
   if (b->data) {
     OPENSSL_cleanse(b->data, b->cap);
-    free(b->data);
+    xio_free(b->data);
   }
   xio__auth_buf_init(b);
 }

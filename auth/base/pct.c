@@ -10,6 +10,8 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "base_int.h"
 
 int xio__auth_is_unreserved(char c) {
@@ -53,7 +55,7 @@ static int escape_at(const char *s, size_t n, size_t i) {
 xio_err xio_auth_pct_decode(const char *s, size_t n, char **out, xio_error *err) {
   *out = NULL;
   if (!s && n) return xio_error_set(err, XIO_EINVAL, "percent-decoding: no text");
-  char *d = malloc(n + 1);
+  char *d = xio_malloc(n + 1);
   size_t j = 0;
   if (!d) return xio_error_set(err, XIO_ENOMEM, "out of memory percent-decoding");
   for (size_t i = 0; i < n; i++) {
@@ -64,7 +66,7 @@ xio_err xio_auth_pct_decode(const char *s, size_t n, char **out, xio_error *err)
     int c = escape_at(s, n, i);
     if (c <= 0) {
       OPENSSL_cleanse(d, j);
-      free(d);
+      xio_free(d);
       return xio_error_set(err, XIO_EPARSE, "%s at offset %zu",
                            c ? "'%' not followed by two hex digits" : "%00 (a NUL) is not allowed",
                            i);

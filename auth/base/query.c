@@ -8,15 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "base_int.h"
 
 void xio__auth_params_free(xio__auth_params *p) {
   if (!p) return;
   for (size_t i = 0; i < p->n; i++) {
-    free(p->v[i].name);
+    xio_free(p->v[i].name);
     xio__auth_str_free(p->v[i].value);
   }
-  free(p->v);
+  xio_free(p->v);
   p->v = NULL;
   p->n = 0;
 }
@@ -47,7 +49,7 @@ static xio_err parse_segment(const char *seg, size_t len, int lower, xio_err bad
   if (rc != XIO_OK) {
     char what[80];
     snprintf(what, sizeof what, "'%.60s'", out->name);
-    free(out->name);
+    xio_free(out->name);
     out->name = NULL;
     return decode_failed(rc, bad, what, err);
   }
@@ -59,7 +61,7 @@ xio_err xio__auth_query_parse(const char *query, int lower_names, xio_err bad_co
   out->v = NULL;
   out->n = 0;
   if (!query || !*query) return XIO_OK;
-  out->v = calloc(count_segments(query), sizeof *out->v);
+  out->v = xio_calloc(count_segments(query), sizeof *out->v);
   if (!out->v) return xio_error_set(err, XIO_ENOMEM, "out of memory parsing a query");
   const char *p = query;
   while (*p) {

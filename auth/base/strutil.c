@@ -8,10 +8,12 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "base_int.h"
 
 char *xio__auth_strndup(const char *s, size_t n) {
-  char *p = malloc(n + 1);
+  char *p = xio_malloc(n + 1);
   if (!p) return NULL;
   memcpy(p, s, n);
   p[n] = '\0';
@@ -23,7 +25,7 @@ char *xio__auth_strdup(const char *s) { return s ? xio__auth_strndup(s, strlen(s
 void xio__auth_str_free(char *s) {
   if (!s) return;
   OPENSSL_cleanse(s, strlen(s));
-  free(s);
+  xio_free(s);
 }
 
 char xio__auth_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }

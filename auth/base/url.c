@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "base_int.h"
 
 #define MAX_BLOB_NAME 1024
@@ -222,20 +224,20 @@ xio_err xio_auth_url_parse(const char *url, xio_auth_url *out, xio_error *err) {
   if (err && !err->target[0]) {
     char *safe = xio_auth_url_strip_query(url);
     xio_error_set_target(err, safe);
-    free(safe);
+    xio_free(safe);
   }
   return rc;
 }
 
 void xio_auth_url_clear(xio_auth_url *u) {
   if (!u) return;
-  free(u->scheme);
-  free(u->host);
-  free(u->account);
-  free(u->container);
-  free(u->blob);
-  free(u->endpoint);
-  free(u->path);
+  xio_free(u->scheme);
+  xio_free(u->host);
+  xio_free(u->account);
+  xio_free(u->container);
+  xio_free(u->blob);
+  xio_free(u->endpoint);
+  xio_free(u->path);
   xio__auth_str_free(u->query);
   memset(u, 0, sizeof *u);
 }

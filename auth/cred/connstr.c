@@ -11,6 +11,8 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "cred_int.h"
 
 /* The recognised values, pointing into the working copy; NULL when absent. */
@@ -165,7 +167,7 @@ xio_err xio_auth_connstr_parse(const char *text, xio_auth_account *out, xio_erro
   if (rc == XIO_OK) rc = check_fields(&f, err);
   if (rc == XIO_OK) rc = fill(&f, out, err);
   OPENSSL_cleanse(copy, n); /* split() cut it with NULs: wipe all of it */
-  free(copy);
+  xio_free(copy);
   if (rc != XIO_OK) {
     xio_auth_account_clear(out);
     xio__auth_operation(err, "ParseConnectionString");
@@ -175,9 +177,9 @@ xio_err xio_auth_connstr_parse(const char *text, xio_auth_account *out, xio_erro
 
 void xio_auth_account_clear(xio_auth_account *a) {
   if (!a) return;
-  free(a->name);
+  xio_free(a->name);
   xio_auth_secret_free(a->key, a->key_len);
-  free(a->blob_endpoint);
+  xio_free(a->blob_endpoint);
   xio__auth_str_free(a->sas);
   memset(a, 0, sizeof *a);
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cred_int.h"
 
 xio_err xio_auth_cred_copy(xio_auth_cred *dst, const xio_auth_cred *src) {
@@ -15,7 +17,7 @@ xio_err xio_auth_cred_copy(xio_auth_cred *dst, const xio_auth_cred *src) {
   if (src->account && !(dst->account = xio__auth_strdup(src->account))) goto nomem;
   if (src->sas && !(dst->sas = xio__auth_strdup(src->sas))) goto nomem;
   if (src->key && src->key_len) {
-    if (!(dst->key = malloc(src->key_len))) goto nomem;
+    if (!(dst->key = xio_malloc(src->key_len))) goto nomem;
     memcpy(dst->key, src->key, src->key_len);
     dst->key_len = src->key_len;
   }
@@ -27,7 +29,7 @@ nomem:
 
 void xio_auth_cred_clear(xio_auth_cred *c) {
   if (!c) return;
-  free(c->account);
+  xio_free(c->account);
   xio_auth_secret_free(c->key, c->key_len);
   xio__auth_str_free(c->sas);
   memset(c, 0, sizeof *c);

@@ -12,6 +12,8 @@
 #include <cjson/cJSON.h>
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "cred_int.h"
 
 /* Wipes every string value in the tree before it is freed. */
@@ -26,7 +28,7 @@ static void wipe_json(cJSON *node) {
 static xio_err bad_entry(xio_error *err, const char *entry, const char *what) {
   char *safe = xio_auth_url_strip_query(entry);
   xio_error_set(err, XIO_EPARSE, "credential entry \"%.200s\": %s", safe ? safe : "?", what);
-  free(safe);
+  xio_free(safe);
   return XIO_EPARSE;
 }
 
@@ -39,7 +41,9 @@ static xio_err from_sas(const char *entry, const char *sas, xio_auth_cred *c, xi
   xio_auth_sas parsed;
   xio_error e;
   xio_error_clear(&e);
-  if (xio_auth_sas_parse(sas, &parsed, &e) != XIO_OK) {
+  xio_err rc = xio_auth_sas_parse(sas, &parsed, &e);
+  if (rc == XIO_ENOMEM) return xio_error_set(err, rc, "out of memory");
+  if (rc != XIO_OK) {
     char what[sizeof e.message + 16];
     snprintf(what, sizeof what, "bad SAS: %s", e.message);
     return bad_entry(err, entry, what);
@@ -131,9 +135,12 @@ static xio_err load_tree(xio_auth_credstore *s, const cJSON *root, xio_error *er
 xio_err xio_auth_credstore_load_json(xio_auth_credstore *s, const char *json, xio_error *err) {
   const char *end = NULL;
   if (!s || !json) return xio_error_set(err, XIO_EINVAL, "missing argument");
+  unsigned long refused = xio_alloc_failures();
   cJSON *root = cJSON_ParseWithOpts(json, &end, 1);
   xio_err rc;
-  if (!root)
+  if (!root && xio_alloc_failures() != refused)
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory reading the credential file");
+  else if (!root)
     rc = xio_error_set(err, XIO_EPARSE, "credential file is not valid JSON (at byte %zu)",
                        end && end >= json ? (size_t)(end - json) : (size_t)0);
   else

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cred_int.h"
 
 typedef struct entry {
@@ -20,16 +22,18 @@ struct xio_auth_credstore {
   size_t n, cap;
 };
 
-xio_auth_credstore *xio_auth_credstore_new(void) { return calloc(1, sizeof(xio_auth_credstore)); }
+xio_auth_credstore *xio_auth_credstore_new(void) {
+  return xio_calloc(1, sizeof(xio_auth_credstore));
+}
 
 void xio_auth_credstore_free(xio_auth_credstore *s) {
   if (!s) return;
   for (size_t i = 0; i < s->n; i++) {
-    free(s->v[i].prefix);
+    xio_free(s->v[i].prefix);
     xio_auth_cred_clear(&s->v[i].cred);
   }
-  free(s->v);
-  free(s);
+  xio_free(s->v);
+  xio_free(s);
 }
 
 /* "scheme://authority" lowercased plus the normalized path without trailing '/'.
@@ -57,7 +61,7 @@ static int normalize(const char *url, int drop_query, char **out) {
   xio__auth_buf_add(&b, auth, (size_t)(auth_end - auth));
   xio__auth_lower_str(b.data);
   xio__auth_buf_puts(&b, path);
-  free(path);
+  xio_free(path);
   *out = xio__auth_buf_take(&b);
   return *out ? 0 : -2;
 }
@@ -73,7 +77,7 @@ static int reserve(xio_auth_credstore *s, size_t extra) {
   size_t cap = s->cap ? s->cap * 2 : 8;
   while (cap < s->n + extra)
     cap *= 2;
-  entry *v = realloc(s->v, cap * sizeof *v);
+  entry *v = xio_realloc(s->v, cap * sizeof *v);
   if (!v) return -1;
   s->v = v;
   s->cap = cap;
@@ -84,7 +88,7 @@ static int reserve(xio_auth_credstore *s, size_t extra) {
 static void put(xio_auth_credstore *s, char *prefix, xio_auth_cred *cred) {
   entry *e = find_exact(s, prefix);
   if (e) {
-    free(prefix);
+    xio_free(prefix);
     xio_auth_cred_clear(&e->cred);
   } else {
     e = &s->v[s->n++];
@@ -104,7 +108,7 @@ xio_err xio_auth_credstore_add(xio_auth_credstore *s, const char *prefix, const 
     return xio_error_set(err, XIO_EINVAL,
                          "credential prefix must be an http(s) URL without a query");
   if (rc == -2 || reserve(s, 1) != 0 || xio_auth_cred_copy(&copy, cred) != XIO_OK) {
-    free(norm);
+    xio_free(norm);
     return xio_error_set(err, XIO_ENOMEM, "out of memory adding a credential");
   }
   put(s, norm, &copy);
@@ -126,14 +130,14 @@ xio_err xio_auth_credstore_lookup(const xio_auth_credstore *s, const char *url, 
         (norm[n] == '\0' || norm[n] == '/'))
       best = &s->v[i], best_len = n;
   }
-  free(norm);
+  xio_free(norm);
   if (best)
     return xio_auth_cred_copy(out, &best->cred) == XIO_OK
                ? XIO_OK
                : xio_error_set(err, XIO_ENOMEM, "out of memory copying a credential");
   char *safe = xio_auth_url_strip_query(url);
   xio_error_set(err, XIO_ENOCRED, "no credential is stored for %.300s", safe ? safe : "this URL");
-  free(safe);
+  xio_free(safe);
   xio__auth_operation(err, "LookupCredential");
   return XIO_ENOCRED;
 }

@@ -14,6 +14,8 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "cred_int.h"
 
 #define MIN_VERSION "2020-12-06"
@@ -130,7 +132,7 @@ static xio_err sign_token(const unsigned char *key, size_t key_len, xio__auth_bu
   char *text = xio__auth_buf_take(sts);
   if (!text) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_err rc = xio_auth_hmac_sha256_base64(key, key_len, text, strlen(text), sig);
-  free(text);
+  xio_free(text);
   if (rc != XIO_OK) return xio_error_set(err, rc, "signing the SAS failed");
   xio__auth_buf b;
   xio__auth_buf_init(&b);

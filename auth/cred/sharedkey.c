@@ -11,6 +11,8 @@
 
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
+
 #include "cred_int.h"
 
 /* The standard headers, in string-to-sign order. */
@@ -85,7 +87,7 @@ static int cmp_ms_header(const void *a, const void *b) {
 /* "name:value\n" for every x-ms-* header, sorted by name; a name sent twice gets its
  * values joined with ',' in the order sent. Sorting is ordinal, like the service. */
 static xio_err put_ms_headers(xio__auth_buf *b, const xio_auth_request *req, xio_error *err) {
-  ms_header *h = calloc(req->nheaders ? req->nheaders : 1, sizeof *h);
+  ms_header *h = xio_calloc(req->nheaders ? req->nheaders : 1, sizeof *h);
   size_t n = 0;
   xio_err rc = XIO_OK;
   if (!h) return nomem(err);
@@ -110,8 +112,8 @@ static xio_err put_ms_headers(xio__auth_buf *b, const xio_auth_request *req, xio
     if (i + 1 == n) xio__auth_buf_putc(b, '\n');
   }
   for (size_t i = 0; i < n; i++)
-    free(h[i].name);
-  free(h);
+    xio_free(h[i].name);
+  xio_free(h);
   return rc;
 }
 
@@ -187,7 +189,7 @@ xio_err xio_auth_sharedkey_authorization(const char *account, const unsigned cha
   xio_err rc = xio_auth_sharedkey_string_to_sign(account, req, &sts, err);
   if (rc != XIO_OK) return rc;
   rc = xio_auth_hmac_sha256_base64(key, key_len, sts, strlen(sts), sig);
-  free(sts);
+  xio_free(sts);
   if (rc != XIO_OK) return xio_error_set(err, rc, "signing failed");
   xio__auth_buf b;
   xio__auth_buf_init(&b);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 static void on_progress(uint64_t copied, uint64_t total, void *ud) {
@@ -43,8 +45,8 @@ static int report(cli *c, const char *src, const char *dst, const xio_copy_resul
     if (r->dst_allocated > r->src_allocated)
       cli_say(c, "note: the copy holds more allocated bytes than its source");
   }
-  free(s);
-  free(d);
+  xio_free(s);
+  xio_free(d);
   return CLI_OK;
 }
 

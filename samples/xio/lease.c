@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 /* One lease action through the file layer (xio_lease, traced as XIOTypeLease). */
@@ -149,7 +151,7 @@ static int run_lease(cli *c, int argc, char **argv) {
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
   char *safe = cli_safe_target(lo.target);
   lease_report(c, &lo, &res, safe ? safe : "");
-  free(safe);
+  xio_free(safe);
   return CLI_OK;
 }
 

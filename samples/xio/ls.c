@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 /* What the listing callback keeps between entries. */
@@ -96,24 +98,24 @@ static void flush_held(ls_state *s, int orphans) {
   for (size_t i = 0; i < s->nheld; i++) {
     if (orphans) printf("%s (snapshot of a deleted blob)\n", s->held_name);
     fputs(s->held[i], stdout);
-    free(s->held[i]);
+    xio_free(s->held[i]);
   }
   s->nheld = 0;
-  free(s->held_name);
+  xio_free(s->held_name);
   s->held_name = NULL;
 }
 
 /* Keeps a snapshot's line until its blob's. Returns 0, or -1 on out-of-memory. */
 static int hold(ls_state *s, const xio_list_entry *e, const char *line) {
   if (s->held_name && strcmp(s->held_name, e->name) != 0) flush_held(s, 1);
-  if (!s->held_name && !(s->held_name = strdup(e->name))) return -1;
+  if (!s->held_name && !(s->held_name = xio_strdup(e->name))) return -1;
   if (s->nheld == s->capheld) {
     size_t cap = s->capheld ? 2 * s->capheld : 8;
-    char **v = realloc(s->held, cap * sizeof *v);
+    char **v = xio_realloc(s->held, cap * sizeof *v);
     if (!v) return -1;
     s->held = v, s->capheld = cap;
   }
-  return (s->held[s->nheld] = strdup(line)) ? (s->nheld++, 0) : -1;
+  return (s->held[s->nheld] = xio_strdup(line)) ? (s->nheld++, 0) : -1;
 }
 
 static int print_row(ls_state *s, const xio_list_entry *e) {
@@ -133,8 +135,8 @@ static int print_row(ls_state *s, const xio_list_entry *e) {
   if (s->held_name && strcmp(s->held_name, e->name) != 0) flush_held(s, 1);
   printf("%-40s %10s %-6s %10s  %s\n", e->name, size, kind_of(e), alloc, lease_of(e));
   flush_held(s, 0);
-  free(s->last_blob);
-  return (s->last_blob = strdup(e->name)) ? 0 : -1;
+  xio_free(s->last_blob);
+  return (s->last_blob = xio_strdup(e->name)) ? 0 : -1;
 }
 
 static int on_entry(const xio_list_entry *e, void *ud) {
@@ -171,7 +173,7 @@ static void summary(ls_state *s, const char *target) {
     cli_say(s->c, "%" PRIu64 " blob%s%s, %s, %s allocated", s->blobs, cli_plural(s->blobs), sn,
             samples_fmt_size(s->bytes, b, sizeof b), samples_fmt_size(s->allocated, a, sizeof a));
   }
-  free(safe);
+  xio_free(safe);
 }
 
 static int run_ls(cli *c, int argc, char **argv) {
@@ -201,8 +203,8 @@ static int run_ls(cli *c, int argc, char **argv) {
   cJSON_Delete(s.pending_snaps);
   s.pending_snaps = NULL;
   flush_held(&s, 1);
-  free(s.held);
-  free(s.last_blob);
+  xio_free(s.held);
+  xio_free(s.last_blob);
   if (rc != XIO_OK) {
     cJSON_Delete(s.array);
     return cli_fail(c, rc, &e);

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 char *cli_safe_target(const char *target) {
-  return cli_is_url(target) ? xio_auth_url_strip_query(target) : strdup(target);
+  return cli_is_url(target) ? xio_auth_url_strip_query(target) : xio_strdup(target);
 }
 
 void cli_say(const cli *c, const char *fmt, ...) {

@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 static int run_rm(cli *c, int argc, char **argv) {
@@ -32,7 +34,7 @@ static int run_rm(cli *c, int argc, char **argv) {
     cli_say(c, "removed %s in %s", safe ? safe : "",
             samples_fmt_secs(samples_now() - t0, ht, sizeof ht));
   }
-  free(safe);
+  xio_free(safe);
   return CLI_OK;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <xio/alloc.h>
 #include <xio/auth.h>
 
 #include "cli.h"
@@ -31,7 +32,7 @@ static char *read_cred_file(const char *path, xio_error *err) {
     xio_error_from_errno(err, errno, "ReadCredentials", "fopen", path);
     return NULL;
   }
-  char *buf = malloc(MAX_CRED_FILE + 1);
+  char *buf = xio_malloc(MAX_CRED_FILE + 1);
   size_t n = buf ? fread(buf, 1, MAX_CRED_FILE, f) : 0;
   int bad = !buf || ferror(f) || !feof(f);
   fclose(f);
@@ -154,7 +155,7 @@ static void print_url(const cli *c, const char *base, const char *tok, const sas
     return;
   }
   size_t n = strlen(base) + strlen(tok) + 2;
-  char *full = malloc(n), when[21];
+  char *full = xio_malloc(n), when[21];
   if (full) snprintf(full, n, "%s?%s", base, tok);
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "command", "sas");
@@ -204,7 +205,7 @@ static int run_sas(cli *c, int argc, char **argv) {
   else
     r = cli_fail(c, rc, &e);
   if (tok) xio_auth_secret_free(tok, strlen(tok));
-  free(base);
+  xio_free(base);
   xio_auth_url_clear(&u);
   return rc == XIO_OK ? CLI_OK : r;
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 static int report(cli *c, const char *target, const char *id, double secs) {
@@ -28,7 +30,7 @@ static int report(cli *c, const char *target, const char *id, double secs) {
     printf("snapshot %s of %s in %s\nopen it read-only as %s?snapshot=%s\n", id, safe ? safe : "",
            samples_fmt_secs(secs, ht, sizeof ht), safe ? safe : "", id);
   }
-  free(safe);
+  xio_free(safe);
   return CLI_OK;
 }
 
@@ -88,7 +90,7 @@ static int run_list(cli *c, int argc, char **argv) {
   } else {
     cli_say(c, "%" PRIu64 " snapshot%s of %s", s.n, cli_plural(s.n), safe ? safe : "");
   }
-  free(safe);
+  xio_free(safe);
   return CLI_OK;
 }
 
@@ -116,7 +118,7 @@ static int run_delete(cli *c, int argc, char **argv) {
   } else {
     cli_say(c, "deleted the snapshot%s%s of %s", id ? " " : "", id ? id : "", safe ? safe : "");
   }
-  free(safe);
+  xio_free(safe);
   return CLI_OK;
 }
 

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 /* What stat shows. Blob-only fields are empty for local files. */
@@ -33,7 +35,7 @@ static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
   char *safe = cli_safe_target(target);
   if (!safe) return xio_error_set(e, XIO_ENOMEM, "out of memory");
   snprintf(in->target, sizeof in->target, "%s", safe);
-  free(safe);
+  xio_free(safe);
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_READONLY;
   xio_file *f = NULL;

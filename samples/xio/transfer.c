@@ -25,6 +25,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 #define CHUNK     ((size_t)4 << 20)
@@ -155,7 +157,7 @@ static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *
 static xio_err upload(put_job *j, xio_error *err) {
   const xio_ranges *ext = &j->ext;
   xio_err rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, NULL, NULL, err);
-  if (rc == XIO_OK && !(j->scan = malloc(CHUNK)))
+  if (rc == XIO_OK && !(j->scan = xio_malloc(CHUNK)))
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
   cli_progress_start(&j->prog, j->c, "put", xio_ranges_bytes(ext));
   for (size_t i = 0; rc == XIO_OK && i < ext->n; i++)
@@ -164,7 +166,7 @@ static xio_err upload(put_job *j, xio_error *err) {
   if (rc == XIO_OK) rc = xio_file_flush(j->f, err);
   cli_progress_end(&j->prog);
   cli_window_free(&j->w);
-  free(j->scan);
+  xio_free(j->scan);
   return rc;
 }
 
@@ -223,14 +225,16 @@ static void put_report(const put_job *j, const char *target, double secs) {
  * file layer (opened read-only: no lock, nothing written). A LOCAL that looks like a
  * URL is handed over as "./LOCAL", so that it stays a path. */
 static xio_err inspect_local(put_job *j, const char *kind_s, xio_error *err) {
-  char *path = NULL;
-  if (asprintf(&path, "%s%s", xio_target_scheme_length(j->local) ? "./" : "", j->local) < 0)
-    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  const char *dot = xio_target_scheme_length(j->local) ? "./" : "";
+  size_t n = strlen(dot) + strlen(j->local) + 1;
+  char *path = xio_malloc(n);
+  if (!path) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  snprintf(path, n, "%s%s", dot, j->local);
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_READONLY;
   xio_file *f;
   xio_err rc = cli_open(j->c, path, &o, &f, err);
-  free(path);
+  xio_free(path);
   if (rc != XIO_OK) return rc;
   if (!kind_s) j->kind = xio_file_kind(f);
   rc = xio_file_ranges(f, &j->ext, err);
@@ -257,7 +261,7 @@ static int put_run(put_job *j, const char *target, int force) {
   double t0 = samples_now();
   xio_err rc = create_target(j, target, force, &e);
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
-  char *safe = strdup(xio_file_path(j->f));
+  char *safe = xio_strdup(xio_file_path(j->f));
   rc = upload(j, &e);
   xio_err crc = xio_file_close(j->f, &ce);
   if (rc == XIO_OK && crc != XIO_OK) {
@@ -268,7 +272,7 @@ static int put_run(put_job *j, const char *target, int force) {
     put_report(j, safe ? safe : "", samples_now() - t0);
   else
     xio_file_delete(j->c->ctx, target, NULL);
-  free(safe);
+  xio_free(safe);
   return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
 }
 

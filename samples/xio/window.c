@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/alloc.h>
+
 #include "cli.h"
 
 xio_err cli_window_init(cli_window *w, int n, size_t bufsize, cli_slot_fn done, void *ud,
                         xio_error *err) {
   memset(w, 0, sizeof *w);
-  w->slots = calloc((size_t)n, sizeof *w->slots);
+  w->slots = xio_calloc((size_t)n, sizeof *w->slots);
   if (!w->slots) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   w->n = n;
   w->bufsize = bufsize;
@@ -41,7 +43,7 @@ xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err) {
   *out = NULL;
   xio_err rc = settle(w, s, err);
   if (rc != XIO_OK) return rc;
-  if (!s->buf && !(s->buf = malloc(w->bufsize)))
+  if (!s->buf && !(s->buf = xio_malloc(w->bufsize)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory for a %zu-byte buffer", w->bufsize);
   w->next = (w->next + 1) % w->n;
   *out = s;
@@ -72,8 +74,8 @@ xio_err cli_window_drain(cli_window *w, xio_error *err) {
 void cli_window_free(cli_window *w) {
   for (int k = 0; w->slots && k < w->n; k++) {
     if (w->slots[k].busy) xio_io_wait(&w->slots[k].io);
-    free(w->slots[k].buf);
+    xio_free(w->slots[k].buf);
   }
-  free(w->slots);
+  xio_free(w->slots);
   memset(w, 0, sizeof *w);
 }

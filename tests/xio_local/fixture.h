@@ -69,10 +69,10 @@ extern _Atomic int lt_falloc_refuse;
 extern _Atomic int lt_falloc_errno; /* EOPNOTSUPP unless set */
 extern _Atomic int lt_falloc_calls_zero_range, lt_falloc_calls_punch_hole;
 
-/* ---------------------------------------------------- malloc wrapper ---- */
+/* -------------------------------------------------- failing allocator ---- */
 
-/* While on (for the calling thread only), its allocations of at most
- * LT_ALLOC_SMALL bytes fail (alloc_shim.c). */
+/* While on (for the calling thread only), its allocations through xio's seam of at
+ * most LT_ALLOC_SMALL bytes fail (alloc_shim.c). */
 #define LT_ALLOC_SMALL 64
 void lt_alloc_fail(int on);
 

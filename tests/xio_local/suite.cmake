@@ -1,7 +1,7 @@
 # xio_local: the local backend through the public API, on files in a fresh temporary
 # directory per test (no emulator). A fallocate(2) wrapper injects refusals and
-# failures to drive the clear fallbacks; a malloc/calloc wrapper fails a thread's
-# small allocations on demand.
+# failures to drive the clear fallbacks; an allocator set through xio's seam fails a
+# thread's small allocations on demand.
 xio_add_suite(NAME xio_local
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/fixture.c
@@ -13,4 +13,3 @@ xio_add_suite(NAME xio_local
     ${CMAKE_CURRENT_LIST_DIR}/teardown_test.c
   LIBS xio Threads::Threads
   TIMEOUT 300)
-target_link_options(test_xio_local PRIVATE -Wl,--wrap=malloc -Wl,--wrap=calloc)

@@ -11,7 +11,9 @@
  *
  * Ownership: every `char *` or struct member this library returns is heap memory
  * owned by the caller, released with the matching *_free / *_clear function (which
- * accept NULL) or with free() where stated. Secret-bearing memory is wiped on release.
+ * accept NULL) or with free() where stated (xio_free, which is free() unless the
+ * program installed its own allocator: see <xio/alloc.h>). Secret-bearing memory is
+ * wiped on release.
  */
 #ifndef XIO_AUTH_H
 #define XIO_AUTH_H

@@ -8,7 +8,8 @@
  *
  * Ownership: every `char *` or struct member returned is heap memory owned by the
  * caller, released with the matching *_clear function (which accepts NULL) or with
- * free() where stated.
+ * free() where stated (xio_free, which is free() unless the program installed its
+ * own allocator: see <xio/alloc.h>). All allocation goes through <xio/alloc.h>.
  */
 #ifndef XIO_BASE_H
 #define XIO_BASE_H

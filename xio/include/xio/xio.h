@@ -96,8 +96,8 @@ typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
 
 /** Formats `ev` as one JSON line (no newline): the fields above by their names, the
  *  request type by its name, timestamp as ISO 8601 UTC with microseconds, absent
- *  strings as "" (error_code: null). Returns a malloc'd string, or NULL on
- *  out-of-memory. */
+ *  strings as "" (error_code: null). Returns a malloc'd string (released with
+ *  xio_free, see <xio/alloc.h>), or NULL on out-of-memory. */
 char *xio_trace_event_json(const xio_trace_event *ev);
 
 /* ------------------------------------------------------------- context ---- */

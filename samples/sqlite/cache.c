@@ -1,0 +1,223 @@
+/*
+ * cache.c - the read cache of one file: bounded, in lines of 64 KiB, with read-ahead.
+ *
+ * SQLite reads one page at a time; a request per page would make a table scan cost
+ * one round trip per 4 KiB. A miss reads a window of lines at once: one line after a
+ * random miss, sixteen times as many as last time after a miss that continues the
+ * previous window (up to 16 MiB, read as concurrent requests of 1 MiB, and at most
+ * half the cache). The cache is coherent because the lease keeps every other
+ * writer out: the only writes are this process's, and store.c copies each one into
+ * the lines it touches once it is on storage (whole lines it wrote become cached).
+ * Lines are evicted least recently used first.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sq_int.h"
+
+#define MAX_AHEAD 256u /* lines: 16 MiB, read as four concurrent 4 MiB requests */
+
+int xio__sq_cache_init(xio__sq_cache *c, uint64_t bytes) {
+  memset(c, 0, sizeof *c);
+  c->maxlines = (size_t)(bytes / XIO__SQ_LINE);
+  if (c->maxlines < 1) c->maxlines = 1;
+  c->nbuckets = 64;
+  while (c->nbuckets < c->maxlines)
+    c->nbuckets *= 2;
+  c->buckets = calloc(c->nbuckets, sizeof *c->buckets);
+  c->ahead = 1;
+  return c->buckets ? 0 : -1;
+}
+
+void xio__sq_cache_free(xio__sq_cache *c) {
+  for (size_t b = 0; c->buckets && b < c->nbuckets; b++) {
+    xio__sq_line *l = c->buckets[b];
+    while (l) {
+      xio__sq_line *next = l->next;
+      free(l);
+      l = next;
+    }
+  }
+  free(c->buckets);
+  memset(c, 0, sizeof *c);
+}
+
+static xio__sq_line *find(xio__sq_cache *c, uint64_t idx) {
+  for (xio__sq_line *l = c->buckets[idx & (c->nbuckets - 1)]; l; l = l->next)
+    if (l->idx == idx) return l;
+  return NULL;
+}
+
+static void unlink_line(xio__sq_cache *c, xio__sq_line *l) {
+  xio__sq_line **pp = &c->buckets[l->idx & (c->nbuckets - 1)];
+  while (*pp != l)
+    pp = &(*pp)->next;
+  *pp = l->next;
+  c->nlines--;
+}
+
+static void evict_one(xio__sq_cache *c) {
+  xio__sq_line *old = NULL;
+  for (size_t b = 0; b < c->nbuckets; b++)
+    for (xio__sq_line *l = c->buckets[b]; l; l = l->next)
+      if (!old || l->tick < old->tick) old = l;
+  if (old) {
+    unlink_line(c, old);
+    free(old);
+  }
+}
+
+/* Stores one line read from storage (the caller gives its 64 KiB). */
+static void insert(xio__sq_cache *c, uint64_t idx, const unsigned char *data) {
+  if (find(c, idx)) return;
+  while (c->nlines >= c->maxlines)
+    evict_one(c);
+  xio__sq_line *l = malloc(sizeof *l + XIO__SQ_LINE);
+  if (!l) return; /* a cache that cannot grow just misses */
+  l->idx = idx;
+  l->tick = ++c->tick;
+  memcpy(l->data, data, XIO__SQ_LINE);
+  l->next = c->buckets[idx & (c->nbuckets - 1)];
+  c->buckets[idx & (c->nbuckets - 1)] = l;
+  c->nlines++;
+}
+
+#define PIECE (1024u * 1024u) /* a window is read as concurrent requests of 1 MiB */
+
+/* Reads [off, off+len) of `f` into buf as concurrent requests of at most PIECE. */
+static xio_err read_pieces(xio_file *f, uint64_t off, unsigned char *buf, size_t len,
+                           xio_error *err) {
+  size_t n = (len + PIECE - 1) / PIECE;
+  xio_io *io = calloc(n, sizeof *io);
+  if (!io) return xio_error_set(err, XIO_ENOMEM, "out of memory reading the cache");
+  xio_err first = XIO_OK;
+  size_t submitted = 0;
+  for (size_t i = 0; i < n; i++, submitted++) {
+    io[i].op = XIO_IO_READ;
+    io[i].offset = off + (uint64_t)i * PIECE;
+    io[i].length = len - i * PIECE < PIECE ? len - i * PIECE : PIECE;
+    io[i].buf = buf + i * PIECE;
+    if ((first = xio_file_submit(f, &io[i], err)) != XIO_OK) break;
+  }
+  for (size_t i = 0; i < submitted; i++) {
+    xio_err rc = xio_io_wait(&io[i]);
+    if (rc != XIO_OK && first == XIO_OK) {
+      first = rc;
+      *err = io[i].error;
+    }
+  }
+  free(io);
+  return first;
+}
+
+/* Reads lines [first, first+count) from storage into the cache. */
+static xio_err fill(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t first, unsigned count,
+                    xio_error *err) {
+  size_t len = (size_t)count * XIO__SQ_LINE;
+  unsigned char *buf = calloc(1, len);
+  if (!buf) return xio_error_set(err, XIO_ENOMEM, "out of memory reading the cache");
+  uint64_t off = first * XIO__SQ_LINE;
+  xio_err rc = XIO_OK;
+  if (off < fsize)
+    rc = read_pieces(f, off, buf, fsize - off < len ? (size_t)(fsize - off) : len, err);
+  for (unsigned i = 0; rc == XIO_OK && i < count; i++)
+    insert(c, first + i, buf + (size_t)i * XIO__SQ_LINE);
+  free(buf);
+  return rc;
+}
+
+/* A miss at line idx: how many lines to read. A miss where the last sequential
+ * window ended grows the window; any other miss reads one line and leaves the
+ * sequential stream as it was (a scan also reads interior pages elsewhere). */
+static unsigned window(xio__sq_cache *c, uint64_t idx, uint64_t fsize) {
+  unsigned n = 1;
+  int sequential = idx == c->last_miss_end && idx != 0;
+  if (sequential) {
+    c->ahead = c->ahead * 16 > MAX_AHEAD ? MAX_AHEAD : c->ahead * 16;
+    n = c->ahead;
+  } else if (c->last_miss_end == 0 || idx == 0) {
+    c->ahead = 1; /* the first miss starts a stream */
+  }
+  if (n > c->maxlines / 2 && c->maxlines >= 2) n = (unsigned)(c->maxlines / 2);
+  uint64_t lines_in_file = (fsize + XIO__SQ_LINE - 1) / XIO__SQ_LINE;
+  if (idx + n > lines_in_file) n = lines_in_file > idx ? (unsigned)(lines_in_file - idx) : 1;
+  while (n > 1 && find(c, idx + n - 1)) /* do not re-read lines already held */
+    n--;
+  if (!n) n = 1;
+  if (sequential || c->last_miss_end == 0 || idx == 0) c->last_miss_end = idx + n;
+  return n;
+}
+
+xio_err xio__sq_cache_read(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
+                           size_t len, xio_error *err) {
+  unsigned char *out = buf;
+  while (len > 0) {
+    uint64_t idx = off / XIO__SQ_LINE;
+    size_t in = (size_t)(off % XIO__SQ_LINE), n = XIO__SQ_LINE - in;
+    if (n > len) n = len;
+    xio__sq_line *l = find(c, idx);
+    if (!l) {
+      c->misses++;
+      xio_err rc = fill(c, f, fsize, idx, window(c, idx, fsize), err);
+      if (rc != XIO_OK) return rc;
+      l = find(c, idx);
+    } else {
+      c->hits++;
+    }
+    if (l) {
+      l->tick = ++c->tick;
+      memcpy(out, l->data + in, n);
+    } else { /* no memory for a line: read around the cache */
+      memset(out, 0, n);
+      if (off < fsize) {
+        size_t want = fsize - off < n ? (size_t)(fsize - off) : n;
+        xio_err rc = xio_file_read(f, off, out, want, NULL, err);
+        if (rc != XIO_OK) return rc;
+      }
+    }
+    out += n;
+    off += n;
+    len -= n;
+  }
+  return XIO_OK;
+}
+
+void xio__sq_cache_update(xio__sq_cache *c, uint64_t off, const void *buf, size_t len,
+                          uint64_t fsize) {
+  const unsigned char *src = buf;
+  unsigned char *tmp = NULL;
+  while (len > 0) {
+    size_t in = (size_t)(off % XIO__SQ_LINE), n = XIO__SQ_LINE - in;
+    if (n > len) n = len;
+    xio__sq_line *l = find(c, off / XIO__SQ_LINE);
+    if (l) {
+      memcpy(l->data + in, src, n);
+    } else if (in == 0 && n == XIO__SQ_LINE) {
+      insert(c, off / XIO__SQ_LINE, src); /* a whole line written: now known */
+    } else if (in == 0 && off + n >= fsize && (tmp || (tmp = calloc(1, XIO__SQ_LINE)))) {
+      memcpy(tmp, src, n); /* the file's last line: past its end reads as zeros */
+      insert(c, off / XIO__SQ_LINE, tmp);
+    }
+    src += n;
+    off += n;
+    len -= n;
+  }
+  free(tmp);
+}
+
+void xio__sq_cache_truncate(xio__sq_cache *c, uint64_t size) {
+  uint64_t first = size / XIO__SQ_LINE;
+  for (size_t b = 0; b < c->nbuckets; b++) {
+    xio__sq_line **pp = &c->buckets[b];
+    while (*pp) {
+      xio__sq_line *l = *pp;
+      if (l->idx >= first) {
+        *pp = l->next;
+        c->nlines--;
+        free(l);
+      } else {
+        pp = &l->next;
+      }
+    }
+  }
+}

@@ -1,0 +1,169 @@
+/*
+ * node.c - the per-process table of open databases, and the process's xio context.
+ *
+ * A VFS serves the whole process, so this is process-wide state by nature: one xio
+ * context (made on first use from the environment: credentials, XIO_TRACE, ...,
+ * and XIO_SQLITE_LEASE_S for the lease duration) and
+ * one node per database, keyed by its URL without the query and refcounted by the
+ * files SQLite opened on it. The first connection opens the database blob with a
+ * lease; the last one to close sends what is pending, closes the journal and WAL
+ * (deleting a journal that holds nothing live) and releases the lease.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sq_int.h"
+
+#define DEFAULT_CACHE_MB 32
+
+static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
+static xio__sq_node *table;
+static xio_ctx *ctx;
+static xio_error ctx_error;
+
+void xio__sq_table_lock(void) { pthread_mutex_lock(&table_mu); }
+void xio__sq_table_unlock(void) { pthread_mutex_unlock(&table_mu); }
+
+/* The context's options: xio's defaults, with the lease duration from
+ * XIO_SQLITE_LEASE_S (15..60 seconds; how long a dead holder keeps others out). */
+static xio_ctx_options ctx_options(void) {
+  xio_ctx_options o = xio_ctx_options_default();
+  const char *v = getenv("XIO_SQLITE_LEASE_S");
+  char *end = NULL;
+  long s = v && *v ? strtol(v, &end, 10) : 0;
+  if (end && *end == '\0' && s >= 15 && s <= 60) {
+    o.lease_duration_s = (int)s;
+    o.lease_renew_s = (int)s / 3;
+  }
+  return o;
+}
+
+xio_ctx *xio__sq_ctx(xio_error *err) {
+  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&mu);
+  xio_ctx_options o = ctx_options();
+  if (!ctx && xio_ctx_new(&o, &ctx, &ctx_error) != XIO_OK) ctx = NULL;
+  xio_ctx *c = ctx;
+  if (!c && err) *err = ctx_error;
+  pthread_mutex_unlock(&mu);
+  return c;
+}
+
+xio__sq_node *xio__sq_node_find(const char *key) {
+  for (xio__sq_node *n = table; n; n = n->next)
+    if (strcmp(n->key, key) == 0) return n;
+  return NULL;
+}
+
+/* The journal's and WAL's targets: the database's with the suffix on the path. */
+static void role_targets(xio__sq_node *node, const char *db_target) {
+  const char *q = strchr(db_target, '?');
+  int blen = q ? (int)(q - db_target) : (int)strlen(db_target);
+  snprintf(node->targets[XIO__SQ_DB], XIO__SQ_NAME_MAX, "%s", db_target);
+  snprintf(node->targets[XIO__SQ_JOURNAL], XIO__SQ_NAME_MAX, "%.*s-journal%s", blen, db_target,
+           q ? q : "");
+  snprintf(node->targets[XIO__SQ_WAL], XIO__SQ_NAME_MAX, "%.*s-wal%s", blen, db_target, q ? q : "");
+}
+
+static int busy(const xio__sq_name *n) {
+  return xio__sq_fail(SQLITE_BUSY,
+                      "the database %s is in use: another process holds its lease. To take it "
+                      "over once that process is gone, wait until its lease runs out (at most "
+                      "60 s) or open it with ?xio_takeover=1 in the URL (or "
+                      "XIO_SQLITE_TAKEOVER=1), which breaks the lease",
+                      n->safe);
+}
+
+/* Opens the database blob of a new node. */
+static int open_db(xio__sq_node *node, const xio__sq_name *n, int create) {
+  xio_error e;
+  xio_error_clear(&e);
+  xio_ctx *c = xio__sq_ctx(&e);
+  if (!c) return xio__sq_fail_xio(SQLITE_CANTOPEN, "making the xio context", &e);
+  xio_open_options o = xio_open_options_default();
+  o.kind = XIO_KIND_DATA;
+  if (node->readonly) {
+    o.flags = XIO_OPEN_READONLY;
+  } else {
+    o.flags = XIO_OPEN_EXCLUSIVE | (create ? XIO_OPEN_CREATE : 0);
+    if (n->takeover) o.flags |= XIO_OPEN_BREAK_LEASE;
+  }
+  xio__sq_store *s = &node->st[XIO__SQ_DB];
+  xio_err rc = xio_file_open(c, node->targets[XIO__SQ_DB], &o, &s->xf, &e);
+  if (rc == XIO_EBUSY) return busy(n);
+  if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_CANTOPEN, "opening the database", &e);
+  s->size = s->hwm = xio_file_size(s->xf);
+  s->known = s->exists = 1;
+  return SQLITE_OK;
+}
+
+static xio__sq_node *new_node(const xio__sq_name *n, int readonly) {
+  xio__sq_node *node = calloc(1, sizeof *node);
+  if (!node) return NULL;
+  snprintf(node->key, sizeof node->key, "%s%s%s", n->key, n->snapshot[0] ? "?snapshot=" : "",
+           n->snapshot);
+  node->readonly = readonly || n->snapshot[0];
+  node->takeover = n->takeover;
+  node->cache_bytes = (uint64_t)(n->cache_mb >= 0 ? n->cache_mb : DEFAULT_CACHE_MB) << 20;
+  pthread_mutex_init(&node->mu, NULL);
+  for (int r = 0; r < 3; r++)
+    xio__sq_store_init(&node->st[r], (xio__sq_role)r, node->cache_bytes);
+  role_targets(node, n->target);
+  return node;
+}
+
+static void free_node(xio__sq_node *node) {
+  for (int r = 0; r < 3; r++)
+    xio__sq_store_close(node, (xio__sq_role)r);
+  for (int i = 0; i < node->nregions; i++)
+    free(node->regions[i]);
+  free(node->regions);
+  pthread_mutex_destroy(&node->mu);
+  free(node);
+}
+
+int xio__sq_node_acquire(const xio__sq_name *n, int readonly, int create, xio__sq_node **out) {
+  char key[XIO__SQ_KEY_MAX];
+  snprintf(key, sizeof key, "%s%s%s", n->key, n->snapshot[0] ? "?snapshot=" : "", n->snapshot);
+  xio__sq_table_lock();
+  xio__sq_node *node = xio__sq_node_find(key);
+  if (node) {
+    node->refs++;
+    xio__sq_table_unlock();
+    *out = node;
+    return SQLITE_OK;
+  }
+  node = new_node(n, readonly);
+  int rc = node ? open_db(node, n, create) : SQLITE_NOMEM;
+  if (rc != SQLITE_OK) {
+    xio__sq_table_unlock();
+    if (node) free_node(node);
+    return rc;
+  }
+  node->refs = 1;
+  node->next = table;
+  table = node;
+  xio__sq_table_unlock();
+  *out = node;
+  return SQLITE_OK;
+}
+
+void xio__sq_node_release(xio__sq_node *node) {
+  xio__sq_table_lock();
+  if (--node->refs > 0) {
+    xio__sq_table_unlock();
+    return;
+  }
+  for (xio__sq_node **pp = &table; *pp; pp = &(*pp)->next)
+    if (*pp == node) {
+      *pp = node->next;
+      break;
+    }
+  xio__sq_table_unlock();
+  pthread_mutex_lock(&node->mu);
+  if (!node->readonly) xio__sq_node_flush(node); /* a failure was logged; SQLite recovers */
+  pthread_mutex_unlock(&node->mu);
+  free_node(node);
+}

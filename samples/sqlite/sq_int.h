@@ -1,0 +1,289 @@
+/*
+ * sq_int.h - internals of the xio SQLite VFS (samples/sqlite), shared by its files.
+ *
+ * The VFS puts a SQLite database whose name is a blob URL on page blobs through
+ * xio/xio.h: the database is a data-kind file, its rollback journal and WAL are
+ * log-kind files. Everything the process knows about one database lives in a node
+ * (node.c): the three stores (store.c: an xio file with its logical size, the writes
+ * not yet sent and the read cache), the in-memory lock levels of the connections
+ * (lock.c) and the WAL index (shm.c). Nodes are kept in a per-process table keyed by
+ * the URL without its query, so every connection of the process shares them; the
+ * lease on the database excludes every other process.
+ *
+ * Built twice from the same sources: into a static library for programs that link
+ * SQLite (xio_sqlite_register), and into a loadable extension (XIO_SQLITE_EXTENSION),
+ * where SQLite's functions are reached through the extension API table.
+ */
+#ifndef XIO_SQLITE_SQ_INT_H
+#define XIO_SQLITE_SQ_INT_H
+
+#ifdef XIO_SQLITE_EXTENSION
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+#else
+#include <sqlite3.h>
+#endif
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <xio/xio.h>
+
+#define XIO__SQ_SECTOR   512u
+#define XIO__SQ_NAME_MAX 2048
+#define XIO__SQ_KEY_MAX  (XIO__SQ_NAME_MAX + 96)
+
+/* ----------------------------------------------------------- names.c ---- */
+
+typedef enum xio__sq_role { XIO__SQ_DB = 0, XIO__SQ_JOURNAL = 1, XIO__SQ_WAL = 2 } xio__sq_role;
+
+/** A blob URL as SQLite names it, taken apart. */
+typedef struct xio__sq_name {
+  xio__sq_role role;
+  char key[XIO__SQ_NAME_MAX];    /* database URL without query: the node's key */
+  char target[XIO__SQ_NAME_MAX]; /* what xio opens: this file's URL with the query
+                                    minus the VFS's own parameters */
+  char safe[XIO__SQ_NAME_MAX];   /* this file's URL without query (log-safe) */
+  char snapshot[80];             /* snapshot=ID, or "" */
+  int takeover;                  /* xio_takeover=1 or XIO_SQLITE_TAKEOVER=1 */
+  long cache_mb;                 /* xio_cache_mb=N, XIO_SQLITE_CACHE_MB, or -1 */
+} xio__sq_name;
+
+/** 1 when `name` is a blob URL (http:// or https://). */
+int xio__sq_is_url(const char *name);
+
+/** Takes `name` apart (moving a -journal/-wal suffix that SQLite appended after the
+ *  query onto the path). `role`: what SQLite opens (an xio__sq_role), or -1 to tell
+ *  by the suffix. Returns 0, or -1 when it does not fit or is malformed. */
+int xio__sq_name_parse(const char *name, int role, xio__sq_name *out);
+
+/* --------------------------------------------------------- pending.c ---- */
+
+/** One contiguous run of bytes written but not yet sent. */
+typedef struct xio__sq_run {
+  uint64_t off;
+  size_t len, cap;
+  unsigned char *buf;
+} xio__sq_run;
+
+/** Writes not yet sent, as sorted, disjoint, non-adjacent runs. */
+typedef struct xio__sq_pending {
+  xio__sq_run *v;
+  size_t n, cap;
+  uint64_t bytes;
+} xio__sq_pending;
+
+/** Records a write, merging it with the runs it overlaps or touches. 0, or -1 on OOM. */
+int xio__sq_pending_write(xio__sq_pending *p, uint64_t off, const void *buf, size_t len);
+/** Copies pending bytes over [off, off+len) of `buf`; returns 1 when they cover it all. */
+int xio__sq_pending_overlay(const xio__sq_pending *p, uint64_t off, void *buf, size_t len);
+/** Drops every pending byte at or past `size`. */
+void xio__sq_pending_truncate(xio__sq_pending *p, uint64_t size);
+/** The largest end of any run (0 when empty). */
+uint64_t xio__sq_pending_end(const xio__sq_pending *p);
+/** Frees every run. */
+void xio__sq_pending_clear(xio__sq_pending *p);
+
+/* ----------------------------------------------------------- cache.c ---- */
+
+#define XIO__SQ_LINE (64u * 1024u)
+
+typedef struct xio__sq_line {
+  uint64_t idx; /* line number: offset / XIO__SQ_LINE */
+  uint64_t tick;
+  struct xio__sq_line *next; /* hash chain */
+  unsigned char data[];
+} xio__sq_line;
+
+/** A bounded read cache of one file, in lines of 64 KiB, with read-ahead that doubles
+ *  on sequential misses (up to 4 MiB) and falls back to one line on a random one. */
+typedef struct xio__sq_cache {
+  xio__sq_line **buckets;
+  size_t nbuckets, nlines, maxlines;
+  uint64_t tick, last_miss_end; /* line after the last miss's window */
+  unsigned ahead;               /* lines to read on the next sequential miss */
+  uint64_t hits, misses;
+} xio__sq_cache;
+
+/** Sets up an empty cache of at most `bytes` (at least one line). 0, or -1 on OOM. */
+int xio__sq_cache_init(xio__sq_cache *c, uint64_t bytes);
+/** Frees every line. */
+void xio__sq_cache_free(xio__sq_cache *c);
+/** Reads [off, off+len) of `f` (stored size `fsize`) through the cache; bytes past
+ *  fsize read as zero. Returns the xio result. */
+xio_err xio__sq_cache_read(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
+                           size_t len, xio_error *err);
+/** Copies bytes just written to storage into the lines that hold them, and keeps
+ *  lines the write covers whole. `fsize`: the stored size after the write, or 0
+ *  when bytes past it may not read as zeros (a log file). */
+void xio__sq_cache_update(xio__sq_cache *c, uint64_t off, const void *buf, size_t len,
+                          uint64_t fsize);
+/** Forgets every line at or past `size` (and the line holding it). */
+void xio__sq_cache_truncate(xio__sq_cache *c, uint64_t size);
+
+/* ----------------------------------------------------------- store.c ---- */
+
+/** One file of a database on storage: the xio file, what SQLite sees, what is
+ *  pending, and what is cached. */
+typedef struct xio__sq_store {
+  xio__sq_role role;
+  xio_file *xf;   /* NULL until opened (or when the file does not exist) */
+  int known;      /* existence was checked in this process */
+  int exists;     /* SQLite sees the file */
+  uint64_t size;  /* the size SQLite sees */
+  uint64_t hwm;   /* log files: bytes at or past this hold nothing SQLite relies on */
+  int tail_valid; /* tail holds the content of the sector at tail_off */
+  uint64_t tail_off;
+  unsigned char tail[XIO__SQ_SECTOR];
+  int on_storage; /* journal: it holds content written since it was last emptied */
+  int absent;     /* the blob is known not to exist (create it without asking) */
+  uint64_t cut;   /* database: shortest size truncated to since the last sync
+                     (UINT64_MAX: none); storage past it reads as zeros for SQLite */
+  xio__sq_pending pend;
+  xio__sq_cache cache;
+  xio_err sticky; /* a failed flush that could not be reported at once */
+  xio_error sticky_detail;
+} xio__sq_store;
+
+/* ------------------------------------------------------------ node.c ---- */
+
+#define XIO__SQ_SHM_NLOCK 8
+
+/** Everything this process knows about one database (shared by its connections). */
+typedef struct xio__sq_node {
+  char key[XIO__SQ_KEY_MAX]; /* URL without query (and ?snapshot=ID for a snapshot) */
+  int refs;
+  pthread_mutex_t mu; /* guards the whole node; taken by every VFS method */
+  xio__sq_store st[3];
+  char targets[3][XIO__SQ_NAME_MAX]; /* what xio opens for each role */
+  int readonly;                      /* a snapshot, or opened read-only */
+  int takeover;
+  uint64_t cache_bytes;
+  /* lock.c */
+  int lock;    /* the strongest lock any connection holds */
+  int nshared; /* connections holding SHARED or more */
+  /* shm.c */
+  void **regions;
+  int nregions, region_size;
+  int shm_refs;
+  int shm_shared[XIO__SQ_SHM_NLOCK]; /* readers per slot */
+  int shm_excl[XIO__SQ_SHM_NLOCK];   /* 1 when a connection holds it exclusively */
+  struct xio__sq_node *next;
+} xio__sq_node;
+
+/** The process's xio context, made on first use from the environment (NULL and a
+ *  message in `err` when it cannot be made). */
+xio_ctx *xio__sq_ctx(xio_error *err);
+
+/** Finds or makes the node for `n` and opens its database file (taking the lease);
+ *  returns it with a reference held. SQLite code, with the reason logged. */
+int xio__sq_node_acquire(const xio__sq_name *n, int readonly, int create, xio__sq_node **out);
+/** Drops a reference; the last one flushes, closes every file and frees the node. */
+void xio__sq_node_release(xio__sq_node *node);
+/** The node of an open database `key`, or NULL (no reference taken). Call with the
+ *  table lock held (xio__sq_table_lock). */
+xio__sq_node *xio__sq_node_find(const char *key);
+void xio__sq_table_lock(void);
+void xio__sq_table_unlock(void);
+
+/* ----------------------------------------------------------- store.c ---- */
+
+/** Makes sure the store of `role` is open (journal and WAL: opened or created on
+ *  first need). `create`: create when missing. SQLite code. */
+int xio__sq_store_open(xio__sq_node *node, xio__sq_role role, int create);
+/** Learns whether the journal or WAL exists (one request, the first time). */
+int xio__sq_store_check(xio__sq_node *node, xio__sq_role role, int *exists);
+/** SQLite's xRead: pending writes over the cache over storage; past the size SQLite
+ *  sees, zeros and SQLITE_IOERR_SHORT_READ. */
+int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt, uint64_t off);
+/** SQLite's xWrite: held in memory until a sync (sent early past 64 MiB). */
+int xio__sq_store_write(xio__sq_node *node, xio__sq_role role, const void *buf, int amt,
+                        uint64_t off);
+/** SQLite's xTruncate: the database shrinks at the next sync; a journal is emptied in
+ *  memory; an emptied WAL has its header cleared at once (one request). */
+int xio__sq_store_truncate(xio__sq_node *node, xio__sq_role role, uint64_t size);
+/** Sends what is pending (journal before database; page 1 of the database last) and
+ *  waits for the acknowledgements. SQLite code. */
+int xio__sq_store_sync(xio__sq_node *node, xio__sq_role role);
+/** SQLite's xDelete of the journal or WAL. */
+int xio__sq_store_delete(xio__sq_node *node, xio__sq_role role);
+/** Flushes every store of the node (the database last). */
+int xio__sq_node_flush(xio__sq_node *node);
+void xio__sq_store_init(xio__sq_store *s, xio__sq_role role, uint64_t cache_bytes);
+/** Closes the store's file (deleting a journal that holds nothing). */
+void xio__sq_store_close(xio__sq_node *node, xio__sq_role role);
+
+/* --------------------------------------------------------- journal.c ---- */
+
+/** Decides whether the journal found on storage at the first check must be rolled
+ *  back (*hot = 1) or was left by a transaction that committed (*hot = 0). */
+int xio__sq_journal_is_hot(xio__sq_node *node, int *hot);
+
+/* ------------------------------------------------------------ lock.c ---- */
+
+/** Raises the connection's lock `*held` to `level`: SQLITE_OK or SQLITE_BUSY. */
+int xio__sq_lock(xio__sq_node *node, int *held, int level);
+/** Lowers the connection's lock `*held` to `level` (SHARED or NONE). */
+int xio__sq_unlock(xio__sq_node *node, int *held, int level);
+/** 1 when some connection holds RESERVED or more. */
+int xio__sq_reserved(xio__sq_node *node);
+
+/* ------------------------------------------------------------- shm.c ---- */
+
+typedef struct xio__sq_shm_conn {
+  uint16_t shared_mask, excl_mask;
+  int mapped;
+} xio__sq_shm_conn;
+
+/** SQLite's xShmMap: region `region` of `size` bytes (made when `extend`), or NULL. */
+int xio__sq_shm_map(xio__sq_node *node, xio__sq_shm_conn *c, int region, int size, int extend,
+                    void volatile **pp);
+/** SQLite's xShmLock on slots [ofst, ofst+n): SQLITE_OK or SQLITE_BUSY. */
+int xio__sq_shm_lock(xio__sq_node *node, xio__sq_shm_conn *c, int ofst, int n, int flags);
+/** Drops the connection's locks and mapping; the last one frees the index. */
+void xio__sq_shm_unmap(xio__sq_node *node, xio__sq_shm_conn *c);
+/** 1 when every frame in the WAL index has been copied into the database. */
+int xio__sq_shm_all_checkpointed(xio__sq_node *node);
+
+/* ---------------------------------------------------------- errors.c ---- */
+
+/** Records a failure for xGetLastError and xio_sqlite_last_error, logs it with
+ *  sqlite3_log, and returns `code`. The text never holds a secret. */
+int xio__sq_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** The SQLite code and message for a failed xio call during `what`. */
+int xio__sq_fail_xio(int code, const char *what, const xio_error *e);
+/** The last failure's text ("" when none). Thread-local. */
+const char *xio__sq_last_error(void);
+
+/* ------------------------------------------------------------- vfs.c ---- */
+
+/** The VFS that was the default before ours (every non-URL name goes there). */
+sqlite3_vfs *xio__sq_base(void);
+/** Registers the VFS named "xio" (once), as the default when make_default. */
+int xio__sq_register(int make_default);
+/** The io methods of blob files. */
+extern const sqlite3_io_methods xio__sq_methods;
+extern const sqlite3_io_methods xio__sq_methods_immutable;
+
+/** A file SQLite opened through the VFS: a blob file, or a file of the base VFS
+ *  (then `base` follows this struct in the same allocation). */
+typedef struct xio__sq_file {
+  sqlite3_file base; /* first: SQLite sees a sqlite3_file */
+  xio__sq_node *node;
+  xio__sq_role role;
+  int lock;  /* this connection's lock level (database) */
+  int flags; /* SQLITE_OPEN_* */
+  int immutable;
+  xio__sq_shm_conn shm;
+  sqlite3_file *real; /* base VFS file, for local names */
+} xio__sq_file;
+
+/* -------------------------------------------------------- snapshot.c ---- */
+
+#define XIO__SQ_FCNTL_SNAPSHOT 0x78696f01 /* "xio"1: take a snapshot, see xio_sqlite.h */
+/** The snapshot file control (arg: {char *url; size_t size}); node mutex held. */
+int xio__sq_snapshot_fcntl(xio__sq_file *f, void *arg);
+/** Registers the SQL functions (xio_snapshot, xio_last_error) on `db`. */
+int xio__sq_functions(sqlite3 *db);
+
+#endif /* XIO_SQLITE_SQ_INT_H */

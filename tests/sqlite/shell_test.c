@@ -1,0 +1,79 @@
+/*
+ * shell_test.c - the stock sqlite3 shell with the loadable extension: `.load PATH`,
+ * `.open URL`, queries; the VFS stays loaded after the connection that loaded it
+ * closes; local file names behave exactly as without the extension.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sqfix.h"
+#include "test.h"
+
+#define SHELL "/usr/bin/sqlite3"
+
+/* Runs the shell on `script`; its output in `out`. */
+static int shell(const char *script, char *out, size_t size) {
+  if (access(SHELL, X_OK) != 0) SKIP("no " SHELL " (install the sqlite3 package)");
+  char path[] = "/tmp/xio-sqlite-script-XXXXXX", cmd[256];
+  int fd = mkstemp(path);
+  ASSERT(fd >= 0);
+  ASSERT(write(fd, script, strlen(script)) == (ssize_t)strlen(script));
+  close(fd);
+  snprintf(cmd, sizeof cmd, SHELL " -batch -bail < %s 2>&1", path);
+  int st = sqfix_shell(cmd, out, size);
+  unlink(path);
+  return st;
+}
+
+TEST(shell_loads_the_extension_and_opens_a_url) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], script[4096], out[4096];
+  sqfix_url(&fx, "shell.sqlite", url, sizeof url);
+  /* .open closes the connection that loaded the extension: the VFS must stay. */
+  snprintf(script, sizeof script,
+           ".load %s\n"
+           ".open %s\n"
+           "PRAGMA journal_mode=WAL;\n"
+           "CREATE TABLE t(x);\n"
+           "INSERT INTO t VALUES(1),(2),(3);\n"
+           "SELECT 'sum=' || sum(x) FROM t;\n"
+           ".open %s\n"
+           "SELECT 'again=' || count(*) FROM t;\n"
+           "SELECT 'vfs=' || (SELECT xio_snapshot() LIKE '%%?snapshot=%%');\n",
+           SQLITE_EXT, url, url);
+  int st = shell(script, out, sizeof out);
+  if (st != 0) FAIL("sqlite3 exited %d: %s", st, out);
+  ASSERT_STR_EQ(out, "wal\nsum=6\nagain=3\nvfs=1\n");
+  ASSERT(sqfix_count(&fx, "XIOTypeWriteFile", "shell.sqlite-wal") >= 1);
+}
+
+TEST(shell_local_files_behave_as_before) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char dir[] = "/tmp/xio-sqlite-shell-XXXXXX", script[2048], out[4096], plain[4096];
+  ASSERT(mkdtemp(dir) != NULL);
+  snprintf(script, sizeof script,
+           ".load %s\n"
+           ".open %s/local.db\n"
+           "PRAGMA journal_mode=WAL;\n"
+           "CREATE TABLE t(x);\n"
+           "INSERT INTO t VALUES('local');\n"
+           "SELECT x FROM t;\n",
+           SQLITE_EXT, dir);
+  int st = shell(script, out, sizeof out);
+  if (st != 0) FAIL("sqlite3 exited %d: %s", st, out);
+  ASSERT_STR_EQ(out, "wal\nlocal\n");
+  ASSERT_EQ(sqfix_count(&fx, NULL, NULL), 0); /* nothing went to storage */
+  /* The same file, read by the shell without the extension. */
+  snprintf(script, sizeof script, ".open %s/local.db\nPRAGMA journal_mode;\nSELECT x FROM t;\n",
+           dir);
+  ASSERT_EQ(shell(script, plain, sizeof plain), 0);
+  ASSERT_STR_EQ(plain, "wal\nlocal\n");
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ASSERT_EQ(sqfix_shell(cmd, out, sizeof out), 0);
+}
