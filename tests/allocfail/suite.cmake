@@ -18,7 +18,7 @@ if(TARGET xio_cli)
                              XIO_CLI_VERSION="${PROJECT_VERSION}")
   set_source_files_properties(${PROJECT_SOURCE_DIR}/samples/xio/main.c TARGET_DIRECTORY
                               allocfail_cli PROPERTIES COMPILE_OPTIONS -Wno-missing-prototypes)
-  target_link_libraries(allocfail_cli PRIVATE xio_demo xio_samples_common xio xio_auth
+  target_link_libraries(allocfail_cli PRIVATE xio_demo xio_samples_common xio_faultproxy xio xio_auth
                         PkgConfig::CJSON)
   set(ALLOCFAIL_CLI_TEST ${CMAKE_CURRENT_LIST_DIR}/cli_test.c)
 endif()
@@ -37,7 +37,7 @@ target_include_directories(test_allocfail PRIVATE ${PROJECT_SOURCE_DIR}/blobio
                            ${PROJECT_SOURCE_DIR}/tests/xio_common)
 if(TARGET allocfail_cli)
   target_sources(test_allocfail PRIVATE $<TARGET_OBJECTS:allocfail_cli>)
-  target_link_libraries(test_allocfail PRIVATE xio_demo xio_samples_common)
+  target_link_libraries(test_allocfail PRIVATE xio_demo xio_samples_common xio_faultproxy)
 endif()
 target_link_options(test_allocfail PRIVATE -rdynamic)
 
