@@ -33,9 +33,12 @@ add_test(NAME badinput.test_names_registered
          COMMAND ${CMAKE_COMMAND} -DXIO_TEST_SOURCE=${names_dir}/good.c.txt -P ${names_script})
 set_tests_properties(badinput.test_names_registered PROPERTIES
                      PASS_REGULAR_EXPRESSION "test names: alpha_1.beta\n" LABELS badinput)
+# CMake wraps a long message at spaces, where the path's length decides: match the
+# words with any run of spaces and line breaks between them.
+set(unregistered "would[ \n]+not[ \n]+be[ \n]+registered[ \n]+with[ \n]+ctest")
 foreach(bad capital indented spaced)
   add_test(NAME badinput.test_name_${bad}_stops_configure
            COMMAND ${CMAKE_COMMAND} -DXIO_TEST_SOURCE=${names_dir}/${bad}.c.txt -P ${names_script})
   set_tests_properties(badinput.test_name_${bad}_stops_configure PROPERTIES
-                       PASS_REGULAR_EXPRESSION "would not be registered with ctest" LABELS badinput)
+                       PASS_REGULAR_EXPRESSION "${unregistered}" LABELS badinput)
 endforeach()
