@@ -85,7 +85,18 @@ static char *strip_sas(const char *query) {
   return out;
 }
 
-/* Takes the credential: an explicit one, else a SAS found in the URL's query. */
+/* 1 when the query `q` has a "sig" parameter: it means to be a SAS. */
+static int names_sig(const char *q) {
+  for (const char *p = q; p; p = strchr(p, '&')) {
+    if (*p == '&') p++;
+    if (strncmp(p, "sig=", 4) == 0) return 1;
+  }
+  return 0;
+}
+
+/* Takes the credential: an explicit one, else a SAS found in the URL's query. A
+ * query that carries a signature but does not parse as a SAS is refused with the
+ * parser's words (which field is wrong), instead of being sent as it is. */
 static xio_err take_credential(xio_blob_target *t, const xio_auth_cred *cred, xio_error *err) {
   const char *q = t->url.query;
   if (cred && cred->kind != XIO_AUTH_CRED_NONE) {
@@ -95,9 +106,14 @@ static xio_err take_credential(xio_blob_target *t, const xio_auth_cred *cred, xi
       return xio_error_set(err, XIO_ENOMEM, "out of memory");
   } else if (q && *q) {
     xio_auth_sas probe;
-    if (xio_auth_sas_parse(q, &probe, NULL) == XIO_OK && probe.has_sig) {
+    xio_error perr;
+    xio_err prc = xio_auth_sas_parse(q, &probe, &perr);
+    if (prc == XIO_OK && probe.has_sig) {
       t->cred.kind = XIO_AUTH_CRED_SAS;
       if (!(t->cred.sas = xio_strdup(q))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+    } else if (prc != XIO_OK && names_sig(q)) {
+      if (err) *err = perr;
+      return prc;
     } else if (!(t->extra_query = xio_strdup(q))) {
       return xio_error_set(err, XIO_ENOMEM, "out of memory");
     }

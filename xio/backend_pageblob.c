@@ -297,6 +297,10 @@ static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
   pb_file *p = (pb_file *)f;
   if (p->leased && atomic_load(&p->lease.lost)) return lost_lease(p, err);
   xio_err rc = XIO_OK;
+  /* Checked before rounding up to pages, which would wrap a size near 2^64 to 0. */
+  if (size > XIO_BLOB_MAX_SIZE)
+    return xio_error_set(err, XIO_ELIMIT,
+                         "ResizeBlob: size %" PRIu64 " exceeds the 8 TiB page blob limit", size);
   uint64_t phys = pages(size);
   if (phys != atomic_load(&p->blob_size)) {
     xio_blob_cond cond = {lease_id(p), NULL, NULL};

@@ -153,8 +153,18 @@ static xio_err zero_internal(xio_file *f, uint64_t off, uint64_t end, xio_init h
 /* ------------------------------------------------------------ growth ---- */
 
 /* Grows the file to at least `end` bytes (new bytes read as zero). */
+/* Refuses a size past XIO_FILE_MAX_SIZE on every backend, before any request. */
+static xio_err check_max_size(const char *what, uint64_t size, xio_error *err) {
+  if (size <= XIO_FILE_MAX_SIZE) return XIO_OK;
+  return xio_error_set(err, XIO_ELIMIT,
+                       "%s to %" PRIu64 " bytes exceeds the 8 TiB limit of a file (%" PRIu64
+                       " bytes)",
+                       what, size, (uint64_t)XIO_FILE_MAX_SIZE);
+}
+
 static xio_err grow_to(xio_file *f, uint64_t end, xio_error *err) {
-  xio_err rc = XIO_OK;
+  xio_err rc = check_max_size("growing", end, err);
+  if (rc != XIO_OK) return rc;
   pthread_mutex_lock(&f->size_mu);
   if (end > atomic_load(&f->size)) {
     rc = f->backend->resize(f, end, err);
@@ -222,7 +232,11 @@ static xio_err submit_write(xio_file *f, xio_io *io, xio_error *err) {
   xio_err rc = check_writable(f, "write", err);
   if (rc == XIO_OK) rc = check_aligned(f, off, len, "write", err);
   if (rc != XIO_OK) return rc;
-  if (len && off > UINT64_MAX - len) return xio_error_set(err, XIO_ERANGE, "write range overflows");
+  if (len && off > UINT64_MAX - len)
+    return xio_error_set(err, XIO_ERANGE,
+                         "write at offset %" PRIu64 " of %" PRIu64
+                         " bytes overflows: it would end past 2^64 - 1",
+                         off, len);
   size_t a = f->backend->alignment;
   int unaligned = a > 1 && (off % a || len % a);
   if (len && (unaligned || off + len > atomic_load(&f->size)) && in_callback(f))
@@ -273,7 +287,13 @@ static xio_err submit_zero(xio_file *f, xio_io *io, xio_error *err) {
   if (rc == XIO_OK && how != XIO_INIT_CLEAR && how != XIO_INIT_ZERO)
     rc = xio_error_set(err, XIO_EINVAL, "zeroing takes init clear or zero, not %s",
                        xio_init_name(how));
-  if (rc == XIO_OK && (end < off || end > atomic_load(&f->size)))
+  if (rc == XIO_OK && end < off)
+    rc = xio_error_set(err, XIO_ERANGE,
+                       "zero range at offset %" PRIu64 " of %" PRIu64
+                       " bytes overflows: it would end past 2^64 - 1, beyond the file's %" PRIu64
+                       " bytes (and a page blob's 8 TiB)",
+                       off, len, atomic_load(&f->size));
+  if (rc == XIO_OK && end > atomic_load(&f->size))
     rc = xio_error_set(err, XIO_ERANGE,
                        "zero range [%" PRIu64 ", %" PRIu64 ") ends past the file's %" PRIu64
                        " bytes",
@@ -394,6 +414,7 @@ xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *
   init = resolve_init(f->kind, init);
   if (init < XIO_INIT_NONE || init > XIO_INIT_CLEAR)
     return xio_error_set(err, XIO_EINVAL, "unknown init policy %d", (int)init);
+  if ((rc = check_max_size("resizing", size, err)) != XIO_OK) return rc;
   pthread_mutex_lock(&f->size_mu);
   uint64_t old = atomic_load(&f->size);
   if (size > old)

@@ -104,20 +104,25 @@ static int take_option(cli *c, const cli_opt *opts, int argc, char **argv, int *
   return r;
 }
 
+/* 1 for the positionals that name a file xio opens: TARGET, and cp's SRC and DST
+ * (either may be a local path). LOCAL is always a path, whatever it looks like. */
+static int is_target_name(const char *what) {
+  return strcmp(what, "TARGET") == 0 || strcmp(what, "SRC") == 0 || strcmp(what, "DST") == 0;
+}
+
 /* Refuses a TARGET that is a URL of a scheme xio cannot open (ftp://...), naming
  * the scheme, before anything is sent or created. */
 static int check_targets(const cli *c, const char *names, int npos, const char **pos) {
   for (int k = 0; k < npos; k++) {
     char what[32];
     name_at(names, k, what, sizeof what);
-    if (strcmp(what, "TARGET") != 0 || xio_target_classify(pos[k]) != XIO_TARGET_UNSUPPORTED)
-      continue;
+    if (!is_target_name(what) || xio_target_classify(pos[k]) != XIO_TARGET_UNSUPPORTED) continue;
     int n = (int)xio_target_scheme_length(pos[k]);
-    if (n == 0) return cli_usage_error(c, "empty TARGET");
+    if (n == 0) return cli_usage_error(c, "empty %s", what);
     return cli_usage_error(c,
-                           "unsupported URL scheme '%.*s' in TARGET: xio opens https:// page-blob "
+                           "unsupported URL scheme '%.*s' in %s: xio opens https:// page-blob "
                            "URLs, http:// emulator URLs, local paths and file:// URLs",
-                           n, pos[k]);
+                           n, pos[k], what);
   }
   return CLI_CONTINUE;
 }

@@ -192,6 +192,13 @@ static void print_json(const cli *c, const xio_error *e) {
   cli_json_print(o);
 }
 
+/* Replaces the control characters of `s` by '?': the record may quote what a
+ * service or a proxy sent, and escape sequences must not reach the terminal. */
+static void printable(char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+}
+
 int cli_fail(const cli *c, xio_err rc, const xio_error *e) {
   xio_error copy;
   if (e)
@@ -199,6 +206,10 @@ int cli_fail(const cli *c, xio_err rc, const xio_error *e) {
   else
     xio_error_clear(&copy);
   copy.code = rc;
+  char *texts[] = {copy.operation, copy.service_code,      copy.request_id,
+                   copy.target,    copy.client_request_id, copy.message};
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+    printable(texts[i]);
   print_human(c, &copy);
   if (c->json) print_json(c, &copy);
   return CLI_FAILED;

@@ -184,6 +184,9 @@ static xio_err create_target(put_job *j, const char *target, int force, xio_erro
   o.size = j->size;
   o.init = XIO_INIT_NONE; /* a new file reads as zeros; only data is sent */
   if (rc == XIO_OK) rc = xio_file_open(ctx, target, &o, &j->f, err);
+  if (rc == XIO_EEXIST && err) /* say how to replace it, as get does for LOCAL */
+    snprintf(err->message, sizeof err->message, "%.400s already exists; --force replaces it",
+             err->target[0] ? err->target : "TARGET");
   return rc;
 }
 

@@ -15,7 +15,8 @@ if(TARGET xio_cli)
   file(GLOB ALLOCFAIL_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/samples/xio/*.c)
   add_library(allocfail_cli OBJECT ${ALLOCFAIL_CLI_SOURCES})
   target_compile_definitions(allocfail_cli PRIVATE main=allocfail_cli_main
-                             XIO_CLI_VERSION="${PROJECT_VERSION}")
+                             XIO_CLI_VERSION="${PROJECT_VERSION}"
+                             XIO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   set_source_files_properties(${PROJECT_SOURCE_DIR}/samples/xio/main.c TARGET_DIRECTORY
                               allocfail_cli PROPERTIES COMPILE_OPTIONS -Wno-missing-prototypes)
   target_link_libraries(allocfail_cli PRIVATE xio_demo xio_samples_common xio_faultproxy xio

@@ -7,6 +7,7 @@
  * local target works like a blob.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,8 +171,12 @@ TEST(unaligned_log_file_round_trip) {
   XIO(&r, "get", url, back);
   EXPECT_EXIT(&r, 0);
   expect_same_files(src, back);
+  /* get records the kind where the file system keeps user xattrs; one that keeps
+   * none is told apart from a missing attribute, and skips this check (below). */
   ssize_t n = getxattr(back, "user.xio.kind", kind, sizeof kind - 1);
-  if (n >= 0) ASSERT_STR_EQ(kind, "log"); /* where the file system keeps user xattrs */
+  int no_xattrs = n < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP);
+  if (n < 0 && !no_xattrs) FAIL("get recorded no kind on %s: %s", back, strerror(errno));
+  if (n >= 0) ASSERT_STR_EQ(kind, "log");
   XIO(&r, "get", url, back);
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, "already exists");
@@ -188,6 +193,7 @@ TEST(unaligned_log_file_round_trip) {
   EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "same file");
   clirun_free(&r);
+  if (no_xattrs) SKIP("the kind check: the file system of the test directory keeps no user xattrs");
 }
 
 TEST(progress_only_on_a_terminal_or_when_asked) {

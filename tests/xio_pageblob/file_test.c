@@ -183,7 +183,7 @@ TEST(trace_file_gets_json_lines) {
   xfix_teardown(&fx);
   FILE *in = fopen(path, "r");
   char line[4096];
-  int lines = 0, zero = 0;
+  int lines = 0, zero = 0, growth = 0;
   while (fgets(line, sizeof line, in)) {
     lines++;
     ASSERT(line[0] == '{');
@@ -191,13 +191,18 @@ TEST(trace_file_gets_json_lines) {
     ASSERT_CONTAINS(line, "\"timestamp\":\"");
     if (strstr(line, "\"request_type\":\"XIOTypeZeroFile\"")) {
       zero++;
-      if (strstr(line, "\"length\":1099503239168")) ASSERT_CONTAINS(line, "\"result\":\"ok\"");
+      if (strstr(line, "\"length\":1099503239168")) {
+        growth++; /* the clear of everything past the first 8 MiB */
+        ASSERT_CONTAINS(line, "\"offset\":8388608");
+        ASSERT_CONTAINS(line, "\"result\":\"ok\"");
+      }
     }
   }
   fclose(in);
   remove(path);
   ASSERT(lines >= 5);
-  ASSERT_EQ(zero, 2); /* at create (8 MiB) and at growth */
+  ASSERT_EQ(zero, 2);   /* at create (8 MiB) and at growth */
+  ASSERT_EQ(growth, 1); /* the growth's clear is there, once */
 }
 
 TEST(xio_trace_environment_variable_names_the_trace_file) {

@@ -281,7 +281,8 @@ xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len
 xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how, xio_error *err);
 
 /** Sets the file's size. Growing initializes the new bytes with `init` (DEFAULT: by
- *  kind); a 1 TiB log growth with CLEAR is two requests. Shrinking discards the tail. */
+ *  kind); a 1 TiB log growth with CLEAR is two requests. Shrinking discards the tail.
+ *  A size past XIO_FILE_MAX_SIZE is refused with XIO_ELIMIT on every backend. */
 xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *err);
 
 /** The file's logical size (kept by the client; no request). */
