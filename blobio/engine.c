@@ -8,9 +8,9 @@
  * (retry.c), in which case the call waits in the timer list until due. A call whose
  * target takes its credential from a source asks it before each try; while the
  * source has none ready (a token being fetched) the call waits in the timer list
- * too, and a credential the service refuses is asked for anew and the call sent
- * once more. Each call completes exactly once, on the I/O thread. Easy handles are
- * reused between tries.
+ * too, and a credential the service refuses is asked for anew and, when the source
+ * has another one, the call is sent once more. Each call completes exactly once, on
+ * the I/O thread. Easy handles are reused between tries.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -248,6 +248,23 @@ static int refused_credential(const xio_blob_call *c, xio_err code) {
          !c->auth_renewed;
 }
 
+/* Tells the source the service refused the call's credential and asks for the
+ * current one: 1 when it differs (a rotated SAS or key in the file, a new token on
+ * its way), 0 when the source has nothing else, so sending again would only be
+ * refused again. A replaced credential never keeps its strings' addresses. */
+static int renewed_credential(xio_blob_call *c) {
+  const xio_blob_cred_source *src = &c->target->source;
+  xio_auth_cred before = c->auth;
+  int wait_ms = 0;
+  xio_error ignored;
+  xio_error_clear(&ignored);
+  c->auth_renewed = 1;
+  if (src->get(src->ud, 1, &c->auth, &wait_ms, &ignored) != XIO_OK) return 0;
+  return wait_ms > 0 || before.kind != c->auth.kind || before.sas != c->auth.sas ||
+         before.key != c->auth.key || before.account != c->auth.account ||
+         before.token != c->auth.token;
+}
+
 static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   xio__blob_try_finished(c, rc);
   if (xio_alloc_failures() != c->refused) c->oom = 1;
@@ -260,11 +277,10 @@ static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
       retry ? xio__blob_retry_delay_ms(&e->opts.retry, c->attempt + 1, &c->resp_headers, &e->rng)
             : 0;
   if (retry && c->deadline_us && now + (int64_t)delay * 1000 >= c->deadline_us) retry = 0;
-  if (!retry && refused_credential(c, v.code)) {
-    /* Sent again at once with what the source reads anew (a rotated SAS or key, a
+  if (!retry && refused_credential(c, v.code) && renewed_credential(c)) {
+    /* Sent again at once with what the source read anew (a rotated SAS or key, a
      * fresh token); the service applied nothing, so this is not a retry. */
     report_try(e, c, 1, 0);
-    c->auth_refused = c->auth_renewed = 1;
     c->next_try_us = now;
     wait_insert(e, c);
     return;

@@ -25,7 +25,8 @@ typedef struct xio_blob_target xio_blob_target;
  * replaced (the new one is made before the old is released, so a replaced string
  * never keeps its address). `refused` is 1 when the service refused `cred` (401/403
  * AuthenticationFailed) or the client found it expired: the source then reads its
- * origin again; a request is sent again once after a refusal. Setting *wait_ms > 0
+ * origin again; a request is sent again once after a refusal when that gives another
+ * credential (or a token is on its way). Setting *wait_ms > 0
  * (with XIO_OK) means "not ready, ask again in that many ms" (a token being
  * fetched). `get` runs on the engine's I/O thread: it must not block for long. An
  * error fails the request with its detail. `retain`/`release` count the targets

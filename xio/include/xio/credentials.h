@@ -15,8 +15,8 @@
  * The credential is resolved again for every request: a credential file that
  * changed (checked by size, time and inode, at most every recheck_ms) is re-read, a
  * request the service refuses for its credential (401/403, e.g. an expired SAS or a
- * rotated key) is sent once more after the file is read again, and tokens are
- * refreshed before they expire. Nothing here ever puts a secret in an event, a
+ * rotated key) is sent once more when reading the file again gives another one, and
+ * tokens are refreshed before they expire. Nothing here ever puts a secret in an event, a
  * trace or an error.
  */
 #ifndef XIO_CREDENTIALS_H
