@@ -8,7 +8,7 @@ MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan build-tsan test test-asan test-tsan test-fast demo bench format \
-        lint clean
+        lint clean fuzz
 
 all: build
 
@@ -63,6 +63,20 @@ bench: build
 	    --emulator-reset "tests/azurite/azurite.sh start '$$state'" $(BENCH_ARGS); \
 	  rc=$$?; echo "bench: results in $$out/ (results.md, results.csv, results.json, plots)"; \
 	  exit $$rc
+
+# The fuzz targets (tests/fuzz/), built with clang and libFuzzer (ASan + UBSan), each
+# run for FUZZ_SECONDS on its committed corpus, one after the other; prints the
+# executions per target. FUZZ_TARGETS="url sas" picks some. (make test replays the
+# corpora without clang.)
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz:
+	@scripts/install-deps.sh clang libclang-rt-14-dev
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXIO_FUZZ=ON \
+	  -DXIO_BUILD_SAMPLES=OFF $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target xio_fuzzers
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
 format:
 	@git ls-files '*.c' '*.h' | xargs clang-format -i
