@@ -42,3 +42,10 @@ else()
     set_tests_properties(fuzz_replay.${name} PROPERTIES LABELS "fuzz_replay" TIMEOUT 120)
   endforeach()
 endif()
+
+# fuzz_unit: the defects the targets found, each pinned by a test.
+xio_add_suite(NAME fuzz_unit
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/findings_test.c
+  LIBS xio_blob Threads::Threads)
+target_include_directories(test_fuzz_unit PRIVATE ${PROJECT_SOURCE_DIR}/blobio)

@@ -1,0 +1,43 @@
+/*
+ * findings_test.c - the defects the fuzz targets found, each pinned by the input
+ * that showed it (also in the corpus) and the answer the parser must give now.
+ */
+#include <string.h>
+
+#include <xio/auth.h>
+#include <xio/blob.h>
+
+#include "call_int.h"
+#include "test.h"
+
+/* Parses a connection string that must be refused with `phrase` in the message. */
+static void connstr_refused(const char *text, const char *phrase) {
+  xio_auth_account a;
+  xio_error e;
+  xio_error_clear(&e);
+  ASSERT_ERR(xio_auth_connstr_parse(text, &a, &e), XIO_EPARSE, &e);
+  ASSERT_CONTAINS(e.message, phrase);
+  ASSERT(a.blob_endpoint == NULL);
+}
+
+TEST(connstr_blob_endpoint_needs_a_host) {
+  /* Was taken, and the endpoint became "http:" once its '/'s were trimmed. */
+  connstr_refused("AccountName=A;AccountKey=Zm9vYmFy;BlobEndpoint=http://", "BlobEndpoint");
+  connstr_refused("AccountName=a;AccountKey=Zm9vYmFy;BlobEndpoint=https:///", "BlobEndpoint");
+}
+
+TEST(connstr_derived_endpoint_needs_host_names) {
+  /* Were pasted into the derived URL: "https://acct.blob.example.com/" (a trailing
+   * '/' the endpoint must not have) and "https://a/b.blob.core.windows.net". */
+  connstr_refused("AccountName=acct;AccountKey=Zm9vYmFy;EndpointSuffix=example.com/",
+                  "EndpointSuffix");
+  connstr_refused("AccountName=a/b;AccountKey=Zm9vYmFy", "AccountName");
+  xio_auth_account a;
+  xio_error e;
+  ASSERT_OK(xio_auth_connstr_parse("AccountName=Acct1;AccountKey=Zm9vYmFy;"
+                                   "EndpointSuffix=.core.usgovcloudapi.net",
+                                   &a, &e),
+            &e);
+  ASSERT_STR_EQ(a.blob_endpoint, "https://acct1.blob.core.usgovcloudapi.net");
+  xio_auth_account_clear(&a);
+}
