@@ -41,3 +41,17 @@ TEST(connstr_derived_endpoint_needs_host_names) {
   ASSERT_STR_EQ(a.blob_endpoint, "https://acct1.blob.core.usgovcloudapi.net");
   xio_auth_account_clear(&a);
 }
+
+TEST(iso8601_offset_out_of_range) {
+  /* Was taken as a time in the year 10000 (or 1969), which formats as "0000-..."
+   * and cannot be parsed back. */
+  time_t t = 1;
+  xio_error e;
+  ASSERT_ERR(xio_auth_parse_iso8601("9999-12-31T23:59:59-23:59", &t, &e), XIO_EPARSE, &e);
+  ASSERT_CONTAINS(e.message, "out of range");
+  ASSERT_ERR(xio_auth_parse_iso8601("1970-01-01T00:00:00+00:01", &t, &e), XIO_EPARSE, &e);
+  ASSERT_OK(xio_auth_parse_iso8601("9999-12-31T23:59:59Z", &t, &e), &e);
+  ASSERT_EQ(t, 253402300799LL);
+  ASSERT_OK(xio_auth_parse_iso8601("1970-01-01T01:00:00+01:00", &t, &e), &e);
+  ASSERT_EQ(t, 0);
+}
