@@ -55,3 +55,16 @@ TEST(iso8601_offset_out_of_range) {
   ASSERT_OK(xio_auth_parse_iso8601("1970-01-01T01:00:00+01:00", &t, &e), &e);
   ASSERT_EQ(t, 0);
 }
+
+TEST(redact_sharedkey_account_is_a_name) {
+  /* "SharedKey X:Y" copied everything before the ':' as the account, secrets too. */
+  char *r = xio_auth_redact("Authorization: SharedKey host/c?sig=c2lnMTIz;AccountKey=a2V5MTIz"
+                            ":c2lnbmF0dXJl");
+  ASSERT(r != NULL);
+  ASSERT_NOT_CONTAINS(r, "c2lnMTIz");
+  ASSERT_NOT_CONTAINS(r, "a2V5MTIz");
+  free(r);
+  r = xio_auth_redact("Authorization: SharedKey devstoreaccount1:c2lnbmF0dXJl");
+  ASSERT_STR_EQ(r, "Authorization: SharedKey devstoreaccount1:REDACTED");
+  free(r);
+}
