@@ -220,9 +220,12 @@ xio_err xio_auth_url_parse(const char *url, xio_auth_url *out, xio_error *err) {
   xio_auth_url_clear(out);
   xio__auth_operation(err, "ParseUrl");
   if (err && !err->target[0]) {
-    char *safe = xio_auth_url_strip_query(url);
+    /* Redacted too: a SAS pasted after '&' instead of '?' is still a secret. */
+    char *bare = xio_auth_url_strip_query(url);
+    char *safe = xio_auth_redact(bare);
     xio_error_set_target(err, safe);
     free(safe);
+    free(bare);
   }
   return rc;
 }

@@ -68,3 +68,17 @@ TEST(redact_sharedkey_account_is_a_name) {
   ASSERT_STR_EQ(r, "Authorization: SharedKey devstoreaccount1:REDACTED");
   free(r);
 }
+
+TEST(url_error_target_redacted) {
+  /* A SAS after '&' instead of '?' is no query, so the target kept it. */
+  xio_auth_url u;
+  xio_error e;
+  xio_error_clear(&e);
+  ASSERT_ERR(xio_auth_url_parse("http://127.0.0.1:10000/devstoreaccount1/Bad_Container/b"
+                                "&sig=Zm9vYmFyYmF6MTIzNDU2",
+                                &u, &e),
+             XIO_EPARSE, &e);
+  ASSERT_NOT_CONTAINS(e.target, "Zm9vYmFyYmF6MTIzNDU2");
+  ASSERT_NOT_CONTAINS(e.message, "Zm9vYmFyYmF6MTIzNDU2");
+  ASSERT_CONTAINS(e.target, "/devstoreaccount1/Bad_Container/b&sig=REDACTED");
+}
