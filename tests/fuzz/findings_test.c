@@ -82,3 +82,35 @@ TEST(url_error_target_redacted) {
   ASSERT_NOT_CONTAINS(e.message, "Zm9vYmFyYmF6MTIzNDU2");
   ASSERT_CONTAINS(e.target, "/devstoreaccount1/Bad_Container/b&sig=REDACTED");
 }
+
+/* The size xio_blob_call_props reads from a HEAD answering `length`. */
+static xio_err head_size(const char *length, uint64_t *size, xio_error *e) {
+  xio_blob_target *t;
+  xio_blob_call *c;
+  xio_blob_props p;
+  ASSERT_OK(xio_blob_target_new("http://127.0.0.1:10000/devstoreaccount1/cont/blob", NULL, &t, e),
+            e);
+  ASSERT_OK(xio__blob_call_new(t, "GetBlobProperties", "HEAD", NULL, &c, e), e);
+  c->finished = 1;
+  c->result = XIO_OK;
+  ASSERT_OK(xio__blob_hdrs_add(&c->resp_headers, "Content-Length", length), NULL);
+  xio_err rc = xio_blob_call_props(c, &p, e);
+  *size = p.size;
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+  return rc;
+}
+
+TEST(props_content_length_must_be_a_number) {
+  /* "-1" was read by strtoull as 2^64-1, junk after digits ignored. */
+  uint64_t size = 7;
+  xio_error e;
+  xio_error_clear(&e);
+  ASSERT_ERR(head_size("-1", &size, &e), XIO_EHTTP, &e);
+  ASSERT_CONTAINS(e.message, "Content-Length");
+  ASSERT_ERR(head_size("12abc", &size, &e), XIO_EHTTP, &e);
+  ASSERT_ERR(head_size("99999999999999999999", &size, &e), XIO_EHTTP, &e);
+  ASSERT_ERR(head_size("", &size, &e), XIO_EHTTP, &e);
+  ASSERT_OK(head_size("1048576", &size, &e), &e);
+  ASSERT_U64_EQ(size, 1048576);
+}
