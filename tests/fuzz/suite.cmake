@@ -43,9 +43,11 @@ else()
   endforeach()
 endif()
 
-# fuzz_unit: the defects the targets found, each pinned by a test.
+# fuzz_unit: the defects the targets found, pinned, and the quiet XML parsers (no
+# libxml2 message reaches stderr; the host's handlers are kept).
 xio_add_suite(NAME fuzz_unit
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/findings_test.c
-  LIBS xio_blob Threads::Threads)
+    ${CMAKE_CURRENT_LIST_DIR}/xml_quiet_test.c
+  LIBS xio_blob LibXml2::LibXml2 Threads::Threads)
 target_include_directories(test_fuzz_unit PRIVATE ${PROJECT_SOURCE_DIR}/blobio)
