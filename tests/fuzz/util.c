@@ -79,11 +79,10 @@ void xio__fuzz_no_secret(const char *text, const char *const *names, const char 
     const char *v;
     if (!secret_at(text, p, names, seps, &v)) continue;
     size_t n = xio__fuzz_value_len(v);
-    if (n < 8 || wordlike(v, n) || xio__fuzz_count(text, v, n) != 1) continue;
-    if (except && xio__fuzz_contains(except, v, n)) continue;
-    if (xio__fuzz_contains(out, v, n)) {
-      fprintf(stderr, "secret value \"%.*s\" shows in \"%s\"\n", (int)n, v, out);
-      xio__fuzz_fail(__FILE__, __LINE__, "no secret value in the output");
-    }
+    /* The cheap test first: most values are nowhere in the output. */
+    if (n < 8 || !xio__fuzz_contains(out, v, n) || wordlike(v, n)) continue;
+    if (xio__fuzz_count(text, v, n) != 1 || (except && xio__fuzz_contains(except, v, n))) continue;
+    fprintf(stderr, "secret value \"%.*s\" shows in \"%s\"\n", (int)n, v, out);
+    xio__fuzz_fail(__FILE__, __LINE__, "no secret value in the output");
   }
 }
