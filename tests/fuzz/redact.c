@@ -1,8 +1,8 @@
 /*
  * redact.c - fuzz target: redaction (xio_auth_redact) and query stripping
  * (xio_auth_url_strip_query) of any text. Properties: no value of a sig or
- * AccountKey parameter of the input shows in the redacted text;
- * redacting twice changes nothing more; a stripped URL has no '?' or '#', and
+ * AccountKey parameter of the input shows in the redacted text, nor in that text
+ * redacted again (which is never longer); a stripped URL has no '?' or '#', and
  * without a "://" before its query it is the input up to the query.
  */
 #include <stdlib.h>
@@ -31,8 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *r = xio_auth_redact(text);
   FUZZ_CHECK(r != NULL);
   xio__fuzz_no_secret(text, secrets, "?&;", r, NULL);
+  /* Redacting again may drop more (a '/' inside a redacted value no longer ends the
+   * user information), never less. */
   char *again = xio_auth_redact(r);
-  FUZZ_CHECK(again != NULL && strcmp(again, r) == 0);
+  FUZZ_CHECK(again != NULL && strlen(again) <= strlen(r));
+  xio__fuzz_no_secret(text, secrets, "?&;", again, NULL);
   free(again);
   free(r);
   check_strip(text);

@@ -40,7 +40,8 @@ for t in "${targets[@]}"; do
   esac
   # One job in one worker process; libFuzzer writes the job's fuzz-0.log into the
   # current directory, hence the cd. shellcheck disable=SC2086
-  (cd "$work" && nice -n "${FUZZ_NICE:-19}" "$exe" "${limit[@]}" "${dict[@]}" -jobs=1 \
+  mkdir -p "$work/$t.job"
+  (cd "$work/$t.job" && nice -n "${FUZZ_NICE:-19}" "$exe" "${limit[@]}" "${dict[@]}" -jobs=1 \
     -workers=1 -print_final_stats=1 -artifact_prefix="$artifacts/$t-" ${FUZZ_ARGS:-} \
     "$work/$t" "$here/corpus/$t" >"$work/$t.log" 2>&1)
   rc=$?
