@@ -39,10 +39,11 @@ size_t xio__fuzz_value_len(const char *s);
 
 /**
  * Checks that no secret value of `text` shows in `out`: each value of a parameter
- * named by one of `names` (case-insensitive, "name=" at the start of `text` or after
- * one of the characters `seps`), when it is at least 8 characters long, holds a digit or one of
- * "+/%" and not "REDACTED" (so no message template nor the marker can hold it), occurs once only in
- * `text` and not in `except` (may be NULL): a value that also shows elsewhere may be quoted for
+ * named by one of `names` (case-insensitive, "name=" at the start of `text` or
+ * after one of the characters `seps`). A value is looked for when it is at least 8
+ * characters long, holds a digit or one of "+/%" but neither "REDACTED" nor "://"
+ * (text the code writes itself may hold those), occurs once only in `text` and not
+ * in `except` (may be NULL): a value that also shows elsewhere may be quoted for
  * that other occurrence. Aborts on a leak.
  */
 void xio__fuzz_no_secret(const char *text, const char *const *names, const char *seps,

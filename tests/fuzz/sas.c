@@ -14,6 +14,10 @@
 
 static const char *const secrets[] = {"sig", NULL};
 
+/* The token's parameters start at its beginning (after a '?') and after each '&'
+ * only: a "?sig=" inside another value is part of that value. */
+#define PARAMS(text) ((text) + ((text)[0] == '?'))
+
 static void check_fields(const xio_auth_sas *s) {
   FUZZ_CHECK(s->has_sig && s->sv[0]);
   FUZZ_CHECK(!s->is_account || (s->ss[0] && s->srt[0]));
@@ -41,7 +45,7 @@ static xio_err check_at(const char *text, const xio_auth_sas *s, time_t now) {
   xio_err rc = xio_auth_sas_check(s, XIO_AUTH_PERM('r') | XIO_AUTH_PERM('w'), now, &err);
   FUZZ_CHECK(rc == XIO_OK || err.message[0]);
   blank_times(err.message);
-  xio__fuzz_no_secret(text, secrets, "?&", err.message, NULL);
+  xio__fuzz_no_secret(PARAMS(text), secrets, "&", err.message, NULL);
   return rc;
 }
 
@@ -68,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(rc == XIO_EPARSE || rc == XIO_ENOMEM);
     FUZZ_CHECK(err.code == rc && err.message[0]);
     FUZZ_CHECK(memcmp(&s, &zero, sizeof s) == 0);
-    xio__fuzz_no_secret(text, secrets, "?&", err.message, NULL);
+    xio__fuzz_no_secret(PARAMS(text), secrets, "&", err.message, NULL);
   }
   free(text);
   return 0;

@@ -62,11 +62,14 @@ static int secret_at(const char *text, const char *p, const char *const *names, 
 
 /* 1 when `s[0..n)` could be text the code writes itself: letters, spaces and
  * punctuation only, no digit nor any of "+/%" (which every real key or signature
- * holds), or anything holding the redaction marker. Such a value is not looked
- * for, since a message template or the marker may hold it. */
+ * holds), anything holding the redaction marker, or "://" (a scheme followed by
+ * what comes after a dropped user:password@ can spell it). Such a value is not
+ * looked for, since a message template, the marker or a URL may hold it. */
 static int wordlike(const char *s, size_t n) {
   for (size_t i = 0; i + 8 <= n; i++)
     if (strncmp(s + i, "REDACTED", 8) == 0) return 1;
+  for (size_t i = 0; i + 3 <= n; i++)
+    if (strncmp(s + i, "://", 3) == 0) return 1;
   for (size_t i = 0; i < n; i++)
     if ((s[i] >= '0' && s[i] <= '9') || strchr("+/%", s[i])) return 0;
   return 1;

@@ -25,8 +25,12 @@ static const struct {
   const char *body;
   size_t len;
 } noisy[] = {
-    {"\xfe\xff\x00<\x00P\xd8\x00\x00" "a", 10},                     /* UTF-16BE, lone surrogate */
-    {"\xff\xfe<\x00" "E\x00r\x00r\x00o\x00r\x00>\x00\x00\xdc", 17}, /* UTF-16LE, lone surrogate */
+    {"\xfe\xff\x00<\x00P\xd8\x00\x00"
+     "a",
+     10}, /* UTF-16BE, lone surrogate */
+    {"\xff\xfe<\x00"
+     "E\x00r\x00r\x00o\x00r\x00>\x00\x00\xdc",
+     17}, /* UTF-16LE, lone surrogate */
     {"<?xml version=\"1.0\" encoding=\"UTF-16\"?><Error/>", 46},
     {"<?xml version=\"1.0\" encoding=\"no-such-charset\"?><Error/>", 55},
 };
