@@ -88,7 +88,11 @@ xio_err xio_blob_call_create_container(const xio_blob_target *t, xio_blob_call *
   return finish(c, rc, out, err);
 }
 
-static char *escape(const char *s) { return curl_easy_escape(NULL, s, 0); }
+/* A query value percent-encoded by the base's codec; NULL on out-of-memory. */
+static char *escape(const char *s) {
+  char *out;
+  return xio_auth_pct_encode(s, NULL, &out, NULL) == XIO_OK ? out : NULL;
+}
 
 xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const char *marker,
                            int maxresults, xio_blob_call **out, xio_error *err) {
@@ -110,8 +114,8 @@ xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const c
   }
   xio_blob_call *c = NULL;
   if (rc == XIO_OK) rc = xio__blob_call_new(t, "ListBlobs", "GET", q, &c, err);
-  curl_free(p);
-  curl_free(m);
+  free(p);
+  free(m);
   free(q);
   if (rc != XIO_OK) return rc;
   c->container_level = 1;
@@ -232,7 +236,7 @@ xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uin
     snprintf(q, n, "comp=pagelist%s%s", m ? "&marker=" : "", m ? m : "");
     rc = xio__blob_call_new(t, "GetPageRanges", "GET", q, &c, err);
   }
-  curl_free(m);
+  free(m);
   free(q);
   if (rc != XIO_OK) return rc;
   if (len) range_header(c, offset, len, &rc);

@@ -6,15 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "call_int.h"
-
-int64_t xio__blob_now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation, const char *method,
                            const char *query, xio_blob_call **out, xio_error *err) {
@@ -28,7 +21,11 @@ xio_err xio__blob_call_new(const xio_blob_target *target, const char *operation,
   c->operation = operation;
   c->method = method;
   c->retryable = 1;
-  xio_blob_new_lease_id(c->client_request_id);
+  xio_err rc = xio_blob_new_uuid(c->client_request_id, err);
+  if (rc != XIO_OK) {
+    xio_blob_call_free(c);
+    return rc;
+  }
   *out = c;
   return XIO_OK;
 }
@@ -64,7 +61,7 @@ void xio_blob_call_free(xio_blob_call *c) {
   xio__blob_hdrs_free(&c->resp_headers);
   free(c->resp_body);
   free(c->full_url);
-  if (c->slist) curl_slist_free_all(c->slist);
+  xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
   free(c);
 }
 

@@ -33,6 +33,10 @@ const char *xio__blob_hdrs_get(const xio__blob_hdrs *h, const char *name);
 void xio__blob_hdrs_reset(xio__blob_hdrs *h);
 /** Frees everything. */
 void xio__blob_hdrs_free(xio__blob_hdrs *h);
+/* Wipes every line of a libcurl header list, then frees it; NULL is fine. A request's
+ * list holds its Authorization line (a Shared Key signature, valid for minutes and
+ * replayable), so it must not linger in freed heap memory. */
+void xio__blob_slist_free(struct curl_slist *l);
 
 /* The target, as calls see it (target.c). */
 struct xio_blob_target {
@@ -111,8 +115,5 @@ void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *r
 
 /** Clears per-try state before a new try. */
 void xio__blob_call_reset_try(xio_blob_call *c);
-
-/** Monotonic microseconds. */
-int64_t xio__blob_now_us(void);
 
 #endif

@@ -88,7 +88,7 @@ static void complete(xio_blob_engine *e, xio_blob_call *c, xio_err code) {
   (void)e;
   c->result = code;
   c->err.code = code;
-  c->done_us = xio__blob_now_us();
+  c->done_us = xio_auth_monotonic_us();
   c->finished = 1;
   if (c->done) c->done(c, c->ud);
 }
@@ -147,7 +147,7 @@ static long try_timeout(const xio_blob_engine *e, const xio_blob_call *c, int64_
 static void start_try(xio_blob_engine *e, xio_blob_call *c) {
   xio_error detail;
   xio_error_clear(&detail);
-  int64_t now = xio__blob_now_us();
+  int64_t now = xio_auth_monotonic_us();
   xio_err rc = c->attempt == 0 ? first_try_checks(e, c, &detail) : XIO_OK;
   CURL *easy = NULL;
   if (rc == XIO_OK) {
@@ -185,7 +185,7 @@ static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   release_easy(e, c);
   drop_active(e, c);
   xio__blob_verdict v = xio__blob_classify(c);
-  int64_t now = xio__blob_now_us();
+  int64_t now = xio_auth_monotonic_us();
   int retry = v.code != XIO_OK && v.retry && c->retryable && c->attempt < e->opts.retry.max_retries;
   int delay =
       retry ? xio__blob_retry_delay_ms(&e->opts.retry, c->attempt + 1, &c->resp_headers, &e->rng)
@@ -277,12 +277,12 @@ static void *io_thread(void *arg) {
     int stopping, running;
     take_incoming(e, &stopping);
     if (stopping) break;
-    wake_due(e, xio__blob_now_us());
+    wake_due(e, xio_auth_monotonic_us());
     start_ready(e);
     curl_multi_perform(e->multi, &running);
     reap(e);
     start_ready(e);
-    curl_multi_poll(e->multi, NULL, 0, poll_timeout_ms(e, xio__blob_now_us()), NULL);
+    curl_multi_poll(e->multi, NULL, 0, poll_timeout_ms(e, xio_auth_monotonic_us()), NULL);
   }
   cancel_all(e);
   return NULL;
@@ -392,7 +392,7 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
   c->finished = 0;
   c->attempt = 0;
   xio_error_clear(&c->err);
-  c->submit_us = xio__blob_now_us();
+  c->submit_us = xio_auth_monotonic_us();
   c->deadline_us =
       e->opts.retry.deadline_ms ? c->submit_us + (int64_t)e->opts.retry.deadline_ms * 1000 : 0;
   c->early = add_checksum(e, c);

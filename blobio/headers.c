@@ -1,12 +1,15 @@
 /*
  * headers.c - a small list of owned HTTP header name/value pairs, kept in insertion
  * order and searched case-insensitively. Used for request headers before they are
- * signed and for response headers as they arrive.
+ * signed and for response headers as they arrive; and the wiping release of the
+ * "Name: value" lines handed to libcurl.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <openssl/crypto.h>
 
 #include "call_int.h"
 
@@ -49,4 +52,10 @@ void xio__blob_hdrs_free(xio__blob_hdrs *h) {
   free(h->v);
   h->v = NULL;
   h->cap = 0;
+}
+
+void xio__blob_slist_free(struct curl_slist *l) {
+  for (struct curl_slist *p = l; p; p = p->next)
+    if (p->data) OPENSSL_cleanse(p->data, strlen(p->data));
+  curl_slist_free_all(l);
 }

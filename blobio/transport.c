@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -173,11 +174,15 @@ static xio_err make_url(xio_blob_call *c, char **signed_query, xio_error *err) {
   return XIO_OK;
 }
 
+/* Appends "name: value" to the header list. The line is assembled on the stack and
+ * wiped there after libcurl has copied it, since one of them is the Authorization
+ * header, whose signature could be replayed by anyone who reads the stack. */
 static void add_line(struct curl_slist **l, const char *name, const char *value, int *ok) {
   char line[2048];
   if (!*ok) return;
   snprintf(line, sizeof line, "%s: %s", name, value);
   struct curl_slist *n = curl_slist_append(*l, line);
+  OPENSSL_cleanse(line, sizeof line);
   if (!n)
     *ok = 0;
   else
@@ -228,7 +233,7 @@ static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xi
     char *auth = NULL;
     xio_err rc = sign(c, query, date, content_length, &auth, err);
     if (rc != XIO_OK) {
-      curl_slist_free_all(l);
+      xio__blob_slist_free(l);
       return rc;
     }
     add_line(&l, "Authorization", auth, &ok);
@@ -302,6 +307,6 @@ void xio__blob_try_finished(xio_blob_call *c, CURLcode rc) {
   curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
   c->status = (int)status;
   c->curl_rc = rc;
-  curl_slist_free_all(c->slist);
+  xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
   c->slist = NULL;
 }

@@ -5,8 +5,11 @@ include(CMakePackageConfigHelpers)
 install(TARGETS xio_auth xio_blob xio EXPORT xioTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES auth/include/xio/error.h auth/include/xio/auth.h
-              blobio/include/xio/blob.h xio/include/xio/xio.h
+install(FILES auth/include/xio/error.h auth/include/xio/base.h auth/include/xio/auth.h
+              blobio/include/xio/blob.h blobio/include/xio/blob_crc.h
+              blobio/include/xio/blob_engine.h blobio/include/xio/blob_target.h
+              blobio/include/xio/blob_call.h blobio/include/xio/blob_sync.h
+              xio/include/xio/xio.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xio)
 
 set(XIO_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/xio)

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,6 +24,8 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <xio/base.h>
 
 #include "xio_int.h"
 
@@ -47,15 +50,9 @@ typedef struct local_job {
 
 /* ---------------------------------------------------- time and errors ---- */
 
-static int64_t mono_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Emits the trace event of one storage request that started at `start_us`. */
-static void report(xio_ctx *ctx, xio_file *f, const char *path, const char *type, uint64_t offset,
-                   uint64_t length, int64_t start_us, xio_err rc) {
+static void report(xio_ctx *ctx, xio_file *f, const char *path, xio_request_type type,
+                   uint64_t offset, uint64_t length, int64_t start_us, xio_err rc) {
   xio__request_report r;
   memset(&r, 0, sizeof r);
   r.request_type = type;
@@ -63,35 +60,23 @@ static void report(xio_ctx *ctx, xio_file *f, const char *path, const char *type
   r.length = length;
   r.request_id = "";
   r.client_request_id = "";
-  r.duration_us = mono_us() - start_us;
+  r.duration_us = xio_auth_monotonic_us() - start_us;
   r.result = rc;
   xio__trace_request(ctx, f, path, &r);
 }
 
 /* ------------------------------------------------------------ targets ---- */
 
-static int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-/* Decodes %XX escapes of `s` in place. Returns 0, or -1 on a bad or NUL escape. */
-static int percent_decode(char *s) {
-  char *w = s;
-  for (const char *r = s; *r; r++) {
-    if (*r != '%') {
-      *w++ = *r;
-      continue;
-    }
-    int hi = hex_value(r[1]), lo = hi < 0 ? -1 : hex_value(r[2]);
-    if (lo < 0 || (hi == 0 && lo == 0)) return -1;
-    *w++ = (char)(hi * 16 + lo);
-    r += 2;
-  }
-  *w = '\0';
-  return 0;
+/* Decodes the %XX escapes of a file URL's path `p` with the base's percent codec.
+ * `*out` is malloc'd. Errors: XIO_EPARSE (naming `target` and the bad escape),
+ * XIO_ENOMEM. */
+static xio_err url_path_decode(const char *target, const char *p, char **out, xio_error *err) {
+  xio_error why;
+  xio_err rc = xio_auth_pct_decode(p, strlen(p), out, &why);
+  if (rc == XIO_EPARSE)
+    return xio_error_set(err, rc, "%s: bad %%-escape in a file URL: %s", target, why.message);
+  if (rc != XIO_OK) return xio_error_set(err, rc, "out of memory");
+  return XIO_OK;
 }
 
 /* The path a target names: a path as is, or a file:// URL (host empty or localhost)
@@ -105,15 +90,12 @@ static xio_err target_path(const char *target, char **out, xio_error *err) {
     xio_error_set(err, XIO_EPARSE, "%s: a file URL needs an absolute path on this host", target);
     return XIO_EPARSE;
   }
+  if (is_url) return url_path_decode(target, p, out, err);
   if (!(*out = strdup(p))) {
     xio_error_set(err, XIO_ENOMEM, "out of memory");
     return XIO_ENOMEM;
   }
-  if (!is_url || percent_decode(*out) == 0) return XIO_OK;
-  free(*out);
-  *out = NULL;
-  xio_error_set(err, XIO_EPARSE, "%s: bad %%-escape in a file URL", target);
-  return XIO_EPARSE;
+  return XIO_OK;
 }
 
 /* ------------------------------------------------------------- kinds ---- */
@@ -148,11 +130,11 @@ static int truncate_to(int fd, uint64_t size) {
 /* Opens an existing file: one XIOTypeOpenFile request. */
 static xio_err open_existing(xio_ctx *ctx, const char *path, unsigned flags, int *fd,
                              xio_error *err) {
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = XIO_OK;
   if ((*fd = open(path, open_flags(flags))) < 0)
     rc = xio_error_from_errno(err, errno, "OpenFile", "open", path);
-  report(ctx, NULL, path, XIO_RT_OPEN, 0, 0, t0, rc);
+  report(ctx, NULL, path, XIO_REQ_OPEN, 0, 0, t0, rc);
   return rc;
 }
 
@@ -160,7 +142,7 @@ static xio_err open_existing(xio_ctx *ctx, const char *path, unsigned flags, int
  * XIOTypeCreateFile request. A file left half made is removed. */
 static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options *o, int *fd,
                           xio_error *err) {
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = XIO_OK;
   if ((*fd = open(path, open_flags(o->flags) | O_CREAT | O_EXCL, 0666)) < 0) {
     rc = xio_error_from_errno(err, errno, "CreateFile", "open", path);
@@ -172,7 +154,7 @@ static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options
   } else {
     write_kind(*fd, o->kind);
   }
-  report(ctx, NULL, path, XIO_RT_CREATE, 0, o->size, t0, rc);
+  report(ctx, NULL, path, XIO_REQ_CREATE, 0, o->size, t0, rc);
   return rc;
 }
 
@@ -242,7 +224,7 @@ static xio_err busy(const char *path, unsigned flags, xio_error *err) {
 /* Takes the exclusive lock of an exclusive open: one XIOTypeLease request. */
 static xio_err take_lock(local_file *lf, unsigned flags, xio_error *err) {
   const char *path = lf->base.path;
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   int r = flock(lf->fd, LOCK_EX | LOCK_NB);
   while (r != 0 && errno == EINTR)
     r = flock(lf->fd, LOCK_EX | LOCK_NB);
@@ -251,7 +233,7 @@ static xio_err take_lock(local_file *lf, unsigned flags, xio_error *err) {
     rc = busy(path, flags, err);
   else if (r != 0)
     rc = xio_error_from_errno(err, errno, "OpenFile", "flock", path);
-  report(lf->base.ctx, NULL, path, XIO_RT_LEASE, 0, 0, t0, rc);
+  report(lf->base.ctx, NULL, path, XIO_REQ_LEASE, 0, 0, t0, rc);
   lf->locked = rc == XIO_OK;
   return rc;
 }
@@ -353,9 +335,9 @@ static xio_err do_clear(local_file *lf, const xio__sub *s, xio_error *err) {
   return write_zeros(lf, off, len, err);
 }
 
-static const char *sub_type(const xio__sub *s) {
-  if (s->op == XIO__SUB_READ) return XIO_RT_READ;
-  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_RT_ZERO : XIO_RT_WRITE;
+static xio_request_type sub_type(const xio__sub *s) {
+  if (s->op == XIO__SUB_READ) return XIO_REQ_READ;
+  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_REQ_ZERO : XIO_REQ_WRITE;
 }
 
 /* A worker runs one sub: its system calls, its trace event, its completion. */
@@ -366,7 +348,7 @@ static void run_sub(xio__job *job) {
   xio_error e;
   xio_error_clear(&e);
   size_t moved = 0;
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc;
   if (s->op == XIO__SUB_READ)
     rc = do_read(lf, s, &moved, &e);
@@ -399,11 +381,11 @@ static void lf_submit(xio_file *f, xio__sub *s) {
 /* Sets the file's size exactly: one XIOTypeSetFileSize request. */
 static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
   local_file *lf = (local_file *)f;
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = XIO_OK;
   if (truncate_to(lf->fd, size) != 0)
     rc = xio_error_from_errno(err, errno, "SetFileSize", "ftruncate", f->path);
-  report(f->ctx, f, NULL, XIO_RT_SET_SIZE, 0, size, t0, rc);
+  report(f->ctx, f, NULL, XIO_REQ_SET_SIZE, 0, size, t0, rc);
   return rc;
 }
 
@@ -417,11 +399,11 @@ static xio_err lf_sync(xio_file *f, xio_error *err) {
 
 /* Drops the lock of an exclusive open: one XIOTypeLease request. */
 static xio_err release_lock(local_file *lf, xio_error *err) {
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = XIO_OK;
   if (flock(lf->fd, LOCK_UN) != 0)
     rc = xio_error_from_errno(err, errno, "CloseFile", "flock", lf->base.path);
-  report(lf->base.ctx, NULL, lf->base.path, XIO_RT_LEASE, 0, 0, t0, rc);
+  report(lf->base.ctx, NULL, lf->base.path, XIO_REQ_LEASE, 0, 0, t0, rc);
   lf->locked = 0;
   return rc;
 }
@@ -462,9 +444,9 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
   char *path;
   xio_err rc = target_path(target, &path, err);
   if (rc != XIO_OK) return rc;
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   rc = unlink_unlocked(path, err);
-  report(ctx, NULL, path, XIO_RT_DELETE, 0, 0, t0, rc);
+  report(ctx, NULL, path, XIO_REQ_DELETE, 0, 0, t0, rc);
   free(path);
   return rc;
 }
@@ -473,11 +455,11 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
 
 /* The data extents of [0, size) by SEEK_DATA/SEEK_HOLE; a file system without them
  * reports one extent covering everything. */
-static xio_err walk_extents(local_file *lf, uint64_t size, xio_blob_ranges *out, xio_error *err) {
+static xio_err walk_extents(local_file *lf, uint64_t size, xio_ranges *out, xio_error *err) {
   for (uint64_t pos = 0; pos < size;) {
     off_t data = lseek(lf->fd, (off_t)pos, SEEK_DATA);
     if (data < 0 && errno == ENXIO) break; /* only a hole from here on */
-    if (data < 0 && errno == EINVAL) return xio_blob_ranges_add(out, pos, size - 1);
+    if (data < 0 && errno == EINVAL) return xio_ranges_add(out, pos, size - 1);
     if (data < 0)
       return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_DATA)", lf->base.path);
     off_t hole = lseek(lf->fd, data, SEEK_HOLE);
@@ -485,19 +467,19 @@ static xio_err walk_extents(local_file *lf, uint64_t size, xio_blob_ranges *out,
       return xio_error_from_errno(err, errno, "GetRanges", "lseek(SEEK_HOLE)", lf->base.path);
     uint64_t end = (uint64_t)hole < size ? (uint64_t)hole : size;
     if (end <= pos || end <= (uint64_t)data) break;
-    xio_err rc = xio_blob_ranges_add(out, (uint64_t)data, end - 1);
+    xio_err rc = xio_ranges_add(out, (uint64_t)data, end - 1);
     if (rc != XIO_OK) return xio_error_set(err, rc, "out of memory listing ranges");
     pos = end;
   }
   return XIO_OK;
 }
 
-static xio_err lf_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
+static xio_err lf_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   local_file *lf = (local_file *)f;
   uint64_t size = atomic_load(&f->size);
-  int64_t t0 = mono_us();
+  int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = walk_extents(lf, size, out, err);
-  report(f->ctx, f, NULL, XIO_RT_RANGES, 0, size, t0, rc);
+  report(f->ctx, f, NULL, XIO_REQ_RANGES, 0, size, t0, rc);
   return rc;
 }
 
@@ -508,7 +490,32 @@ static xio_err lf_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   return XIO_EUNSUPPORTED;
 }
 
+/* --------------------------------------------------- properties, leases ---- */
+
+/* From fstat(2): no storage request. A local file has no lease to report. */
+static xio_err lf_stat(xio_file *f, xio_file_info *out, xio_error *err) {
+  local_file *lf = (local_file *)f;
+  struct stat st;
+  if (fstat(lf->fd, &st) != 0)
+    return xio_error_from_errno(err, errno, "GetFileProperties", "fstat", f->path);
+  char iso[21];
+  out->stored_size = (uint64_t)st.st_size;
+  out->allocated = (uint64_t)st.st_blocks * 512;
+  snprintf(out->last_modified, sizeof out->last_modified, "%s",
+           xio_auth_format_iso8601(st.st_mtime, iso));
+  return XIO_OK;
+}
+
+static xio_err lf_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req,
+                        xio_lease_result *out, xio_error *err) {
+  (void)ctx, (void)req, (void)out;
+  xio_error_set(err, XIO_EUNSUPPORTED,
+                "leases are held on blobs; a local file is locked only while open (%s)", target);
+  xio_error_set_operation(err, "Lease");
+  return XIO_EUNSUPPORTED;
+}
+
 const xio_backend xio__local_backend = {
-    1,         "local", 1,        LOCAL_MAX_REQUEST, lf_open,   lf_submit,
-    lf_resize, lf_sync, lf_close, lf_remove,         lf_ranges, lf_snapshot,
+    1,       "local",  1,         LOCAL_MAX_REQUEST, lf_open,     lf_submit, lf_resize,
+    lf_sync, lf_close, lf_remove, lf_ranges,         lf_snapshot, lf_stat,   lf_lease,
 };

@@ -68,7 +68,7 @@ static xio_err get_props(xio_ctx *ctx, const char *path, xio_blob_target *t, xio
                          xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_OPEN, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_REQ_OPEN, 0, 0, err);
   if (rc == XIO_OK) rc = xio_blob_call_props(c, props, err);
   xio_blob_call_free(c);
   return rc;
@@ -82,7 +82,7 @@ static xio_err create_blob(xio_ctx *ctx, const char *path, xio_blob_target *t,
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_create(t, pages(o->size), meta, nmeta, &cond, &c, err);
   if (rc == XIO_OK)
-    rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_CREATE, 0, pages(o->size), err);
+    rc = xio__send_traced(ctx, NULL, path, c, XIO_REQ_CREATE, 0, pages(o->size), err);
   xio_blob_call_free(c);
   return rc;
 }
@@ -91,7 +91,7 @@ static xio_err create_container(xio_ctx *ctx, const char *path, xio_blob_target 
                                 xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_create_container(t, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_RT_CREATE, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_REQ_CREATE, 0, 0, err);
   xio_blob_call_free(c);
   return rc == XIO_EEXIST ? XIO_OK : rc;
 }
@@ -135,7 +135,7 @@ static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(p->target, a, &c, err);
   if (rc == XIO_OK)
-    rc = xio__send_traced(p->base.ctx, NULL, p->base.path, c, XIO_RT_LEASE, 0, 0, err);
+    rc = xio__send_traced(p->base.ctx, NULL, p->base.path, c, XIO_REQ_LEASE, 0, 0, err);
   if (rc == XIO_OK && id_out) rc = xio_blob_call_lease_id(c, id_out, err);
   xio_blob_call_free(c);
   return rc;
@@ -144,10 +144,11 @@ static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out
 static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
   xio_ctx *ctx = p->base.ctx;
   char proposed[37];
-  xio_blob_new_lease_id(proposed);
+  xio_err rc = xio_blob_new_uuid(proposed, err);
+  if (rc != XIO_OK) return rc;
   xio_blob_lease_args acquire = {XIO_BLOB_LEASE_ACQUIRE, NULL, proposed,
                                  xio__ctx_options(ctx)->lease_duration_s, 0};
-  xio_err rc = lease_call(p, &acquire, p->lease.id, err);
+  rc = lease_call(p, &acquire, p->lease.id, err);
   if (rc == XIO_EBUSY && break_first) {
     xio_blob_lease_args brk = {XIO_BLOB_LEASE_BREAK, NULL, NULL, 0, 0};
     xio_error_clear(err);
@@ -188,7 +189,7 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
                        int *created, xio_error *err) {
   pb_file *p = calloc(1, sizeof *p);
   if (!p) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  xio_err rc = xio_ctx_blob_target(ctx, target, &p->target, err);
+  xio_err rc = xio__ctx_blob_target(ctx, target, &p->target, err);
   const char *q = rc == XIO_OK ? xio_blob_target_url(p->target)->query : NULL;
   if (q && (strncmp(q, "snapshot=", 9) == 0 || strstr(q, "&snapshot=")) &&
       !(o->flags & XIO_OPEN_READONLY))
@@ -219,9 +220,9 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
 
 /* ------------------------------------------------------------ async ---- */
 
-static const char *sub_type(const xio__sub *s) {
-  if (s->op == XIO__SUB_READ) return XIO_RT_READ;
-  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_RT_ZERO : XIO_RT_WRITE;
+static xio_request_type sub_type(const xio__sub *s) {
+  if (s->op == XIO__SUB_READ) return XIO_REQ_READ;
+  return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_REQ_ZERO : XIO_REQ_WRITE;
 }
 
 static void on_done(xio_blob_call *c, void *ud) {
@@ -272,7 +273,7 @@ static void pb_submit(xio_file *f, xio__sub *s) {
     xio__sub_done(s, rc, &e, 0);
     return;
   }
-  xio_blob_submit(f->ctx->engine, c, on_done, s);
+  xio_blob_submit(xio__ctx_engine(f->ctx), c, on_done, s);
 }
 
 /* ------------------------------------------------------------- sync ---- */
@@ -284,7 +285,7 @@ static xio_err set_meta(pb_file *p, uint64_t logical, xio_error *err) {
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_set_metadata(p->target, meta, n, &cond, &c, err);
   if (rc == XIO_OK)
-    rc = xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_RT_SET_SIZE, logical, 0, err);
+    rc = xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_REQ_SET_SIZE, logical, 0, err);
   xio_blob_call_free(c);
   if (rc == XIO_OK) p->has_size_meta = n == 2;
   return rc;
@@ -299,7 +300,7 @@ static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
     xio_blob_cond cond = {lease_id(p), NULL, NULL};
     xio_blob_call *c = NULL;
     rc = xio_blob_call_resize(p->target, phys, &cond, &c, err);
-    if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_RT_SET_SIZE, 0, phys, err);
+    if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_REQ_SET_SIZE, 0, phys, err);
     xio_blob_call_free(c);
     if (rc == XIO_OK) atomic_store(&p->blob_size, phys);
   }
@@ -329,11 +330,11 @@ static xio_err pb_close(xio_file *f, xio_error *err) {
 
 static xio_err pb_remove(xio_ctx *ctx, const char *target, xio_error *err) {
   xio_blob_target *t = NULL;
-  xio_err rc = xio_ctx_blob_target(ctx, target, &t, err);
+  xio_err rc = xio__ctx_blob_target(ctx, target, &t, err);
   xio_blob_call *c = NULL;
   if (rc == XIO_OK) rc = xio_blob_call_delete(t, 1, NULL, &c, err);
   if (rc == XIO_OK)
-    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_RT_DELETE, 0, 0, err);
+    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_REQ_DELETE, 0, 0, err);
   xio_blob_call_free(c);
   xio_blob_target_free(t);
   return rc;
@@ -342,10 +343,10 @@ static xio_err pb_remove(xio_ctx *ctx, const char *target, xio_error *err) {
 /* Sends one Get Page Ranges call of xio_blob_get_ranges_with, traced. */
 static xio_err send_ranges_call(void *ud, xio_blob_call *c, xio_error *err) {
   pb_file *p = ud;
-  return xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_RT_RANGES, 0, 0, err);
+  return xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_REQ_RANGES, 0, 0, err);
 }
 
-static xio_err pb_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
+static xio_err pb_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   pb_file *p = (pb_file *)f;
   uint64_t size = atomic_load(&f->size);
   if (size == 0) return XIO_OK;
@@ -355,7 +356,7 @@ static xio_err pb_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
   /* The last page may reach past an unaligned logical end: cut it there. */
   for (size_t i = 0; rc == XIO_OK && i < all.n && all.v[i].start < size; i++) {
     uint64_t end = all.v[i].end < size - 1 ? all.v[i].end : size - 1;
-    if (xio_blob_ranges_add(out, all.v[i].start, end) != XIO_OK)
+    if (xio_ranges_add(out, all.v[i].start, end) != XIO_OK)
       rc = xio_error_set(err, XIO_ENOMEM, "out of memory listing ranges");
   }
   xio_blob_ranges_clear(&all);
@@ -369,7 +370,7 @@ static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   xio_blob_call *c = NULL;
   char snap[64];
   xio_err rc = xio_blob_call_snapshot(p->target, &cond, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_RT_SNAPSHOT, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_REQ_SNAPSHOT, 0, 0, err);
   if (rc == XIO_OK) rc = xio_blob_call_snapshot_id(c, snap, err);
   xio_blob_call_free(c);
   if (rc == XIO_OK && (size_t)snprintf(id, size, "%s", snap) >= size)
@@ -377,7 +378,75 @@ static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   return rc;
 }
 
+/* --------------------------------------------------- properties, leases ---- */
+
+static xio_err pb_stat(xio_file *f, xio_file_info *out, xio_error *err) {
+  pb_file *p = (pb_file *)f;
+  xio_blob_call *c = NULL;
+  xio_blob_props props;
+  xio_err rc = xio_blob_call_get_properties(p->target, NULL, &c, err);
+  if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_REQ_GET_SIZE, 0, 0, err);
+  if (rc == XIO_OK) rc = xio_blob_call_props(c, &props, err);
+  xio_blob_call_free(c);
+  if (rc != XIO_OK) return rc;
+  out->stored_size = props.size;
+  out->allocated = XIO_UNKNOWN_SIZE;
+  out->sequence_number = props.sequence_number;
+#define COPY(field) snprintf(out->field, sizeof out->field, "%s", props.field)
+  COPY(blob_type);
+  COPY(lease_state);
+  COPY(lease_status);
+  COPY(lease_duration);
+  COPY(etag);
+  COPY(last_modified);
+#undef COPY
+  return XIO_OK;
+}
+
+static xio_blob_lease_action blob_action(xio_lease_action a) {
+  switch (a) {
+  case XIO_LEASE_ACQUIRE: return XIO_BLOB_LEASE_ACQUIRE;
+  case XIO_LEASE_RENEW: return XIO_BLOB_LEASE_RENEW;
+  case XIO_LEASE_RELEASE: return XIO_BLOB_LEASE_RELEASE;
+  default: return XIO_BLOB_LEASE_BREAK;
+  }
+}
+
+/* Reads what the lease call answered into `out`. */
+static xio_err lease_result(const xio_blob_call *c, xio_lease_action a, xio_lease_result *out,
+                            xio_error *err) {
+  const char *left = xio_blob_call_header(c, "x-ms-lease-time");
+  if (a == XIO_LEASE_BREAK && left) out->remaining_s = (int)strtol(left, NULL, 10);
+  return a == XIO_LEASE_ACQUIRE ? xio_blob_call_lease_id(c, out->id, err) : XIO_OK;
+}
+
+static xio_err pb_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req,
+                        xio_lease_result *out, xio_error *err) {
+  char proposed[37];
+  xio_blob_lease_args a = {blob_action(req->action), NULL, NULL, 0, 0};
+  if (req->action == XIO_LEASE_ACQUIRE) {
+    xio_err rc = req->lease_id ? XIO_OK : xio_blob_new_uuid(proposed, err);
+    if (rc != XIO_OK) return rc;
+    a.proposed_id = req->lease_id ? req->lease_id : proposed;
+    a.duration_s = req->duration_s;
+  } else if (req->action == XIO_LEASE_BREAK) {
+    a.break_period_s = req->break_period_s;
+  } else {
+    a.lease_id = req->lease_id;
+  }
+  xio_blob_target *t = NULL;
+  xio_blob_call *c = NULL;
+  xio_err rc = xio__ctx_blob_target(ctx, target, &t, err);
+  if (rc == XIO_OK) rc = xio_blob_call_lease(t, &a, &c, err);
+  if (rc == XIO_OK)
+    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_REQ_LEASE, 0, 0, err);
+  if (rc == XIO_OK) rc = lease_result(c, req->action, out, err);
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+  return rc;
+}
+
 const xio_backend xio__pageblob_backend = {
     1,        "pageblob", 512,       XIO_BLOB_MAX_PUT_PAGE, pb_open, pb_submit, pb_resize, pb_sync,
-    pb_close, pb_remove,  pb_ranges, pb_snapshot,
+    pb_close, pb_remove,  pb_ranges, pb_snapshot,           pb_stat, pb_lease,
 };

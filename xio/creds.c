@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/auth.h>
+
 #include "ctx_int.h"
 
 static char *read_file(const char *path, xio_error *err) {
@@ -121,7 +123,7 @@ static xio_err pick(const xio__creds *c, const char *url, const xio_auth_url *u,
   return XIO_OK;
 }
 
-xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
+xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
   xio_auth_url u;
   *out = NULL;
   xio_err rc = xio_auth_url_parse(url, &u, err);

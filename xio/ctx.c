@@ -1,9 +1,17 @@
 /*
- * ctx.c - the context's life: options and their checks, starting the REST engine,
- * the lease keeper and the local workers, loading credentials, opening the trace
- * file; and, at the end, closing files still open and stopping it all in order.
+ * ctx.c - the context's life: options and their checks, starting the REST engine
+ * (the file layer's retry and checksum settings mapped to blobio's here), the lease
+ * keeper and the local workers, loading credentials, opening the trace file; and,
+ * at the end, closing files still open and stopping it all in order.
+ *
+ * Ownership of the option strings: the caller's strings are borrowed only during
+ * xio_ctx_new. trace_path, connection_string and credential_file are read once
+ * (the file opened, the credentials parsed); ca_file is copied, because the engine
+ * reads it again at each TLS connection. The copy kept in ctx->opts has these four
+ * pointers NULL, except ca_file, which points at the context's own copy.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,13 +19,40 @@
 
 #define ZEROS_LEN (4u << 20)
 
+static xio_retry retry_from_blob(xio_blob_retry_policy p) {
+  xio_retry r = {p.max_retries, p.base_delay_ms, p.max_delay_ms, p.try_timeout_ms, p.deadline_ms};
+  return r;
+}
+
+static xio_blob_retry_policy retry_to_blob(xio_retry r) {
+  xio_blob_retry_policy p = {r.max_retries, r.base_delay_ms, r.max_delay_ms, r.try_timeout_ms,
+                             r.deadline_ms};
+  return p;
+}
+
+static xio_checksum checksum_from_blob(xio_blob_checksum c) {
+  switch (c) {
+  case XIO_BLOB_CHECKSUM_MD5: return XIO_CHECKSUM_MD5;
+  case XIO_BLOB_CHECKSUM_NONE: return XIO_CHECKSUM_NONE;
+  default: return XIO_CHECKSUM_CRC64;
+  }
+}
+
+static xio_blob_checksum checksum_to_blob(xio_checksum c) {
+  switch (c) {
+  case XIO_CHECKSUM_MD5: return XIO_BLOB_CHECKSUM_MD5;
+  case XIO_CHECKSUM_NONE: return XIO_BLOB_CHECKSUM_NONE;
+  default: return XIO_BLOB_CHECKSUM_CRC64;
+  }
+}
+
 xio_ctx_options xio_ctx_options_default(void) {
   xio_ctx_options o;
   memset(&o, 0, sizeof o);
   xio_blob_engine_options e = xio_blob_engine_options_default();
   o.max_in_flight = e.max_in_flight;
-  o.retry = e.retry;
-  o.checksum = e.checksum;
+  o.retry = retry_from_blob(e.retry);
+  o.checksum = checksum_from_blob(e.checksum);
   o.lease_duration_s = 60;
   o.lease_renew_s = 20;
   o.local_threads = 4;
@@ -35,14 +70,17 @@ static xio_err check_options(const xio_ctx_options *o, xio_error *err) {
                          o->lease_renew_s);
   if (o->local_threads < 1 || o->local_threads > 256)
     return xio_error_set(err, XIO_EINVAL, "local_threads %d outside 1..256", o->local_threads);
+  if (o->checksum != XIO_CHECKSUM_CRC64 && o->checksum != XIO_CHECKSUM_MD5 &&
+      o->checksum != XIO_CHECKSUM_NONE)
+    return xio_error_set(err, XIO_EINVAL, "unknown checksum %d", (int)o->checksum);
   return XIO_OK;
 }
 
 static xio_err start_engine(xio_ctx *ctx, xio_error *err) {
   xio_blob_engine_options e = xio_blob_engine_options_default();
   e.max_in_flight = ctx->opts.max_in_flight;
-  e.retry = ctx->opts.retry;
-  e.checksum = ctx->opts.checksum;
+  e.retry = retry_to_blob(ctx->opts.retry);
+  e.checksum = checksum_to_blob(ctx->opts.checksum);
   e.ca_file = ctx->ca_file;
   e.allow_insecure_remote = ctx->opts.allow_insecure_remote;
   e.clock = ctx->opts.clock;
@@ -72,7 +110,7 @@ static void teardown(xio_ctx *ctx) {
   xio__trace_close(ctx);
   xio__creds_free(&ctx->creds);
   pthread_mutex_destroy(&ctx->trace_mu);
-  pthread_mutex_destroy(&ctx->files_mu);
+  xio__tracked_destroy(&ctx->open_files);
   free(ctx->ca_file);
   free(ctx->zeros);
   free(ctx);
@@ -82,21 +120,13 @@ xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err) 
   *out = NULL;
   xio_ctx *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  /* The caller's strings are borrowed for setup only (see the top of this file). */
   ctx->opts = opts ? *opts : xio_ctx_options_default();
-  /* Borrowed strings are used only during setup; keep none of them. */
-  ctx->opts.trace_path = ctx->opts.connection_string = ctx->opts.credential_file = NULL;
-  ctx->opts.ca_file = NULL;
-  if (opts) {
-    ctx->opts.trace_path = opts->trace_path;
-    ctx->opts.connection_string = opts->connection_string;
-    ctx->opts.credential_file = opts->credential_file;
-    ctx->opts.ca_file = opts->ca_file;
-  }
   pthread_mutex_init(&ctx->trace_mu, NULL);
-  pthread_mutex_init(&ctx->files_mu, NULL);
+  xio__tracked_init(&ctx->open_files);
   xio_err rc = setup(ctx, err);
   ctx->opts.trace_path = ctx->opts.connection_string = ctx->opts.credential_file = NULL;
-  ctx->opts.ca_file = ctx->ca_file;
+  ctx->opts.ca_file = ctx->ca_file; /* owned by ctx */
   if (rc != XIO_OK) {
     xio_error_set_operation(err, "CreateContext");
     teardown(ctx);
@@ -106,19 +136,24 @@ xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err) 
   return XIO_OK;
 }
 
-void xio_ctx_free(xio_ctx *ctx) {
-  if (!ctx) return;
-  for (;;) {
-    pthread_mutex_lock(&ctx->files_mu);
-    xio_file *f = ctx->files;
-    pthread_mutex_unlock(&ctx->files_mu);
-    if (!f) break;
-    xio_file_close(f, NULL);
-  }
-  teardown(ctx);
+/* Closes the files still open: each is taken out of the set before it is closed,
+ * so the loop ends whatever a close does. */
+static void close_open_files(xio_ctx *ctx) {
+  xio__tracked_node *n;
+  while ((n = xio__tracked_take(&ctx->open_files)))
+    xio_file_close((xio_file *)((char *)n - offsetof(xio_file, open_node)), NULL);
 }
 
-xio_blob_engine *xio_ctx_engine(xio_ctx *ctx) { return ctx->engine; }
+xio_err xio_ctx_free(xio_ctx *ctx) {
+  if (!ctx) return XIO_OK;
+  /* On the context's own threads, stopping them would wait for ourselves. */
+  if (xio__ctx_on_io_thread(ctx) || xio__keeper_is_keeper(ctx)) return XIO_EINVAL;
+  close_open_files(ctx);
+  teardown(ctx);
+  return XIO_OK;
+}
+
+xio_blob_engine *xio__ctx_engine(xio_ctx *ctx) { return ctx->engine; }
 
 const xio_ctx_options *xio__ctx_options(const xio_ctx *ctx) { return &ctx->opts; }
 
@@ -133,19 +168,4 @@ int xio__ctx_on_io_thread(xio_ctx *ctx) {
   return xio_blob_engine_on_io_thread(ctx->engine) || xio__workers_is_worker(&ctx->workers);
 }
 
-void xio__ctx_track(xio_ctx *ctx, xio_file *f) {
-  pthread_mutex_lock(&ctx->files_mu);
-  f->next_open = ctx->files;
-  ctx->files = f;
-  pthread_mutex_unlock(&ctx->files_mu);
-}
-
-void xio__ctx_untrack(xio_ctx *ctx, xio_file *f) {
-  pthread_mutex_lock(&ctx->files_mu);
-  for (xio_file **p = &ctx->files; *p; p = &(*p)->next_open)
-    if (*p == f) {
-      *p = f->next_open;
-      break;
-    }
-  pthread_mutex_unlock(&ctx->files_mu);
-}
+xio__tracked *xio__ctx_open_files(xio_ctx *ctx) { return &ctx->open_files; }

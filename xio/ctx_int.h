@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include <xio/auth.h>
+
 #include "xio_int.h"
 
 typedef struct xio__creds {
@@ -48,8 +50,7 @@ struct xio_ctx {
   pthread_mutex_t trace_mu;
   xio__workers workers;
   xio__keeper keeper;
-  pthread_mutex_t files_mu;
-  xio_file *files;
+  xio__tracked open_files; /* files open in this context (tracked_int.h) */
   void *zeros;
 };
 
@@ -70,5 +71,7 @@ int xio__workers_is_worker(const xio__workers *w);
 /** Starts / stops the lease keeper. Errors: XIO_ENOMEM. */
 xio_err xio__keeper_start(xio_ctx *ctx, xio_error *err);
 void xio__keeper_stop(xio_ctx *ctx);
+/** 1 when the calling thread is the lease keeper (which runs trace callbacks). */
+int xio__keeper_is_keeper(const xio_ctx *ctx);
 
 #endif

@@ -37,9 +37,21 @@ static xio_init resolve_init(xio_kind kind, xio_init init) {
 }
 
 const xio_backend *xio__backend_for(const char *target) {
-  if (strncasecmp(target, "http://", 7) == 0 || strncasecmp(target, "https://", 8) == 0)
-    return &xio__pageblob_backend;
-  return &xio__local_backend;
+  switch (xio_target_classify(target)) {
+  case XIO_TARGET_BLOB: return &xio__pageblob_backend;
+  case XIO_TARGET_LOCAL: return &xio__local_backend;
+  default: return NULL;
+  }
+}
+
+/* The error for a target no backend opens: a URL of a scheme other than http(s) or
+ * file. */
+static xio_err unsupported_target(const char *target, xio_error *err) {
+  int n = (int)xio_target_scheme_length(target);
+  return xio_error_set(err, XIO_EUNSUPPORTED,
+                       "unsupported URL scheme '%.*s': xio opens http:// and https:// page-blob "
+                       "URLs, local paths and file:// URLs",
+                       n, target);
 }
 
 xio_err xio__file_init(xio_file *f, const xio_backend *b, xio_ctx *ctx, const char *path,
@@ -413,7 +425,7 @@ xio_err xio_file_flush(xio_file *f, xio_error *err) {
   return rc;
 }
 
-xio_err xio_file_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err) {
+xio_err xio_file_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   if (in_callback(f)) return refuse_in_callback(f, "listing ranges", err);
   return f->backend->ranges(f, out, err);
 }
@@ -422,6 +434,57 @@ xio_err xio_file_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   if (in_callback(f)) return refuse_in_callback(f, "a snapshot", err);
   wait_idle(f);
   return f->backend->snapshot(f, id, size, err);
+}
+
+xio_err xio_file_stat(xio_file *f, xio_file_info *out, xio_error *err) {
+  if (in_callback(f)) return refuse_in_callback(f, "stat", err);
+  memset(out, 0, sizeof *out);
+  out->backend = f->backend->name;
+  out->kind = f->kind;
+  out->size = atomic_load(&f->size);
+  return f->backend->stat(f, out, err);
+}
+
+xio_err xio_stat(xio_ctx *ctx, const char *target, xio_file_info *out, xio_error *err) {
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_READONLY;
+  xio_file *f = NULL;
+  xio_err rc = xio_file_open(ctx, target, &o, &f, err);
+  if (rc == XIO_OK) rc = xio_file_stat(f, out, err);
+  xio_file_close(f, NULL);
+  return rc;
+}
+
+static xio_err check_lease(const xio_lease_request *r, xio_error *err) {
+  if (r->action < XIO_LEASE_ACQUIRE || r->action > XIO_LEASE_BREAK)
+    return xio_error_set(err, XIO_EINVAL, "unknown lease action %d", (int)r->action);
+  if ((r->action == XIO_LEASE_RENEW || r->action == XIO_LEASE_RELEASE) &&
+      (!r->lease_id || !*r->lease_id))
+    return xio_error_set(err, XIO_EINVAL, "renewing or releasing a lease needs its id");
+  if (r->action == XIO_LEASE_ACQUIRE && r->duration_s != -1 &&
+      (r->duration_s < 15 || r->duration_s > 60))
+    return xio_error_set(err, XIO_EINVAL, "lease duration %d: use -1 (infinite) or 15..60",
+                         r->duration_s);
+  if (r->action == XIO_LEASE_BREAK && (r->break_period_s < 0 || r->break_period_s > 60))
+    return xio_error_set(err, XIO_EINVAL, "break period %d outside 0..60", r->break_period_s);
+  return XIO_OK;
+}
+
+xio_err xio_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req,
+                  xio_lease_result *out, xio_error *err) {
+  xio_lease_result ignored;
+  if (!out) out = &ignored;
+  memset(out, 0, sizeof *out);
+  out->remaining_s = -1;
+  if (!ctx || !target || !*target || !req)
+    return xio_error_set(err, XIO_EINVAL, "no context, target or lease request");
+  if (xio__ctx_on_io_thread(ctx))
+    return xio_error_set(err, XIO_EINVAL,
+                         "a lease request would block: not allowed from a completion callback");
+  xio_err rc = check_lease(req, err);
+  if (rc != XIO_OK) return rc;
+  const xio_backend *b = xio__backend_for(target);
+  return b ? b->lease(ctx, target, req, out, err) : unsupported_target(target, err);
 }
 
 xio_kind xio_file_kind(const xio_file *f) { return f->kind; }
@@ -459,7 +522,7 @@ static xio_err check_open(const xio_open_options *o, xio_error *err) {
     return xio_error_set(err, XIO_EINVAL, "unknown file kind %d", (int)o->kind);
   if (o->init < XIO_INIT_DEFAULT || o->init > XIO_INIT_CLEAR)
     return xio_error_set(err, XIO_EINVAL, "unknown init policy %d", (int)o->init);
-  if (o->size > XIO_BLOB_MAX_SIZE)
+  if (o->size > XIO_FILE_MAX_SIZE)
     return xio_error_set(err, XIO_ELIMIT, "size %" PRIu64 " exceeds 8 TiB", o->size);
   return XIO_OK;
 }
@@ -472,6 +535,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
   xio_err rc = check_open(&o, err);
   if (rc != XIO_OK) return rc;
   const xio_backend *b = xio__backend_for(target);
+  if (!b) return unsupported_target(target, err);
   xio_file *f = NULL;
   int created = 0;
   rc = b->open(ctx, target, &o, &f, &created, err);
@@ -483,7 +547,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
     b->close(f, NULL);
     return rc;
   }
-  xio__ctx_track(ctx, f);
+  xio__tracked_add(xio__ctx_open_files(ctx), &f->open_node);
   *out = f;
   return XIO_OK;
 }
@@ -491,12 +555,13 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
 xio_err xio_file_close(xio_file *f, xio_error *err) {
   if (!f) return XIO_OK;
   if (in_callback(f)) return refuse_in_callback(f, "close", err);
-  xio__ctx_untrack(f->ctx, f);
+  xio__tracked_remove(xio__ctx_open_files(f->ctx), &f->open_node);
   wait_idle(f);
   return f->backend->close(f, err);
 }
 
 xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err) {
   if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
-  return xio__backend_for(target)->remove(ctx, target, err);
+  const xio_backend *b = xio__backend_for(target);
+  return b ? b->remove(ctx, target, err) : unsupported_target(target, err);
 }

@@ -4,6 +4,7 @@
  * count and sticky error, waiting and polling, asynchronous flushes, and the sector
  * range locks that keep concurrent read-modify-writes of one sector apart.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,30 +161,18 @@ void xio__sub_done(xio__sub *s, xio_err result, const xio_error *detail, size_t 
   if (atomic_fetch_sub(&st->pending, 1) == 1) finish(st);
 }
 
-typedef struct finish_job {
-  xio__job job;
-  xio__io_state *st;
-} finish_job;
-
 static void run_finish(xio__job *job) {
-  xio__io_state *st = ((finish_job *)job)->st;
-  free(job);
-  finish(st);
+  finish((xio__io_state *)((char *)job - offsetof(xio__io_state, job)));
 }
 
 /* Finishes an io whose subs all completed while it was being launched. Not on the
  * launching thread: that is the caller of xio_file_submit (or a sync call), where a
  * completion callback must not run (it may take the caller's locks, and a sync call
- * it makes would wait for the io it runs in instead of being refused). */
+ * it makes would wait for the io it runs in instead of being refused). The job is
+ * the state's own, so this cannot fail for want of memory. */
 static void finish_elsewhere(xio__io_state *st) {
-  finish_job *fj = malloc(sizeof *fj);
-  if (!fj) {
-    finish(st);
-    return;
-  }
-  fj->job.run = run_finish;
-  fj->st = st;
-  xio__ctx_run(st->file->ctx, &fj->job);
+  st->job.run = run_finish;
+  xio__ctx_run(st->file->ctx, &st->job);
 }
 
 void xio__io_launch(xio__io_state *st) {
@@ -208,16 +197,9 @@ void xio__io_fail(xio__io_state *st, xio_err rc, const xio_error *detail) {
 
 /* --------------------------------------------------------- async flush ---- */
 
-typedef struct flush_job {
-  xio__job job;
-  xio__io_state *st;
-} flush_job;
-
 static void run_flush(xio__job *job) {
-  flush_job *fj = (flush_job *)job;
-  xio__io_state *st = fj->st;
+  xio__io_state *st = (xio__io_state *)((char *)job - offsetof(xio__io_state, job));
   xio_file *f = st->file;
-  free(fj);
   xio_error detail;
   xio_error_clear(&detail);
   xio_err rc = f->backend->sync(f, &detail);
@@ -242,22 +224,15 @@ static xio__io_state *take_flushes_locked(xio_file *f) {
   return list;
 }
 
-/* Runs the flushes taken on the workers (the backend's sync may block). */
+/* Runs the flushes taken on the workers (the backend's sync may block), each with
+ * its state's own job: nothing to allocate, so the completion never falls back to
+ * the thread that queued it. */
 static void start_flushes(xio_file *f, xio__io_state *list) {
   while (list) {
     xio__io_state *st = list;
     list = st->next_flush;
-    flush_job *fj = calloc(1, sizeof *fj);
-    if (!fj) {
-      xio_error e;
-      xio_error_clear(&e);
-      xio_error_set(&e, XIO_ENOMEM, "out of memory starting a flush");
-      xio__io_fail(st, XIO_ENOMEM, &e);
-      continue;
-    }
-    fj->job.run = run_flush;
-    fj->st = st;
-    xio__ctx_run(f->ctx, &fj->job);
+    st->job.run = run_flush;
+    xio__ctx_run(f->ctx, &st->job);
   }
 }
 

@@ -11,20 +11,14 @@
 
 #include "ctx_int.h"
 
-static int64_t mono_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Renews one lease; runs without the keeper's lock. */
 static void renew(xio_ctx *ctx, xio__lease *l) {
   xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(l->target, &a, &c, NULL);
-  if (rc == XIO_OK) rc = xio__send_traced(ctx, l->file, NULL, c, XIO_RT_LEASE, 0, 0, NULL);
+  if (rc == XIO_OK) rc = xio__send_traced(ctx, l->file, NULL, c, XIO_REQ_LEASE, 0, 0, NULL);
   xio_blob_call_free(c);
-  int64_t now = mono_us();
+  int64_t now = xio_auth_monotonic_us();
   int transient = rc == XIO_ETRANSPORT || rc == XIO_ETIMEDOUT || rc == XIO_ETHROTTLED;
   int expired = now - l->last_renew_us >= (int64_t)ctx->opts.lease_duration_s * 1000000;
   if (rc == XIO_OK)
@@ -38,7 +32,7 @@ static void renew(xio_ctx *ctx, xio__lease *l) {
 /* The lease due first, or NULL; *wait_us gets the time until it is due. */
 static xio__lease *next_due(xio__keeper *k, int64_t period_us, int64_t *wait_us) {
   xio__lease *due = NULL;
-  int64_t now = mono_us(), best = INT64_MAX;
+  int64_t now = xio_auth_monotonic_us(), best = INT64_MAX;
   for (xio__lease *l = k->leases; l; l = l->next) {
     if (atomic_load(&l->lost)) continue;
     int64_t at = l->last_renew_us + period_us;
@@ -100,10 +94,14 @@ void xio__keeper_stop(xio_ctx *ctx) {
   k->started = 0;
 }
 
+int xio__keeper_is_keeper(const xio_ctx *ctx) {
+  return ctx->keeper.started && pthread_equal(pthread_self(), ctx->keeper.thread);
+}
+
 void xio__lease_keep(xio_ctx *ctx, xio__lease *l) {
   xio__keeper *k = &ctx->keeper;
   pthread_mutex_lock(&k->mu);
-  l->last_renew_us = mono_us();
+  l->last_renew_us = xio_auth_monotonic_us();
   l->next = k->leases;
   k->leases = l;
   pthread_cond_broadcast(&k->cv);

@@ -1,7 +1,9 @@
 /*
  * trace.c - xio_send_complete events: one per storage request, formatted as JSON
- * lines with cJSON in DESIGN.md's schema, delivered to the context's callback and
- * trace file; and the per-file request counters that go with them.
+ * lines with cJSON (the fields of xio_trace_event by name; see xio_trace_event_json
+ * in xio.h), delivered to the context's callback and trace file; and the per-file
+ * request counters that go with them. Request types become their names only here,
+ * where the JSON line is written.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -11,6 +13,16 @@
 #include <cjson/cJSON.h>
 
 #include "ctx_int.h"
+
+static const char *const request_type_names[XIO_REQ_COUNT] = {
+#define XIO__REQ_NAME(e, name) name,
+    XIO_REQUEST_TYPE_MAP(XIO__REQ_NAME)
+#undef XIO__REQ_NAME
+};
+
+const char *xio_request_type_name(xio_request_type t) {
+  return (unsigned)t < XIO_REQ_COUNT ? request_type_names[t] : "?";
+}
 
 static void format_timestamp(int64_t us, char out[64]) {
   time_t s = (time_t)(us / 1000000);
@@ -35,7 +47,7 @@ char *xio_trace_event_json(const xio_trace_event *ev) {
   cJSON_AddStringToObject(o, "event", ev->event);
   cJSON_AddStringToObject(o, "timestamp", ts);
   cJSON_AddStringToObject(o, "file_path", ev->file_path ? ev->file_path : "");
-  cJSON_AddStringToObject(o, "request_type", ev->request_type);
+  cJSON_AddStringToObject(o, "request_type", xio_request_type_name(ev->request_type));
   cJSON_AddNumberToObject(o, "offset", (double)ev->offset);
   cJSON_AddNumberToObject(o, "length", (double)ev->length);
   cJSON_AddNumberToObject(o, "http_status", ev->http_status);
@@ -62,12 +74,12 @@ static void count(xio_file *f, const xio__request_report *r) {
   atomic_fetch_add(&f->stats.requests, 1);
   atomic_fetch_add(&f->stats.retries, (uint64_t)r->retries);
   if (r->result != XIO_OK) atomic_fetch_add(&f->stats.failures, 1);
-  if (strcmp(r->request_type, XIO_RT_READ) == 0)
-    atomic_fetch_add(&f->stats.stall_read_us, us);
-  else if (strcmp(r->request_type, XIO_RT_WRITE) == 0 || strcmp(r->request_type, XIO_RT_ZERO) == 0)
-    atomic_fetch_add(&f->stats.stall_write_us, us);
-  else
-    atomic_fetch_add(&f->stats.stall_other_us, us);
+  switch (r->request_type) {
+  case XIO_REQ_READ: atomic_fetch_add(&f->stats.stall_read_us, us); break;
+  case XIO_REQ_WRITE:
+  case XIO_REQ_ZERO: atomic_fetch_add(&f->stats.stall_write_us, us); break;
+  default: atomic_fetch_add(&f->stats.stall_other_us, us); break;
+  }
 }
 
 static void write_line(xio_ctx *ctx, const xio_trace_event *ev) {
@@ -101,8 +113,8 @@ void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path, const xio__
   if (ctx->trace_file) write_line(ctx, &ev);
 }
 
-void xio__report_from_call(xio__request_report *r, const xio_blob_call *c, const char *request_type,
-                           uint64_t offset, uint64_t length) {
+void xio__report_from_call(xio__request_report *r, const xio_blob_call *c,
+                           xio_request_type request_type, uint64_t offset, uint64_t length) {
   memset(r, 0, sizeof *r);
   r->request_type = request_type;
   r->offset = offset;
@@ -117,19 +129,13 @@ void xio__report_from_call(xio__request_report *r, const xio_blob_call *c, const
 }
 
 xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_call *c,
-                         const char *request_type, uint64_t offset, uint64_t length,
+                         xio_request_type request_type, uint64_t offset, uint64_t length,
                          xio_error *err) {
-  xio_err rc = xio_blob_send(ctx->engine, c, err);
+  xio_err rc = xio_blob_send(xio__ctx_engine(ctx), c, err);
   xio__request_report r;
   xio__report_from_call(&r, c, request_type, offset, length);
   xio__trace_request(ctx, f, path, &r);
   return rc;
-}
-
-xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type, uint64_t offset,
-                     uint64_t length, xio_error *err) {
-  return xio__send_traced(ctx, NULL, xio_blob_call_safe_url(c), c, request_type, offset, length,
-                          err);
 }
 
 xio_err xio__trace_open(xio_ctx *ctx, xio_error *err) {

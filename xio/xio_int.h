@@ -17,7 +17,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include <xio/blob.h> /* the page-blob backend's REST calls; never in xio.h */
 #include <xio/xio.h>
+
+#include "tracked_int.h"
 
 typedef struct xio_backend xio_backend;
 typedef struct xio__sub xio__sub;
@@ -26,7 +29,7 @@ typedef struct xio__sub xio__sub;
 
 /** What one storage request did, for its trace event and the file's counters. */
 typedef struct xio__request_report {
-  const char *request_type; /* XIO_RT_* */
+  xio_request_type request_type;
   uint64_t offset, length;
   int http_status;        /* 0: local or no response */
   const char *error_code; /* service code or NULL */
@@ -43,13 +46,13 @@ typedef struct xio__request_report {
 void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path, const xio__request_report *r);
 
 /** Fills a report from a finished blob call. */
-void xio__report_from_call(xio__request_report *r, const xio_blob_call *c, const char *request_type,
-                           uint64_t offset, uint64_t length);
+void xio__report_from_call(xio__request_report *r, const xio_blob_call *c,
+                           xio_request_type request_type, uint64_t offset, uint64_t length);
 
 /** Sends `c` synchronously and reports it as one `request_type` request of `f`
  *  (or `path`). Returns the call's result. */
 xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_call *c,
-                         const char *request_type, uint64_t offset, uint64_t length,
+                         xio_request_type request_type, uint64_t offset, uint64_t length,
                          xio_error *err);
 
 /* ---------------------------------------------------------------- subs ---- */
@@ -116,19 +119,28 @@ struct xio_backend {
   xio_err (*remove)(xio_ctx *ctx, const char *target, xio_error *err);
 
   /** (sync) Appends the allocated ranges of [0, logical size) to `out`, each storage
-   *  request traced as XIO_RT_RANGES. */
-  xio_err (*ranges)(xio_file *f, xio_blob_ranges *out, xio_error *err);
+   *  request traced as XIO_REQ_RANGES. */
+  xio_err (*ranges)(xio_file *f, xio_ranges *out, xio_error *err);
 
   /** (sync) Takes a read-only point-in-time copy; its id goes to `id` (`size` bytes),
-   *  traced as XIO_RT_SNAPSHOT. Errors: XIO_EUNSUPPORTED where the backend has none. */
+   *  traced as XIO_REQ_SNAPSHOT. Errors: XIO_EUNSUPPORTED where the backend has none. */
   xio_err (*snapshot)(xio_file *f, char *id, size_t size, xio_error *err);
+
+  /** (sync) Fills the backend's fields of `out` (all but backend, kind and size) from
+   *  the storage, a request traced as XIO_REQ_GET_SIZE where it makes one. */
+  xio_err (*stat)(xio_file *f, xio_file_info *out, xio_error *err);
+
+  /** (sync) Acts on the lease of `target` (a request checked by the generic layer),
+   *  traced as XIO_REQ_LEASE. Errors: XIO_EUNSUPPORTED where the backend has none. */
+  xio_err (*lease)(xio_ctx *ctx, const char *target, const xio_lease_request *req,
+                   xio_lease_result *out, xio_error *err);
 };
 
 extern const xio_backend xio__pageblob_backend;
 extern const xio_backend xio__local_backend;
 
-/** Picks the backend for a target: URLs with http(s):// go to page blobs, anything
- *  else (a path, or file://) to the local backend. */
+/** Picks the backend for a target by xio_target_classify: http(s):// URLs go to page
+ *  blobs, paths and file:// URLs to the local backend; NULL for any other scheme. */
 const xio_backend *xio__backend_for(const char *target);
 
 /* ---------------------------------------------------------------- file ---- */
@@ -155,10 +167,16 @@ struct xio_file {
     _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared, bytes_zero_written,
         requests, retries, failures, stall_read_us, stall_write_us, stall_other_us;
   } stats;
-  xio_file *next_open; /* the context's list of open files */
+  xio__tracked_node open_node; /* in the context's set of open files */
 };
 
 /* ------------------------------------------------------------ io.c ---- */
+
+/** A job for the local workers. */
+typedef struct xio__job {
+  void (*run)(struct xio__job *job);
+  struct xio__job *next;
+} xio__job;
 
 /** A locked sector range [first, end) of a file (read-modify-write). */
 typedef struct xio__rlock {
@@ -187,6 +205,7 @@ typedef struct xio__io_state {
   int lock_held;
   int internal; /* not an API call: counts no read/write */
   struct xio__io_state *next_flush;
+  xio__job job; /* finishing or flushing on a worker: no allocation, so it cannot fail */
   int nsubs, cap;
   xio__sub subs[];
 } xio__io_state;
@@ -217,12 +236,6 @@ void xio__file_release(xio_file *f);
 
 /* ------------------------------------------------------------- context ---- */
 
-/** A job for the local workers. */
-typedef struct xio__job {
-  void (*run)(struct xio__job *job);
-  struct xio__job *next;
-} xio__job;
-
 /** Queues `job` for a worker thread. */
 void xio__ctx_run(xio_ctx *ctx, xio__job *job);
 
@@ -233,12 +246,24 @@ int xio__ctx_on_io_thread(xio_ctx *ctx);
 const void *xio__ctx_zeros(const xio_ctx *ctx);
 size_t xio__ctx_zeros_len(const xio_ctx *ctx);
 
-/** The context's options (copied at creation). */
+/** The context's options (copied at creation; no strings: see ctx.c). */
 const xio_ctx_options *xio__ctx_options(const xio_ctx *ctx);
 
-/** Adds / removes an open file in the context's list (for close at ctx_free). */
-void xio__ctx_track(xio_ctx *ctx, xio_file *f);
-void xio__ctx_untrack(xio_ctx *ctx, xio_file *f);
+/** The context's REST engine (borrowed, lives as long as the context). */
+xio_blob_engine *xio__ctx_engine(xio_ctx *ctx);
+
+/**
+ * Makes a blob target for `url` with the credential the context resolves for it:
+ * a SAS in the URL, else the credential file's longest matching prefix, else the
+ * connection string, AZURE_STORAGE_ACCOUNT/KEY, AZURE_STORAGE_SAS_TOKEN (for that
+ * account), else anonymous. The caller frees `*out`. Errors: those of
+ * xio_blob_target_new.
+ */
+xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err);
+
+/** The context's set of open files: a file adds its open_node once opened and
+ *  removes it on close; xio_ctx_free closes the files still in it. */
+xio__tracked *xio__ctx_open_files(xio_ctx *ctx);
 
 /* Lease keeper (lease.c): renews the leases of exclusively opened page blobs. */
 typedef struct xio__lease xio__lease;

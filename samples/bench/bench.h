@@ -6,13 +6,11 @@
  *
  * The program is a handful of small modules, one concept each:
  *   options.c      the command line and its defaults (bench_config)
- *   units.c        sizes and durations, parsed and printed ("1 GiB", "3.2 ms")
- *   clock.c        wall and CPU clocks
  *   stats.c        min / median / max and percentiles
  *   counter.c      counting storage requests from the trace callback
  *   emulator.c     the emulator's endpoint, its memory budget, and restarts
- *   target.c       a backend to measure on: a context and a place for files
- *   space.c        local free space, checked before allocating
+ *   target.c       a backend to measure on: a context, a place for files, and
+ *                  the room left there (emulator memory, local free space)
  *   results.c      the list of result rows every section appends to
  *   growth.c       create-with-size, grow-by and zero-range measurements
  *   extrapolate.c  zero-write times past the cap, derived from the cap's rate
@@ -20,7 +18,8 @@
  *   bulk.c         bulk write/read throughput at several in-flight depths
  *   randio.c       8 KiB random reads and writes at queue depth 1 and 32
  *   context.c      the machine the numbers were measured on
- *   out_csv.c, out_json.c, out_md.c, summary.c   the reports
+ *   out_csv.c, out_json.c   the reports for programs
+ *   out_md.c       the reports for people: results.md and the terminal summary
  *   plot.c         drawing the plots with gnuplot (plot.gp)
  */
 #ifndef XIO_BENCH_H
@@ -31,6 +30,8 @@
 #include <stdio.h>
 
 #include <xio/xio.h>
+
+#include "samples_common.h"
 
 #define BENCH_KiB 1024ull
 #define BENCH_MiB (1024ull * 1024)
@@ -73,34 +74,12 @@ typedef struct bench_config {
   int random_depths[BENCH_MAX_DEPTHS];
   int nrandom_depths;
   uint64_t seed;
-  xio_blob_checksum checksum; /* on page-blob writes (default CRC64, xio's default) */
+  xio_checksum checksum; /* on page-blob writes (default CRC64, xio's default) */
 } bench_config;
 
 /** Parses argv into `c` (defaults first). Returns 0, 1 for --help (printed), or 2
  *  for bad usage (message printed to stderr). */
 int bench_options_parse(bench_config *c, int argc, char **argv);
-
-/* --------------------------------------------------------------- units ---- */
-
-/** Parses "512", "8K", "1M", "4G", "1T" (binary; optional "iB"/"B"). Returns 0 or -1. */
-int bench_parse_size(const char *s, uint64_t *out);
-
-/** Writes a size for people: "1 GiB", "8 MiB", "1536 KiB", "100 B". */
-char *bench_fmt_size(uint64_t bytes, char *buf, size_t n);
-
-/** Writes a duration for people: "850 us", "3.2 ms", "4.85 s", "83 min". */
-char *bench_fmt_secs(double secs, char *buf, size_t n);
-
-/** Writes a ratio: "3500x", "42x", "1.8x". */
-char *bench_fmt_ratio(double r, char *buf, size_t n);
-
-/* --------------------------------------------------------------- clock ---- */
-
-/** Monotonic seconds. */
-double bench_now(void);
-
-/** This process's user + system CPU seconds (all threads). */
-double bench_cpu_seconds(void);
 
 /* --------------------------------------------------------------- stats ---- */
 
@@ -115,7 +94,7 @@ void bench_summarize(const double *v, size_t n, double *min, double *med, double
 
 /* ------------------------------------------------------------- counter ---- */
 
-#define BENCH_NTYPES 12 /* the trace schema's request types, plus "other" */
+#define BENCH_NTYPES (XIO_REQ_COUNT + 1) /* the request types, plus "other" */
 
 /** Storage requests by trace request type. */
 typedef struct bench_counts {
@@ -133,7 +112,7 @@ void bench_counter_reset(bench_counter *c);
 void bench_counter_get(bench_counter *c, bench_counts *out);
 
 /** "crc64", "md5", "none". */
-const char *bench_checksum_name(xio_blob_checksum c);
+const char *bench_checksum_name(xio_checksum c);
 
 /** Name of type index `i` ("XIOTypeZeroFile"; "other" for the last). */
 const char *bench_type_name(int i);
@@ -178,7 +157,7 @@ typedef struct bench_target {
   bench_counter *counter;
   char base[1024]; /* container URL or temporary directory */
   int max_in_flight;
-  xio_blob_checksum checksum;
+  xio_checksum checksum;
   bench_emulator *em;   /* page blob: the emulator */
   int generation;       /* the emulator generation the context was made for */
   uint64_t disk_margin; /* local */
@@ -188,7 +167,7 @@ typedef struct bench_target {
 /** A page-blob target in a fresh container on the emulator, with a context of
  *  `max_in_flight` requests. */
 xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
-                              xio_blob_checksum checksum, xio_error *err);
+                              xio_checksum checksum, xio_error *err);
 
 /** A local target in a fresh temporary directory under `parent`. */
 xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_margin,
@@ -207,13 +186,6 @@ void bench_target_file(bench_target *t, const char *stem, char *out, size_t n);
  * remake the context (detail in `err`).
  */
 int bench_target_reserve(bench_target *t, uint64_t bytes, char *why, size_t n, xio_error *err);
-
-/* --------------------------------------------------------------- space ---- */
-
-/** Free bytes for unprivileged users on the file system holding `path`, and the
- *  margin to keep (`margin` when nonzero, else max(4 GiB, 10% of its size)).
- *  Returns 0, or -1 when statvfs fails. */
-int bench_space(const char *path, uint64_t margin, uint64_t *avail, uint64_t *keep);
 
 /** The file system type holding `path` ("ext4", "tmpfs", "xfs", ... or "unknown"). */
 const char *bench_fs_type(const char *path);
@@ -252,6 +224,9 @@ bench_row *bench_results_add(bench_results *r);
 /** Finds the growth row of backend/op/policy/size, or NULL. */
 const bench_row *bench_results_find(const bench_results *r, const char *backend, const char *op,
                                     const char *policy, uint64_t size);
+
+/** 1 when `w` (may be NULL) was measured or derived: status "ok" with runs. */
+int bench_row_usable(const bench_row *w);
 
 /** Number of rows with status "failed". */
 int bench_results_failed(const bench_results *r);

@@ -5,10 +5,21 @@
  * seconds per GiB moved (getrusage: every thread of this process, so the REST
  * engine's I/O thread, checksums and copies included; the emulator's CPU is not).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench.h"
+
+static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+
+/* This process's user + system CPU seconds (all threads). */
+static double cpu_seconds(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return tv_seconds(ru.ru_utime) + tv_seconds(ru.ru_stime);
+}
 
 typedef struct bulk_job {
   uint64_t size;
@@ -33,14 +44,14 @@ static xio_err pass(bench_target *t, xio_file *f, bulk_job *j, int depth, double
   bench_pump_result pr;
   uint64_t n = (j->size + j->req - 1) / j->req;
   bench_counter_reset(t->counter);
-  double c0 = bench_cpu_seconds(), t0 = bench_now();
+  double c0 = cpu_seconds(), t0 = samples_now();
   xio_err rc = bench_pump(f, depth, n, 0, next_bulk, j, &pr);
   if (rc == XIO_OK)
     rc = xio_file_flush(f, err);
   else
     *err = pr.error;
-  *secs = bench_now() - t0;
-  *cpu = bench_cpu_seconds() - c0;
+  *secs = samples_now() - t0;
+  *cpu = cpu_seconds() - c0;
   bench_counter_get(t->counter, req);
   free(pr.lat_us);
   return rc;
@@ -93,7 +104,7 @@ static void finish_row(bench_row *row, const double *cpu, uint64_t size) {
   row->cpu_s_per_gib = gib > 0 ? med / gib : 0;
   char m[32];
   printf("  bulk %-5s in-flight %2d  %8.1f MiB/s  %.3f CPU s/GiB  (%s)\n", row->op, row->depth,
-         row->mib_s, row->cpu_s_per_gib, bench_fmt_secs(row->t_med, m, sizeof m));
+         row->mib_s, row->cpu_s_per_gib, samples_fmt_secs(row->t_med, m, sizeof m));
   fflush(stdout);
 }
 

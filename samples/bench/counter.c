@@ -12,24 +12,20 @@
 
 #include "bench.h"
 
-static const char *const type_names[BENCH_NTYPES] = {
-    "XIOTypeCreateFile", "XIOTypeOpenFile",    "XIOTypeReadFile",    "XIOTypeWriteFile",
-    "XIOTypeZeroFile",   "XIOTypeGetFileSize", "XIOTypeSetFileSize", "XIOTypeGetRanges",
-    "XIOTypeDeleteFile", "XIOTypeLease",       "XIOTypeSnapshot",    "other"};
-
 struct bench_counter {
   pthread_mutex_t mu;
   bench_counts counts;
 };
 
-const char *bench_type_name(int i) { return i >= 0 && i < BENCH_NTYPES ? type_names[i] : "other"; }
+/* Counts are indexed by xio_request_type; the last slot, XIO_REQ_COUNT, is "other". */
+const char *bench_type_name(int i) {
+  return i >= 0 && i < XIO_REQ_COUNT ? xio_request_type_name((xio_request_type)i) : "other";
+}
 
-int bench_type_zero(void) { return 4; }
+int bench_type_zero(void) { return XIO_REQ_ZERO; }
 
-static int type_index(const char *name) {
-  for (int i = 0; i < BENCH_NTYPES - 1; i++)
-    if (name && strcmp(name, type_names[i]) == 0) return i;
-  return BENCH_NTYPES - 1;
+static int type_index(xio_request_type t) {
+  return (unsigned)t < XIO_REQ_COUNT ? (int)t : XIO_REQ_COUNT;
 }
 
 bench_counter *bench_counter_new(void) {
@@ -70,7 +66,7 @@ char *bench_counts_detail(const bench_counts *c, char *buf, size_t n) {
   buf[0] = '\0';
   for (int i = 0; i < BENCH_NTYPES && used < n; i++) {
     if (!c->by_type[i]) continue;
-    int k = snprintf(buf + used, n - used, "%s%s:%llu", used ? " " : "", type_names[i],
+    int k = snprintf(buf + used, n - used, "%s%s:%llu", used ? " " : "", bench_type_name(i),
                      (unsigned long long)c->by_type[i]);
     if (k < 0) break;
     used += (size_t)k;

@@ -71,11 +71,11 @@ static int restart(bench_emulator *em, char *why, size_t n) {
   char used[32], budget[32];
   printf("emulator: %s uploaded of a %s budget; restarting Azurite to free the pages of "
          "deleted blobs (its GC runs only every 10 minutes)\n",
-         bench_fmt_size(em->used, used, sizeof used),
-         bench_fmt_size(em->budget, budget, sizeof budget));
-  double t0 = bench_now();
+         samples_fmt_size(em->used, used, sizeof used),
+         samples_fmt_size(em->budget, budget, sizeof budget));
+  double t0 = samples_now();
   int rc = run_reset(em->reset_cmd);
-  em->reset_seconds += bench_now() - t0;
+  em->reset_seconds += samples_now() - t0;
   if (rc != 0 || find_endpoint(em) != 0) {
     snprintf(why, n, "emulator restart failed (exit %d)", rc);
     return -1;
@@ -90,7 +90,7 @@ int bench_emulator_reserve(bench_emulator *em, uint64_t bytes, char *why, size_t
   char a[32], b[32];
   if (em->budget && bytes > em->budget) {
     snprintf(why, n, "needs %s of emulator memory; budget %s (--emulator-budget)",
-             bench_fmt_size(bytes, a, sizeof a), bench_fmt_size(em->budget, b, sizeof b));
+             samples_fmt_size(bytes, a, sizeof a), samples_fmt_size(em->budget, b, sizeof b));
     return 0;
   }
   if (em->budget && em->used + bytes > em->budget) {
@@ -98,7 +98,7 @@ int bench_emulator_reserve(bench_emulator *em, uint64_t bytes, char *why, size_t
       snprintf(why, n,
                "emulator memory budget spent (%s of %s; Azurite frees deleted blobs "
                "only in its 10-minute GC; give --emulator-reset)",
-               bench_fmt_size(em->used, a, sizeof a), bench_fmt_size(em->budget, b, sizeof b));
+               samples_fmt_size(em->used, a, sizeof a), samples_fmt_size(em->budget, b, sizeof b));
       return 0;
     }
     if (restart(em, why, n) != 0) return 0;

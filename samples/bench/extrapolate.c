@@ -30,7 +30,7 @@ void bench_extrapolate(const bench_config *c, const char *backend, const char *o
   memset(&cap, 0, sizeof cap);
   if (found) cap = *found; /* rows move when the list grows */
   char capsz[32];
-  bench_fmt_size(c->zero_cap, capsz, sizeof capsz);
+  samples_fmt_size(c->zero_cap, capsz, sizeof capsz);
   for (int i = 0; i < c->nsizes; i++) {
     if (c->sizes[i] <= c->zero_cap) continue;
     bench_row *row = bench_results_add(r);

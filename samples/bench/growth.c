@@ -68,9 +68,9 @@ static xio_err run_once(bench_target *t, const char *op, const char *policy, uin
   xio_err rc = setup(t, op, url, size, &f, err);
   if (rc == XIO_OK) {
     bench_counter_reset(t->counter);
-    double t0 = bench_now();
+    double t0 = samples_now();
     rc = operate(t, op, url, size, init_of(policy), &f, err);
-    *secs = bench_now() - t0;
+    *secs = samples_now() - t0;
     bench_counter_get(t->counter, req);
   }
   xio_error e2;
@@ -98,8 +98,8 @@ static void fail_row(bench_row *row, xio_err rc, const xio_error *e) {
 static void progress(const bench_row *row) {
   char s[32], m[32];
   printf("  %-8s %-6s %-5s %9s  %s\n", row->backend, row->op, row->policy,
-         bench_fmt_size(row->size, s, sizeof s),
-         strcmp(row->status, "ok") == 0 ? bench_fmt_secs(row->t_med, m, sizeof m) : row->note);
+         samples_fmt_size(row->size, s, sizeof s),
+         strcmp(row->status, "ok") == 0 ? samples_fmt_secs(row->t_med, m, sizeof m) : row->note);
   fflush(stdout);
 }
 

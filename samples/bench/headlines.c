@@ -14,8 +14,6 @@ static const char *short_op(const char *op) {
   return "zeroing";
 }
 
-static int usable(const bench_row *w) { return w && strcmp(w->status, "ok") == 0 && w->runs > 0; }
-
 /* The largest size with usable zero and clear rows; measured-only when `extrap` is 0. */
 static int largest(const bench_report *rep, const char *backend, const char *op, int extrap,
                    const bench_row **zero, const bench_row **clear) {
@@ -24,7 +22,8 @@ static int largest(const bench_report *rep, const char *backend, const char *op,
     uint64_t s = rep->cfg->sizes[i];
     const bench_row *z = bench_results_find(rep->res, backend, op, "zero", s);
     const bench_row *c = bench_results_find(rep->res, backend, op, "clear", s);
-    if (!usable(z) || !usable(c) || c->t_med <= 0 || z->extrapolated != extrap) continue;
+    if (!bench_row_usable(z) || !bench_row_usable(c) || c->t_med <= 0 || z->extrapolated != extrap)
+      continue;
     *zero = z, *clear = c;
     return 1;
   }
@@ -40,9 +39,9 @@ static void sentence(const char *backend, const char *op, const bench_row *z, co
           "%s%s, %s %s: clear is %s %s than zero (%s vs %s%s; %llu vs %llu%s "
           "requests)\n",
           md ? "- " : "  ", strcmp(backend, "pageblob") ? "local file" : "page blob", short_op(op),
-          bench_fmt_size(z->size, size, sizeof size),
-          bench_fmt_ratio(faster ? ratio : 1 / ratio, r, sizeof r), faster ? "faster" : "slower",
-          bench_fmt_secs(c->t_med, tc, sizeof tc), bench_fmt_secs(z->t_med, tz, sizeof tz),
+          samples_fmt_size(z->size, size, sizeof size),
+          samples_fmt_ratio(faster ? ratio : 1 / ratio, r, sizeof r), faster ? "faster" : "slower",
+          samples_fmt_secs(c->t_med, tc, sizeof tc), samples_fmt_secs(z->t_med, tz, sizeof tz),
           z->extrapolated ? ", zero extrapolated" : "", (unsigned long long)c->req.total,
           (unsigned long long)z->req.total, z->extrapolated ? " extrapolated" : "");
 }

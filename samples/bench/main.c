@@ -27,7 +27,7 @@ static int make_dirs(const char *path) {
 static void print_context(const bench_config *c, const bench_context *x) {
   char mem[32];
   printf("xio-bench %s: %ld CPUs (%s), %s RAM, %s\n", x->date, x->nproc, x->cpu,
-         bench_fmt_size(x->mem_bytes, mem, sizeof mem), x->kernel);
+         samples_fmt_size(x->mem_bytes, mem, sizeof mem), x->kernel);
   printf("  %s\n", bench_context_caveat());
   printf("  emulator: %s; local files: %s (%s)\n", x->endpoint[0] ? x->endpoint : "none",
          c->do_local ? x->local_dir : "not measured", x->local_fs);
@@ -109,9 +109,9 @@ int main(int argc, char **argv) {
     printf("page blobs not measured: no emulator endpoint (--endpoint, --endpoint-file or "
            "XIO_TEST_BLOB_ENDPOINT)\n");
   bench_results r = {0};
-  double t0 = bench_now();
+  double t0 = samples_now();
   int failed = run_sections(&c, &em, have_em, &r);
-  x.total_seconds = bench_now() - t0;
+  x.total_seconds = samples_now() - t0;
   x.load_end = bench_load_average();
   if (have_em) x.emulator_resets = em.resets, x.emulator_uploaded = em.total_uploaded;
   bench_report rep = {&c, &x, &r, {0}, 0, ""};

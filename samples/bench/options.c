@@ -115,8 +115,8 @@ static int parse_sizes(const char *s, bench_config *c) {
   c->nsizes = 0;
   for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     uint64_t v;
-    if (c->nsizes == BENCH_MAX_SIZES || bench_parse_size(tok, &v) != 0 || v == 0 || v % 512 ||
-        v > XIO_BLOB_MAX_SIZE - BENCH_GROW_BASE)
+    if (c->nsizes == BENCH_MAX_SIZES || xio_size_parse(tok, &v, NULL) != XIO_OK || v == 0 ||
+        v % 512 || v > XIO_FILE_MAX_SIZE - BENCH_GROW_BASE)
       return -1;
     c->sizes[c->nsizes++] = v;
   }
@@ -213,7 +213,7 @@ static const struct option long_opts[] = {
 
 /* A size option: a multiple of 512 (0 allowed where `zero_ok`). */
 static int size_opt(const char *opt, const char *val, int zero_ok, uint64_t *out) {
-  if (bench_parse_size(val, out) != 0 || (*out == 0 && !zero_ok) || *out % 512)
+  if (xio_size_parse(val, out, NULL) != XIO_OK || (*out == 0 && !zero_ok) || *out % 512)
     return bad(opt, val, "expected a size that is a multiple of 512 (K, M, G, T suffixes)");
   return 0;
 }
@@ -304,11 +304,11 @@ static int apply(bench_config *c, int id, const char *val) {
     return 0;
   case O_CHECKSUM:
     if (strcmp(val, "crc64") == 0)
-      c->checksum = XIO_BLOB_CHECKSUM_CRC64;
+      c->checksum = XIO_CHECKSUM_CRC64;
     else if (strcmp(val, "md5") == 0)
-      c->checksum = XIO_BLOB_CHECKSUM_MD5;
+      c->checksum = XIO_CHECKSUM_MD5;
     else if (strcmp(val, "none") == 0)
-      c->checksum = XIO_BLOB_CHECKSUM_NONE;
+      c->checksum = XIO_CHECKSUM_NONE;
     else
       return bad("--checksum", val, "expected crc64, md5 or none");
     return 0;

@@ -35,7 +35,7 @@ static void row_out(FILE *f, const bench_row *w) {
   int timed = w->runs > 0;
   int bulk = strcmp(w->kind, "bulk") == 0, rnd = strcmp(w->kind, "random") == 0;
   fprintf(f, "%s,%s,%s,%s,%llu,%s,", w->kind, w->backend, w->op, w->policy,
-          (unsigned long long)w->size, bench_fmt_size(w->size, size, sizeof size));
+          (unsigned long long)w->size, samples_fmt_size(w->size, size, sizeof size));
   num(f, w->io_size > 0, (double)w->io_size);
   num(f, w->depth > 0, w->depth);
   fprintf(f, "%d,", w->runs);

@@ -1,8 +1,9 @@
 /*
- * out_md.c - results.md: the report for people. The machine and its caveats first,
+ * out_md.c - the reports for people. results.md: the machine and its caveats first,
  * then the headlines, the growth tables per backend (median with min – max, "*"
  * for extrapolated entries), bulk and random I/O, the plots, and how it was
- * measured.
+ * measured. The terminal summary at the end of a run: the same tables (medians)
+ * and headlines as aligned text.
  */
 #include <string.h>
 
@@ -14,7 +15,7 @@ static void context(const bench_report *rep, FILE *f) {
   char mem[32], cap[32], up[32], s[32];
   fprintf(f, "# xio-bench results\n\n");
   fprintf(f, "Measured %s on %ld CPUs (%s), %s RAM, %s.\n\n", x->date, x->nproc, x->cpu,
-          bench_fmt_size(x->mem_bytes, mem, sizeof mem), x->kernel);
+          samples_fmt_size(x->mem_bytes, mem, sizeof mem), x->kernel);
   fprintf(f,
           "**Page blobs: Azurite, an in-memory emulator on loopback (%s), not Azure.** Client "
           "and emulator share this machine's CPUs; on Azure, requests cross a network and the "
@@ -28,11 +29,11 @@ static void context(const bench_report *rep, FILE *f) {
           x->sanitized ? " **Built with AddressSanitizer: times are not representative.**" : "");
   fprintf(f, "Settings: sizes");
   for (int i = 0; i < c->nsizes; i++)
-    fprintf(f, "%s %s", i ? "," : "", bench_fmt_size(c->sizes[i], s, sizeof s));
+    fprintf(f, "%s %s", i ? "," : "", samples_fmt_size(c->sizes[i], s, sizeof s));
   fprintf(f,
           "; %d runs each, init zero %d (median, min – max); init zero above %s "
           "extrapolated (\\*); page-blob writes carry a %s checksum; total time %.0f s.\n",
-          c->runs, c->zero_runs, bench_fmt_size(c->zero_cap, cap, sizeof cap),
+          c->runs, c->zero_runs, samples_fmt_size(c->zero_cap, cap, sizeof cap),
           bench_checksum_name(c->checksum), x->total_seconds);
   if (x->emulator_resets)
     fprintf(f,
@@ -40,7 +41,7 @@ static void context(const bench_report *rep, FILE *f) {
             "blobs (%s uploaded in all; Azurite frees deleted blobs only in a garbage collection "
             "every 10 minutes).\n",
             x->emulator_resets, x->emulator_resets > 1 ? "s" : "",
-            bench_fmt_size(x->emulator_uploaded, up, sizeof up));
+            samples_fmt_size(x->emulator_uploaded, up, sizeof up));
 }
 
 static void method(FILE *f) {
@@ -97,4 +98,25 @@ int bench_write_md(const bench_report *rep, const char *path) {
   plots(rep, f);
   method(f);
   return fclose(f) == 0 ? 0 : 1;
+}
+
+void bench_print_summary(const bench_report *rep, FILE *out) {
+  const bench_context *x = rep->ctx;
+  const char *backends[2] = {"pageblob", "local"};
+  fprintf(out, "== results (%ld CPUs; %s) ==\n", x->nproc, bench_context_caveat());
+  fprintf(out, "   times are medians of %d runs (init zero: %d); * = extrapolated, not run\n",
+          rep->cfg->runs, rep->cfg->zero_runs);
+  for (int b = 0; b < 2; b++)
+    for (int o = 0; o < 3; o++)
+      bench_growth_table(rep, backends[b], bench_growth_ops[o], 0, out);
+  bench_bulk_table(rep, 0, out);
+  bench_random_table(rep, 0, out);
+  fprintf(out, "\nheadlines:\n");
+  bench_headlines(rep, 0, out);
+  if (x->emulator_resets)
+    fprintf(out, "\nthe emulator was restarted %d time%s to free memory (not timed)\n",
+            x->emulator_resets, x->emulator_resets > 1 ? "s" : "");
+  fprintf(out, "load average: %.2f at the start, %.2f at the end (%ld CPUs)\n", x->load_start,
+          x->load_end, x->nproc);
+  fprintf(out, "total benchmark time: %.0f s\n", x->total_seconds);
 }

@@ -41,7 +41,7 @@ struct pump {
 static void on_done(xio_io *io, void *ud) {
   slot *s = ud;
   (void)io;
-  s->t_done = bench_now();
+  s->t_done = samples_now();
   pthread_mutex_lock(&s->p->mu);
   s->p->done[s->p->ndone++] = s->idx;
   pthread_cond_signal(&s->p->cv);
@@ -85,7 +85,7 @@ static xio_err submit_one(pump *p, xio_file *f, uint64_t i, bench_pump_next next
   next(ud, i, s->idx, &s->io);
   s->io.done = on_done;
   s->io.ud = s;
-  s->t_submit = bench_now();
+  s->t_submit = samples_now();
   xio_err rc = xio_file_submit(f, &s->io, err);
   if (rc != XIO_OK)
     p->free_[p->nfree++] = s->idx;
@@ -129,11 +129,11 @@ xio_err bench_pump(xio_file *f, int depth, uint64_t max_ops, double max_seconds,
     pump_free(&p);
     return out->rc = xio_error_set(&out->error, XIO_ENOMEM, "out of memory in the pump");
   }
-  double start = bench_now(), last = start;
+  double start = samples_now(), last = start;
   uint64_t issued = 0;
   for (;;) {
     while (p.inflight < depth && issued < max_ops && out->rc == XIO_OK &&
-           !(max_seconds > 0 && bench_now() - start >= max_seconds)) {
+           !(max_seconds > 0 && samples_now() - start >= max_seconds)) {
       xio_err rc = submit_one(&p, f, issued, next, ud, &out->error);
       if (rc != XIO_OK)
         out->rc = rc;

@@ -43,8 +43,6 @@ static int sizes_of(const bench_results *r, const char *backend, const char *op,
   return n;
 }
 
-static int usable(const bench_row *w) { return w && strcmp(w->status, "ok") == 0 && w->runs > 0; }
-
 /* The extrapolation mark: escaped in markdown, where a bare "*" may start emphasis. */
 static const char *mark(const bench_row *w, int md) {
   return !w->extrapolated ? "" : md ? "\\*" : "*";
@@ -55,24 +53,24 @@ static void time_cell(const bench_row *w, int md, char *out) {
   char a[32], b[32], c[32];
   if (!w)
     snprintf(out, BENCH_TABLE_CELL, "n/a");
-  else if (!usable(w))
+  else if (!bench_row_usable(w))
     snprintf(out, BENCH_TABLE_CELL, "%s", w->status);
   else if (md && w->runs > 1)
-    snprintf(out, BENCH_TABLE_CELL, "%s (%s – %s)%s%s", bench_fmt_secs(w->t_med, a, sizeof a),
-             bench_fmt_secs(w->t_min, b, sizeof b), bench_fmt_secs(w->t_max, c, sizeof c),
+    snprintf(out, BENCH_TABLE_CELL, "%s (%s – %s)%s%s", samples_fmt_secs(w->t_med, a, sizeof a),
+             samples_fmt_secs(w->t_min, b, sizeof b), samples_fmt_secs(w->t_max, c, sizeof c),
              w->extrapolated ? " " : "", mark(w, md));
   else
-    snprintf(out, BENCH_TABLE_CELL, "%s%s%s", bench_fmt_secs(w->t_med, a, sizeof a),
+    snprintf(out, BENCH_TABLE_CELL, "%s%s%s", samples_fmt_secs(w->t_med, a, sizeof a),
              w->extrapolated ? " " : "", mark(w, md));
 }
 
 static void ratio_cell(const bench_row *zero, const bench_row *clear, int md, char *out) {
   char r[32];
-  if (!usable(zero) || !usable(clear) || clear->t_med <= 0)
+  if (!bench_row_usable(zero) || !bench_row_usable(clear) || clear->t_med <= 0)
     snprintf(out, BENCH_TABLE_CELL, "-");
   else
     snprintf(out, BENCH_TABLE_CELL, "%s%s%s",
-             bench_fmt_ratio(zero->t_med / clear->t_med, r, sizeof r),
+             samples_fmt_ratio(zero->t_med / clear->t_med, r, sizeof r),
              zero->extrapolated ? " " : "", mark(zero, md));
 }
 
@@ -81,7 +79,7 @@ static void requests_cell(const bench_row *const w[3], int first, int md, char *
   out[0] = '\0';
   for (int p = first; p < 3; p++) {
     char one[32];
-    if (usable(w[p]))
+    if (bench_row_usable(w[p]))
       snprintf(one, sizeof one, "%llu%s", (unsigned long long)w[p]->req.total, mark(w[p], md));
     else
       snprintf(one, sizeof one, "-");
@@ -113,15 +111,15 @@ static void footnotes(const bench_report *rep, const char *backend, const char *
     char s[32];
     int ok = strcmp(w->status, "ok") == 0;
     if (!ok || (w->note[0] && !w->extrapolated))
-      fprintf(out, "%s%s %s: %s%s%s\n", pre, w->policy, bench_fmt_size(w->size, s, sizeof s),
+      fprintf(out, "%s%s %s: %s%s%s\n", pre, w->policy, samples_fmt_size(w->size, s, sizeof s),
               ok ? "" : w->status, !ok && w->note[0] ? ": " : "", w->note);
   }
-  if (extrap && usable(cap)) {
+  if (extrap && bench_row_usable(cap)) {
     char s[32];
     fprintf(out,
             "%s%s extrapolated: not run; the zero-write time measured at %s (%.0f MiB/s) "
             "scaled linearly to the size, and its zeroing requests likewise\n",
-            pre, md ? "\\*" : "*", bench_fmt_size(cap->size, s, sizeof s),
+            pre, md ? "\\*" : "*", samples_fmt_size(cap->size, s, sizeof s),
             (double)cap->size / BENCH_MiB / cap->t_med);
   }
 }
@@ -141,7 +139,7 @@ void bench_growth_table(const bench_report *rep, const char *backend, const char
     for (int p = 0; p < 3; p++)
       w[p] = bench_results_find(rep->res, backend, op, bench_policies[p], sizes[i]);
     int col = 0;
-    bench_fmt_size(sizes[i], bench_table_cell(t, i + 1, col++), BENCH_TABLE_CELL);
+    samples_fmt_size(sizes[i], bench_table_cell(t, i + 1, col++), BENCH_TABLE_CELL);
     for (int p = first; p < 3; p++)
       time_cell(w[p], md, bench_table_cell(t, i + 1, col++));
     ratio_cell(w[1], w[2], md, bench_table_cell(t, i + 1, col++));
@@ -172,7 +170,7 @@ static const bench_row *find_io(const bench_results *r, const char *kind, const 
 static void rate_cell(const bench_row *w, double v, const char *fmt, char *out) {
   if (!w)
     snprintf(out, BENCH_TABLE_CELL, "n/a");
-  else if (!usable(w))
+  else if (!bench_row_usable(w))
     snprintf(out, BENCH_TABLE_CELL, "%s", w->status);
   else
     snprintf(out, BENCH_TABLE_CELL, fmt, v);
@@ -210,7 +208,8 @@ void bench_bulk_table(const bench_report *rep, int md, FILE *out) {
   fprintf(out,
           md ? "\n### Bulk I/O on a page blob (Azurite): %s written, then read, in %s requests\n\n"
              : "\nbulk I/O on a page blob (Azurite): %s written, then read, in %s requests\n",
-          bench_fmt_size(c->bulk_size, s, sizeof s), bench_fmt_size(c->bulk_request, q, sizeof q));
+          samples_fmt_size(c->bulk_size, s, sizeof s),
+          samples_fmt_size(c->bulk_request, q, sizeof q));
   bench_table_print(&t, md, out);
   if (md) fputc('\n', out);
   io_notes(rep->res, "bulk", md, out);
@@ -242,8 +241,8 @@ void bench_random_table(const bench_report *rep, int md, FILE *out) {
                "of a %s file, %.1f s each\n\n"
              : "\nrandom I/O on a page blob (Azurite): %s requests at random aligned offsets of a "
                "%s file, %.1f s each\n",
-          bench_fmt_size(c->random_io, s, sizeof s), bench_fmt_size(c->random_file, q, sizeof q),
-          c->random_seconds);
+          samples_fmt_size(c->random_io, s, sizeof s),
+          samples_fmt_size(c->random_file, q, sizeof q), c->random_seconds);
   bench_table_print(&t, md, out);
   if (md) fputc('\n', out);
   io_notes(rep->res, "random", md, out);

@@ -36,6 +36,10 @@ const bench_row *bench_results_find(const bench_results *r, const char *backend,
   return NULL;
 }
 
+int bench_row_usable(const bench_row *w) {
+  return w && strcmp(w->status, "ok") == 0 && w->runs > 0;
+}
+
 int bench_results_failed(const bench_results *r) {
   int n = 0;
   for (size_t i = 0; i < r->n; i++)

@@ -7,12 +7,44 @@
  */
 #define _GNU_SOURCE
 #include <ftw.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <xio/auth.h>
+
 #include "bench.h"
+
+/* Free bytes for unprivileged users on the file system holding `path`, and the
+ * margin to keep (`margin` when nonzero, else max(4 GiB, 10% of its size)).
+ * Returns 0, or -1 when statvfs fails. Clearing a local range (fallocate
+ * FALLOC_FL_ZERO_RANGE) allocates real blocks on ext4 (as unwritten extents), so a
+ * 64 GiB clear needs 64 GiB free: measurements that would not fit are skipped. */
+static int local_space(const char *path, uint64_t margin, uint64_t *avail, uint64_t *keep) {
+  struct statvfs s;
+  if (statvfs(path, &s) != 0) return -1;
+  *avail = (uint64_t)s.f_bavail * s.f_frsize;
+  uint64_t total = (uint64_t)s.f_blocks * s.f_frsize;
+  *keep = margin ? margin : total / 10 > 4 * BENCH_GiB ? total / 10 : 4 * BENCH_GiB;
+  return 0;
+}
+
+const char *bench_fs_type(const char *path) {
+  static const struct {
+    unsigned long magic;
+    const char *name;
+  } types[] = {{0xEF53, "ext4"},      {0x01021994, "tmpfs"},     {0x58465342, "xfs"},
+               {0x9123683E, "btrfs"}, {0x794C7630, "overlayfs"}, {0x6969, "nfs"},
+               {0x2FC12FC1, "zfs"},   {0x65735546, "fuse"}};
+  struct statfs s;
+  if (statfs(path, &s) != 0) return "unknown";
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if ((unsigned long)s.f_type == types[i].magic) return types[i].name;
+  return "unknown";
+}
 
 static xio_err new_ctx(bench_target *t, const char *connstr, xio_error *err) {
   xio_ctx_options o = xio_ctx_options_default();
@@ -57,7 +89,7 @@ static xio_err pageblob_connect(bench_target *t, xio_error *err) {
 }
 
 xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
-                              xio_blob_checksum checksum, xio_error *err) {
+                              xio_checksum checksum, xio_error *err) {
   memset(t, 0, sizeof *t);
   t->backend = "pageblob";
   t->em = em;
@@ -83,8 +115,8 @@ xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_ma
   return new_ctx(t, NULL, err);
 }
 
-const char *bench_checksum_name(xio_blob_checksum c) {
-  return c == XIO_BLOB_CHECKSUM_MD5 ? "md5" : c == XIO_BLOB_CHECKSUM_NONE ? "none" : "crc64";
+const char *bench_checksum_name(xio_checksum c) {
+  return c == XIO_CHECKSUM_MD5 ? "md5" : c == XIO_CHECKSUM_NONE ? "none" : "crc64";
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
@@ -108,12 +140,12 @@ void bench_target_file(bench_target *t, const char *stem, char *out, size_t n) {
 static int local_reserve(bench_target *t, uint64_t bytes, char *why, size_t n) {
   uint64_t avail, keep;
   if (bytes == 0) return 1;
-  if (bench_space(t->base, t->disk_margin, &avail, &keep) != 0) return 1;
+  if (local_space(t->base, t->disk_margin, &avail, &keep) != 0) return 1;
   if (avail >= bytes && avail - bytes >= keep) return 1;
   char a[32], b[32], c[32];
-  snprintf(why, n, "needs %s free + %s margin on %s; %s free", bench_fmt_size(bytes, a, sizeof a),
-           bench_fmt_size(keep, b, sizeof b), bench_fs_type(t->base),
-           bench_fmt_size(avail, c, sizeof c));
+  snprintf(why, n, "needs %s free + %s margin on %s; %s free", samples_fmt_size(bytes, a, sizeof a),
+           samples_fmt_size(keep, b, sizeof b), bench_fs_type(t->base),
+           samples_fmt_size(avail, c, sizeof c));
   return 0;
 }
 

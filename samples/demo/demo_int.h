@@ -6,6 +6,7 @@
 #define XIO_DEMO_INT_H
 
 #include "demo.h"
+#include "samples_common.h"
 
 typedef struct demo_row {
   const char *operation;    /* "create data file" */
@@ -30,12 +31,6 @@ typedef struct demo_result {
   int growth_events, growth_set_size, growth_zero;
   int samples, samples_zero; /* reads of the grown region, and how many were zero */
 } demo_result;
-
-/** "512 MiB", "1 TiB". */
-void demo_human_size(uint64_t n, char *out, size_t size);
-
-/** "2.0 ms", "34.21 s", "4.9 h". */
-void demo_human_time(double s, char *out, size_t size);
 
 /** Prints the table (or, with json, one JSON object) to `out`. */
 void demo_report(FILE *out, const demo_result *r, int json);

@@ -13,46 +13,12 @@
 
 #include "demo_int.h"
 
-void demo_human_size(uint64_t n, char *out, size_t size) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  double v = (double)n;
-  while (v >= 1024 && u < 4)
-    v /= 1024, u++;
-  snprintf(out, size, v == (double)(uint64_t)v ? "%.0f %s" : "%.1f %s", v, units[u]);
-}
-
-void demo_human_time(double s, char *out, size_t size) {
-  if (s < 1e-3)
-    snprintf(out, size, "%.2f ms", s * 1e3);
-  else if (s < 1)
-    snprintf(out, size, "%.1f ms", s * 1e3);
-  else if (s < 60)
-    snprintf(out, size, "%.2f s", s);
-  else if (s < 3600)
-    snprintf(out, size, "%.1f min", s / 60);
-  else
-    snprintf(out, size, "%.1f h", s / 3600);
-}
-
-/* "1,234,567x" */
-static void human_ratio(double r, char *out, size_t size) {
-  char digits[32];
-  snprintf(digits, sizeof digits, "%.0f", r < 1 ? 1 : r);
-  size_t n = strlen(digits), k = 0;
-  for (size_t i = 0; i < n && k + 2 < size; i++) {
-    if (i && (n - i) % 3 == 0) out[k++] = ',';
-    out[k++] = digits[i];
-  }
-  snprintf(out + k, size - k, "x");
-}
-
 static void print_row(FILE *out, const demo_row *row) {
   char size[32], classic[32], instant[32], ratio[40], reqs[48];
-  demo_human_size(row->shown_size, size, sizeof size);
-  demo_human_time(row->classic_s, classic, sizeof classic);
-  demo_human_time(row->instant_s, instant, sizeof instant);
-  human_ratio(row->instant_s > 0 ? row->classic_s / row->instant_s : 0, ratio, sizeof ratio);
+  samples_fmt_size(row->shown_size, size, sizeof size);
+  samples_fmt_secs(row->classic_s, classic, sizeof classic);
+  samples_fmt_secs(row->instant_s, instant, sizeof instant);
+  samples_fmt_ratio(row->instant_s > 0 ? row->classic_s / row->instant_s : 0, ratio, sizeof ratio);
   snprintf(reqs, sizeof reqs, "%d%s / %d", row->classic_requests, row->classic_estimated ? "*" : "",
            row->instant_requests);
   char c[48], i[48];
@@ -69,10 +35,10 @@ static void report_text(FILE *out, const demo_result *r) {
           "classic (init)", "instant (init)", "speed-up", "requests classic / instant");
   for (int i = 0; i < r->nrows; i++)
     print_row(out, &r->rows[i]);
-  demo_human_size((uint64_t)r->zero_rate, rate, sizeof rate);
+  samples_fmt_size((uint64_t)r->zero_rate, rate, sizeof rate);
   fprintf(out, "\n  * not run: estimated from the zero-write rate measured above (%s/s).\n", rate);
-  demo_human_size(r->grow_from, from, sizeof from);
-  demo_human_size(r->grow_to, to, sizeof to);
+  samples_fmt_size(r->grow_from, from, sizeof from);
+  samples_fmt_size(r->grow_to, to, sizeof to);
   fprintf(out,
           "\nThe instant log growth, %s -> %s: %d requests (%d XIOTypeSetFileSize, %d "
           "XIOTypeZeroFile), as traced:\n%s",

@@ -4,10 +4,12 @@
  * flight, append to the log and grow it ahead of need with metadata zeroing, read
  * back, and print the per-file statistics. Runs on page blobs or local files:
  *
- *   xio-engine-example https://ACCOUNT.blob.core.windows.net/db      (credentials from
- *                                                                     the environment)
- *   xio-engine-example http://127.0.0.1:10000/devstoreaccount1/db    (Azurite)
- *   xio-engine-example /var/tmp/db                                   (local directory)
+ *   xio-engine-example https://ACCOUNT.blob.core.windows.net/mssql01    (credentials
+ *                                                                     from the environment)
+ *   xio-engine-example http://127.0.0.1:10000/devstoreaccount1/mssql01  (Azurite)
+ *   xio-engine-example /var/tmp/mssql01                                 (local directory)
+ *
+ * A container name is 3 to 63 lowercase letters, digits and single dashes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>

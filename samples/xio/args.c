@@ -103,6 +103,24 @@ static int take_option(cli *c, const cli_opt *opts, int argc, char **argv, int *
   return r;
 }
 
+/* Refuses a TARGET that is a URL of a scheme xio cannot open (ftp://...), naming
+ * the scheme, before anything is sent or created. */
+static int check_targets(const cli *c, const char *names, int npos, const char **pos) {
+  for (int k = 0; k < npos; k++) {
+    char what[32];
+    name_at(names, k, what, sizeof what);
+    if (strcmp(what, "TARGET") != 0 || xio_target_classify(pos[k]) != XIO_TARGET_UNSUPPORTED)
+      continue;
+    int n = (int)xio_target_scheme_length(pos[k]);
+    if (n == 0) return cli_usage_error(c, "empty TARGET");
+    return cli_usage_error(c,
+                           "unsupported URL scheme '%.*s' in TARGET: xio opens https:// page-blob "
+                           "URLs, http:// emulator URLs, local paths and file:// URLs",
+                           n, pos[k]);
+  }
+  return CLI_CONTINUE;
+}
+
 int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names, int min_pos,
               const char **pos) {
   int npos = 0, max_pos = count_words(names), options_done = 0;
@@ -125,7 +143,7 @@ int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *na
   }
   for (int k = npos; k < max_pos; k++)
     pos[k] = NULL;
-  return CLI_CONTINUE;
+  return check_targets(c, names, npos, pos);
 }
 
 /* Prints the synopsis lines: "usage: xio LINE1\n       xio LINE2\n". */

@@ -6,10 +6,10 @@
  * its name and returns the exit status: 0 done, 1 the operation failed (the error
  * and a hint are printed), 2 bad usage. Around the commands sit small helpers, one
  * concept per file: argument parsing (args.c), option values such as sizes and
- * durations (values.c), output for people and for --json (output.c), errors with
- * hints (errors.c), the xio context built from the global options (context.c), the
- * allocated ranges of a target (extents.c), a window of requests in flight
- * (window.c) and the progress bar (progress.c).
+ * durations (values.c), output for people and for --json (output.c; sizes, times
+ * and the clock come from samples/common), errors with hints (errors.c), the xio
+ * context built from the global options (context.c), a window of requests in
+ * flight (window.c) and the progress bar (progress.c).
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -26,6 +26,8 @@
 
 #include <cjson/cJSON.h>
 #include <xio/xio.h>
+
+#include "samples_common.h"
 
 /* Exit statuses. */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
@@ -125,21 +127,15 @@ int cli_value_init(const cli *c, const char *text, xio_init *out);
 
 /* ---------------------------------------------------------- output.c ---- */
 
-/** 1 when `target` is a blob URL (http:// or https://), 0 for a local path. */
-int cli_is_url(const char *target);
+/** 1 when `target` is a blob URL (http:// or https://, as xio_target_classify says),
+ *  0 otherwise. */
+static inline int cli_is_url(const char *target) {
+  return xio_target_classify(target) == XIO_TARGET_BLOB;
+}
 
 /** The log-safe form of `target` (a URL without its query; a path as is). malloc'd;
  *  NULL only on out-of-memory. */
 char *cli_safe_target(const char *target);
-
-/** `n` bytes for people: "512 B", "4.0 KiB", "1.00 GiB". Returns `buf`. */
-const char *cli_human_size(uint64_t n, char buf[32]);
-
-/** Seconds for people: "850 us", "12.3 ms", "1.52 s", "2m05s". Returns `buf`. */
-const char *cli_human_time(double seconds, char buf[32]);
-
-/** Monotonic clock, seconds. */
-double cli_now(void);
 
 /** Prints a line of human output on stdout, unless --quiet or --json. */
 void cli_say(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -178,9 +174,6 @@ xio_err cli_context(cli *c, xio_ctx **out, xio_error *err);
 xio_err cli_open(cli *c, const char *target, const xio_open_options *o, xio_file **out,
                  xio_error *err);
 
-/** A blob target for `url` with the credential the context resolves for it. */
-xio_err cli_blob_target(cli *c, const char *url, xio_blob_target **out, xio_error *err);
-
 /** Frees the context (closing files still open). */
 void cli_context_free(cli *c);
 
@@ -190,14 +183,6 @@ void cli_context_free(cli *c);
  *  a lease is fine. `*remaining_s` (may be NULL) gets the seconds until the lease
  *  ends. */
 xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s, xio_error *err);
-
-/* --------------------------------------------------------- extents.c ---- */
-
-/** Appends the data extents of the local file `fd` of `size` bytes to `out`
- *  (SEEK_DATA/SEEK_HOLE; one extent for all of it where the file system cannot
- *  tell). Errors: XIO_EIO, XIO_ENOMEM. */
-xio_err cli_local_extents(int fd, const char *path, uint64_t size, xio_blob_ranges *out,
-                          xio_error *err);
 
 /* ---------------------------------------------------------- window.c ---- */
 

@@ -33,13 +33,6 @@ xio_err cli_open(cli *c, const char *target, const xio_open_options *o, xio_file
   return rc == XIO_OK ? xio_file_open(ctx, target, o, out, err) : rc;
 }
 
-xio_err cli_blob_target(cli *c, const char *url, xio_blob_target **out, xio_error *err) {
-  xio_ctx *ctx;
-  *out = NULL;
-  xio_err rc = cli_context(c, &ctx, err);
-  return rc == XIO_OK ? xio_ctx_blob_target(ctx, url, out, err) : rc;
-}
-
 void cli_context_free(cli *c) {
   xio_ctx_free(c->ctx);
   c->ctx = NULL;

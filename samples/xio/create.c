@@ -54,14 +54,17 @@ static xio_init resolve_init(xio_kind kind, xio_init init) {
 
 /* "1.00 GiB cleared" / "64.0 KiB of zeros written" / "instant (nothing written)". */
 static void describe_init(const outcome *o, char *buf, size_t size) {
-  char h[32];
+  char h[SAMPLES_FMT_LEN], z[SAMPLES_FMT_LEN];
   if (o->st.bytes_cleared && o->st.bytes_zero_written)
     snprintf(buf, size, "%s cleared by metadata, %s of zeros written",
-             cli_human_size(o->st.bytes_cleared, h), cli_human_size(o->st.bytes_zero_written, h));
+             samples_fmt_size(o->st.bytes_cleared, h, sizeof h),
+             samples_fmt_size(o->st.bytes_zero_written, z, sizeof z));
   else if (o->st.bytes_cleared)
-    snprintf(buf, size, "%s cleared by metadata", cli_human_size(o->st.bytes_cleared, h));
+    snprintf(buf, size, "%s cleared by metadata",
+             samples_fmt_size(o->st.bytes_cleared, h, sizeof h));
   else if (o->st.bytes_zero_written)
-    snprintf(buf, size, "%s of zeros written", cli_human_size(o->st.bytes_zero_written, h));
+    snprintf(buf, size, "%s of zeros written",
+             samples_fmt_size(o->st.bytes_zero_written, h, sizeof h));
   else
     snprintf(buf, size, "nothing written");
 }
@@ -88,8 +91,8 @@ static void report(const cli *c, const char *verb, const outcome *o, xio_init in
   }
   describe_init(o, how, sizeof how);
   cli_say(c, "%s %s: %s file of %s (%" PRIu64 " bytes), init %s: %s, in %s", verb, o->path,
-          cli_kind_name(o->kind), cli_human_size(o->size, hs), o->size, xio_init_name(init), how,
-          cli_human_time(secs, ht));
+          cli_kind_name(o->kind), samples_fmt_size(o->size, hs, sizeof hs), o->size,
+          xio_init_name(init), how, samples_fmt_secs(secs, ht, sizeof ht));
 }
 
 /* ------------------------------------------------------------- create ---- */
@@ -109,14 +112,14 @@ static int run_create(cli *c, int argc, char **argv) {
       (r = cli_value_kind(c, kind_s, &o.kind)) != CLI_CONTINUE ||
       (r = cli_value_init(c, init_s, &o.init)) != CLI_CONTINUE)
     return r;
-  double t0 = cli_now();
+  double t0 = samples_now();
   xio_file *f;
   xio_error e;
   xio_err rc = cli_open(c, pos[0], &o, &f, &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
   outcome out;
   if ((r = finish(c, f, "CreateFile", XIO_OK, &e, &out)) != CLI_OK) return r;
-  report(c, "created", &out, resolve_init(o.kind, o.init), cli_now() - t0);
+  report(c, "created", &out, resolve_init(o.kind, o.init), samples_now() - t0);
   return CLI_OK;
 }
 
@@ -159,7 +162,7 @@ static int run_grow(cli *c, int argc, char **argv) {
   if ((r = cli_value_size(c, "--size", size_s, &size)) != CLI_CONTINUE ||
       (r = cli_value_init(c, init_s, &init)) != CLI_CONTINUE)
     return r;
-  double t0 = cli_now();
+  double t0 = samples_now();
   xio_open_options o = exclusive_open(brk);
   xio_file *f;
   xio_error e;
@@ -176,10 +179,10 @@ static int run_grow(cli *c, int argc, char **argv) {
                            size_s, size, old);
   if (size == old) {
     cli_say(c, "nothing to do: %s is already %" PRIu64 " bytes", out.path, old);
-    if (c->json) report(c, "grew", &out, resolve_init(out.kind, init), cli_now() - t0);
+    if (c->json) report(c, "grew", &out, resolve_init(out.kind, init), samples_now() - t0);
     return CLI_OK;
   }
-  report(c, "grew", &out, resolve_init(out.kind, init), cli_now() - t0);
+  report(c, "grew", &out, resolve_init(out.kind, init), samples_now() - t0);
   return CLI_OK;
 }
 
@@ -228,7 +231,7 @@ static int run_zero(cli *c, int argc, char **argv) {
   int brk = 0;
   int r = zero_args(c, argc, argv, pos, &off, &len, &how, &brk);
   if (r != CLI_CONTINUE) return r;
-  double t0 = cli_now();
+  double t0 = samples_now();
   xio_open_options o = exclusive_open(brk);
   xio_file *f;
   xio_error e;
@@ -238,7 +241,7 @@ static int run_zero(cli *c, int argc, char **argv) {
   outcome out;
   if ((r = finish(c, f, "ZeroFile", rc, &e, &out)) != CLI_OK) return r;
   if (c->json) {
-    cJSON *j = outcome_json(c, &out, how, cli_now() - t0);
+    cJSON *j = outcome_json(c, &out, how, samples_now() - t0);
     cli_json_u64(j, "offset", off);
     cli_json_u64(j, "length", len);
     cli_json_print(j);
@@ -247,8 +250,8 @@ static int run_zero(cli *c, int argc, char **argv) {
   char hl[32], ht[32], desc[160];
   describe_init(&out, desc, sizeof desc);
   cli_say(c, "zeroed %s: %s at offset %" PRIu64 " (%" PRIu64 " bytes) by %s: %s, in %s", out.path,
-          cli_human_size(len, hl), off, len, xio_init_name(how), desc,
-          cli_human_time(cli_now() - t0, ht));
+          samples_fmt_size(len, hl, sizeof hl), off, len, xio_init_name(how), desc,
+          samples_fmt_secs(samples_now() - t0, ht, sizeof ht));
   return CLI_OK;
 }
 

@@ -1,9 +1,10 @@
 /*
  * lease.c - the lease command: acquire, renew, release or break the lease on a
  * page blob by hand, as an operator does after a crash left a file leased (SQL
- * Server's files on page blobs hold a lease while open). acquire proposes its own
- * lease id (so a retry after a lost response gets the same lease) and prints it;
- * renew and release need it back with --lease-id; break ends whoever's lease.
+ * Server's files on page blobs hold a lease while open), through the file layer's
+ * xio_lease. acquire proposes a lease id (--lease-id, else a fresh one, so a retry
+ * after a lost response gets the same lease) and prints it; renew and release need
+ * it back with --lease-id; break ends whoever's lease.
  *
  * Leases are a blob thing: a local file is locked (flock) only while a command has
  * it open, so there is nothing to hold between commands.
@@ -14,35 +15,23 @@
 
 #include "cli.h"
 
-typedef struct lease_result {
-  char id[64];
-  int remaining_s; /* break: seconds until the lease ends; -1 unknown */
-} lease_result;
-
-static xio_err lease_call(cli *c, const char *url, const xio_blob_lease_args *a, lease_result *out,
-                          xio_error *err) {
+/* One lease action through the file layer (xio_lease, traced as XIOTypeLease). */
+static xio_err lease_call(cli *c, const char *url, const xio_lease_request *req,
+                          xio_lease_result *out, xio_error *err) {
   xio_ctx *ctx;
-  xio_blob_target *t = NULL;
-  xio_blob_call *call = NULL;
-  out->remaining_s = -1;
   xio_err rc = cli_context(c, &ctx, err);
-  if (rc == XIO_OK) rc = xio_ctx_blob_target(ctx, url, &t, err);
-  if (rc == XIO_OK) rc = xio_blob_call_lease(t, a, &call, err);
-  if (rc == XIO_OK) rc = xio_ctx_send(ctx, call, XIO_RT_LEASE, 0, 0, err);
-  if (rc == XIO_OK && a->action == XIO_BLOB_LEASE_ACQUIRE)
-    rc = xio_blob_call_lease_id(call, out->id, err);
-  const char *left = rc == XIO_OK ? xio_blob_call_header(call, "x-ms-lease-time") : NULL;
-  if (left) out->remaining_s = (int)strtol(left, NULL, 10);
-  xio_blob_call_free(call);
-  xio_blob_target_free(t);
+  if (rc == XIO_OK)
+    rc = xio_lease(ctx, url, req, out, err);
+  else
+    out->remaining_s = -1;
   /* A lease error on a call carrying an id means that id is not the blob's lease. */
   if (rc == XIO_ELEASELOST && err) err->code = XIO_ECONFLICT;
   return rc == XIO_ELEASELOST ? XIO_ECONFLICT : rc;
 }
 
 xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s, xio_error *err) {
-  xio_blob_lease_args a = {XIO_BLOB_LEASE_BREAK, NULL, NULL, 0, period_s};
-  lease_result res;
+  xio_lease_request a = {XIO_LEASE_BREAK, NULL, 0, period_s};
+  xio_lease_result res;
   xio_error e;
   xio_err rc = lease_call(c, url, &a, &res, &e);
   if (rc == XIO_ECONFLICT && strcmp(e.service_code, "LeaseNotPresentWithLeaseOperation") == 0) {
@@ -57,21 +46,21 @@ xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s,
 /* ------------------------------------------------------------ options ---- */
 
 typedef struct lease_opts {
-  xio_blob_lease_action action;
+  xio_lease_action action;
   const char *target;
   const char *lease_id;
   int duration_s;
   int break_period_s;
 } lease_opts;
 
-static int parse_action(const cli *c, const char *word, xio_blob_lease_action *out) {
+static int parse_action(const cli *c, const char *word, xio_lease_action *out) {
   static const struct {
     const char *name;
-    xio_blob_lease_action action;
-  } actions[] = {{"acquire", XIO_BLOB_LEASE_ACQUIRE},
-                 {"renew", XIO_BLOB_LEASE_RENEW},
-                 {"release", XIO_BLOB_LEASE_RELEASE},
-                 {"break", XIO_BLOB_LEASE_BREAK}};
+    xio_lease_action action;
+  } actions[] = {{"acquire", XIO_LEASE_ACQUIRE},
+                 {"renew", XIO_LEASE_RENEW},
+                 {"release", XIO_LEASE_RELEASE},
+                 {"break", XIO_LEASE_BREAK}};
   for (size_t i = 0; i < sizeof actions / sizeof *actions; i++)
     if (strcmp(word, actions[i].name) == 0) {
       *out = actions[i].action;
@@ -103,39 +92,38 @@ static int lease_args(cli *c, int argc, char **argv, lease_opts *lo) {
   if (period_s && (r = cli_value_int(c, "--break-period", period_s, 0, 60, &lo->break_period_s)) !=
                       CLI_CONTINUE)
     return r;
-  int needs_id = lo->action == XIO_BLOB_LEASE_RENEW || lo->action == XIO_BLOB_LEASE_RELEASE;
+  int needs_id = lo->action == XIO_LEASE_RENEW || lo->action == XIO_LEASE_RELEASE;
   if (needs_id && !lo->lease_id) return cli_usage_error(c, "%s needs --lease-id ID", pos[0]);
   return CLI_CONTINUE;
 }
 
 /* ------------------------------------------------------------ command ---- */
 
-static const char *action_done(xio_blob_lease_action a) {
+static const char *action_done(xio_lease_action a) {
   switch (a) {
-  case XIO_BLOB_LEASE_ACQUIRE: return "acquired";
-  case XIO_BLOB_LEASE_RENEW: return "renewed";
-  case XIO_BLOB_LEASE_RELEASE: return "released";
+  case XIO_LEASE_ACQUIRE: return "acquired";
+  case XIO_LEASE_RENEW: return "renewed";
+  case XIO_LEASE_RELEASE: return "released";
   default: return "broke";
   }
 }
 
-static void lease_report(const cli *c, const lease_opts *lo, const lease_result *res,
+static void lease_report(const cli *c, const lease_opts *lo, const xio_lease_result *res,
                          const char *safe) {
   if (c->json) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "lease");
     cJSON_AddStringToObject(o, "action", action_done(lo->action));
     cJSON_AddStringToObject(o, "target", safe);
-    if (lo->action == XIO_BLOB_LEASE_ACQUIRE) {
+    if (lo->action == XIO_LEASE_ACQUIRE) {
       cJSON_AddStringToObject(o, "lease_id", res->id);
       cJSON_AddNumberToObject(o, "duration", lo->duration_s);
     }
-    if (lo->action == XIO_BLOB_LEASE_BREAK)
-      cJSON_AddNumberToObject(o, "remaining", res->remaining_s);
+    if (lo->action == XIO_LEASE_BREAK) cJSON_AddNumberToObject(o, "remaining", res->remaining_s);
     cli_json_print(o);
-  } else if (lo->action == XIO_BLOB_LEASE_ACQUIRE) {
+  } else if (lo->action == XIO_LEASE_ACQUIRE) {
     printf("%s\n", res->id); /* the result a script needs, even with --quiet */
-  } else if (lo->action == XIO_BLOB_LEASE_BREAK) {
+  } else if (lo->action == XIO_LEASE_BREAK) {
     cli_say(c, "broke the lease on %s (it ends in %d s)", safe, res->remaining_s);
   } else {
     cli_say(c, "%s the lease on %s", action_done(lo->action), safe);
@@ -154,15 +142,9 @@ static int run_lease(cli *c, int argc, char **argv) {
                                   "leases are held on blobs; a "
                                   "local file is locked only while a command has it open"),
                     &e);
-  char proposed[37];
-  xio_blob_new_lease_id(proposed);
-  xio_blob_lease_args a = {lo.action, NULL, NULL, lo.duration_s, lo.break_period_s};
-  if (lo.action == XIO_BLOB_LEASE_ACQUIRE)
-    a.proposed_id = lo.lease_id ? lo.lease_id : proposed;
-  else if (lo.action != XIO_BLOB_LEASE_BREAK)
-    a.lease_id = lo.lease_id;
-  lease_result res;
-  memset(&res, 0, sizeof res);
+  /* acquire proposes --lease-id, or a fresh id the library makes. */
+  xio_lease_request a = {lo.action, lo.lease_id, lo.duration_s, lo.break_period_s};
+  xio_lease_result res;
   xio_err rc = lease_call(c, lo.target, &a, &res, &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
   char *safe = cli_safe_target(lo.target);

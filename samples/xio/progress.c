@@ -20,7 +20,7 @@ void cli_progress_start(cli_progress *p, const cli *c, const char *label, uint64
   p->on = !c->quiet && !c->json && (p->tty || c->progress);
   p->label = label;
   p->total = total;
-  p->start = p->last = cli_now();
+  p->start = p->last = samples_now();
 }
 
 static void format_eta(double s, char buf[32]) {
@@ -53,12 +53,12 @@ static void draw(cli_progress *p, double now) {
 void cli_progress_add(cli_progress *p, uint64_t n) {
   p->done += n;
   if (!p->on) return;
-  double now = cli_now();
+  double now = samples_now();
   if (now - p->last >= (p->tty ? 0.1 : 1.0)) draw(p, now);
 }
 
 void cli_progress_end(cli_progress *p) {
   if (!p->on) return;
-  draw(p, cli_now());
+  draw(p, samples_now());
   if (p->tty) fputc('\n', stderr);
 }

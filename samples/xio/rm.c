@@ -13,7 +13,7 @@ static int run_rm(cli *c, int argc, char **argv) {
   const cli_opt opts[] = {{"--break-lease", NULL, &brk}, {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET", 1, pos);
   if (r != CLI_CONTINUE) return r;
-  double t0 = cli_now();
+  double t0 = samples_now();
   xio_ctx *ctx;
   xio_error e;
   xio_err rc = cli_context(c, &ctx, &e);
@@ -26,10 +26,11 @@ static int run_rm(cli *c, int argc, char **argv) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "rm");
     cJSON_AddStringToObject(o, "target", safe ? safe : "");
-    cJSON_AddNumberToObject(o, "seconds", cli_now() - t0);
+    cJSON_AddNumberToObject(o, "seconds", samples_now() - t0);
     cli_json_print(o);
   } else {
-    cli_say(c, "removed %s in %s", safe ? safe : "", cli_human_time(cli_now() - t0, ht));
+    cli_say(c, "removed %s in %s", safe ? safe : "",
+            samples_fmt_secs(samples_now() - t0, ht, sizeof ht));
   }
   free(safe);
   return CLI_OK;

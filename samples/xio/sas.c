@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <xio/auth.h>
+
 #include "cli.h"
 
 #define MAX_CRED_FILE (1u << 20)

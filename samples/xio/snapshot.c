@@ -22,7 +22,7 @@ static int report(cli *c, const char *target, const char *id, double secs) {
     printf("%s\n", id);
   } else {
     printf("snapshot %s of %s in %s\nopen it read-only as %s?snapshot=%s\n", id, safe ? safe : "",
-           cli_human_time(secs, ht), safe ? safe : "", id);
+           samples_fmt_secs(secs, ht, sizeof ht), safe ? safe : "", id);
   }
   free(safe);
   return CLI_OK;
@@ -32,7 +32,7 @@ static int run_snapshot(cli *c, int argc, char **argv) {
   const char *pos[1];
   int r = cli_parse(c, argc, argv, NULL, "TARGET", 1, pos);
   if (r != CLI_CONTINUE) return r;
-  double t0 = cli_now();
+  double t0 = samples_now();
   xio_open_options o = xio_open_options_default();
   xio_file *f = NULL;
   xio_error e;
@@ -41,7 +41,7 @@ static int run_snapshot(cli *c, int argc, char **argv) {
   if (rc == XIO_OK) rc = xio_file_snapshot(f, id, sizeof id, &e);
   if (f) xio_file_close(f, NULL);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
-  return report(c, pos[0], id, cli_now() - t0);
+  return report(c, pos[0], id, samples_now() - t0);
 }
 
 const cli_command cli_cmd_snapshot = {

@@ -5,73 +5,31 @@
  * data extents).
  *
  * Both open the target read-only through the file layer, which knows its kind and
- * logical size and lists its ranges (traced like every request); stat then adds
- * what only the backend knows: a blob's properties (lease, ETag, physical size)
- * from one more traced request, a local file's blocks and time from stat(2).
+ * logical size, lists its ranges and asks the storage for the rest (xio_file_stat:
+ * a blob's lease, ETag and physical size from one more traced request, a local
+ * file's blocks and time from fstat(2)).
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 
 /* What stat shows. Blob-only fields are empty for local files. */
 typedef struct info {
   char target[2048];
-  const char *backend;
-  xio_kind kind;
-  uint64_t size;      /* logical size */
-  uint64_t blob_size; /* physical size of a blob */
   uint64_t allocated; /* bytes holding data */
   int has_ranges;     /* ranges below were listed */
-  xio_blob_ranges ranges;
-  xio_blob_props props;
-  char modified[40];
+  xio_ranges ranges;
+  xio_file_info props;
 } info;
 
-/* ------------------------------------------------------------- blobs ---- */
-
-/* The blob's own properties (lease, ETag, physical size): one traced request. */
-static xio_err blob_props(cli *c, const char *url, info *in, xio_error *e) {
-  xio_ctx *ctx;
-  xio_blob_target *t = NULL;
-  xio_blob_call *call = NULL;
-  xio_err rc = cli_context(c, &ctx, e);
-  if (rc == XIO_OK) rc = xio_ctx_blob_target(ctx, url, &t, e);
-  if (rc == XIO_OK) rc = xio_blob_call_get_properties(t, NULL, &call, e);
-  if (rc == XIO_OK) rc = xio_ctx_send(ctx, call, XIO_RT_GET_SIZE, 0, 0, e);
-  if (rc == XIO_OK) rc = xio_blob_call_props(call, &in->props, e);
-  if (rc == XIO_OK) {
-    in->blob_size = in->props.size;
-    snprintf(in->modified, sizeof in->modified, "%s", in->props.last_modified);
-  }
-  xio_blob_call_free(call);
-  xio_blob_target_free(t);
-  return rc;
-}
-
-/* ------------------------------------------------------- local files ---- */
-
-/* Blocks in use and modification time, from stat(2). */
-static xio_err local_props(const char *path, info *in, xio_error *e) {
-  struct stat st;
-  if (stat(path, &st) != 0)
-    return xio_error_from_errno(e, errno, "GetFileProperties", "stat", path);
-  in->allocated = (uint64_t)st.st_blocks * 512;
-  char iso[21];
-  snprintf(in->modified, sizeof in->modified, "%s", xio_auth_format_iso8601(st.st_mtime, iso));
-  return XIO_OK;
-}
-
-/* Fills `in` for `target`: size, kind and ranges through the file layer (read-only),
- * then what only the backend knows. The caller clears in->ranges. */
+/* Fills `in` for `target` through the file layer (read-only): size, kind and
+ * ranges, then the storage's properties. The caller clears in->ranges. */
 static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
   memset(in, 0, sizeof *in);
-  in->backend = cli_is_url(target) ? "pageblob" : "local";
   char *safe = cli_safe_target(target);
   if (!safe) return xio_error_set(e, XIO_ENOMEM, "out of memory");
   snprintf(in->target, sizeof in->target, "%s", safe);
@@ -81,15 +39,16 @@ static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
   xio_file *f = NULL;
   xio_err rc = cli_open(c, target, &o, &f, e);
   if (rc == XIO_OK) {
-    in->kind = xio_file_kind(f);
-    in->size = xio_file_size(f);
     rc = xio_file_ranges(f, &in->ranges, e);
     in->has_ranges = rc == XIO_OK;
-    in->allocated = xio_blob_ranges_bytes(&in->ranges);
-    xio_file_close(f, NULL);
   }
-  if (rc != XIO_OK) return rc;
-  return cli_is_url(target) ? blob_props(c, target, in, e) : local_props(target, in, e);
+  if (rc == XIO_OK) rc = xio_file_stat(f, &in->props, e);
+  /* A blob reports no allocated bytes: they are its ranges. */
+  if (rc == XIO_OK)
+    in->allocated = in->props.allocated != XIO_UNKNOWN_SIZE ? in->props.allocated
+                                                            : xio_ranges_bytes(&in->ranges);
+  xio_file_close(f, NULL);
+  return rc;
 }
 
 /* -------------------------------------------------------------- stat ---- */
@@ -105,12 +64,12 @@ static cJSON *lease_json(const info *in) {
 
 static void stat_json(const info *in) {
   cJSON *j = cJSON_CreateObject();
-  int blob = strcmp(in->backend, "pageblob") == 0;
+  int blob = strcmp(in->props.backend, "pageblob") == 0;
   cJSON_AddStringToObject(j, "target", in->target);
-  cJSON_AddStringToObject(j, "backend", in->backend);
-  cJSON_AddStringToObject(j, "kind", cli_kind_name(in->kind));
-  cli_json_u64(j, "size", in->size);
-  if (blob) cli_json_u64(j, "blob_size", in->blob_size);
+  cJSON_AddStringToObject(j, "backend", in->props.backend);
+  cJSON_AddStringToObject(j, "kind", cli_kind_name(in->props.kind));
+  cli_json_u64(j, "size", in->props.size);
+  if (blob) cli_json_u64(j, "blob_size", in->props.stored_size);
   cli_json_u64(j, "allocated", in->allocated);
   if (in->has_ranges) cli_json_u64(j, "ranges", in->ranges.n);
   cJSON_AddItemToObject(j, "lease", lease_json(in));
@@ -119,7 +78,7 @@ static void stat_json(const info *in) {
     cJSON_AddStringToObject(j, "etag", in->props.etag);
     cJSON_AddNumberToObject(j, "sequence_number", (double)in->props.sequence_number);
   }
-  cJSON_AddStringToObject(j, "modified", in->modified);
+  cJSON_AddStringToObject(j, "modified", in->props.last_modified);
   cli_json_print(j);
 }
 
@@ -134,21 +93,23 @@ static void print_lease(const info *in) {
 
 static void stat_human(const info *in) {
   char h[32];
-  int blob = strcmp(in->backend, "pageblob") == 0;
+  int blob = strcmp(in->props.backend, "pageblob") == 0;
   printf("%-11s %s\n", "target", in->target);
-  printf("%-11s %s\n", "backend", in->backend);
-  printf("%-11s %s\n", "kind", cli_kind_name(in->kind));
-  printf("%-11s %" PRIu64 " bytes (%s)\n", "size", in->size, cli_human_size(in->size, h));
+  printf("%-11s %s\n", "backend", in->props.backend);
+  printf("%-11s %s\n", "kind", cli_kind_name(in->props.kind));
+  printf("%-11s %" PRIu64 " bytes (%s)\n", "size", in->props.size,
+         samples_fmt_size(in->props.size, h, sizeof h));
   if (blob)
-    printf("%-11s %" PRIu64 " bytes, %s\n", "blob size", in->blob_size, in->props.blob_type);
-  double pct = in->size ? 100.0 * (double)in->allocated / (double)in->size : 0;
+    printf("%-11s %" PRIu64 " bytes, %s\n", "blob size", in->props.stored_size,
+           in->props.blob_type);
+  double pct = in->props.size ? 100.0 * (double)in->allocated / (double)in->props.size : 0;
   printf("%-11s %" PRIu64 " bytes (%s, %.1f%%)", "allocated", in->allocated,
-         cli_human_size(in->allocated, h), pct);
+         samples_fmt_size(in->allocated, h, sizeof h), pct);
   if (in->has_ranges) printf(" in %zu range%s", in->ranges.n, cli_plural(in->ranges.n));
   printf("\n");
   print_lease(in);
   if (blob) printf("%-11s %s\n", "etag", in->props.etag);
-  printf("%-11s %s\n", "modified", in->modified);
+  printf("%-11s %s\n", "modified", in->props.last_modified);
 }
 
 static int run_stat(cli *c, int argc, char **argv) {
@@ -162,7 +123,7 @@ static int run_stat(cli *c, int argc, char **argv) {
     stat_json(&in);
   else if (rc == XIO_OK)
     stat_human(&in);
-  xio_blob_ranges_clear(&in.ranges);
+  xio_ranges_clear(&in.ranges);
   return rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
 }
 
@@ -196,10 +157,10 @@ static void ranges_human(const cli *c, const info *in) {
   for (size_t i = 0; i < in->ranges.n; i++)
     printf("%-15" PRIu64 " %-15" PRIu64 " %" PRIu64 "\n", in->ranges.v[i].start,
            in->ranges.v[i].end, in->ranges.v[i].end - in->ranges.v[i].start + 1);
-  uint64_t total = xio_blob_ranges_bytes(&in->ranges);
+  uint64_t total = xio_ranges_bytes(&in->ranges);
   if (!c->quiet)
     printf("%zu range%s, %" PRIu64 " bytes (%s) of %" PRIu64 "\n", in->ranges.n,
-           cli_plural(in->ranges.n), total, cli_human_size(total, h), in->size);
+           cli_plural(in->ranges.n), total, samples_fmt_size(total, h, sizeof h), in->props.size);
 }
 
 static int run_ranges(cli *c, int argc, char **argv) {
@@ -213,7 +174,7 @@ static int run_ranges(cli *c, int argc, char **argv) {
     ranges_json(&in);
   else if (rc == XIO_OK)
     ranges_human(c, &in);
-  xio_blob_ranges_clear(&in.ranges);
+  xio_ranges_clear(&in.ranges);
   return rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
 }
 

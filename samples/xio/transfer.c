@@ -3,8 +3,9 @@
  * a local file) and get (download a target into a local file). Both move only what
  * holds data.
  *
- * put walks the local file's data extents (SEEK_DATA/SEEK_HOLE, so the holes of a
- * sparse file cost nothing), reads each extent in chunks of up to 4 MiB that end on
+ * put asks the file layer for the local file's data extents and recorded kind
+ * (opening it read-only: SEEK_DATA/SEEK_HOLE, so the holes of a sparse file cost
+ * nothing), reads each extent in chunks of up to 4 MiB that end on
  * 4 MiB boundaries, splits a chunk into runs of 512-byte pages that are not all
  * zero, and writes each run with an asynchronous request: the all-zero pages are
  * never sent, and a fresh page blob reads them back as zeros anyway. get lists the
@@ -66,14 +67,6 @@ static xio_err pwrite_all(int fd, const char *path, const char *buf, size_t n, u
   return XIO_OK;
 }
 
-static xio_kind local_kind(int fd, xio_kind fallback) {
-  char v[8];
-  ssize_t n = fgetxattr(fd, "user.xio.kind", v, sizeof v);
-  if (n == 3 && memcmp(v, "log", 3) == 0) return XIO_KIND_LOG;
-  if (n == 4 && memcmp(v, "data", 4) == 0) return XIO_KIND_DATA;
-  return fallback;
-}
-
 /* 1 when `a` and `b` name the same local file (both exist). */
 static int same_file(const char *a, const char *b) {
   struct stat sa, sb;
@@ -93,7 +86,8 @@ typedef struct put_job {
   cli_window w;
   char *scan;   /* one chunk of the local file */
   uint64_t pos; /* everything below was sent or skipped */
-  uint64_t scanned, sent, pages_sent, writes, extents;
+  uint64_t scanned, sent, pages_sent, writes;
+  xio_ranges ext; /* the local file's data extents */
   cli_progress prog;
 } put_job;
 
@@ -159,21 +153,18 @@ static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *
 }
 
 static xio_err upload(put_job *j, xio_error *err) {
-  xio_blob_ranges ext = {NULL, 0, 0};
-  xio_err rc = cli_local_extents(j->fd, j->local, j->size, &ext, err);
-  if (rc == XIO_OK) rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, NULL, NULL, err);
+  const xio_ranges *ext = &j->ext;
+  xio_err rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, NULL, NULL, err);
   if (rc == XIO_OK && !(j->scan = malloc(CHUNK)))
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
-  j->extents = ext.n;
-  cli_progress_start(&j->prog, j->c, "put", xio_blob_ranges_bytes(&ext));
-  for (size_t i = 0; rc == XIO_OK && i < ext.n; i++)
-    rc = send_extent(j, ext.v[i].start, ext.v[i].end, err);
+  cli_progress_start(&j->prog, j->c, "put", xio_ranges_bytes(ext));
+  for (size_t i = 0; rc == XIO_OK && i < ext->n; i++)
+    rc = send_extent(j, ext->v[i].start, ext->v[i].end, err);
   if (rc == XIO_OK) rc = cli_window_drain(&j->w, err);
   if (rc == XIO_OK) rc = xio_file_flush(j->f, err);
   cli_progress_end(&j->prog);
   cli_window_free(&j->w);
   free(j->scan);
-  xio_blob_ranges_clear(&ext);
   return rc;
 }
 
@@ -205,7 +196,7 @@ static void put_report(const put_job *j, const char *target, double secs) {
     cJSON_AddStringToObject(o, "target", target);
     cJSON_AddStringToObject(o, "kind", cli_kind_name(j->kind));
     cli_json_u64(o, "size", j->size);
-    cli_json_u64(o, "extents", j->extents);
+    cli_json_u64(o, "extents", j->ext.n);
     cli_json_u64(o, "bytes_scanned", j->scanned);
     cli_json_u64(o, "bytes_sent", j->sent);
     cli_json_u64(o, "writes", j->writes);
@@ -219,13 +210,32 @@ static void put_report(const put_job *j, const char *target, double secs) {
   cli_say(j->c,
           "put %s -> %s: %s %s file; scanned %s, sent %s in %" PRIu64 " write%s, skipped %" PRIu64
           " zero page%s, in %s (%.1f MiB/s)",
-          j->local, target, cli_human_size(j->size, hs), cli_kind_name(j->kind),
-          cli_human_size(j->scanned, hc), cli_human_size(j->sent, hn), j->writes,
-          cli_plural(j->writes), pages - j->pages_sent, cli_plural(pages - j->pages_sent),
-          cli_human_time(secs, ht), rate);
+          j->local, target, samples_fmt_size(j->size, hs, sizeof hs), cli_kind_name(j->kind),
+          samples_fmt_size(j->scanned, hc, sizeof hc), samples_fmt_size(j->sent, hn, sizeof hn),
+          j->writes, cli_plural(j->writes), pages - j->pages_sent,
+          cli_plural(pages - j->pages_sent), samples_fmt_secs(secs, ht, sizeof ht), rate);
 }
 
-/* Opens LOCAL for reading and learns its size and kind. */
+/* Lists LOCAL's data extents and, unless --kind says, its recorded kind, through the
+ * file layer (opened read-only: no lock, nothing written). A LOCAL that looks like a
+ * URL is handed over as "./LOCAL", so that it stays a path. */
+static xio_err inspect_local(put_job *j, const char *kind_s, xio_error *err) {
+  char *path = NULL;
+  if (asprintf(&path, "%s%s", xio_target_scheme_length(j->local) ? "./" : "", j->local) < 0)
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_READONLY;
+  xio_file *f;
+  xio_err rc = cli_open(j->c, path, &o, &f, err);
+  free(path);
+  if (rc != XIO_OK) return rc;
+  if (!kind_s) j->kind = xio_file_kind(f);
+  rc = xio_file_ranges(f, &j->ext, err);
+  xio_err crc = xio_file_close(f, rc == XIO_OK ? err : NULL);
+  return rc != XIO_OK ? rc : crc;
+}
+
+/* Opens LOCAL for reading and learns its size, kind and data extents. */
 static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err) {
   struct stat st;
   j->fd = open(j->local, O_RDONLY | O_CLOEXEC);
@@ -235,14 +245,13 @@ static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err)
   if (!S_ISREG(st.st_mode))
     return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", j->local);
   j->size = (uint64_t)st.st_size;
-  if (!kind_s) j->kind = local_kind(j->fd, XIO_KIND_DATA);
-  return XIO_OK;
+  return inspect_local(j, kind_s, err);
 }
 
 /* Uploads, then closes the target; removes a target left half written. */
 static int put_run(put_job *j, const char *target, int force) {
   xio_error e, ce;
-  double t0 = cli_now();
+  double t0 = samples_now();
   xio_err rc = create_target(j, target, force, &e);
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
   char *safe = strdup(xio_file_path(j->f));
@@ -253,7 +262,7 @@ static int put_run(put_job *j, const char *target, int force) {
     e = ce;
   }
   if (rc == XIO_OK)
-    put_report(j, safe ? safe : "", cli_now() - t0);
+    put_report(j, safe ? safe : "", samples_now() - t0);
   else
     xio_file_delete(j->c->ctx, target, NULL);
   free(safe);
@@ -276,6 +285,7 @@ static int run_put(cli *c, int argc, char **argv) {
   xio_err rc = open_local_source(&j, kind_s, &e);
   r = rc == XIO_OK ? put_run(&j, pos[1], force) : cli_fail(c, rc, &e);
   if (j.fd >= 0) close(j.fd);
+  xio_ranges_clear(&j.ext);
   return r;
 }
 
@@ -302,7 +312,7 @@ typedef struct get_job {
   int fd;
   xio_file *f;
   uint64_t size, fetched, reads;
-  xio_blob_ranges ranges;
+  xio_ranges ranges;
   cli_window w;
   cli_progress prog;
 } get_job;
@@ -335,7 +345,7 @@ static xio_err download(get_job *j, xio_error *err) {
   if (rc == XIO_OK && ftruncate(j->fd, (off_t)j->size) != 0)
     rc = xio_error_from_errno(err, errno, "WriteLocalFile", "ftruncate", j->local);
   if (rc == XIO_OK) rc = cli_window_init(&j->w, IN_FLIGHT, CHUNK, write_slot, j, err);
-  cli_progress_start(&j->prog, j->c, "get", xio_blob_ranges_bytes(&j->ranges));
+  cli_progress_start(&j->prog, j->c, "get", xio_ranges_bytes(&j->ranges));
   for (size_t i = 0; rc == XIO_OK && i < j->ranges.n; i++)
     rc = fetch_range(j, j->ranges.v[i].start, j->ranges.v[i].end, err);
   if (rc == XIO_OK) rc = cli_window_drain(&j->w, err);
@@ -370,9 +380,10 @@ static void get_report(const get_job *j, double secs) {
   cli_say(j->c,
           "got %s -> %s: %s %s file; fetched %s of data in %zu range%s (%" PRIu64
           " read%s), in %s (%.1f MiB/s)",
-          xio_file_path(j->f), j->local, cli_human_size(j->size, hs), cli_kind_name(kind),
-          cli_human_size(j->fetched, hf), j->ranges.n, cli_plural(j->ranges.n), j->reads,
-          cli_plural(j->reads), cli_human_time(secs, ht), rate);
+          xio_file_path(j->f), j->local, samples_fmt_size(j->size, hs, sizeof hs),
+          cli_kind_name(kind), samples_fmt_size(j->fetched, hf, sizeof hf), j->ranges.n,
+          cli_plural(j->ranges.n), j->reads, cli_plural(j->reads),
+          samples_fmt_secs(secs, ht, sizeof ht), rate);
 }
 
 /* Creates LOCAL (refusing an existing one unless --force). */
@@ -390,7 +401,7 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
 
 static int get_run(get_job *j, int force) {
   xio_error e;
-  double t0 = cli_now();
+  double t0 = samples_now();
   xio_err rc = create_local(j, force, &e);
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
   rc = download(j, &e);
@@ -400,7 +411,7 @@ static int get_run(get_job *j, int force) {
   if (rc != XIO_OK)
     unlink(j->local);
   else
-    get_report(j, cli_now() - t0);
+    get_report(j, samples_now() - t0);
   return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
 }
 
@@ -423,7 +434,7 @@ static int run_get(cli *c, int argc, char **argv) {
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
   j.size = xio_file_size(j.f);
   r = get_run(&j, force);
-  xio_blob_ranges_clear(&j.ranges);
+  xio_ranges_clear(&j.ranges);
   xio_file_close(j.f, NULL);
   return r;
 }

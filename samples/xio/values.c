@@ -30,46 +30,10 @@ static int read_digits(const char **p, uint64_t *v) {
   return 0;
 }
 
-/* The binary shift of a size suffix, or -1 when it is not one. */
-static int size_shift(const char *suffix) {
-  static const struct {
-    const char *names[3];
-    int shift;
-  } units[] = {
-      {{"", "B", "B"}, 0},      {{"K", "KB", "KiB"}, 10}, {{"M", "MB", "MiB"}, 20},
-      {{"G", "GB", "GiB"}, 30}, {{"T", "TB", "TiB"}, 40},
-  };
-  for (size_t u = 0; u < sizeof units / sizeof *units; u++)
-    for (int k = 0; k < 3; k++)
-      if (strcasecmp(suffix, units[u].names[k]) == 0) return units[u].shift;
-  return -1;
-}
-
-static int fail(const char **why, const char *reason) {
-  *why = reason;
-  return -1;
-}
-
-/* Parses a size; on failure *why says what is wrong. */
-static int parse_size(const char *text, uint64_t *out, const char **why) {
-  const char *p = text;
-  uint64_t v;
-  if (*p == '-') return fail(why, "a size cannot be negative");
-  if (!is_digit(*p)) return fail(why, "not a number");
-  if (read_digits(&p, &v) != 0) return fail(why, "too large");
-  if (*p == '.' || *p == ',')
-    return fail(why, "fractions are not taken (write 1536M rather than 1.5G)");
-  int shift = size_shift(p);
-  if (shift < 0) return fail(why, "unknown unit (use K, M, G or T)");
-  if (shift > 0 && v > (UINT64_MAX >> shift)) return fail(why, "too large");
-  *out = v << shift;
-  return 0;
-}
-
 int cli_value_size(const cli *c, const char *opt, const char *text, uint64_t *out) {
-  const char *why = NULL;
-  if (parse_size(text, out, &why) == 0) return CLI_CONTINUE;
-  return cli_usage_error(c, "bad %s '%s': %s", opt, text, why);
+  xio_error e;
+  if (xio_size_parse(text, out, &e) == XIO_OK) return CLI_CONTINUE;
+  return cli_usage_error(c, "bad %s '%s': %s", opt, text, e.message);
 }
 
 int cli_value_int(const cli *c, const char *opt, const char *text, long min, long max, int *out) {

@@ -1,6 +1,6 @@
 /*
  * auth_test.h - fixtures shared by the auth unit tests: the dev key decoded, the
- * fixed times of the AZURE.md vectors.
+ * fixed times of the Shared Key and SAS reference vectors.
  */
 #ifndef XIO_AUTH_TEST_H
 #define XIO_AUTH_TEST_H

@@ -1,9 +1,11 @@
-# Unit tests of libxio_auth: signing and SAS vectors from AZURE.md, codecs, clocks,
-# connection strings, URLs, redaction, credential store. No network, no emulator.
+# Unit tests of libxio_auth: Shared Key and SAS signing vectors (fixed requests signed
+# with Azurite's dev key), codecs (base64, percent-encoding), clocks, connection
+# strings, URLs, redaction, credential store. No network, no emulator.
 xio_add_suite(NAME auth
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/test_clock.c
     ${CMAKE_CURRENT_LIST_DIR}/test_codec.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_pct.c
     ${CMAKE_CURRENT_LIST_DIR}/test_connstr.c
     ${CMAKE_CURRENT_LIST_DIR}/test_url.c
     ${CMAKE_CURRENT_LIST_DIR}/test_redact.c

@@ -1,13 +1,16 @@
 /*
- * test_sas.c - SAS tokens: generation (the AZURE.md vectors exactly, canonical letter
+ * test_sas.c - SAS tokens: generation (the reference vectors exactly, canonical letter
  * order, rejected letters and options), parsing, and the checks made before a request.
  */
 #include <stdlib.h>
 
 #include "auth_test.h"
 
-/* The AZURE.md vectors, signed with Azurite's public dev key. Each signature is its
- * own literal so that secret scanners looking for "sig=<token>" are not misled. */
+/* The reference vectors: a blob SAS (sp=rcw on /blob/devstoreaccount1/vectors/disk.mdf)
+ * and an account SAS (ss=b, srt=sco, sp=rwdlac), both valid 2024-01-01 to 2099-01-01,
+ * spr=https,http, sv=2020-12-06, signed with Azurite's public dev key and accepted by
+ * Azurite. Each signature is its own literal so that secret scanners looking for
+ * "sig=<token>" are not misled. */
 #define SERVICE_TOKEN                                                                              \
   "sv=2020-12-06&sp=rcw&st=2024-01-01T00%3A00%3A00Z&se=2099-01-01T00%3A00%3A00Z"                   \
   "&spr=https%2Chttp&sr=b&sig="                                                                    \

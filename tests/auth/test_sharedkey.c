@@ -1,6 +1,7 @@
 /*
- * test_sharedkey.c - Shared Key signing: the AZURE.md vectors exactly, and each
- * canonicalization rule that could break a signature.
+ * test_sharedkey.c - Shared Key signing: the reference vectors exactly (three requests
+ * signed with Azurite's dev key at x-ms-date Mon, 01 Jan 2024 00:00:00 GMT, each
+ * accepted by Azurite), and each canonicalization rule that could break a signature.
  */
 #include <stdlib.h>
 

@@ -247,7 +247,7 @@ TEST(local_sizes_that_do_not_fit_are_skipped) {
   ASSERT_EQ(r.table.n - 1, 8);
   int clear = find(&r, "growth", "local", "grow", "clear", "1048576", NULL);
   ASSERT_STR_EQ(csv_get(&r.table, clear, "status"), "skipped");
-  ASSERT_CONTAINS(csv_get(&r.table, clear, "note"), "needs 1 MiB free");
+  ASSERT_CONTAINS(csv_get(&r.table, clear, "note"), "needs 1.00 MiB free");
   int none = find(&r, "growth", "local", "grow", "none", "1048576", NULL);
   ASSERT_STR_EQ(csv_get(&r.table, none, "status"), "ok"); /* sparse: needs no space */
   run_free(&r);

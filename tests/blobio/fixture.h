@@ -7,6 +7,8 @@
 
 #include <xio/blob.h>
 
+#include "blob_sync_test_util.h"
+
 typedef struct fixture {
   xio_blob_engine *engine;
   xio_auth_cred cred;         /* dev account shared key */

@@ -14,7 +14,7 @@ TEST(lease_acquire_twice_fails) {
   fixture_setup(&fx, NULL);
   xio_blob_target *b = fixture_page_blob(&fx, "leased.mdf", 4096);
   char id[64], proposed[37];
-  xio_blob_new_lease_id(proposed);
+  ASSERT_OK(xio_blob_new_uuid(proposed, &e), &e);
   xio_blob_lease_args acquire = {XIO_BLOB_LEASE_ACQUIRE, NULL, proposed, 15, 0};
   ASSERT_OK(xio_blob_lease(fx.engine, b, &acquire, id, &e), &e);
   ASSERT_STR_EQ(id, proposed);
@@ -64,7 +64,7 @@ TEST(lease_renew_change_release_break) {
   ASSERT_OK(xio_blob_lease(fx.engine, b, &acquire, id, &e), &e);
   xio_blob_lease_args renew = {XIO_BLOB_LEASE_RENEW, id, NULL, 0, 0};
   ASSERT_OK(xio_blob_lease(fx.engine, b, &renew, NULL, &e), &e);
-  xio_blob_new_lease_id(newid);
+  ASSERT_OK(xio_blob_new_uuid(newid, &e), &e);
   xio_blob_lease_args change = {XIO_BLOB_LEASE_CHANGE, id, newid, 0, 0};
   ASSERT_OK(xio_blob_lease(fx.engine, b, &change, got, &e), &e);
   ASSERT_STR_EQ(got, newid);

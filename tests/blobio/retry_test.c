@@ -110,7 +110,7 @@ TEST(lease_acquire_without_proposed_id_is_sent_once) {
   ASSERT_EQ(t.n, 1);
   t.n = 0;
   char proposed[37];
-  xio_blob_new_lease_id(proposed);
+  ASSERT_OK(xio_blob_new_uuid(proposed, &e), &e);
   a.proposed_id = proposed; /* now an acquire can be repeated safely */
   ASSERT_ERR(xio_blob_lease(eng, b, &a, id, &e), XIO_ETRANSPORT, &e);
   ASSERT_EQ(t.n, 4);

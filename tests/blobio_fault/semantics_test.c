@@ -223,7 +223,7 @@ TEST(lease_acquire_with_proposed_id_survives_lost_response) {
   pfx_forget(&p);
   pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_LOST_RESPONSE, .match = "comp=lease"});
   char proposed[37], id[64];
-  xio_blob_new_lease_id(proposed);
+  ASSERT_OK(xio_blob_new_uuid(proposed, &e), &e);
   xio_blob_lease_args a = {XIO_BLOB_LEASE_ACQUIRE, NULL, proposed, -1, 0};
   ASSERT_OK(xio_blob_lease(p.fx.engine, b, &a, id, &e), &e);
   ASSERT_STR_EQ(id, proposed);
@@ -245,7 +245,7 @@ TEST(lease_release_with_lost_response_succeeds) {
   xio_blob_target *direct = pfx_direct_blob(&p, "release.mdf", BLOB_SIZE, 0);
   xio_blob_target *b = pfx_proxied(&p, "release.mdf", NULL, NULL);
   char id[37], got[64];
-  xio_blob_new_lease_id(id);
+  ASSERT_OK(xio_blob_new_uuid(id, &e), &e);
   xio_blob_lease_args acquire = {XIO_BLOB_LEASE_ACQUIRE, NULL, id, 30, 0};
   ASSERT_OK(xio_blob_lease(p.fx.engine, direct, &acquire, got, &e), &e);
   pfx_forget(&p);

@@ -12,6 +12,6 @@ xio_add_suite(NAME blobio_fault AZURITE
     ${CMAKE_CURRENT_LIST_DIR}/exhaustion_test.c
     ${CMAKE_CURRENT_LIST_DIR}/semantics_test.c
     ${CMAKE_CURRENT_LIST_DIR}/inflight_test.c
-  LIBS xio_blob Threads::Threads)
+  LIBS xio_blob xio_blob_sync_test Threads::Threads)
 target_include_directories(test_blobio_fault PRIVATE
   ${PROJECT_SOURCE_DIR}/tests/blobio ${PROJECT_SOURCE_DIR}/blobio)

@@ -108,7 +108,7 @@ static uint64_t next_random(uint64_t *s) {
  * the polynomial (the derivation is in the comment at the top of that file). */
 TEST(crc64_clmul_constants) {
   const xio__blob_crc64_clmul_consts *k = &xio__blob_crc64_clmul_k;
-  ASSERT_U64_EQ(poly_normal(), 0xAD93D23594C93659ull); /* AZURE.md's normal form */
+  ASSERT_U64_EQ(poly_normal(), 0xAD93D23594C93659ull); /* CRC-64/NVME, normal form */
   for (unsigned j = 1; j <= 8; j++) {
     unsigned t = 128 * j;
     if (k->fold[j - 1][0] != reverse64(xpow_mod(t + 63)))

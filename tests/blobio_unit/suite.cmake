@@ -1,7 +1,7 @@
 # blobio_unit: the pure pieces of libxio_blob that need no service: checksums (and
 # both CRC-64 implementations),
 # page-range lists, blob properties and listings, the XML response parsers, request
-# building and limits, and the judging of tries and retry delays.
+# building and limits, the judging of tries and retry delays, and random UUIDs.
 xio_add_suite(NAME blobio_unit
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/checksum_test.c
@@ -13,6 +13,7 @@ xio_add_suite(NAME blobio_unit
     ${CMAKE_CURRENT_LIST_DIR}/xml_blob_list_test.c
     ${CMAKE_CURRENT_LIST_DIR}/build_test.c
     ${CMAKE_CURRENT_LIST_DIR}/classify_test.c
-  LIBS xio_blob Threads::Threads)
+    ${CMAKE_CURRENT_LIST_DIR}/uuid_test.c
+  LIBS xio_blob Threads::Threads OpenSSL::Crypto)
 # The parsers and range helpers are internal: their headers live beside the sources.
 target_include_directories(test_blobio_unit PRIVATE ${PROJECT_SOURCE_DIR}/blobio)

@@ -298,3 +298,20 @@ int clirun_trace_others(const clirun *r, const char *const *types) {
   each_event(r, count_other, &s);
   return s.n;
 }
+
+typedef struct on_state {
+  const char *type, *path;
+  int n;
+} on_state;
+
+static void count_on(const cJSON *ev, void *ud) {
+  on_state *s = ud;
+  s->n += strcmp(clirun_str(ev, "request_type"), s->type) == 0 &&
+          strcmp(clirun_str(ev, "file_path"), s->path) == 0;
+}
+
+int clirun_trace_on(const clirun *r, const char *type, const char *path) {
+  on_state s = {type, path, 0};
+  each_event(r, count_on, &s);
+  return s.n;
+}

@@ -80,6 +80,9 @@ uint64_t clirun_trace_sum(const clirun *r, const char *type, int *count);
 /** Number of trace events that are not of the listed types (NULL-terminated). */
 int clirun_trace_others(const clirun *r, const char *const *types);
 
+/** Number of trace events of `type` whose file_path is `path`. */
+int clirun_trace_on(const clirun *r, const char *type, const char *path);
+
 /** Writes `n` bytes of `data` to a new local file. */
 void clirun_write_file(const char *path, const void *data, size_t n);
 

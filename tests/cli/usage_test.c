@@ -163,3 +163,28 @@ TEST(sizes_take_binary_suffixes) {
   }
   clirun_free(&r);
 }
+
+TEST(unsupported_scheme_is_named) {
+  static const char *const targets[] = {"ftp://x/y/z", "s3://bucket/db.mdf"};
+  static const char *const schemes[] = {"'ftp'", "'s3'"};
+  clirun r = {0};
+  for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
+    XIO(&r, "stat", targets[i]);
+    EXPECT_EXIT(&r, 2);
+    ASSERT_CONTAINS(r.err, "unsupported URL scheme");
+    ASSERT_CONTAINS(r.err, schemes[i]);
+    XIO(&r, "create", targets[i], "--size", "1M");
+    EXPECT_EXIT(&r, 2);
+    ASSERT_CONTAINS(r.err, schemes[i]);
+    XIO(&r, "rm", targets[i]);
+    EXPECT_EXIT(&r, 2);
+    ASSERT_CONTAINS(r.err, schemes[i]);
+  }
+  char local[256];
+  clirun_path("never-uploaded.mdf", local, sizeof local);
+  clirun_write_file(local, "x", 1);
+  XIO(&r, "put", local, "ftp://x/y/z");
+  EXPECT_EXIT(&r, 2);
+  ASSERT_CONTAINS(r.err, "'ftp'");
+  clirun_free(&r);
+}

@@ -13,3 +13,11 @@ if(TARGET xio-engine-example)
       $<TARGET_FILE:xio-engine-example>)
   set_tests_properties(samples.engine_example_on_local_files PROPERTIES LABELS samples)
 endif()
+
+# What the samples share (samples/common): the formatters and the clock, checked
+# without any storage.
+if(TARGET xio_samples_common)
+  xio_add_suite(NAME samples_common
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/format_test.c
+    LIBS xio_samples_common m)
+endif()

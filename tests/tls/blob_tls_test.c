@@ -15,6 +15,7 @@
 
 #include <xio/blob.h>
 
+#include "blob_sync_test_util.h"
 #include "test.h"
 #include "tlsfix.h"
 #include "tlsserver.h"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xio/auth.h>
 #include <xio/xio.h>
 
 #include "test.h"

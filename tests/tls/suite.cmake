@@ -14,7 +14,7 @@ if(TARGET xio_cli)
 endif()
 xio_add_suite(NAME tls AZURITE_TLS TIMEOUT 60
   SOURCES ${XIO_TLS_SOURCES}
-  LIBS xio PkgConfig::CJSON OpenSSL::SSL Threads::Threads)
+  LIBS xio xio_blob_sync_test PkgConfig::CJSON OpenSSL::SSL Threads::Threads)
 target_include_directories(test_tls PRIVATE ${CMAKE_SOURCE_DIR}/tests/cli)
 if(TARGET xio_cli)
   add_dependencies(test_tls xio_cli)

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <xio/auth.h>
+
 #include "test.h"
 #include "util.h"
 

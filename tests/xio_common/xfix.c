@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <xio/auth.h>
+
 #include "test.h"
 #include "util.h"
 
@@ -28,7 +30,7 @@ static void record(const xio_trace_event *ev, void *ud) {
   pthread_mutex_lock(&t->mu);
   if (t->n < XFIX_MAX_EVENTS) {
     xfix_event *e = &t->ev[t->n++];
-    snprintf(e->type, sizeof e->type, "%s", ev->request_type);
+    e->type = ev->request_type;
     snprintf(e->path, sizeof e->path, "%s", ev->file_path);
     snprintf(e->result, sizeof e->result, "%s", ev->result);
     snprintf(e->error_code, sizeof e->error_code, "%s", ev->error_code ? ev->error_code : "");
@@ -102,11 +104,11 @@ void xfix_trace_reset(xfix *fx) {
   pthread_mutex_unlock(&fx->trace.mu);
 }
 
-int xfix_count(xfix *fx, const char *type) {
+int xfix_count(xfix *fx, xio_request_type type) {
   int n = 0;
   pthread_mutex_lock(&fx->trace.mu);
   for (int i = 0; i < fx->trace.n; i++)
-    n += strcmp(fx->trace.ev[i].type, type) == 0;
+    n += fx->trace.ev[i].type == type;
   pthread_mutex_unlock(&fx->trace.mu);
   return n;
 }

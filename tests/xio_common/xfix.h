@@ -12,7 +12,7 @@
 #define XFIX_MAX_EVENTS 4096
 
 typedef struct xfix_event {
-  char type[32];
+  xio_request_type type;
   char path[512];
   char result[32];
   char error_code[64];
@@ -50,8 +50,8 @@ void xfix_target(const xfix *fx, const char *name, char *out, size_t size);
 /** Forgets the events recorded so far. */
 void xfix_trace_reset(xfix *fx);
 
-/** Number of recorded events of `type` (e.g. "XIOTypeZeroFile"). */
-int xfix_count(xfix *fx, const char *type);
+/** Number of recorded events of `type` (e.g. XIO_REQ_ZERO). */
+int xfix_count(xfix *fx, xio_request_type type);
 
 /** The connection string of the emulator's dev account. Static buffer. */
 const char *xfix_dev_connection_string(void);

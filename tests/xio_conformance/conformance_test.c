@@ -131,9 +131,9 @@ TEST(zero_ranges_read_zero) {
   ASSERT_OK(xio_file_write(f, 0, src, n, &e), &e);
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_zero(f, MiB, 2 * MiB, XIO_INIT_CLEAR, &e), &e);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeZeroFile"), 1); /* metadata zeroing: one request */
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_ZERO), 1); /* metadata zeroing: one request */
   ASSERT_OK(xio_file_zero(f, 8 * MiB, 5 * MiB, XIO_INIT_ZERO, &e), &e);
-  ASSERT(xfix_count(&fx, "XIOTypeZeroFile") >= 2);
+  ASSERT(xfix_count(&fx, XIO_REQ_ZERO) >= 2);
   size_t got;
   ASSERT_OK(xio_file_read(f, 0, dst, n, &got, &e), &e);
   memset(src + MiB, 0, 2 * MiB);
@@ -164,8 +164,8 @@ TEST(growth_with_each_policy_reads_zero) {
     write_read(f, 0, MiB, 9);
     xfix_trace_reset(&fx);
     ASSERT_OK(xio_file_set_size(f, 9 * MiB, policies[i], &e), &e);
-    ASSERT_EQ(xfix_count(&fx, "XIOTypeSetFileSize"), 1);
-    int z = xfix_count(&fx, "XIOTypeZeroFile");
+    ASSERT_EQ(xfix_count(&fx, XIO_REQ_SET_SIZE), 1);
+    int z = xfix_count(&fx, XIO_REQ_ZERO);
     if (z < zero_events_min[i] || z > zero_events_max[i])
       FAIL("policy %s: %d zeroing requests", xio_init_name(policies[i]), z);
     ASSERT_U64_EQ(xio_file_size(f), 9 * MiB);
@@ -373,7 +373,7 @@ TEST(open_flags_and_delete) {
   ASSERT_ERR(xio_file_delete(fx.ctx, url, &e), XIO_ENOTFOUND, &e);
   ASSERT(e.operation[0] != '\0'); /* the detail names the operation and the file */
   ASSERT_STR_EQ(e.target, url);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeDeleteFile"), 2);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_DELETE), 2);
   xfix_teardown(&fx);
 }
 
@@ -405,9 +405,9 @@ TEST(ranges_show_where_data_is) {
   write_read(f, 4 * MiB, MiB, 1);
   write_read(f, 40 * MiB, 2 * MiB, 2);
   xfix_trace_reset(&fx);
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   ASSERT_OK(xio_file_ranges(f, &r, &e), &e);
-  ASSERT(xfix_count(&fx, "XIOTypeGetRanges") >= 1);
+  ASSERT(xfix_count(&fx, XIO_REQ_RANGES) >= 1);
   /* Both regions are inside the ranges, and far less than the file is allocated. */
   uint64_t want[2][2] = {{4 * MiB, 5 * MiB}, {40 * MiB, 42 * MiB}};
   for (int k = 0; k < 2; k++) {
@@ -416,14 +416,14 @@ TEST(ranges_show_where_data_is) {
       inside |= r.v[i].start <= want[k][0] && r.v[i].end >= want[k][1] - 1;
     ASSERT(inside);
   }
-  ASSERT(xio_blob_ranges_bytes(&r) < 16 * MiB);
-  xio_blob_ranges_clear(&r);
+  ASSERT(xio_ranges_bytes(&r) < 16 * MiB);
+  xio_ranges_clear(&r);
   /* Cleared space is no longer listed (a page blob drops the pages; ext4 the blocks). */
   ASSERT_OK(xio_file_zero(f, 40 * MiB, 2 * MiB, XIO_INIT_CLEAR, &e), &e);
   ASSERT_OK(xio_file_ranges(f, &r, &e), &e);
   for (size_t i = 0; i < r.n; i++)
     ASSERT(r.v[i].end < 40 * MiB || r.v[i].start >= 42 * MiB);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_teardown(&fx);
 }
@@ -445,7 +445,7 @@ TEST(snapshots_are_point_in_time_copies) {
 #else
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_snapshot(f, id, sizeof id, &e), &e); /* carries the lease id */
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeSnapshot"), 1);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_SNAPSHOT), 1);
   ASSERT(strlen(id) > 10);
   ASSERT_OK(xio_file_write(f, 8192, after, sizeof after, &e), &e);
   xfix_target(&fx, "snap.mdf", url, sizeof url);
@@ -463,5 +463,119 @@ TEST(snapshots_are_point_in_time_copies) {
   ASSERT_MEM_EQ(got, after, sizeof got);
 #endif
   ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+TEST(ranges_list_merges_in_any_order) {
+  xio_ranges r = {0};
+  ASSERT_EQ(xio_ranges_add(&r, 100, 199), XIO_OK);
+  ASSERT_EQ(xio_ranges_add(&r, 0, 9), XIO_OK);     /* before: inserted first */
+  ASSERT_EQ(xio_ranges_add(&r, 300, 399), XIO_OK); /* after: appended */
+  ASSERT_EQ(r.n, 3);
+  ASSERT_EQ(xio_ranges_add(&r, 10, 99), XIO_OK); /* touches both neighbours: one range */
+  ASSERT_EQ(r.n, 2);
+  ASSERT_EQ(r.v[0].start, 0);
+  ASSERT_EQ(r.v[0].end, 199);
+  ASSERT_EQ(xio_ranges_add(&r, 150, 350), XIO_OK); /* overlaps both: one range */
+  ASSERT_EQ(r.n, 1);
+  ASSERT_EQ(r.v[0].end, 399);
+  ASSERT_EQ(xio_ranges_bytes(&r), 400);
+  ASSERT_EQ(xio_ranges_add(&r, 5, 4), XIO_EINVAL);
+  ASSERT_EQ(xio_ranges_add(NULL, 0, 1), XIO_EINVAL);
+  xio_ranges_clear(&r);
+  ASSERT_EQ(r.n, 0);
+  ASSERT(r.v == NULL);
+  ASSERT_EQ(xio_ranges_bytes(NULL), 0);
+}
+
+TEST(stat_reports_the_storage_properties) {
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "st.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 3 * MiB + 100);
+  write_read(f, 0, MiB, 3);
+  xfix_trace_reset(&fx);
+  xio_file_info in;
+  ASSERT_OK(xio_file_stat(f, &in, &e), &e);
+  ASSERT_STR_EQ(in.backend, LOCAL ? "local" : "pageblob");
+  ASSERT_EQ(in.kind, XIO_KIND_LOG);
+  ASSERT_EQ(in.size, 3 * MiB + 100);
+  ASSERT(in.last_modified[0] != '\0');
+#if LOCAL
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_GET_SIZE), 0); /* fstat: no request */
+  ASSERT_EQ(in.stored_size, 3 * MiB + 100);
+  ASSERT(in.allocated >= MiB && in.allocated != XIO_UNKNOWN_SIZE);
+  ASSERT_STR_EQ(in.lease_state, ""); /* local files have no lease */
+  ASSERT_STR_EQ(in.etag, "");
+#else
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_GET_SIZE), 1);
+  ASSERT_EQ(in.stored_size, 3 * MiB + 512); /* whole pages */
+  ASSERT_EQ(in.allocated, XIO_UNKNOWN_SIZE);
+  ASSERT_STR_EQ(in.blob_type, "PageBlob");
+  ASSERT_STR_EQ(in.lease_state, "available");
+  ASSERT(in.etag[0] != '\0');
+#endif
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  /* By target, without keeping it open. */
+  xfix_target(&fx, "st.ldf", url, sizeof url);
+  memset(&in, 0, sizeof in);
+  ASSERT_OK(xio_stat(fx.ctx, url, &in, &e), &e);
+  ASSERT_EQ(in.size, 3 * MiB + 100);
+  ASSERT_EQ(in.kind, XIO_KIND_LOG);
+  xfix_target(&fx, "missing.mdf", url, sizeof url);
+  ASSERT_ERR(xio_stat(fx.ctx, url, &in, &e), XIO_ENOTFOUND, &e);
+  xfix_teardown(&fx);
+}
+
+TEST(lease_actions_by_hand) {
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = open_file(&fx, "l.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_target(&fx, "l.mdf", url, sizeof url);
+  xio_lease_request rq = {XIO_LEASE_RENEW, NULL, -1, 0};
+  xio_lease_result res;
+  ASSERT_ERR(xio_lease(fx.ctx, url, &rq, &res, &e), XIO_EINVAL, &e); /* renew needs an id */
+  rq = (xio_lease_request){XIO_LEASE_ACQUIRE, NULL, 5, 0};
+  ASSERT_ERR(xio_lease(fx.ctx, url, &rq, &res, &e), XIO_EINVAL, &e); /* 5 s: too short */
+  rq = (xio_lease_request){XIO_LEASE_BREAK, NULL, 0, 0};
+  ASSERT_ERR(xio_lease(fx.ctx, "ftp://host/c/b", &rq, &res, &e), XIO_EUNSUPPORTED, &e);
+  xfix_trace_reset(&fx);
+  rq = (xio_lease_request){XIO_LEASE_ACQUIRE, NULL, -1, 0};
+#if LOCAL
+  ASSERT_ERR(xio_lease(fx.ctx, url, &rq, &res, &e), XIO_EUNSUPPORTED, &e);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 0);
+#else
+  ASSERT_OK(xio_lease(fx.ctx, url, &rq, &res, &e), &e);
+  ASSERT(strlen(res.id) == 36);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 1);
+  xio_file_info in;
+  ASSERT_OK(xio_stat(fx.ctx, url, &in, &e), &e);
+  ASSERT_STR_EQ(in.lease_state, "leased");
+  ASSERT_STR_EQ(in.lease_duration, "infinite");
+  /* Another acquire with another id is refused; renew and release take the id. */
+  xio_lease_result other;
+  ASSERT_ERR(xio_lease(fx.ctx, url, &rq, &other, &e), XIO_EBUSY, &e);
+  char id[64];
+  snprintf(id, sizeof id, "%s", res.id);
+  rq = (xio_lease_request){XIO_LEASE_RENEW, id, 0, 0};
+  ASSERT_OK(xio_lease(fx.ctx, url, &rq, &res, &e), &e);
+  rq = (xio_lease_request){XIO_LEASE_RELEASE, id, 0, 0};
+  ASSERT_OK(xio_lease(fx.ctx, url, &rq, &res, &e), &e);
+  ASSERT_OK(xio_stat(fx.ctx, url, &in, &e), &e);
+  ASSERT_STR_EQ(in.lease_state, "available");
+  /* A proposed id is the lease's id; break ends it at once with period 0. */
+  rq = (xio_lease_request){XIO_LEASE_ACQUIRE, "0f0f0f0f-1111-2222-3333-444444444444", 15, 0};
+  ASSERT_OK(xio_lease(fx.ctx, url, &rq, &res, &e), &e);
+  ASSERT_STR_EQ(res.id, "0f0f0f0f-1111-2222-3333-444444444444");
+  rq = (xio_lease_request){XIO_LEASE_BREAK, NULL, 0, 0};
+  ASSERT_OK(xio_lease(fx.ctx, url, &rq, &res, &e), &e);
+  ASSERT_EQ(res.remaining_s, 0);
+  ASSERT_OK(xio_stat(fx.ctx, url, &in, &e), &e);
+  ASSERT_STR_EQ(in.lease_state, "broken");
+#endif
   xfix_teardown(&fx);
 }

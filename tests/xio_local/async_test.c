@@ -85,7 +85,7 @@ TEST(async_64_writes_with_callbacks) {
     ASSERT_EQ(xio_io_poll(&io[i]), 1);
     ASSERT_EQ(io[i].transferred, piece);
   }
-  ASSERT_EQ(lt_count(&env, "XIOTypeWriteFile"), N);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_WRITE), N);
   read_all(f, 0, got, N * piece);
   ASSERT_MEM_EQ(got, want, N * piece);
   xio_file_stats st;

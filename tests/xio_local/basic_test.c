@@ -99,7 +99,7 @@ TEST(large_write_splits_into_8mib_requests) {
   xio_error e;
   ASSERT_OK(xio_file_write(f, 5, buf, len, &e), &e);
   ASSERT_EQ(lt_total(&env), 3);
-  ASSERT_EQ(lt_count(&env, "XIOTypeWriteFile"), 3);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_WRITE), 3);
   uint64_t seen = 0;
   for (int i = 0; i < 3; i++) {
     lt_event ev = lt_get(&env, i);
@@ -110,7 +110,7 @@ TEST(large_write_splits_into_8mib_requests) {
   ASSERT_U64_EQ(seen, len);
   lt_reset(&env);
   read_all(f, 5, got, len);
-  ASSERT_EQ(lt_count(&env, "XIOTypeReadFile"), 3);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_READ), 3);
   ASSERT_MEM_EQ(got, buf, len);
   ASSERT_OK(xio_file_close(f, &e), &e);
   free(buf);
@@ -269,23 +269,23 @@ TEST(exclusive_twice_is_ebusy) {
             &e);
   lt_reset(&env);
   xio_file *a = lt_open(&env, "ex.dat", XIO_OPEN_EXCLUSIVE), *b = NULL;
-  ASSERT_EQ(lt_count(&env, "XIOTypeLease"), 1);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_LEASE), 1);
   ASSERT_ERR(open_flags(&env, "ex.dat", XIO_OPEN_EXCLUSIVE, &b, &e), XIO_EBUSY, &e);
   ASSERT_CONTAINS(e.message, "in use");
   ASSERT(b == NULL);
   ASSERT_ERR(open_flags(&env, "ex.dat", XIO_OPEN_EXCLUSIVE | XIO_OPEN_BREAK_LEASE, &b, &e),
              XIO_EBUSY, &e);
   ASSERT_CONTAINS(e.message, "cannot be broken");
-  ASSERT_EQ(lt_count(&env, "XIOTypeLease"), 3);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_LEASE), 3);
   lt_event ev = lt_get(&env, lt_total(&env) - 1);
-  ASSERT_STR_EQ(ev.type, "XIOTypeLease");
+  ASSERT_EQ(ev.type, XIO_REQ_LEASE);
   ASSERT_STR_EQ(ev.result, "XIO_EBUSY");
   /* A shared open still works and can write (the lock is advisory, like a lease's
    * readers); once the holder closes, an exclusive open succeeds. */
   ASSERT_OK(open_flags(&env, "ex.dat", 0, &b, &e), &e);
   ASSERT_OK(xio_file_close(b, &e), &e);
   ASSERT_OK(xio_file_close(a, &e), &e);
-  ASSERT_EQ(lt_count(&env, "XIOTypeLease"), 4); /* the release */
+  ASSERT_EQ(lt_count(&env, XIO_REQ_LEASE), 4); /* the release */
   ASSERT_OK(open_flags(&env, "ex.dat", XIO_OPEN_EXCLUSIVE, &b, &e), &e);
   ASSERT_OK(xio_file_close(b, &e), &e);
   lt_teardown(&env);
@@ -303,7 +303,7 @@ TEST(delete_then_open_is_enotfound) {
   ASSERT_OK(xio_file_delete(env.ctx, path, &e), &e);
   ASSERT_EQ(lt_total(&env), 1);
   lt_event ev = lt_get(&env, 0);
-  ASSERT_STR_EQ(ev.type, "XIOTypeDeleteFile");
+  ASSERT_EQ(ev.type, XIO_REQ_DELETE);
   ASSERT_STR_EQ(ev.path, path);
   ASSERT_STR_EQ(ev.result, "ok");
   xio_file *f = NULL;
@@ -395,9 +395,9 @@ TEST(open_and_create_trace_events) {
   ASSERT_OK(xio_file_open(env.ctx, path, &o, &f, &e), &e);
   ASSERT_EQ(lt_total(&env), 2);
   lt_event open = lt_get(&env, 0), create = lt_get(&env, 1);
-  ASSERT_STR_EQ(open.type, "XIOTypeOpenFile");
+  ASSERT_EQ(open.type, XIO_REQ_OPEN);
   ASSERT_STR_EQ(open.result, "XIO_ENOTFOUND");
-  ASSERT_STR_EQ(create.type, "XIOTypeCreateFile");
+  ASSERT_EQ(create.type, XIO_REQ_CREATE);
   ASSERT_STR_EQ(create.result, "ok");
   ASSERT_STR_EQ(create.path, path);
   ASSERT_U64_EQ(create.length, 5000);
@@ -409,7 +409,7 @@ TEST(open_and_create_trace_events) {
   lt_reset(&env);
   f = lt_open(&env, "t.dat", 0);
   ASSERT_EQ(lt_total(&env), 1);
-  ASSERT_STR_EQ(lt_get(&env, 0).type, "XIOTypeOpenFile");
+  ASSERT_EQ(lt_get(&env, 0).type, XIO_REQ_OPEN);
   ASSERT_STR_EQ(lt_get(&env, 0).result, "ok");
   ASSERT_OK(xio_file_close(f, &e), &e);
   ASSERT_EQ(lt_total(&env), 1); /* closing a shared open makes no request */
@@ -417,7 +417,7 @@ TEST(open_and_create_trace_events) {
   lt_reset(&env);
   ASSERT_OK(xio_file_close(lt_create(&env, "t2.dat", XIO_KIND_DATA, 0, XIO_INIT_DEFAULT), &e), &e);
   ASSERT_EQ(lt_total(&env), 1);
-  ASSERT_STR_EQ(lt_get(&env, 0).type, "XIOTypeCreateFile");
+  ASSERT_EQ(lt_get(&env, 0).type, XIO_REQ_CREATE);
   /* Opening a missing file: one failed open. */
   lt_reset(&env);
   ASSERT_ERR(open_flags(&env, "none.dat", 0, &f, &e), XIO_ENOTFOUND, &e);
@@ -491,4 +491,28 @@ TEST(set_size_to_same_size_makes_no_request) {
   ASSERT_EQ(lt_total(&env), 0);
   ASSERT_OK(xio_file_close(f, &e), &e);
   lt_teardown(&env);
+}
+
+TEST(request_type_names_at_the_trace_edge) {
+  /* Each request type has its SQL Server name, and the JSON line carries it. */
+  const char *want[XIO_REQ_COUNT] = {"XIOTypeCreateFile",  "XIOTypeOpenFile",  "XIOTypeReadFile",
+                                     "XIOTypeWriteFile",   "XIOTypeZeroFile",  "XIOTypeGetFileSize",
+                                     "XIOTypeSetFileSize", "XIOTypeGetRanges", "XIOTypeDeleteFile",
+                                     "XIOTypeLease",       "XIOTypeSnapshot"};
+  for (int t = 0; t < XIO_REQ_COUNT; t++) {
+    ASSERT_STR_EQ(xio_request_type_name((xio_request_type)t), want[t]);
+    xio_trace_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.event = "xio_send_complete";
+    ev.request_type = (xio_request_type)t;
+    ev.result = "ok";
+    char *line = xio_trace_event_json(&ev);
+    ASSERT(line != NULL);
+    char field[64];
+    snprintf(field, sizeof field, "\"request_type\":\"%s\"", want[t]);
+    ASSERT_CONTAINS(line, field);
+    free(line);
+  }
+  ASSERT_STR_EQ(xio_request_type_name(XIO_REQ_COUNT), "?");
+  ASSERT_STR_EQ(xio_request_type_name((xio_request_type)-1), "?");
 }

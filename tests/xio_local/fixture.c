@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <xio/base.h>
+
 #include "test.h"
 
 static char cleanup_dir[256]; /* removed at exit: FAIL() exits the process */
@@ -36,7 +38,7 @@ static void on_event(const xio_trace_event *ev, void *ud) {
   }
   lt_event *e = &env->events[env->nevents++];
   memset(e, 0, sizeof *e);
-  snprintf(e->type, sizeof e->type, "%s", ev->request_type);
+  e->type = ev->request_type;
   snprintf(e->path, sizeof e->path, "%s", ev->file_path ? ev->file_path : "");
   snprintf(e->result, sizeof e->result, "%s", ev->result);
   snprintf(e->request_id, sizeof e->request_id, "%s", ev->request_id ? ev->request_id : "?");
@@ -109,11 +111,11 @@ void lt_reset(lt_env *env) {
   pthread_mutex_unlock(&env->mu);
 }
 
-int lt_count(lt_env *env, const char *type) {
+int lt_count(lt_env *env, xio_request_type type) {
   int n = 0;
   pthread_mutex_lock(&env->mu);
   for (int i = 0; i < env->nevents; i++)
-    n += strcmp(env->events[i].type, type) == 0;
+    n += env->events[i].type == type;
   pthread_mutex_unlock(&env->mu);
   return n;
 }
@@ -136,8 +138,4 @@ lt_event lt_get(lt_env *env, int i) {
   return e;
 }
 
-int64_t lt_now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+int64_t lt_now_us(void) { return xio_auth_monotonic_us(); }

@@ -15,7 +15,7 @@
 
 /* One captured trace event. */
 typedef struct lt_event {
-  char type[40];
+  xio_request_type type;
   char path[512];
   char result[40];
   char request_id[8];
@@ -50,8 +50,8 @@ xio_file *lt_open(lt_env *env, const char *name, unsigned flags);
 
 /** Forgets the events captured so far. */
 void lt_reset(lt_env *env);
-/** Events of `type` ("XIOTypeZeroFile") captured since the last reset. */
-int lt_count(lt_env *env, const char *type);
+/** Events of `type` (XIO_REQ_ZERO) captured since the last reset. */
+int lt_count(lt_env *env, xio_request_type type);
 /** All events since the last reset. */
 int lt_total(lt_env *env);
 /** A copy of event `i` since the last reset. */
@@ -68,5 +68,12 @@ int64_t lt_now_us(void);
 extern _Atomic int lt_falloc_refuse;
 extern _Atomic int lt_falloc_errno; /* EOPNOTSUPP unless set */
 extern _Atomic int lt_falloc_calls_zero_range, lt_falloc_calls_punch_hole;
+
+/* ---------------------------------------------------- malloc wrapper ---- */
+
+/* While on (for the calling thread only), its allocations of at most
+ * LT_ALLOC_SMALL bytes fail (alloc_shim.c). */
+#define LT_ALLOC_SMALL 64
+void lt_alloc_fail(int on);
 
 #endif

@@ -159,8 +159,8 @@ TEST(clear_is_metadata_only) {
   int64_t clear_sync_us, zero_sync_us;
   int64_t clear_us = zero_middle(&env, f, XIO_INIT_CLEAR, &events, &clear_sync_us);
   ASSERT_EQ(events, 1);
-  ASSERT_EQ(lt_count(&env, "XIOTypeZeroFile"), 1);
-  ASSERT_EQ(lt_count(&env, "XIOTypeWriteFile"), 0);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_ZERO), 1);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_WRITE), 0);
   lt_event ev = lt_get(&env, 0);
   ASSERT_U64_EQ(ev.offset, 16 * MiB);
   ASSERT_U64_EQ(ev.length, 32 * MiB);
@@ -180,7 +180,7 @@ TEST(clear_is_metadata_only) {
   f = random_64(&env, "zero.dat", path, sizeof path);
   int64_t zero_us = zero_middle(&env, f, XIO_INIT_ZERO, &events, &zero_sync_us);
   ASSERT_EQ(events, 8); /* 4 MiB of zeros per request */
-  ASSERT_EQ(lt_count(&env, "XIOTypeZeroFile"), 8);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_ZERO), 8);
   ASSERT_OK(xio_file_flush(f, &e), &e);
   ASSERT_U64_EQ(written_bytes(path, 16 * MiB, 32 * MiB), 32 * MiB);
   xio_file_get_stats(f, &st);
@@ -205,7 +205,7 @@ TEST(clear_falls_back_to_punch_hole) {
   int64_t durable_us;
   zero_middle(&env, f, XIO_INIT_CLEAR, &events, &durable_us);
   ASSERT_EQ(events, 1);
-  ASSERT_EQ(lt_count(&env, "XIOTypeZeroFile"), 1);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_ZERO), 1);
   ASSERT_STR_EQ(lt_get(&env, 0).result, "ok");
   ASSERT_EQ(atomic_load(&lt_falloc_calls_zero_range), 1);
   ASSERT_EQ(atomic_load(&lt_falloc_calls_punch_hole), 1);
@@ -241,7 +241,7 @@ TEST(clear_falls_back_to_writing_zeros) {
   int64_t durable_us;
   zero_middle(&env, f, XIO_INIT_CLEAR, &events, &durable_us);
   ASSERT_EQ(events, 1); /* one clear, one event, however it was done */
-  ASSERT_EQ(lt_count(&env, "XIOTypeZeroFile"), 1);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_ZERO), 1);
   ASSERT_U64_EQ(lt_get(&env, 0).length, 32 * MiB);
   ASSERT_EQ(atomic_load(&lt_falloc_calls_zero_range), 1);
   ASSERT_EQ(atomic_load(&lt_falloc_calls_punch_hole), 1);
@@ -304,7 +304,7 @@ TEST(clear_on_tmpfs) {
   assert_zero(f, 1 * MiB + 1, 4 * MiB);
   assert_filled(f, 0, 1 * MiB + 1, 42);
   assert_filled(f, 5 * MiB + 1, 3 * MiB - 1, 42);
-  ASSERT_EQ(lt_count(&env, "XIOTypeZeroFile"), 1);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_ZERO), 1);
   printf("tmpfs: ZERO_RANGE calls %d, PUNCH_HOLE calls %d\n",
          atomic_load(&lt_falloc_calls_zero_range), atomic_load(&lt_falloc_calls_punch_hole));
   ASSERT_OK(xio_file_close(f, &e), &e);
@@ -347,11 +347,11 @@ static xio_file_stats grow_case(xio_kind kind, xio_init init, uint64_t by, int z
   xio_error e;
   ASSERT_OK(xio_file_set_size(f, old + by, init, &e), &e);
   ASSERT_U64_EQ(xio_file_size(f), old + by);
-  ASSERT_EQ(lt_count(&env, "XIOTypeSetFileSize"), 1);
-  ASSERT_EQ(lt_count(&env, "XIOTypeZeroFile"), zero_events);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_SET_SIZE), 1);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_ZERO), zero_events);
   ASSERT_EQ(lt_total(&env), 1 + zero_events);
   lt_event first = lt_get(&env, 0);
-  ASSERT_STR_EQ(first.type, "XIOTypeSetFileSize");
+  ASSERT_EQ(first.type, XIO_REQ_SET_SIZE);
   ASSERT_U64_EQ(first.length, old + by);
   uint64_t zeroed = 0;
   for (int i = 1; i <= zero_events; i++) {
@@ -403,8 +403,8 @@ TEST(create_log_clears_its_size) {
   lt_setup(&env);
   xio_file *f = lt_create(&env, "new.log", XIO_KIND_LOG, 5 * MiB + 1, XIO_INIT_DEFAULT);
   ASSERT_EQ(lt_total(&env), 2);
-  ASSERT_STR_EQ(lt_get(&env, 0).type, "XIOTypeCreateFile");
-  ASSERT_STR_EQ(lt_get(&env, 1).type, "XIOTypeZeroFile");
+  ASSERT_EQ(lt_get(&env, 0).type, XIO_REQ_CREATE);
+  ASSERT_EQ(lt_get(&env, 1).type, XIO_REQ_ZERO);
   ASSERT_U64_EQ(lt_get(&env, 1).length, 5 * MiB + 1);
   assert_zero(f, 0, 5 * MiB + 1);
   xio_error e;
@@ -422,14 +422,14 @@ TEST(shrink_then_grow_reads_zero) {
   ASSERT_OK(xio_file_set_size(f, MiB + 7, XIO_INIT_DEFAULT, &e), &e);
   ASSERT_U64_EQ(xio_file_size(f), MiB + 7);
   ASSERT_EQ(lt_total(&env), 1);
-  ASSERT_STR_EQ(lt_get(&env, 0).type, "XIOTypeSetFileSize");
+  ASSERT_EQ(lt_get(&env, 0).type, XIO_REQ_SET_SIZE);
   ASSERT_OK(xio_file_set_size(f, 4 * MiB, XIO_INIT_NONE, &e), &e);
   assert_zero(f, MiB + 7, 3 * MiB - 7);
   assert_filled(f, 0, MiB + 7, 42);
   ASSERT_OK(xio_file_set_size(f, 0, XIO_INIT_NONE, &e), &e);
   ASSERT_OK(xio_file_set_size(f, 10, XIO_INIT_ZERO, &e), &e);
   assert_zero(f, 0, 10);
-  ASSERT_EQ(lt_count(&env, "XIOTypeSetFileSize"), 4);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_SET_SIZE), 4);
   ASSERT_OK(xio_file_close(f, &e), &e);
   f = lt_open(&env, "s.dat", 0);
   ASSERT_U64_EQ(xio_file_size(f), 10);
@@ -462,10 +462,10 @@ TEST(stats_count_calls_and_requests) {
   ASSERT_U64_EQ(st.bytes_zero_written, MiB);
   ASSERT_U64_EQ(st.requests, 10);
   ASSERT_EQ(lt_total(&env), 10);
-  ASSERT_EQ(lt_count(&env, "XIOTypeSetFileSize"), 2);
-  ASSERT_EQ(lt_count(&env, "XIOTypeWriteFile"), 3);
-  ASSERT_EQ(lt_count(&env, "XIOTypeReadFile"), 3);
-  ASSERT_EQ(lt_count(&env, "XIOTypeZeroFile"), 2);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_SET_SIZE), 2);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_WRITE), 3);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_READ), 3);
+  ASSERT_EQ(lt_count(&env, XIO_REQ_ZERO), 2);
   ASSERT_U64_EQ(st.failures, 0);
   ASSERT_U64_EQ(st.retries, 0);
   ASSERT_OK(xio_file_close(f, &e), &e);

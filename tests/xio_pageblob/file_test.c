@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xio/auth.h>
+
 #include "test.h"
 #include "util.h"
 #include "xfix.h"
@@ -41,14 +43,14 @@ TEST(large_write_splits_into_put_pages) {
   test_fill_random(src, n, 77);
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_write(f, 3 * MiB, src, n, &e), &e);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeWriteFile"), 3);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_WRITE), 3);
   for (int i = 0; i < fx.trace.n; i++)
     ASSERT(fx.trace.ev[i].length <= 4 * MiB);
   size_t got = 0;
   ASSERT_OK(xio_file_read(f, 3 * MiB, dst, n, &got, &e), &e);
   ASSERT_EQ(got, n);
   ASSERT_MEM_EQ(src, dst, n);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeReadFile"), 3);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_READ), 3);
   xio_file_stats st;
   xio_file_get_stats(f, &st);
   ASSERT_U64_EQ(st.writes, 1);

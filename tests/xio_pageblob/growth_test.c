@@ -37,9 +37,9 @@ TEST(log_growth_to_1tib_is_two_requests) {
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_set_size(f, TiB, XIO_INIT_DEFAULT, &e), &e);
   ASSERT_EQ(fx.trace.n, 2);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeSetFileSize"), 1);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeZeroFile"), 1);
-  ASSERT_STR_EQ(fx.trace.ev[1].type, "XIOTypeZeroFile");
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_SET_SIZE), 1);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_ZERO), 1);
+  ASSERT_EQ(fx.trace.ev[1].type, XIO_REQ_ZERO);
   ASSERT_U64_EQ(fx.trace.ev[1].offset, 8 * MiB);
   ASSERT_U64_EQ(fx.trace.ev[1].length, TiB - 8 * MiB);
   ASSERT_EQ(fx.trace.ev[1].http_status, 201);
@@ -69,8 +69,8 @@ TEST(data_growth_sends_no_zeroing) {
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_set_size(f, 64ull << 30, XIO_INIT_DEFAULT, &e), &e);
   ASSERT_EQ(fx.trace.n, 1);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeSetFileSize"), 1);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeZeroFile"), 0);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_SET_SIZE), 1);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_ZERO), 0);
   char buf[512];
   size_t got;
   ASSERT_OK(xio_file_read(f, (64ull << 30) - 512, buf, 512, &got, &e), &e);
@@ -86,8 +86,8 @@ TEST(zero_init_growth_writes_every_byte) {
   xio_file *f = create(&fx, "classic.ldf", XIO_KIND_LOG, 8 * MiB);
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_set_size(f, 24 * MiB, XIO_INIT_ZERO, &e), &e);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeSetFileSize"), 1);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeZeroFile"), 4); /* 16 MiB in 4 MiB Put Pages */
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_SET_SIZE), 1);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_ZERO), 4); /* 16 MiB in 4 MiB Put Pages */
   xio_file_stats st;
   xio_file_get_stats(f, &st);
   ASSERT_U64_EQ(st.bytes_zero_written, 16 * MiB);
@@ -102,20 +102,23 @@ TEST(create_log_clears_data_skips) {
   xfix_setup(&fx, 0, NULL);
   xio_file *f = create(&fx, "new.ldf", XIO_KIND_LOG, 32 * MiB);
   /* Look, try to create, create the missing container, create, clear. */
-  const char *want[][2] = {{"XIOTypeOpenFile", "ContainerNotFound"},
-                           {"XIOTypeCreateFile", "ContainerNotFound"},
-                           {"XIOTypeCreateFile", ""},
-                           {"XIOTypeCreateFile", ""},
-                           {"XIOTypeZeroFile", ""}};
+  const struct {
+    xio_request_type type;
+    const char *code;
+  } want[] = {{XIO_REQ_OPEN, "ContainerNotFound"},
+              {XIO_REQ_CREATE, "ContainerNotFound"},
+              {XIO_REQ_CREATE, ""},
+              {XIO_REQ_CREATE, ""},
+              {XIO_REQ_ZERO, ""}};
   ASSERT_EQ(fx.trace.n, 5);
   for (int i = 0; i < 5; i++) {
-    ASSERT_STR_EQ(fx.trace.ev[i].type, want[i][0]);
-    ASSERT_STR_EQ(fx.trace.ev[i].error_code, want[i][1]);
+    ASSERT_EQ(fx.trace.ev[i].type, want[i].type);
+    ASSERT_STR_EQ(fx.trace.ev[i].error_code, want[i].code);
   }
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_trace_reset(&fx);
   f = create(&fx, "new.mdf", XIO_KIND_DATA, 32 * MiB);
-  ASSERT_EQ(xfix_count(&fx, "XIOTypeZeroFile"), 0);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_ZERO), 0);
   ASSERT_EQ(xio_file_kind(f), XIO_KIND_DATA);
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_teardown(&fx);

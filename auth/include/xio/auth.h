@@ -1,7 +1,9 @@
 /*
- * xio/auth.h - credentials and signing for Azure Blob Storage: connection strings,
- * blob URLs, Shared Key request signing, SAS tokens (parse, check, generate), a
- * credential store keyed by URL prefix, and redaction of secrets.
+ * xio/auth.h - credentials and signing for Azure Blob Storage (the credentials part
+ * of libxio_auth): connection strings, Shared Key request signing, SAS tokens (parse,
+ * check, generate), a credential store keyed by URL prefix, and redaction of secrets.
+ * It builds on the shared base, <xio/base.h> (clock, base64, URLs, percent-encoding),
+ * which it includes.
  *
  * This library is pure: it sends nothing, reads no files and keeps no global state.
  * Time comes from an injectable clock so that signatures are reproducible in tests.
@@ -18,6 +20,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <xio/base.h>
 #include <xio/error.h>
 
 #ifdef __cplusplus
@@ -32,46 +35,11 @@ extern "C" {
 #define XIO_AUTH_DEV_KEY                                                                           \
   "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 
-/* ---------------------------------------------------------------- clock ---- */
-
-/** A source of the current time (seconds since the epoch, UTC). */
-typedef struct xio_auth_clock {
-  time_t (*now)(void *ud); /* NULL means the system clock */
-  void *ud;
-} xio_auth_clock;
-
-/** Returns the clock's time; `clock` may be NULL (system clock). */
-time_t xio_auth_clock_now(const xio_auth_clock *clock);
-
-/** Formats `t` as an RFC 1123 date ("Mon, 01 Jan 2024 00:00:00 GMT"), locale-free.
- *  `buf` must hold 30 bytes. Returns `buf`. */
-char *xio_auth_format_rfc1123(time_t t, char buf[30]);
-
-/** Formats `t` as ISO 8601 UTC ("2024-01-01T00:00:00Z"). `buf` holds 21 bytes. */
-char *xio_auth_format_iso8601(time_t t, char buf[21]);
-
-/** Parses an ISO 8601 UTC time as SAS tokens use it ("2024-01-01T00:00:00Z",
- *  also "2024-01-01", fractional seconds and +hh:mm offsets). Errors: XIO_EPARSE
- *  (also for a time before 1970 or after 9999 UTC). */
-xio_err xio_auth_parse_iso8601(const char *text, time_t *out, xio_error *err);
-
-/* ------------------------------------------------------ base64 and HMAC ---- */
-
-/** Base64-encodes `n` bytes into `out` (size at least 4*((n+2)/3)+1), NUL-terminated.
- *  Returns the length written, excluding the NUL. */
-size_t xio_auth_base64_encode(const void *data, size_t n, char *out);
-
-/** Decodes standard base64 (padding required, no whitespace). `*out` is malloc'd,
- *  wiped and freed by the caller (xio_auth_secret_free). Errors: XIO_EPARSE, XIO_ENOMEM. */
-xio_err xio_auth_base64_decode(const char *text, unsigned char **out, size_t *out_len,
-                               xio_error *err);
+/* ----------------------------------------------------------------- HMAC ---- */
 
 /** base64(HMAC-SHA256(key, msg)) into `out` (45 bytes). Errors: XIO_EINVAL. */
 xio_err xio_auth_hmac_sha256_base64(const unsigned char *key, size_t key_len, const void *msg,
                                     size_t msg_len, char out[45]);
-
-/** Wipes `n` bytes at `p` and frees it. `p` may be NULL. */
-void xio_auth_secret_free(void *p, size_t n);
 
 /* ------------------------------------------------------------- accounts ---- */
 
@@ -101,43 +69,6 @@ xio_err xio_auth_connstr_parse(const char *text, xio_auth_account *out, xio_erro
 /** Frees and wipes everything `a` owns and zeroes it. `a` may be NULL. */
 void xio_auth_account_clear(xio_auth_account *a);
 
-/* ----------------------------------------------------------------- URLs ---- */
-
-/** A blob service URL taken apart. Strings are decoded except `path` and `query`. */
-typedef struct xio_auth_url {
-  char *scheme;    /* "http" or "https" */
-  char *host;      /* "acct.blob.core.windows.net", "127.0.0.1", "localhost" */
-  int port;        /* explicit port, or 0 */
-  int path_style;  /* 1 when the account is the first path segment (IP or dotless host) */
-  char *account;   /* account name */
-  char *container; /* or NULL for an account URL */
-  char *blob;      /* blob name (may contain '/'), or NULL */
-  char *endpoint;  /* scheme://host[:port][/account] with no trailing '/' */
-  char *path;      /* encoded path as sent on the wire, starting with '/' */
-  char *query;     /* raw query without '?', or NULL; may hold a SAS */
-} xio_auth_url;
-
-/**
- * Parses an https:// or http:// blob URL: virtual-host style
- * (https://ACCOUNT.blob.core.windows.net/C/B) or path style for IP and dotless hosts
- * (http://127.0.0.1:PORT/ACCOUNT/C/B). Errors: XIO_EPARSE (names what is wrong:
- * scheme, host, account, container name rules), XIO_ENOMEM.
- */
-xio_err xio_auth_url_parse(const char *url, xio_auth_url *out, xio_error *err);
-
-/** Frees what `u` owns and zeroes it. `u` may be NULL. */
-void xio_auth_url_clear(xio_auth_url *u);
-
-/** Checks a container name: 3-63 characters, lowercase letters, digits, single
- *  dashes not at either end. Errors: XIO_EPARSE naming the rule broken. */
-xio_err xio_auth_check_container_name(const char *name, xio_error *err);
-
-/** Percent-encodes a blob name for a URL path ('/' kept). malloc'd; NULL on ENOMEM. */
-char *xio_auth_encode_path(const char *name);
-
-/** 1 when `host` is a loopback name or address (localhost, 127.0.0.0/8, ::1). */
-int xio_auth_host_is_loopback(const char *host);
-
 /* ------------------------------------------------------------ redaction ---- */
 
 /**
@@ -147,9 +78,6 @@ int xio_auth_host_is_loopback(const char *host);
  * Returns malloc'd text, or NULL on out-of-memory. `text` may be NULL (returns NULL).
  */
 char *xio_auth_redact(const char *text);
-
-/** `url` without its query string or fragment (what traces print). malloc'd. */
-char *xio_auth_url_strip_query(const char *url);
 
 /* ----------------------------------------------------------- Shared Key ---- */
 
@@ -169,9 +97,13 @@ typedef struct xio_auth_request {
 } xio_auth_request;
 
 /**
- * The Shared Key string to sign for `req` on `account` (AZURE.md "Shared Key"):
- * standard headers in order (Content-Length empty when 0), then canonicalized x-ms-*
- * headers, then the canonicalized resource /ACCOUNT + path + sorted query parameters.
+ * The Shared Key string to sign for `req` on `account` (the blob service's
+ * "Authorize with Shared Key" rules): the verb and eleven standard headers, one per
+ * line (Content-Length empty when 0, Date empty since x-ms-date is sent), then every
+ * x-ms-* header lowercased and sorted as "name:value\n" with inner whitespace folded,
+ * then the canonicalized resource: /ACCOUNT + encoded path, then "\nname:value" per
+ * query parameter (name lowercased, value decoded, sorted; repeats joined by ',').
+ * On the emulator the path already starts with /ACCOUNT, so it appears twice.
  * Returns malloc'd text via `out`. Errors: XIO_EINVAL (missing method/path, malformed
  * query escape), XIO_ENOMEM.
  */

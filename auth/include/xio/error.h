@@ -1,6 +1,7 @@
 /*
  * xio/error.h - the one list of error codes every xio library returns, and the
- * detail record that travels beside a code.
+ * detail record that travels beside a code. Part of libxio_auth's shared base
+ * (auth/base/), with <xio/base.h>.
  *
  * Every fallible xio function returns an xio_err. XIO_OK is 0; every failure is a
  * positive code from XIO_ERRNO_MAP. Codes are append-only: a code's number never

@@ -19,6 +19,10 @@
  * Every request that reaches storage emits one trace event, xio_send_complete, and
  * is counted in the file's statistics.
  *
+ * Beside files, the layer answers what a tool asks of a target without writing
+ * it: its properties (xio_stat), its allocated ranges, its lease (xio_lease).
+ * Nothing here exposes the REST engine below; the file layer is the whole API.
+ *
  * Threads: all functions are thread-safe; many threads may do I/O on one file at
  * once. Completion callbacks run on the context's I/O or worker threads: they must
  * not block and must not call the synchronous functions (which fail with
@@ -30,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <xio/blob.h>
+#include <xio/base.h> /* the shared base: xio_auth_clock, URLs */
 #include <xio/error.h>
 
 #ifdef __cplusplus
@@ -39,26 +43,40 @@ extern "C" {
 
 /* ------------------------------------------------------------- tracing ---- */
 
-/* Storage request types, as SQL Server names them in xio_send_complete. */
-#define XIO_RT_CREATE   "XIOTypeCreateFile"
-#define XIO_RT_OPEN     "XIOTypeOpenFile"
-#define XIO_RT_READ     "XIOTypeReadFile"
-#define XIO_RT_WRITE    "XIOTypeWriteFile"
-#define XIO_RT_ZERO     "XIOTypeZeroFile"
-#define XIO_RT_GET_SIZE "XIOTypeGetFileSize"
-#define XIO_RT_SET_SIZE "XIOTypeSetFileSize"
-#define XIO_RT_RANGES   "XIOTypeGetRanges"
-#define XIO_RT_DELETE   "XIOTypeDeleteFile"
-#define XIO_RT_LEASE    "XIOTypeLease"
-#define XIO_RT_SNAPSHOT "XIOTypeSnapshot"
+/* XX(enum, name): the storage request types, named as SQL Server names them in
+ * xio_send_complete. Append only. */
+#define XIO_REQUEST_TYPE_MAP(XX)                                                                   \
+  XX(XIO_REQ_CREATE, "XIOTypeCreateFile")                                                          \
+  XX(XIO_REQ_OPEN, "XIOTypeOpenFile")                                                              \
+  XX(XIO_REQ_READ, "XIOTypeReadFile")                                                              \
+  XX(XIO_REQ_WRITE, "XIOTypeWriteFile")                                                            \
+  XX(XIO_REQ_ZERO, "XIOTypeZeroFile")                                                              \
+  XX(XIO_REQ_GET_SIZE, "XIOTypeGetFileSize")                                                       \
+  XX(XIO_REQ_SET_SIZE, "XIOTypeSetFileSize")                                                       \
+  XX(XIO_REQ_RANGES, "XIOTypeGetRanges")                                                           \
+  XX(XIO_REQ_DELETE, "XIOTypeDeleteFile")                                                          \
+  XX(XIO_REQ_LEASE, "XIOTypeLease")                                                                \
+  XX(XIO_REQ_SNAPSHOT, "XIOTypeSnapshot")
 
-/** One completed storage request (DESIGN.md "Trace events"). Strings are borrowed
+/** The type of one storage request; XIO_REQ_COUNT counts them (not a type). */
+typedef enum xio_request_type {
+#define XIO__REQ_ENUM(e, name) e,
+  XIO_REQUEST_TYPE_MAP(XIO__REQ_ENUM)
+#undef XIO__REQ_ENUM
+      XIO_REQ_COUNT
+} xio_request_type;
+
+/** The trace name of `t` ("XIOTypeWriteFile"), or "?" for a value outside the
+ *  list. Static string; cannot fail. */
+const char *xio_request_type_name(xio_request_type t);
+
+/** One completed storage request. Strings are borrowed
  *  for the duration of the callback; file_path is log-safe (no query string). */
 typedef struct xio_trace_event {
   const char *event;    /* "xio_send_complete" */
   int64_t timestamp_us; /* completion, microseconds since the epoch (UTC) */
   const char *file_path;
-  const char *request_type; /* "XIOTypeWriteFile", ... */
+  xio_request_type request_type; /* written as its name: "XIOTypeWriteFile", ... */
   uint64_t offset;
   uint64_t length;
   int http_status;               /* 0 for the local backend or no response */
@@ -72,28 +90,47 @@ typedef struct xio_trace_event {
 
 typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
 
-/** Formats `ev` as one JSON line (no newline) in DESIGN.md's schema. Returns a
- *  malloc'd string, or NULL on out-of-memory. */
+/** Formats `ev` as one JSON line (no newline): the fields above by their names, the
+ *  request type by its name, timestamp as ISO 8601 UTC with microseconds, absent
+ *  strings as "" (error_code: null). Returns a malloc'd string, or NULL on
+ *  out-of-memory. */
 char *xio_trace_event_json(const xio_trace_event *ev);
 
 /* ------------------------------------------------------------- context ---- */
 
 typedef struct xio_ctx xio_ctx;
 
+/** How page-blob requests are retried: delays grow as base * 2^try with jitter
+ *  x0.8..1.3, capped at max_delay_ms. */
+typedef struct xio_retry {
+  int max_retries;    /* retries after the first try (default 3) */
+  int base_delay_ms;  /* default 800 */
+  int max_delay_ms;   /* default 60000 */
+  int try_timeout_ms; /* per try, from send to last byte; 0: none (default 120000) */
+  int deadline_ms;    /* whole request including waits; 0: none (default 0) */
+} xio_retry;
+
+/** The checksum sent with every page-blob write. */
+typedef enum xio_checksum {
+  XIO_CHECKSUM_CRC64 = 0, /* x-ms-content-crc64 (default) */
+  XIO_CHECKSUM_MD5,       /* Content-MD5 */
+  XIO_CHECKSUM_NONE
+} xio_checksum;
+
 typedef struct xio_ctx_options {
-  int max_in_flight;           /* storage requests on the wire at once (default 32) */
-  xio_blob_retry_policy retry; /* default: 3 retries, 800 ms base, 120 s per try */
-  xio_blob_checksum checksum;  /* default CRC64 */
-  int lease_duration_s;        /* exclusive opens: 15..60 (default 60) */
-  int lease_renew_s;           /* renew this often (default 20; < duration) */
-  int local_threads;           /* workers for the local backend (default 4) */
-  xio_trace_fn trace;          /* trace callback, or NULL */
+  int max_in_flight;     /* storage requests on the wire at once (default 32) */
+  xio_retry retry;       /* default: 3 retries, 800 ms base, 120 s per try */
+  xio_checksum checksum; /* default CRC64 */
+  int lease_duration_s;  /* exclusive opens: 15..60 (default 60) */
+  int lease_renew_s;     /* renew this often (default 20; < duration) */
+  int local_threads;     /* workers for the local backend (default 4) */
+  xio_trace_fn trace;    /* trace callback, or NULL */
   void *trace_ud;
   const char *trace_path;        /* JSON lines to this file ("-": stderr), or NULL */
   int use_environment;           /* read XIO_TRACE, AZURE_STORAGE_* , XIO_CREDENTIALS,
                                     XIO_CA_BUNDLE (default 1) */
   const char *connection_string; /* an Azure Storage connection string, or NULL */
-  const char *credential_file;   /* JSON credential file (see xio/auth.h), or NULL */
+  const char *credential_file;   /* JSON credential file (see <xio/auth.h>), or NULL */
   const char *ca_file;           /* extra CA bundle (PEM) to trust besides the system
                                     store, or NULL: wins over XIO_CA_BUNDLE */
   int allow_insecure_remote;     /* allow http:// to non-loopback hosts (default 0) */
@@ -113,29 +150,54 @@ xio_ctx_options xio_ctx_options_default(void);
  */
 xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err);
 
-/** Destroys a context. Files still open are closed first (leases released).
- *  `ctx` may be NULL. */
-void xio_ctx_free(xio_ctx *ctx);
+/**
+ * Destroys a context. Teardown contract: files still open are closed first (each
+ * waits for its requests and releases its lease, as xio_file_close), then the lease
+ * keeper, the local workers, the REST engine and the trace file stop, in that
+ * order. The context owns its files' shared machinery, so every xio_file of `ctx`
+ * is invalid afterwards, and no other thread may use the context or its files
+ * once the call starts. Call it from an application thread, never from a
+ * completion or trace callback: on the context's own threads (I/O, workers, lease
+ * keeper) it would wait for itself, so there it does nothing and returns
+ * XIO_EINVAL. Otherwise returns XIO_OK (failures to release leases are not
+ * reported: close files first to see them). `ctx` may be NULL.
+ */
+xio_err xio_ctx_free(xio_ctx *ctx);
 
-/** The context's REST engine, for direct page-blob calls (borrowed). */
-xio_blob_engine *xio_ctx_engine(xio_ctx *ctx);
+/* --------------------------------------------------- sizes and targets ---- */
 
 /**
- * Makes a blob target for `url` with the credential the context resolves for it:
- * a SAS in the URL, else the credential file's longest matching prefix, else the
- * connection string, AZURE_STORAGE_ACCOUNT/KEY, AZURE_STORAGE_SAS_TOKEN (for that
- * account), else anonymous. Errors: those of xio_blob_target_new.
+ * Parses a size as people write it: decimal digits with an optional binary suffix,
+ * K, M, G or T (also KB/KiB, ..., and B; any case): "4096", "4K" (4096), "64MiB",
+ * "1T". The whole text must be a size: a sign, a fraction ("1.5G"), spaces, an
+ * unknown unit or a value past 2^64 - 1 is refused. On success `*out` is set; on
+ * failure it is left alone. Errors: XIO_EINVAL, with `err`'s message saying what is
+ * wrong ("not a number", "too large", "unknown unit (use K, M, G or T)", ...) but
+ * not quoting the text, so the caller can name where it came from.
  */
-xio_err xio_ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err);
+xio_err xio_size_parse(const char *text, uint64_t *out, xio_error *err);
+
+/** What a target string names. */
+typedef enum xio_target_kind {
+  XIO_TARGET_UNSUPPORTED = 0, /* a URL of another scheme (ftp://...), or empty/NULL */
+  XIO_TARGET_BLOB = 1,        /* an http:// or https:// page-blob URL */
+  XIO_TARGET_LOCAL = 2        /* a local path, or a file:// URL */
+} xio_target_kind;
 
 /**
- * Sends a page-blob call made by the caller (see xio/blob.h) through the context's
- * engine and reports it like the file layer's own requests: one trace event of
- * `request_type` (an XIO_RT_* name) with `offset` and `length`. For tools that do
- * more than the file API (properties, leases). Returns the call's result.
+ * Classifies `target` the way xio_file_open picks its backend. Anything that starts
+ * with a URL scheme and "://" is a URL: http and https (any case) name page blobs,
+ * file names a local file, every other scheme is unsupported. Anything else,
+ * relative or absolute, is a local path. Looks at the text only; never fails.
  */
-xio_err xio_ctx_send(xio_ctx *ctx, xio_blob_call *c, const char *request_type, uint64_t offset,
-                     uint64_t length, xio_error *err);
+xio_target_kind xio_target_classify(const char *target);
+
+/**
+ * The length of `target`'s URL scheme (3 for "ftp://x/y"), or 0 when `target` does
+ * not start with SCHEME "://". For messages that name the
+ * scheme of an unsupported target. Never fails.
+ */
+size_t xio_target_scheme_length(const char *target);
 
 /* --------------------------------------------------------------- files ---- */
 
@@ -155,6 +217,9 @@ typedef enum xio_init {
 
 /** Name of a policy: "default", "none", "zero", "clear". */
 const char *xio_init_name(xio_init init);
+
+/** Largest file size: a page blob's limit, applied to local files too. */
+#define XIO_FILE_MAX_SIZE (8ull * 1024u * 1024u * 1024u * 1024u)
 
 /** Open flags. */
 #define XIO_OPEN_CREATE      0x01 /* create when missing */
@@ -219,13 +284,39 @@ uint64_t xio_file_size(const xio_file *f);
  *  backend also fsyncs. Returns the first failure among them since the last flush. */
 xio_err xio_file_flush(xio_file *f, xio_error *err);
 
+/** One allocated range of a file: bytes [start, end], inclusive. */
+typedef struct xio_range {
+  uint64_t start;
+  uint64_t end;
+} xio_range;
+
+/** A list of ranges, sorted and merged where they overlap or touch. Zero it to
+ *  start (`{NULL, 0, 0}`); the caller owns it and frees it with xio_ranges_clear. */
+typedef struct xio_ranges {
+  xio_range *v; /* malloc'd */
+  size_t n;
+  size_t cap;
+} xio_ranges;
+
+/** Frees what `r` owns and zeroes it; `r` may be NULL. */
+void xio_ranges_clear(xio_ranges *r);
+
+/** Adds [start, end] (inclusive) to `r`, merging it with ranges it overlaps or
+ *  touches; cheap when ranges come in ascending order. Errors: XIO_EINVAL (`r`
+ *  NULL or start > end), XIO_ENOMEM (`r` is then unchanged). */
+xio_err xio_ranges_add(xio_ranges *r, uint64_t start, uint64_t end);
+
+/** Bytes covered by `r` (saturating at UINT64_MAX); 0 for NULL. */
+uint64_t xio_ranges_bytes(const xio_ranges *r);
+
 /**
  * Appends to `out` the allocated ranges of the file within its logical size: page
  * ranges of a page blob (queried in segments, each request traced as
  * XIOTypeGetRanges), data extents of a local file (SEEK_DATA/SEEK_HOLE). Sorted and
- * merged; bytes outside them read as zero. Free with xio_blob_ranges_clear.
+ * merged; bytes outside them read as zero. Free with xio_ranges_clear.
+ * Errors: XIO_ENOMEM, storage errors.
  */
-xio_err xio_file_ranges(xio_file *f, xio_blob_ranges *out, xio_error *err);
+xio_err xio_file_ranges(xio_file *f, xio_ranges *out, xio_error *err);
 
 /**
  * Takes a snapshot of the file: a read-only, point-in-time copy of everything written
@@ -260,6 +351,80 @@ typedef struct xio_file_stats {
 
 /** Copies the file's counters into `out`. */
 void xio_file_get_stats(const xio_file *f, xio_file_stats *out);
+
+/* ---------------------------------------------------- properties, leases ---- */
+
+/** What the storage says about a file now (see xio_file_stat). Strings are copies. */
+typedef struct xio_file_info {
+  const char *backend;  /* "pageblob" or "local" (static) */
+  xio_kind kind;        /* as recorded with the file */
+  uint64_t size;        /* logical size */
+  uint64_t stored_size; /* page blob: the blob's size (whole pages); local: st_size */
+  uint64_t allocated;   /* local: bytes of the blocks in use (st_blocks); page blob:
+                           XIO_UNKNOWN_SIZE, as the service only lists ranges (sum
+                           xio_file_ranges with xio_ranges_bytes) */
+  char blob_type[16];   /* page blob: "PageBlob"; local: "" */
+  /* Lease, as the service reports it. A local file has no lease ("" below): it is
+   * locked (flock) only while open exclusively. */
+  char lease_state[16];    /* available, leased, expired, breaking, broken */
+  char lease_status[16];   /* locked, unlocked */
+  char lease_duration[16]; /* infinite, fixed, or "" */
+  char etag[80];           /* page blob: the ETag; local: "" */
+  char last_modified[40];  /* page blob: the service's HTTP date; local: ISO 8601 UTC */
+  int64_t sequence_number; /* page blob: its sequence number; local: 0 */
+} xio_file_info;
+
+/** xio_file_info.allocated when the backend does not know it. */
+#define XIO_UNKNOWN_SIZE UINT64_MAX
+
+/**
+ * Fills `out` with the file's properties as the storage has them now: a page blob
+ * sends one Get Blob Properties (traced as XIOTypeGetFileSize), a local file is
+ * asked with fstat(2) (no request). Errors: storage errors, XIO_EIO (local).
+ */
+xio_err xio_file_stat(xio_file *f, xio_file_info *out, xio_error *err);
+
+/**
+ * The properties of the file at `target` without keeping it open: opens it
+ * read-only (traced as XIOTypeOpenFile), xio_file_stat, closes. Errors: those of
+ * xio_file_open and xio_file_stat.
+ */
+xio_err xio_stat(xio_ctx *ctx, const char *target, xio_file_info *out, xio_error *err);
+
+/** A lease action of xio_lease. */
+typedef enum xio_lease_action {
+  XIO_LEASE_ACQUIRE, /* take the lease (fails XIO_EBUSY when another holds it) */
+  XIO_LEASE_RENEW,   /* restart its duration (needs its id) */
+  XIO_LEASE_RELEASE, /* give it up (needs its id) */
+  XIO_LEASE_BREAK    /* end whoever's lease, after break_period_s */
+} xio_lease_action;
+
+typedef struct xio_lease_request {
+  xio_lease_action action;
+  const char *lease_id; /* acquire: the id to propose (NULL: a fresh one, so a retry
+                           after a lost response gets the same lease); renew and
+                           release: the lease's id; break: ignored */
+  int duration_s;       /* acquire: -1 (infinite) or 15..60 */
+  int break_period_s;   /* break: 0..60 seconds to let the lease run on */
+} xio_lease_request;
+
+typedef struct xio_lease_result {
+  char id[64];     /* acquire: the lease's id; otherwise "" */
+  int remaining_s; /* break: seconds until the lease ends; otherwise -1 */
+} xio_lease_result;
+
+/**
+ * Acts on the lease of the page blob at `target` by hand, as an operator does
+ * after a crash left a file leased: one Lease Blob request, traced as
+ * XIOTypeLease. This is not the lease an exclusive open holds (that one the
+ * context keeps and releases itself). `out` may be NULL. Errors: XIO_EUNSUPPORTED
+ * (a local target: it is locked only while open), XIO_EINVAL (no id for renew or
+ * release, a bad duration), XIO_EBUSY (acquire: leased by another), XIO_ELEASELOST
+ * (the id given is not the blob's lease; break: there is no lease), XIO_ENOTFOUND,
+ * other storage errors.
+ */
+xio_err xio_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req,
+                  xio_lease_result *out, xio_error *err);
 
 /* ---------------------------------------------------------- async I/O ---- */
 

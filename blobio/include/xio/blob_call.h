@@ -1,0 +1,271 @@
+/*
+ * xio/blob_call.h - calls of the page-blob client (libxio_blob): one REST operation
+ * on a target, built by an xio_blob_call_* builder, sent asynchronously
+ * (xio_blob_submit, completion callback on the engine's I/O thread) or synchronously
+ * (xio_blob_send), and read back through the result accessors. Also the arguments
+ * and results calls carry (conditions, metadata, properties, page ranges, listings,
+ * lease actions) and the UUIDs a client makes up for lease and request ids.
+ *
+ * Limits are enforced by the builders before anything is sent: offsets and lengths
+ * of page operations are multiples of 512, a Put Page carries at most 4 MiB, a blob
+ * is at most 8 TiB, and a page range lies inside the blob when its size is known.
+ *
+ * Threads: every function may be called from any thread, except that xio_blob_send
+ * must not be called from a completion callback (it would wait for the thread that
+ * runs it).
+ */
+#ifndef XIO_BLOB_CALL_H
+#define XIO_BLOB_CALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xio/blob_engine.h>
+#include <xio/blob_target.h>
+#include <xio/error.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Service limits: the page size, the largest Put Page, the largest page blob. */
+#define XIO_BLOB_PAGE_SIZE    512u
+#define XIO_BLOB_MAX_PUT_PAGE (4u * 1024u * 1024u)
+#define XIO_BLOB_MAX_SIZE     (8ull * 1024u * 1024u * 1024u * 1024u)
+/* Largest range for which the service returns a transactional checksum on read. */
+#define XIO_BLOB_MAX_CHECKED_READ (4u * 1024u * 1024u)
+
+/* ------------------------------------------------------- call arguments ---- */
+
+/** Conditions a call carries. All may be NULL. Borrowed until the call is built. */
+typedef struct xio_blob_cond {
+  const char *lease_id;      /* x-ms-lease-id */
+  const char *if_match;      /* ETag */
+  const char *if_none_match; /* "*" = only if absent */
+} xio_blob_cond;
+
+#define XIO_BLOB_MAX_META 16
+
+typedef struct xio_blob_meta {
+  char name[64]; /* a C identifier, as Azure requires */
+  char value[256];
+} xio_blob_meta;
+
+/** Blob properties from Get Blob Properties (or a create / resize response). */
+typedef struct xio_blob_props {
+  uint64_t size; /* Content-Length of the blob */
+  char etag[80];
+  char last_modified[40];
+  char blob_type[16];      /* "PageBlob" */
+  char lease_state[16];    /* available, leased, expired, breaking, broken */
+  char lease_status[16];   /* locked, unlocked */
+  char lease_duration[16]; /* infinite, fixed, or "" */
+  int64_t sequence_number;
+  int nmeta;
+  xio_blob_meta meta[XIO_BLOB_MAX_META];
+} xio_blob_props;
+
+/** Looks up metadata `name` (case-insensitive) in `p`; NULL when absent. */
+const char *xio_blob_props_meta(const xio_blob_props *p, const char *name);
+
+/** One allocated (or, in diffs, cleared) range: bytes [start, end], inclusive. */
+typedef struct xio_blob_range {
+  uint64_t start;
+  uint64_t end;
+} xio_blob_range;
+
+/** A list of page ranges, sorted and merged where adjacent. */
+typedef struct xio_blob_ranges {
+  xio_blob_range *v; /* malloc'd */
+  size_t n;
+  size_t cap;
+} xio_blob_ranges;
+
+/** Frees what `r` owns and zeroes it; `r` may be NULL. */
+void xio_blob_ranges_clear(xio_blob_ranges *r);
+
+/**
+ * Adds [start, end] (inclusive) to `r`, keeping it sorted and merging overlapping or
+ * adjacent ranges (end + 1 == next start). Fast when ranges arrive in order.
+ * Errors: XIO_ENOMEM, XIO_EINVAL (start > end).
+ */
+xio_err xio_blob_ranges_add(xio_blob_ranges *r, uint64_t start, uint64_t end);
+
+/** Total bytes covered by `r`. */
+uint64_t xio_blob_ranges_bytes(const xio_blob_ranges *r);
+
+/** One blob of a listing. */
+typedef struct xio_blob_item {
+  char *name; /* malloc'd */
+  uint64_t size;
+  char blob_type[16];
+  char lease_state[16];
+  char last_modified[40];
+} xio_blob_item;
+
+/** One page of a blob listing. */
+typedef struct xio_blob_list {
+  xio_blob_item *v; /* malloc'd */
+  size_t n;
+  char *next_marker; /* malloc'd, NULL when this was the last page */
+} xio_blob_list;
+
+/** Frees what `l` owns and zeroes it; `l` may be NULL. */
+void xio_blob_list_clear(xio_blob_list *l);
+
+typedef enum xio_blob_lease_action {
+  XIO_BLOB_LEASE_ACQUIRE,
+  XIO_BLOB_LEASE_RENEW,
+  XIO_BLOB_LEASE_CHANGE,
+  XIO_BLOB_LEASE_RELEASE,
+  XIO_BLOB_LEASE_BREAK
+} xio_blob_lease_action;
+
+typedef struct xio_blob_lease_args {
+  xio_blob_lease_action action;
+  const char *lease_id;    /* renew, change, release: the current id */
+  const char *proposed_id; /* acquire (optional; makes it retryable), change (required) */
+  int duration_s;          /* acquire: -1 infinite or 15..60 */
+  int break_period_s;      /* break: 0..60, or -1 for the service default */
+} xio_blob_lease_args;
+
+/* ---------------------------------------------------------------- calls ---- */
+
+typedef struct xio_blob_call xio_blob_call;
+typedef void (*xio_blob_done_fn)(xio_blob_call *call, void *ud);
+
+/* Builders. Each checks its arguments and limits, and returns a call not yet sent,
+ * owned by the caller (xio_blob_call_free). Buffers are borrowed, not copied: they
+ * must stay valid until the call completes. Errors: XIO_EINVAL, XIO_EALIGN,
+ * XIO_ELIMIT, XIO_ERANGE (as each states), XIO_ENOMEM. */
+
+/** Create Container (PUT ?restype=container). */
+xio_err xio_blob_call_create_container(const xio_blob_target *container, xio_blob_call **out,
+                                       xio_error *err);
+
+/** List Blobs, one page (prefix, marker may be NULL; maxresults 0: service default,
+ *  else 1..5000). */
+xio_err xio_blob_call_list(const xio_blob_target *container, const char *prefix, const char *marker,
+                           int maxresults, xio_blob_call **out, xio_error *err);
+
+/** Create a page blob of `size` bytes (multiple of 512, <= 8 TiB), with optional
+ *  metadata; cond->if_none_match = "*" makes it create-only. */
+xio_err xio_blob_call_create(const xio_blob_target *blob, uint64_t size, const xio_blob_meta *meta,
+                             int nmeta, const xio_blob_cond *cond, xio_blob_call **out,
+                             xio_error *err);
+
+/** Get Blob Properties (HEAD). */
+xio_err xio_blob_call_get_properties(const xio_blob_target *blob, const xio_blob_cond *cond,
+                                     xio_blob_call **out, xio_error *err);
+
+/** Resize (Set Blob Properties with x-ms-blob-content-length). */
+xio_err xio_blob_call_resize(const xio_blob_target *blob, uint64_t size, const xio_blob_cond *cond,
+                             xio_blob_call **out, xio_error *err);
+
+/** Put Page update of `len` bytes at `offset` from `data` (borrowed), with the
+ *  engine's transactional checksum. `blob_size` (0: unknown) lets the client refuse
+ *  ranges past the end. */
+xio_err xio_blob_call_put_page(const xio_blob_target *blob, uint64_t offset, const void *data,
+                               size_t len, uint64_t blob_size, const xio_blob_cond *cond,
+                               xio_blob_call **out, xio_error *err);
+
+/** Put Page clear of [offset, offset+len): any length, one request. */
+xio_err xio_blob_call_clear(const xio_blob_target *blob, uint64_t offset, uint64_t len,
+                            uint64_t blob_size, const xio_blob_cond *cond, xio_blob_call **out,
+                            xio_error *err);
+
+/** Get Blob of [offset, offset+len) straight into `buf` (borrowed). Any alignment.
+ *  A response shorter than asked is a torn response and is retried. */
+xio_err xio_blob_call_read(const xio_blob_target *blob, uint64_t offset, void *buf, size_t len,
+                           const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
+
+/** Get Page Ranges of [offset, offset+len) (len 0: whole blob), one page from `marker`
+ *  (may be NULL). */
+xio_err xio_blob_call_page_ranges(const xio_blob_target *blob, uint64_t offset, uint64_t len,
+                                  const char *marker, xio_blob_call **out, xio_error *err);
+
+/** Delete Blob; `include_snapshots` also deletes its snapshots. */
+xio_err xio_blob_call_delete(const xio_blob_target *blob, int include_snapshots,
+                             const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
+
+/** Lease Blob. */
+xio_err xio_blob_call_lease(const xio_blob_target *blob, const xio_blob_lease_args *args,
+                            xio_blob_call **out, xio_error *err);
+
+/** Snapshot Blob. */
+xio_err xio_blob_call_snapshot(const xio_blob_target *blob, const xio_blob_cond *cond,
+                               xio_blob_call **out, xio_error *err);
+
+/** Set Blob Metadata (replaces all metadata). */
+xio_err xio_blob_call_set_metadata(const xio_blob_target *blob, const xio_blob_meta *meta,
+                                   int nmeta, const xio_blob_cond *cond, xio_blob_call **out,
+                                   xio_error *err);
+
+/** Frees a call that is not in flight. `c` may be NULL. */
+void xio_blob_call_free(xio_blob_call *c);
+
+/* Sending. */
+
+/** Sends `c` asynchronously; `done` runs once on the engine's I/O thread when it has
+ *  finished (after retries). `c` stays owned by the caller, who must not touch it
+ *  until `done` runs. */
+void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done, void *ud);
+
+/** Sends `c` and waits for it. Returns its result (see xio_blob_call_result). */
+xio_err xio_blob_send(xio_blob_engine *e, xio_blob_call *c, xio_error *err);
+
+/* Results of a finished call. */
+
+/** The call's result code, and its detail in `err` (may be NULL). */
+xio_err xio_blob_call_result(const xio_blob_call *c, xio_error *err);
+
+/** HTTP status of the last try (0: none). */
+int xio_blob_call_status(const xio_blob_call *c);
+
+/** Retries made. */
+int xio_blob_call_retries(const xio_blob_call *c);
+
+/** Wall time from submit to completion, microseconds. */
+int64_t xio_blob_call_duration_us(const xio_blob_call *c);
+
+/** A response header of the last try (case-insensitive name), or NULL. */
+const char *xio_blob_call_header(const xio_blob_call *c, const char *name);
+
+/** The service error code of a failed call ("LeaseIdMissing"), or "" (never NULL). */
+const char *xio_blob_call_service_code(const xio_blob_call *c);
+
+/** x-ms-request-id / x-ms-client-request-id (never NULL; "" when unknown). */
+const char *xio_blob_call_request_id(const xio_blob_call *c);
+const char *xio_blob_call_client_request_id(const xio_blob_call *c);
+
+/** The call's operation name ("PutPage") and log-safe URL. */
+const char *xio_blob_call_operation(const xio_blob_call *c);
+const char *xio_blob_call_safe_url(const xio_blob_call *c);
+
+/** Properties from a finished get_properties / create / resize call. Errors:
+ *  XIO_EINVAL (the call did not succeed), XIO_EHTTP (a size that is not a number). */
+xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *out, xio_error *err);
+
+/** Ranges of a finished page_ranges call, appended to `out` (merged), and the
+ *  continuation marker (malloc'd into *next_marker, NULL when done). */
+xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_blob_ranges *out, char **next_marker,
+                             xio_error *err);
+
+/** The page of a finished list call. */
+xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out, xio_error *err);
+
+/** Lease id returned by acquire/change (copied into `out`, 64 bytes). */
+xio_err xio_blob_call_lease_id(const xio_blob_call *c, char out[64], xio_error *err);
+
+/** Snapshot timestamp returned by a snapshot call (into `out`, 64 bytes). */
+xio_err xio_blob_call_snapshot_id(const xio_blob_call *c, char out[64], xio_error *err);
+
+/** Writes a random UUID (version 4, lowercase, 36 characters and a NUL) into `out`:
+ *  a lease id to propose, or a client request id. `out` is "" on failure.
+ *  Errors: XIO_EIO (neither OpenSSL's generator nor getrandom(2) gave bytes). */
+xio_err xio_blob_new_uuid(char out[37], xio_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XIO_BLOB_CALL_H */

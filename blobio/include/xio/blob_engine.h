@@ -1,0 +1,87 @@
+/*
+ * xio/blob_engine.h - the engine of the page-blob client (libxio_blob): one libcurl
+ * multi handle with its pool of keep-alive connections, driven by one I/O thread. It
+ * signs every try, retries what can be retried, and reports each finished call once.
+ * Calls are built and sent with <xio/blob_call.h>.
+ *
+ * Threads: every function may be called from any thread. The engine options' on_try
+ * callback runs on the I/O thread.
+ */
+#ifndef XIO_BLOB_ENGINE_H
+#define XIO_BLOB_ENGINE_H
+
+#include <xio/base.h>
+#include <xio/error.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum xio_blob_checksum {
+  XIO_BLOB_CHECKSUM_CRC64 = 0, /* x-ms-content-crc64 on every Put Page update (default) */
+  XIO_BLOB_CHECKSUM_MD5,       /* Content-MD5 instead */
+  XIO_BLOB_CHECKSUM_NONE
+} xio_blob_checksum;
+
+/** How calls are retried. Delays grow as base * 2^try with jitter x0.8..1.3, capped. */
+typedef struct xio_blob_retry_policy {
+  int max_retries;    /* retries after the first try (default 3) */
+  int base_delay_ms;  /* default 800 */
+  int max_delay_ms;   /* default 60000 */
+  int try_timeout_ms; /* per try, from send to last byte; 0: none (default 120000) */
+  int deadline_ms;    /* whole call including waits; 0: none (default 0) */
+} xio_blob_retry_policy;
+
+/** One finished try, for tracing and fault studies. Borrowed for the callback. */
+typedef struct xio_blob_try_info {
+  const char *operation; /* "PutPage" */
+  const char *safe_url;
+  int attempt;                 /* 0 for the first try */
+  int http_status;             /* 0 when no response */
+  const char *transport_error; /* libcurl's text, or NULL */
+  int will_retry;
+  int delay_ms; /* before the next try, when will_retry */
+} xio_blob_try_info;
+
+typedef struct xio_blob_engine_options {
+  int max_in_flight;      /* requests on the wire at once (default 32) */
+  int connect_timeout_ms; /* default 10000 */
+  xio_blob_retry_policy retry;
+  xio_blob_checksum checksum; /* default CRC64 */
+  const char *ca_file;        /* extra CA bundle (PEM) to trust besides the system
+                                 store, or NULL; read at start and at each TLS
+                                 connection */
+  int allow_insecure_remote;  /* allow http:// to non-loopback hosts (default 0) */
+  xio_auth_clock clock;       /* for x-ms-date; zeroed: system clock */
+  void (*on_try)(const xio_blob_try_info *info, void *ud); /* may be NULL; I/O thread */
+  void *on_try_ud;
+} xio_blob_engine_options;
+
+typedef struct xio_blob_engine xio_blob_engine;
+
+/** Default options; cannot fail. */
+xio_blob_engine_options xio_blob_engine_options_default(void);
+
+/**
+ * Starts an engine and its I/O thread. `opts` may be NULL (defaults); it is copied
+ * (ca_file too). Errors: XIO_EINVAL (a bad option, named), XIO_EIO (ca_file cannot
+ * be opened), XIO_EPARSE (ca_file holds no PEM certificate), XIO_ENOMEM,
+ * XIO_ETRANSPORT (libcurl could not be set up).
+ */
+xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine **out,
+                            xio_error *err);
+
+/** Stops the engine: calls not yet finished complete with XIO_ECANCELED, then the
+ *  I/O thread exits and everything is freed. `e` may be NULL. */
+void xio_blob_engine_free(xio_blob_engine *e);
+
+/** 1 when called on the engine's I/O thread (inside a completion callback). */
+int xio_blob_engine_on_io_thread(const xio_blob_engine *e);
+
+/** The options the engine runs with (read-only). */
+const xio_blob_engine_options *xio_blob_engine_options_get(const xio_blob_engine *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XIO_BLOB_ENGINE_H */

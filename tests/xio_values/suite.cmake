@@ -1,0 +1,9 @@
+# xio_values: the values a program hands the file layer as text, checked without
+# any storage: sizes with binary suffixes (xio_size_parse) and what a target names
+# (xio_target_classify), including that a file opened by an unsupported URL scheme
+# fails with XIO_EUNSUPPORTED instead of becoming a local path.
+xio_add_suite(NAME xio_values
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/size_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/target_test.c
+  LIBS xio)
