@@ -16,48 +16,75 @@
 #define KEEP_URL "http://127.0.0.1:10000/devstoreaccount1/keep"
 #define KEEP_SAS "sv=2020-12-06&sp=r&sig=keep"
 
-/* The secrets inside a SAS (split at '&') and inside a connection string. */
+/* The secrets inside a SAS (parameters split at '&') and a connection string. */
 static const char *const sas_secrets[] = {"sig", NULL};
 static const char *const connstr_secrets[] = {"sig", "AccountKey", "SharedAccessSignature", NULL};
 
-/* The texts a message may quote: every member name and account value, '\n'-joined. */
-static void quotable(const cJSON *node, char **buf, size_t *len) {
-  for (; node; node = node->next) {
-    const char *parts[2] = {node->string, NULL};
-    if (node->string && strcmp(node->string, "account") == 0 && cJSON_IsString(node))
-      parts[1] = node->valuestring;
-    for (int i = 0; i < 2; i++) {
-      if (!parts[i]) continue;
-      size_t n = strlen(parts[i]);
-      char *b = realloc(*buf, *len + n + 2);
-      if (!b) abort();
-      memcpy(b + *len, parts[i], n);
-      *len += n;
-      b[(*len)++] = '\n';
-      b[*len] = '\0';
-      *buf = b;
-    }
-    quotable(node->child, buf, len);
+/* The strings of a file: every member name and string value, in tree order. */
+typedef struct strings {
+  const char *v[512];
+  int value[512]; /* 1 for a string value, 0 for a name */
+  size_t n;
+} strings;
+
+static void collect(const cJSON *node, strings *s) {
+  for (; node && s->n < 512; node = node->next) {
+    if (node->string && s->n < 512) s->value[s->n] = 0, s->v[s->n++] = node->string;
+    if (cJSON_IsString(node) && node->valuestring && s->n < 512)
+      s->value[s->n] = 1, s->v[s->n++] = node->valuestring;
+    collect(node->child, s);
   }
 }
 
-/* Looks for every secret string of the tree in `msg`. */
-static void no_secret(const cJSON *node, const char *msg, const char *names) {
+/* Every string but the i-th, '\n'-joined, malloc'd: what a message may quote for
+ * some other reason than the i-th value (a name, an account, another entry's SAS). */
+static char *all_but(const strings *s, size_t skip) {
+  size_t len = 1;
+  for (size_t i = 0; i < s->n; i++)
+    len += strlen(s->v[i]) + 1;
+  char *b = malloc(len), *p = b;
+  if (!b) abort();
+  for (size_t i = 0; i < s->n; i++) {
+    if (i == skip) continue;
+    size_t n = strlen(s->v[i]);
+    memcpy(p, s->v[i], n);
+    p += n;
+    *p++ = '\n';
+  }
+  *p = '\0';
+  return b;
+}
+
+/* The member a string value belongs to, or NULL. */
+static const cJSON *member_of(const cJSON *node, const char *value) {
   for (; node; node = node->next) {
-    if (cJSON_IsString(node) && node->valuestring) {
-      const char *v = node->valuestring;
-      int key = node->string && strcmp(node->string, "key") == 0;
-      /* The whole value of "key", and the secret parameters inside any string
-       * (a SAS, a connection string). */
-      if (key && strlen(v) >= 8 && !xio__fuzz_contains(names, v, strlen(v)) &&
-          strspn(v, "0123456789+/=") > 0)
-        FUZZ_CHECK(!xio__fuzz_contains(msg, v, strlen(v)));
-      if (node->string && strcmp(node->string, "connection_string") == 0)
-        xio__fuzz_no_secret(v, connstr_secrets, "?&;", msg, names);
-      else
-        xio__fuzz_no_secret(v, sas_secrets, "?&", msg, names);
-    }
-    no_secret(node->child, msg, names);
+    if (cJSON_IsString(node) && node->valuestring == value) return node;
+    const cJSON *m = member_of(node->child, value);
+    if (m) return m;
+  }
+  return NULL;
+}
+
+/* Looks for every secret of the file in `msg`: the whole value of a "key", and
+ * the secret parameters of a SAS or connection string. */
+static void no_secret(const cJSON *root, const char *msg) {
+  strings s = {.n = 0};
+  collect(root, &s);
+  for (size_t i = 0; i < s.n; i++) {
+    if (!s.value[i]) continue;
+    const char *v = s.v[i];
+    const cJSON *m = member_of(root, v);
+    const char *name = m && m->string ? m->string : "";
+    char *except = all_but(&s, i);
+    size_t n = strlen(v);
+    if (strcmp(name, "key") == 0 && n >= 8 && strpbrk(v, "0123456789+/") &&
+        !xio__fuzz_contains(except, v, n))
+      FUZZ_CHECK(!xio__fuzz_contains(msg, v, n));
+    if (strcmp(name, "connection_string") == 0)
+      xio__fuzz_no_secret(v, connstr_secrets, "?&;", msg, except);
+    else if (strcmp(name, "account") != 0)
+      xio__fuzz_no_secret(v + (v[0] == '?'), sas_secrets, "&", msg, except);
+    free(except);
   }
 }
 
@@ -98,14 +125,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc == XIO_OK) {
     check_loaded(s, root);
   } else {
-    char *names = NULL;
-    size_t len = 0;
     FUZZ_CHECK(rc == XIO_EPARSE || rc == XIO_ENOMEM);
     FUZZ_CHECK(err.code == rc && err.message[0]);
     check_unchanged(s);
-    quotable(root, &names, &len);
-    no_secret(root, err.message, names ? names : "");
-    free(names);
+    no_secret(root, err.message);
   }
   cJSON_Delete(root);
   xio_auth_credstore_free(s);
