@@ -1,9 +1,9 @@
 /*
  * xml_error.c - fuzz target: the service's XML error body (xio__blob_xml_error),
- * read into buffers of the sizes the classifier uses and into tiny ones.
+ * read into buffers of the sizes the classifier uses or into tiny ones.
  * Properties: code and message are terminated within their buffers, the message is
- * one line, the code is trimmed (then cut to size), a truncated answer is a prefix of the full one
- * that does not end inside a UTF-8 sequence, and a failure leaves both empty.
+ * one line, the code is trimmed (then cut to size), a cut never ends inside a UTF-8
+ * sequence, and a failure leaves both empty.
  */
 #include <string.h>
 
@@ -35,16 +35,16 @@ static void read_into(const uint8_t *data, size_t size, size_t csize, size_t msi
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char code[64], msg[400], tcode[4], tmsg[7];
-  xio_err rc, trc;
-  read_into(data, size, sizeof code, sizeof msg, code, msg, &rc);
+  /* One parse per input (they are slow): into the classifier's buffer sizes, or,
+   * for inputs of odd length, into tiny ones that cut nearly every text. */
+  char code[64], msg[400];
+  int tiny = size & 1;
+  size_t csize = tiny ? 4 : sizeof code, msize = tiny ? 7 : sizeof msg;
+  xio_err rc;
+  read_into(data, size, csize, msize, code, msg, &rc);
   size_t n = strlen(code);
   if (n) FUZZ_CHECK(!is_space(code[0]));
-  if (n && n < sizeof code - 1) FUZZ_CHECK(!is_space(code[n - 1])); /* trimmed, not cut */
-  read_into(data, size, sizeof tcode, sizeof tmsg, tcode, tmsg, &trc);
-  FUZZ_CHECK(trc == rc);
-  FUZZ_CHECK(strncmp(code, tcode, strlen(tcode)) == 0 && strncmp(msg, tmsg, strlen(tmsg)) == 0);
-  if (strlen(code) >= sizeof tcode) FUZZ_CHECK(ends_whole(tcode));
-  if (strlen(msg) >= sizeof tmsg) FUZZ_CHECK(ends_whole(tmsg));
+  if (n && n < csize - 1) FUZZ_CHECK(!is_space(code[n - 1])); /* trimmed, not cut */
+  FUZZ_CHECK(ends_whole(code) && ends_whole(msg));
   return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * xml_page_list.c - fuzz target: Get Page Ranges bodies (xio__blob_xml_page_list),
- * read into lists that already hold a range, once with separate page and clear
- * lists and once with one list for both. Properties: the lists stay sorted, each
+ * read into lists that already hold a range: separate page and clear lists, or (for
+ * inputs of odd length) one list for both. Properties: the lists stay sorted, each
  * range has start <= end, neighbours neither overlap nor touch, the range held
  * before is still covered; a failure leaves both lists exactly as they were and no
  * marker.
@@ -60,7 +60,6 @@ static void read_body(const uint8_t *data, size_t size, int one_list) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  read_body(data, size, 0);
-  read_body(data, size, 1);
+  read_body(data, size, size & 1); /* one parse per input: they are slow */
   return 0;
 }
