@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "call_int.h"
 #include "limits_int.h"
 
@@ -94,20 +96,35 @@ static char *escape(const char *s) {
   return xio_auth_pct_encode(s, NULL, &out, NULL) == XIO_OK ? out : NULL;
 }
 
+/* The include= value of a listing ("snapshots,metadata"), or "" for none. */
+static const char *include_value(unsigned include) {
+  static const char *const values[] = {"", "snapshots", "metadata", "snapshots,metadata"};
+  return values[include & 3u];
+}
+
 xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const char *marker,
                            int maxresults, xio_blob_call **out, xio_error *err) {
+  return xio_blob_call_list_include(t, prefix, marker, maxresults, 0, out, err);
+}
+
+xio_err xio_blob_call_list_include(const xio_blob_target *t, const char *prefix, const char *marker,
+                                   int maxresults, unsigned include, xio_blob_call **out,
+                                   xio_error *err) {
   *out = NULL;
   xio_err rc = need_container("ListBlobs", t, err);
   if (rc != XIO_OK) return rc;
   if (maxresults < 0 || maxresults > 5000)
     return xio_error_set(err, XIO_EINVAL, "ListBlobs: maxresults %d outside 1..5000", maxresults);
+  if (include & ~(unsigned)(XIO_BLOB_LIST_SNAPSHOTS | XIO_BLOB_LIST_METADATA))
+    return xio_error_set(err, XIO_EINVAL, "ListBlobs: unknown include flags 0x%x", include);
   char *p = prefix ? escape(prefix) : NULL, *m = marker ? escape(marker) : NULL;
-  size_t n = 64 + (p ? strlen(p) : 0) + (m ? strlen(m) : 0);
+  size_t n = 96 + (p ? strlen(p) : 0) + (m ? strlen(m) : 0);
   char *q = malloc(n);
   if (!q || (prefix && !p) || (marker && !m)) {
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory building ListBlobs");
   } else {
     int len = snprintf(q, n, "restype=container&comp=list");
+    if (include) len += snprintf(q + len, n - (size_t)len, "&include=%s", include_value(include));
     if (p) len += snprintf(q + len, n - (size_t)len, "&prefix=%s", p);
     if (m) len += snprintf(q + len, n - (size_t)len, "&marker=%s", m);
     if (maxresults) snprintf(q + len, n - (size_t)len, "&maxresults=%d", maxresults);
@@ -255,6 +272,107 @@ xio_err xio_blob_call_delete(const xio_blob_target *t, int include_snapshots,
   xio__blob_call_cond(c, cond, &rc);
   c->need_perms = PERM('d');
   c->missing_ok_on_retry = 1;
+  return finish(c, rc, out, err);
+}
+
+/* 1 when the target's URL names a snapshot (snapshot= in its query). */
+static int names_snapshot(const xio_blob_target *t) {
+  const char *q = t->extra_query                      ? t->extra_query
+                  : t->cred.kind == XIO_AUTH_CRED_SAS ? t->cred.sas
+                                                      : NULL;
+  return q && (strncmp(q, "snapshot=", 9) == 0 || strstr(q, "&snapshot="));
+}
+
+xio_err xio_blob_call_delete_snapshot(const xio_blob_target *t, const char *snapshot,
+                                      const xio_blob_cond *cond, xio_blob_call **out,
+                                      xio_error *err) {
+  *out = NULL;
+  xio_err rc = need_blob("DeleteSnapshot", t, err);
+  if (rc != XIO_OK) return rc;
+  if (!snapshot || !*snapshot)
+    return xio_error_set(err, XIO_EINVAL, "DeleteSnapshot: no snapshot id");
+  if (names_snapshot(t))
+    return xio_error_set(err, XIO_EINVAL, "DeleteSnapshot: %s already names a snapshot",
+                         t->safe_url);
+  char *id = escape(snapshot);
+  size_t n = id ? strlen(id) + 16 : 0;
+  char *q = id ? malloc(n) : NULL;
+  xio_blob_call *c = NULL;
+  if (!q) {
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory building DeleteSnapshot");
+  } else {
+    snprintf(q, n, "snapshot=%s", id);
+    rc = xio__blob_call_new(t, "DeleteSnapshot", "DELETE", q, &c, err);
+  }
+  free(id);
+  free(q);
+  if (rc != XIO_OK) return rc;
+  xio__blob_call_cond(c, cond, &rc);
+  c->need_perms = PERM('d');
+  c->missing_ok_on_retry = 1;
+  return finish(c, rc, out, err);
+}
+
+/* The URL the service reads a copy's source from: origin and path, then the
+ * snapshot and the SAS the source carries. malloc'd (a secret when it has a SAS);
+ * NULL on out-of-memory. */
+static char *copy_source_url(const xio_blob_target *s) {
+  const char *extra = s->extra_query && *s->extra_query ? s->extra_query : NULL;
+  const char *sas =
+      s->cred.kind == XIO_AUTH_CRED_SAS && s->cred.sas && *s->cred.sas ? s->cred.sas : NULL;
+  size_t n = strlen(s->origin) + strlen(s->url.path) + (extra ? strlen(extra) : 0) +
+             (sas ? strlen(sas) : 0) + 4;
+  char *u = malloc(n);
+  if (!u) return NULL;
+  int len = snprintf(u, n, "%s%s", s->origin, s->url.path);
+  if (extra) len += snprintf(u + len, n - (size_t)len, "?%s", extra);
+  if (sas) snprintf(u + len, n - (size_t)len, "%s%s", extra ? "&" : "?", sas);
+  return u;
+}
+
+xio_err xio_blob_call_copy(const xio_blob_target *dest, const xio_blob_target *source,
+                           const xio_blob_cond *cond, xio_blob_call **out, xio_error *err) {
+  *out = NULL;
+  xio_blob_call *c;
+  xio_err rc = need_blob("CopyBlob", dest, err);
+  if (rc == XIO_OK) rc = need_blob("CopyBlob", source, err);
+  if (rc == XIO_OK) rc = xio__blob_call_new(dest, "CopyBlob", "PUT", NULL, &c, err);
+  if (rc != XIO_OK) return rc;
+  char *src = copy_source_url(source);
+  if (!src) rc = XIO_ENOMEM;
+  xio__blob_call_header(c, "x-ms-copy-source", src ? src : "", &rc);
+  if (src) OPENSSL_cleanse(src, strlen(src));
+  free(src);
+  xio__blob_call_cond(c, cond, &rc);
+  /* Sending it again restarts the copy, which is harmless, except after a create-only
+   * copy was applied: then the retry would find the blob it made. */
+  c->retryable = !(cond && cond->if_none_match && *cond->if_none_match);
+  c->need_any = PERM('c') | PERM('w');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_abort_copy(const xio_blob_target *t, const char *copy_id,
+                                 const xio_blob_cond *cond, xio_blob_call **out, xio_error *err) {
+  *out = NULL;
+  xio_err rc = need_blob("AbortCopyBlob", t, err);
+  if (rc != XIO_OK) return rc;
+  if (!copy_id || !*copy_id) return xio_error_set(err, XIO_EINVAL, "AbortCopyBlob: no copy id");
+  char *id = escape(copy_id);
+  size_t n = id ? strlen(id) + 24 : 0;
+  char *q = id ? malloc(n) : NULL;
+  xio_blob_call *c = NULL;
+  if (!q) {
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory building AbortCopyBlob");
+  } else {
+    snprintf(q, n, "comp=copy&copyid=%s", id);
+    rc = xio__blob_call_new(t, "AbortCopyBlob", "PUT", q, &c, err);
+  }
+  free(id);
+  free(q);
+  if (rc != XIO_OK) return rc;
+  xio__blob_call_header(c, "x-ms-copy-action", "abort", &rc);
+  xio__blob_call_cond(c, cond, &rc);
+  c->need_perms = PERM('w');
   return finish(c, rc, out, err);
 }
 

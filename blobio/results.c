@@ -67,6 +67,7 @@ xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *p, xio_error
   copy_header(c, "x-ms-lease-state", p->lease_state, sizeof p->lease_state);
   copy_header(c, "x-ms-lease-status", p->lease_status, sizeof p->lease_status);
   copy_header(c, "x-ms-lease-duration", p->lease_duration, sizeof p->lease_duration);
+  copy_header(c, "x-ms-access-tier", p->access_tier, sizeof p->access_tier);
   const char *seq = xio__blob_hdrs_get(&c->resp_headers, "x-ms-blob-sequence-number");
   p->sequence_number = seq ? strtoll(seq, NULL, 10) : 0;
   read_meta(c, p);
@@ -106,4 +107,29 @@ xio_err xio_blob_call_lease_id(const xio_blob_call *c, char out[64], xio_error *
 
 xio_err xio_blob_call_snapshot_id(const xio_blob_call *c, char out[64], xio_error *err) {
   return header_value(c, "x-ms-snapshot", "snapshot", out, err);
+}
+
+/* Parses "COPIED/TOTAL" of x-ms-copy-progress; leaves both 0 when malformed. */
+static void copy_progress(const char *v, uint64_t *copied, uint64_t *total) {
+  char *end;
+  if (!v) return;
+  unsigned long long a = strtoull(v, &end, 10);
+  if (end == v || *end != '/') return;
+  const char *t = end + 1;
+  unsigned long long b = strtoull(t, &end, 10);
+  if (end == t || *end != '\0' || a > b) return;
+  *copied = a;
+  *total = b;
+}
+
+xio_err xio_blob_call_copy_state(const xio_blob_call *c, xio_blob_copy_state *out, xio_error *err) {
+  memset(out, 0, sizeof *out);
+  xio_err rc = need_success(c, "copy state", err);
+  if (rc != XIO_OK) return rc;
+  copy_header(c, "x-ms-copy-id", out->id, sizeof out->id);
+  copy_header(c, "x-ms-copy-status", out->status, sizeof out->status);
+  copy_header(c, "x-ms-copy-status-description", out->description, sizeof out->description);
+  copy_progress(xio__blob_hdrs_get(&c->resp_headers, "x-ms-copy-progress"), &out->copied,
+                &out->total);
+  return XIO_OK;
 }

@@ -353,9 +353,54 @@ static xio_err read_blob_props(const xmlNode *props, const char *what, xio_blob_
   if (rc == XIO_OK)
     rc = optional_text(props, "LeaseState", item->lease_state, sizeof item->lease_state);
   if (rc == XIO_OK)
+    rc = optional_text(props, "LeaseStatus", item->lease_status, sizeof item->lease_status);
+  if (rc == XIO_OK)
+    rc = optional_text(props, "LeaseDuration", item->lease_duration, sizeof item->lease_duration);
+  if (rc == XIO_OK)
     rc = optional_text(props, "Last-Modified", item->last_modified, sizeof item->last_modified);
   if (rc != XIO_OK) return xio_error_set(err, rc, "out of memory reading %s", what);
   return XIO_OK;
+}
+
+/* 1 when `s` is a C identifier, as Azure requires of metadata names. */
+static int is_identifier(const char *s) {
+  int ok = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_';
+  for (const char *p = s; ok && *p; p++)
+    ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+         *p == '_';
+  return ok;
+}
+
+/* Reads a blob's <Metadata> (when present) into item->meta. Errors: XIO_ENOMEM. */
+static xio_err read_blob_meta(const xmlNode *el, const char *what, xio_blob_item *item,
+                              xio_error *err) {
+  xmlNode *md;
+  if (find_child(el, "Metadata", &md) == 0) return XIO_OK;
+  int count = 0;
+  for (const xmlNode *n = md->children; n; n = n->next)
+    count += n->type == XML_ELEMENT_NODE;
+  if (count == 0) return XIO_OK;
+  if (count > XIO_BLOB_MAX_META) count = XIO_BLOB_MAX_META;
+  item->meta = calloc((size_t)count, sizeof *item->meta);
+  if (!item->meta) return FAIL_AS(err, XIO_ENOMEM, "out of memory reading %s", what);
+  for (const xmlNode *n = md->children; n && item->nmeta < count; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE) continue;
+    const char *name = (const char *)n->name;
+    if (strlen(name) >= sizeof item->meta[0].name || !is_identifier(name)) continue;
+    xio_blob_meta *m = &item->meta[item->nmeta];
+    snprintf(m->name, sizeof m->name, "%s", name);
+    if (text_copy(n, m->value, sizeof m->value, 0, 1) != XIO_OK)
+      return FAIL_AS(err, XIO_ENOMEM, "out of memory reading %s", what);
+    item->nmeta++;
+  }
+  return XIO_OK;
+}
+
+/* Reads a blob's <Snapshot> (when present) into item->snapshot. */
+static xio_err read_blob_snapshot(const xmlNode *el, xio_blob_item *item, xio_error *err) {
+  xmlNode *snap;
+  if (find_child(el, "Snapshot", &snap) == 0) return XIO_OK;
+  return text_dup(snap, &item->snapshot, err);
 }
 
 /* Fills `item` from the index-th <Blob> (from 1). On failure `item` owns nothing.
@@ -369,8 +414,11 @@ static xio_err read_blob(const xmlNode *el, size_t index, xio_blob_item *item, x
   if (rc == XIO_OK) rc = one_child(el, what, "Name", &name, err);
   if (rc == XIO_OK) rc = one_child(el, what, "Properties", &props, err);
   if (rc == XIO_OK) rc = read_blob_props(props, what, item, err);
-  if (rc == XIO_OK) rc = text_dup(name, &item->name, err); /* the only allocation: last */
+  if (rc == XIO_OK) rc = read_blob_meta(el, what, item, err);
+  if (rc == XIO_OK) rc = read_blob_snapshot(el, item, err);
+  if (rc == XIO_OK) rc = text_dup(name, &item->name, err);
   if (rc == XIO_OK && !item->name) rc = FAIL_AS(err, XIO_EPARSE, "%s has an empty <Name>", what);
+  if (rc != XIO_OK) xio__blob_item_free(item);
   return rc;
 }
 
@@ -397,7 +445,7 @@ static xio_err append_blobs(const xmlNode *blobs, xio_blob_list *out, xio_error 
     xio_err rc = read_blob(n, ++index, &out->v[out->n], err);
     if (rc != XIO_OK) {
       while (out->n > old_n)
-        free(out->v[--out->n].name);
+        xio__blob_item_free(&out->v[--out->n]);
       return rc;
     }
     out->n++;

@@ -34,10 +34,17 @@ xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *r
 /**
  * Reads <EnumerationResults><Blobs><Blob><Name/><Properties>...</Properties></Blob>
  * ... </Blobs><NextMarker/></EnumerationResults>: for each blob its name,
- * Content-Length, BlobType, LeaseState and Last-Modified. Appends to `out` (which
+ * Content-Length, BlobType, LeaseState, LeaseStatus, LeaseDuration and
+ * Last-Modified, its <Snapshot> when it is one, and the first XIO_BLOB_MAX_META
+ * entries of its <Metadata> when present (names that are not identifiers are
+ * skipped, values truncated to fit). Appends to `out` (which
  * starts zeroed or holds earlier entries); sets out->next_marker (NULL when empty).
  * Errors: XIO_EPARSE, XIO_ENOMEM.
  */
 xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out, xio_error *err);
+
+/** Frees what a listed blob owns (name, snapshot, metadata) and clears those
+ *  fields (list.c). */
+void xio__blob_item_free(xio_blob_item *item);
 
 #endif

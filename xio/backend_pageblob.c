@@ -399,6 +399,7 @@ static xio_err pb_stat(xio_file *f, xio_file_info *out, xio_error *err) {
   COPY(lease_duration);
   COPY(etag);
   COPY(last_modified);
+  snprintf(out->tier, sizeof out->tier, "%s", props.access_tier);
 #undef COPY
   return XIO_OK;
 }

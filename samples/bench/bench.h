@@ -10,7 +10,10 @@
  *   counter.c      counting storage requests from the trace callback
  *   emulator.c     the emulator's endpoint, its memory budget, and restarts
  *   target.c       a backend to measure on: a context, a place for files, and
- *                  the room left there (emulator memory, local free space)
+ *                  the room left there (emulator memory, local free space); or a
+ *                  container of any account (--target)
+ *   sweep.c        deleting what a run made in a --target container, at the end
+ *                  and on SIGINT/SIGTERM
  *   results.c      the list of result rows every section appends to
  *   growth.c       create-with-size, grow-by and zero-range measurements
  *   extrapolate.c  zero-write times past the cap, derived from the cap's rate
@@ -55,6 +58,7 @@ typedef struct bench_config {
   int do_growth, do_bulk, do_random;
   const char *endpoint;       /* --endpoint */
   const char *endpoint_file;  /* --endpoint-file: read (again after a reset) */
+  const char *target;         /* --target: a container URL of any account, or NULL */
   const char *emulator_reset; /* shell command that restarts the emulator */
   uint64_t emulator_budget;   /* bytes we may upload before the emulator is full; 0: no limit */
   const char *local_dir;      /* parent of the local backend's temporary directory */
@@ -162,12 +166,27 @@ typedef struct bench_target {
   int generation;       /* the emulator generation the context was made for */
   uint64_t disk_margin; /* local */
   unsigned seq;
+  /* --target: a container of any account (em is NULL) */
+  int remote;
+  char query[1024];    /* the URL's query (a SAS), appended to file URLs; "" when none */
+  char account[128];   /* the account measured */
+  char endpoint[512];  /* its blob endpoint */
+  char container[512]; /* the container's log-safe URL */
+  char prefix[96];     /* every blob of this run starts with it */
+  char tier[32];       /* the blob tier the service reported, or "" */
 } bench_target;
 
 /** A page-blob target in a fresh container on the emulator, with a context of
  *  `max_in_flight` requests. */
 xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
                               xio_checksum checksum, xio_error *err);
+
+/** A page-blob target in the container at `url` (any account, credentials from the
+ *  context's usual chain); the files of the run go under a prefix of its own. Reads
+ *  the account, endpoint and tier measured into `t`. Errors: XIO_EINVAL (the URL
+ *  names no container, or a blob), credential and storage errors. */
+xio_err bench_target_remote(bench_target *t, const char *url, int max_in_flight,
+                            xio_checksum checksum, xio_error *err);
 
 /** A local target in a fresh temporary directory under `parent`. */
 xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_margin,
@@ -186,6 +205,31 @@ void bench_target_file(bench_target *t, const char *stem, char *out, size_t n);
  * remake the context (detail in `err`).
  */
 int bench_target_reserve(bench_target *t, uint64_t bytes, char *why, size_t n, xio_error *err);
+
+/* --------------------------------------------------------------- sweep ---- */
+
+/** The prefix of every blob this process makes in a --target container. */
+void bench_sweep_prefix(char *out, size_t n);
+
+/**
+ * Deletes every blob of `container_url` (with its query: a SAS) whose name starts
+ * with `prefix`, with their snapshots, until a listing finds none. Returns the
+ * number deleted, or -1 on a failure (detail in `err`).
+ */
+long bench_sweep(xio_ctx *ctx, const char *container_url, const char *prefix, xio_error *err);
+
+/**
+ * Arms the clean-up of a --target run: blocks SIGINT and SIGTERM in this thread (so
+ * in every thread started later; call it before any context exists) and starts a
+ * thread that waits for them; on one it deletes what the run made (bench_sweep with a
+ * context of its own), says so on stderr and exits 128 + the signal. Returns 0, or
+ * -1 when the thread cannot start.
+ */
+int bench_sweep_arm(const char *container_url);
+
+/** Blocks the calling thread for good once a signal's clean-up has begun (so that it
+ *  names no new blob); returns at once otherwise. */
+void bench_sweep_hold(void);
 
 /** The file system type holding `path` ("ext4", "tmpfs", "xfs", ... or "unknown"). */
 const char *bench_fs_type(const char *path);
@@ -300,6 +344,8 @@ typedef struct bench_context {
   char local_dir[512];
   const char *local_fs;
   char endpoint[512];
+  char target[1300]; /* --target: "account A at ENDPOINT, container C, blob tier T"; "" */
+  char target_caveat[1400];
   int emulator_resets;
   uint64_t emulator_uploaded;
   double total_seconds;
@@ -313,8 +359,9 @@ void bench_context_get(bench_context *x);
 /** The 1-minute load average, or -1. */
 double bench_load_average(void);
 
-/** The one-line caveat printed with every set of numbers. */
-const char *bench_context_caveat(void);
+/** The one-line caveat printed with every set of numbers: what the page blobs were
+ *  (the emulator, or the --target account `x` names). */
+const char *bench_context_caveat(const bench_context *x);
 
 /* --------------------------------------------------------------- table ---- */
 

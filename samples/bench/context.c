@@ -53,7 +53,8 @@ double bench_load_average(void) {
   return getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
-const char *bench_context_caveat(void) {
+const char *bench_context_caveat(const bench_context *x) {
+  if (x && x->target[0]) return x->target_caveat;
   return "page blobs: Azurite, an in-memory emulator on loopback (127.0.0.1), not Azure; "
          "client and emulator share this machine's CPUs";
 }

@@ -61,7 +61,7 @@ static xio_err operate(bench_target *t, const char *op, const char *url, uint64_
 /* One run: setup, timed operation, cleanup. */
 static xio_err run_once(bench_target *t, const char *op, const char *policy, uint64_t size,
                         double *secs, bench_counts *req, xio_error *err) {
-  char url[1200], stem[64];
+  char url[2400], stem[64]; /* room for a --target SAS */
   snprintf(stem, sizeof stem, "%s-%s-%" PRIu64, op, policy, size);
   bench_target_file(t, stem, url, sizeof url);
   xio_file *f = NULL;

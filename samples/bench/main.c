@@ -1,6 +1,7 @@
 /*
  * main.c - xio-bench: runs the sections (growth on each backend, then bulk and
- * random I/O on the emulator) and writes the reports. See bench.h for the modules
+ * random I/O on the emulator) and writes the reports. With --target, page-blob
+ * growth runs in that container instead of the emulator. See bench.h for the modules
  * and `xio-bench --help` for the options.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -28,7 +29,9 @@ static void print_context(const bench_config *c, const bench_context *x) {
   char mem[32];
   printf("xio-bench %s: %ld CPUs (%s), %s RAM, %s\n", x->date, x->nproc, x->cpu,
          samples_fmt_size(x->mem_bytes, mem, sizeof mem), x->kernel);
-  printf("  %s\n", bench_context_caveat());
+  printf("  %s\n", c->target
+                       ? "page-blob growth: in the --target container (below), not an emulator"
+                       : bench_context_caveat(NULL));
   printf("  emulator: %s; local files: %s (%s)\n", x->endpoint[0] ? x->endpoint : "none",
          c->do_local ? x->local_dir : "not measured", x->local_fs);
   printf("  load average %.2f\n", x->load_start);
@@ -42,24 +45,43 @@ static int fail_target(const char *what, const xio_error *e) {
   return 1;
 }
 
+/* Says where a --target run measures (account, endpoint, container, blob tier) and
+ * keeps it for the reports. */
+static void print_remote(const bench_target *t, bench_context *x) {
+  snprintf(x->target, sizeof x->target, "account %s at %s, container %s, blob tier %s", t->account,
+           t->endpoint, t->container, t->tier[0] ? t->tier : "none reported (standard page blobs)");
+  snprintf(x->target_caveat, sizeof x->target_caveat, "page-blob growth: %s, not an emulator",
+           x->target);
+  printf("  %s\n  every blob of this run is named %s... and deleted afterwards\n", x->target,
+         t->prefix);
+  fflush(stdout);
+}
+
 /* Growth on one backend. Returns 0, or 1 when the backend could not be set up. */
-static int growth_on(const bench_config *c, bench_emulator *em, int local, bench_results *r) {
+static int growth_on(const bench_config *c, bench_emulator *em, int local, bench_results *r,
+                     bench_context *x) {
   bench_target t;
   xio_error e;
   xio_error_clear(&e);
   printf("\ngrowth on %s (median of %d runs; init zero: %d):\n",
-         local ? "local files" : "page blobs", c->runs, c->zero_runs);
-  xio_err rc = local ? bench_target_local(&t, c->local_dir, c->disk_margin, &e)
-                     : bench_target_pageblob(&t, em, 32, c->checksum, &e);
+         local       ? "local files"
+         : c->target ? "page blobs of the target"
+                     : "page blobs",
+         c->runs, c->zero_runs);
+  xio_err rc = local       ? bench_target_local(&t, c->local_dir, c->disk_margin, &e)
+               : c->target ? bench_target_remote(&t, c->target, 32, c->checksum, &e)
+                           : bench_target_pageblob(&t, em, 32, c->checksum, &e);
+  if (rc == XIO_OK && t.remote) print_remote(&t, x);
   if (rc == XIO_OK) bench_growth(c, &t, r);
   bench_target_close(&t);
   return rc == XIO_OK ? 0 : fail_target(local ? "local backend" : "page-blob backend", &e);
 }
 
-static int run_sections(const bench_config *c, bench_emulator *em, int have_em, bench_results *r) {
+static int run_sections(const bench_config *c, bench_emulator *em, int have_em, bench_results *r,
+                        bench_context *x) {
   int failed = 0;
-  if (c->do_growth && c->do_pageblob && have_em) failed |= growth_on(c, em, 0, r);
-  if (c->do_growth && c->do_local) failed |= growth_on(c, em, 1, r);
+  if (c->do_growth && c->do_pageblob && (have_em || c->target)) failed |= growth_on(c, em, 0, r, x);
+  if (c->do_growth && c->do_local) failed |= growth_on(c, em, 1, r, x);
   if (c->do_bulk && c->do_pageblob && have_em) {
     printf("\nbulk I/O on page blobs (%d run%s per depth):\n", c->bulk_runs,
            c->bulk_runs > 1 ? "s" : "");
@@ -100,17 +122,22 @@ int main(int argc, char **argv) {
   bench_context_get(&x);
   snprintf(x.local_dir, sizeof x.local_dir, "%s", c.local_dir);
   x.local_fs = bench_fs_type(c.local_dir);
+  /* Before any context starts a thread: they all inherit the blocked signals. */
+  if (c.target && bench_sweep_arm(c.target) != 0) {
+    fprintf(stderr, "xio-bench: cannot set up the clean-up on SIGINT/SIGTERM\n");
+    return 1;
+  }
   bench_emulator em;
   memset(&em, 0, sizeof em);
   int have_em = c.do_pageblob && bench_emulator_init(&em, &c) == 0;
   if (have_em) snprintf(x.endpoint, sizeof x.endpoint, "%s", em.endpoint);
   print_context(&c, &x);
   if (c.do_pageblob && !have_em)
-    printf("page blobs not measured: no emulator endpoint (--endpoint, --endpoint-file or "
-           "XIO_TEST_BLOB_ENDPOINT)\n");
+    printf("%s: no emulator endpoint (--endpoint, --endpoint-file or XIO_TEST_BLOB_ENDPOINT)\n",
+           c.target ? "bulk and random I/O on page blobs not measured" : "page blobs not measured");
   bench_results r = {0};
   double t0 = samples_now();
-  int failed = run_sections(&c, &em, have_em, &r);
+  int failed = run_sections(&c, &em, have_em, &r, &x);
   x.total_seconds = samples_now() - t0;
   x.load_end = bench_load_average();
   if (have_em) x.emulator_resets = em.resets, x.emulator_uploaded = em.total_uploaded;

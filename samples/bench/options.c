@@ -29,6 +29,12 @@ static const char usage[] =
     "  --endpoint URL        emulator blob endpoint, e.g. http://127.0.0.1:10000\n"
     "                        (default: --endpoint-file, else $XIO_TEST_BLOB_ENDPOINT)\n"
     "  --endpoint-file FILE  read the endpoint from FILE (again after a restart)\n"
+    "  --target URL          measure growth on page blobs in this container of any account\n"
+    "                        instead of the emulator (credentials: a SAS in URL, the\n"
+    "                        credential file, AZURE_STORAGE_CONNECTION_STRING,\n"
+    "                        AZURE_STORAGE_ACCOUNT/KEY or _SAS_TOKEN); bulk and random\n"
+    "                        I/O stay on the emulator; every blob made is deleted, also\n"
+    "                        on SIGINT/SIGTERM. Costs money on Azure: see the README\n"
     "  --emulator-budget SIZE  bytes to upload before the emulator counts as full\n"
     "                        (default 5G: Azurite holds 6 GiB and frees deleted blobs\n"
     "                        only every 10 minutes; 0: no limit)\n"
@@ -54,7 +60,7 @@ static const char usage[] =
     "                        crc64, xio's default)\n"
     "  --help\n"
     "SIZE takes K, M, G, T suffixes (binary). The numbers describe this machine and an\n"
-    "in-memory emulator on loopback, not Azure.\n";
+    "in-memory emulator on loopback, not Azure (unless --target names an account).\n";
 
 static void defaults(bench_config *c) {
   memset(c, 0, sizeof *c);
@@ -162,6 +168,7 @@ enum {
   O_SECTIONS,
   O_ENDPOINT,
   O_ENDPOINT_FILE,
+  O_TARGET,
   O_BUDGET,
   O_RESET,
   O_LOCAL_DIR,
@@ -191,6 +198,7 @@ static const struct option long_opts[] = {
     {"sections", required_argument, NULL, O_SECTIONS},
     {"endpoint", required_argument, NULL, O_ENDPOINT},
     {"endpoint-file", required_argument, NULL, O_ENDPOINT_FILE},
+    {"target", required_argument, NULL, O_TARGET},
     {"emulator-budget", required_argument, NULL, O_BUDGET},
     {"emulator-reset", required_argument, NULL, O_RESET},
     {"local-dir", required_argument, NULL, O_LOCAL_DIR},
@@ -261,6 +269,11 @@ static int apply(bench_config *c, int id, const char *val) {
   case O_ENDPOINT_FILE: c->endpoint_file = val; return 0;
   case O_BUDGET: return size_opt("--emulator-budget", val, 1, &c->emulator_budget);
   case O_RESET: c->emulator_reset = val; return 0;
+  case O_TARGET:
+    if (xio_target_classify(val) != XIO_TARGET_BLOB)
+      return bad("--target", "", "expected a container URL (http:// or https://)");
+    c->target = val;
+    return 0;
   case O_LOCAL_DIR: c->local_dir = val; return 0;
   case O_MARGIN: return size_opt("--disk-margin", val, 1, &c->disk_margin);
   case O_OUT: c->out_dir = val; return 0;

@@ -18,7 +18,8 @@ static cJSON *context_json(const bench_report *rep) {
   cJSON_AddNumberToObject(o, "memory_bytes", (double)x->mem_bytes);
   cJSON_AddStringToObject(o, "kernel", x->kernel);
   cJSON_AddStringToObject(o, "emulator_endpoint", x->endpoint);
-  cJSON_AddStringToObject(o, "caveat", bench_context_caveat());
+  cJSON_AddStringToObject(o, "target", x->target);
+  cJSON_AddStringToObject(o, "caveat", bench_context_caveat(x));
   cJSON_AddNumberToObject(o, "emulator_restarts", x->emulator_resets);
   cJSON_AddNumberToObject(o, "emulator_uploaded_bytes", (double)x->emulator_uploaded);
   cJSON_AddStringToObject(o, "local_dir", x->local_dir);

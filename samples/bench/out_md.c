@@ -16,11 +16,16 @@ static void context(const bench_report *rep, FILE *f) {
   fprintf(f, "# xio-bench results\n\n");
   fprintf(f, "Measured %s on %ld CPUs (%s), %s RAM, %s.\n\n", x->date, x->nproc, x->cpu,
           samples_fmt_size(x->mem_bytes, mem, sizeof mem), x->kernel);
-  fprintf(f,
-          "**Page blobs: Azurite, an in-memory emulator on loopback (%s), not Azure.** Client "
-          "and emulator share this machine's CPUs; on Azure, requests cross a network and the "
-          "service's limits apply (about 60 MiB/s and 500 requests/s per standard page blob).\n\n",
-          x->endpoint[0] ? x->endpoint : "not measured");
+  if (x->target[0])
+    fprintf(f, "**Page-blob growth: %s.** Requests cross the network from this machine.\n\n",
+            x->target);
+  else
+    fprintf(f,
+            "**Page blobs: Azurite, an in-memory emulator on loopback (%s), not Azure.** Client "
+            "and emulator share this machine's CPUs; on Azure, requests cross a network and the "
+            "service's limits apply (about 60 MiB/s and 500 requests/s per standard page "
+            "blob).\n\n",
+            x->endpoint[0] ? x->endpoint : "not measured");
   fprintf(f,
           "Load average %.2f at the start, %.2f at the end: other work on this machine "
           "(%ld CPUs) shows up as noise.\n\n",
@@ -103,7 +108,7 @@ int bench_write_md(const bench_report *rep, const char *path) {
 void bench_print_summary(const bench_report *rep, FILE *out) {
   const bench_context *x = rep->ctx;
   const char *backends[2] = {"pageblob", "local"};
-  fprintf(out, "== results (%ld CPUs; %s) ==\n", x->nproc, bench_context_caveat());
+  fprintf(out, "== results (%ld CPUs; %s) ==\n", x->nproc, bench_context_caveat(x));
   fprintf(out, "   times are medians of %d runs (init zero: %d); * = extrapolated, not run\n",
           rep->cfg->runs, rep->cfg->zero_runs);
   for (int b = 0; b < 2; b++)

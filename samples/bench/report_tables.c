@@ -16,7 +16,9 @@ const char *bench_op_title(const char *op) {
 }
 
 const char *bench_backend_title(const bench_report *rep, const char *backend, char *buf, size_t n) {
-  if (strcmp(backend, "pageblob") == 0)
+  if (strcmp(backend, "pageblob") == 0 && rep->ctx->target[0])
+    snprintf(buf, n, "page blob on the target account");
+  else if (strcmp(backend, "pageblob") == 0)
     snprintf(buf, n, "page blob on Azurite (emulator)");
   else
     snprintf(buf, n, "local file (%s)", rep->ctx->local_fs ? rep->ctx->local_fs : "?");

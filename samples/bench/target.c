@@ -1,9 +1,11 @@
 /*
  * target.c - a backend to measure on: a context whose trace callback counts
  * requests, and a place for files (a fresh container on the emulator, or a fresh
- * temporary directory). Every measurement names a new file here and deletes it
- * afterwards. A page-blob target remakes its context when the emulator restarted
- * (new port, empty store) under it.
+ * temporary directory), or a container of any account named by --target. Every
+ * measurement names a new file here and deletes it afterwards. A page-blob target
+ * on the emulator remakes its context when the emulator restarted (new port, empty
+ * store) under it; one on --target signs with the context's usual credential chain,
+ * has no emulator budget, and sweeps its prefix clean when closed.
  */
 #define _GNU_SOURCE
 #include <ftw.h>
@@ -48,7 +50,7 @@ const char *bench_fs_type(const char *path) {
 
 static xio_err new_ctx(bench_target *t, const char *connstr, xio_error *err) {
   xio_ctx_options o = xio_ctx_options_default();
-  o.use_environment = 0;
+  o.use_environment = t->remote; /* --target: the usual credential chain */
   o.max_in_flight = t->max_in_flight;
   o.checksum = t->checksum;
   o.trace = bench_counter_trace;
@@ -58,16 +60,23 @@ static xio_err new_ctx(bench_target *t, const char *connstr, xio_error *err) {
 }
 
 /* Creates the container (and the first connection) with a tiny blob, then deletes it,
- * so the first measured create does not include making the container. */
+ * so the first measured create does not include making the container. Reads the
+ * blob tier the service reports on the way. */
 static xio_err warm_up(bench_target *t, xio_error *err) {
-  char url[1200];
+  char url[2400];
   bench_target_file(t, "warmup", url, sizeof url);
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_CREATE_ONLY;
   o.size = 512;
   xio_file *f = NULL;
+  xio_file_info info;
   xio_err rc = xio_file_open(t->ctx, url, &o, &f, err);
-  if (rc == XIO_OK) rc = xio_file_close(f, err);
+  if (rc == XIO_OK && (rc = xio_file_stat(f, &info, err)) == XIO_OK)
+    snprintf(t->tier, sizeof t->tier, "%s", info.tier);
+  if (f) {
+    xio_err rc2 = xio_file_close(f, rc == XIO_OK ? err : NULL);
+    if (rc == XIO_OK) rc = rc2;
+  }
   if (rc == XIO_OK) rc = xio_file_delete(t->ctx, url, err);
   return rc;
 }
@@ -99,6 +108,47 @@ xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_fl
   return pageblob_connect(t, err);
 }
 
+/* Takes the --target URL apart: account, endpoint, log-safe container URL, query. */
+static xio_err remote_parts(bench_target *t, const char *url, xio_error *err) {
+  xio_auth_url u;
+  xio_err rc = xio_auth_url_parse(url, &u, err);
+  if (rc != XIO_OK) return rc;
+  if (!u.container || u.blob)
+    rc = xio_error_set(err, XIO_EINVAL, "--target must name a container, without a blob");
+  else if (strlen(u.endpoint) + strlen(u.container) + 2 > sizeof t->container ||
+           (u.query && strlen(u.query) >= sizeof t->query))
+    rc = xio_error_set(err, XIO_EINVAL, "--target URL is too long");
+  if (rc == XIO_OK) {
+    snprintf(t->account, sizeof t->account, "%s", u.account ? u.account : "");
+    snprintf(t->endpoint, sizeof t->endpoint, "%s", u.endpoint);
+    snprintf(t->container, sizeof t->container, "%s/%s", u.endpoint, u.container);
+    snprintf(t->query, sizeof t->query, "%s", u.query ? u.query : "");
+  }
+  xio_auth_url_clear(&u);
+  return rc;
+}
+
+xio_err bench_target_remote(bench_target *t, const char *url, int max_in_flight,
+                            xio_checksum checksum, xio_error *err) {
+  memset(t, 0, sizeof *t);
+  t->backend = "pageblob";
+  t->remote = 1;
+  t->max_in_flight = max_in_flight;
+  t->checksum = checksum;
+  if (!(t->counter = bench_counter_new())) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_err rc = remote_parts(t, url, err);
+  if (rc != XIO_OK) return rc;
+  bench_sweep_prefix(t->prefix, sizeof t->prefix);
+  snprintf(t->base, sizeof t->base, "%s/%s%u", t->container, t->prefix, t->seq++);
+  rc = new_ctx(t, NULL, err);
+  return rc == XIO_OK ? warm_up(t, err) : rc;
+}
+
+/* The --target container's URL with its query, for listing and deleting. */
+static void remote_container_url(const bench_target *t, char *out, size_t n) {
+  snprintf(out, n, "%s%s%s", t->container, t->query[0] ? "?" : "", t->query);
+}
+
 xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_margin,
                            xio_error *err) {
   memset(t, 0, sizeof *t);
@@ -124,7 +174,23 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
   return remove(path);
 }
 
+/* Deletes whatever the run left under its prefix (a measurement's failed delete). */
+static void remote_sweep(bench_target *t) {
+  char url[1600], msg[600];
+  xio_error e;
+  xio_error_clear(&e);
+  remote_container_url(t, url, sizeof url);
+  long n = bench_sweep(t->ctx, url, t->prefix, &e);
+  if (n < 0)
+    fprintf(stderr, "xio-bench: clean-up of %s failed, blobs under %s may be left: %s\n",
+            t->container, t->prefix, xio_error_format(&e, msg, sizeof msg));
+  else if (n > 0)
+    printf("  deleted %ld blob%s left under %s\n", n, n == 1 ? "" : "s", t->prefix);
+  memset(url, 0, sizeof url); /* it may hold a SAS */
+}
+
 void bench_target_close(bench_target *t) {
+  if (t->remote && t->ctx) remote_sweep(t);
   xio_ctx_free(t->ctx);
   t->ctx = NULL;
   if (strcmp(t->backend ? t->backend : "", "local") == 0 && t->base[0])
@@ -134,7 +200,8 @@ void bench_target_close(bench_target *t) {
 }
 
 void bench_target_file(bench_target *t, const char *stem, char *out, size_t n) {
-  snprintf(out, n, "%s/%s-%u.dat", t->base, stem, t->seq++);
+  if (t->remote) bench_sweep_hold();
+  snprintf(out, n, "%s/%s-%u.dat%s%s", t->base, stem, t->seq++, t->query[0] ? "?" : "", t->query);
 }
 
 static int local_reserve(bench_target *t, uint64_t bytes, char *why, size_t n) {
@@ -151,6 +218,7 @@ static int local_reserve(bench_target *t, uint64_t bytes, char *why, size_t n) {
 
 int bench_target_reserve(bench_target *t, uint64_t bytes, char *why, size_t n, xio_error *err) {
   if (strcmp(t->backend, "local") == 0) return local_reserve(t, bytes, why, n);
+  if (t->remote) return 1; /* an account has no emulator memory to run out of */
   if (bytes && !bench_emulator_reserve(t->em, bytes, why, n)) return 0;
   if (t->generation != t->em->generation && pageblob_connect(t, err) != XIO_OK) return -1;
   return 1;

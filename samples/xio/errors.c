@@ -85,7 +85,7 @@ static const char *hint_by_code(xio_err code) {
            "more was written; find out who uses the file before trying again";
   case XIO_EEXIST:
     return "the target already exists: remove it first (`xio rm TARGET`), pick another "
-           "name, or use --force where the command takes it (put, get)";
+           "name, or use --force where the command takes it (put, get, cp)";
   case XIO_EALIGN:
     return "page blobs take offsets and lengths in multiples of 512 bytes: round them to 512";
   case XIO_EINSECURE:

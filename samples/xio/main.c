@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "emulator.h"
 
 #ifndef XIO_CLI_VERSION
 #define XIO_CLI_VERSION "0.0.0"
@@ -21,8 +22,9 @@
 
 /* The commands, in the order `xio --help` lists them. */
 static const cli_command *const commands[] = {
-    &cli_cmd_create, &cli_cmd_grow, &cli_cmd_zero, &cli_cmd_stat,  &cli_cmd_ranges,   &cli_cmd_put,
-    &cli_cmd_get,    &cli_cmd_rm,   &cli_cmd_sas,  &cli_cmd_lease, &cli_cmd_snapshot, &cli_cmd_demo,
+    &cli_cmd_create,   &cli_cmd_grow, &cli_cmd_zero, &cli_cmd_stat, &cli_cmd_ranges,
+    &cli_cmd_put,      &cli_cmd_get,  &cli_cmd_rm,   &cli_cmd_sas,  &cli_cmd_lease,
+    &cli_cmd_snapshot, &cli_cmd_demo, &cli_cmd_ls,   &cli_cmd_cp,   &cli_cmd_emulator,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 

@@ -498,7 +498,8 @@ TEST(request_type_names_at_the_trace_edge) {
   const char *want[XIO_REQ_COUNT] = {"XIOTypeCreateFile",  "XIOTypeOpenFile",  "XIOTypeReadFile",
                                      "XIOTypeWriteFile",   "XIOTypeZeroFile",  "XIOTypeGetFileSize",
                                      "XIOTypeSetFileSize", "XIOTypeGetRanges", "XIOTypeDeleteFile",
-                                     "XIOTypeLease",       "XIOTypeSnapshot"};
+                                     "XIOTypeLease",       "XIOTypeSnapshot",  "XIOTypeListFiles",
+                                     "XIOTypeCopyFile"};
   for (int t = 0; t < XIO_REQ_COUNT; t++) {
     ASSERT_STR_EQ(xio_request_type_name((xio_request_type)t), want[t]);
     xio_trace_event ev;

@@ -63,6 +63,7 @@ typedef struct xio_blob_props {
   int64_t sequence_number;
   int nmeta;
   xio_blob_meta meta[XIO_BLOB_MAX_META];
+  char access_tier[16]; /* x-ms-access-tier (premium page blobs: P10..P80), or "" */
 } xio_blob_props;
 
 /** Looks up metadata `name` (case-insensitive) in `p`; NULL when absent. */
@@ -101,7 +102,16 @@ typedef struct xio_blob_item {
   char blob_type[16];
   char lease_state[16];
   char last_modified[40];
+  char *snapshot;          /* malloc'd snapshot id, NULL for a base blob (see
+                              XIO_BLOB_LIST_SNAPSHOTS) */
+  char lease_status[16];   /* locked, unlocked, or "" */
+  char lease_duration[16]; /* infinite, fixed, or "" */
+  int nmeta;               /* entries in meta (XIO_BLOB_LIST_METADATA) */
+  xio_blob_meta *meta;     /* malloc'd, or NULL when nmeta is 0 */
 } xio_blob_item;
+
+/** Looks up metadata `name` (case-insensitive) of a listed blob; NULL when absent. */
+const char *xio_blob_item_meta(const xio_blob_item *item, const char *name);
 
 /** One page of a blob listing. */
 typedef struct xio_blob_list {
@@ -129,6 +139,20 @@ typedef struct xio_blob_lease_args {
   int break_period_s;      /* break: 0..60, or -1 for the service default */
 } xio_blob_lease_args;
 
+/** What a Copy Blob reports, on its own response and on the destination's
+ *  properties while and after it runs. */
+typedef struct xio_blob_copy_state {
+  char id[64];           /* x-ms-copy-id, or "" */
+  char status[16];       /* pending, success, aborted, failed, or "" (never copied) */
+  uint64_t copied;       /* bytes copied so far (x-ms-copy-progress), 0 when unknown */
+  uint64_t total;        /* bytes to copy, 0 when unknown */
+  char description[256]; /* x-ms-copy-status-description (failed, pending), or "" */
+} xio_blob_copy_state;
+
+/** Extra parts of a listing (List Blobs include=). */
+#define XIO_BLOB_LIST_SNAPSHOTS 0x1 /* each blob's snapshots, beside the blob */
+#define XIO_BLOB_LIST_METADATA  0x2 /* each blob's metadata */
+
 /* ---------------------------------------------------------------- calls ---- */
 
 typedef struct xio_blob_call xio_blob_call;
@@ -147,6 +171,13 @@ xio_err xio_blob_call_create_container(const xio_blob_target *container, xio_blo
  *  else 1..5000). */
 xio_err xio_blob_call_list(const xio_blob_target *container, const char *prefix, const char *marker,
                            int maxresults, xio_blob_call **out, xio_error *err);
+
+/** List Blobs, one page, with the extra parts `include` names (XIO_BLOB_LIST_*;
+ *  0: as xio_blob_call_list). Errors: as xio_blob_call_list, and XIO_EINVAL for an
+ *  unknown include bit. */
+xio_err xio_blob_call_list_include(const xio_blob_target *container, const char *prefix,
+                                   const char *marker, int maxresults, unsigned include,
+                                   xio_blob_call **out, xio_error *err);
 
 /** Create a page blob of `size` bytes (multiple of 512, <= 8 TiB), with optional
  *  metadata; cond->if_none_match = "*" makes it create-only. */
@@ -187,6 +218,29 @@ xio_err xio_blob_call_page_ranges(const xio_blob_target *blob, uint64_t offset, 
 /** Delete Blob; `include_snapshots` also deletes its snapshots. */
 xio_err xio_blob_call_delete(const xio_blob_target *blob, int include_snapshots,
                              const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
+
+/** Delete Blob of one snapshot of `blob` (DELETE ?snapshot=ID): the blob and its
+ *  other snapshots stay. `blob` must not carry a snapshot of its own. Errors:
+ *  XIO_EINVAL (no id, or `blob` already names a snapshot). */
+xio_err xio_blob_call_delete_snapshot(const xio_blob_target *blob, const char *snapshot,
+                                      const xio_blob_cond *cond, xio_blob_call **out,
+                                      xio_error *err);
+
+/** Copy Blob: a server-side copy of `source` (a blob or a snapshot, in any account
+ *  the service can reach) onto `dest`, which it creates or replaces. The source is
+ *  named in x-ms-copy-source by its URL with its SAS when it carries one (a source
+ *  in another account needs one; in the same account Shared Key of the destination
+ *  covers it). The answer's copy state (xio_blob_call_copy_state) says whether the
+ *  copy is done or pending. cond->if_none_match "*" copies only onto a missing blob;
+ *  cond->lease_id is the destination's lease. Errors: XIO_EINVAL (a target that names
+ *  no blob). */
+xio_err xio_blob_call_copy(const xio_blob_target *dest, const xio_blob_target *source,
+                           const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
+
+/** Abort Copy Blob: stops the pending copy `copy_id` onto `dest`, which is left an
+ *  empty blob of the source's size. Errors: XIO_EINVAL (no id). */
+xio_err xio_blob_call_abort_copy(const xio_blob_target *dest, const char *copy_id,
+                                 const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
 
 /** Lease Blob. */
 xio_err xio_blob_call_lease(const xio_blob_target *blob, const xio_blob_lease_args *args,
@@ -253,6 +307,11 @@ xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_blob_ranges *out, char 
 
 /** The page of a finished list call. */
 xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out, xio_error *err);
+
+/** The copy state of a finished copy or get_properties call (all fields empty when
+ *  the blob was never a copy's destination). Errors: XIO_EINVAL (the call did not
+ *  succeed). */
+xio_err xio_blob_call_copy_state(const xio_blob_call *c, xio_blob_copy_state *out, xio_error *err);
 
 /** Lease id returned by acquire/change (copied into `out`, 64 bytes). */
 xio_err xio_blob_call_lease_id(const xio_blob_call *c, char out[64], xio_error *err);

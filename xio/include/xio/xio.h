@@ -20,7 +20,9 @@
  * is counted in the file's statistics.
  *
  * Beside files, the layer answers what a tool asks of a target without writing
- * it: its properties (xio_stat), its allocated ranges, its lease (xio_lease).
+ * it: its properties (xio_stat), its allocated ranges, its lease (xio_lease); and
+ * what an operator asks of a container: its files (xio_list), server-side copies
+ * (xio_copy) and snapshots (xio_snapshot_list, xio_snapshot_delete).
  * Nothing here exposes the REST engine below; the file layer is the whole API.
  *
  * Threads: all functions are thread-safe; many threads may do I/O on one file at
@@ -56,7 +58,9 @@ extern "C" {
   XX(XIO_REQ_RANGES, "XIOTypeGetRanges")                                                           \
   XX(XIO_REQ_DELETE, "XIOTypeDeleteFile")                                                          \
   XX(XIO_REQ_LEASE, "XIOTypeLease")                                                                \
-  XX(XIO_REQ_SNAPSHOT, "XIOTypeSnapshot")
+  XX(XIO_REQ_SNAPSHOT, "XIOTypeSnapshot")                                                          \
+  XX(XIO_REQ_LIST, "XIOTypeListFiles")                                                             \
+  XX(XIO_REQ_COPY, "XIOTypeCopyFile")
 
 /** The type of one storage request; XIO_REQ_COUNT counts them (not a type). */
 typedef enum xio_request_type {
@@ -372,6 +376,9 @@ typedef struct xio_file_info {
   char etag[80];           /* page blob: the ETag; local: "" */
   char last_modified[40];  /* page blob: the service's HTTP date; local: ISO 8601 UTC */
   int64_t sequence_number; /* page blob: its sequence number; local: 0 */
+  char tier[16];           /* page blob: its access tier as the service names it
+                              (premium page blobs: P10..P80), "" when it names none
+                              (standard page blobs, Azurite); local: "" */
 } xio_file_info;
 
 /** xio_file_info.allocated when the backend does not know it. */
@@ -425,6 +432,134 @@ typedef struct xio_lease_result {
  */
 xio_err xio_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req,
                   xio_lease_result *out, xio_error *err);
+
+/* -------------------------------------- containers, copies, snapshots ---- */
+
+/** One file of a listing (xio_list) or one snapshot (xio_snapshot_list). Strings are
+ *  borrowed for the duration of the callback. */
+typedef struct xio_list_entry {
+  const char *name;           /* the blob's name in its container */
+  const char *snapshot;       /* the snapshot's id, or NULL for the blob itself */
+  const char *blob_type;      /* "PageBlob", "BlockBlob", "AppendBlob" */
+  xio_kind kind;              /* as recorded by xio (data when nothing is recorded) */
+  uint64_t size;              /* logical size (xio's recorded size, else stored_size) */
+  uint64_t stored_size;       /* the blob's size */
+  uint64_t allocated;         /* bytes in its page ranges with XIO_LIST_ALLOCATED (page
+                                 blobs), else XIO_UNKNOWN_SIZE */
+  const char *lease_state;    /* available, leased, expired, breaking, broken ("" for
+                                 snapshots) */
+  const char *lease_status;   /* locked, unlocked, or "" */
+  const char *lease_duration; /* infinite, fixed, or "" */
+  const char *last_modified;  /* the service's HTTP date */
+} xio_list_entry;
+
+/** Called once per entry, in the service's order: by name, a blob's snapshots next
+ *  to it (Azure: oldest first, before the blob; Azurite: newest first, around it). Return 0 to go
+ * on, anything else to stop the listing (xio_list then returns XIO_ECANCELED). */
+typedef int (*xio_list_fn)(const xio_list_entry *e, void *ud);
+
+#define XIO_LIST_SNAPSHOTS 0x1 /* also each blob's snapshots */
+#define XIO_LIST_ALLOCATED                                                                         \
+  0x2 /* also the allocated bytes of each page blob and                                            \
+         snapshot: one more request per entry */
+
+typedef struct xio_list_options {
+  const char *prefix; /* only names that start with it, or NULL */
+  unsigned flags;     /* XIO_LIST_* */
+  int page_size;      /* blobs per List Blobs request: 0 for the service's default
+                         (5000), else 1..5000 */
+} xio_list_options;
+
+/** Default list options: no prefix, no flags, the service's page size. */
+xio_list_options xio_list_options_default(void);
+
+/**
+ * Lists the blobs of the container at `container_url` (a container URL, with a SAS
+ * that grants list when a SAS is the credential), following the service's
+ * continuation markers page by page, and calls `fn` for each. Each List Blobs
+ * request is traced as XIOTypeListFiles on the container's log-safe URL, each Get
+ * Page Ranges (XIO_LIST_ALLOCATED) as XIOTypeGetRanges on the blob's. `opts` may be
+ * NULL. Errors: XIO_EINVAL (a page size outside 0..5000, unknown flags, no callback),
+ * XIO_EUNSUPPORTED (a local path: directories are not listed), XIO_EPARSE (a URL that
+ * names no container), XIO_ENOTFOUND (no such container), XIO_ECANCELED (`fn`
+ * stopped it), XIO_ENOMEM, credential and storage errors.
+ */
+xio_err xio_list(xio_ctx *ctx, const char *container_url, const xio_list_options *opts,
+                 xio_list_fn fn, void *ud, xio_error *err);
+
+/** Called while a copy runs, with the bytes copied so far and the total, on the
+ *  calling thread. */
+typedef void (*xio_copy_progress_fn)(uint64_t copied, uint64_t total, void *ud);
+
+#define XIO_COPY_FORCE 0x1 /* replace a destination that exists */
+
+typedef struct xio_copy_options {
+  unsigned flags;                /* XIO_COPY_* */
+  xio_copy_progress_fn progress; /* or NULL */
+  void *progress_ud;
+  int poll_ms; /* first wait before asking how a pending copy goes; doubles up to
+                  5 s (default 250) */
+} xio_copy_options;
+
+/** Default copy options: no flags, no progress, 250 ms first poll. */
+xio_copy_options xio_copy_options_default(void);
+
+/** What a finished copy did. */
+typedef struct xio_copy_result {
+  char copy_id[64];       /* the service's x-ms-copy-id */
+  uint64_t size;          /* logical size of the copy (as the source's) */
+  uint64_t src_allocated; /* bytes in the source's page ranges */
+  uint64_t dst_allocated; /* bytes in the copy's page ranges: equal when the copy
+                             kept the source sparse */
+  int polls;              /* properties requests made while it was pending */
+  int restored;           /* 1: the source was a snapshot of the destination */
+} xio_copy_result;
+
+/**
+ * Copies the page blob `src` onto `dst` with the service's server-side copy (Copy
+ * Blob) and waits until it is done, asking the destination's properties while it
+ * is pending. The copy carries the source's page ranges, metadata (xio's kind and
+ * logical size) and size. `src` may name a snapshot (URL?snapshot=ID); copying a
+ * snapshot onto its own blob restores the blob to it and needs no XIO_COPY_FORCE.
+ * A source in another account than `dst` needs a SAS (with read) in its URL; one in
+ * the same account is read with the destination's credential. A missing destination
+ * container is created. Afterwards both blobs' page ranges are listed to fill
+ * `out`'s allocated bytes (`out` may be NULL).
+ *
+ * Requests are traced on their blob's log-safe URL: properties of the source and
+ * the destination as XIOTypeOpenFile, the copy as XIOTypeCopyFile (length: the
+ * source's size), polls as XIOTypeGetFileSize, ranges as XIOTypeGetRanges.
+ *
+ * Errors: XIO_EUNSUPPORTED (a local source or destination: use read and write, or
+ * a blob that is not a page blob), XIO_EINVAL (source and destination are the same
+ * blob), XIO_ENOTFOUND (no source), XIO_EEXIST (the destination exists and no
+ * XIO_COPY_FORCE), XIO_EBUSY (the destination is leased: the copy would replace a
+ * file someone holds), XIO_ENOCRED (a source in another account without a SAS),
+ * XIO_ECONFLICT (the copy failed or was aborted on the service; the message carries
+ * its status description, and the destination is left as the service left it),
+ * XIO_ENOMEM, credential and storage errors.
+ */
+xio_err xio_copy(xio_ctx *ctx, const char *src, const char *dst, const xio_copy_options *opts,
+                 xio_copy_result *out, xio_error *err);
+
+/**
+ * Lists the snapshots of the page blob at `target` (a blob URL; a SAS must grant
+ * list on its container), in the service's order, with one List Blobs request per page
+ * (traced as XIOTypeListFiles). Each entry's name is the blob's and its snapshot
+ * is set. `flags` takes XIO_LIST_ALLOCATED. Errors: as xio_list; XIO_EUNSUPPORTED
+ * for local files.
+ */
+xio_err xio_snapshot_list(xio_ctx *ctx, const char *target, unsigned flags, xio_list_fn fn,
+                          void *ud, xio_error *err);
+
+/**
+ * Deletes one snapshot of the page blob at `target`: the one named `id`, or, when
+ * `id` is NULL, the one `target` names itself (TARGET?snapshot=ID). The blob and
+ * its other snapshots stay. One Delete Blob request, traced as XIOTypeDeleteFile.
+ * Errors: XIO_EINVAL (no snapshot named, or two different ones), XIO_EUNSUPPORTED
+ * (local files), XIO_ENOTFOUND (no such snapshot), credential and storage errors.
+ */
+xio_err xio_snapshot_delete(xio_ctx *ctx, const char *target, const char *id, xio_error *err);
 
 /* ---------------------------------------------------------- async I/O ---- */
 

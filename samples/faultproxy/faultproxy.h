@@ -1,22 +1,24 @@
 /*
- * faultproxy.h - an in-process HTTP/1.1 proxy for fault-injection tests.
+ * faultproxy.h - a fault-injecting HTTP/1.1 proxy, in front of the storage emulator.
  *
- * A test starts a proxy in front of the emulator, points its targets at the proxy's
- * endpoint instead of the emulator's, scripts faults, runs a call, and then reads
- * what the proxy saw. Requests are forwarded unchanged (the Host header included:
- * Shared Key and SAS signatures do not cover it) and responses sent back unchanged,
- * except where a fault says otherwise.
+ * One proxy, two users: the fault tests start it in their own process (scripting
+ * exact faults and reading what it saw), and the xio-faultproxy program (main.c)
+ * runs it in the background for any client, with random faults at given rates
+ * (`xio emulator start --faults` starts that program). Requests are forwarded
+ * unchanged (the Host header included: Shared Key and SAS signatures do not cover
+ * it) and responses sent back unchanged, except where a fault says otherwise.
  *
  * Faults (each scripted with faultproxy_add, applied to matching requests only as
- * many times as asked, then spent):
+ * many times as asked, then spent; or drawn at random, see faultproxy_set_rates):
  *   RESET          close the client connection abruptly (SO_LINGER 0, so the client
  *                  sees a reset) after reading the request, without forwarding it;
  *   LOST_RESPONSE  forward the request (the service applies it), read the service's
  *                  response, then reset the client connection without sending it;
  *   TORN           forward, then send the response headers and only the first half
- *                  of the body (a response without a body goes out whole), then end
- *                  the connection in order: the client sees a body short of its
- *                  Content-Length (or of its chunks);
+ *                  of the body, then end the connection in order: the client sees a
+ *                  body short of its Content-Length (or of its chunks). A response
+ *                  without a body goes out whole on a connection kept open, as if
+ *                  there were no fault (and counts as none);
  *   STALL          hold the request `stall_ms` before forwarding it; if the client
  *                  hangs up meanwhile (its per-try timeout), the request is dropped
  *                  and never reaches the service;
@@ -33,8 +35,10 @@
  * never sends one.
  *
  * Bounds: listens on 127.0.0.1 only, on a port the kernel picks; one acceptor thread
- * and one thread per connection, at most FAULTPROXY_MAX_CONNS connections over its
- * life (later ones are reset); headers up to 64 KiB, bodies up to 64 MiB; every wait
+ * and one thread per connection, at most FAULTPROXY_MAX_CONNS connections open at
+ * once (more are reset; finished ones are reaped as new ones arrive); records of the
+ * first FAULTPROXY_MAX_RECORDS requests (counts go on); headers up to 64 KiB, bodies
+ * up to 64 MiB; every wait
  * is a poll with a short timeout that also watches for faultproxy_free; a connection
  * idle for 30 s is closed. All functions are thread-safe.
  *
@@ -43,8 +47,8 @@
  * presence and a 64-bit fingerprint to tell tries apart. The proxy prints nothing but
  * its own failures, and those never quote a request.
  */
-#ifndef XIO_TEST_FAULTPROXY_H
-#define XIO_TEST_FAULTPROXY_H
+#ifndef XIO_FAULTPROXY_H
+#define XIO_FAULTPROXY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +56,7 @@
 #define FAULTPROXY_MAX_CONNS   256
 #define FAULTPROXY_MAX_FAULTS  32
 #define FAULTPROXY_MAX_RECORDS 1024
+#define FAULTPROXY_PPM         1000000 /* rates are parts per million */
 
 typedef struct faultproxy faultproxy;
 
@@ -102,6 +107,31 @@ typedef struct faultproxy_record {
   int64_t answered_us;        /* when the client got an answer or was cut off; 0 if not */
 } faultproxy_record;
 
+/** The kinds of random fault (faultproxy_set_rates), in the order they are drawn. */
+typedef enum faultproxy_rule {
+  FAULTPROXY_RULE_503 = 0, /* STATUS 503 ServerBusy with a retry hint */
+  FAULTPROXY_RULE_500,     /* STATUS 500 OperationTimedOut */
+  FAULTPROXY_RULE_RESET,   /* RESET: connection reset before the request is forwarded */
+  FAULTPROXY_RULE_LOST,    /* LOST_RESPONSE: applied by the service, answer lost */
+  FAULTPROXY_RULE_TORN,    /* TORN: response body cut short (only bodies can be torn) */
+  FAULTPROXY_RULE_STALL,   /* STALL: held `stall_ms` before forwarding */
+  FAULTPROXY_NRULES
+} faultproxy_rule;
+
+/** Random faults: rates per kind and the seed that makes a run repeatable. */
+typedef struct faultproxy_rates {
+  uint32_t ppm[FAULTPROXY_NRULES]; /* parts per million of requests; sum <= 1000000 */
+  int stall_ms;                    /* STALL: hold time (0: 3000) */
+  int retry_after_ms;              /* 503: the retry hint (0: 1000) */
+  uint64_t seed;
+} faultproxy_rates;
+
+/** What the proxy did so far. */
+typedef struct faultproxy_stats {
+  uint64_t requests;                    /* requests read in full */
+  uint64_t injected[FAULTPROXY_NRULES]; /* random faults applied, by kind */
+} faultproxy_stats;
+
 /**
  * Starts a proxy forwarding to `upstream` ("http://HOST:PORT", no path; HOST numeric
  * or resolvable). Binds 127.0.0.1 on a port the kernel picks and starts its acceptor
@@ -141,5 +171,44 @@ void faultproxy_forget(faultproxy *p);
 
 /** Name of a fault kind ("RESET"), for messages. */
 const char *faultproxy_kind_name(faultproxy_kind k);
+
+/** Turns random faults on (a copy of `r`) or off (`r` NULL). A request that no
+ *  scripted fault claims gets the fault faultproxy_rates_draw picks for its number,
+ *  so the same seed and the same sequence of requests give the same faults. */
+void faultproxy_set_rates(faultproxy *p, const faultproxy_rates *r);
+
+/** Copies the counts so far into `out`. */
+void faultproxy_stats_get(faultproxy *p, faultproxy_stats *out);
+
+/** Called with the counts each time they change, from the connection thread that
+ *  changed them, one call at a time, before that request's client is answered. */
+typedef void (*faultproxy_observer)(const faultproxy_stats *now, void *ud);
+
+/** Sets the observer (NULL: none). It must not call back into the proxy. */
+void faultproxy_set_observer(faultproxy *p, faultproxy_observer fn, void *ud);
+
+/* ------------------------------------------------------------ rates.c ---- */
+
+/**
+ * Parses a fault spec: comma-separated KIND=RATE% items, KIND one of 503, 500,
+ * reset, lost, torn, stall (faultproxy_rule_name), RATE a decimal of at most four
+ * places in 0..100; `503` and `stall` take an optional ":DURATION" ("3000ms", "3s",
+ * or plain milliseconds): the retry hint and the hold time. Example:
+ * "503=10%,500=2%,reset=2%,lost=2%,torn=5%,stall=1%:3000ms". Fills `out` (its seed
+ * left 0). Returns 0, or -1 with a message naming what is wrong in `err` (an unknown
+ * kind, a rate over 100%, rates adding up to more than 100%, a kind given twice, a
+ * malformed rate or duration).
+ */
+int faultproxy_rates_parse(const char *spec, faultproxy_rates *out, char *err, size_t errsize);
+
+/** The random fault for request number `no` (1-based), or -1 for none: a pure
+ *  function of the rates, the seed and `no`. */
+int faultproxy_rates_draw(const faultproxy_rates *r, uint64_t no);
+
+/** "503", "500", "reset", "lost", "torn", "stall" (as in a spec), or "?". */
+const char *faultproxy_rule_name(int rule);
+
+/** Writes the rates back as a spec ("503=10%:1000ms,reset=2%") into `out`. */
+void faultproxy_rates_format(const faultproxy_rates *r, char *out, size_t size);
 
 #endif

@@ -9,8 +9,11 @@
  * per request keeps the proxy free of stale keep-alive connections to the service;
  * client connections stay alive, as the client under test expects.
  *
+ * A request that no scripted fault claims may get a random one (faultproxy_set_rates),
+ * drawn from its request number and the seed; what was applied is counted by kind.
  * Every wait is a poll() of at most TICK_MS that also checks the stop flag, so
- * faultproxy_free ends every thread promptly.
+ * faultproxy_free ends every thread promptly. Finished connection threads are
+ * joined when the next connection arrives, so a long-running proxy stays bounded.
  */
 #define _GNU_SOURCE
 #include "faultproxy.h"
@@ -49,6 +52,7 @@ typedef struct conn {
   int no;
   int fd;
   pthread_t thread;
+  atomic_int done; /* the thread has finished: join it */
 } conn;
 
 struct faultproxy {
@@ -64,13 +68,21 @@ struct faultproxy {
   faultproxy_record *records;         /* under mu */
   int nrecords;                       /* under mu */
   int next_no;                        /* under mu */
-  conn *conns[FAULTPROXY_MAX_CONNS];  /* acceptor thread only, then free */
-  int nconns;
+  faultproxy_rates rates;             /* under mu */
+  int rates_on;                       /* under mu */
+  faultproxy_stats stats;             /* under mu */
+  faultproxy_observer observer;       /* under obs_mu */
+  void *observer_ud;
+  pthread_mutex_t obs_mu;            /* one observer call at a time, in the order of the counts */
+  conn *conns[FAULTPROXY_MAX_CONNS]; /* acceptor thread only, then free */
+  int nconns;                        /* open (or not yet joined) connections */
+  int conns_made;                    /* connections over the proxy's life */
 };
 
 /* The fault chosen for one request, copied out of its slot. */
 typedef struct action {
   faultproxy_kind kind;
+  int rule; /* the random fault's faultproxy_rule, -1 when scripted or none */
   int stall_ms, status, retry_after_ms, retry_after_s;
   char code[64];
 } action;
@@ -397,9 +409,30 @@ static int slot_matches(slot *s, const faultproxy_record *rec) {
   return 1;
 }
 
-/* Under mu: the first matching fault with uses left, spent once, copied to `a`. */
+/* Under mu: the random fault of rule `rule` as an action. */
+static void random_fault(const faultproxy_rates *r, int rule, action *a) {
+  static const faultproxy_kind kinds[FAULTPROXY_NRULES] = {
+      FAULTPROXY_STATUS,        FAULTPROXY_STATUS, FAULTPROXY_RESET,
+      FAULTPROXY_LOST_RESPONSE, FAULTPROXY_TORN,   FAULTPROXY_STALL};
+  a->rule = rule;
+  a->kind = kinds[rule];
+  a->stall_ms = r->stall_ms > 0 ? r->stall_ms : 3000;
+  if (rule == FAULTPROXY_RULE_503) {
+    a->status = 503;
+    a->retry_after_ms = r->retry_after_ms > 0 ? r->retry_after_ms : 1000;
+    a->retry_after_s = (a->retry_after_ms + 999) / 1000;
+    snprintf(a->code, sizeof a->code, "ServerBusy");
+  } else if (rule == FAULTPROXY_RULE_500) {
+    a->status = 500;
+    snprintf(a->code, sizeof a->code, "OperationTimedOut");
+  }
+}
+
+/* Under mu: the first matching scripted fault with uses left, spent once, copied to
+ * `a`; else the random fault drawn for the request, if any. */
 static void pick_fault(faultproxy *p, const faultproxy_record *rec, action *a) {
   memset(a, 0, sizeof *a);
+  a->rule = -1;
   for (int i = 0; i < p->nfaults; i++) {
     slot *s = &p->faults[i];
     if (!slot_matches(s, rec)) continue;
@@ -412,6 +445,29 @@ static void pick_fault(faultproxy *p, const faultproxy_record *rec, action *a) {
     snprintf(a->code, sizeof a->code, "%s", s->f.error_code ? s->f.error_code : "ServerBusy");
     return;
   }
+  int rule = p->rates_on ? faultproxy_rates_draw(&p->rates, (uint64_t)rec->no) : -1;
+  if (rule >= 0) random_fault(&p->rates, rule, a);
+}
+
+/* Tells the observer the counts have changed: before the client is answered, so a
+ * client that has its answer can read counts that include it. */
+static void notify(faultproxy *p) {
+  pthread_mutex_lock(&p->obs_mu);
+  if (p->observer) {
+    faultproxy_stats now;
+    faultproxy_stats_get(p, &now);
+    p->observer(&now, p->observer_ud);
+  }
+  pthread_mutex_unlock(&p->obs_mu);
+}
+
+/* Counts a random fault as applied (scripted ones are seen in the records). */
+static void count_fault(faultproxy *p, const action *a) {
+  if (a->rule < 0) return;
+  pthread_mutex_lock(&p->mu);
+  p->stats.injected[a->rule]++;
+  pthread_mutex_unlock(&p->mu);
+  notify(p);
 }
 
 /* Fills a record from the request head in `b`. */
@@ -438,11 +494,13 @@ static void admit(faultproxy *p, const buf *b, request *r, int conn_no, action *
   describe(b, r, conn_no, &rec);
   pthread_mutex_lock(&p->mu);
   rec.no = r->no = ++p->next_no;
+  p->stats.requests++;
   pick_fault(p, &rec, a);
   rec.fault = a->kind;
   r->rec = p->nrecords < FAULTPROXY_MAX_RECORDS ? p->nrecords++ : -1;
   if (r->rec >= 0) p->records[r->rec] = rec;
   pthread_mutex_unlock(&p->mu);
+  notify(p);
 }
 
 /* Notes the service's answer (status 0: none) and the time the client was answered. */
@@ -493,6 +551,7 @@ static int send_status(faultproxy *p, int fd, const request *r, const action *a,
                    "x-ms-error-code: %s\r\nx-ms-request-id: faultproxy-%d\r\n%s\r\n",
                    a->status, reason(a->status), bl, a->code, no, hints);
   note_answer(p, r, a->status, a->code);
+  count_fault(p, a);
   if (send_all(p, fd, head, (size_t)n) != 0) return -1;
   return r->is_head ? 0 : send_all(p, fd, body, (size_t)bl);
 }
@@ -562,8 +621,9 @@ static int exchange(faultproxy *p, const buf *in, const request *r, buf *out, ms
 
 /* Sends the response headers and half the body (at least one byte short), then
  * ends the connection in order: the client sees a body cut short of its length. */
-static void send_torn(faultproxy *p, int fd, const buf *resp, const msg *m) {
+static void send_torn(faultproxy *p, int fd, const buf *resp, const msg *m, const action *a) {
   size_t half = m->body_len / 2;
+  count_fault(p, a);
   send_all(p, fd, resp->d, m->head_len + half);
   shutdown(fd, SHUT_WR);
 }
@@ -580,8 +640,11 @@ static int forward(faultproxy *p, int fd, buf *in, const request *r, const actio
     char code[64];
     header(up.d, resp.head_len, "x-ms-error-code", code, sizeof code);
     note_answer(p, r, resp.status, code);
-    if (a->kind == FAULTPROXY_TORN)
-      send_torn(p, fd, &up, &resp);
+    if (a->kind == FAULTPROXY_LOST_RESPONSE) count_fault(p, a);
+    /* A response without a body cannot be torn: it goes out whole, and the
+     * connection stays open as after any other response. */
+    if (a->kind == FAULTPROXY_TORN && resp.body_len)
+      send_torn(p, fd, &up, &resp, a);
     else if (a->kind != FAULTPROXY_LOST_RESPONSE)
       keep = send_all(p, fd, up.d, resp.total) == 0 && !resp.until_close && !r->client_close;
   }
@@ -595,11 +658,13 @@ static int serve(faultproxy *p, int *fd, buf *in, const request *r, const action
   switch (a->kind) {
   case FAULTPROXY_RESET:
     note_answer(p, r, 0, NULL);
+    count_fault(p, a);
     reset_close(*fd);
     *fd = -1;
     return 0;
   case FAULTPROXY_STATUS: return send_status(p, *fd, r, a, r->no) == 0 && !r->client_close;
   case FAULTPROXY_STALL:
+    count_fault(p, a);
     if (!hold(p, *fd, a->stall_ms)) return 0;
     return forward(p, *fd, in, r, a);
   default: {
@@ -643,12 +708,29 @@ static void *conn_main(void *arg) {
   }
   if (fd >= 0) close(fd);
   free(in.d);
+  atomic_store(&c->done, 1);
   return NULL;
 }
 
 /* ------------------------------------------------------------ acceptor ---- */
 
+/* Joins and frees the connections whose threads have finished. */
+static void reap_conns(faultproxy *p) {
+  int k = 0;
+  for (int i = 0; i < p->nconns; i++) {
+    conn *c = p->conns[i];
+    if (atomic_load(&c->done)) {
+      pthread_join(c->thread, NULL);
+      free(c);
+    } else {
+      p->conns[k++] = c;
+    }
+  }
+  p->nconns = k;
+}
+
 static void start_conn(faultproxy *p, int fd) {
+  reap_conns(p);
   conn *c = p->nconns < FAULTPROXY_MAX_CONNS ? calloc(1, sizeof *c) : NULL;
   if (!c) {
     reset_close(fd);
@@ -656,7 +738,8 @@ static void start_conn(faultproxy *p, int fd) {
   }
   c->p = p;
   c->fd = fd;
-  c->no = p->nconns + 1;
+  c->no = ++p->conns_made;
+  atomic_init(&c->done, 0);
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   if (pthread_create(&c->thread, NULL, conn_main, c) != 0) {
@@ -722,6 +805,7 @@ faultproxy *faultproxy_start(const char *upstream) {
   if (!p) return NULL;
   p->lfd = -1;
   pthread_mutex_init(&p->mu, NULL);
+  pthread_mutex_init(&p->obs_mu, NULL);
   atomic_init(&p->stop, 0);
   const char *why = NULL;
   if (!upstream || set_upstream(p, upstream) != 0)
@@ -737,6 +821,7 @@ faultproxy *faultproxy_start(const char *upstream) {
   if (p->lfd >= 0) close(p->lfd);
   free(p->records);
   pthread_mutex_destroy(&p->mu);
+  pthread_mutex_destroy(&p->obs_mu);
   free(p);
   return NULL;
 }
@@ -760,6 +845,7 @@ void faultproxy_free(faultproxy *p) {
   faultproxy_clear_faults(p);
   free(p->records);
   pthread_mutex_destroy(&p->mu);
+  pthread_mutex_destroy(&p->obs_mu);
   free(p);
 }
 
@@ -825,6 +911,26 @@ int faultproxy_record_get(faultproxy *p, int i, faultproxy_record *out) {
 void faultproxy_forget(faultproxy *p) {
   pthread_mutex_lock(&p->mu);
   p->nrecords = 0;
+  pthread_mutex_unlock(&p->mu);
+}
+
+void faultproxy_set_rates(faultproxy *p, const faultproxy_rates *r) {
+  pthread_mutex_lock(&p->mu);
+  p->rates_on = r != NULL;
+  if (r) p->rates = *r;
+  pthread_mutex_unlock(&p->mu);
+}
+
+void faultproxy_set_observer(faultproxy *p, faultproxy_observer fn, void *ud) {
+  pthread_mutex_lock(&p->obs_mu);
+  p->observer = fn;
+  p->observer_ud = ud;
+  pthread_mutex_unlock(&p->obs_mu);
+}
+
+void faultproxy_stats_get(faultproxy *p, faultproxy_stats *out) {
+  pthread_mutex_lock(&p->mu);
+  *out = p->stats;
   pthread_mutex_unlock(&p->mu);
 }
 

@@ -1,0 +1,9 @@
+# The fault proxy as a static library (faultproxy.c, rates.c), defined once for
+# both of its users: the xio-faultproxy program beside it and the fault tests
+# (tests/blobio_fault), which are built even without the samples.
+if(NOT TARGET xio_faultproxy)
+  add_library(xio_faultproxy STATIC
+    ${CMAKE_CURRENT_LIST_DIR}/faultproxy.c ${CMAKE_CURRENT_LIST_DIR}/rates.c)
+  target_include_directories(xio_faultproxy PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(xio_faultproxy PUBLIC Threads::Threads)
+endif()

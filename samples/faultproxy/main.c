@@ -1,0 +1,174 @@
+/*
+ * main.c - xio-faultproxy, the fault proxy as a program: it listens on 127.0.0.1,
+ * forwards every request to an upstream storage service (the emulator) and injects
+ * random faults at the rates it is given, for any client (xio, the official SDKs,
+ * curl). `xio emulator start --faults` runs it in the background.
+ *
+ *   xio-faultproxy --upstream http://HOST:PORT [--faults SPEC] [--seed N]
+ *                  [--stats FILE] [--endpoint-file FILE]
+ *
+ * Once listening it prints "listening on http://127.0.0.1:PORT" on stdout and writes
+ * that endpoint to --endpoint-file. It rewrites --stats (the counts, one
+ * "NAME VALUE" line each: requests, then each fault kind) whenever they change,
+ * before it answers the request that changed them, so a client that has its answer
+ * finds itself counted. SIGTERM or SIGINT stops it: it cuts open connections and
+ * exits 0. Exit status: 0 stopped, 1 failed, 2 bad usage.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "faultproxy.h"
+
+static const char usage[] =
+    "usage: xio-faultproxy --upstream http://HOST:PORT [--faults SPEC] [--seed N]\n"
+    "                      [--stats FILE] [--endpoint-file FILE]\n";
+
+static const char help[] =
+    "\n"
+    "Forwards HTTP requests from 127.0.0.1:PORT (a free port) to the upstream storage\n"
+    "service and injects faults at random, at the rates of SPEC:\n"
+    "  503=R%[:DURATION]   503 ServerBusy with a retry hint (default 1000ms)\n"
+    "  500=R%              500 OperationTimedOut\n"
+    "  reset=R%            connection reset before the request is forwarded\n"
+    "  lost=R%             the service applies the request, the response is lost\n"
+    "  torn=R%             the response body is cut short\n"
+    "  stall=R%[:DURATION] the request is held DURATION (default 3000ms) first\n"
+    "e.g. --faults 503=10%,500=2%,reset=2%,lost=2%,torn=5%,stall=1%:3000ms\n"
+    "\n"
+    "  --seed N            the faults drawn for each request number (default 1)\n"
+    "  --stats FILE        counts so far, rewritten as they change\n"
+    "  --endpoint-file F   where the proxy's endpoint is written once it listens\n"
+    "SIGTERM or SIGINT stops it. Exit status: 0 stopped, 1 failed, 2 bad usage.\n";
+
+typedef struct opts {
+  const char *upstream, *faults, *seed, *stats, *endpoint_file;
+} opts;
+
+static int bad_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "xio-faultproxy: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n%sTry 'xio-faultproxy --help' for more.\n", usage);
+  return 2;
+}
+
+/* Parses argv into `o`. -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, opts *o) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char **slot = strcmp(a, "--upstream") == 0        ? &o->upstream
+                        : strcmp(a, "--faults") == 0        ? &o->faults
+                        : strcmp(a, "--seed") == 0          ? &o->seed
+                        : strcmp(a, "--stats") == 0         ? &o->stats
+                        : strcmp(a, "--endpoint-file") == 0 ? &o->endpoint_file
+                                                            : NULL;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      printf("%s%s", usage, help);
+      return 0;
+    }
+    if (!slot) return bad_usage(a[0] == '-' ? "unknown option %s" : "unexpected argument '%s'", a);
+    if (i + 1 >= argc) return bad_usage("option %s needs a value", a);
+    *slot = argv[++i];
+  }
+  if (!o->upstream) return bad_usage("%s", "missing --upstream http://HOST:PORT");
+  return -1;
+}
+
+/* --faults and --seed into `r`. -1 to go on, else 2 after a message. */
+static int parse_rates(const opts *o, faultproxy_rates *r) {
+  char err[256];
+  memset(r, 0, sizeof *r);
+  if (o->faults && faultproxy_rates_parse(o->faults, r, err, sizeof err) != 0)
+    return bad_usage("--faults: %s", err);
+  r->seed = 1;
+  if (o->seed) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(o->seed, &end, 10);
+    if (errno || end == o->seed || *end || o->seed[0] == '-')
+      return bad_usage("--seed: '%s' is not a whole number", o->seed);
+    r->seed = v;
+  }
+  return -1;
+}
+
+/* Writes `text` to `path` through a temporary file and a rename, so that readers see
+ * the old or the new content, never half. 0 ok, -1 failed. */
+static int write_atomically(const char *path, const char *text) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return -1;
+  FILE *f = fopen(tmp, "w");
+  if (!f) return -1;
+  int ok = fputs(text, f) >= 0;
+  ok = (fclose(f) == 0) && ok;
+  if (ok && rename(tmp, path) == 0) return 0;
+  remove(tmp);
+  return -1;
+}
+
+static void format_stats(const faultproxy_stats *s, char *out, size_t size) {
+  size_t k = (size_t)snprintf(out, size, "requests %llu\n", (unsigned long long)s->requests);
+  for (int i = 0; i < FAULTPROXY_NRULES && k < size; i++)
+    k += (size_t)snprintf(out + k, size - k, "%s %llu\n", faultproxy_rule_name(i),
+                          (unsigned long long)s->injected[i]);
+}
+
+/* Writes the counts to the stats file (the proxy's observer: called as they change,
+ * before the client whose request changed them is answered). */
+static void write_stats(const faultproxy_stats *now, void *ud) {
+  const char *path = ud;
+  char text[512];
+  format_stats(now, text, sizeof text);
+  if (write_atomically(path, text) != 0)
+    fprintf(stderr, "xio-faultproxy: cannot write %s: %s\n", path, strerror(errno));
+}
+
+/* Serves until SIGTERM or SIGINT (blocked in every thread, taken here). */
+static void serve(const sigset_t *stop) {
+  int sig = 0;
+  while (sigwait(stop, &sig) != 0 || (sig != SIGTERM && sig != SIGINT))
+    ;
+}
+
+int main(int argc, char **argv) {
+  opts o;
+  faultproxy_rates rates;
+  memset(&o, 0, sizeof o);
+  int rc = parse_args(argc, argv, &o);
+  if (rc < 0) rc = parse_rates(&o, &rates);
+  if (rc >= 0) return rc;
+  /* Blocked before any thread starts, so every thread inherits the mask. */
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  sigprocmask(SIG_BLOCK, &stop, NULL);
+  faultproxy *p = faultproxy_start(o.upstream);
+  if (!p) return 1;
+  faultproxy_set_rates(p, &rates);
+  if (o.stats) {
+    faultproxy_stats zero;
+    memset(&zero, 0, sizeof zero);
+    write_stats(&zero, (void *)o.stats);
+    faultproxy_set_observer(p, write_stats, (void *)o.stats);
+  }
+  const char *ep = faultproxy_endpoint(p);
+  char line[128];
+  snprintf(line, sizeof line, "%s\n", ep);
+  if (o.endpoint_file && write_atomically(o.endpoint_file, line) != 0) {
+    fprintf(stderr, "xio-faultproxy: cannot write %s: %s\n", o.endpoint_file, strerror(errno));
+    faultproxy_free(p);
+    return 1;
+  }
+  char spec[256];
+  faultproxy_rates_format(&rates, spec, sizeof spec);
+  printf("listening on %s, forwarding to %s, faults %s, seed %llu\n", ep, o.upstream,
+         spec[0] ? spec : "none", (unsigned long long)rates.seed);
+  fflush(stdout);
+  serve(&stop);
+  faultproxy_free(p); /* the observer has written the last counts */
+  return 0;
+}

@@ -1,0 +1,523 @@
+/*
+ * emulator.c - the emulator command: `xio emulator start|stop|status` runs the
+ * pinned Azurite in memory on a free loopback port for any client, optionally with
+ * the fault proxy (xio-faultproxy) in front of it, and prints how to reach it: the
+ * blob endpoint and the dev account's connection string (for people, --json, or
+ * --shell for `eval`). State lives in a directory (--dir, or a per-user default) so
+ * that stop and status find what start left running.
+ *
+ * The connection string carries Azurite's well-known development key: printing it
+ * is the point of the command, and no other key is ever printed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xio/auth.h>
+
+#include "emulator.h"
+
+#define AZURITE_START_MS 60000 /* Azurite's first start on a slow machine */
+#define PROXY_START_MS   10000
+#define STOP_GRACE_MS    10000
+
+typedef struct emu_opts {
+  const char *dir, *faults, *seed;
+  int shell;
+  faultproxy_rates rates;
+  char path[4096]; /* the state directory, absolute */
+} emu_opts;
+
+typedef struct emu_sub {
+  const char *name;
+  const char *synopsis; /* after "usage: xio " */
+  const char *help;
+  int (*run)(cli *c, emu_opts *o);
+  int takes_start_options;
+} emu_sub;
+
+/* ------------------------------------------------------------ output ---- */
+
+/* snprintf for messages that may be cut to fit `out`. */
+static void text_to(char *out, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void text_to(char *out, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out, size, fmt, ap);
+  va_end(ap);
+}
+
+/* Reports a failure: "xio: emulator ACTION failed: MESSAGE" on stderr (with --json
+ * also an error object on stdout). Returns CLI_FAILED. */
+static int emu_fail(const cli *c, const char *action, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int emu_fail(const cli *c, const char *action, const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "xio: emulator %s failed: %s\n", action, msg);
+  if (c->json) {
+    cJSON *o = cJSON_CreateObject(), *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "command", "emulator");
+    cJSON_AddStringToObject(o, "action", action);
+    cJSON_AddStringToObject(e, "message", msg);
+    cJSON_AddItemToObject(o, "error", e);
+    cli_json_print(o);
+  }
+  return CLI_FAILED;
+}
+
+/* The address clients use: the proxy's when it runs, else Azurite's. */
+static const char *front_url(const cli_emu_state *st) {
+  return st->proxy.pid ? st->proxy_url : st->azurite_url;
+}
+
+static void blob_endpoint(const cli_emu_state *st, char *out, size_t size) {
+  snprintf(out, size, "%s/%s", front_url(st), XIO_AUTH_DEV_ACCOUNT);
+}
+
+static void connection_string(const cli_emu_state *st, char *out, size_t size) {
+  snprintf(out, size,
+           "DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s/%s;",
+           XIO_AUTH_DEV_ACCOUNT, XIO_AUTH_DEV_KEY, front_url(st), XIO_AUTH_DEV_ACCOUNT);
+}
+
+/* "--dir DIR" when the directory was given, so hints name the same one. */
+static const char *dir_hint(const emu_opts *o, char *buf, size_t size) {
+  if (!o->dir) return "";
+  snprintf(buf, size, " --dir %s", o->path);
+  return buf;
+}
+
+static cJSON *stats_json(const cli_emu_stats *s) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddNumberToObject(j, "requests", (double)s->requests);
+  for (int i = 0; i < FAULTPROXY_NRULES; i++)
+    cJSON_AddNumberToObject(j, faultproxy_rule_name(i), (double)s->injected[i]);
+  return j;
+}
+
+static void stats_line(const cli_emu_stats *s, char *out, size_t size) {
+  size_t k = (size_t)snprintf(out, size, "%llu request%s; faults injected:", s->requests,
+                              cli_plural(s->requests));
+  for (int i = 0; i < FAULTPROXY_NRULES && k < size; i++)
+    k += (size_t)snprintf(out + k, size - k, "%s %s %llu", i ? "," : "", faultproxy_rule_name(i),
+                          s->injected[i]);
+}
+
+/* The parts of start's and status's JSON that say where things run. */
+static void where_json(cJSON *o, const emu_opts *op, const cli_emu_state *st) {
+  char ep[256], cs[512];
+  blob_endpoint(st, ep, sizeof ep);
+  connection_string(st, cs, sizeof cs);
+  cJSON_AddStringToObject(o, "dir", op->path);
+  cJSON_AddStringToObject(o, "account", XIO_AUTH_DEV_ACCOUNT);
+  cJSON_AddStringToObject(o, "blob_endpoint", ep);
+  cJSON_AddStringToObject(o, "connection_string", cs);
+  cJSON *az = cJSON_AddObjectToObject(o, "azurite");
+  cJSON_AddNumberToObject(az, "pid", (double)st->azurite.pid);
+  cJSON_AddStringToObject(az, "endpoint", st->azurite_url);
+  cJSON_AddBoolToObject(az, "running", cli_emu_alive(&st->azurite));
+  if (!st->proxy.pid) {
+    cJSON_AddNullToObject(o, "proxy");
+    return;
+  }
+  cJSON *px = cJSON_AddObjectToObject(o, "proxy");
+  cJSON_AddNumberToObject(px, "pid", (double)st->proxy.pid);
+  cJSON_AddStringToObject(px, "endpoint", st->proxy_url);
+  cJSON_AddBoolToObject(px, "running", cli_emu_alive(&st->proxy));
+  cJSON_AddStringToObject(px, "faults", st->faults);
+  cJSON_AddNumberToObject(px, "seed", (double)st->seed);
+}
+
+static void print_started(const cli *c, const emu_opts *o, const cli_emu_state *st) {
+  char ep[256], cs[512], hint[4200];
+  blob_endpoint(st, ep, sizeof ep);
+  connection_string(st, cs, sizeof cs);
+  if (o->shell) {
+    printf("export AZURE_STORAGE_CONNECTION_STRING='%s';\n", cs);
+    printf("# xio emulator: blob endpoint %s; stop it with: xio emulator stop%s\n", ep,
+           dir_hint(o, hint, sizeof hint));
+  } else if (c->json) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "command", "emulator");
+    cJSON_AddStringToObject(j, "action", "start");
+    where_json(j, o, st);
+    cli_json_print(j);
+  } else if (c->quiet) {
+    printf("%s\n", cs);
+  } else {
+    printf("Azurite runs in memory (pid %ld) at %s; state in %s\n", st->azurite.pid,
+           st->azurite_url, o->path);
+    if (st->proxy.pid)
+      printf("fault proxy (pid %ld) in front of it at %s: faults %s, seed %llu\n", st->proxy.pid,
+             st->proxy_url, st->faults, st->seed);
+    printf("blob endpoint:     %s\nconnection string: %s\n", ep, cs);
+    printf("stop it with: xio emulator stop%s\n", dir_hint(o, hint, sizeof hint));
+  }
+}
+
+/* ------------------------------------------------------------ start ---- */
+
+/* The URL in Azurite's "successfully listens on http://127.0.0.1:PORT" line of its
+ * log, or "" when it has not said so yet. */
+static void azurite_url_from_log(const char *dir, char *out, size_t size) {
+  static const char said[] = "successfully listens on http://127.0.0.1:";
+  char path[4200], line[1024];
+  out[0] = '\0';
+  if (cli_emu_path(dir, "azurite.log", path, sizeof path) != 0) return;
+  FILE *f = fopen(path, "r");
+  while (f && fgets(line, sizeof line, f)) {
+    char *p = strstr(line, said);
+    if (!p) continue;
+    p += strlen("successfully listens on ");
+    size_t n = strlen("http://127.0.0.1:");
+    n += strspn(p + n, "0123456789");
+    snprintf(out, size, "%.*s", (int)n, p);
+    break;
+  }
+  if (f) fclose(f);
+}
+
+/* Appends the last lines of dir/name to `out` (for a failure message). */
+static void log_tail(const char *dir, const char *name, char *out, size_t size) {
+  char path[4200];
+  out[0] = '\0';
+  if (cli_emu_path(dir, name, path, sizeof path) != 0) return;
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char buf[1500];
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, len > (long)sizeof buf - 1 ? len - (long)sizeof buf + 1 : 0, SEEK_SET);
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  text_to(out, size, "; its log (%s) ends:\n%s", path, n ? buf : "(empty)\n");
+}
+
+/* Starts Azurite and waits until it answers. 0, or -1 with a message. */
+static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t errsize) {
+  char bin[4096], log[4200], tail[1700];
+  if (cli_emu_find_azurite(bin, sizeof bin, err, errsize) != 0) return -1;
+  if (cli_emu_path(o->path, "azurite.log", log, sizeof log) != 0) return -1;
+  /* --skipApiVersionCheck: newer SDKs send service versions this Azurite predates. */
+  const char *argv[] = {bin,
+                        "--blobHost",
+                        "127.0.0.1",
+                        "--blobPort",
+                        "0",
+                        "--inMemoryPersistence",
+                        "--silent",
+                        "--disableTelemetry",
+                        "--skipApiVersionCheck",
+                        NULL};
+  if (cli_emu_spawn(argv, o->path, log, &st->azurite, err, errsize) != 0) return -1;
+  /* Known at once, so that stop finds it even if this command is interrupted. */
+  cli_emu_state_write(o->path, st, err, errsize);
+  for (int64_t end = cli_emu_now_ms() + AZURITE_START_MS; cli_emu_now_ms() < end;) {
+    if (!st->azurite_url[0]) azurite_url_from_log(o->path, st->azurite_url, sizeof st->azurite_url);
+    if (st->azurite_url[0] && cli_emu_answers(st->azurite_url, 1000)) return 0;
+    cli_emu_reap(&st->azurite);
+    if (!cli_emu_alive(&st->azurite)) {
+      log_tail(o->path, "azurite.log", tail, sizeof tail);
+      text_to(err, errsize, "Azurite (%s) ended before it listened%s", bin, tail);
+      return -1;
+    }
+    cli_emu_sleep_ms(50);
+  }
+  log_tail(o->path, "azurite.log", tail, sizeof tail);
+  snprintf(err, errsize, "Azurite did not answer within %d s%s", AZURITE_START_MS / 1000, tail);
+  return -1;
+}
+
+/* Starts the fault proxy in front of Azurite and waits until it listens. */
+static int start_proxy(const emu_opts *o, cli_emu_state *st, char *err, size_t errsize) {
+  char bin[4096], log[4200], stats[4200], epfile[4200], seed[32], tail[1700];
+  if (cli_emu_find_proxy(bin, sizeof bin, err, errsize) != 0) return -1;
+  faultproxy_rates_format(&o->rates, st->faults, sizeof st->faults);
+  st->seed = o->rates.seed;
+  snprintf(seed, sizeof seed, "%llu", st->seed);
+  if (cli_emu_path(o->path, "proxy.log", log, sizeof log) != 0 ||
+      cli_emu_path(o->path, "proxy.stats", stats, sizeof stats) != 0 ||
+      cli_emu_path(o->path, "proxy.endpoint", epfile, sizeof epfile) != 0)
+    return -1;
+  const char *argv[] = {bin,      "--upstream", st->azurite_url, "--faults", st->faults,
+                        "--seed", seed,         "--stats",       stats,      "--endpoint-file",
+                        epfile,   NULL};
+  if (cli_emu_spawn(argv, o->path, log, &st->proxy, err, errsize) != 0) return -1;
+  cli_emu_state_write(o->path, st, err, errsize);
+  for (int64_t end = cli_emu_now_ms() + PROXY_START_MS; cli_emu_now_ms() < end;) {
+    if (cli_emu_read_line(o->path, "proxy.endpoint", st->proxy_url, sizeof st->proxy_url) == 0)
+      return 0;
+    cli_emu_reap(&st->proxy);
+    if (!cli_emu_alive(&st->proxy)) break;
+    cli_emu_sleep_ms(20);
+  }
+  log_tail(o->path, "proxy.log", tail, sizeof tail);
+  text_to(err, errsize, "the fault proxy (%s) did not start%s", bin, tail);
+  return -1;
+}
+
+/* Refuses to start over a running emulator; clears what a dead one left. */
+static int check_free(const cli *c, const emu_opts *o) {
+  cli_emu_state old;
+  char err[512], hint[4200];
+  int r = cli_emu_state_read(o->path, &old, err, sizeof err);
+  if (r < 0) return emu_fail(c, "start", "%s", err);
+  if (r > 0 && (cli_emu_alive(&old.azurite) || cli_emu_alive(&old.proxy)))
+    return emu_fail(c, "start",
+                    "an emulator already runs from %s (Azurite pid %ld at %s): stop it with "
+                    "`xio emulator stop%s`, or start another with a different --dir",
+                    o->path, old.azurite.pid, front_url(&old), dir_hint(o, hint, sizeof hint));
+  cli_emu_state_remove(o->path);
+  return CLI_CONTINUE;
+}
+
+static int run_start(cli *c, emu_opts *o) {
+  cli_emu_state st;
+  char err[4096];
+  memset(&st, 0, sizeof st);
+  if (cli_emu_mkdir(o->path, err, sizeof err) != 0) return emu_fail(c, "start", "%s", err);
+  int r = check_free(c, o);
+  if (r != CLI_CONTINUE) return r;
+  if (start_azurite(o, &st, err, sizeof err) != 0 ||
+      (o->faults && start_proxy(o, &st, err, sizeof err) != 0) ||
+      cli_emu_state_write(o->path, &st, err, sizeof err) != 0) {
+    cli_emu_terminate(&st.proxy, STOP_GRACE_MS);
+    cli_emu_terminate(&st.azurite, STOP_GRACE_MS);
+    cli_emu_state_remove(o->path);
+    return emu_fail(c, "start", "%s", err);
+  }
+  print_started(c, o, &st);
+  return CLI_OK;
+}
+
+/* ------------------------------------------------------------ stop ---- */
+
+static void print_stopped(const cli *c, const emu_opts *o, const cli_emu_state *st,
+                          const cli_emu_stats *s) {
+  char line[512];
+  if (c->json) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "command", "emulator");
+    cJSON_AddStringToObject(j, "action", "stop");
+    cJSON_AddStringToObject(j, "dir", o->path);
+    cJSON_AddBoolToObject(j, "was_running", st != NULL);
+    if (st) {
+      cJSON_AddNumberToObject(j, "azurite_pid", (double)st->azurite.pid);
+      if (st->proxy.pid) cJSON_AddNumberToObject(j, "proxy_pid", (double)st->proxy.pid);
+    }
+    if (s && s->valid) cJSON_AddItemToObject(j, "stats", stats_json(s));
+    cli_json_print(j);
+    return;
+  }
+  if (!st) {
+    cli_say(c, "no emulator runs from %s", o->path);
+    return;
+  }
+  if (st->proxy.pid)
+    cli_say(c, "stopped Azurite (pid %ld) and the fault proxy (pid %ld)", st->azurite.pid,
+            st->proxy.pid);
+  else
+    cli_say(c, "stopped Azurite (pid %ld)", st->azurite.pid);
+  if (s && s->valid) {
+    stats_line(s, line, sizeof line);
+    printf("fault proxy: %s\n", line); /* what stop is asked for: shown even with --quiet */
+  }
+}
+
+static int run_stop(cli *c, emu_opts *o) {
+  cli_emu_state st;
+  cli_emu_stats s;
+  char err[512];
+  int r = cli_emu_state_read(o->path, &st, err, sizeof err);
+  if (r < 0) return emu_fail(c, "stop", "%s", err);
+  if (r == 0) {
+    print_stopped(c, o, NULL, NULL);
+    return CLI_OK;
+  }
+  /* The proxy first: it writes its final counts as it stops. */
+  int proxy_rc = cli_emu_terminate(&st.proxy, STOP_GRACE_MS);
+  cli_emu_stats_read(o->path, &s);
+  int azurite_rc = cli_emu_terminate(&st.azurite, STOP_GRACE_MS);
+  if (proxy_rc != 0 || azurite_rc != 0)
+    return emu_fail(c, "stop", "pid %ld would not end, even after SIGKILL",
+                    proxy_rc != 0 ? st.proxy.pid : st.azurite.pid);
+  cli_emu_state_remove(o->path);
+  print_stopped(c, o, &st, &s);
+  return CLI_OK;
+}
+
+/* ------------------------------------------------------------ status ---- */
+
+static int run_status(cli *c, emu_opts *o) {
+  cli_emu_state st;
+  cli_emu_stats s;
+  char err[512], ep[256], cs[512], line[512], hint[4200];
+  int r = cli_emu_state_read(o->path, &st, err, sizeof err);
+  if (r < 0) return emu_fail(c, "status", "%s", err);
+  int az = r > 0 && cli_emu_alive(&st.azurite), px = r > 0 && cli_emu_alive(&st.proxy);
+  int running = az && (!st.proxy.pid || px);
+  cli_emu_stats_read(o->path, &s);
+  if (c->json) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "command", "emulator");
+    cJSON_AddStringToObject(j, "action", "status");
+    cJSON_AddBoolToObject(j, "running", running);
+    if (r > 0)
+      where_json(j, o, &st);
+    else
+      cJSON_AddStringToObject(j, "dir", o->path);
+    if (r > 0 && s.valid) cJSON_AddItemToObject(j, "stats", stats_json(&s));
+    cli_json_print(j);
+    return CLI_OK;
+  }
+  if (r == 0) {
+    printf("no emulator runs from %s\n", o->path);
+    return CLI_OK;
+  }
+  blob_endpoint(&st, ep, sizeof ep);
+  connection_string(&st, cs, sizeof cs);
+  printf("emulator in %s: %s\n", o->path, running ? "running" : "not running");
+  printf("  Azurite:     pid %ld at %s (%s)\n", st.azurite.pid, st.azurite_url,
+         az ? "running" : "gone");
+  if (st.proxy.pid)
+    printf("  fault proxy: pid %ld at %s (%s), faults %s, seed %llu\n", st.proxy.pid, st.proxy_url,
+           px ? "running" : "gone", st.faults, st.seed);
+  if (st.proxy.pid && s.valid) {
+    stats_line(&s, line, sizeof line);
+    printf("  so far:      %s\n", line);
+  }
+  printf("  blob endpoint:     %s\n  connection string: %s\n", ep, cs);
+  if (!running)
+    printf("part of it has ended: `xio emulator stop%s` cleans up\n",
+           dir_hint(o, hint, sizeof hint));
+  return CLI_OK;
+}
+
+/* ------------------------------------------------------------ command ---- */
+
+static const emu_sub subs[] = {
+    {"start", "emulator start [--dir DIR] [--faults SPEC] [--seed N] [--json | --shell]",
+     "Starts Azurite (the version xio's tests pin) in memory on a free port of\n"
+     "127.0.0.1, waits until it answers, and prints its blob endpoint and the\n"
+     "connection string of its development account. Nothing is kept on disk.\n"
+     "\n"
+     "  --dir DIR      where the state is kept (default $XDG_RUNTIME_DIR/xio-emulator,\n"
+     "                 else /tmp/xio-emulator-UID); stop and status take the same\n"
+     "  --faults SPEC  put the fault proxy (xio-faultproxy) in front: a share of the\n"
+     "                 requests gets a fault, by kind:\n"
+     "                   503=R%[:DURATION]   503 ServerBusy with a retry hint (1000ms)\n"
+     "                   500=R%              500 OperationTimedOut\n"
+     "                   reset=R%            connection reset before the request\n"
+     "                   lost=R%             applied by the service, response lost\n"
+     "                   torn=R%             response body cut short\n"
+     "                   stall=R%[:DURATION] request held DURATION (3000ms) first\n"
+     "                 e.g. 503=10%,500=2%,reset=2%,lost=2%,torn=5%,stall=1%:3000ms;\n"
+     "                 the printed endpoint is then the proxy's\n"
+     "  --seed N       which requests get which fault (default 1): the same seed and\n"
+     "                 the same requests give the same faults\n"
+     "  --shell        print `export AZURE_STORAGE_CONNECTION_STRING=...` for\n"
+     "                 eval \"$(xio emulator start --shell)\"\n"
+     "  --json         print the endpoints, pids and connection string as JSON\n"
+     "\n"
+     "Azurite is found through $XIO_AZURITE (an azurite-blob program), else in the\n"
+     "source tree where scripts/install-deps.sh installs it.\n",
+     run_start, 1},
+    {"stop", "emulator stop [--dir DIR]",
+     "Stops the emulator started from DIR (and its fault proxy), leaving no process\n"
+     "behind, and prints the faults the proxy injected. Nothing running is fine.\n",
+     run_stop, 0},
+    {"status", "emulator status [--dir DIR]",
+     "Says what runs from DIR: Azurite's and the fault proxy's pids and endpoints,\n"
+     "the connection string, and the faults injected so far.\n",
+     run_status, 0},
+};
+#define NSUBS (sizeof subs / sizeof *subs)
+
+static int wants_help(int argc, char **argv) {
+  for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
+  return 0;
+}
+
+/* --faults and --seed into o->rates. */
+static int parse_faults(const cli *c, emu_opts *o) {
+  char err[256];
+  if (o->shell && c->json) return cli_usage_error(c, "--shell and --json exclude each other");
+  if (o->seed && !o->faults) return cli_usage_error(c, "--seed needs --faults");
+  if (!o->faults) return CLI_CONTINUE;
+  if (faultproxy_rates_parse(o->faults, &o->rates, err, sizeof err) != 0)
+    return cli_usage_error(c, "--faults: %s", err);
+  o->rates.seed = 1;
+  if (o->seed) {
+    char *end;
+    errno = 0;
+    o->rates.seed = strtoull(o->seed, &end, 10);
+    if (errno || end == o->seed || *end || o->seed[0] == '-')
+      return cli_usage_error(c, "--seed: '%s' is not a whole number", o->seed);
+  }
+  return CLI_CONTINUE;
+}
+
+static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
+  emu_opts o;
+  char err[512];
+  memset(&o, 0, sizeof o);
+  if (wants_help(argc, argv)) {
+    printf("usage: xio %s\n\n%s", sub->synopsis, sub->help);
+    return CLI_OK;
+  }
+  const cli_opt start_opts[] = {{"--dir", &o.dir, NULL},
+                                {"--faults", &o.faults, NULL},
+                                {"--seed", &o.seed, NULL},
+                                {"--shell", NULL, &o.shell},
+                                {NULL, NULL, NULL}},
+                other_opts[] = {{"--dir", &o.dir, NULL}, {NULL, NULL, NULL}};
+  int r = cli_parse(c, argc, argv, sub->takes_start_options ? start_opts : other_opts, "", 0, NULL);
+  if (r == CLI_CONTINUE) r = parse_faults(c, &o);
+  if (r != CLI_CONTINUE) return r;
+  if (cli_emu_dir(o.dir, o.path, sizeof o.path, err, sizeof err) != 0)
+    return cli_usage_error(c, "%s", err);
+  return sub->run(c, &o);
+}
+
+static int run_emulator(cli *c, int argc, char **argv) {
+  if (argc == 0) return cli_usage_error(c, "missing what to do: start, stop or status");
+  if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+    cli_print_help(c->cmd, stdout);
+    return CLI_OK;
+  }
+  for (size_t i = 0; i < NSUBS; i++)
+    if (strcmp(argv[0], subs[i].name) == 0) return run_sub(c, &subs[i], argc - 1, argv + 1);
+  return cli_usage_error(c, "unknown action '%s' (start, stop or status)", argv[0]);
+}
+
+const cli_command cli_cmd_emulator = {
+    "emulator",
+    "run Azurite for any client, optionally behind a fault-injecting proxy",
+    "emulator start [--dir DIR] [--faults SPEC] [--seed N] [--json | --shell]\n"
+    "emulator stop [--dir DIR]\n"
+    "emulator status [--dir DIR]",
+    "Runs the storage emulator (Azurite, in memory, on 127.0.0.1) in the background\n"
+    "for any client: xio, the official SDKs, curl. With --faults, a proxy in front of\n"
+    "it injects throttling, server errors, resets, lost and torn responses and\n"
+    "stalls at the rates given, and counts what it injected.\n"
+    "\n"
+    "  start    start it and print the blob endpoint and connection string\n"
+    "  stop     stop it and print the faults the proxy injected\n"
+    "  status   say what runs where, with the faults injected so far\n"
+    "\n"
+    "`xio emulator ACTION --help` describes each one's options. For a shell:\n"
+    "  eval \"$(xio emulator start --shell)\"   # exports AZURE_STORAGE_CONNECTION_STRING\n"
+    "  ...\n"
+    "  xio emulator stop\n",
+    run_emulator,
+};

@@ -1,0 +1,261 @@
+/*
+ * emulator_proc.c - the background processes of `xio emulator`: starting a program
+ * detached from the command (its own session, its output in a log), telling whether
+ * it still runs (pid and start time from /proc, zombies count as gone), ending it
+ * with its process group, finding the programs to run, and asking an endpoint
+ * whether it answers HTTP. Everything here talks to 127.0.0.1 only.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emulator.h"
+
+#ifndef XIO_SOURCE_DIR
+#define XIO_SOURCE_DIR "."
+#endif
+
+int64_t cli_emu_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void cli_emu_sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+/* ------------------------------------------------------------ /proc ---- */
+
+/* The state letter and start time of `pid` from /proc/PID/stat. 0, or -1 when there
+ * is no such process. */
+static int proc_stat(long pid, char *state, unsigned long long *start) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  /* "PID (COMM) S ppid ... field 22 starttime": COMM may hold spaces and ')'. */
+  char *p = strrchr(buf, ')');
+  if (!p || p[1] != ' ') return -1;
+  *state = p[2];
+  p += 3;
+  for (int field = 4; field < 22; field++) {
+    p = strchr(p, ' ');
+    if (!p) return -1;
+    p++;
+  }
+  *start = strtoull(p, NULL, 10);
+  return 0;
+}
+
+int cli_emu_alive(const cli_emu_proc *p) {
+  char state;
+  unsigned long long start;
+  if (p->pid <= 0 || proc_stat(p->pid, &state, &start) != 0) return 0;
+  return state != 'Z' && state != 'X' && start == p->start;
+}
+
+void cli_emu_reap(const cli_emu_proc *p) {
+  if (p->pid > 0) waitpid((pid_t)p->pid, NULL, WNOHANG);
+}
+
+int cli_emu_terminate(const cli_emu_proc *p, int grace_ms) {
+  cli_emu_reap(p);
+  if (!cli_emu_alive(p)) return 0;
+  /* Its own session: the process group is its pid and holds what it started. */
+  if (kill((pid_t)-p->pid, SIGTERM) != 0) kill((pid_t)p->pid, SIGTERM);
+  for (int64_t end = cli_emu_now_ms() + grace_ms; cli_emu_now_ms() < end;) {
+    cli_emu_reap(p);
+    if (!cli_emu_alive(p)) return 0;
+    cli_emu_sleep_ms(20);
+  }
+  if (kill((pid_t)-p->pid, SIGKILL) != 0) kill((pid_t)p->pid, SIGKILL);
+  for (int i = 0; i < 100; i++) {
+    cli_emu_reap(p);
+    if (!cli_emu_alive(p)) return 0;
+    cli_emu_sleep_ms(20);
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------ spawn ---- */
+
+/* In the child: the session, the directory and the descriptors, then the program.
+ * Only async-signal-safe calls from here on. */
+static void exec_child(const char *const *argv, const char *dir, int logfd, int nullfd) {
+  setsid();
+  if (chdir(dir) != 0) _exit(126);
+  dup2(nullfd, 0);
+  dup2(logfd, 1);
+  dup2(logfd, 2);
+  for (int fd = 3; fd < 1024; fd++)
+    close(fd);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  execv(argv[0], (char *const *)argv);
+  _exit(127);
+}
+
+int cli_emu_spawn(const char *const *argv, const char *dir, const char *log, cli_emu_proc *out,
+                  char *err, size_t errsize) {
+  memset(out, 0, sizeof *out);
+  int logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (logfd < 0 || nullfd < 0) {
+    snprintf(err, errsize, "cannot open %s: %s", logfd < 0 ? log : "/dev/null", strerror(errno));
+    if (logfd >= 0) close(logfd);
+    if (nullfd >= 0) close(nullfd);
+    return -1;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) exec_child(argv, dir, logfd, nullfd);
+  int saved = errno;
+  close(logfd);
+  close(nullfd);
+  if (pid < 0) {
+    snprintf(err, errsize, "cannot start %s: %s", argv[0], strerror(saved));
+    return -1;
+  }
+  out->pid = pid;
+  char state;
+  if (proc_stat(pid, &state, &out->start) != 0) {
+    snprintf(err, errsize, "cannot see the process of %s in /proc", argv[0]);
+    return -1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ finding ---- */
+
+/* 0 when `path` is an executable regular file (symlinks followed). */
+static int executable(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0 ? 0 : -1;
+}
+
+int cli_emu_find_azurite(char *out, size_t size, char *err, size_t errsize) {
+  const char *env = getenv("XIO_AZURITE");
+  if (env && *env) {
+    snprintf(out, size, "%s", env);
+    if (executable(out) == 0) return 0;
+    snprintf(err, errsize,
+             "XIO_AZURITE names %s, which is no program: point it at Azurite's azurite-blob "
+             "(node_modules/.bin/azurite-blob), or unset it to use the one scripts/install-deps.sh "
+             "installs",
+             env);
+    return -1;
+  }
+  snprintf(out, size, "%s/tests/azurite/node_modules/.bin/azurite-blob", XIO_SOURCE_DIR);
+  if (executable(out) == 0) return 0;
+  snprintf(err, errsize,
+           "Azurite is not installed (looked for %s): run scripts/install-deps.sh in the xio "
+           "source tree, which installs the pinned Azurite and Node.js, or set XIO_AZURITE to an "
+           "azurite-blob program",
+           out);
+  return -1;
+}
+
+int cli_emu_find_proxy(char *out, size_t size, char *err, size_t errsize) {
+  const char *env = getenv("XIO_FAULTPROXY");
+  char self[PATH_MAX];
+  if (env && *env) {
+    snprintf(out, size, "%s", env);
+  } else {
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n < 0) n = 0;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = '\0';
+    snprintf(out, size, "%s/xio-faultproxy", slash ? self : ".");
+  }
+  if (executable(out) == 0) return 0;
+  snprintf(err, errsize,
+           "the fault proxy is not there (looked for %s): it is built and installed beside "
+           "the xio program; or set XIO_FAULTPROXY to an xio-faultproxy program",
+           out);
+  return -1;
+}
+
+/* ------------------------------------------------------------ probing ---- */
+
+/* The port of "http://127.0.0.1:PORT", or 0. */
+static int loopback_port(const char *url) {
+  const char *pre = "http://127.0.0.1:";
+  if (strncmp(url, pre, strlen(pre)) != 0) return 0;
+  char *end;
+  long port = strtol(url + strlen(pre), &end, 10);
+  return (*end == '\0' || *end == '/') && port > 0 && port < 65536 ? (int)port : 0;
+}
+
+/* Waits for `events` on `fd` until `end` (monotonic ms). 1 ready, 0 not. */
+static int wait_until(int fd, short events, int64_t end) {
+  for (;;) {
+    int64_t left = end - cli_emu_now_ms();
+    if (left <= 0) return 0;
+    struct pollfd pfd = {fd, events, 0};
+    int r = poll(&pfd, 1, (int)left);
+    if (r > 0) return 1;
+    if (r < 0 && errno != EINTR) return 0;
+  }
+}
+
+/* Connects to 127.0.0.1:port before `end`. The socket, or -1. */
+static int connect_loopback(int port, int64_t end) {
+  struct sockaddr_in a = {0};
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  int soerr = 0;
+  socklen_t len = sizeof soerr;
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 &&
+      (errno != EINPROGRESS || !wait_until(fd, POLLOUT, end) ||
+       getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 || soerr != 0)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int cli_emu_answers(const char *url, int ms) {
+  int port = loopback_port(url);
+  if (!port) return 0;
+  int64_t end = cli_emu_now_ms() + ms;
+  int fd = connect_loopback(port, end);
+  if (fd < 0) return 0;
+  char req[256], got[16];
+  int n = snprintf(req, sizeof req,
+                   "GET /devstoreaccount1?comp=list HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                   "Connection: close\r\n\r\n",
+                   port);
+  size_t have = 0;
+  int ok = wait_until(fd, POLLOUT, end) && send(fd, req, (size_t)n, MSG_NOSIGNAL) == n;
+  while (ok && have < 9 && wait_until(fd, POLLIN, end)) {
+    ssize_t r = recv(fd, got + have, 9 - have, 0);
+    if (r <= 0) break;
+    have += (size_t)r;
+  }
+  close(fd);
+  return ok && have == 9 && memcmp(got, "HTTP/1.1 ", 9) == 0;
+}

@@ -1,0 +1,181 @@
+/*
+ * emulator_state.c - the state directory of `xio emulator`: where it is (--dir, or
+ * a per-user default), the state file that says what runs from it ("NAME VALUE"
+ * lines, written through a temporary file and a rename), and the files the fault
+ * proxy keeps there (its endpoint and its counts). The files hold pids, ports and
+ * the fault spec; no key (the dev account's is printed, never stored).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emulator.h"
+
+#define STATE_FILE "state"
+
+int cli_emu_path(const char *dir, const char *name, char *out, size_t size) {
+  int n = snprintf(out, size, "%s/%s", dir, name);
+  return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+int cli_emu_dir(const char *dir, char *out, size_t size, char *err, size_t errsize) {
+  char cwd[4096];
+  int n;
+  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  if (dir && !*dir) {
+    snprintf(err, errsize, "--dir: empty directory name");
+    return -1;
+  }
+  if (dir && dir[0] != '/') {
+    if (!getcwd(cwd, sizeof cwd)) {
+      snprintf(err, errsize, "cannot tell the current directory: %s", strerror(errno));
+      return -1;
+    }
+    n = snprintf(out, size, "%s/%s", cwd, dir);
+  } else if (dir) {
+    n = snprintf(out, size, "%s", dir);
+  } else if (xdg && xdg[0] == '/') {
+    n = snprintf(out, size, "%s/xio-emulator", xdg);
+  } else {
+    n = snprintf(out, size, "/tmp/xio-emulator-%ld", (long)getuid());
+  }
+  if (n <= 0 || (size_t)n >= size - 64) {
+    snprintf(err, errsize, "the state directory's name is too long");
+    return -1;
+  }
+  while (n > 1 && out[n - 1] == '/')
+    out[--n] = '\0';
+  return 0;
+}
+
+int cli_emu_mkdir(const char *dir, char *err, size_t errsize) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1;; p++) {
+    char c = *p;
+    if (c != '/' && c != '\0') continue;
+    *p = '\0';
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+      snprintf(err, errsize, "cannot make the state directory %s: %s", path, strerror(errno));
+      return -1;
+    }
+    *p = c;
+    if (!c) break;
+  }
+  struct stat st;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    snprintf(err, errsize, "the state directory %s is not a directory", dir);
+    return -1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ state ---- */
+
+/* One "NAME VALUE" line into `st`; unknown names are ignored (a newer xio). */
+static void state_line(cli_emu_state *st, const char *name, const char *value) {
+  struct {
+    const char *name;
+    char *text;
+    size_t size;
+  } texts[] = {
+      {"azurite_url", st->azurite_url, sizeof st->azurite_url},
+      {"proxy_url", st->proxy_url, sizeof st->proxy_url},
+      {"faults", st->faults, sizeof st->faults},
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+    if (strcmp(name, texts[i].name) == 0) snprintf(texts[i].text, texts[i].size, "%s", value);
+  if (strcmp(name, "azurite_pid") == 0) st->azurite.pid = strtol(value, NULL, 10);
+  if (strcmp(name, "azurite_start") == 0) st->azurite.start = strtoull(value, NULL, 10);
+  if (strcmp(name, "proxy_pid") == 0) st->proxy.pid = strtol(value, NULL, 10);
+  if (strcmp(name, "proxy_start") == 0) st->proxy.start = strtoull(value, NULL, 10);
+  if (strcmp(name, "seed") == 0) st->seed = strtoull(value, NULL, 10);
+}
+
+int cli_emu_state_read(const char *dir, cli_emu_state *st, char *err, size_t errsize) {
+  char path[4200], line[512];
+  memset(st, 0, sizeof *st);
+  if (cli_emu_path(dir, STATE_FILE, path, sizeof path) != 0) return 0;
+  FILE *f = fopen(path, "r");
+  if (!f && errno == ENOENT) return 0;
+  if (!f) {
+    snprintf(err, errsize, "cannot read %s: %s", path, strerror(errno));
+    return -1;
+  }
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    char *sp = strchr(line, ' ');
+    if (!sp) continue;
+    *sp = '\0';
+    state_line(st, line, sp + 1);
+  }
+  fclose(f);
+  return 1;
+}
+
+int cli_emu_state_write(const char *dir, const cli_emu_state *st, char *err, size_t errsize) {
+  char path[4200], tmp[4300];
+  if (cli_emu_path(dir, STATE_FILE, path, sizeof path) != 0 ||
+      cli_emu_path(dir, STATE_FILE ".tmp", tmp, sizeof tmp) != 0) {
+    snprintf(err, errsize, "the state directory's name is too long");
+    return -1;
+  }
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    snprintf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
+    return -1;
+  }
+  fprintf(f, "azurite_pid %ld\nazurite_start %llu\nazurite_url %s\n", st->azurite.pid,
+          st->azurite.start, st->azurite_url);
+  if (st->proxy.pid)
+    fprintf(f, "proxy_pid %ld\nproxy_start %llu\nproxy_url %s\nfaults %s\nseed %llu\n",
+            st->proxy.pid, st->proxy.start, st->proxy_url, st->faults, st->seed);
+  int ok = !ferror(f);
+  ok = fclose(f) == 0 && ok;
+  if (ok && rename(tmp, path) == 0) return 0;
+  snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+  remove(tmp);
+  return -1;
+}
+
+void cli_emu_state_remove(const char *dir) {
+  static const char *const names[] = {STATE_FILE,           STATE_FILE ".tmp", "proxy.endpoint",
+                                      "proxy.endpoint.tmp", "proxy.stats",     "proxy.stats.tmp"};
+  char path[4200];
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (cli_emu_path(dir, names[i], path, sizeof path) == 0) remove(path);
+}
+
+/* ------------------------------------------------------- proxy files ---- */
+
+int cli_emu_read_line(const char *dir, const char *name, char *out, size_t size) {
+  char path[4200];
+  out[0] = '\0';
+  if (cli_emu_path(dir, name, path, sizeof path) != 0) return -1;
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  int ok = fgets(out, (int)size, f) != NULL;
+  fclose(f);
+  out[strcspn(out, "\n")] = '\0';
+  return ok && out[0] ? 0 : -1;
+}
+
+void cli_emu_stats_read(const char *dir, cli_emu_stats *out) {
+  char path[4200], name[32];
+  unsigned long long v;
+  memset(out, 0, sizeof *out);
+  if (cli_emu_path(dir, "proxy.stats", path, sizeof path) != 0) return;
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  while (fscanf(f, "%31s %llu", name, &v) == 2) {
+    out->valid = 1;
+    if (strcmp(name, "requests") == 0) out->requests = v;
+    for (int i = 0; i < FAULTPROXY_NRULES; i++)
+      if (strcmp(name, faultproxy_rule_name(i)) == 0) out->injected[i] = v;
+  }
+  fclose(f);
+}

@@ -1,0 +1,230 @@
+/*
+ * ls.c - the ls command: what a container holds. One line per blob (name, logical
+ * size, kind, allocated bytes, lease) and, with --snapshots, one per snapshot under
+ * its blob (Azure lists snapshots before their blob, Azurite around it: lines that
+ * come first are held until the blob's); --json prints the same as an array for scripts. The
+ * listing is paged through the file layer (xio_list follows the service's continuation markers), so
+ * a container of any size streams out as it is read.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* What the listing callback keeps between entries. */
+typedef struct ls_state {
+  cli *c;
+  cJSON *array;         /* --json: the entries */
+  cJSON *last;          /* --json: the last blob's object (snapshots are added to it) */
+  cJSON *pending_snaps; /* --json: snapshots listed before their blob */
+  uint64_t blobs, snapshots, bytes, allocated;
+  int header_done;
+  /* table: snapshot lines come before their blob in a listing; they are held and
+   * printed under it */
+  char **held;
+  size_t nheld, capheld;
+  char *held_name; /* the blob they belong to */
+  char *last_blob; /* the last blob printed: its later snapshots go straight under it */
+} ls_state;
+
+static const char *kind_of(const xio_list_entry *e) {
+  if (strcmp(e->blob_type, "PageBlob") != 0)
+    return strcmp(e->blob_type, "BlockBlob") == 0 ? "block" : e->blob_type[0] ? e->blob_type : "?";
+  return cli_kind_name(e->kind);
+}
+
+static const char *lease_of(const xio_list_entry *e) {
+  if (e->snapshot) return "-";
+  if (strcmp(e->lease_state, "leased") == 0 && strcmp(e->lease_duration, "infinite") == 0)
+    return "leased (infinite)";
+  return e->lease_state[0] ? e->lease_state : "-";
+}
+
+static cJSON *entry_json(const xio_list_entry *e) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "name", e->name);
+  if (e->snapshot) cJSON_AddStringToObject(o, "snapshot", e->snapshot);
+  cJSON_AddStringToObject(o, "blob_type", e->blob_type);
+  cJSON_AddStringToObject(o, "kind", kind_of(e));
+  cli_json_u64(o, "size", e->size);
+  cli_json_u64(o, "stored_size", e->stored_size);
+  if (e->allocated != XIO_UNKNOWN_SIZE)
+    cli_json_u64(o, "allocated", e->allocated);
+  else
+    cJSON_AddNullToObject(o, "allocated");
+  if (!e->snapshot) {
+    cJSON *l = cJSON_AddObjectToObject(o, "lease");
+    cJSON_AddStringToObject(l, "state", e->lease_state);
+    cJSON_AddStringToObject(l, "status", e->lease_status);
+    cJSON_AddStringToObject(l, "duration", e->lease_duration);
+  }
+  cJSON_AddStringToObject(o, "last_modified", e->last_modified);
+  return o;
+}
+
+/* --json: a blob carries its snapshots (listed just before or after it) in
+ * "snapshots". */
+static void add_json(ls_state *s, const xio_list_entry *e) {
+  cJSON *o = entry_json(e);
+  if (e->snapshot && s->last &&
+      strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(s->last, "name")), e->name) == 0) {
+    cJSON_AddItemToArray(cJSON_GetObjectItem(s->last, "snapshots"), o);
+    return;
+  }
+  if (e->snapshot) {
+    if (!s->pending_snaps) s->pending_snaps = cJSON_CreateArray();
+    cJSON_AddItemToArray(s->pending_snaps, o);
+    return;
+  }
+  cJSON_AddItemToObject(o, "snapshots", s->pending_snaps ? s->pending_snaps : cJSON_CreateArray());
+  s->pending_snaps = NULL;
+  cJSON_AddItemToArray(s->array, o);
+  s->last = o;
+}
+
+static void header(ls_state *s) {
+  if (s->header_done || s->c->quiet) return;
+  printf("%-40s %10s %-6s %10s  %s\n", "NAME", "SIZE", "KIND", "ALLOCATED", "LEASE");
+  s->header_done = 1;
+}
+
+/* Prints the held snapshot lines (under their blob, or alone when it is gone). */
+static void flush_held(ls_state *s, int orphans) {
+  for (size_t i = 0; i < s->nheld; i++) {
+    if (orphans) printf("%s (snapshot of a deleted blob)\n", s->held_name);
+    fputs(s->held[i], stdout);
+    free(s->held[i]);
+  }
+  s->nheld = 0;
+  free(s->held_name);
+  s->held_name = NULL;
+}
+
+/* Keeps a snapshot's line until its blob's. Returns 0, or -1 on out-of-memory. */
+static int hold(ls_state *s, const xio_list_entry *e, const char *line) {
+  if (s->held_name && strcmp(s->held_name, e->name) != 0) flush_held(s, 1);
+  if (!s->held_name && !(s->held_name = strdup(e->name))) return -1;
+  if (s->nheld == s->capheld) {
+    size_t cap = s->capheld ? 2 * s->capheld : 8;
+    char **v = realloc(s->held, cap * sizeof *v);
+    if (!v) return -1;
+    s->held = v, s->capheld = cap;
+  }
+  return (s->held[s->nheld] = strdup(line)) ? (s->nheld++, 0) : -1;
+}
+
+static int print_row(ls_state *s, const xio_list_entry *e) {
+  char size[32], alloc[32], line[512];
+  header(s);
+  samples_fmt_size(e->size, size, sizeof size);
+  if (e->allocated != XIO_UNKNOWN_SIZE)
+    samples_fmt_size(e->allocated, alloc, sizeof alloc);
+  else
+    snprintf(alloc, sizeof alloc, "-");
+  if (e->snapshot) {
+    snprintf(line, sizeof line, "  @%-37s %10s %-6s %10s  %s\n", e->snapshot, size, kind_of(e),
+             alloc, lease_of(e));
+    if (s->last_blob && strcmp(s->last_blob, e->name) == 0) return fputs(line, stdout), 0;
+    return hold(s, e, line);
+  }
+  if (s->held_name && strcmp(s->held_name, e->name) != 0) flush_held(s, 1);
+  printf("%-40s %10s %-6s %10s  %s\n", e->name, size, kind_of(e), alloc, lease_of(e));
+  flush_held(s, 0);
+  free(s->last_blob);
+  return (s->last_blob = strdup(e->name)) ? 0 : -1;
+}
+
+static int on_entry(const xio_list_entry *e, void *ud) {
+  ls_state *s = ud;
+  if (e->snapshot)
+    s->snapshots++;
+  else {
+    s->blobs++;
+    s->bytes += e->size;
+  }
+  if (e->allocated != XIO_UNKNOWN_SIZE) s->allocated += e->allocated;
+  if (s->c->json) {
+    add_json(s, e);
+    return 0;
+  }
+  return print_row(s, e);
+}
+
+static void summary(ls_state *s, const char *target) {
+  char *safe = cli_safe_target(target);
+  if (s->c->json) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "command", "ls");
+    cJSON_AddStringToObject(o, "container", safe ? safe : "");
+    cli_json_u64(o, "blobs", s->blobs);
+    cli_json_u64(o, "snapshots", s->snapshots);
+    cJSON_AddItemToObject(o, "entries", s->array);
+    s->array = NULL;
+    cli_json_print(o);
+  } else {
+    char b[32], a[32], sn[48] = "";
+    if (s->snapshots)
+      snprintf(sn, sizeof sn, ", %" PRIu64 " snapshot%s", s->snapshots, cli_plural(s->snapshots));
+    cli_say(s->c, "%" PRIu64 " blob%s%s, %s, %s allocated", s->blobs, cli_plural(s->blobs), sn,
+            samples_fmt_size(s->bytes, b, sizeof b), samples_fmt_size(s->allocated, a, sizeof a));
+  }
+  free(safe);
+}
+
+static int run_ls(cli *c, int argc, char **argv) {
+  const char *pos[1], *prefix = NULL, *page = NULL;
+  int snaps = 0;
+  const cli_opt opts[] = {{"--prefix", &prefix, NULL},
+                          {"--snapshots", NULL, &snaps},
+                          {"--page-size", &page, NULL},
+                          {NULL, NULL, NULL}};
+  int r = cli_parse(c, argc, argv, opts, "CONTAINER_URL", 1, pos);
+  if (r != CLI_CONTINUE) return r;
+  xio_list_options o = xio_list_options_default();
+  if (page && (r = cli_value_int(c, "--page-size", page, 1, 5000, &o.page_size)) != CLI_CONTINUE)
+    return r;
+  if (!cli_is_url(pos[0]))
+    return cli_usage_error(c, "CONTAINER_URL must be a container URL (http:// or https://)");
+  o.prefix = prefix;
+  o.flags = XIO_LIST_ALLOCATED | (snaps ? XIO_LIST_SNAPSHOTS : 0u);
+  ls_state s;
+  memset(&s, 0, sizeof s);
+  s.c = c;
+  if (c->json) s.array = cJSON_CreateArray();
+  xio_ctx *ctx = NULL;
+  xio_error e;
+  xio_err rc = cli_context(c, &ctx, &e);
+  if (rc == XIO_OK) rc = xio_list(ctx, pos[0], &o, on_entry, &s, &e);
+  cJSON_Delete(s.pending_snaps);
+  s.pending_snaps = NULL;
+  flush_held(&s, 1);
+  free(s.held);
+  free(s.last_blob);
+  if (rc != XIO_OK) {
+    cJSON_Delete(s.array);
+    return cli_fail(c, rc, &e);
+  }
+  summary(&s, pos[0]);
+  return CLI_OK;
+}
+
+const cli_command cli_cmd_ls = {
+    "ls",
+    "list the blobs of a container: size, kind, allocated bytes, lease",
+    "ls CONTAINER_URL [--prefix P] [--snapshots] [--page-size N]",
+    "Lists the blobs of a container, one line each: name, logical size, kind (data\n"
+    "or log for xio's page blobs, the blob type for others), allocated bytes (the\n"
+    "page ranges, one request per page blob) and lease state. With --json, an\n"
+    "array of objects for scripts. The listing is paged: it follows the service's\n"
+    "continuation markers, so containers of any size are listed completely.\n"
+    "A SAS as the credential must grant list (l) on the container.\n"
+    "\n"
+    "  --prefix P        only blobs whose names start with P\n"
+    "  --snapshots       also each blob's snapshots (lines starting with @ID)\n"
+    "  --page-size N     blobs per List Blobs request, 1..5000 (default: the\n"
+    "                    service's, 5000)\n",
+    run_ls,
+};

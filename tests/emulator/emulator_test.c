@@ -1,0 +1,381 @@
+/*
+ * emulator_test.c - `xio emulator` as a person or a script uses it: start, status
+ * and stop with the processes they leave (or do not leave) behind; the official
+ * JavaScript SDK working against the printed connection string, through `eval` of
+ * the --shell form too; with --faults, the faults that client sees matching the
+ * proxy's counts, and the same seed giving the same run; the default state
+ * directory; a dead emulator's state cleared; help and bad usage.
+ * Every test starts its own emulator through the command, on 127.0.0.1.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emurun.h"
+#include "test.h"
+
+/* Faults at rates high enough that the ~50 requests of the client meet every kind
+ * but stall (whose 500 ms stays below the client's try timeout: it only delays). */
+#define FAULTS "503=15%,500=10%,reset=5%,lost=5%,torn=10%,stall=2%:500ms"
+
+/* `xio emulator start --dir DIR --json EXTRA...`, checked; the parsed output. */
+static cJSON *start_json(const char *dir, const char *faults, const char *seed) {
+  emurun r = {0};
+  if (faults)
+    EMU_XIO(&r, "emulator", "start", "--dir", dir, "--json", "--faults", faults, "--seed", seed);
+  else
+    EMU_XIO(&r, "emulator", "start", "--dir", dir, "--json");
+  EXPECT_STATUS(&r, 0);
+  cJSON *j = emurun_json(&r);
+  emurun_free(&r);
+  ASSERT_STR_EQ(emurun_str(j, "action", NULL), "start");
+  ASSERT(strncmp(emurun_str(j, "blob_endpoint", NULL), "http://127.0.0.1:", 17) == 0);
+  ASSERT(emurun_pid_runs((long)emurun_num(j, "azurite", "pid")));
+  return j;
+}
+
+static cJSON *status_json(const char *dir) {
+  emurun r = {0};
+  EMU_XIO(&r, "emulator", "status", "--dir", dir, "--json");
+  EXPECT_STATUS(&r, 0);
+  cJSON *j = emurun_json(&r);
+  emurun_free(&r);
+  return j;
+}
+
+static cJSON *stop_json(const char *dir) {
+  emurun r = {0};
+  EMU_XIO(&r, "emulator", "stop", "--dir", dir, "--json");
+  EXPECT_STATUS(&r, 0);
+  cJSON *j = emurun_json(&r);
+  emurun_free(&r);
+  return j;
+}
+
+/* A count in the client's JSON ("statuses", "503"), 0 when it never saw it. */
+static long client_count(const cJSON *client, const char *group, const char *name) {
+  const cJSON *g = cJSON_GetObjectItemCaseSensitive(client, group);
+  const cJSON *v = name ? cJSON_GetObjectItemCaseSensitive(g, name) : g;
+  return cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
+}
+
+TEST(start_status_stop) {
+  const char *dir = emurun_dir();
+  cJSON *before = status_json(dir);
+  ASSERT(!emurun_bool(before, "running", NULL));
+  cJSON *s = start_json(dir, NULL, NULL);
+  long az = (long)emurun_num(s, "azurite", "pid");
+  ASSERT(cJSON_IsNull(emurun_get(s, "proxy", NULL)));
+  /* Without faults the printed endpoint is Azurite's own. */
+  char want[256];
+  snprintf(want, sizeof want, "%s/devstoreaccount1", emurun_str(s, "azurite", "endpoint"));
+  ASSERT_STR_EQ(emurun_str(s, "blob_endpoint", NULL), want);
+  snprintf(want, sizeof want, "BlobEndpoint=%s;", emurun_str(s, "blob_endpoint", NULL));
+  ASSERT_CONTAINS(emurun_str(s, "connection_string", NULL), want);
+
+  cJSON *st = status_json(dir);
+  ASSERT(emurun_bool(st, "running", NULL));
+  ASSERT_EQ((long)emurun_num(st, "azurite", "pid"), az);
+  ASSERT_STR_EQ(emurun_str(st, "blob_endpoint", NULL), emurun_str(s, "blob_endpoint", NULL));
+
+  emurun r = {0};
+  EMU_XIO(&r, "emulator", "status", "--dir", dir);
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, "running");
+  ASSERT_CONTAINS(r.out, emurun_str(s, "azurite", "endpoint"));
+  EMU_XIO(&r, "emulator", "start", "--dir", dir);
+  EXPECT_STATUS(&r, 1);
+  ASSERT_CONTAINS(r.err, "already runs from");
+  ASSERT(emurun_pid_runs(az));
+
+  EMU_XIO(&r, "emulator", "stop", "--dir", dir);
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, "stopped Azurite");
+  ASSERT(!emurun_pid_runs(az));
+  cJSON *after = status_json(dir);
+  ASSERT(!emurun_bool(after, "running", NULL));
+  EMU_XIO(&r, "emulator", "stop", "--dir", dir);
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, "no emulator runs from");
+  emurun_free(&r);
+  cJSON_Delete(before);
+  cJSON_Delete(s);
+  cJSON_Delete(st);
+  cJSON_Delete(after);
+}
+
+/* The SDK against the connection string a shell gets from eval of --shell. */
+TEST(js_sdk_through_shell_eval) {
+  const char *dir = emurun_dir();
+  char script[2048], np[1024];
+  snprintf(script, sizeof script,
+           "set -e; eval \"$('%s' emulator start --dir '%s' --shell)\"; "
+           "exec node '%s' 8",
+           XIO_CLI_PATH, dir, XIO_EMU_CLIENT_JS);
+  snprintf(np, sizeof np, "NODE_PATH=%s", XIO_NODE_MODULES);
+  emurun r = {0};
+  emurun_v(&r, (const char *const[]){np, NULL},
+           (const char *const[]){"/bin/sh", "-c", script, NULL});
+  EXPECT_STATUS(&r, 0);
+  cJSON *client = emurun_json(&r);
+  ASSERT(emurun_bool(client, "ok", NULL));
+  /* No proxy: every try succeeded at once. */
+  ASSERT_EQ(client_count(client, "errors", NULL), 0);
+  ASSERT_EQ(client_count(client, "statuses", "503"), 0);
+  ASSERT_EQ(client_count(client, "app_retries", NULL), 0);
+  ASSERT(client_count(client, "statuses", "201") >= 10); /* container, blob, 8 pages */
+  cJSON *st = status_json(dir);
+  ASSERT(emurun_bool(st, "running", NULL));
+  long az = (long)emurun_num(st, "azurite", "pid");
+  cJSON *stop = stop_json(dir);
+  ASSERT(emurun_bool(stop, "was_running", NULL));
+  ASSERT(!cJSON_GetObjectItemCaseSensitive(stop, "stats"));
+  ASSERT(!emurun_pid_runs(az));
+  emurun_free(&r);
+  cJSON_Delete(client);
+  cJSON_Delete(st);
+  cJSON_Delete(stop);
+}
+
+/* Runs the SDK client through an emulator started with FAULTS and `seed`; checks
+ * what it saw against the proxy's counts; returns the stop output's stats. */
+static cJSON *faulty_run(const char *seed, cJSON **client_out) {
+  const char *dir = emurun_dir();
+  cJSON *s = start_json(dir, FAULTS, seed);
+  long az = (long)emurun_num(s, "azurite", "pid"), px = (long)emurun_num(s, "proxy", "pid");
+  ASSERT(emurun_pid_runs(px));
+  ASSERT_EQ((long)emurun_num(s, "proxy", "seed"), atol(seed));
+  char want[256];
+  snprintf(want, sizeof want, "%s/devstoreaccount1", emurun_str(s, "proxy", "endpoint"));
+  ASSERT_STR_EQ(emurun_str(s, "blob_endpoint", NULL), want);
+
+  cJSON *client = emurun_js_client(emurun_str(s, "connection_string", NULL), 12);
+  cJSON *st = status_json(dir);
+  const cJSON *so_far = emurun_get(st, "stats", NULL);
+  cJSON *stop = stop_json(dir);
+  cJSON *stats = cJSON_Duplicate(emurun_get(stop, "stats", NULL), 1);
+  ASSERT(!emurun_pid_runs(az));
+  ASSERT(!emurun_pid_runs(px));
+
+  /* Every try of the client reached the proxy, and nothing else did. */
+  ASSERT_EQ(emurun_num(stats, "requests", NULL), client_count(client, "tries", NULL));
+  ASSERT_EQ(emurun_num(so_far, "requests", NULL), emurun_num(stats, "requests", NULL));
+  /* The injected statuses are the ones the client saw. */
+  ASSERT_EQ(emurun_num(stats, "503", NULL), client_count(client, "statuses", "503"));
+  ASSERT_EQ(emurun_num(stats, "500", NULL), client_count(client, "statuses", "500"));
+  /* Resets before the request and lost responses both end in a reset connection. */
+  ASSERT_EQ(emurun_num(stats, "reset", NULL) + emurun_num(stats, "lost", NULL),
+            client_count(client, "failures", "ECONNRESET"));
+  /* A torn body fails the SDK's call, and the client runs the operation again. */
+  ASSERT_EQ(emurun_num(stats, "torn", NULL), client_count(client, "app_retries", NULL));
+  double injected = 0;
+  const char *kinds[] = {"503", "500", "reset", "lost", "torn", "stall"};
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    injected += emurun_num(stats, kinds[i], NULL);
+  ASSERT(injected > 0);
+  ASSERT(emurun_num(stats, "503", NULL) > 0);
+  cJSON_Delete(s);
+  cJSON_Delete(st);
+  cJSON_Delete(stop);
+  *client_out = client;
+  return stats;
+}
+
+TEST(js_sdk_sees_injected_faults) {
+  cJSON *client;
+  cJSON *stats = faulty_run("7", &client);
+  cJSON_Delete(client);
+  cJSON_Delete(stats);
+}
+
+TEST(same_seed_same_faults) {
+  cJSON *c1, *c2, *c3;
+  cJSON *s1 = faulty_run("11", &c1), *s2 = faulty_run("11", &c2), *s3 = faulty_run("12", &c3);
+  char *a = cJSON_PrintUnformatted(s1), *b = cJSON_PrintUnformatted(s2);
+  char *c = cJSON_PrintUnformatted(s3);
+  ASSERT_STR_EQ(a, b);
+  ASSERT(strcmp(a, c) != 0); /* another seed, other faults */
+  ASSERT_EQ(client_count(c1, "tries", NULL), client_count(c2, "tries", NULL));
+  free(a);
+  free(b);
+  free(c);
+  cJSON_Delete(s1);
+  cJSON_Delete(s2);
+  cJSON_Delete(s3);
+  cJSON_Delete(c1);
+  cJSON_Delete(c2);
+  cJSON_Delete(c3);
+}
+
+TEST(stop_prints_fault_counts) {
+  const char *dir = emurun_dir();
+  cJSON *s = start_json(dir, "503=100%:5ms", "1");
+  emurun r = {0};
+  /* Every request gets a 503: the SDK retries and gives up. */
+  char cs[1024], np[1024];
+  snprintf(cs, sizeof cs, "AZURE_STORAGE_CONNECTION_STRING=%s",
+           emurun_str(s, "connection_string", NULL));
+  snprintf(np, sizeof np, "NODE_PATH=%s", XIO_NODE_MODULES);
+  emurun_v(&r, (const char *const[]){cs, np, NULL},
+           (const char *const[]){"/usr/bin/env", "node", XIO_EMU_CLIENT_JS, "1", NULL});
+  EXPECT_STATUS(&r, 1);
+  cJSON *client = emurun_json(&r);
+  long tries = client_count(client, "tries", NULL);
+  ASSERT(tries > 1);
+  ASSERT_EQ(client_count(client, "statuses", "503"), tries);
+  EMU_XIO(&r, "emulator", "status", "--dir", dir);
+  EXPECT_STATUS(&r, 0);
+  char want[128];
+  snprintf(want, sizeof want, "%ld request%s; faults injected: 503 %ld, 500 0,", tries,
+           tries == 1 ? "" : "s", tries);
+  ASSERT_CONTAINS(r.out, want);
+  EMU_XIO(&r, "emulator", "stop", "--dir", dir);
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, "and the fault proxy");
+  ASSERT_CONTAINS(r.out, want);
+  ASSERT(!emurun_pid_runs((long)emurun_num(s, "proxy", "pid")));
+  emurun_free(&r);
+  cJSON_Delete(client);
+  cJSON_Delete(s);
+}
+
+/* Without --dir the state goes to $XDG_RUNTIME_DIR/xio-emulator. */
+TEST(default_state_dir) {
+  char xdg[256], env[300], want[300];
+  snprintf(xdg, sizeof xdg, "%s", emurun_dir());
+  ASSERT_EQ(mkdir(xdg, 0700), 0);
+  snprintf(env, sizeof env, "XDG_RUNTIME_DIR=%s", xdg);
+  snprintf(want, sizeof want, "%s/xio-emulator", xdg);
+  const char *const extra[] = {env, NULL};
+  emurun r = {0};
+  EMU_XIO_ENV(&r, extra, "emulator", "start", "--json");
+  EXPECT_STATUS(&r, 0);
+  cJSON *s = emurun_json(&r);
+  ASSERT_STR_EQ(emurun_str(s, "dir", NULL), want);
+  long az = (long)emurun_num(s, "azurite", "pid");
+  EMU_XIO_ENV(&r, extra, "emulator", "status");
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, want);
+  ASSERT_CONTAINS(r.out, "running");
+  EMU_XIO_ENV(&r, extra, "emulator", "stop");
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, "stopped Azurite");
+  ASSERT(!emurun_pid_runs(az));
+  emurun_free(&r);
+  cJSON_Delete(s);
+}
+
+/* An emulator that died leaves state that status reports and start replaces. */
+TEST(dead_emulator_is_noticed) {
+  const char *dir = emurun_dir();
+  cJSON *s = start_json(dir, NULL, NULL);
+  long az = (long)emurun_num(s, "azurite", "pid");
+  ASSERT_EQ(kill((pid_t)-az, SIGKILL), 0);
+  for (int i = 0; i < 200 && emurun_pid_runs(az); i++)
+    usleep(10000);
+  ASSERT(!emurun_pid_runs(az));
+  cJSON *st = status_json(dir);
+  ASSERT(!emurun_bool(st, "running", NULL));
+  ASSERT(!emurun_bool(st, "azurite", "running"));
+  emurun r = {0};
+  EMU_XIO(&r, "emulator", "status", "--dir", dir);
+  ASSERT_CONTAINS(r.out, "gone");
+  ASSERT_CONTAINS(r.out, "cleans up");
+  cJSON *again = start_json(dir, NULL, NULL);
+  ASSERT_NE((long)emurun_num(again, "azurite", "pid"), az);
+  cJSON *stop = stop_json(dir);
+  ASSERT(!emurun_pid_runs((long)emurun_num(again, "azurite", "pid")));
+  emurun_free(&r);
+  cJSON_Delete(s);
+  cJSON_Delete(st);
+  cJSON_Delete(again);
+  cJSON_Delete(stop);
+}
+
+TEST(azurite_missing) {
+  const char *dir = emurun_dir();
+  emurun r = {0};
+  EMU_XIO_ENV(&r, ((const char *const[]){"XIO_AZURITE=/nonexistent/azurite-blob", NULL}),
+              "emulator", "start", "--dir", dir);
+  EXPECT_STATUS(&r, 1);
+  ASSERT_CONTAINS(r.err, "XIO_AZURITE names /nonexistent/azurite-blob");
+  ASSERT_CONTAINS(r.err, "scripts/install-deps.sh");
+  EMU_XIO(&r, "emulator", "status", "--dir", dir);
+  ASSERT_CONTAINS(r.out, "no emulator runs");
+  emurun_free(&r);
+}
+
+TEST(help_for_each_action) {
+  emurun r = {0};
+  const char *actions[] = {"start", "stop", "status"};
+  for (size_t i = 0; i < 3; i++) {
+    char want[64];
+    snprintf(want, sizeof want, "usage: xio emulator %s", actions[i]);
+    EMU_XIO(&r, "emulator", actions[i], "--help");
+    EXPECT_STATUS(&r, 0);
+    ASSERT_CONTAINS(r.out, want);
+    ASSERT_STR_EQ(r.err, "");
+  }
+  EMU_XIO(&r, "emulator", "start", "-h");
+  ASSERT_CONTAINS(r.out, "--faults SPEC");
+  ASSERT_CONTAINS(r.out, "stall=R%");
+  EMU_XIO(&r, "emulator", "--help");
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, "emulator stop [--dir DIR]");
+  ASSERT_CONTAINS(r.out, "eval");
+  EMU_XIO(&r, "--help");
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, "emulator");
+  emurun_free(&r);
+}
+
+/* Bad usage exits 2 naming what is wrong, and starts nothing. */
+TEST(bad_usage) {
+  const char *dir = emurun_dir();
+  static const struct {
+    const char *args[4];
+    const char *says;
+  } cases[] = {
+      {{"--faults", "bogus=1%"}, "unknown fault kind 'bogus'"},
+      {{"--faults", "503=150%"}, "rate 150% of fault '503' is over 100%"},
+      {{"--faults", "503=60%,500=50%"}, "add up to 110%, over 100%"},
+      {{"--faults", "reset=5"}, "rate '5' of fault 'reset' is not a percentage"},
+      {{"--faults", "torn=5%:100ms"}, "fault 'torn' takes no duration"},
+      {{"--faults", "stall=1%:soon"}, "duration 'soon' of fault 'stall'"},
+      {{"--faults", "lost=1%,lost=2%"}, "fault kind 'lost' is given twice"},
+      {{"--faults", "503=1%", "--seed", "x"}, "--seed: 'x' is not a whole number"},
+      {{"--seed", "3"}, "--seed needs --faults"},
+      {{"--shell", "--json"}, "--shell and --json exclude each other"},
+      {{"--frob"}, "unknown option --frob"},
+      {{"extra"}, "unexpected argument 'extra'"},
+  };
+  emurun r = {0};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const char *argv[12] = {XIO_CLI_PATH, "emulator", "start", "--dir", dir};
+    size_t k = 5;
+    for (size_t a = 0; a < 4 && cases[i].args[a]; a++)
+      argv[k++] = cases[i].args[a];
+    emurun_v(&r, NULL, argv);
+    EXPECT_STATUS(&r, 2);
+    ASSERT_CONTAINS(r.err, cases[i].says);
+    ASSERT_CONTAINS(r.err, "usage: xio emulator");
+  }
+  EMU_XIO(&r, "emulator");
+  EXPECT_STATUS(&r, 2);
+  ASSERT_CONTAINS(r.err, "missing what to do");
+  EMU_XIO(&r, "emulator", "restart");
+  EXPECT_STATUS(&r, 2);
+  ASSERT_CONTAINS(r.err, "unknown action 'restart'");
+  EMU_XIO(&r, "emulator", "stop", "--faults", "503=1%");
+  EXPECT_STATUS(&r, 2);
+  ASSERT_CONTAINS(r.err, "unknown option --faults");
+  /* Nothing was started: no state was written. */
+  char state[256];
+  snprintf(state, sizeof state, "%s/state", dir);
+  ASSERT(access(state, F_OK) != 0);
+  emurun_free(&r);
+}

@@ -1,0 +1,17 @@
+# emulator: `xio emulator start|stop|status` run as a person or a script runs it,
+# each test starting its own Azurite through the command (on 127.0.0.1), with the
+# official JavaScript SDK (tests/azurite/node_modules, client.js) as the client,
+# through the fault proxy too; and the proxy's fault spec and draw on their own.
+if(TARGET xio_cli)
+  xio_add_suite(NAME emulator TIMEOUT 300
+    SOURCES
+      ${CMAKE_CURRENT_LIST_DIR}/emurun.c
+      ${CMAKE_CURRENT_LIST_DIR}/emulator_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/rates_test.c
+    LIBS xio_faultproxy PkgConfig::CJSON)
+  add_dependencies(test_emulator xio_cli xio-faultproxy)
+  target_compile_definitions(test_emulator PRIVATE
+    XIO_CLI_PATH="$<TARGET_FILE:xio_cli>"
+    XIO_NODE_MODULES="${PROJECT_SOURCE_DIR}/tests/azurite/node_modules"
+    XIO_EMU_CLIENT_JS="${CMAKE_CURRENT_LIST_DIR}/client.js")
+endif()

@@ -1,0 +1,84 @@
+/*
+ * snapshots.c - deleting one snapshot of a page blob (xio_snapshot_delete). The
+ * snapshot is named by an id or by the target's own ?snapshot= query parameter;
+ * the request goes to the blob's URL without it, so exactly one snapshot is named.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx_int.h"
+
+/* Splits `url` into a copy without its snapshot= query parameter (`*base`) and that
+ * parameter's decoded value (`*id`, NULL when absent). Both malloc'd. Errors:
+ * XIO_EINVAL (two snapshot parameters), XIO_ENOMEM. */
+static xio_err split_snapshot(const char *url, char **base, char **id, xio_error *err) {
+  *base = NULL, *id = NULL;
+  size_t n = strlen(url);
+  char *b = malloc(n + 1);
+  if (!b) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  const char *q = strchr(url, '?');
+  size_t head = q ? (size_t)(q - url) : n, w = head;
+  memcpy(b, url, head);
+  xio_err rc = XIO_OK;
+  for (const char *p = q ? q + 1 : NULL; rc == XIO_OK && p && *p;) {
+    size_t len = strcspn(p, "&");
+    if (len > 9 && strncmp(p, "snapshot=", 9) == 0) {
+      if (*id)
+        rc = xio_error_set(err, XIO_EINVAL, "the URL names more than one snapshot");
+      else
+        rc = xio_auth_pct_decode(p + 9, len - 9, id, err);
+    } else if (len > 0) {
+      char sep = w == head ? '?' : '&';
+      b[w++] = sep;
+      memcpy(b + w, p, len);
+      w += len;
+    }
+    p += len + (p[len] == '&');
+  }
+  b[w] = '\0';
+  if (rc != XIO_OK) {
+    free(b);
+    free(*id);
+    *id = NULL;
+    return rc;
+  }
+  *base = b;
+  return XIO_OK;
+}
+
+/* The one snapshot id named by `given` and the URL's own, into `*out` (malloc'd). */
+static xio_err pick_id(const char *given, char *in_url, char **out, xio_error *err) {
+  *out = NULL;
+  if (given && in_url && strcmp(given, in_url) != 0)
+    return xio_error_set(err, XIO_EINVAL, "two different snapshots named: %s in the URL and %s",
+                         in_url, given);
+  const char *id = given ? given : in_url;
+  if (!id || !*id)
+    return xio_error_set(err, XIO_EINVAL, "no snapshot named (give its id, or TARGET?snapshot=ID)");
+  if (!(*out = strdup(id))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  return XIO_OK;
+}
+
+xio_err xio_snapshot_delete(xio_ctx *ctx, const char *target, const char *id, xio_error *err) {
+  if (!ctx || !target) return xio_error_set(err, XIO_EINVAL, "xio_snapshot_delete: no target");
+  if (xio_target_classify(target) != XIO_TARGET_BLOB)
+    return xio_error_set(err, XIO_EUNSUPPORTED, "only page blobs have snapshots");
+  char *base = NULL, *in_url = NULL, *snap = NULL;
+  xio_err rc = split_snapshot(target, &base, &in_url, err);
+  if (rc == XIO_OK) rc = pick_id(id, in_url, &snap, err);
+  xio_blob_target *t = NULL;
+  xio_blob_call *c = NULL;
+  if (rc == XIO_OK) rc = xio__ctx_blob_target(ctx, base, &t, err);
+  if (rc == XIO_OK) rc = xio_blob_call_delete_snapshot(t, snap, NULL, &c, err);
+  if (rc == XIO_OK)
+    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_REQ_DELETE, 0, 0, err);
+  if (rc != XIO_OK && t && err && !err->target[0])
+    xio_error_set_target(err, xio_blob_target_safe_url(t));
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+  if (base) xio_auth_secret_free(base, strlen(base));
+  free(in_url);
+  free(snap);
+  return rc;
+}
