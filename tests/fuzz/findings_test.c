@@ -81,6 +81,9 @@ TEST(url_error_target_redacted) {
   ASSERT_NOT_CONTAINS(e.target, "Zm9vYmFyYmF6MTIzNDU2");
   ASSERT_NOT_CONTAINS(e.message, "Zm9vYmFyYmF6MTIzNDU2");
   ASSERT_STR_EQ(e.target, "http://127.0.0.1:10000/devstoreaccount1/Bad_Container/b");
+  /* A SAS token given where the URL belongs. */
+  ASSERT_ERR(xio_auth_url_parse("sig=Zm9vYmFyYmF6MTIzNDU2&sv=2020-12-06", &u, &e), XIO_EPARSE, &e);
+  ASSERT_NOT_CONTAINS(e.target, "Zm9vYmFyYmF6MTIzNDU2");
 }
 
 /* The size xio_blob_call_props reads from a HEAD answering `length`. */
