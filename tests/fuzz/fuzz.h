@@ -42,9 +42,10 @@ size_t xio__fuzz_value_len(const char *s);
  * named by one of `names` (case-insensitive, "name=" at the start of `text` or
  * after one of the characters `seps`). A value is looked for when it is at least 8
  * characters long, holds a digit or one of "+/%" but neither "REDACTED" nor "://"
- * (text the code writes itself may hold those), occurs once only in `text` and not
- * in `except` (may be NULL): a value that also shows elsewhere may be quoted for
- * that other occurrence. Aborts on a leak.
+ * (text the code writes itself may hold those), occurs once only in `text`, raw or
+ * percent-decoded, and not in `except` (may be NULL): a value that also shows
+ * elsewhere may be quoted for that other occurrence. Text the marker "REDACTED"
+ * spells in `out` never counts. Aborts on a leak.
  */
 void xio__fuzz_no_secret(const char *text, const char *const *names, const char *seps,
                          const char *out, const char *except);
