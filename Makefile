@@ -8,7 +8,7 @@ MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan build-tsan test test-asan test-tsan test-fast demo bench format \
-        lint clean bench-sqlite
+        lint clean bench-sqlite fuzz
 
 all: build
 
@@ -73,6 +73,20 @@ bench-sqlite: build
 	  $(BUILD)/samples/sqlite/xio-sqlite-bench --endpoint-file "$$state/endpoint" \
 	    --local-dir "$$out" --out "$$out/sqlite.md"; \
 	  rc=$$?; echo "bench-sqlite: report in $$out/sqlite.md"; exit $$rc
+
+# The fuzz targets (tests/fuzz/), built with clang and libFuzzer (ASan + UBSan), each
+# run for FUZZ_SECONDS on its committed corpus, one after the other; prints the
+# executions per target. FUZZ_TARGETS="url sas" picks some. (make test replays the
+# corpora without clang.)
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz:
+	@scripts/install-deps.sh clang libclang-rt-14-dev
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXIO_FUZZ=ON \
+	  -DXIO_BUILD_SAMPLES=OFF $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target xio_fuzzers
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
 format:
 	@git ls-files '*.c' '*.h' | xargs clang-format -i

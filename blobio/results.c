@@ -4,7 +4,7 @@
  * and snapshot names. Each reader refuses a call that has not succeeded.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <stdint.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,17 +35,20 @@ static void read_meta(const xio_blob_call *c, xio_blob_props *p) {
   }
 }
 
-/* Reads the decimal digits of `s` (nothing else) into *out; 0 when it is not such a
- * number or passes 2^64 - 1. */
-static int parse_size(const char *s, uint64_t *out) {
-  uint64_t v = 0;
-  if (!*s) return 0;
-  for (; *s; s++) {
-    if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10) return 0;
-    v = v * 10 + (uint64_t)(*s - '0');
-  }
-  *out = v;
-  return 1;
+/* The size in header `name` (value `v`, NULL: absent, size 0), which must be a plain
+ * decimal number: a sign or junk would otherwise read as a wrong size (strtoull
+ * takes "-1" as 2^64-1). Errors: XIO_EHTTP. */
+static xio_err size_value(const xio_blob_call *c, const char *name, const char *v, uint64_t *out,
+                          xio_error *err) {
+  char *end = NULL;
+  *out = 0;
+  if (!v) return XIO_OK;
+  errno = 0;
+  if (v[0] >= '0' && v[0] <= '9') *out = strtoull(v, &end, 10);
+  if (!end || *end != '\0' || errno == ERANGE)
+    return xio_error_set(err, XIO_EHTTP, "%s: the response's %s \"%.40s\" is not a size",
+                         c->operation, name, v);
+  return XIO_OK;
 }
 
 xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *p, xio_error *err) {
@@ -54,13 +57,10 @@ xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *p, xio_error
   if (rc != XIO_OK) return rc;
   /* HEAD answers the blob's size; create and resize echo nothing, so take the size
    * they asked for. */
-  int head = strcmp(c->method, "HEAD") == 0;
-  const char *size = head ? xio__blob_hdrs_get(&c->resp_headers, "Content-Length")
-                          : xio__blob_hdrs_get(&c->headers, "x-ms-blob-content-length");
-  if (size && !parse_size(size, &p->size))
-    return xio_error_set(err, XIO_EHTTP,
-                         "%s: the response's Content-Length \"%.40s\" is not a size", c->operation,
-                         size);
+  const char *name = strcmp(c->method, "HEAD") == 0 ? "Content-Length" : "x-ms-blob-content-length";
+  const char *size = strcmp(c->method, "HEAD") == 0 ? xio__blob_hdrs_get(&c->resp_headers, name)
+                                                    : xio__blob_hdrs_get(&c->headers, name);
+  if ((rc = size_value(c, name, size, &p->size, err)) != XIO_OK) return rc;
   copy_header(c, "ETag", p->etag, sizeof p->etag);
   copy_header(c, "Last-Modified", p->last_modified, sizeof p->last_modified);
   copy_header(c, "x-ms-blob-type", p->blob_type, sizeof p->blob_type);

@@ -10,6 +10,14 @@
  * its first initialization is not thread-safe in older releases; xmlCleanupParser is
  * never called, as other code in the process may use libxml2 too.
  *
+ * Quiet: libxml2 reports some failures (an input conversion error in a declared or
+ * detected encoding, out of memory) through its generic error handler whatever the
+ * parse options say, and the default handler prints to stderr. No library may write
+ * to the user's terminal, so each parser runs with a silent generic handler and no
+ * structured handler, set on the calling thread only and restored afterwards: in
+ * this threaded libxml2 (2.9) both handlers are per-thread state, so a handler the
+ * host program set, on its own thread or this one, is left as it was.
+ *
  * Strictness: a wrong root, a missing required element, a number that is not a
  * plain decimal uint64, Start > End, or stray text between elements is XIO_EPARSE
  * with a message naming the element. Unknown elements are skipped, so that new
@@ -43,11 +51,40 @@
  * failure site so that readers (and the static analyzer) see that path fail. */
 #define FAIL_AS(err, code, ...) (xio_error_set((err), (code), __VA_ARGS__), (code))
 
-/* ------------------------------------------------------------ documents ---- */
-
 static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
 
 static void xml_init(void) { xmlInitParser(); }
+
+/* ---------------------------------------------------------------- quiet ---- */
+
+/* The calling thread's libxml2 error handlers, as they were before a parse. */
+typedef struct quiet {
+  xmlGenericErrorFunc generic;
+  void *generic_ctx;
+  xmlStructuredErrorFunc structured;
+  void *structured_ctx;
+} quiet;
+
+static void silent(void *ctx, const char *fmt, ...) { (void)ctx, (void)fmt; }
+
+/* Saves this thread's handlers in *q and silences them. */
+static void quiet_begin(quiet *q) {
+  pthread_once(&xml_once, xml_init);
+  q->generic = xmlGenericError;
+  q->generic_ctx = xmlGenericErrorContext;
+  q->structured = xmlStructuredError;
+  q->structured_ctx = xmlStructuredErrorContext;
+  xmlSetGenericErrorFunc(NULL, silent);
+  xmlSetStructuredErrorFunc(NULL, NULL);
+}
+
+/* Puts back the handlers saved by quiet_begin. */
+static void quiet_end(const quiet *q) {
+  xmlSetGenericErrorFunc(q->generic_ctx, q->generic);
+  xmlSetStructuredErrorFunc(q->structured_ctx, q->structured);
+}
+
+/* ------------------------------------------------------------ documents ---- */
 
 /* Parses `body` and checks that its root element is `root_name`. On success the
  * caller frees *doc (xmlFreeDoc). Errors: XIO_EPARSE, XIO_ENOMEM. */
@@ -217,8 +254,8 @@ static xio_err next_marker_of(const xmlNode *parent, char **out, xio_error *err)
 
 /* ---------------------------------------------------------- error body ---- */
 
-xio_err xio__blob_xml_error(const char *body, size_t len, char *code, size_t code_size,
-                            char *message, size_t message_size) {
+static xio_err read_error(const char *body, size_t len, char *code, size_t code_size, char *message,
+                          size_t message_size) {
   xmlDoc *doc;
   xmlNode *root, *el;
   copy_span(code, code_size, "", 0);
@@ -302,8 +339,8 @@ static xio_err oom_if_refused(xio_err rc, unsigned long refused, xio_error *err)
   return FAIL_AS(err, XIO_ENOMEM, "out of memory reading the response body");
 }
 
-xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
-                                xio_blob_ranges *cleared, char **next_marker, xio_error *err) {
+static xio_err read_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
+                              xio_blob_ranges *cleared, char **next_marker, xio_error *err) {
   xmlDoc *doc;
   xmlNode *root;
   char *marker = NULL;
@@ -445,7 +482,7 @@ static xio_err append_blobs(const xmlNode *blobs, xio_blob_list *out, xio_error 
   return XIO_OK;
 }
 
-xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out, xio_error *err) {
+static xio_err read_blob_list(const char *body, size_t len, xio_blob_list *out, xio_error *err) {
   xmlDoc *doc;
   xmlNode *root, *blobs;
   char *marker = NULL;
@@ -468,6 +505,34 @@ xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out
   xio_free(out->next_marker);
   out->next_marker = marker;
   return XIO_OK;
+}
+
+/* ------------------------------------------------------ entry points ---- */
+
+xio_err xio__blob_xml_error(const char *body, size_t len, char *code, size_t code_size,
+                            char *message, size_t message_size) {
+  quiet q;
+  quiet_begin(&q);
+  xio_err rc = read_error(body, len, code, code_size, message, message_size);
+  quiet_end(&q);
+  return rc;
+}
+
+xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
+                                xio_blob_ranges *cleared, char **next_marker, xio_error *err) {
+  quiet q;
+  quiet_begin(&q);
+  xio_err rc = read_page_list(body, len, ranges, cleared, next_marker, err);
+  quiet_end(&q);
+  return rc;
+}
+
+xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out, xio_error *err) {
+  quiet q;
+  quiet_begin(&q);
+  xio_err rc = read_blob_list(body, len, out, err);
+  quiet_end(&q);
+  return rc;
 }
 
 /* --------------------------------------------------- user delegation key ---- */
@@ -496,7 +561,7 @@ static xio_err udk_fields(const xmlNode *root, xio_auth_udk *k, xio_error *err) 
   return XIO_OK;
 }
 
-xio_err xio__blob_xml_udk(const char *body, size_t len, xio_auth_udk *out, xio_error *err) {
+static xio_err read_udk(const char *body, size_t len, xio_auth_udk *out, xio_error *err) {
   xmlDoc *doc;
   xmlNode *root;
   memset(out, 0, sizeof *out);
@@ -506,5 +571,13 @@ xio_err xio__blob_xml_udk(const char *body, size_t len, xio_auth_udk *out, xio_e
   wipe_texts(root);
   xmlFreeDoc(doc);
   if (rc != XIO_OK) xio_auth_udk_clear(out);
+  return rc;
+}
+
+xio_err xio__blob_xml_udk(const char *body, size_t len, xio_auth_udk *out, xio_error *err) {
+  quiet q;
+  quiet_begin(&q);
+  xio_err rc = read_udk(body, len, out, err);
+  quiet_end(&q);
   return rc;
 }

@@ -10,6 +10,9 @@
 
 #include "base_int.h"
 
+/* 9999-12-31T23:59:59Z, the last time ISO 8601's four-digit year can write. */
+#define MAX_ISO8601 ((time_t)253402300799)
+
 time_t xio_auth_clock_now(const xio_auth_clock *clock) {
   if (clock && clock->now) return clock->now(clock->ud);
   return time(NULL);
@@ -153,7 +156,10 @@ xio_err xio_auth_parse_iso8601(const char *text, time_t *out, xio_error *err) {
                          "\"%.40s\"",
                          text ? text : "(null)");
   time_t t = timegm(&tm);
-  if (t == (time_t)-1) return xio_error_set(err, XIO_EPARSE, "time out of range");
+  /* An offset can move a time written in 1970 or 9999 out of those years: such a
+   * time could not be written back in this form. */
+  if (t == (time_t)-1 || t - (time_t)off < 0 || t - (time_t)off > MAX_ISO8601)
+    return xio_error_set(err, XIO_EPARSE, "time out of range (1970 to 9999 UTC): \"%.40s\"", text);
   *out = t - (time_t)off;
   return XIO_OK;
 }

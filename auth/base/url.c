@@ -222,7 +222,10 @@ xio_err xio_auth_url_parse(const char *url, xio_auth_url *out, xio_error *err) {
   xio_auth_url_clear(out);
   xio__auth_operation(err, "ParseUrl");
   if (err && !err->target[0]) {
+    /* Cut at the first '&', ';' or '=' too: a SAS pasted after '&' instead of '?',
+     * or given where a URL belongs, is no query, but still a secret. */
     char *safe = xio_auth_url_strip_query(url);
+    if (safe) safe[strcspn(safe, "&;=")] = '\0';
     xio_error_set_target(err, safe);
     xio_free(safe);
   }

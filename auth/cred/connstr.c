@@ -108,6 +108,18 @@ static xio_err check_fields(const fields *f, xio_error *err) {
   return XIO_OK;
 }
 
+/* 1 when `s` is non-empty and holds only letters, digits, '-' and, if `dots`, '.'. */
+static int host_name(const char *s, int dots) {
+  if (!*s) return 0;
+  for (; *s; s++) {
+    char c = *s;
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '-' || (dots && c == '.');
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
 /* The blob endpoint: BlobEndpoint without trailing '/', else derived from the name. */
 static xio_err make_endpoint(const fields *f, xio_auth_account *a, xio_error *err) {
   xio__auth_buf b;
@@ -116,8 +128,10 @@ static xio_err make_endpoint(const fields *f, xio_auth_account *a, xio_error *er
     size_t n = strlen(f->endpoint);
     while (n > 0 && f->endpoint[n - 1] == '/')
       n--;
-    if (xio__auth_ncasecmp(f->endpoint, "https://", 8) != 0 &&
-        xio__auth_ncasecmp(f->endpoint, "http://", 7) != 0)
+    size_t scheme = xio__auth_ncasecmp(f->endpoint, "https://", 8) == 0  ? 8
+                    : xio__auth_ncasecmp(f->endpoint, "http://", 7) == 0 ? 7
+                                                                         : 0;
+    if (!scheme || n <= scheme) /* not http(s), or no host after the scheme */
       return xio_error_set(err, XIO_EPARSE,
                            "connection string: BlobEndpoint must be an http(s) URL");
     xio__auth_buf_add(&b, f->endpoint, n);
@@ -125,6 +139,11 @@ static xio_err make_endpoint(const fields *f, xio_auth_account *a, xio_error *er
     const char *suffix = f->suffix ? f->suffix : "core.windows.net";
     while (*suffix == '.')
       suffix++;
+    /* Both become the endpoint's host name: nothing else may slip into the URL. */
+    if (!host_name(f->name, 0) || !host_name(suffix, 1))
+      return xio_error_set(err, XIO_EPARSE, "connection string: %s",
+                           !host_name(f->name, 0) ? "AccountName may hold only letters and digits"
+                                                  : "EndpointSuffix is not a host name");
     xio__auth_buf_puts(&b, f->protocol ? f->protocol : "https");
     xio__auth_buf_puts(&b, "://");
     xio__auth_buf_puts(&b, f->name);

@@ -48,7 +48,9 @@ static size_t redact_sharedkey(const char *p, xio__auth_buf *b) {
              : xio__auth_ncasecmp(p, "SharedKeyLite ", 14) == 0 ? 14
                                                                 : 0;
   if (!n) return 0;
-  size_t acct = strcspn(p + n, ": \t\r\n");
+  /* An account name is letters and digits: anything else is not a SharedKey value
+   * (and is scanned on for secrets rather than copied as an "account"). */
+  size_t acct = strspn(p + n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
   if (p[n + acct] != ':') return 0;
   size_t head = n + acct + 1;
   xio__auth_buf_add(b, p, head);

@@ -47,7 +47,8 @@ char *xio_auth_format_rfc1123(time_t t, char buf[30]);
 char *xio_auth_format_iso8601(time_t t, char buf[21]);
 
 /** Parses an ISO 8601 UTC time as SAS tokens use it ("2024-01-01T00:00:00Z",
- *  also "2024-01-01" and fractional seconds). Errors: XIO_EPARSE. */
+ *  also "2024-01-01", fractional seconds and +hh:mm offsets). Errors: XIO_EPARSE
+ *  (also for a time before 1970 or after 9999 UTC). */
 xio_err xio_auth_parse_iso8601(const char *text, time_t *out, xio_error *err);
 
 /* --------------------------------------------------------------- base64 ---- */
