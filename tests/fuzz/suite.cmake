@@ -6,7 +6,7 @@
 #  - With -DXIO_FUZZ=ON (clang): fuzz_TARGET linked with libFuzzer, all of them
 #    built by the target xio_fuzzers (make fuzz builds and runs them).
 set(XIO_FUZZ_TARGETS connstr sas url dates size credfile redact headers
-    xml_error xml_page_list xml_blob_list)
+    xml_error xml_page_list xml_blob_list token_json xml_udk)
 
 # Sources and libraries a target needs beyond its own file.
 function(xio_fuzz_setup exe name)
