@@ -74,7 +74,7 @@ xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *p, xio_error
   return XIO_OK;
 }
 
-xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_blob_ranges *out, char **next_marker,
+xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_ranges *out, char **next_marker,
                              xio_error *err) {
   *next_marker = NULL;
   xio_err rc = need_success(c, "page ranges", err);

@@ -35,7 +35,7 @@ xio_err xio_blob_create_container(xio_blob_engine *e, const xio_blob_target *t, 
 
 /* One segment [off, off+len), following NextMarker until the service is done. */
 static xio_err ranges_segment(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
-                              uint64_t off, uint64_t len, xio_blob_ranges *out, xio_error *err) {
+                              uint64_t off, uint64_t len, xio_ranges *out, xio_error *err) {
   char *marker = NULL;
   xio_err rc;
   do {
@@ -66,8 +66,8 @@ static xio_err blob_size(xio_blob_send_fn send, void *ud, const xio_blob_target 
 }
 
 xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
-                                 uint64_t offset, uint64_t len, uint64_t segment,
-                                 xio_blob_ranges *out, xio_error *err) {
+                                 uint64_t offset, uint64_t len, uint64_t segment, xio_ranges *out,
+                                 xio_error *err) {
   if (len == 0) {
     uint64_t size = 0;
     xio_err rc = blob_size(send, ud, t, &size, err);

@@ -44,7 +44,6 @@
 #include <xio/blob.h>
 #include <xio/entra.h>
 
-#include "ranges_int.h"
 #include "xml_int.h"
 
 /* Records `code` and a message in `err` and evaluates to `code`, written out at the
@@ -277,15 +276,15 @@ static xio_err read_error(const char *body, size_t len, char *code, size_t code_
 
 /* One walk over a <PageList>: counting (validating) or applying. */
 typedef struct page_walk {
-  xio_blob_ranges *ranges;
-  xio_blob_ranges *cleared; /* may be NULL: clear ranges are checked, then dropped */
+  xio_ranges *ranges;
+  xio_ranges *cleared; /* may be NULL: clear ranges are checked, then dropped */
   int apply;
   size_t npage, nclear;
 } page_walk;
 
 /* Reads the Start and End of one <PageRange> or <ClearRange>, the index-th range
  * element (from 1). Errors: XIO_EPARSE, XIO_ENOMEM. */
-static xio_err read_range(const xmlNode *el, size_t index, xio_blob_range *out, xio_error *err) {
+static xio_err read_range(const xmlNode *el, size_t index, xio_range *out, xio_error *err) {
   char what[48];
   snprintf(what, sizeof what, "%s %zu", (const char *)el->name, index);
   xio_err rc = no_stray_text(el, what, err);
@@ -302,15 +301,15 @@ static xio_err walk_page_list(const xmlNode *root, page_walk *w, xio_error *err)
   for (const xmlNode *n = root->children; n; n = n->next) {
     int page = is_elem(n, "PageRange");
     if (!page && !is_elem(n, "ClearRange")) continue;
-    xio_blob_range rg;
+    xio_range rg;
     xio_err rc = read_range(n, ++index, &rg, err);
     if (rc != XIO_OK) return rc;
     if (!w->apply) {
       *(page ? &w->npage : &w->nclear) += 1;
       continue;
     }
-    xio_blob_ranges *to = page ? w->ranges : w->cleared;
-    if (to && (rc = xio_blob_ranges_add(to, rg.start, rg.end)) != XIO_OK)
+    xio_ranges *to = page ? w->ranges : w->cleared;
+    if (to && (rc = xio_ranges_add(to, rg.start, rg.end)) != XIO_OK)
       return xio_error_set(err, rc, "adding a page range failed");
   }
   return XIO_OK;
@@ -323,8 +322,8 @@ static xio_err apply_page_list(const xmlNode *root, page_walk *w, xio_error *err
   if (rc == XIO_OK) rc = walk_page_list(root, w, err);
   if (rc != XIO_OK) return rc;
   int same = w->cleared == w->ranges; /* one list for both: room for both */
-  if (xio__blob_ranges_reserve(w->ranges, w->npage + (same ? w->nclear : 0)) != XIO_OK ||
-      (w->cleared && !same && xio__blob_ranges_reserve(w->cleared, w->nclear) != XIO_OK))
+  if (xio_ranges_reserve(w->ranges, w->npage + (same ? w->nclear : 0)) != XIO_OK ||
+      (w->cleared && !same && xio_ranges_reserve(w->cleared, w->nclear) != XIO_OK))
     return FAIL_AS(err, XIO_ENOMEM, "out of memory for %zu page ranges", w->npage + w->nclear);
   w->apply = 1;
   return walk_page_list(root, w, err);
@@ -339,8 +338,8 @@ static xio_err oom_if_refused(xio_err rc, unsigned long refused, xio_error *err)
   return FAIL_AS(err, XIO_ENOMEM, "out of memory reading the response body");
 }
 
-static xio_err read_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
-                              xio_blob_ranges *cleared, char **next_marker, xio_error *err) {
+static xio_err read_page_list(const char *body, size_t len, xio_ranges *ranges, xio_ranges *cleared,
+                              char **next_marker, xio_error *err) {
   xmlDoc *doc;
   xmlNode *root;
   char *marker = NULL;
@@ -518,8 +517,8 @@ xio_err xio__blob_xml_error(const char *body, size_t len, char *code, size_t cod
   return rc;
 }
 
-xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
-                                xio_blob_ranges *cleared, char **next_marker, xio_error *err) {
+xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_ranges *ranges,
+                                xio_ranges *cleared, char **next_marker, xio_error *err) {
   quiet q;
   quiet_begin(&q);
   xio_err rc = read_page_list(body, len, ranges, cleared, next_marker, err);

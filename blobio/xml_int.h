@@ -25,12 +25,12 @@ xio_err xio__blob_xml_error(const char *body, size_t len, char *code, size_t cod
 /**
  * Reads <PageList> with <PageRange>/<ClearRange> elements of <Start>/<End> and an
  * optional <NextMarker>. Page ranges are added to `ranges` (merged, see
- * xio_blob_ranges_add in xio/blob.h); clear ranges to `cleared` when it is not NULL. `*next_marker`
+ * xio_ranges_add in <xio/base.h>); clear ranges to `cleared` when it is not NULL. `*next_marker`
  * gets a malloc'd marker or NULL (when empty or absent). Errors: XIO_EPARSE (including
  * Start > End, or numbers that do not parse), XIO_ENOMEM.
  */
-xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_blob_ranges *ranges,
-                                xio_blob_ranges *cleared, char **next_marker, xio_error *err);
+xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_ranges *ranges,
+                                xio_ranges *cleared, char **next_marker, xio_error *err);
 
 /**
  * Reads <EnumerationResults><Blobs><Blob><Name/><Properties>...</Properties></Blob>

@@ -356,7 +356,7 @@ static xio_err pb_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   pb_file *p = (pb_file *)f;
   uint64_t size = atomic_load(&f->size);
   if (size == 0) return XIO_OK;
-  xio_blob_ranges all = {NULL, 0, 0};
+  xio_ranges all = {NULL, 0, 0};
   xio_err rc =
       xio_blob_get_ranges_with(send_ranges_call, p, p->target, 0, pages(size), 0, &all, err);
   /* The last page may reach past an unaligned logical end: cut it there. */
@@ -365,7 +365,7 @@ static xio_err pb_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
     if (xio_ranges_add(out, all.v[i].start, end) != XIO_OK)
       rc = xio_error_set(err, XIO_ENOMEM, "out of memory listing ranges");
   }
-  xio_blob_ranges_clear(&all);
+  xio_ranges_clear(&all);
   return rc;
 }
 

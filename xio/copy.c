@@ -176,11 +176,11 @@ static xio_err send_ranges(void *ud, xio_blob_call *c, xio_error *err) {
 
 static xio_err allocated(copy_job *j, xio_blob_target *t, uint64_t size, uint64_t *out,
                          xio_error *err) {
-  xio_blob_ranges r = {NULL, 0, 0};
+  xio_ranges r = {NULL, 0, 0};
   xio_err rc =
       size ? xio_blob_get_ranges_with(send_ranges, j->ctx, t, 0, size, 0, &r, err) : XIO_OK;
-  *out = xio_blob_ranges_bytes(&r);
-  xio_blob_ranges_clear(&r);
+  *out = xio_ranges_bytes(&r);
+  xio_ranges_clear(&r);
   return rc;
 }
 

@@ -67,11 +67,11 @@ static xio_err allocated_of(const lister *l, const xio_blob_item *item, uint64_t
   xio_blob_target *t = NULL;
   xio_err rc = xio__ctx_blob_target(l->ctx, url, &t, err);
   xio_auth_secret_free(url, strlen(url));
-  xio_blob_ranges r = {NULL, 0, 0};
+  xio_ranges r = {NULL, 0, 0};
   if (rc == XIO_OK && item->size > 0)
     rc = xio_blob_get_ranges_with(send_ranges, l->ctx, t, 0, item->size, 0, &r, err);
-  if (rc == XIO_OK) *out = xio_blob_ranges_bytes(&r);
-  xio_blob_ranges_clear(&r);
+  if (rc == XIO_OK) *out = xio_ranges_bytes(&r);
+  xio_ranges_clear(&r);
   xio_blob_target_free(t);
   return rc;
 }

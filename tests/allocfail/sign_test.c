@@ -132,7 +132,7 @@ static const char blob_list[] =
 
 static xio_err parse_op(void *ud, xio_error *err) {
   (void)ud;
-  xio_blob_ranges r, cleared;
+  xio_ranges r, cleared;
   memset(&r, 0, sizeof r);
   memset(&cleared, 0, sizeof cleared);
   char *marker = NULL;
@@ -140,8 +140,8 @@ static xio_err parse_op(void *ud, xio_error *err) {
   if (rc == XIO_OK && (r.n != 3 || cleared.n != 1 || !marker || strcmp(marker, "m2") != 0))
     rc = xio_error_set(err, XIO_EIO, "page list read wrong");
   xio_free(marker);
-  xio_blob_ranges_clear(&r);
-  xio_blob_ranges_clear(&cleared);
+  xio_ranges_clear(&r);
+  xio_ranges_clear(&cleared);
   if (rc != XIO_OK) return rc;
   xio_blob_list l;
   memset(&l, 0, sizeof l);

@@ -21,11 +21,11 @@
 /* ------------------------------------------------------------ bodies ---- */
 
 static xio_err page_list(const char *in, xio_error *e) {
-  xio_blob_ranges r = {0}, c = {0};
+  xio_ranges r = {0}, c = {0};
   char *marker = NULL;
   xio_err rc = xio__blob_xml_page_list(in, strlen(in), &r, &c, &marker, e);
-  xio_blob_ranges_clear(&r);
-  xio_blob_ranges_clear(&c);
+  xio_ranges_clear(&r);
+  xio_ranges_clear(&c);
   free(marker);
   return rc;
 }

@@ -161,25 +161,25 @@ TEST(page_ranges_after_writes_and_clears) {
   ASSERT_OK(xio_blob_put_page(fx.engine, b, MiB, page, 4096, NULL, &e), &e);
   ASSERT_OK(xio_blob_put_page(fx.engine, b, 8 * MiB, page, 4096, NULL, &e), &e);
   ASSERT_OK(xio_blob_clear(fx.engine, b, MiB, 4096, NULL, &e), &e);
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   ASSERT_OK(xio_blob_get_ranges(fx.engine, b, 0, 0, 0, &r, &e), &e);
   ASSERT_EQ(r.n, 2);
   ASSERT_U64_EQ(r.v[0].start, 0);
   ASSERT_U64_EQ(r.v[0].end, 8191); /* merged by the client */
   ASSERT_U64_EQ(r.v[1].start, 8 * MiB);
   ASSERT_U64_EQ(r.v[1].end, 8 * MiB + 4095);
-  ASSERT_U64_EQ(xio_blob_ranges_bytes(&r), 3 * 4096);
-  xio_blob_ranges_clear(&r);
+  ASSERT_U64_EQ(xio_ranges_bytes(&r), 3 * 4096);
+  xio_ranges_clear(&r);
   /* Segmented queries give the same answer. */
   ASSERT_OK(xio_blob_get_ranges(fx.engine, b, 0, 16 * MiB, MiB, &r, &e), &e);
   ASSERT_EQ(r.n, 2);
   ASSERT_U64_EQ(r.v[1].start, 8 * MiB);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
   /* A sub-range. */
   ASSERT_OK(xio_blob_get_ranges(fx.engine, b, 4 * MiB, 8 * MiB, 0, &r, &e), &e);
   ASSERT_EQ(r.n, 1);
   ASSERT_U64_EQ(r.v[0].start, 8 * MiB);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
   xio_blob_target_free(b);
   fixture_teardown(&fx);
 }
@@ -257,10 +257,10 @@ TEST(client_limits_refuse_before_sending) {
   ASSERT_ERR(xio_blob_resize(fx.engine, b, 1000, NULL, &e), XIO_EALIGN, &e);
   ASSERT_ERR(xio_blob_clear(fx.engine, b, 8 * TiB - 512, 1024, NULL, &e), XIO_ELIMIT, &e);
   /* Nothing above reached the service: the blob is still untouched. */
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   ASSERT_OK(xio_blob_get_ranges(fx.engine, b, 0, 0, 0, &r, &e), &e);
   ASSERT_EQ(r.n, 0);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
   free(big);
   xio_blob_target_free(b);
   fixture_teardown(&fx);

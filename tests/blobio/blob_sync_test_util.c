@@ -76,7 +76,7 @@ static xio_err send_with_engine(void *ud, xio_blob_call *c, xio_error *err) {
 }
 
 xio_err xio_blob_get_ranges(xio_blob_engine *e, const xio_blob_target *t, uint64_t offset,
-                            uint64_t len, uint64_t segment, xio_blob_ranges *out, xio_error *err) {
+                            uint64_t len, uint64_t segment, xio_ranges *out, xio_error *err) {
   return xio_blob_get_ranges_with(send_with_engine, e, t, offset, len, segment, out, err);
 }
 

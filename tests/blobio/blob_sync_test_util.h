@@ -42,7 +42,7 @@ xio_err xio_blob_read(xio_blob_engine *e, const xio_blob_target *blob, uint64_t 
  * fragmented large blob never needs one huge listing. Appends merged ranges to `out`.
  */
 xio_err xio_blob_get_ranges(xio_blob_engine *e, const xio_blob_target *blob, uint64_t offset,
-                            uint64_t len, uint64_t segment, xio_blob_ranges *out, xio_error *err);
+                            uint64_t len, uint64_t segment, xio_ranges *out, xio_error *err);
 
 xio_err xio_blob_delete(xio_blob_engine *e, const xio_blob_target *blob, int include_snapshots,
                         const xio_blob_cond *cond, xio_error *err);

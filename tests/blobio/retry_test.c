@@ -145,10 +145,10 @@ TEST(checksum_rejected_by_service_is_retried) {
   ASSERT_EQ(xio_blob_call_retries(c), 1);
   xio_blob_call_free(c);
   /* Nothing was written. */
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   ASSERT_OK(xio_blob_get_ranges(fx.engine, b, 0, 0, 0, &r, &e), &e);
   ASSERT_EQ(r.n, 0);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
   xio_blob_target_free(b);
   fixture_teardown(&fx);
 }

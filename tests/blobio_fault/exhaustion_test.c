@@ -56,10 +56,10 @@ static void finish(pfx *p, xio_blob_target *direct, xio_blob_target *proxied) {
 /* Bytes of `direct` that hold data (pages written). */
 static uint64_t written_bytes(pfx *p, const xio_blob_target *direct) {
   xio_error e;
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   ASSERT_OK(xio_blob_get_ranges(p->fx.engine, direct, 0, 0, 0, &r, &e), &e);
-  uint64_t n = xio_blob_ranges_bytes(&r);
-  xio_blob_ranges_clear(&r);
+  uint64_t n = xio_ranges_bytes(&r);
+  xio_ranges_clear(&r);
   return n;
 }
 

@@ -69,10 +69,10 @@ TEST(proxy_passes_requests_through) {
   xio_blob_props props;
   ASSERT_OK(xio_blob_get_properties(p.fx.engine, b, NULL, &props, &e), &e);
   ASSERT_U64_EQ(props.size, BLOB_SIZE);
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   ASSERT_OK(xio_blob_get_ranges(p.fx.engine, b, 0, BLOB_SIZE, 0, &r, &e), &e);
-  ASSERT_U64_EQ(xio_blob_ranges_bytes(&r), PAGE_LEN);
-  xio_blob_ranges_clear(&r);
+  ASSERT_U64_EQ(xio_ranges_bytes(&r), PAGE_LEN);
+  xio_ranges_clear(&r);
   ASSERT_OK(xio_blob_delete(p.fx.engine, b, 0, NULL, &e), &e);
   /* Create, put, read, HEAD, page list, delete: six requests, one try each. */
   static const char *const methods[] = {"PUT", "PUT", "GET", "HEAD", "GET", "DELETE"};
@@ -231,11 +231,11 @@ TEST(torn_page_list_is_retried) {
   xio_blob_target *b = pfx_proxied(&p, "torn-list.mdf", NULL, NULL);
   pfx_forget(&p);
   pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_TORN, .match = "comp=pagelist"});
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   ASSERT_OK(xio_blob_get_ranges(p.fx.engine, b, 0, BLOB_SIZE, 0, &r, &e), &e);
   ASSERT_EQ(r.n, 16);
-  ASSERT_U64_EQ(xio_blob_ranges_bytes(&r), 16 * 512);
-  xio_blob_ranges_clear(&r);
+  ASSERT_U64_EQ(xio_ranges_bytes(&r), 16 * 512);
+  xio_ranges_clear(&r);
   expect_one_retry(&p, FAULTPROXY_TORN);
   xio_blob_target_free(b);
   xio_blob_target_free(direct);

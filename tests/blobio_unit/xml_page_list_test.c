@@ -19,7 +19,7 @@ static const char azure_shape[] =
     DECL "<PageList>" PR("0", "511") CR("512", "1023") "<NextMarker/></PageList>";
 
 /* Parses `body` (strlen) with `err` and a marker that must be reset. */
-static xio_err parse(const char *body, xio_blob_ranges *r, xio_blob_ranges *c, char **marker,
+static xio_err parse(const char *body, xio_ranges *r, xio_ranges *c, char **marker,
                      xio_error *err) {
   xio_error_clear(err);
   *marker = (char *)"stale";
@@ -27,7 +27,7 @@ static xio_err parse(const char *body, xio_blob_ranges *r, xio_blob_ranges *c, c
 }
 
 TEST(page_list_azure_shape) {
-  xio_blob_ranges r = {0}, c = {0};
+  xio_ranges r = {0}, c = {0};
   char *marker;
   xio_error err;
   ASSERT_OK(parse(azure_shape, &r, &c, &marker, &err), &err);
@@ -38,12 +38,12 @@ TEST(page_list_azure_shape) {
   ASSERT_U64_EQ(c.v[0].start, 512);
   ASSERT_U64_EQ(c.v[0].end, 1023);
   ASSERT(marker == NULL); /* <NextMarker/>: last page */
-  xio_blob_ranges_clear(&r);
-  xio_blob_ranges_clear(&c);
+  xio_ranges_clear(&r);
+  xio_ranges_clear(&c);
 }
 
 TEST(page_list_several_ranges_merged) {
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   char *marker;
   xio_error err;
   /* Azurite lists adjacent writes separately and need not sort: the list merges. */
@@ -58,15 +58,15 @@ TEST(page_list_several_ranges_merged) {
   ASSERT_U64_EQ(r.v[1].end, 8191);
   ASSERT_U64_EQ(r.v[2].start, 16384);
   ASSERT_U64_EQ(r.v[2].end, 16895);
-  ASSERT_U64_EQ(xio_blob_ranges_bytes(&r), 1536 + 4096 + 512);
+  ASSERT_U64_EQ(xio_ranges_bytes(&r), 1536 + 4096 + 512);
   ASSERT(marker == NULL); /* absent */
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
 }
 
 /* With `cleared` NULL, clear ranges are checked but go nowhere, and never mix into
  * the page ranges. */
 TEST(page_list_clear_ranges_dropped_or_kept) {
-  xio_blob_ranges r = {0}, c = {0};
+  xio_ranges r = {0}, c = {0};
   char *marker;
   xio_error err;
   const char *body = "<PageList>" CR("0", "511") PR("1024", "2047") CR("2048", "4095")
@@ -75,7 +75,7 @@ TEST(page_list_clear_ranges_dropped_or_kept) {
   ASSERT_EQ(r.n, 1);
   ASSERT_U64_EQ(r.v[0].start, 1024);
   ASSERT_U64_EQ(r.v[0].end, 2047);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
   ASSERT_OK(parse(body, &r, &c, &marker, &err), &err);
   ASSERT_EQ(r.n, 1);
   ASSERT_U64_EQ(r.v[0].start, 1024);
@@ -86,12 +86,12 @@ TEST(page_list_clear_ranges_dropped_or_kept) {
   ASSERT_U64_EQ(c.v[1].end, 8191);
   ASSERT_ERR(parse("<PageList>" CR("9", "8") "</PageList>", &r, NULL, &marker, &err), XIO_EPARSE,
              &err);
-  xio_blob_ranges_clear(&r);
-  xio_blob_ranges_clear(&c);
+  xio_ranges_clear(&r);
+  xio_ranges_clear(&c);
 }
 
 TEST(page_list_next_marker) {
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   char *marker;
   xio_error err;
   ASSERT_OK(parse("<PageList>" PR("0", "511") "<NextMarker>2!88!MDAwMDE0IXBhZ2Uh</NextMarker>"
@@ -107,26 +107,26 @@ TEST(page_list_next_marker) {
   /* The caller may not want the marker at all. */
   ASSERT_OK(xio__blob_xml_page_list(azure_shape, strlen(azure_shape), &r, NULL, NULL, &err), &err);
   ASSERT_EQ(r.n, 1);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
 }
 
 TEST(page_list_empty) {
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   char *marker;
   xio_error err;
   ASSERT_OK(parse(DECL "<PageList />", &r, NULL, &marker, &err), &err);
   ASSERT_EQ(r.n, 0);
   ASSERT(marker == NULL);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
 }
 
 /* Ranges add to what the list already holds (paging with NextMarker). */
 TEST(page_list_appends_to_existing) {
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   char *marker;
   xio_error err;
-  ASSERT_OK(xio_blob_ranges_add(&r, 0, 511), NULL);
-  ASSERT_OK(xio_blob_ranges_add(&r, 8192, 8703), NULL);
+  ASSERT_OK(xio_ranges_add(&r, 0, 511), NULL);
+  ASSERT_OK(xio_ranges_add(&r, 8192, 8703), NULL);
   ASSERT_OK(parse("<PageList>" PR("512", "1023") PR("65536", "66047") "</PageList>", &r, NULL,
                   &marker, &err),
             &err);
@@ -134,12 +134,12 @@ TEST(page_list_appends_to_existing) {
   ASSERT_U64_EQ(r.v[0].end, 1023);
   ASSERT_U64_EQ(r.v[1].start, 8192);
   ASSERT_U64_EQ(r.v[2].start, 65536);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
 }
 
 /* Offsets near and beyond 8 TiB are plain uint64, up to its maximum. */
 TEST(page_list_huge_numbers) {
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   char *marker;
   xio_error err;
   ASSERT_OK(parse("<PageList>" PR("8796093021696", "8796093022207")
@@ -159,17 +159,17 @@ TEST(page_list_huge_numbers) {
       parse("<PageList>" PR("0", "99999999999999999999999") "</PageList>", &r, NULL, &marker, &err),
       XIO_EPARSE, &err);
   ASSERT_EQ(r.n, 2);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
 }
 
 /* Asserts that `body` is refused with a message containing `what`, leaving the
  * prefilled list, the cleared list and the marker as they were. */
 static void check_refused(int line, const char *body, const char *what) {
-  xio_blob_ranges r = {0}, c = {0};
+  xio_ranges r = {0}, c = {0};
   char *marker;
   xio_error err;
-  ASSERT_OK(xio_blob_ranges_add(&r, 0, 511), NULL);
-  ASSERT_OK(xio_blob_ranges_add(&c, 0, 511), NULL);
+  ASSERT_OK(xio_ranges_add(&r, 0, 511), NULL);
+  ASSERT_OK(xio_ranges_add(&c, 0, 511), NULL);
   xio_err rc = parse(body, &r, &c, &marker, &err);
   if (rc != XIO_EPARSE) FAIL("line %d: got %s, wanted XIO_EPARSE", line, xio_err_name(rc));
   ASSERT_EQ(err.code, XIO_EPARSE);
@@ -180,8 +180,8 @@ static void check_refused(int line, const char *body, const char *what) {
   ASSERT_U64_EQ(r.v[0].end, 511);
   ASSERT_EQ(c.n, 1);
   ASSERT_U64_EQ(c.v[0].end, 511);
-  xio_blob_ranges_clear(&r);
-  xio_blob_ranges_clear(&c);
+  xio_ranges_clear(&r);
+  xio_ranges_clear(&c);
 }
 
 #define REFUSED(body, what) check_refused(__LINE__, body, what)
@@ -235,19 +235,19 @@ TEST(page_list_garbage) {
 TEST(page_list_truncated) {
   size_t n = strlen(azure_shape);
   for (size_t cut = 0; cut < n; cut++) {
-    xio_blob_ranges r = {0};
+    xio_ranges r = {0};
     char *marker = NULL;
     xio_error err;
     xio_err rc = xio__blob_xml_page_list(azure_shape, cut, &r, NULL, &marker, &err);
     if (rc != XIO_EPARSE) FAIL("prefix of %zu bytes: %s", cut, xio_err_name(rc));
     ASSERT_EQ(r.n, 0);
     ASSERT(marker == NULL);
-    xio_blob_ranges_clear(&r);
+    xio_ranges_clear(&r);
   }
 }
 
 TEST(page_list_bom_and_whitespace) {
-  xio_blob_ranges r = {0};
+  xio_ranges r = {0};
   char *marker;
   xio_error err;
   ASSERT_OK(parse("\xEF\xBB\xBF" DECL "<PageList>\n  <PageRange>\n    <Start>0</Start>\n"
@@ -259,7 +259,7 @@ TEST(page_list_bom_and_whitespace) {
   ASSERT_U64_EQ(r.v[0].end, 511);
   ASSERT_STR_EQ(marker, "m");
   free(marker);
-  xio_blob_ranges_clear(&r);
+  xio_ranges_clear(&r);
 }
 
 TEST(page_list_invalid_arguments) {

@@ -15,7 +15,7 @@
 #define HELD_START (1ull << 40)
 #define HELD_END   ((1ull << 40) + 511)
 
-static void check_sorted(const xio_blob_ranges *r) {
+static void check_sorted(const xio_ranges *r) {
   int held = 0;
   FUZZ_CHECK(r->n <= r->cap);
   for (size_t i = 0; i < r->n; i++) {
@@ -27,17 +27,17 @@ static void check_sorted(const xio_blob_ranges *r) {
   FUZZ_CHECK(held);
 }
 
-static void check_as_before(const xio_blob_ranges *r) {
+static void check_as_before(const xio_ranges *r) {
   FUZZ_CHECK(r->n == 1 && r->v[0].start == HELD_START && r->v[0].end == HELD_END);
 }
 
-static void held(xio_blob_ranges *r) {
+static void held(xio_ranges *r) {
   memset(r, 0, sizeof *r);
-  if (xio_blob_ranges_add(r, HELD_START, HELD_END) != XIO_OK) abort();
+  if (xio_ranges_add(r, HELD_START, HELD_END) != XIO_OK) abort();
 }
 
 static void read_body(const uint8_t *data, size_t size, int one_list) {
-  xio_blob_ranges pages, clears;
+  xio_ranges pages, clears;
   char *marker = (char *)"unset";
   xio_error err;
   held(&pages);
@@ -55,8 +55,8 @@ static void read_body(const uint8_t *data, size_t size, int one_list) {
     check_as_before(&clears);
   }
   if (rc == XIO_OK) free(marker);
-  xio_blob_ranges_clear(&pages);
-  xio_blob_ranges_clear(&clears);
+  xio_ranges_clear(&pages);
+  xio_ranges_clear(&clears);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

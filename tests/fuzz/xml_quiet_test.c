@@ -39,14 +39,14 @@ static const struct {
 static void parse_noisy(void) {
   for (size_t i = 0; i < sizeof noisy / sizeof *noisy; i++) {
     char code[64], msg[256];
-    xio_blob_ranges r = {0};
+    xio_ranges r = {0};
     xio_blob_list l = {0};
     char *marker = NULL;
     xio__blob_xml_error(noisy[i].body, noisy[i].len, code, sizeof code, msg, sizeof msg);
     ASSERT(xio__blob_xml_page_list(noisy[i].body, noisy[i].len, &r, NULL, &marker, NULL) ==
            XIO_EPARSE);
     ASSERT(xio__blob_xml_blob_list(noisy[i].body, noisy[i].len, &l, NULL) == XIO_EPARSE);
-    xio_blob_ranges_clear(&r);
+    xio_ranges_clear(&r);
     xio_blob_list_clear(&l);
   }
 }

@@ -107,6 +107,40 @@ int xio_auth_host_is_loopback(const char *host);
  *  or on out-of-memory. */
 char *xio_auth_url_strip_query(const char *url);
 
+/* --------------------------------------------------------------- ranges ---- */
+
+/** One range of bytes [start, end], inclusive: an allocated range of a file, a page
+ *  range of a page blob (or, in diffs, a cleared one). */
+typedef struct xio_range {
+  uint64_t start;
+  uint64_t end;
+} xio_range;
+
+/** A list of ranges, sorted and merged where they overlap or touch. Zero it to
+ *  start (`{NULL, 0, 0}`); the caller owns it and frees it with xio_ranges_clear. */
+typedef struct xio_ranges {
+  xio_range *v; /* malloc'd */
+  size_t n;
+  size_t cap;
+} xio_ranges;
+
+/** Frees what `r` owns and zeroes it; `r` may be NULL. */
+void xio_ranges_clear(xio_ranges *r);
+
+/** Adds [start, end] (inclusive) to `r`, merging it with ranges it overlaps or
+ *  touches; cheap when ranges come in ascending order. Errors: XIO_EINVAL (`r`
+ *  NULL or start > end), XIO_ENOMEM (`r` is then unchanged). */
+xio_err xio_ranges_add(xio_ranges *r, uint64_t start, uint64_t end);
+
+/** Bytes covered by `r` (saturating at UINT64_MAX); 0 for NULL. */
+uint64_t xio_ranges_bytes(const xio_ranges *r);
+
+/** Makes room for `extra` more ranges in `r`, so that the next `extra` calls of
+ *  xio_ranges_add cannot fail with XIO_ENOMEM (an add grows the list by at most one):
+ *  lets a parser validate a whole body first and then apply it without leaving a
+ *  half-applied list behind. Errors: XIO_ENOMEM, XIO_EINVAL (`r` NULL). */
+xio_err xio_ranges_reserve(xio_ranges *r, size_t extra);
+
 /* ----------------------------------------------------- percent-encoding ---- */
 
 /** Percent-encodes (RFC 3986) every byte of `s` except the unreserved characters

@@ -72,31 +72,7 @@ typedef struct xio_blob_props {
 /** Looks up metadata `name` (case-insensitive) in `p`; NULL when absent. */
 const char *xio_blob_props_meta(const xio_blob_props *p, const char *name);
 
-/** One allocated (or, in diffs, cleared) range: bytes [start, end], inclusive. */
-typedef struct xio_blob_range {
-  uint64_t start;
-  uint64_t end;
-} xio_blob_range;
-
-/** A list of page ranges, sorted and merged where adjacent. */
-typedef struct xio_blob_ranges {
-  xio_blob_range *v; /* malloc'd */
-  size_t n;
-  size_t cap;
-} xio_blob_ranges;
-
-/** Frees what `r` owns and zeroes it; `r` may be NULL. */
-void xio_blob_ranges_clear(xio_blob_ranges *r);
-
-/**
- * Adds [start, end] (inclusive) to `r`, keeping it sorted and merging overlapping or
- * adjacent ranges (end + 1 == next start). Fast when ranges arrive in order.
- * Errors: XIO_ENOMEM, XIO_EINVAL (start > end).
- */
-xio_err xio_blob_ranges_add(xio_blob_ranges *r, uint64_t start, uint64_t end);
-
-/** Total bytes covered by `r`. */
-uint64_t xio_blob_ranges_bytes(const xio_blob_ranges *r);
+/* Page ranges come as xio_ranges (<xio/base.h>), sorted and merged where adjacent. */
 
 /** One blob of a listing. */
 typedef struct xio_blob_item {
@@ -311,7 +287,7 @@ xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *out, xio_err
 
 /** Ranges of a finished page_ranges call, appended to `out` (merged), and the
  *  continuation marker (malloc'd into *next_marker, NULL when done). */
-xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_blob_ranges *out, char **next_marker,
+xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_ranges *out, char **next_marker,
                              xio_error *err);
 
 /** The page of a finished list call. */

@@ -34,13 +34,13 @@ typedef xio_err (*xio_blob_send_fn)(void *ud, xio_blob_call *c, xio_error *err);
  * found with one Get Blob Properties), each call sent by `send(ud, call, err)`,
  * following NextMarker, and querying in segments of `segment` bytes (0: 128 GiB) so
  * that a fragmented large blob never needs one huge listing. Appends merged ranges to
- * `out` (owned by the caller: xio_blob_ranges_clear). Errors: XIO_EINVAL (a segment
+ * `out` (owned by the caller: xio_ranges_clear). Errors: XIO_EINVAL (a segment
  * smaller than a page, bad arguments as xio_blob_call_page_ranges says), XIO_ENOMEM,
  * and whatever `send` returns.
  */
 xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob_target *blob,
-                                 uint64_t offset, uint64_t len, uint64_t segment,
-                                 xio_blob_ranges *out, xio_error *err);
+                                 uint64_t offset, uint64_t len, uint64_t segment, xio_ranges *out,
+                                 xio_error *err);
 
 #ifdef __cplusplus
 }

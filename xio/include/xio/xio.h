@@ -292,30 +292,7 @@ uint64_t xio_file_size(const xio_file *f);
  *  backend also fsyncs. Returns the first failure among them since the last flush. */
 xio_err xio_file_flush(xio_file *f, xio_error *err);
 
-/** One allocated range of a file: bytes [start, end], inclusive. */
-typedef struct xio_range {
-  uint64_t start;
-  uint64_t end;
-} xio_range;
-
-/** A list of ranges, sorted and merged where they overlap or touch. Zero it to
- *  start (`{NULL, 0, 0}`); the caller owns it and frees it with xio_ranges_clear. */
-typedef struct xio_ranges {
-  xio_range *v; /* malloc'd */
-  size_t n;
-  size_t cap;
-} xio_ranges;
-
-/** Frees what `r` owns and zeroes it; `r` may be NULL. */
-void xio_ranges_clear(xio_ranges *r);
-
-/** Adds [start, end] (inclusive) to `r`, merging it with ranges it overlaps or
- *  touches; cheap when ranges come in ascending order. Errors: XIO_EINVAL (`r`
- *  NULL or start > end), XIO_ENOMEM (`r` is then unchanged). */
-xio_err xio_ranges_add(xio_ranges *r, uint64_t start, uint64_t end);
-
-/** Bytes covered by `r` (saturating at UINT64_MAX); 0 for NULL. */
-uint64_t xio_ranges_bytes(const xio_ranges *r);
+/* Allocated ranges come as xio_ranges, from the shared base (<xio/base.h>). */
 
 /**
  * Appends to `out` the allocated ranges of the file within its logical size: page
