@@ -82,6 +82,18 @@ TEST(secret_check_ignores_text_glued_after_a_dropped_user) {
   free(r);
 }
 
+TEST(secret_check_ignores_a_scheme_slash_glued_to_a_host) {
+  /* A refused URL is named without its user information: the last '/' of "://"
+   * and the host after it spell the sig. */
+  const char *text = "ab://u@cdefgh12&sig=/cdefgh12";
+  xio_auth_url u;
+  xio_error e;
+  xio_error_clear(&e);
+  ASSERT_EQ(xio_auth_url_parse(text, &u, &e), XIO_EPARSE);
+  ASSERT_STR_EQ(e.target, "ab://cdefgh12");
+  ASSERT(!fires(text, sig_names, "?&", e.target, NULL));
+}
+
 TEST(secret_check_ignores_a_quoted_decoded_lowercased_name) {
   /* The SAS parser names a parameter with a bad escape in its value by its name,
    * lowercased and decoded: here that spells the sig. */
