@@ -38,14 +38,22 @@ int xio__fuzz_contains(const char *out, const char *s, size_t n);
 size_t xio__fuzz_value_len(const char *s);
 
 /**
+ * 1 when `out` (may be NULL) leaks v[0..n): it shows there, not inside text the
+ * marker "REDACTED" spells nor across a "://" (where a dropped user:password@ glues
+ * two pieces of the input), and `rest` (the non-secret parts of the input, may be
+ * NULL) does not explain it: v shows nowhere in `rest`, raw or percent-decoded, in
+ * any letter case.
+ */
+int xio__fuzz_leaked(const char *out, const char *v, size_t n, const char *rest);
+
+/**
  * Checks that no secret value of `text` shows in `out`: each value of a parameter
  * named by one of `names` (case-insensitive, "name=" at the start of `text` or
  * after one of the characters `seps`). A value is looked for when it is at least 8
  * characters long, holds a digit or one of "+/%" but neither "REDACTED" nor "://"
- * (text the code writes itself may hold those), occurs once only in `text`, raw or
- * percent-decoded, and not in `except` (may be NULL): a value that also shows
- * elsewhere may be quoted for that other occurrence. Text the marker "REDACTED"
- * spells in `out` never counts. Aborts on a leak.
+ * (text the code writes itself may hold those). It leaks (xio__fuzz_leaked) unless
+ * the rest of `text` or `except` (may be NULL) explains it: a message may quote
+ * such other text. Aborts on a leak.
  */
 void xio__fuzz_no_secret(const char *text, const char *const *names, const char *seps,
                          const char *out, const char *except);

@@ -40,11 +40,14 @@ else()
   endforeach()
 endif()
 
-# fuzz_unit: the defects the targets found, pinned, and the quiet XML parsers (no
-# libxml2 message reaches stderr; the host's handlers are kept).
+# fuzz_unit: the defects the targets found, pinned, the quiet XML parsers (no
+# libxml2 message reaches stderr; the host's handlers are kept) and the targets'
+# secret check, which must still fire on a real leak.
 xio_add_suite(NAME fuzz_unit
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/findings_test.c
     ${CMAKE_CURRENT_LIST_DIR}/xml_quiet_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/secret_check_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/util.c
   LIBS xio_blob LibXml2::LibXml2 Threads::Threads)
 target_include_directories(test_fuzz_unit PRIVATE ${PROJECT_SOURCE_DIR}/blobio)
