@@ -115,6 +115,12 @@ static void write_kind(int fd, xio_kind kind) {
   (void)fsetxattr(fd, XATTR_KIND, v, strlen(v), 0);
 }
 
+static xio_err lf_set_kind(xio_file *f, xio_error *err) {
+  (void)err;
+  write_kind(((local_file *)f)->fd, f->kind);
+  return XIO_OK;
+}
+
 /* --------------------------------------------------------------- open ---- */
 
 static int open_flags(unsigned flags) {
@@ -441,7 +447,8 @@ static xio_err unlink_unlocked(const char *path, xio_error *err) {
 }
 
 /* Deletes the file: one XIOTypeDeleteFile request. */
-static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
+static xio_err lf_remove(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err) {
+  (void)with_snapshots; /* a local file has none */
   char *path;
   xio_err rc = target_path(target, &path, err);
   if (rc != XIO_OK) return rc;
@@ -517,6 +524,6 @@ static xio_err lf_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
 }
 
 const xio_backend xio__local_backend = {
-    1,       "local",  1,         LOCAL_MAX_REQUEST, lf_open,     lf_submit, lf_resize,
-    lf_sync, lf_close, lf_remove, lf_ranges,         lf_snapshot, lf_stat,   lf_lease,
+    1,        "local",   1,         LOCAL_MAX_REQUEST, lf_open, lf_submit, lf_resize,   lf_sync,
+    lf_close, lf_remove, lf_ranges, lf_snapshot,       lf_stat, lf_lease,  lf_set_kind,
 };

@@ -315,6 +315,15 @@ static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
   return rc;
 }
 
+/* The kind lives in the metadata beside the logical size: both are written again. */
+static xio_err pb_set_kind(xio_file *f, xio_error *err) {
+  pb_file *p = (pb_file *)f;
+  if (p->leased && atomic_load(&p->lease.lost)) return lost_lease(p, err);
+  xio_err rc = set_meta(p, atomic_load(&f->size), err);
+  if (rc == XIO_ELEASELOST) atomic_store(&p->lease.lost, 1);
+  return rc;
+}
+
 static xio_err pb_sync(xio_file *f, xio_error *err) {
   (void)f, (void)err;
   return XIO_OK; /* a completed Put Page is durable */
@@ -334,11 +343,11 @@ static xio_err pb_close(xio_file *f, xio_error *err) {
   return rc;
 }
 
-static xio_err pb_remove(xio_ctx *ctx, const char *target, xio_error *err) {
+static xio_err pb_remove(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err) {
   xio_blob_target *t = NULL;
   xio_err rc = xio__ctx_blob_target(ctx, target, &t, err);
   xio_blob_call *c = NULL;
-  if (rc == XIO_OK) rc = xio_blob_call_delete(t, 1, NULL, &c, err);
+  if (rc == XIO_OK) rc = xio_blob_call_delete(t, with_snapshots, NULL, &c, err);
   if (rc == XIO_OK)
     rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_REQ_DELETE, 0, 0, err);
   xio_blob_call_free(c);
@@ -454,6 +463,8 @@ static xio_err pb_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
 }
 
 const xio_backend xio__pageblob_backend = {
-    1,        "pageblob", 512,       XIO_BLOB_MAX_PUT_PAGE, pb_open, pb_submit, pb_resize, pb_sync,
-    pb_close, pb_remove,  pb_ranges, pb_snapshot,           pb_stat, pb_lease,
+    1,        "pageblob", 512,         XIO_BLOB_MAX_PUT_PAGE,
+    pb_open,  pb_submit,  pb_resize,   pb_sync,
+    pb_close, pb_remove,  pb_ranges,   pb_snapshot,
+    pb_stat,  pb_lease,   pb_set_kind,
 };

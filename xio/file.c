@@ -511,6 +511,23 @@ xio_err xio_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req
 }
 
 xio_kind xio_file_kind(const xio_file *f) { return f->kind; }
+
+xio_err xio_file_set_kind(xio_file *f, xio_kind kind, xio_error *err) {
+  if (kind != XIO_KIND_DATA && kind != XIO_KIND_LOG)
+    return xio_error_set(err, XIO_EINVAL, "unknown file kind %d", (int)kind);
+  xio_err rc = check_writable(f, "change the kind of", err);
+  if (rc != XIO_OK || kind == f->kind) return rc;
+  if (in_callback(f)) return refuse_in_callback(f, "set_kind", err);
+  if (!f->backend->set_kind)
+    return xio_error_set(err, XIO_EUNSUPPORTED, "%s cannot record a file kind", f->path);
+  pthread_mutex_lock(&f->size_mu);
+  xio_kind old = f->kind;
+  f->kind = kind;
+  rc = f->backend->set_kind(f, err);
+  if (rc != XIO_OK) f->kind = old;
+  pthread_mutex_unlock(&f->size_mu);
+  return rc;
+}
 const char *xio_file_path(const xio_file *f) { return f->path; }
 const char *xio_file_backend(const xio_file *f) { return f->backend->name; }
 
@@ -586,5 +603,11 @@ xio_err xio_file_close(xio_file *f, xio_error *err) {
 xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err) {
   if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
   const xio_backend *b = xio__backend_for(target);
-  return b ? b->remove(ctx, target, err) : unsupported_target(target, err);
+  return b ? b->remove(ctx, target, 1, err) : unsupported_target(target, err);
+}
+
+xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err) {
+  if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
+  const xio_backend *b = xio__backend_for(target);
+  return b ? b->remove(ctx, target, 0, err) : unsupported_target(target, err);
 }

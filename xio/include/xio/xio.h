@@ -263,6 +263,12 @@ xio_err xio_file_close(xio_file *f, xio_error *err);
  *  in this context. Errors: XIO_ENOTFOUND, XIO_EBUSY (leased), others as open. */
 xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err);
 
+/** Deletes the file at `target` as xio_file_delete does, except that a page blob that
+ *  has snapshots is left alone, with them (one Delete Blob request either way; the
+ *  service decides, so no snapshot taken meanwhile is lost). Errors: XIO_ECONFLICT
+ *  with service code SnapshotsPresent (it has snapshots), others as xio_file_delete. */
+xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err);
+
 /** Reads up to `len` bytes at `offset`; `*nread` (may be NULL) gets the count, which
  *  is short only at the end of the file. Errors: storage errors. */
 xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_t *nread,
@@ -312,6 +318,15 @@ xio_err xio_file_snapshot(xio_file *f, char *id, size_t size, xio_error *err);
 
 /** The file's kind. */
 xio_kind xio_file_kind(const xio_file *f);
+
+/**
+ * Changes the kind recorded with the file (a page blob's xiokind metadata, one Set
+ * Blob Metadata request traced as XIOTypeSetFileSize; a local file's user.xio.kind)
+ * and the default init policy of its later growth. Nothing is written when the kind
+ * is already `kind`. For replacing a file's content in place, keeping its snapshots.
+ * Errors: XIO_EINVAL (unknown kind), XIO_EREADONLY, XIO_ELEASELOST, storage errors.
+ */
+xio_err xio_file_set_kind(xio_file *f, xio_kind kind, xio_error *err);
 
 /** The file's log-safe name (URL without query, or path). */
 const char *xio_file_path(const xio_file *f);
