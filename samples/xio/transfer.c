@@ -91,6 +91,7 @@ typedef struct put_job {
   uint64_t scanned, sent, pages_sent, writes;
   xio_ranges ext; /* the local file's data extents */
   cli_progress prog;
+  int overwrite; /* the target existed and is being overwritten in place */
 } put_job;
 
 static int page_is_zero(const char *p, size_t n) {
@@ -170,20 +171,47 @@ static xio_err upload(put_job *j, xio_error *err) {
   return rc;
 }
 
-/* Creates the target (deleting an old one first with --force). */
-static xio_err create_target(put_job *j, const char *target, int force, xio_error *err) {
-  xio_ctx *ctx;
-  xio_err rc = cli_context(j->c, &ctx, err);
-  if (rc == XIO_OK && force) {
-    rc = xio_file_delete(ctx, target, err);
-    if (rc == XIO_ENOTFOUND) rc = XIO_OK;
-  }
+/* Open flags for the target: unaligned writes when the size is not whole pages. */
+static xio_open_options target_options(const put_job *j, unsigned flags) {
   xio_open_options o = xio_open_options_default();
-  o.flags = XIO_OPEN_CREATE_ONLY | (j->size % PAGE ? XIO_OPEN_UNALIGNED : 0);
+  o.flags = flags | (j->size % PAGE ? XIO_OPEN_UNALIGNED : 0);
   o.kind = j->kind;
   o.size = j->size;
   o.init = XIO_INIT_NONE; /* a new file reads as zeros; only data is sent */
+  return o;
+}
+
+/* Replaces the content of the existing target in place, so that its snapshots stay:
+ * records the new kind, sets the new size (growth reads as zeros) and clears what
+ * is left of the old content, before any data is written. */
+static xio_err overwrite_target(put_job *j, xio_ctx *ctx, const char *target, xio_error *err) {
+  xio_open_options o = target_options(j, 0);
+  xio_err rc = xio_file_open(ctx, target, &o, &j->f, err);
+  if (rc != XIO_OK) return rc;
+  uint64_t old = xio_file_size(j->f);
+  rc = xio_file_set_kind(j->f, j->kind, err);
+  if (rc == XIO_OK) rc = xio_file_set_size(j->f, j->size, XIO_INIT_NONE, err);
+  /* whole pages of the old content (the new size may be whole pages when the old is not) */
+  uint64_t keep = min_u64((min_u64(old, j->size) + PAGE - 1) / PAGE * PAGE, j->size);
+  if (rc == XIO_OK && keep) rc = xio_file_zero(j->f, 0, keep, XIO_INIT_CLEAR, err);
+  if (rc != XIO_OK) {
+    xio_file_close(j->f, NULL);
+    j->f = NULL;
+  }
+  return rc;
+}
+
+/* Creates the target; with --force an existing one is overwritten in place. */
+static xio_err create_target(put_job *j, const char *target, int force, xio_error *err) {
+  xio_ctx *ctx;
+  xio_err rc = cli_context(j->c, &ctx, err);
+  xio_open_options o = target_options(j, XIO_OPEN_CREATE_ONLY);
   if (rc == XIO_OK) rc = xio_file_open(ctx, target, &o, &j->f, err);
+  if (rc == XIO_EEXIST && force) {
+    xio_error_clear(err);
+    j->overwrite = 1;
+    return overwrite_target(j, ctx, target, err);
+  }
   if (rc == XIO_EEXIST && err) /* say how to replace it, as get does for LOCAL */
     snprintf(err->message, sizeof err->message, "%.400s already exists; --force replaces it",
              err->target[0] ? err->target : "TARGET");
@@ -255,7 +283,8 @@ static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err)
   return inspect_local(j, kind_s, err);
 }
 
-/* Uploads, then closes the target; removes a target left half written. */
+/* Uploads, then closes the target; removes a target it created that is left half
+ * written (an overwritten one stays: deleting it would delete its snapshots). */
 static int put_run(put_job *j, const char *target, int force) {
   xio_error e, ce;
   double t0 = samples_now();
@@ -270,7 +299,7 @@ static int put_run(put_job *j, const char *target, int force) {
   }
   if (rc == XIO_OK)
     put_report(j, safe ? safe : "", samples_now() - t0);
-  else
+  else if (!j->overwrite)
     xio_file_delete(j->c->ctx, target, NULL);
   xio_free(safe);
   return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
@@ -307,7 +336,9 @@ const cli_command cli_cmd_put = {
     "Options:\n"
     "  --kind data|log   the kind of the new file (default: LOCAL's recorded kind,\n"
     "                    else data)\n"
-    "  --force           replace TARGET when it exists\n",
+    "  --force           replace TARGET's content when it exists: it is overwritten\n"
+    "                    in place (resized, cleared, rewritten), so its snapshots\n"
+    "                    stay\n",
     run_put,
 };
 
