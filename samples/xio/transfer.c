@@ -283,13 +283,23 @@ static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err)
   return inspect_local(j, kind_s, err);
 }
 
+/* A failed overwrite in place: say that the target may hold part of the new content
+ * and that its snapshots are kept. */
+static int overwrite_failed(const put_job *j, xio_err rc, xio_error *e) {
+  size_t n = strlen(e->message);
+  snprintf(e->message + n, sizeof e->message - n,
+           "; the target may hold part of the new content (its snapshots are kept): "
+           "put --force again replaces it");
+  return cli_fail(j->c, rc, e);
+}
+
 /* Uploads, then closes the target; removes a target it created that is left half
  * written (an overwritten one stays: deleting it would delete its snapshots). */
 static int put_run(put_job *j, const char *target, int force) {
   xio_error e, ce;
   double t0 = samples_now();
   xio_err rc = create_target(j, target, force, &e);
-  if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
+  if (rc != XIO_OK) return j->overwrite ? overwrite_failed(j, rc, &e) : cli_fail(j->c, rc, &e);
   char *safe = xio_strdup(xio_file_path(j->f));
   rc = upload(j, &e);
   xio_err crc = xio_file_close(j->f, &ce);
@@ -302,7 +312,8 @@ static int put_run(put_job *j, const char *target, int force) {
   else if (!j->overwrite)
     xio_file_delete(j->c->ctx, target, NULL);
   xio_free(safe);
-  return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
+  if (rc == XIO_OK) return CLI_OK;
+  return j->overwrite ? overwrite_failed(j, rc, &e) : cli_fail(j->c, rc, &e);
 }
 
 static int run_put(cli *c, int argc, char **argv) {

@@ -181,3 +181,37 @@ TEST(put_force_overwrites_a_local_file_in_place) {
   free(got);
   clirun_free(&r);
 }
+
+TEST(put_force_on_a_leased_blob_changes_nothing) {
+  clirun r = {0};
+  char container[64], url[512], snap[768], local[512], other[512];
+  clirun_container(container, sizeof container);
+  clirun_url(container, "held.mdf", url, sizeof url);
+  static char data[8192], next[4096];
+  memset(data, 'H', sizeof data);
+  memset(next, 'N', sizeof next);
+  clirun_path("held.bin", local, sizeof local);
+  clirun_write_file(local, data, sizeof data);
+  clirun_path("next.bin", other, sizeof other);
+  clirun_write_file(other, next, sizeof next);
+  XIO(&r, "put", local, url);
+  EXPECT_EXIT(&r, 0);
+  take_snapshot(&r, url, snap, sizeof snap);
+  XIO(&r, "lease", "acquire", url);
+  EXPECT_EXIT(&r, 0);
+  /* Another client holds the blob: the overwrite fails at its first change, says
+   * the snapshots are kept, and neither the blob nor the snapshot changed. */
+  XIO(&r, "put", "--force", other, url);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "in use");
+  ASSERT_CONTAINS(r.err, "its snapshots are kept");
+  ASSERT_NOT_CONTAINS(r.trace, "XIOTypeWriteFile");
+  ASSERT_NOT_CONTAINS(r.trace, "XIOTypeDeleteFile");
+  expect_content(&r, url, "held.back", data, sizeof data);
+  expect_content(&r, snap, "held-snap.back", data, sizeof data);
+  XIO(&r, "lease", "break", url);
+  EXPECT_EXIT(&r, 0);
+  XIO(&r, "rm", "--with-snapshots", url);
+  EXPECT_EXIT(&r, 0);
+  clirun_free(&r);
+}
