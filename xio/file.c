@@ -512,6 +512,23 @@ xio_err xio_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req
 
 xio_kind xio_file_kind(const xio_file *f) { return f->kind; }
 
+int xio_file_incomplete(const xio_file *f) { return f->incomplete; }
+
+xio_err xio_file_set_incomplete(xio_file *f, int incomplete, xio_error *err) {
+  xio_err rc = check_writable(f, "mark", err);
+  incomplete = incomplete != 0;
+  if (rc != XIO_OK || incomplete == f->incomplete) return rc;
+  if (in_callback(f)) return refuse_in_callback(f, "set_incomplete", err);
+  if (!f->backend->set_incomplete)
+    return xio_error_set(err, XIO_EUNSUPPORTED, "%s cannot be marked incomplete", f->path);
+  pthread_mutex_lock(&f->size_mu);
+  f->incomplete = incomplete;
+  rc = f->backend->set_incomplete(f, err);
+  if (rc != XIO_OK) f->incomplete = !incomplete;
+  pthread_mutex_unlock(&f->size_mu);
+  return rc;
+}
+
 xio_err xio_file_set_kind(xio_file *f, xio_kind kind, xio_error *err) {
   if (kind != XIO_KIND_DATA && kind != XIO_KIND_LOG)
     return xio_error_set(err, XIO_EINVAL, "unknown file kind %d", (int)kind);
@@ -550,7 +567,7 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
 
 static xio_err check_open(const xio_open_options *o, xio_error *err) {
   unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY | XIO_OPEN_EXCLUSIVE |
-                   XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED;
+                   XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED | XIO_OPEN_INCOMPLETE_OK;
   if (o->flags & ~known)
     return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
   if ((o->flags & XIO_OPEN_READONLY) &&
@@ -580,6 +597,15 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
   int created = 0;
   rc = b->open(ctx, target, &o, &f, &created, err);
   if (rc != XIO_OK) return rc;
+  if (f->incomplete && !(o.flags & XIO_OPEN_INCOMPLETE_OK)) {
+    rc = xio_error_set(err, XIO_ECONFLICT,
+                       "%s is incomplete: a transfer into it was interrupted (put --resume "
+                       "finishes it; XIO_OPEN_INCOMPLETE_OK opens it anyway)",
+                       f->path);
+    xio_error_set_operation(err, "OpenFile");
+    b->close(f, NULL);
+    return rc;
+  }
   xio_init init = resolve_init(f->kind, o.init);
   if (created && init != XIO_INIT_NONE)
     rc = zero_internal(f, 0, round_up(atomic_load(&f->size), b->alignment), init, err);

@@ -139,6 +139,10 @@ struct xio_backend {
   /** (sync) Records f->kind (already set by the generic layer) with the stored file.
    *  NULL where the backend cannot (the generic layer answers XIO_EUNSUPPORTED). */
   xio_err (*set_kind)(xio_file *f, xio_error *err);
+
+  /** (sync) Records f->incomplete (already set by the generic layer) with the stored
+   *  file. NULL where the backend cannot (XIO_EUNSUPPORTED). */
+  xio_err (*set_incomplete)(xio_file *f, xio_error *err);
 };
 
 extern const xio_backend xio__pageblob_backend;
@@ -156,6 +160,7 @@ struct xio_file {
   xio_ctx *ctx;
   char *path; /* log-safe */
   xio_kind kind;
+  int incomplete; /* marked as holding an unfinished transfer (read by the backend's open) */
   unsigned flags;
   pthread_mutex_t size_mu; /* serializes size changes */
   _Atomic uint64_t size;   /* logical size */
