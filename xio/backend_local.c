@@ -31,6 +31,7 @@
 #include "xio_int.h"
 
 #define XATTR_KIND        "user.xio.kind"
+#define XATTR_INCOMPLETE  "user.xio.incomplete" /* "1" while a transfer into it runs */
 #define LOCAL_MAX_REQUEST ((size_t)8 << 20)
 
 /* Ways to clear a range, best first; a file only ever moves down this list. */
@@ -113,6 +114,29 @@ static xio_kind read_kind(int fd) {
 static void write_kind(int fd, xio_kind kind) {
   const char *v = kind == XIO_KIND_LOG ? "log" : "data";
   (void)fsetxattr(fd, XATTR_KIND, v, strlen(v), 0);
+}
+
+static xio_err lf_set_kind(xio_file *f, xio_error *err) {
+  (void)err;
+  write_kind(((local_file *)f)->fd, f->kind);
+  return XIO_OK;
+}
+
+/* 1 when the file carries the incomplete mark. */
+static int read_incomplete(int fd) {
+  char v[2];
+  return fgetxattr(fd, XATTR_INCOMPLETE, v, sizeof v) == 1 && v[0] == '1';
+}
+
+/* Sets or removes the incomplete mark. Unlike the kind, a mark that cannot be kept
+ * is an error: the file would look whole. */
+static xio_err lf_set_incomplete(xio_file *f, xio_error *err) {
+  int fd = ((local_file *)f)->fd;
+  int r = f->incomplete ? fsetxattr(fd, XATTR_INCOMPLETE, "1", 1, 0)
+                        : fremovexattr(fd, XATTR_INCOMPLETE);
+  if (r == 0 || (!f->incomplete && errno == ENODATA)) return XIO_OK;
+  return xio_error_from_errno(err, errno, "SetFileProperties",
+                              f->incomplete ? "fsetxattr" : "fremovexattr", f->path);
 }
 
 /* --------------------------------------------------------------- open ---- */
@@ -201,6 +225,7 @@ static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_
     return XIO_ENOMEM;
   }
   lf->fd = fd;
+  lf->base.incomplete = !created && read_incomplete(fd);
   atomic_init(&lf->clear_method, CLEAR_ZERO_RANGE);
   *out = lf;
   return XIO_OK;
@@ -441,7 +466,8 @@ static xio_err unlink_unlocked(const char *path, xio_error *err) {
 }
 
 /* Deletes the file: one XIOTypeDeleteFile request. */
-static xio_err lf_remove(xio_ctx *ctx, const char *target, xio_error *err) {
+static xio_err lf_remove(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err) {
+  (void)with_snapshots; /* a local file has none */
   char *path;
   xio_err rc = target_path(target, &path, err);
   if (rc != XIO_OK) return rc;
@@ -502,6 +528,7 @@ static xio_err lf_stat(xio_file *f, xio_file_info *out, xio_error *err) {
   char iso[21];
   out->stored_size = (uint64_t)st.st_size;
   out->allocated = (uint64_t)st.st_blocks * 512;
+  out->incomplete = read_incomplete(lf->fd);
   snprintf(out->last_modified, sizeof out->last_modified, "%s",
            xio_auth_format_iso8601(st.st_mtime, iso));
   return XIO_OK;
@@ -517,6 +544,7 @@ static xio_err lf_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
 }
 
 const xio_backend xio__local_backend = {
-    1,       "local",  1,         LOCAL_MAX_REQUEST, lf_open,     lf_submit, lf_resize,
-    lf_sync, lf_close, lf_remove, lf_ranges,         lf_snapshot, lf_stat,   lf_lease,
+    1,         "local",  1,           LOCAL_MAX_REQUEST, lf_open,   lf_submit,
+    lf_resize, lf_sync,  lf_close,    lf_remove,         lf_ranges, lf_snapshot,
+    lf_stat,   lf_lease, lf_set_kind, lf_set_incomplete,
 };

@@ -18,8 +18,9 @@
 
 #include "ctx_int.h"
 
-#define META_KIND "xiokind"
-#define META_SIZE "xiosize"
+#define META_KIND       "xiokind"
+#define META_SIZE       "xiosize"
+#define META_INCOMPLETE "xioincomplete" /* "1" while a transfer into the blob runs */
 
 typedef struct pb_file {
   xio_file base; /* first: the generic layer sees an xio_file */
@@ -36,19 +37,29 @@ static const char *lease_id(const pb_file *p) { return p->leased ? p->lease.id :
 
 /* ---------------------------------------------------------- metadata ---- */
 
-static int make_meta(xio_kind kind, uint64_t logical, xio_blob_meta meta[2]) {
-  memset(meta, 0, 2 * sizeof *meta);
+static int make_meta(xio_kind kind, uint64_t logical, int incomplete, xio_blob_meta meta[3]) {
+  int n = 1;
+  memset(meta, 0, 3 * sizeof *meta);
   snprintf(meta[0].name, sizeof meta[0].name, META_KIND);
   snprintf(meta[0].value, sizeof meta[0].value, kind == XIO_KIND_LOG ? "log" : "data");
-  if (logical % 512 == 0) return 1;
-  snprintf(meta[1].name, sizeof meta[1].name, META_SIZE);
-  snprintf(meta[1].value, sizeof meta[1].value, "%" PRIu64, logical);
-  return 2;
+  if (logical % 512) {
+    snprintf(meta[n].name, sizeof meta[n].name, META_SIZE);
+    snprintf(meta[n].value, sizeof meta[n].value, "%" PRIu64, logical);
+    n++;
+  }
+  if (incomplete) {
+    snprintf(meta[n].name, sizeof meta[n].name, META_INCOMPLETE);
+    snprintf(meta[n].value, sizeof meta[n].value, "1");
+    n++;
+  }
+  return n;
 }
 
 /* The logical size and kind recorded in `props`. */
-static void read_meta(const xio_blob_props *props, uint64_t *logical, xio_kind *kind,
-                      int *has_size) {
+static void read_meta(const xio_blob_props *props, uint64_t *logical, xio_kind *kind, int *has_size,
+                      int *incomplete) {
+  const char *inc = xio_blob_props_meta(props, META_INCOMPLETE);
+  *incomplete = inc && strcmp(inc, "1") == 0;
   const char *k = xio_blob_props_meta(props, META_KIND);
   const char *s = xio_blob_props_meta(props, META_SIZE);
   *kind = k && strcmp(k, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
@@ -78,8 +89,8 @@ static xio_err get_props(xio_ctx *ctx, const char *path, xio_blob_target *t, xio
 
 static xio_err create_blob(xio_ctx *ctx, const char *path, xio_blob_target *t,
                            const xio_open_options *o, xio_error *err) {
-  xio_blob_meta meta[2];
-  int nmeta = make_meta(o->kind, o->size, meta);
+  xio_blob_meta meta[3];
+  int nmeta = make_meta(o->kind, o->size, 0, meta);
   xio_blob_cond cond = {NULL, NULL, "*"};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_create(t, pages(o->size), meta, nmeta, &cond, &c, err);
@@ -125,8 +136,7 @@ static xio_err open_or_create(xio_ctx *ctx, const char *path, xio_blob_target *t
   *created = 1;
   memset(props, 0, sizeof *props);
   props->size = pages(o->size);
-  make_meta(o->kind, o->size, props->meta);
-  props->nmeta = o->size % 512 ? 2 : 1;
+  props->nmeta = make_meta(o->kind, o->size, 0, props->meta);
   snprintf(props->blob_type, sizeof props->blob_type, "PageBlob");
   return XIO_OK;
 }
@@ -204,10 +214,12 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
   uint64_t logical = 0;
   xio_kind kind = XIO_KIND_DATA;
   if (rc == XIO_OK) {
-    read_meta(&props, &logical, &kind, &p->has_size_meta);
+    int incomplete = 0;
+    read_meta(&props, &logical, &kind, &p->has_size_meta, &incomplete);
     atomic_store(&p->blob_size, props.size);
     if (xio__file_init(&p->base, &xio__pageblob_backend, ctx, path, kind, o->flags, logical))
       rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
+    p->base.incomplete = incomplete;
   }
   if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE))
     rc = take_lease(p, o->flags & XIO_OPEN_BREAK_LEASE, err);
@@ -281,15 +293,15 @@ static void pb_submit(xio_file *f, xio__sub *s) {
 /* ------------------------------------------------------------- sync ---- */
 
 static xio_err set_meta(pb_file *p, uint64_t logical, xio_error *err) {
-  xio_blob_meta meta[2];
-  int n = make_meta(p->base.kind, logical, meta);
+  xio_blob_meta meta[3];
+  int n = make_meta(p->base.kind, logical, p->base.incomplete, meta);
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_set_metadata(p->target, meta, n, &cond, &c, err);
   if (rc == XIO_OK)
     rc = xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_REQ_SET_SIZE, logical, 0, err);
   xio_blob_call_free(c);
-  if (rc == XIO_OK) p->has_size_meta = n == 2;
+  if (rc == XIO_OK) p->has_size_meta = logical % 512 != 0;
   return rc;
 }
 
@@ -315,6 +327,16 @@ static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
   return rc;
 }
 
+/* The kind and the incomplete mark live in the metadata beside the logical size: all
+ * of it is written again from the file's fields (set_kind and set_incomplete). */
+static xio_err pb_record_meta(xio_file *f, xio_error *err) {
+  pb_file *p = (pb_file *)f;
+  if (p->leased && atomic_load(&p->lease.lost)) return lost_lease(p, err);
+  xio_err rc = set_meta(p, atomic_load(&f->size), err);
+  if (rc == XIO_ELEASELOST) atomic_store(&p->lease.lost, 1);
+  return rc;
+}
+
 static xio_err pb_sync(xio_file *f, xio_error *err) {
   (void)f, (void)err;
   return XIO_OK; /* a completed Put Page is durable */
@@ -334,11 +356,11 @@ static xio_err pb_close(xio_file *f, xio_error *err) {
   return rc;
 }
 
-static xio_err pb_remove(xio_ctx *ctx, const char *target, xio_error *err) {
+static xio_err pb_remove(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err) {
   xio_blob_target *t = NULL;
   xio_err rc = xio__ctx_blob_target(ctx, target, &t, err);
   xio_blob_call *c = NULL;
-  if (rc == XIO_OK) rc = xio_blob_call_delete(t, 1, NULL, &c, err);
+  if (rc == XIO_OK) rc = xio_blob_call_delete(t, with_snapshots, NULL, &c, err);
   if (rc == XIO_OK)
     rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_REQ_DELETE, 0, 0, err);
   xio_blob_call_free(c);
@@ -397,6 +419,8 @@ static xio_err pb_stat(xio_file *f, xio_file_info *out, xio_error *err) {
   if (rc != XIO_OK) return rc;
   out->stored_size = props.size;
   out->allocated = XIO_UNKNOWN_SIZE;
+  const char *inc = xio_blob_props_meta(&props, META_INCOMPLETE);
+  out->incomplete = inc && strcmp(inc, "1") == 0;
   out->sequence_number = props.sequence_number;
 #define COPY(field) snprintf(out->field, sizeof out->field, "%s", props.field)
   COPY(blob_type);
@@ -454,6 +478,20 @@ static xio_err pb_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
 }
 
 const xio_backend xio__pageblob_backend = {
-    1,        "pageblob", 512,       XIO_BLOB_MAX_PUT_PAGE, pb_open, pb_submit, pb_resize, pb_sync,
-    pb_close, pb_remove,  pb_ranges, pb_snapshot,           pb_stat, pb_lease,
+    1,
+    "pageblob",
+    512,
+    XIO_BLOB_MAX_PUT_PAGE,
+    pb_open,
+    pb_submit,
+    pb_resize,
+    pb_sync,
+    pb_close,
+    pb_remove,
+    pb_ranges,
+    pb_snapshot,
+    pb_stat,
+    pb_lease,
+    pb_record_meta,
+    pb_record_meta,
 };

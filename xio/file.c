@@ -511,6 +511,40 @@ xio_err xio_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req
 }
 
 xio_kind xio_file_kind(const xio_file *f) { return f->kind; }
+
+int xio_file_incomplete(const xio_file *f) { return f->incomplete; }
+
+xio_err xio_file_set_incomplete(xio_file *f, int incomplete, xio_error *err) {
+  xio_err rc = check_writable(f, "mark", err);
+  incomplete = incomplete != 0;
+  if (rc != XIO_OK || incomplete == f->incomplete) return rc;
+  if (in_callback(f)) return refuse_in_callback(f, "set_incomplete", err);
+  if (!f->backend->set_incomplete)
+    return xio_error_set(err, XIO_EUNSUPPORTED, "%s cannot be marked incomplete", f->path);
+  pthread_mutex_lock(&f->size_mu);
+  f->incomplete = incomplete;
+  rc = f->backend->set_incomplete(f, err);
+  if (rc != XIO_OK) f->incomplete = !incomplete;
+  pthread_mutex_unlock(&f->size_mu);
+  return rc;
+}
+
+xio_err xio_file_set_kind(xio_file *f, xio_kind kind, xio_error *err) {
+  if (kind != XIO_KIND_DATA && kind != XIO_KIND_LOG)
+    return xio_error_set(err, XIO_EINVAL, "unknown file kind %d", (int)kind);
+  xio_err rc = check_writable(f, "change the kind of", err);
+  if (rc != XIO_OK || kind == f->kind) return rc;
+  if (in_callback(f)) return refuse_in_callback(f, "set_kind", err);
+  if (!f->backend->set_kind)
+    return xio_error_set(err, XIO_EUNSUPPORTED, "%s cannot record a file kind", f->path);
+  pthread_mutex_lock(&f->size_mu);
+  xio_kind old = f->kind;
+  f->kind = kind;
+  rc = f->backend->set_kind(f, err);
+  if (rc != XIO_OK) f->kind = old;
+  pthread_mutex_unlock(&f->size_mu);
+  return rc;
+}
 const char *xio_file_path(const xio_file *f) { return f->path; }
 const char *xio_file_backend(const xio_file *f) { return f->backend->name; }
 
@@ -533,7 +567,7 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
 
 static xio_err check_open(const xio_open_options *o, xio_error *err) {
   unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY | XIO_OPEN_EXCLUSIVE |
-                   XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED;
+                   XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED | XIO_OPEN_INCOMPLETE_OK;
   if (o->flags & ~known)
     return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
   if ((o->flags & XIO_OPEN_READONLY) &&
@@ -563,6 +597,15 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
   int created = 0;
   rc = b->open(ctx, target, &o, &f, &created, err);
   if (rc != XIO_OK) return rc;
+  if (f->incomplete && !(o.flags & XIO_OPEN_INCOMPLETE_OK)) {
+    rc = xio_error_set(err, XIO_ECONFLICT,
+                       "%s is incomplete: a transfer into it was interrupted (put --resume "
+                       "finishes it; XIO_OPEN_INCOMPLETE_OK opens it anyway)",
+                       f->path);
+    xio_error_set_operation(err, "OpenFile");
+    b->close(f, NULL);
+    return rc;
+  }
   xio_init init = resolve_init(f->kind, o.init);
   if (created && init != XIO_INIT_NONE)
     rc = zero_internal(f, 0, round_up(atomic_load(&f->size), b->alignment), init, err);
@@ -586,5 +629,11 @@ xio_err xio_file_close(xio_file *f, xio_error *err) {
 xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err) {
   if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
   const xio_backend *b = xio__backend_for(target);
-  return b ? b->remove(ctx, target, err) : unsupported_target(target, err);
+  return b ? b->remove(ctx, target, 1, err) : unsupported_target(target, err);
+}
+
+xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err) {
+  if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
+  const xio_backend *b = xio__backend_for(target);
+  return b ? b->remove(ctx, target, 0, err) : unsupported_target(target, err);
 }

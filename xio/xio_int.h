@@ -115,8 +115,9 @@ struct xio_backend {
   /** (sync) Releases what the open took (lease, descriptor) and frees the file. */
   xio_err (*close)(xio_file *f, xio_error *err);
 
-  /** (sync) Deletes `target`. */
-  xio_err (*remove)(xio_ctx *ctx, const char *target, xio_error *err);
+  /** (sync) Deletes `target`; its snapshots too when `with_snapshots`, else a file
+   *  that has snapshots stays (XIO_ECONFLICT, service code SnapshotsPresent). */
+  xio_err (*remove)(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err);
 
   /** (sync) Appends the allocated ranges of [0, logical size) to `out`, each storage
    *  request traced as XIO_REQ_RANGES. */
@@ -134,6 +135,14 @@ struct xio_backend {
    *  traced as XIO_REQ_LEASE. Errors: XIO_EUNSUPPORTED where the backend has none. */
   xio_err (*lease)(xio_ctx *ctx, const char *target, const xio_lease_request *req,
                    xio_lease_result *out, xio_error *err);
+
+  /** (sync) Records f->kind (already set by the generic layer) with the stored file.
+   *  NULL where the backend cannot (the generic layer answers XIO_EUNSUPPORTED). */
+  xio_err (*set_kind)(xio_file *f, xio_error *err);
+
+  /** (sync) Records f->incomplete (already set by the generic layer) with the stored
+   *  file. NULL where the backend cannot (XIO_EUNSUPPORTED). */
+  xio_err (*set_incomplete)(xio_file *f, xio_error *err);
 };
 
 extern const xio_backend xio__pageblob_backend;
@@ -151,6 +160,7 @@ struct xio_file {
   xio_ctx *ctx;
   char *path; /* log-safe */
   xio_kind kind;
+  int incomplete; /* marked as holding an unfinished transfer (read by the backend's open) */
   unsigned flags;
   pthread_mutex_t size_mu; /* serializes size changes */
   _Atomic uint64_t size;   /* logical size */

@@ -37,7 +37,7 @@ static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
   snprintf(in->target, sizeof in->target, "%s", safe);
   xio_free(safe);
   xio_open_options o = xio_open_options_default();
-  o.flags = XIO_OPEN_READONLY;
+  o.flags = XIO_OPEN_READONLY | XIO_OPEN_INCOMPLETE_OK; /* stat says it is incomplete */
   xio_file *f = NULL;
   xio_err rc = cli_open(c, target, &o, &f, e);
   if (rc == XIO_OK) {
@@ -71,6 +71,7 @@ static void stat_json(const info *in) {
   cJSON_AddStringToObject(j, "backend", in->props.backend);
   cJSON_AddStringToObject(j, "kind", cli_kind_name(in->props.kind));
   cli_json_u64(j, "size", in->props.size);
+  cJSON_AddBoolToObject(j, "incomplete", in->props.incomplete);
   if (blob) cli_json_u64(j, "blob_size", in->props.stored_size);
   cli_json_u64(j, "allocated", in->allocated);
   if (in->has_ranges) cli_json_u64(j, "ranges", in->ranges.n);
@@ -101,6 +102,9 @@ static void stat_human(const info *in) {
   printf("%-11s %s\n", "kind", cli_kind_name(in->props.kind));
   printf("%-11s %" PRIu64 " bytes (%s)\n", "size", in->props.size,
          samples_fmt_size(in->props.size, h, sizeof h));
+  if (in->props.incomplete)
+    printf("%-11s %s\n", "state",
+           "INCOMPLETE: a transfer into it was interrupted (put --resume finishes it)");
   if (blob)
     printf("%-11s %" PRIu64 " bytes, %s\n", "blob size", in->props.stored_size,
            in->props.blob_type);

@@ -11,6 +11,8 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/lease_sas_test.c
       ${CMAKE_CURRENT_LIST_DIR}/error_test.c
       ${CMAKE_CURRENT_LIST_DIR}/transfer_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/overwrite_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/interrupt_test.c
       ${CMAKE_CURRENT_LIST_DIR}/local_test.c
       ${CMAKE_CURRENT_LIST_DIR}/demo_test.c
     LIBS xio PkgConfig::CJSON)

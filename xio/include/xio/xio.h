@@ -235,6 +235,9 @@ const char *xio_init_name(xio_init init);
 #define XIO_OPEN_EXCLUSIVE   0x08 /* hold a lease (local: an flock) while open */
 #define XIO_OPEN_BREAK_LEASE 0x10 /* with EXCLUSIVE: break another holder's lease */
 #define XIO_OPEN_UNALIGNED   0x20 /* allow unaligned writes (read-modify-write) */
+#define XIO_OPEN_INCOMPLETE_OK                                                                     \
+  0x40 /* open a file marked incomplete (xio_file_set_incomplete); without it such an              \
+          open is refused with XIO_ECONFLICT */
 
 typedef struct xio_open_options {
   unsigned flags;
@@ -265,6 +268,12 @@ xio_err xio_file_close(xio_file *f, xio_error *err);
 /** Deletes the file at `target` (page blob: with its snapshots). It must not be open
  *  in this context. Errors: XIO_ENOTFOUND, XIO_EBUSY (leased), others as open. */
 xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err);
+
+/** Deletes the file at `target` as xio_file_delete does, except that a page blob that
+ *  has snapshots is left alone, with them (one Delete Blob request either way; the
+ *  service decides, so no snapshot taken meanwhile is lost). Errors: XIO_ECONFLICT
+ *  with service code SnapshotsPresent (it has snapshots), others as xio_file_delete. */
+xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err);
 
 /** Reads up to `len` bytes at `offset`; `*nread` (may be NULL) gets the count, which
  *  is short only at the end of the file. Errors: storage errors. */
@@ -316,6 +325,30 @@ xio_err xio_file_snapshot(xio_file *f, char *id, size_t size, xio_error *err);
 /** The file's kind. */
 xio_kind xio_file_kind(const xio_file *f);
 
+/**
+ * Changes the kind recorded with the file (a page blob's xiokind metadata, one Set
+ * Blob Metadata request traced as XIOTypeSetFileSize; a local file's user.xio.kind)
+ * and the default init policy of its later growth. Nothing is written when the kind
+ * is already `kind`. For replacing a file's content in place, keeping its snapshots.
+ * Errors: XIO_EINVAL (unknown kind), XIO_EREADONLY, XIO_ELEASELOST, storage errors.
+ */
+xio_err xio_file_set_kind(xio_file *f, xio_kind kind, xio_error *err);
+
+/**
+ * Marks the file as holding an unfinished transfer (`incomplete` 1) or clears the
+ * mark (0): a page blob's xioincomplete metadata (one Set Blob Metadata request,
+ * traced as XIOTypeSetFileSize), a local file's user.xio.incomplete attribute. A
+ * marked file opens only with XIO_OPEN_INCOMPLETE_OK and stats as incomplete. Set it
+ * before the first data write and clear it after every write is acknowledged
+ * (xio_file_flush). Nothing is written when the mark is already so.
+ * Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EIO (local: no user attributes),
+ * storage errors.
+ */
+xio_err xio_file_set_incomplete(xio_file *f, int incomplete, xio_error *err);
+
+/** 1 when the file was marked incomplete when opened, or since by this client. */
+int xio_file_incomplete(const xio_file *f);
+
 /** The file's log-safe name (URL without query, or path). */
 const char *xio_file_path(const xio_file *f);
 
@@ -357,6 +390,8 @@ typedef struct xio_file_info {
   char etag[80];           /* page blob: the ETag; local: "" */
   char last_modified[40];  /* page blob: the service's HTTP date; local: ISO 8601 UTC */
   int64_t sequence_number; /* page blob: its sequence number; local: 0 */
+  int incomplete;          /* 1: marked as holding an unfinished transfer
+                              (xio_file_set_incomplete) */
   char tier[16];           /* page blob: its access tier as the service names it
                               (premium page blobs: P10..P80), "" when it names none
                               (standard page blobs, Azurite); local: "" */
