@@ -664,7 +664,11 @@ static int run_get(cli *c, int argc, char **argv) {
   j.fd = -1;
   j.resume = resume;
   size_t n = strlen(j.local) + sizeof ".xio-partial";
-  if (!(j.partial = xio_malloc(n))) return cli_usage_error(c, "out of memory");
+  if (!(j.partial = xio_malloc(n))) {
+    xio_error e;
+    xio_error_clear(&e);
+    return cli_fail(c, xio_error_set(&e, XIO_ENOMEM, "out of memory"), &e);
+  }
   snprintf(j.partial, n, "%s.xio-partial", j.local);
   catch_stop_signals();
   xio_open_options o = xio_open_options_default();

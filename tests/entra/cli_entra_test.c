@@ -75,7 +75,7 @@ static int every_command(void) {
   RUN(&r, 0, "put", local, url2);
   RUN(&r, 0, "get", url2, back);
   RUN(&r, 0, "rm", url2);
-  RUN(&r, 0, "rm", url);
+  RUN(&r, 0, "rm", url, "--with-snapshots");
   clirun_free(&r);
   return 15;
 }
