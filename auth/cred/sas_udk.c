@@ -18,8 +18,6 @@
 
 #include "cred_int.h"
 
-#define MIN_VERSION "2020-12-06"
-
 void xio_auth_udk_clear(xio_auth_udk *k) {
   if (!k) return;
   xio_free(k->oid);
@@ -34,8 +32,8 @@ void xio_auth_udk_clear(xio_auth_udk *k) {
 
 /* The written values of one token. */
 typedef struct udk_values {
-  char sp[32], st[21], se[21];
-  const char *sr, *sip, *spr, *sv;
+  xio__auth_sas_text c; /* every SAS's */
+  const char *sr;
 } udk_values;
 
 static xio_err check_key(const xio_auth_udk *k, xio_error *err) {
@@ -47,82 +45,41 @@ static xio_err check_key(const xio_auth_udk *k, xio_error *err) {
 
 static xio_err fill_values(const char *blob, const char *perms, const xio_auth_sas_options *o,
                            udk_values *v, xio_error *err) {
-  uint32_t bits = 0;
-  char bad = 0;
-  if (!o || !o->expiry) return xio_error_set(err, XIO_EINVAL, "SAS expiry is required");
-  if (!perms || !*perms) return xio_error_set(err, XIO_EINVAL, "SAS permissions are required");
-  if (xio__auth_perm_bits(perms, XIO__AUTH_PERM_BLOB_ORDER, &bits, &bad) != 0)
-    return xio_error_set(err, XIO_EINVAL, "permission '%c' is not valid for a %s SAS", bad,
-                         blob ? "blob" : "container");
+  xio_err rc = xio__auth_sas_common(o, perms, XIO__AUTH_PERM_BLOB_ORDER,
+                                    blob ? "a blob SAS" : "a container SAS", &v->c, err);
+  if (rc != XIO_OK) return rc;
   if (o->identifier)
     return xio_error_set(err, XIO_EINVAL,
                          "a user delegation SAS cannot use a stored access policy");
-  v->sv = o->version ? o->version : MIN_VERSION;
-  if (strlen(v->sv) != 10 || strcmp(v->sv, MIN_VERSION) < 0)
-    return xio_error_set(err, XIO_EINVAL, "SAS version must be YYYY-MM-DD, at least %s",
-                         MIN_VERSION);
-  if (o->protocol && strcmp(o->protocol, "https") != 0 && strcmp(o->protocol, "https,http") != 0)
-    return xio_error_set(err, XIO_EINVAL, "SAS protocol must be \"https\" or \"https,http\"");
-  if (o->start && o->start >= o->expiry)
-    return xio_error_set(err, XIO_EINVAL, "SAS start is not before its expiry");
-  xio__auth_perm_string(bits, XIO__AUTH_PERM_BLOB_ORDER, v->sp, sizeof v->sp);
-  if (o->start) xio_auth_format_iso8601(o->start, v->st);
-  xio_auth_format_iso8601(o->expiry, v->se);
   v->sr = blob ? "b" : "c";
-  v->sip = o->ip ? o->ip : "";
-  v->spr = o->protocol ? o->protocol : "";
   return XIO_OK;
-}
-
-static void line(xio__auth_buf *b, const char *s) {
-  xio__auth_buf_puts(b, s);
-  xio__auth_buf_putc(b, '\n');
 }
 
 static void string_to_sign(xio__auth_buf *b, const char *account, const xio_auth_udk *k,
                            const char *container, const char *blob, const udk_values *v) {
-  line(b, v->sp);
-  line(b, v->st);
-  line(b, v->se);
-  xio__auth_buf_puts(b, "/blob/");
-  xio__auth_buf_puts(b, account);
-  xio__auth_buf_putc(b, '/');
-  xio__auth_buf_puts(b, container);
-  if (blob) {
-    xio__auth_buf_putc(b, '/');
-    xio__auth_buf_puts(b, blob);
-  }
-  xio__auth_buf_putc(b, '\n');
-  line(b, k->oid);
-  line(b, k->tid);
-  line(b, k->start);
-  line(b, k->expiry);
-  line(b, k->service);
-  line(b, k->version);
+  xio__auth_sas_line(b, v->c.sp);
+  xio__auth_sas_line(b, v->c.st);
+  xio__auth_sas_line(b, v->c.se);
+  xio__auth_sas_resource(b, account, container, blob);
+  xio__auth_sas_line(b, k->oid);
+  xio__auth_sas_line(b, k->tid);
+  xio__auth_sas_line(b, k->start);
+  xio__auth_sas_line(b, k->expiry);
+  xio__auth_sas_line(b, k->service);
+  xio__auth_sas_line(b, k->version);
   xio__auth_buf_puts(b, "\n\n\n"); /* saoid, suoid, scid */
-  line(b, v->sip);
-  line(b, v->spr);
-  line(b, v->sv);
-  line(b, v->sr);
+  xio__auth_sas_line(b, v->c.sip);
+  xio__auth_sas_line(b, v->c.spr);
+  xio__auth_sas_line(b, v->c.sv);
+  xio__auth_sas_line(b, v->sr);
   /* snapshot time, ses, rscc, rscd, rsce, rscl, rsct: all empty */
   xio__auth_buf_puts(b, "\n\n\n\n\n\n");
-}
-
-static xio_err check_names(const char *account, const char *container, const char *blob,
-                           xio_error *err) {
-  xio_error e;
-  xio_error_clear(&e);
-  if (!account || !*account) return xio_error_set(err, XIO_EINVAL, "account name is required");
-  if (xio_auth_check_container_name(container, &e) != XIO_OK)
-    return xio_error_set(err, XIO_EINVAL, "%s", e.message);
-  if (blob && !*blob) return xio_error_set(err, XIO_EINVAL, "blob name is empty");
-  return XIO_OK;
 }
 
 static xio_err build_sts(const char *account, const xio_auth_udk *key, const char *container,
                          const char *blob, const char *perms, const xio_auth_sas_options *opts,
                          udk_values *v, char **out, xio_error *err) {
-  xio_err rc = check_names(account, container, blob, err);
+  xio_err rc = xio__auth_sas_check_names(account, container, blob, err);
   if (rc == XIO_OK) rc = check_key(key, err);
   if (rc == XIO_OK) rc = fill_values(blob, perms, opts, v, err);
   if (rc != XIO_OK) return rc;
@@ -160,18 +117,18 @@ static xio_err write_token(const xio_auth_udk *k, const udk_values *v, const cha
                            xio_error *err) {
   xio__auth_buf b;
   xio__auth_buf_init(&b);
-  xio__auth_sas_param(&b, "sv", v->sv);
-  xio__auth_sas_param(&b, "sp", v->sp);
-  xio__auth_sas_param(&b, "st", v->st);
-  xio__auth_sas_param(&b, "se", v->se);
+  xio__auth_sas_param(&b, "sv", v->c.sv);
+  xio__auth_sas_param(&b, "sp", v->c.sp);
+  xio__auth_sas_param(&b, "st", v->c.st);
+  xio__auth_sas_param(&b, "se", v->c.se);
   xio__auth_sas_param(&b, "skoid", k->oid);
   xio__auth_sas_param(&b, "sktid", k->tid);
   xio__auth_sas_param(&b, "skt", k->start);
   xio__auth_sas_param(&b, "ske", k->expiry);
   xio__auth_sas_param(&b, "sks", k->service);
   xio__auth_sas_param(&b, "skv", k->version);
-  xio__auth_sas_param(&b, "sip", v->sip);
-  xio__auth_sas_param(&b, "spr", v->spr);
+  xio__auth_sas_param(&b, "sip", v->c.sip);
+  xio__auth_sas_param(&b, "spr", v->c.spr);
   xio__auth_sas_param(&b, "sr", v->sr);
   xio__auth_sas_param(&b, "sig", sig);
   if (!(*out = xio__auth_buf_take(&b))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
