@@ -277,6 +277,42 @@ static xio_err lost_lease(pb_file *p, xio_error *err) {
   return XIO_ELEASELOST;
 }
 
+/*
+ * What fences a write: the lease id alone, and no ETag or sequence-number condition.
+ *
+ * The lease fences every writer that can come after us. The service judges each
+ * write by the blob's lease state when the write reaches it (Lease Blob, "outcomes
+ * of use attempts"): a write carrying our id fails with 412 once our lease has
+ * expired (LeaseLost), was broken (LeaseLost), released, or is held by another
+ * client under its own id (LeaseIdMismatchWithBlobOperation); a writer without a
+ * lease cannot write while ours is active. Azurite does the same. Lease ids are
+ * fresh UUIDs per open, so no later holder has ours. Requests we queued or sent
+ * before a pause are therefore refused when they arrive after a takeover or after
+ * the lease ran out, however late that is.
+ *
+ * What the lease alone does not fence, and what closes it:
+ * - An expired lease coming back: the service renews an expired lease whose blob
+ *   nobody modified. Writes refused while it was expired, then later ones accepted,
+ *   would leave holes behind acknowledged writes. Closed client-side: a lease the
+ *   lease clock says ran out is never renewed and never trusted again (lease.c), and
+ *   writes are refused before they are sent.
+ * - Breaking with a break period: the holder may still write until the period ends
+ *   (Breaking state). That is by the service's design and harmless: nobody else can
+ *   write or acquire before it ends, so those writes are ordered before the next
+ *   holder's. Takeovers here break with period 0.
+ * - Files opened without XIO_OPEN_EXCLUSIVE hold no lease and are not fenced at
+ *   all; exclusivity is what a caller asks for when it needs this.
+ *
+ * A condition would add nothing the lease does not give, at a cost: an ETag
+ * condition (If-Match) changes with every write, so one holder's concurrent writes
+ * would refuse each other; an epoch in the blob sequence number
+ * (x-ms-if-sequence-number-eq, bumped by each exclusive open) costs one more request
+ * per open, takes the sequence number from applications that use it, and covers only
+ * Put Page: resizes and metadata changes take no sequence-number condition, so the
+ * lease would still be their only fence. And a condition is judged in the same step
+ * as the lease id (Azurite checks all three at once), so neither would close a gap
+ * the lease leaves open.
+ */
 static xio_err build(pb_file *p, xio__sub *s, xio_blob_call **c, xio_error *err) {
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
   uint64_t size = atomic_load(&p->blob_size);
