@@ -35,6 +35,9 @@ static uint64_t pages(uint64_t n) { return (n + 511) / 512 * 512; }
 
 static const char *lease_id(const pb_file *p) { return p->leased ? p->lease.id : NULL; }
 
+/* 1 when the file holds a lease that can no longer be trusted (lease.c). */
+static int lease_gone(pb_file *p) { return p->leased && !xio__lease_valid(&p->lease); }
+
 /* ---------------------------------------------------------- metadata ---- */
 
 static int make_meta(xio_kind kind, uint64_t logical, int incomplete, xio_blob_meta meta[3]) {
@@ -160,11 +163,15 @@ static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
   if (rc != XIO_OK) return rc;
   xio_blob_lease_args acquire = {XIO_BLOB_LEASE_ACQUIRE, NULL, proposed,
                                  xio__ctx_options(ctx)->lease_duration_s, 0};
+  int64_t sent = xio__lease_now(ctx); /* the lease runs from no earlier than this */
   rc = lease_call(p, &acquire, p->lease.id, err);
   if (rc == XIO_EBUSY && break_first) {
+    /* Break period 0: the other holder's lease ends at once, so the acquire that
+     * follows takes the file over without waiting out its duration. */
     xio_blob_lease_args brk = {XIO_BLOB_LEASE_BREAK, NULL, NULL, 0, 0};
     xio_error_clear(err);
     rc = lease_call(p, &brk, NULL, err);
+    sent = xio__lease_now(ctx);
     if (rc == XIO_OK) rc = lease_call(p, &acquire, p->lease.id, err);
   }
   if (rc == XIO_EBUSY && err) {
@@ -185,7 +192,7 @@ static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
   p->leased = 1;
   p->lease.file = &p->base;
   p->lease.target = p->target;
-  xio__lease_keep(ctx, &p->lease);
+  xio__lease_keep(ctx, &p->lease, sent);
   return XIO_OK;
 }
 
@@ -248,21 +255,64 @@ static void on_done(xio_blob_call *c, void *ud) {
   xio__trace_request(p->base.ctx, &p->base, NULL, &r);
   xio_error detail;
   xio_err rc = xio_blob_call_result(c, &detail);
-  if (rc == XIO_ELEASELOST) atomic_store(&p->lease.lost, 1);
+  if (rc == XIO_ELEASELOST) xio__lease_lose(&p->lease, XIO__LEASE_REFUSED);
   xio_blob_call_free(c);
   xio__sub_done(s, rc, &detail, rc == XIO_OK && s->op != XIO__SUB_CLEAR ? s->length : 0);
 }
 
 static xio_err lost_lease(pb_file *p, xio_error *err) {
-  xio_error_set(err, XIO_ELEASELOST,
-                "the lease on %s was lost (broken, taken or expired); "
-                "nothing is written without it: reopen the file",
-                p->base.path);
+  if (atomic_load(&p->lease.lost) == XIO__LEASE_EXPIRED)
+    xio_error_set(err, XIO_ELEASELOST,
+                  "the lease on %s ran out: it was not renewed within its %d s (the process "
+                  "was paused or the service unreachable); nothing is written without it: "
+                  "reopen the file",
+                  p->base.path, xio__ctx_options(p->base.ctx)->lease_duration_s);
+  else
+    xio_error_set(err, XIO_ELEASELOST,
+                  "the lease on %s was lost (broken, taken or expired); "
+                  "nothing is written without it: reopen the file",
+                  p->base.path);
   xio_error_set_operation(err, "WriteFile");
   xio_error_set_target(err, p->base.path);
   return XIO_ELEASELOST;
 }
 
+/*
+ * What fences a write: the lease id alone, and no ETag or sequence-number condition.
+ *
+ * The lease fences every writer that can come after us. The service judges each
+ * write by the blob's lease state when the write reaches it (Lease Blob, "outcomes
+ * of use attempts"): a write carrying our id fails with 412 once our lease has
+ * expired (LeaseLost), was broken (LeaseLost), released, or is held by another
+ * client under its own id (LeaseIdMismatchWithBlobOperation); a writer without a
+ * lease cannot write while ours is active. Azurite does the same. Lease ids are
+ * fresh UUIDs per open, so no later holder has ours. Requests we queued or sent
+ * before a pause are therefore refused when they arrive after a takeover or after
+ * the lease ran out, however late that is.
+ *
+ * What the lease alone does not fence, and what closes it:
+ * - An expired lease coming back: the service renews an expired lease whose blob
+ *   nobody modified. Writes refused while it was expired, then later ones accepted,
+ *   would leave holes behind acknowledged writes. Closed client-side: a lease the
+ *   lease clock says ran out is never renewed and never trusted again (lease.c), and
+ *   writes are refused before they are sent.
+ * - Breaking with a break period: the holder may still write until the period ends
+ *   (Breaking state). That is by the service's design and harmless: nobody else can
+ *   write or acquire before it ends, so those writes are ordered before the next
+ *   holder's. Takeovers here break with period 0.
+ * - Files opened without XIO_OPEN_EXCLUSIVE hold no lease and are not fenced at
+ *   all; exclusivity is what a caller asks for when it needs this.
+ *
+ * A condition would add nothing the lease does not give, at a cost: an ETag
+ * condition (If-Match) changes with every write, so one holder's concurrent writes
+ * would refuse each other; an epoch in the blob sequence number
+ * (x-ms-if-sequence-number-eq, bumped by each exclusive open) costs one more request
+ * per open, takes the sequence number from applications that use it, and covers only
+ * Put Page: resizes and metadata changes take no sequence-number condition, so the
+ * lease would still be their only fence. And a condition is judged in the same step
+ * as the lease id (Azurite checks all three at once), so neither would close a gap
+ * the lease leaves open.
+ */
 static xio_err build(pb_file *p, xio__sub *s, xio_blob_call **c, xio_error *err) {
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
   uint64_t size = atomic_load(&p->blob_size);
@@ -281,7 +331,7 @@ static void pb_submit(xio_file *f, xio__sub *s) {
   xio_error_clear(&e);
   xio_blob_call *c = NULL;
   xio_err rc = XIO_OK;
-  if (s->op != XIO__SUB_READ && p->leased && atomic_load(&p->lease.lost)) rc = lost_lease(p, &e);
+  if (s->op != XIO__SUB_READ && lease_gone(p)) rc = lost_lease(p, &e);
   if (rc == XIO_OK) rc = build(p, s, &c, &e);
   if (rc != XIO_OK) {
     xio__sub_done(s, rc, &e, 0);
@@ -307,7 +357,7 @@ static xio_err set_meta(pb_file *p, uint64_t logical, xio_error *err) {
 
 static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
   pb_file *p = (pb_file *)f;
-  if (p->leased && atomic_load(&p->lease.lost)) return lost_lease(p, err);
+  if (lease_gone(p)) return lost_lease(p, err);
   xio_err rc = XIO_OK;
   /* Checked before rounding up to pages, which would wrap a size near 2^64 to 0. */
   if (size > XIO_BLOB_MAX_SIZE)
@@ -323,7 +373,7 @@ static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
     if (rc == XIO_OK) atomic_store(&p->blob_size, phys);
   }
   if (rc == XIO_OK && (size % 512 || p->has_size_meta)) rc = set_meta(p, size, err);
-  if (rc == XIO_ELEASELOST) atomic_store(&p->lease.lost, 1);
+  if (rc == XIO_ELEASELOST) xio__lease_lose(&p->lease, XIO__LEASE_REFUSED);
   return rc;
 }
 
@@ -331,9 +381,9 @@ static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
  * of it is written again from the file's fields (set_kind and set_incomplete). */
 static xio_err pb_record_meta(xio_file *f, xio_error *err) {
   pb_file *p = (pb_file *)f;
-  if (p->leased && atomic_load(&p->lease.lost)) return lost_lease(p, err);
+  if (lease_gone(p)) return lost_lease(p, err);
   xio_err rc = set_meta(p, atomic_load(&f->size), err);
-  if (rc == XIO_ELEASELOST) atomic_store(&p->lease.lost, 1);
+  if (rc == XIO_ELEASELOST) xio__lease_lose(&p->lease, XIO__LEASE_REFUSED);
   return rc;
 }
 
@@ -347,7 +397,7 @@ static xio_err pb_close(xio_file *f, xio_error *err) {
   xio_err rc = XIO_OK;
   if (p->leased) {
     xio__lease_forget(f->ctx, &p->lease);
-    if (!atomic_load(&p->lease.lost)) {
+    if (xio__lease_valid(&p->lease)) {
       xio_blob_lease_args a = {XIO_BLOB_LEASE_RELEASE, p->lease.id, NULL, 0, 0};
       rc = lease_call(p, &a, NULL, err);
     }
@@ -393,7 +443,7 @@ static xio_err pb_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
 
 static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   pb_file *p = (pb_file *)f;
-  if (p->leased && atomic_load(&p->lease.lost)) return lost_lease(p, err);
+  if (lease_gone(p)) return lost_lease(p, err);
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
   xio_blob_call *c = NULL;
   char snap[64];

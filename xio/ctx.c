@@ -8,7 +8,9 @@
  * xio_ctx_new. trace_path, connection_string and credential_file are read once
  * (the file opened, the credentials parsed); ca_file is copied, because the engine
  * reads it again at each TLS connection. The copy kept in ctx->opts has these four
- * pointers NULL, except ca_file, which points at the context's own copy.
+ * pointers NULL, except ca_file, which points at the context's own copy. The
+ * callbacks' user data (trace_ud, clock.ud, lease_clock.ud) are borrowed for the
+ * context's whole life.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>

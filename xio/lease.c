@@ -1,9 +1,18 @@
 /*
  * lease.c - the lease keeper: one thread per context that renews the lease of every
  * exclusively opened page blob well before it expires, as SQL Server renews its
- * blob leases. A renewal the service refuses (the lease was broken or taken), or no
- * successful renewal within a lease duration, marks the lease lost; the file's
- * writes then fail with XIO_ELEASELOST instead of going out unprotected.
+ * blob leases; and the test every write of such a file passes before it is sent.
+ *
+ * A lease is counted on the context's lease clock (xio_ctx_options.lease_clock)
+ * from the moment its last successful acquire or renewal was sent, which is no
+ * later than the service started it. A renewal the service refuses (the lease was
+ * broken or taken), or the clock passing the lease duration with no renewal
+ * acknowledged, marks the lease lost for good; the file's writes then fail with
+ * XIO_ELEASELOST instead of going out unprotected. A process paused past its lease
+ * (SIGSTOP, a frozen VM) therefore resumes with a lease it no longer trusts: its
+ * keeper does not renew it, even where the service would still renew an expired
+ * lease of a blob nobody modified, because the file's writes refused during the
+ * gap must not be followed by later ones that succeed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
@@ -11,32 +20,58 @@
 
 #include "ctx_int.h"
 
-/* Renews one lease; runs without the keeper's lock. */
-static void renew(xio_ctx *ctx, xio__lease *l) {
+#define RETRY_US 1000000 /* next renewal after one failed for a transient reason */
+
+int64_t xio__lease_now(const xio_ctx *ctx) {
+  const xio_lease_clock *c = &ctx->opts.lease_clock;
+  return c->now_us ? c->now_us(c->ud) : xio_auth_monotonic_us();
+}
+
+void xio__lease_lose(xio__lease *l, xio__lease_state why) {
+  int held = XIO__LEASE_HELD;
+  atomic_compare_exchange_strong(&l->lost, &held, (int)why);
+}
+
+int xio__lease_valid(xio__lease *l) {
+  if (atomic_load(&l->lost) != XIO__LEASE_HELD) return 0;
+  if (xio__lease_now(l->file->ctx) < atomic_load(&l->expires_us)) return 1;
+  xio__lease_lose(l, XIO__LEASE_EXPIRED);
+  return 0;
+}
+
+/* Renews one lease; runs without the keeper's lock. Returns when, on the lease
+ * clock, the next renewal is due. */
+static int64_t renew(xio_ctx *ctx, xio__lease *l) {
+  int64_t sent = xio__lease_now(ctx);
+  if (!xio__lease_valid(l)) return sent; /* lost: the keeper skips it from now on */
   xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(l->target, &a, &c, NULL);
   if (rc == XIO_OK) rc = xio__send_traced(ctx, l->file, NULL, c, XIO_REQ_LEASE, 0, 0, NULL);
   xio_blob_call_free(c);
-  int64_t now = xio_auth_monotonic_us();
-  int transient = rc == XIO_ETRANSPORT || rc == XIO_ETIMEDOUT || rc == XIO_ETHROTTLED;
-  int expired = now - l->last_renew_us >= (int64_t)ctx->opts.lease_duration_s * 1000000;
-  if (rc == XIO_OK)
-    l->last_renew_us = now;
-  else if (!transient || expired)
-    /* Refused (broken, taken, the blob gone), or unrenewed for a whole duration: it
-     * may have expired and been taken meanwhile. */
-    atomic_store(&l->lost, 1);
+  if (rc == XIO_OK) {
+    /* Counted from the sending: the service renewed it no earlier. A lease lost
+     * meanwhile stays lost. */
+    atomic_store(&l->expires_us, sent + (int64_t)ctx->opts.lease_duration_s * 1000000);
+    return sent + (int64_t)ctx->opts.lease_renew_s * 1000000;
+  }
+  if (rc != XIO_ETRANSPORT && rc != XIO_ETIMEDOUT && rc != XIO_ETHROTTLED) {
+    /* Refused: broken, taken, the blob gone. */
+    xio__lease_lose(l, XIO__LEASE_REFUSED);
+    return sent;
+  }
+  /* Unreachable for now: try again soon, until the lease clock says it ran out. */
+  xio__lease_valid(l);
+  return xio__lease_now(ctx) + RETRY_US;
 }
 
 /* The lease due first, or NULL; *wait_us gets the time until it is due. */
-static xio__lease *next_due(xio__keeper *k, int64_t period_us, int64_t *wait_us) {
+static xio__lease *next_due(xio_ctx *ctx, xio__keeper *k, int64_t *wait_us) {
   xio__lease *due = NULL;
-  int64_t now = xio_auth_monotonic_us(), best = INT64_MAX;
+  int64_t now = xio__lease_now(ctx), best = INT64_MAX;
   for (xio__lease *l = k->leases; l; l = l->next) {
-    if (atomic_load(&l->lost)) continue;
-    int64_t at = l->last_renew_us + period_us;
-    if (at < best) best = at, due = l;
+    if (atomic_load(&l->lost) != XIO__LEASE_HELD) continue;
+    if (l->due_us < best) best = l->due_us, due = l;
   }
   *wait_us = due ? best - now : 1000000;
   return due;
@@ -45,20 +80,21 @@ static xio__lease *next_due(xio__keeper *k, int64_t period_us, int64_t *wait_us)
 static void *keeper_main(void *arg) {
   xio_ctx *ctx = arg;
   xio__keeper *k = &ctx->keeper;
-  int64_t period = (int64_t)ctx->opts.lease_renew_s * 1000000;
   pthread_mutex_lock(&k->mu);
   while (!k->stopping) {
     int64_t wait;
-    xio__lease *l = next_due(k, period, &wait);
+    xio__lease *l = next_due(ctx, k, &wait);
     if (l && wait <= 0) {
       k->renewing = l;
       pthread_mutex_unlock(&k->mu);
-      renew(ctx, l);
+      int64_t due = renew(ctx, l);
       pthread_mutex_lock(&k->mu);
+      l->due_us = due;
       k->renewing = NULL;
       pthread_cond_broadcast(&k->cv);
       continue;
     }
+    /* At most a second, so a lease clock that jumps ahead is seen soon. */
     if (wait > 1000000) wait = 1000000;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -98,10 +134,12 @@ int xio__keeper_is_keeper(const xio_ctx *ctx) {
   return ctx->keeper.started && pthread_equal(pthread_self(), ctx->keeper.thread);
 }
 
-void xio__lease_keep(xio_ctx *ctx, xio__lease *l) {
+void xio__lease_keep(xio_ctx *ctx, xio__lease *l, int64_t sent_us) {
   xio__keeper *k = &ctx->keeper;
+  atomic_store(&l->lost, XIO__LEASE_HELD);
+  atomic_store(&l->expires_us, sent_us + (int64_t)ctx->opts.lease_duration_s * 1000000);
   pthread_mutex_lock(&k->mu);
-  l->last_renew_us = xio_auth_monotonic_us();
+  l->due_us = sent_us + (int64_t)ctx->opts.lease_renew_s * 1000000;
   l->next = k->leases;
   k->leases = l;
   pthread_cond_broadcast(&k->cv);

@@ -277,20 +277,38 @@ xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **ou
 xio__tracked *xio__ctx_open_files(xio_ctx *ctx);
 
 /* Lease keeper (lease.c): renews the leases of exclusively opened page blobs. */
+typedef enum xio__lease_state {
+  XIO__LEASE_HELD = 0,
+  XIO__LEASE_REFUSED, /* the service refused a request carrying it */
+  XIO__LEASE_EXPIRED  /* unrenewed for a whole duration, as the lease clock counts */
+} xio__lease_state;
+
 typedef struct xio__lease xio__lease;
 struct xio__lease {
   xio_file *file;
   xio_blob_target *target; /* borrowed from the file */
   char id[64];
-  _Atomic int lost;      /* set once the lease can no longer be trusted */
-  int64_t last_renew_us; /* monotonic, under the keeper's lock */
+  _Atomic int lost;           /* xio__lease_state; never goes back to HELD */
+  _Atomic int64_t expires_us; /* lease clock: from here on the service may end it */
+  int64_t due_us;             /* lease clock: next renewal, under the keeper's lock */
   xio__lease *next;
 };
 
-/** Starts renewing `l` in the background. */
-void xio__lease_keep(xio_ctx *ctx, xio__lease *l);
+/** The context's lease clock (xio_ctx_options.lease_clock), microseconds. */
+int64_t xio__lease_now(const xio_ctx *ctx);
+
+/** Starts renewing `l` (file and target set), acquired by a request sent at
+ *  `sent_us` on the lease clock. */
+void xio__lease_keep(xio_ctx *ctx, xio__lease *l, int64_t sent_us);
 
 /** Stops renewing `l` (waits if a renewal of it is under way). */
 void xio__lease_forget(xio_ctx *ctx, xio__lease *l);
+
+/** 1 while requests may go out under `l`; 0 once it is lost, marking it EXPIRED
+ *  when the lease clock has passed its expiry. Any thread; never blocks. */
+int xio__lease_valid(xio__lease *l);
+
+/** Marks `l` lost for `why` unless it is lost already (the first reason stays). */
+void xio__lease_lose(xio__lease *l, xio__lease_state why);
 
 #endif

@@ -1,13 +1,17 @@
 /*
  * lease_test.c - exclusive opens on page blobs: a second exclusive open is refused
  * as "in use", break-lease takes over, the lease is renewed in the background past
- * its duration, and a lease broken by another client stops writes with a clear
- * error instead of writing unprotected.
+ * its duration, a lease the client's clock says ran out and a lease broken by
+ * another client both stop writes with a clear error instead of writing
+ * unprotected. The lease clock is moved ahead instead of waiting for it.
  */
 #define _DEFAULT_SOURCE
 #include <string.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include "leaseclock.h"
 #include "test.h"
 #include "util.h"
 #include "xfix.h"
@@ -79,16 +83,37 @@ TEST(break_lease_takes_over) {
   xfix_teardown(&fx);
 }
 
+/* Waits (at most 10 s) until `fx` has recorded at least `n` lease requests. */
+static void wait_for_leases(xfix *fx, int n) {
+  for (int i = 0; i < 1000 && xfix_count(fx, XIO_REQ_LEASE) < n; i++) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  ASSERT(xfix_count(fx, XIO_REQ_LEASE) >= n);
+}
+
 TEST(lease_renewal_outlives_its_duration) {
   xfix fx;
   xio_error e;
+  leaseclock *clock = leaseclock_new();
   xio_ctx_options o = xio_ctx_options_default();
   o.lease_duration_s = 15;
   o.lease_renew_s = 4;
+  o.lease_clock = leaseclock_lease(clock);
   xfix_setup(&fx, 0, &o);
   xio_file *f = open_excl(&fx, "renewed.mdf", 0, XIO_OK);
-  sleep(20);                                       /* past the 15 s lease: only renewals keep it */
-  ASSERT(xfix_count(&fx, XIO_REQ_LEASE) >= 1 + 3); /* acquire + renewals */
+  /* 20 s pass on the lease clock, in steps of one renewal period: past the 15 s
+   * lease, which only the renewals keep. */
+  for (int i = 1; i <= 5; i++) {
+    leaseclock_advance(clock, 4 * 1000000);
+    wait_for_leases(&fx, 1 + i); /* acquire + i renewals */
+  }
+  pthread_mutex_lock(&fx.trace.mu);
+  int refused = 0;
+  for (int i = 0; i < fx.trace.n; i++)
+    refused += fx.trace.ev[i].type == XIO_REQ_LEASE && strcmp(fx.trace.ev[i].result, "ok") != 0;
+  pthread_mutex_unlock(&fx.trace.mu);
+  ASSERT_EQ(refused, 0);
   char page[512];
   memset(page, 3, sizeof page);
   ASSERT_OK(xio_file_write(f, 0, page, sizeof page, &e), &e);
@@ -96,6 +121,37 @@ TEST(lease_renewal_outlives_its_duration) {
   ASSERT(open_excl(&fx, "renewed.mdf", 0, XIO_EBUSY) == NULL);
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_teardown(&fx);
+  leaseclock_free(clock);
+}
+
+TEST(lease_unrenewed_for_its_duration_stops_writes) {
+  xfix fx;
+  xio_error e;
+  leaseclock *clock = leaseclock_new();
+  xio_ctx_options o = xio_ctx_options_default();
+  o.lease_duration_s = 15;
+  o.lease_renew_s = 10;
+  o.lease_clock = leaseclock_lease(clock);
+  xfix_setup(&fx, 0, &o);
+  xio_file *f = open_excl(&fx, "ran-out.mdf", 0, XIO_OK);
+  char page[512];
+  memset(page, 5, sizeof page);
+  ASSERT_OK(xio_file_write(f, 0, page, sizeof page, &e), &e);
+  /* The lease clock jumps past the duration before any renewal: as if the process
+   * had been paused for 16 s. The service still holds the lease for us, but the
+   * client can no longer know that nobody took it meanwhile. */
+  leaseclock_advance(clock, 16 * 1000000);
+  int writes = xfix_count(&fx, XIO_REQ_WRITE);
+  ASSERT_ERR(xio_file_write(f, 512, page, sizeof page, &e), XIO_ELEASELOST, &e);
+  ASSERT_CONTAINS(e.message, "ran out");
+  ASSERT_CONTAINS(e.message, "15 s");
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_WRITE), writes); /* refused before sending */
+  ASSERT_ERR(xio_file_set_size(f, 1 << 21, XIO_INIT_DEFAULT, &e), XIO_ELEASELOST, &e);
+  /* Closing neither renews nor releases a lease it does not trust. */
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 1);
+  xfix_teardown(&fx);
+  leaseclock_free(clock);
 }
 
 TEST(lease_broken_by_another_client_stops_writes) {

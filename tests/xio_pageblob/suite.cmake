@@ -3,6 +3,7 @@
 xio_add_suite(NAME xio_pageblob AZURITE TIMEOUT 180
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/../xio_common/xfix.c
+    ${CMAKE_CURRENT_LIST_DIR}/../xio_common/leaseclock.c
     ${CMAKE_CURRENT_LIST_DIR}/growth_test.c
     ${CMAKE_CURRENT_LIST_DIR}/lease_test.c
     ${CMAKE_CURRENT_LIST_DIR}/file_test.c

@@ -122,12 +122,41 @@ typedef enum xio_checksum {
   XIO_CHECKSUM_NONE
 } xio_checksum;
 
+/**
+ * The clock the lease keeper measures leases by: microseconds that never go back
+ * (any origin). `now_us` NULL means the system's monotonic clock. It is called from
+ * the lease keeper and from every thread that issues a write, concurrently, so it
+ * must be thread-safe, quick and must not block or call into xio. `ud` is borrowed
+ * for the context's lifetime.
+ *
+ * A test seam: a clock moved ahead makes the context behave exactly as a process
+ * that was paused (SIGSTOP, a VM freeze) that long, without waiting for it; the
+ * service's own 15..60 s lease durations cannot be shortened.
+ */
+typedef struct xio_lease_clock {
+  int64_t (*now_us)(void *ud);
+  void *ud;
+} xio_lease_clock;
+
+/*
+ * Leases of exclusive opens of page blobs. A lease is acquired for lease_duration_s
+ * and renewed every lease_renew_s by the context's lease keeper. The duration is
+ * counted on the lease clock from the moment the last successful acquire or renewal
+ * was *sent* (the service starts it later, so the client's count runs out first).
+ * Once that count passes the duration, or the service refuses a request carrying the
+ * lease, the lease is lost for good: the file's writes, zeroing, resizes, metadata
+ * changes and snapshots fail with XIO_ELEASELOST before anything is sent, the keeper
+ * never renews it again (even where the service would still allow that), and close
+ * does not release it. Requests already on their way carry the lease id, so the
+ * service refuses them once the lease has ended or passed to another client; they
+ * fail with XIO_ELEASELOST too. Reads are not fenced. Reopen the file to go on.
+ */
 typedef struct xio_ctx_options {
   int max_in_flight;     /* storage requests on the wire at once (default 32) */
   xio_retry retry;       /* default: 3 retries, 800 ms base, 120 s per try */
   xio_checksum checksum; /* default CRC64 */
   int lease_duration_s;  /* exclusive opens: 15..60 (default 60) */
-  int lease_renew_s;     /* renew this often (default 20; < duration) */
+  int lease_renew_s;     /* renew this often (default 20; 1..duration-1) */
   int local_threads;     /* workers for the local backend (default 4) */
   xio_trace_fn trace;    /* trace callback, or NULL */
   void *trace_ud;
@@ -142,6 +171,7 @@ typedef struct xio_ctx_options {
                                     store, or NULL: wins over XIO_CA_BUNDLE */
   int allow_insecure_remote;     /* allow http:// to non-loopback hosts (default 0) */
   xio_auth_clock clock;          /* for signing and SAS checks; zeroed: system clock */
+  xio_lease_clock lease_clock;   /* for leases (see above); zeroed: the monotonic clock */
 } xio_ctx_options;
 
 /** Default options; cannot fail. */
