@@ -3,7 +3,10 @@
  * and deletes on a table of keyed blobs, committed through the fault proxy at the
  * soak's rates for XIO_SOAK_SECONDS, switching between WAL and rollback-journal
  * mode every SWITCH_EVERY transactions (WAL checkpoints in between), with rows read
- * back through the proxy as the run goes.
+ * back through the proxy as the run goes. A transaction that fails (every request
+ * has SOAK_MAX_RETRIES retries, so only a long outage fails one) has an unknown
+ * outcome; it is run again with the same values until it commits, as an
+ * application would.
  *
  * The model holds, per key, the version of the last committed write (0: no row);
  * a row's blob is a pure function of its version. At the end the database is closed
@@ -30,13 +33,19 @@
 #define MAX_VALUE    3000
 #define SWITCH_EVERY 150 /* transactions between journal mode switches */
 #define CHUNK        (4u << 20)
+#define MAX_AGAIN    20 /* a statement failing this many times in a row fails the soak */
+
+/* One statement of a transaction: key k set to version ver (0: its row deleted). */
+typedef struct tx_op {
+  int k;
+  uint64_t ver;
+} tx_op;
 
 typedef struct sqsoak {
   soakfix fx;
   sqlite3 *db;
   sqlite3_stmt *upsert, *del, *get;
-  uint64_t ver[KEYS];     /* committed: the version of each key's row, 0 if none */
-  uint64_t pending[KEYS]; /* the open transaction's view */
+  uint64_t ver[KEYS]; /* committed: the version of each key's row, 0 if none */
   uint64_t rng, versions;
   char trace[256];
   soak_result r;
@@ -57,11 +66,15 @@ static void exec(sqsoak *s, const char *sql) {
   sqlite3_free(msg);
 }
 
-static void step_done(sqsoak *s, sqlite3_stmt *st) {
-  int rc = sqlite3_step(st);
-  if (rc != SQLITE_DONE)
-    FAIL("%s: %s (xio: %s)", sqlite3_sql(st), sqlite3_errmsg(s->db), xio_sqlite_last_error());
-  sqlite3_reset(st);
+/* Runs `sql` until it succeeds (a failure's outcome is unknown: run it again). */
+static void exec_until_done(sqsoak *s, const char *sql) {
+  for (int tries = 1; sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK; tries++) {
+    s->r.failed_ops++;
+    if (tries == MAX_AGAIN)
+      FAIL("%s failed %d times in a row: %s (xio: %s)", sql, tries, sqlite3_errmsg(s->db),
+           xio_sqlite_last_error());
+  }
+  s->r.ops++;
 }
 
 static void prepare(sqsoak *s, const char *sql, sqlite3_stmt **st) {
@@ -69,32 +82,57 @@ static void prepare(sqsoak *s, const char *sql, sqlite3_stmt **st) {
     FAIL("%s: %s", sql, sqlite3_errmsg(s->db));
 }
 
-/* One transaction of 1..16 upserts and deletes. Every statement must succeed: a
- * request fails only after SOAK_MAX_RETRIES retries. */
+/* One statement of a transaction: 0, or the SQLite code of its failure. */
+static int step(sqlite3_stmt *st) {
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  return rc == SQLITE_DONE ? 0 : rc;
+}
+
+/* Tries the transaction of `n` ops once: key op[i].k set to version op[i].ver
+ * (0: deleted). Returns 0 once it is committed, else the SQLite code of the
+ * failure, after rolling back what is left of it. */
+static int try_transaction(sqsoak *s, const tx_op *op, int n, unsigned char *buf) {
+  int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+  for (int i = 0; rc == 0 && i < n; i++) {
+    if (op[i].ver) {
+      size_t len = value_len(op[i].ver);
+      soakfix_fill(buf, len, op[i].ver);
+      sqlite3_bind_int(s->upsert, 1, op[i].k);
+      sqlite3_bind_int64(s->upsert, 2, (sqlite3_int64)op[i].ver);
+      sqlite3_bind_blob(s->upsert, 3, buf, (int)len, SQLITE_STATIC);
+      rc = step(s->upsert);
+    } else {
+      sqlite3_bind_int(s->del, 1, op[i].k);
+      rc = step(s->del);
+    }
+  }
+  if (rc == 0) rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+  if (rc != 0 && !sqlite3_get_autocommit(s->db))
+    (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
+}
+
+/* One transaction of 1..16 upserts and deletes. A failed one (its outcome unknown:
+ * it may have been committed) is run again, the same statements with the same
+ * values, until it commits: whichever way the failed try went, the rows end as the
+ * transaction sets them, as an engine's application would have them. */
 static void transaction(sqsoak *s, unsigned char *buf) {
-  memcpy(s->pending, s->ver, sizeof s->ver);
-  exec(s, "BEGIN IMMEDIATE");
+  tx_op op[16];
   int n = 1 + (int)(next_rand(&s->rng) % 16);
   for (int i = 0; i < n; i++) {
     uint64_t x = next_rand(&s->rng);
-    int k = (int)((x >> 8) % KEYS);
-    if (x % 100 < 85) {
-      uint64_t v = ++s->versions;
-      size_t len = value_len(v);
-      soakfix_fill(buf, len, v);
-      sqlite3_bind_int(s->upsert, 1, k);
-      sqlite3_bind_int64(s->upsert, 2, (sqlite3_int64)v);
-      sqlite3_bind_blob(s->upsert, 3, buf, (int)len, SQLITE_STATIC);
-      step_done(s, s->upsert);
-      s->pending[k] = v;
-    } else {
-      sqlite3_bind_int(s->del, 1, k);
-      step_done(s, s->del);
-      s->pending[k] = 0;
-    }
+    op[i].k = (int)((x >> 8) % KEYS);
+    op[i].ver = x % 100 < 85 ? ++s->versions : 0;
   }
-  exec(s, "COMMIT");
-  memcpy(s->ver, s->pending, sizeof s->ver); /* acknowledged */
+  for (int tries = 1; try_transaction(s, op, n, buf) != 0; tries++) {
+    s->r.failed_ops++;
+    if (tries == MAX_AGAIN)
+      FAIL("a transaction failed %d times in a row: %s (xio: %s)", tries, sqlite3_errmsg(s->db),
+           xio_sqlite_last_error());
+  }
+  for (int i = 0; i < n; i++)
+    s->ver[op[i].k] = op[i].ver; /* acknowledged */
   s->r.ops++;
 }
 
@@ -118,7 +156,7 @@ static void read_back(sqsoak *s, unsigned char *want) {
     } else if (rc == SQLITE_DONE) {
       if (s->ver[k]) s->r.read_differ += value_len(s->ver[k]);
     } else {
-      FAIL("reading key %d: %s (xio: %s)", k, sqlite3_errmsg(s->db), xio_sqlite_last_error());
+      s->r.failed_ops++; /* nothing learned; the end's reader checks the row */
     }
     sqlite3_reset(s->get);
   }
@@ -143,9 +181,11 @@ static void workload(sqsoak *s) {
   while (soakfix_running(&s->fx)) {
     transaction(s, buf);
     if (++tx % 8 == 0) read_back(s, buf);
-    if (tx % 50 == 0) exec(s, "PRAGMA wal_checkpoint(TRUNCATE)"); /* no-op in DELETE mode */
+    if (tx % 50 == 0) /* no-op in DELETE mode */
+      exec_until_done(s, "PRAGMA wal_checkpoint(TRUNCATE)");
     if (tx % SWITCH_EVERY == 0)
-      exec(s, tx / SWITCH_EVERY % 2 ? "PRAGMA journal_mode=DELETE" : "PRAGMA journal_mode=WAL");
+      exec_until_done(s, tx / SWITCH_EVERY % 2 ? "PRAGMA journal_mode=DELETE"
+                                               : "PRAGMA journal_mode=WAL");
   }
   free(buf);
   sqlite3_finalize(s->upsert);
