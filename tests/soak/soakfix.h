@@ -25,8 +25,8 @@
 
 #define SOAK_DEFAULT_SECONDS 60
 #define SOAK_MAX_RETRIES     10   /* per request: 0.2^11 odds that a request fails */
-#define SOAK_TRY_TIMEOUT_MS  1000 /* per try; stalls hold a request longer */
-#define SOAK_STALL_MS        1500
+#define SOAK_TRY_TIMEOUT_MS  2000 /* per try; stalls hold a request longer */
+#define SOAK_STALL_MS        2500
 #define SOAK_BASE_DELAY_MS   10
 #define SOAK_MAX_DELAY_MS    400
 #define SOAK_RETRY_HINT_MS   20 /* the 503s' x-ms-retry-after-ms */

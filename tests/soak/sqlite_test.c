@@ -6,7 +6,9 @@
  * back through the proxy as the run goes. A transaction that fails (every request
  * has SOAK_MAX_RETRIES retries, so only a long outage fails one) has an unknown
  * outcome; it is run again with the same values until it commits, as an
- * application would.
+ * application would, which after REOPEN_AFTER failures in a row also closes the
+ * database and opens it again (taking over its own lease, which an outage longer
+ * than the lease loses).
  *
  * The model holds, per key, the version of the last committed write (0: no row);
  * a row's blob is a pure function of its version. At the end the database is closed
@@ -34,6 +36,7 @@
 #define SWITCH_EVERY 150 /* transactions between journal mode switches */
 #define CHUNK        (4u << 20)
 #define MAX_AGAIN    20 /* a statement failing this many times in a row fails the soak */
+#define REOPEN_AFTER 4  /* failed tries of a transaction before the database is reopened */
 
 /* One statement of a transaction: key k set to version ver (0: its row deleted). */
 typedef struct tx_op {
@@ -47,6 +50,7 @@ typedef struct sqsoak {
   sqlite3_stmt *upsert, *del, *get;
   uint64_t ver[KEYS]; /* committed: the version of each key's row, 0 if none */
   uint64_t rng, versions;
+  int reopens; /* times the database was closed and opened again after failures */
   char trace[256];
   soak_result r;
 } sqsoak;
@@ -80,6 +84,47 @@ static void exec_until_done(sqsoak *s, const char *sql) {
 static void prepare(sqsoak *s, const char *sql, sqlite3_stmt **st) {
   if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
     FAIL("%s: %s", sql, sqlite3_errmsg(s->db));
+}
+
+/* Opens the database through the proxy and prepares the statements; the first
+ * time also makes the table. */
+static void db_open(sqsoak *s, int first) {
+  char url[512];
+  soakfix_url(&s->fx, "soak.db", 0, url, sizeof url);
+  if (sqlite3_open_v2(url, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+    FAIL("opening %s: %s (xio: %s)", url, sqlite3_errmsg(s->db), xio_sqlite_last_error());
+  if (first) {
+    exec(s, "PRAGMA journal_mode=WAL");
+    exec(s, "CREATE TABLE kv(k INTEGER PRIMARY KEY, ver INTEGER NOT NULL, v BLOB NOT NULL)");
+  }
+  prepare(s,
+          "INSERT INTO kv(k, ver, v) VALUES(?1, ?2, ?3) ON CONFLICT(k) DO UPDATE SET "
+          "ver = excluded.ver, v = excluded.v",
+          &s->upsert);
+  prepare(s, "DELETE FROM kv WHERE k = ?1", &s->del);
+  prepare(s, "SELECT ver, v FROM kv WHERE k = ?1", &s->get);
+}
+
+/* Closes the database (what the VFS could not send is lost with it: nothing of it
+ * was acknowledged). */
+static int db_close(sqsoak *s) {
+  sqlite3_finalize(s->upsert);
+  sqlite3_finalize(s->del);
+  sqlite3_finalize(s->get);
+  int rc = sqlite3_close(s->db);
+  s->db = NULL;
+  return rc;
+}
+
+/* After failures in a row, the application restarts: closes the database and opens
+ * it again, taking over its own lease (which an outage longer than the lease may
+ * have lost, and then every write is refused). */
+static void db_reopen(sqsoak *s) {
+  db_close(s);
+  s->reopens++;
+  setenv("XIO_SQLITE_TAKEOVER", "1", 1);
+  db_open(s, 0);
+  unsetenv("XIO_SQLITE_TAKEOVER");
 }
 
 /* One statement of a transaction: 0, or the SQLite code of its failure. */
@@ -130,6 +175,7 @@ static void transaction(sqsoak *s, unsigned char *buf) {
     if (tries == MAX_AGAIN)
       FAIL("a transaction failed %d times in a row: %s (xio: %s)", tries, sqlite3_errmsg(s->db),
            xio_sqlite_last_error());
+    if (tries % REOPEN_AFTER == 0) db_reopen(s);
   }
   for (int i = 0; i < n; i++)
     s->ver[op[i].k] = op[i].ver; /* acknowledged */
@@ -163,18 +209,7 @@ static void read_back(sqsoak *s, unsigned char *want) {
 }
 
 static void workload(sqsoak *s) {
-  char url[512];
-  soakfix_url(&s->fx, "soak.db", 0, url, sizeof url);
-  if (sqlite3_open_v2(url, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
-    FAIL("opening %s: %s (xio: %s)", url, sqlite3_errmsg(s->db), xio_sqlite_last_error());
-  exec(s, "PRAGMA journal_mode=WAL");
-  exec(s, "CREATE TABLE kv(k INTEGER PRIMARY KEY, ver INTEGER NOT NULL, v BLOB NOT NULL)");
-  prepare(s,
-          "INSERT INTO kv(k, ver, v) VALUES(?1, ?2, ?3) ON CONFLICT(k) DO UPDATE SET "
-          "ver = excluded.ver, v = excluded.v",
-          &s->upsert);
-  prepare(s, "DELETE FROM kv WHERE k = ?1", &s->del);
-  prepare(s, "SELECT ver, v FROM kv WHERE k = ?1", &s->get);
+  db_open(s, 1);
   unsigned char *buf = malloc(MAX_VALUE);
   ASSERT(buf != NULL);
   uint64_t tx = 0;
@@ -188,12 +223,7 @@ static void workload(sqsoak *s) {
                                                : "PRAGMA journal_mode=WAL");
   }
   free(buf);
-  sqlite3_finalize(s->upsert);
-  sqlite3_finalize(s->del);
-  sqlite3_finalize(s->get);
-  if (sqlite3_close(s->db) != SQLITE_OK)
-    FAIL("closing the database: %s (xio: %s)", sqlite3_errmsg(s->db), xio_sqlite_last_error());
-  s->db = NULL;
+  if (db_close(s) != SQLITE_OK) FAIL("closing the database (xio: %s)", xio_sqlite_last_error());
 }
 
 /* The independent reader's copy of blob `name` into `path`; 0 when there is no
@@ -325,6 +355,8 @@ TEST(transactions_through_faults) {
   setenv("XIO_SQLITE_CACHE_MB", "1", 1);
   ASSERT_EQ(xio_sqlite_register(1), SQLITE_OK);
   workload(&s);
+  printf("soak sqlite: the database was reopened %d time%s after failures\n", s.reopens,
+         s.reopens == 1 ? "" : "s");
   verify(&s);
   count_trace(&s);
   soakfix_report(&s.fx, "sqlite", &s.fx.trace, &s.r);
