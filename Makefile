@@ -8,7 +8,7 @@ MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan build-tsan test test-asan test-tsan test-fast demo bench format \
-        lint clean bench-sqlite fuzz
+        lint clean bench-sqlite fuzz soak
 
 all: build
 
@@ -73,6 +73,26 @@ bench-sqlite: build
 	  $(BUILD)/samples/sqlite/xio-sqlite-bench --endpoint-file "$$state/endpoint" \
 	    --local-dir "$$out" --out "$$out/sqlite.md"; \
 	  rc=$$?; echo "bench-sqlite: report in $$out/sqlite.md"; exit $$rc
+
+# The fault soak (tests/soak/) at length: each soak test runs SOAK_SECONDS (default
+# 300, ten minutes for the two) through the fault proxy, each on a fresh Azurite
+# (Azurite's in-memory store stops answering for tens of seconds while it collects
+# garbage, every ten minutes: keep SOAK_SECONDS under 540); their report lines
+# (requests, faults by kind, retries, bytes checked) are printed and kept in
+# $(BUILD)/soak-report.txt. make test runs the same for a minute each.
+SOAK_SECONDS ?= 300
+soak: build
+	@state="$(abspath $(BUILD))/soak-azurite"; report="$(abspath $(BUILD))/soak-report.txt"; \
+	  rm -f "$$report"; trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  rc=0; for s in soak soak_sqlite; do \
+	    [ -x "$(BUILD)/tests/test_$$s" ] || { echo "soak: $$s not built (samples off)"; continue; }; \
+	    tests/azurite/azurite.sh stop "$$state" >/dev/null 2>&1; \
+	    tests/azurite/azurite.sh start "$$state" >/dev/null || exit 1; \
+	    XIO_SOAK_SECONDS=$(SOAK_SECONDS) XIO_SOAK_REPORT="$$report" \
+	    XIO_IMDS_ENDPOINT=http://127.0.0.1:9/metadata/identity/oauth2/token \
+	    XIO_DMI_ASSET_TAG_FILE=/nonexistent/chassis_asset_tag \
+	      tests/azurite/azurite.sh run "$$state" "$(BUILD)/tests/test_$$s" || rc=1; \
+	  done; echo "soak: report in $$report"; exit $$rc
 
 # The fuzz targets (tests/fuzz/), built with clang and libFuzzer (ASan + UBSan), each
 # run for FUZZ_SECONDS on its committed corpus, one after the other; prints the

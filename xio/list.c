@@ -1,9 +1,9 @@
 /*
  * list.c - what is in a container: xio_list walks a container's blobs page by page
  * (List Blobs, following the continuation marker), turns each into an
- * xio_list_entry (xio's kind and logical size come from the blob's metadata, its
- * allocated bytes from its page ranges when asked), and xio_snapshot_list is the
- * same walk narrowed to one blob's snapshots.
+ * xio_list_entry (xio's kind, logical size and incomplete mark come from the blob's
+ * metadata, its allocated bytes from its page ranges when asked), and
+ * xio_snapshot_list is the same walk narrowed to one blob's snapshots.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -14,8 +14,9 @@
 
 #include "ctx_int.h"
 
-#define META_KIND "xiokind"
-#define META_SIZE "xiosize"
+#define META_KIND       "xiokind"
+#define META_SIZE       "xiosize"
+#define META_INCOMPLETE "xioincomplete" /* "1" while a transfer into the blob runs */
 
 xio_list_options xio_list_options_default(void) {
   xio_list_options o = {NULL, 0, 0};
@@ -90,12 +91,14 @@ static xio_err emit(const lister *l, const xio_blob_item *item, xio_error *err) 
   if (l->only && (strcmp(item->name, l->only) != 0 || !item->snapshot)) return XIO_OK;
   const char *kind = xio_blob_item_meta(item, META_KIND);
   xio_list_entry e = {
-      item->name,         item->snapshot,
-      item->blob_type,    kind && strcmp(kind, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA,
-      logical_size(item), item->size,
-      XIO_UNKNOWN_SIZE,   item->lease_state,
-      item->lease_status, item->lease_duration,
-      item->last_modified};
+      item->name,          item->snapshot,
+      item->blob_type,     kind && strcmp(kind, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA,
+      logical_size(item),  item->size,
+      XIO_UNKNOWN_SIZE,    item->lease_state,
+      item->lease_status,  item->lease_duration,
+      item->last_modified, 0};
+  const char *inc = xio_blob_item_meta(item, META_INCOMPLETE);
+  e.incomplete = inc && strcmp(inc, "1") == 0;
   if ((l->flags & XIO_LIST_ALLOCATED) && strcmp(item->blob_type, "PageBlob") == 0) {
     xio_err rc = allocated_of(l, item, &e.allocated, err);
     if (rc != XIO_OK) return rc;

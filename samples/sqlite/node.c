@@ -3,7 +3,8 @@
  *
  * A VFS serves the whole process, so this is process-wide state by nature: one xio
  * context (made on first use from the environment: credentials, XIO_TRACE, ...,
- * and XIO_SQLITE_LEASE_S for the lease duration) and
+ * XIO_SQLITE_LEASE_S for the lease duration and XIO_SQLITE_RETRIES,
+ * XIO_SQLITE_RETRY_DELAY_MS, XIO_SQLITE_TRY_TIMEOUT_MS for the retry policy) and
  * one node per database, keyed by its URL without the query and refcounted by the
  * files SQLite opened on it. The first connection opens the database blob with a
  * lease; the last one to close sends what is pending, closes the journal and WAL
@@ -26,17 +27,30 @@ static xio_error ctx_error;
 void xio__sq_table_lock(void) { pthread_mutex_lock(&table_mu); }
 void xio__sq_table_unlock(void) { pthread_mutex_unlock(&table_mu); }
 
-/* The context's options: xio's defaults, with the lease duration from
- * XIO_SQLITE_LEASE_S (15..60 seconds; how long a dead holder keeps others out). */
-static xio_ctx_options ctx_options(void) {
-  xio_ctx_options o = xio_ctx_options_default();
-  const char *v = getenv("XIO_SQLITE_LEASE_S");
+/* Environment variable `name` as an integer in lo..hi, or `dflt` when it is unset
+ * or not such a number. */
+static int env_int(const char *name, long lo, long hi, int dflt) {
+  const char *v = getenv(name);
   char *end = NULL;
   long s = v && *v ? strtol(v, &end, 10) : 0;
-  if (end && *end == '\0' && s >= 15 && s <= 60) {
-    o.lease_duration_s = (int)s;
-    o.lease_renew_s = (int)s / 3;
+  return end && *end == '\0' && s >= lo && s <= hi ? (int)s : dflt;
+}
+
+/* The context's options: xio's defaults, with the lease duration from
+ * XIO_SQLITE_LEASE_S (15..60 seconds; how long a dead holder keeps others out) and
+ * the retry policy from XIO_SQLITE_RETRIES (retries per request, 0..100),
+ * XIO_SQLITE_RETRY_DELAY_MS (the first delay, 1..60000) and XIO_SQLITE_TRY_TIMEOUT_MS
+ * (per try, 0 for none .. 3600000). */
+static xio_ctx_options ctx_options(void) {
+  xio_ctx_options o = xio_ctx_options_default();
+  int s = env_int("XIO_SQLITE_LEASE_S", 15, 60, 0);
+  if (s) {
+    o.lease_duration_s = s;
+    o.lease_renew_s = s / 3;
   }
+  o.retry.max_retries = env_int("XIO_SQLITE_RETRIES", 0, 100, o.retry.max_retries);
+  o.retry.base_delay_ms = env_int("XIO_SQLITE_RETRY_DELAY_MS", 1, 60000, o.retry.base_delay_ms);
+  o.retry.try_timeout_ms = env_int("XIO_SQLITE_TRY_TIMEOUT_MS", 0, 3600000, o.retry.try_timeout_ms);
   return o;
 }
 

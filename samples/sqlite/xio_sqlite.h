@@ -16,6 +16,9 @@
  * xio_takeover=1 (or the environment variable XIO_SQLITE_TAKEOVER=1), which breaks it.
  * Read cache: 32 MiB per database by default; xio_cache_mb=N in the URL or
  * XIO_SQLITE_CACHE_MB=N changes it.
+ * Retries (read when the first database opens): XIO_SQLITE_RETRIES=N retries per
+ * request (default 3), XIO_SQLITE_RETRY_DELAY_MS the first delay (default 800, then
+ * doubling), XIO_SQLITE_TRY_TIMEOUT_MS the time one try may take (default 120000).
  */
 #ifndef XIO_SQLITE_H
 #define XIO_SQLITE_H

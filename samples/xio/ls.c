@@ -1,6 +1,7 @@
 /*
  * ls.c - the ls command: what a container holds. One line per blob (name, logical
- * size, kind, allocated bytes, lease) and, with --snapshots, one per snapshot under
+ * size, kind, allocated bytes, lease, and INCOMPLETE after a blob that an
+ * interrupted transfer left marked) and, with --snapshots, one per snapshot under
  * its blob (Azure lists snapshots before their blob, Azurite around it: lines that
  * come first are held until the blob's); --json prints the same as an array for scripts. The
  * listing is paged through the file layer (xio_list follows the service's continuation markers), so
@@ -22,7 +23,7 @@ typedef struct ls_state {
   cJSON *array;         /* --json: the entries */
   cJSON *last;          /* --json: the last blob's object (snapshots are added to it) */
   cJSON *pending_snaps; /* --json: snapshots listed before their blob */
-  uint64_t blobs, snapshots, bytes, allocated;
+  uint64_t blobs, snapshots, bytes, allocated, incomplete;
   int header_done;
   /* table: snapshot lines come before their blob in a listing; they are held and
    * printed under it */
@@ -64,6 +65,7 @@ static cJSON *entry_json(const xio_list_entry *e) {
     cJSON_AddStringToObject(l, "duration", e->lease_duration);
   }
   cJSON_AddStringToObject(o, "last_modified", e->last_modified);
+  cJSON_AddBoolToObject(o, "incomplete", e->incomplete);
   return o;
 }
 
@@ -127,13 +129,14 @@ static int print_row(ls_state *s, const xio_list_entry *e) {
   else
     snprintf(alloc, sizeof alloc, "-");
   if (e->snapshot) {
-    snprintf(line, sizeof line, "  @%-37s %10s %-6s %10s  %s\n", e->snapshot, size, kind_of(e),
-             alloc, lease_of(e));
+    snprintf(line, sizeof line, "  @%-37s %10s %-6s %10s  %s%s\n", e->snapshot, size, kind_of(e),
+             alloc, lease_of(e), e->incomplete ? "  INCOMPLETE" : "");
     if (s->last_blob && strcmp(s->last_blob, e->name) == 0) return fputs(line, stdout), 0;
     return hold(s, e, line);
   }
   if (s->held_name && strcmp(s->held_name, e->name) != 0) flush_held(s, 1);
-  printf("%-40s %10s %-6s %10s  %s\n", e->name, size, kind_of(e), alloc, lease_of(e));
+  printf("%-40s %10s %-6s %10s  %s%s\n", e->name, size, kind_of(e), alloc, lease_of(e),
+         e->incomplete ? "  INCOMPLETE" : "");
   flush_held(s, 0);
   xio_free(s->last_blob);
   return (s->last_blob = xio_strdup(e->name)) ? 0 : -1;
@@ -146,6 +149,7 @@ static int on_entry(const xio_list_entry *e, void *ud) {
   else {
     s->blobs++;
     s->bytes += e->size;
+    s->incomplete += e->incomplete != 0;
   }
   if (e->allocated != XIO_UNKNOWN_SIZE) s->allocated += e->allocated;
   if (s->c->json) {
@@ -163,6 +167,7 @@ static void summary(ls_state *s, const char *target) {
     cJSON_AddStringToObject(o, "container", safe ? safe : "");
     cli_json_u64(o, "blobs", s->blobs);
     cli_json_u64(o, "snapshots", s->snapshots);
+    cli_json_u64(o, "incomplete", s->incomplete);
     cJSON_AddItemToObject(o, "entries", s->array);
     s->array = NULL;
     cli_json_print(o);
@@ -172,6 +177,11 @@ static void summary(ls_state *s, const char *target) {
       snprintf(sn, sizeof sn, ", %" PRIu64 " snapshot%s", s->snapshots, cli_plural(s->snapshots));
     cli_say(s->c, "%" PRIu64 " blob%s%s, %s, %s allocated", s->blobs, cli_plural(s->blobs), sn,
             samples_fmt_size(s->bytes, b, sizeof b), samples_fmt_size(s->allocated, a, sizeof a));
+    if (s->incomplete)
+      cli_say(s->c,
+              "%" PRIu64 " blob%s INCOMPLETE: a transfer into it was interrupted (`xio put "
+              "--resume LOCAL TARGET` finishes it; opening it is refused until then)",
+              s->incomplete, cli_plural(s->incomplete));
   }
   xio_free(safe);
 }
@@ -215,13 +225,15 @@ static int run_ls(cli *c, int argc, char **argv) {
 
 const cli_command cli_cmd_ls = {
     "ls",
-    "list the blobs of a container: size, kind, allocated bytes, lease",
+    "list the blobs of a container: size, kind, allocated bytes, lease, incomplete",
     "ls CONTAINER_URL [--prefix P] [--snapshots] [--page-size N]",
     "Lists the blobs of a container, one line each: name, logical size, kind (data\n"
     "or log for xio's page blobs, the blob type for others), allocated bytes (the\n"
-    "page ranges, one request per page blob) and lease state. With --json, an\n"
-    "array of objects for scripts. The listing is paged: it follows the service's\n"
-    "continuation markers, so containers of any size are listed completely.\n"
+    "page ranges, one request per page blob) and lease state; INCOMPLETE ends the\n"
+    "line of a blob that an interrupted put left marked (put --resume finishes it).\n"
+    "With --json, an array of objects for scripts (\"incomplete\": true for those).\n"
+    "The listing is paged: it follows the service's continuation markers, so\n"
+    "containers of any size are listed completely.\n"
     "A SAS as the credential must grant list (l) on the container.\n"
     "\n"
     "  --prefix P        only blobs whose names start with P\n"

@@ -497,6 +497,9 @@ typedef struct xio_list_entry {
   const char *lease_status;   /* locked, unlocked, or "" */
   const char *lease_duration; /* infinite, fixed, or "" */
   const char *last_modified;  /* the service's HTTP date */
+  int incomplete;             /* 1: marked as holding an unfinished transfer
+                                 (xio_file_set_incomplete; a snapshot keeps the mark
+                                 its blob had when it was taken) */
 } xio_list_entry;
 
 /** Called once per entry, in the service's order: by name, a blob's snapshots next
