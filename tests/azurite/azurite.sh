@@ -13,6 +13,8 @@
 #                                   remove the keys and certificates start-tls made)
 #   azurite.sh run STATE_DIR CMD... run CMD with XIO_TEST_BLOB_ENDPOINT set from STATE_DIR,
 #                                   and XIO_TEST_CA_FILE (STATE_DIR/ca.pem) when present
+# Its garbage collector sleeps XIO_AZURITE_GC_INTERVAL_MS between sweeps (gc_interval.js;
+# default 6 hours instead of Azurite's 10 minutes, since a sweep stalls the emulator).
 # An XIO_TEST_BLOB_ENDPOINT already in the environment wins (an emulator started
 # elsewhere), except for an HTTPS state: its endpoint only works with its own CA.
 #
@@ -107,7 +109,9 @@ start() {
   # and a missing file would end this script (set -e, pipefail).
   : > "$state/azurite.log"
   # setsid: the emulator outlives this script and is stopped by pid.
-  (cd "$state" && exec setsid "$bin" --blobHost 127.0.0.1 --blobPort 0 --inMemoryPersistence \
+  # gc_interval.js: no garbage-collection sweep (which stalls the emulator) during a run.
+  (cd "$state" && NODE_PATH="$here/node_modules" \
+      NODE_OPTIONS="--require $here/gc_interval.js ${NODE_OPTIONS:-}" exec setsid "$bin" --blobHost 127.0.0.1 --blobPort 0 --inMemoryPersistence \
       --extentMemoryLimit 6144 --silent --disableTelemetry "$@" \
       >"$state/azurite.log" 2>&1 </dev/null) &
   echo $! > "$state/pid"
