@@ -239,6 +239,19 @@ static xio_request_type sub_type(const xio__sub *s) {
   return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_REQ_ZERO : XIO_REQ_WRITE;
 }
 
+/* The version flags of a sub (xio_int.h): a read hands back the blob's ETag, which
+ * Get Blob answers with the data; a conditional write refused with 412
+ * ConditionNotMet says the blob has changed since. */
+static void note_version(xio__sub *s, const xio_blob_call *c, xio_err rc) {
+  if ((s->flags & XIO__SUB_VERSION_OUT) && rc == XIO_OK) {
+    const char *etag = xio_blob_call_header(c, "ETag");
+    snprintf(s->version->tag, sizeof s->version->tag, "%s", etag ? etag : "");
+  }
+  if ((s->flags & XIO__SUB_IF_VERSION) && rc == XIO_ECONFLICT &&
+      strcmp(xio_blob_call_service_code(c), "ConditionNotMet") == 0)
+    s->version->changed = 1;
+}
+
 static void on_done(xio_blob_call *c, void *ud) {
   xio__sub *s = ud;
   pb_file *p = (pb_file *)s->file;
@@ -249,6 +262,7 @@ static void on_done(xio_blob_call *c, void *ud) {
   xio_error detail;
   xio_err rc = xio_blob_call_result(c, &detail);
   if (rc == XIO_ELEASELOST) atomic_store(&p->lease.lost, 1);
+  note_version(s, c, rc);
   xio_blob_call_free(c);
   xio__sub_done(s, rc, &detail, rc == XIO_OK && s->op != XIO__SUB_CLEAR ? s->length : 0);
 }
@@ -265,6 +279,7 @@ static xio_err lost_lease(pb_file *p, xio_error *err) {
 
 static xio_err build(pb_file *p, xio__sub *s, xio_blob_call **c, xio_error *err) {
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
+  if (s->flags & XIO__SUB_IF_VERSION) cond.if_match = s->version->tag;
   uint64_t size = atomic_load(&p->blob_size);
   switch (s->op) {
   case XIO__SUB_READ:
