@@ -197,11 +197,15 @@ static xio_err check_aligned(xio_file *f, uint64_t off, uint64_t len, const char
 /* ------------------------------------------------- fenced read-modify-write ---- */
 
 /* How often an edge sector is read and written again when another writer changed
- * the file in between, and the backoff before each new try: 1 ms doubling to 64 ms,
- * jittered x0.5..1.5 (about 1.2 s of waiting in all before giving up). */
-#define RMW_MAX_TRIES      24
+ * the file in between, and the pause before each new try: a random part of 1 ms
+ * doubling to 16 ms ("full jitter", at most about 1.5 s of waiting in all). The
+ * version is the whole file's, so while others keep writing anywhere in it each
+ * try wins with about the chance of one writer among those racing: many tries,
+ * short pauses that break up lockstep, rather than long waits, which would not make
+ * the others pause. */
+#define RMW_MAX_TRIES      100
 #define RMW_BACKOFF_MIN_US 1000
-#define RMW_BACKOFF_MAX_US 64000
+#define RMW_BACKOFF_MAX_US 16000
 
 /* Runs one internal sub of `n` bytes at `off` with `flags` on `version`. A failure is
  * returned, not recorded as the file's sticky error: the caller decides. */
@@ -221,9 +225,9 @@ static xio_err run_versioned(xio_file *f, xio__sub_op op, uint64_t off, void *bu
 }
 
 static void rmw_backoff(int try, unsigned *seed) {
-  long us = RMW_BACKOFF_MIN_US << (try < 6 ? try : 6);
+  long us = (long)RMW_BACKOFF_MIN_US << (try < 5 ? try : 5);
   if (us > RMW_BACKOFF_MAX_US) us = RMW_BACKOFF_MAX_US;
-  us = us / 2 + (long)(rand_r(seed) % (unsigned)(us + 1));
+  us = (long)(rand_r(seed) % (unsigned)(us + 1));
   struct timespec ts = {us / 1000000, us % 1000000 * 1000};
   while (nanosleep(&ts, &ts) != 0) {
   }
