@@ -1,5 +1,5 @@
 /*
- * fence_test.c - unaligned writes to a page blob opened by several clients without
+ * rmw_test.c - unaligned writes to a page blob opened by several clients without
  * XIO_OPEN_EXCLUSIVE: each edge sector's read-modify-write is conditional on the
  * blob's ETag, so no client's bytes are lost to another's write of the same sector.
  * Writers are separate processes (fork), each with its own context, started
@@ -60,7 +60,7 @@ static xio_ctx *new_ctx(fence_trace *t) {
 /* A fresh container's URL for blob `name`. */
 static void fresh_url(const char *name, char *out, size_t size) {
   char c[64];
-  test_unique_name(c, sizeof c, "fence");
+  test_unique_name(c, sizeof c, "rmw");
   snprintf(out, size, "%s/%s/%s", test_account_url(), c, name);
 }
 
