@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <xio/alloc.h>
 
@@ -192,9 +194,153 @@ static xio_err check_aligned(xio_file *f, uint64_t off, uint64_t len, const char
                        what, off, len, a);
 }
 
+/* ------------------------------------------------- fenced read-modify-write ---- */
+
+/* How often an edge sector is read and written again when another writer changed
+ * the file in between, and the pause before each new try: a random part of 1 ms
+ * doubling to 16 ms ("full jitter", at most about 1.5 s of waiting in all). The
+ * version is the whole file's, so while others keep writing anywhere in it each
+ * try wins with about the chance of one writer among those racing: many tries,
+ * short pauses that break up lockstep, rather than long waits, which would not make
+ * the others pause. */
+#define RMW_MAX_TRIES      100
+#define RMW_BACKOFF_MIN_US 1000
+#define RMW_BACKOFF_MAX_US 16000
+
+/* Runs one internal sub of `n` bytes at `off` with `flags` on `version`. A failure is
+ * returned, not recorded as the file's sticky error: the caller decides. */
+static xio_err run_versioned(xio_file *f, xio__sub_op op, uint64_t off, void *buf, size_t n,
+                             unsigned flags, xio__version *version, xio_error *err) {
+  xio_io io;
+  memset(&io, 0, sizeof io);
+  io.op = op == XIO__SUB_READ ? XIO_IO_READ : XIO_IO_WRITE;
+  xio__io_state *st;
+  xio_err rc = xio__io_begin(f, &io, 1, &st, err);
+  if (rc != XIO_OK) return rc;
+  st->no_sticky = 1;
+  xio__sub *s = xio__io_add(st, op, off, n, buf);
+  s->flags = flags;
+  s->version = version;
+  return wait_internal(st, &io, err);
+}
+
+static void rmw_backoff(int try, unsigned *seed) {
+  long us = (long)RMW_BACKOFF_MIN_US << (try < 5 ? try : 5);
+  if (us > RMW_BACKOFF_MAX_US) us = RMW_BACKOFF_MAX_US;
+  us = (long)(rand_r(seed) % (unsigned)(us + 1));
+  struct timespec ts = {us / 1000000, us % 1000000 * 1000};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+static xio_err rmw_gave_up(xio_file *f, uint64_t sector, xio_error *err) {
+  return xio_error_set(err, XIO_ECONFLICT,
+                       "unaligned write to %s: sector at offset %" PRIu64
+                       " changed under other writers on each of %d read-modify-writes; "
+                       "nothing of this write was applied to that sector (write whole %zu-byte "
+                       "sectors, or open the file with XIO_OPEN_EXCLUSIVE)",
+                       f->path, sector, RMW_MAX_TRIES, f->backend->alignment);
+}
+
+static xio_err no_version(xio_file *f, uint64_t sector, xio_error *err) {
+  return xio_error_set(err, XIO_EHTTP,
+                       "unaligned write to %s: reading the sector at offset %" PRIu64
+                       " did not say which version of the file it read (no ETag), so it "
+                       "cannot be written back safely",
+                       f->path, sector);
+}
+
+/* Writes `n` bytes of `src` at byte `at` of the sector at `sector`, fenced against
+ * every other writer of the file: the sector is read with the file's version and
+ * written back only if that is still the version; when another write came in
+ * between (in any process, to any part of the file, as the version is the whole
+ * file's) it is read and patched again after a jittered backoff. */
+static xio_err fenced_sector(xio_file *f, uint64_t sector, size_t at, const void *src, size_t n,
+                             unsigned *seed, xio_error *err) {
+  size_t a = f->backend->alignment;
+  char *buf = xio_malloc(a);
+  if (!buf) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_err rc = XIO_OK;
+  for (int try = 0;; try++) {
+    xio__version v;
+    memset(&v, 0, sizeof v);
+    rc = run_versioned(f, XIO__SUB_READ, sector, buf, a, XIO__SUB_VERSION_OUT, &v, err);
+    if (rc == XIO_OK && !v.tag[0]) rc = no_version(f, sector, err);
+    if (rc != XIO_OK) break;
+    memcpy(buf + at, src, n);
+    rc = run_versioned(f, XIO__SUB_WRITE, sector, buf, a, XIO__SUB_IF_VERSION, &v, err);
+    if (rc != XIO_ECONFLICT || !v.changed) break;
+    atomic_fetch_add(&f->stats.rmw_conflicts, 1);
+    if (try + 1 == RMW_MAX_TRIES) {
+      rc = rmw_gave_up(f, sector, err);
+      break;
+    }
+    rmw_backoff(try, seed);
+  }
+  xio_free(buf);
+  return rc;
+}
+
+/* The edge sectors of [off, end) one after the other (each write changes the file's
+ * version, so two edges in flight at once would fence each other out). */
+static xio_err fenced_edges(xio_file *f, uint64_t off, uint64_t end, const char *src,
+                            xio_error *err) {
+  size_t a = f->backend->alignment;
+  uint64_t head = round_down(off, a), tail = round_down(end, a);
+  unsigned seed = (unsigned)(uintptr_t)&seed ^ (unsigned)getpid() ^ (unsigned)off;
+  xio_err rc = XIO_OK;
+  if (off != head) {
+    uint64_t stop = end < head + a ? end : head + a;
+    rc = fenced_sector(f, head, (size_t)(off - head), src, (size_t)(stop - off), &seed, err);
+  }
+  if (rc == XIO_OK && end != tail && !(tail == head && off != head))
+    rc = fenced_sector(f, tail, 0, src + (tail - off), (size_t)(end - tail), &seed, err);
+  return rc;
+}
+
+/* Read-modify-write when other clients may write the file too (not opened
+ * exclusively, so no lease keeps them out). The range lock keeps this process's own
+ * read-modify-writes of a sector apart, as in write_rmw, but another process reads
+ * and writes the same sector unseen; so each edge sector is read with the file's
+ * version and written back on condition that it is unchanged, retried on conflict.
+ * The version (a page blob's ETag) is the whole file's: the conditional write is
+ * the one sector read under it, and the aligned middle, which replaces whole
+ * sectors and depends on nothing read, goes after the edges unconditionally.
+ * Refusing unaligned writes to shared files was the alternative; fencing keeps them
+ * working, at the price of a retry whenever any other write lands between the read
+ * and the write of an edge, and an XIO_ECONFLICT when that keeps happening. */
+static xio_err write_rmw_fenced(xio_file *f, xio_io *io, const void *src, int internal,
+                                xio_error *err) {
+  size_t a = f->backend->alignment, piece = f->backend->max_request;
+  uint64_t off = io->offset, end = off + io->length;
+  uint64_t mid = round_up(off, a), mid_end = round_down(end, a);
+  int nmid = mid_end > mid ? count_pieces(mid_end - mid, piece) : 0;
+  xio__io_state *st;
+  xio_err rc = xio__io_begin(f, io, nmid, &st, err);
+  if (rc != XIO_OK) return rc;
+  st->internal = internal;
+  st->report_len = io->length;
+  st->lock = (xio__rlock){round_down(off, a), round_up(end, a), NULL};
+  xio__rlock_acquire(f, &st->lock);
+  st->lock_held = 1;
+  xio_error e;
+  xio_error_clear(&e);
+  rc = fenced_edges(f, off, end, src, &e);
+  if (rc != XIO_OK || nmid == 0) {
+    xio__io_finish_elsewhere(st, rc, &e);
+    return XIO_OK;
+  }
+  add_pieces(st, XIO__SUB_WRITE, mid, mid_end - mid, (char *)src + (mid - off), piece, 0);
+  xio__io_launch(st);
+  return XIO_OK;
+}
+
 /* Read-modify-write: whole sectors around [off, off+len), edges read first, under a
- * sector range lock held until the write completes. */
+ * sector range lock held until the write completes. On a file opened exclusively the
+ * lock is all the fencing needed (the lease keeps other clients out); otherwise see
+ * write_rmw_fenced. */
 static xio_err write_rmw(xio_file *f, xio_io *io, const void *src, int internal, xio_error *err) {
+  if (!(f->flags & XIO_OPEN_EXCLUSIVE)) return write_rmw_fenced(f, io, src, internal, err);
   size_t a = f->backend->alignment;
   uint64_t off = io->offset, start = round_down(off, a), end = round_up(off + io->length, a);
   xio__io_state *st;
@@ -561,6 +707,7 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
   o->stall_read_us = atomic_load(&f->stats.stall_read_us);
   o->stall_write_us = atomic_load(&f->stats.stall_write_us);
   o->stall_other_us = atomic_load(&f->stats.stall_other_us);
+  o->rmw_conflicts = atomic_load(&f->stats.rmw_conflicts);
 }
 
 /* ------------------------------------------------------ open / close ---- */

@@ -116,7 +116,7 @@ static void finish(xio__io_state *st) {
   io->transferred = st->first == XIO_OK ? moved : 0;
   if (st->first == XIO_OK)
     count_api(st, moved);
-  else if (io->op != XIO_IO_FLUSH)
+  else if (io->op != XIO_IO_FLUSH && !st->no_sticky)
     record_sticky(f, st->first, &st->detail);
   if (st->lock_held) xio__rlock_release(f, &st->lock);
   xio_free(st->tmp);
@@ -188,6 +188,13 @@ void xio__io_launch(xio__io_state *st) {
     finish(st); /* nothing was sent: complete before submit returns */
   else
     finish_elsewhere(st);
+}
+
+void xio__io_finish_elsewhere(xio__io_state *st, xio_err rc, const xio_error *detail) {
+  st->first = rc;
+  if (detail) st->detail = *detail;
+  atomic_store(&st->pending, 0);
+  finish_elsewhere(st);
 }
 
 void xio__io_fail(xio__io_state *st, xio_err rc, const xio_error *detail) {

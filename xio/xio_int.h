@@ -59,6 +59,21 @@ xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_c
 
 typedef enum xio__sub_op { XIO__SUB_READ, XIO__SUB_WRITE, XIO__SUB_CLEAR } xio__sub_op;
 
+/** The stored file's version (a page blob's ETag), as a conditional sub uses it. */
+typedef struct xio__version {
+  char tag[80]; /* "" until a READ with XIO__SUB_VERSION_OUT fills it */
+  int changed;  /* set by a WRITE with XIO__SUB_IF_VERSION that found another version */
+} xio__version;
+
+/* Sub flags (xio__sub.flags). A backend whose alignment is more than 1 honours both:
+ * the generic layer fences read-modify-writes across clients with them.
+ * VERSION_OUT (READ): stores in `version->tag` the file's version the data read
+ *   belongs to.
+ * IF_VERSION (WRITE): writes only if the file's version is still `version->tag`;
+ *   else writes nothing, sets `version->changed` and completes with XIO_ECONFLICT. */
+#define XIO__SUB_VERSION_OUT 0x1u
+#define XIO__SUB_IF_VERSION  0x2u
+
 /**
  * One storage-sized piece of an xio_io: at most the backend's max_request bytes for
  * READ and WRITE (any length for CLEAR). WRITE with `zeroing` set writes zeros for
@@ -73,6 +88,8 @@ struct xio__sub {
   uint64_t clear_length; /* CLEAR bytes */
   void *buf;             /* READ into / WRITE from */
   int zeroing;
+  unsigned flags;        /* XIO__SUB_* */
+  xio__version *version; /* with a flag: the caller's, valid until the sub completes */
   struct xio__io_state *owner;
   void *backend_data; /* the backend's own, e.g. its blob call */
 };
@@ -175,7 +192,7 @@ struct xio_file {
   struct xio__io_state *flush_waiting; /* async flushes waiting for in-flight I/O */
   struct {
     _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared, bytes_zero_written,
-        requests, retries, failures, stall_read_us, stall_write_us, stall_other_us;
+        requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts;
   } stats;
   xio__tracked_node open_node; /* in the context's set of open files */
 };
@@ -213,7 +230,9 @@ typedef struct xio__io_state {
   void *tmp;         /* owned buffer freed at completion (RMW), or NULL */
   xio__rlock lock;   /* held until completion when lock_held */
   int lock_held;
-  int internal; /* not an API call: counts no read/write */
+  int internal;  /* not an API call: counts no read/write */
+  int no_sticky; /* a failure the submitter handles (a conditional write it retries): not
+                    recorded as the file's sticky error */
   struct xio__io_state *next_flush;
   xio__job job; /* finishing or flushing on a worker: no allocation, so it cannot fail */
   int nsubs, cap;
@@ -233,6 +252,12 @@ void xio__io_launch(xio__io_state *st);
 
 /** Completes `st` at once with `rc` (nothing was sent). */
 void xio__io_fail(xio__io_state *st, xio_err rc, const xio_error *detail);
+
+/** Completes `st`, which has no subs, with `rc` (XIO_OK: `detail` may be NULL) on a
+ *  worker rather than on this thread: for an io whose requests the submitter made
+ *  itself (fenced edge sectors), so that its callback runs where every completion
+ *  of a request that was sent does. */
+void xio__io_finish_elsewhere(xio__io_state *st, xio_err rc, const xio_error *detail);
 
 /** Queues an async flush: it completes once every I/O in flight on the file has. */
 void xio__io_flush(xio_file *f, xio__io_state *st);

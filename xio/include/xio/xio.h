@@ -312,7 +312,11 @@ xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_
 
 /** Writes `len` bytes at `offset`, growing the file when the write ends past it.
  *  Unaligned offsets or lengths need XIO_OPEN_UNALIGNED on a page blob (else
- *  XIO_EALIGN). Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN, storage errors. */
+ *  XIO_EALIGN); on a file not opened with XIO_OPEN_EXCLUSIVE each unaligned edge
+ *  sector is written only if no other write reached the file since it was read,
+ *  else read and written again. Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN,
+ *  XIO_ECONFLICT (an edge sector changed under other writers on every try; that
+ *  sector is left as they wrote it), storage errors. */
 xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len, xio_error *err);
 
 /** Makes [offset, offset+len) read as zeros (inside the file) with `how`: CLEAR or
@@ -395,6 +399,9 @@ typedef struct xio_file_stats {
   uint64_t retries;
   uint64_t failures;                                      /* storage requests that failed */
   uint64_t stall_read_us, stall_write_us, stall_other_us; /* summed request time */
+  uint64_t rmw_conflicts; /* edge sectors of unaligned writes read and written again because
+                             another writer changed the file in between (HTTP 412 on a page
+                             blob; each is a failed request in the trace) */
 } xio_file_stats;
 
 /** Copies the file's counters into `out`. */
@@ -656,8 +663,10 @@ struct xio_io {
  * at once (io->done is then not called). A request that needs no storage request
  * (empty, or a read at the end of the file) completes before submit returns.
  * A write past the end first grows the file, and an unaligned write first reads its
- * edge sectors: both block the caller for that step, and from a completion callback
- * they are refused with XIO_EINVAL.
+ * edge sectors (on a file not opened exclusively, also writes them back, each on
+ * condition that the file is unchanged, retried with backoff when it is not): both
+ * block the caller for that step, and from a completion callback they are refused
+ * with XIO_EINVAL.
  */
 xio_err xio_file_submit(xio_file *f, xio_io *io, xio_error *err);
 
