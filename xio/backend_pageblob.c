@@ -315,10 +315,13 @@ static xio_err lost_lease(pb_file *p, xio_error *err) {
  *   (Breaking state). That is by the service's design and harmless: nobody else can
  *   write or acquire before it ends, so those writes are ordered before the next
  *   holder's. Takeovers here break with period 0.
- * - Files opened without XIO_OPEN_EXCLUSIVE hold no lease and are not fenced at
- *   all; exclusivity is what a caller asks for when it needs this.
+ * - Files opened without XIO_OPEN_EXCLUSIVE hold no lease: their writers are not
+ *   fenced from each other, which is what a caller asks for by opening shared. The
+ *   one exception is where shared writers would silently lose each other's bytes:
+ *   the edge sectors of an unaligned write, read and written back under an ETag
+ *   condition (below, and file.c's write_rmw_fenced).
  *
- * A condition would add nothing the lease does not give, at a cost: an ETag
+ * For exclusive files a condition would add nothing the lease does not give, at a cost: an ETag
  * condition (If-Match) changes with every write, so one holder's concurrent writes
  * would refuse each other; an epoch in the blob sequence number
  * (x-ms-if-sequence-number-eq, bumped by each exclusive open) costs one more request
