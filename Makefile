@@ -8,7 +8,7 @@ MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan build-tsan test test-asan test-tsan test-fast demo bench format \
-        lint clean bench-sqlite fuzz
+        lint clean bench-sqlite bench-peers fuzz
 
 all: build
 
@@ -73,6 +73,19 @@ bench-sqlite: build
 	  $(BUILD)/samples/sqlite/xio-sqlite-bench --endpoint-file "$$state/endpoint" \
 	    --local-dir "$$out" --out "$$out/sqlite.md"; \
 	  rc=$$?; echo "bench-sqlite: report in $$out/sqlite.md"; exit $$rc
+
+# The peer benchmark (samples/peers): the same transfers through the xio command and
+# through the official JavaScript SDK (@azure/storage-blob, pinned with Azurite in
+# tests/azurite/package-lock.json), each client process on a fresh Azurite, over HTTP
+# and HTTPS; medians and xio/JS ratios into docs/benchmarks/peers.md and peers.csv.
+# BENCH_PEERS_SIZE=64M, BENCH_PEERS_RUNS=1, ... make it shorter (see bench.js).
+bench-peers: build
+	@out="$(abspath $(BUILD))/bench-peers"; state="$$out/azurite"; mkdir -p "$$out"; \
+	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  node samples/peers/bench.js --xio $(BUILD)/samples/xio \
+	    --tool $(BUILD)/samples/peers/xio-peers --azurite tests/azurite/azurite.sh \
+	    --node-modules tests/azurite/node_modules --out "$$out" \
+	    --doc docs/benchmarks/peers.md --csv docs/benchmarks/peers.csv
 
 # The fuzz targets (tests/fuzz/), built with clang and libFuzzer (ASan + UBSan), each
 # run for FUZZ_SECONDS on its committed corpus, one after the other; prints the
