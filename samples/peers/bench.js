@@ -3,7 +3,8 @@
 // process on an Azurite of its own started fresh for it (in memory, on a free port of
 // 127.0.0.1, over HTTP and over HTTPS with a throwaway test CA), several runs; prints
 // medians and xio/JS ratios of wall time, CPU and peak RSS as markdown tables and
-// writes them (results.md, results.csv, runs.json) to --out.
+// writes them (results.md, results.csv, runs.json) to --out, anew after every
+// measurement.
 //
 //   node bench.js --xio XIO --tool XIO_PEERS --azurite AZURITE_SH --node-modules DIR
 //                 --out DIR [--doc FILE] [--csv FILE]
@@ -229,15 +230,34 @@ class Bench {
     console.log(line);
   }
 
-  runAll(list) {
+  runAll(list, save) {
     for (let run = 1; run <= this.s.runs; run++)
       for (const c of list)
         for (const protocol of this.s.protocols) {
           // Alternate which client goes first, so neither always runs on a cooler machine.
           const order = run % 2 ? ["xio", "js"] : ["js", "xio"];
-          for (const client of order) this.progress(this.measureOne(c, protocol, client, run), run);
+          for (const client of order) {
+            this.progress(this.measureOne(c, protocol, client, run), run);
+            save();
+          }
         }
   }
+}
+
+// Writes the tables of the runs so far to --out (after every measurement, so a run
+// stopped early still leaves them); returns the markdown.
+function save(b, label, s, took) {
+  const rows = report.summarize(b.records);
+  const text = report.markdown(label, rows,
+    `file ${human(s.size)}, fragmented file ${s.fragPages} pages, ${s.ops} random writes per ` +
+    `measurement, JS download ${s.jsDownload}` + (took ? `; the whole benchmark took ${took}` : ""));
+  const csv = report.csv(label, rows);
+  fs.writeFileSync(path.join(b.out, "results.md"), text);
+  fs.writeFileSync(path.join(b.out, "results.csv"), csv);
+  fs.writeFileSync(path.join(b.out, "runs.json"),
+                   JSON.stringify({ label, settings: { ...s, cases: String(s.cases) }, records: b.records },
+                                  null, 1));
+  return { text, csv };
 }
 
 function main() {
@@ -249,17 +269,9 @@ function main() {
   const b = new Bench(args, s);
   const t0 = Date.now();
   b.makeInputs();
-  b.runAll(list);
+  b.runAll(list, () => save(b, label, s));
   fs.rmSync(b.work, { recursive: true, force: true });
-  const rows = report.summarize(b.records);
-  const text = report.markdown(label, rows,
-    `file ${human(s.size)}, fragmented file ${s.fragPages} pages, ${s.ops} random writes per ` +
-    `measurement, JS download ${s.jsDownload}`);
-  const csv = report.csv(label, rows);
-  fs.writeFileSync(path.join(b.out, "results.md"), text);
-  fs.writeFileSync(path.join(b.out, "results.csv"), csv);
-  fs.writeFileSync(path.join(b.out, "runs.json"), JSON.stringify({ label, settings: { ...s, cases: String(s.cases) },
-                                                                   records: b.records }, null, 1));
+  const { text, csv } = save(b, label, s, `${((Date.now() - t0) / 60000).toFixed(1)} min`);
   if (args.doc) report.updateDoc(args.doc, text);
   if (args.csv) fs.writeFileSync(args.csv, csv);
   console.log("\n" + text);
