@@ -8,7 +8,7 @@ MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan build-tsan test test-asan test-tsan test-fast demo bench format \
-        lint clean bench-sqlite fuzz soak
+        lint clean bench-sqlite bench-peers fuzz soak
 
 all: build
 
@@ -76,8 +76,8 @@ bench-sqlite: build
 
 # The fault soak (tests/soak/) at length: each soak test runs SOAK_SECONDS (default
 # 300, ten minutes for the two) through the fault proxy, each on a fresh Azurite
-# (Azurite's in-memory store stops answering for tens of seconds while it collects
-# garbage, every ten minutes: keep SOAK_SECONDS under 540); their report lines
+# (started without its 10-minute garbage-collection sweep, which stalls it for tens of
+# seconds: see tests/azurite/gc_interval.js); their report lines
 # (requests, faults by kind, retries, bytes checked) are printed and kept in
 # $(BUILD)/soak-report.txt. make test runs the same for a minute each.
 SOAK_SECONDS ?= 300
@@ -93,6 +93,19 @@ soak: build
 	    XIO_DMI_ASSET_TAG_FILE=/nonexistent/chassis_asset_tag \
 	      tests/azurite/azurite.sh run "$$state" "$(BUILD)/tests/test_$$s" || rc=1; \
 	  done; echo "soak: report in $$report"; exit $$rc
+
+# The peer benchmark (samples/peers): the same transfers through the xio command and
+# through the official JavaScript SDK (@azure/storage-blob, pinned with Azurite in
+# tests/azurite/package-lock.json), each client process on a fresh Azurite, over HTTP
+# and HTTPS; medians and xio/JS ratios into docs/benchmarks/peers.md and peers.csv.
+# BENCH_PEERS_SIZE=64M, BENCH_PEERS_RUNS=1, ... make it shorter (see bench.js).
+bench-peers: build
+	@out="$(abspath $(BUILD))/bench-peers"; state="$$out/azurite"; mkdir -p "$$out"; \
+	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  node samples/peers/bench.js --xio $(BUILD)/samples/xio \
+	    --tool $(BUILD)/samples/peers/xio-peers --azurite tests/azurite/azurite.sh \
+	    --node-modules tests/azurite/node_modules --out "$$out" \
+	    --doc docs/benchmarks/peers.md --csv docs/benchmarks/peers.csv
 
 # The fuzz targets (tests/fuzz/), built with clang and libFuzzer (ASan + UBSan), each
 # run for FUZZ_SECONDS on its committed corpus, one after the other; prints the
