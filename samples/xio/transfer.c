@@ -537,8 +537,7 @@ static int run_put(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_put = {
     "put",
     "upload a local file, skipping all-zero pages",
-    "put LOCAL TARGET [--kind data|log] [--force] [--resume] [--in-flight N]\n"
-    "    [--checksum crc64|md5|none]",
+    "put LOCAL TARGET [--kind data|log] [--force] [--resume] [--in-flight N] [--checksum SUM]",
     "Uploads the local file LOCAL to TARGET, a new file of the same size. Only the\n"
     "512-byte pages that hold something other than zeros are sent: holes of a\n"
     "sparse file are never read, and all-zero pages are skipped, except where a\n"
