@@ -9,7 +9,8 @@
  * durations (values.c), output for people and for --json (output.c; sizes, times
  * and the clock come from samples/common), errors with hints (errors.c), the xio
  * context built from the global options (context.c), a window of requests in
- * flight (window.c) and the progress bar (progress.c).
+ * flight (window.c), the merging of a transfer's spans into requests (merge.c)
+ * and the progress bar (progress.c).
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -47,6 +48,8 @@ typedef struct cli {
   int progress;                  /* --progress */
   int allow_insecure;            /* --allow-insecure-http */
   const char *entra;             /* --entra METHOD */
+  int in_flight;                 /* put/get --in-flight N (0: the transfer's default) */
+  xio_checksum checksum;         /* put --checksum (default CRC64) */
   const struct cli_command *cmd; /* the command running */
   xio_ctx *ctx;                  /* made by cli_context() on first use */
 } cli;
@@ -127,6 +130,10 @@ int cli_value_kind(const cli *c, const char *text, xio_kind *out);
 /** "none", "zero" or "clear" (NULL text: leaves *out). */
 int cli_value_init(const cli *c, const char *text, xio_init *out);
 
+/** "crc64", "md5" or "none", the transactional checksum of writes (NULL text:
+ *  leaves *out). */
+int cli_value_checksum(const cli *c, const char *text, xio_checksum *out);
+
 /* ---------------------------------------------------------- output.c ---- */
 
 /** 1 when `target` is a blob URL (http:// or https://, as xio_target_classify says),
@@ -189,9 +196,9 @@ xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s,
 
 /* ---------------------------------------------------------- window.c ---- */
 
-/** One buffer and the request that uses it. */
+/** One request and, when the window has buffers, the buffer it uses. */
 typedef struct cli_slot {
-  char *buf;
+  char *buf; /* NULL in a window without buffers */
   xio_io io;
   int busy;
 } cli_slot;
@@ -200,7 +207,8 @@ typedef struct cli_slot {
  *  before the slot is reused; a failure stops the transfer. */
 typedef xio_err (*cli_slot_fn)(cli_slot *s, void *ud, xio_error *err);
 
-/** A ring of slots: at most `n` requests in flight, `n` buffers of `bufsize`. */
+/** A ring of slots: at most `n` requests in flight, and `n` buffers of `bufsize`
+ *  (none when `bufsize` is 0: the requests then point into the caller's memory). */
 typedef struct cli_window {
   cli_slot *slots;
   int n;
@@ -210,21 +218,59 @@ typedef struct cli_window {
   void *ud;
 } cli_window;
 
+/** Sets up `n` slots (buffers are allocated when first used). Errors: XIO_ENOMEM. */
 xio_err cli_window_init(cli_window *w, int n, size_t bufsize, cli_slot_fn done, void *ud,
                         xio_error *err);
 
-/** The next slot, once its previous request has completed and been handled. */
+/** The next slot, once its previous request has completed and been handled.
+ *  Errors: that request's failure, the completion function's, XIO_ENOMEM. */
 xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err);
 
-/** Submits `op` on [off, off+len) of `f` with the slot's buffer. */
+/** Submits `op` on [off, off+len) of `f` with `buf` (the slot's buffer, or memory
+ *  of the caller's that stays valid until the slot completes). Errors: as
+ *  xio_file_submit. */
 xio_err cli_window_submit(cli_window *w, cli_slot *s, xio_file *f, xio_io_op op, uint64_t off,
-                          size_t len, xio_error *err);
+                          size_t len, void *buf, xio_error *err);
+
+/** 1 and the offset of the oldest request still in flight in `*off`, or 0 when
+ *  none is. */
+int cli_window_oldest(const cli_window *w, uint64_t *off);
 
 /** Waits for and handles every request in flight; the first failure wins. */
 xio_err cli_window_drain(cli_window *w, xio_error *err);
 
 /** Waits for whatever is still in flight (without handling it) and frees. */
 void cli_window_free(cli_window *w);
+
+/* ----------------------------------------------------------- merge.c ---- */
+
+/** Issues one request over [start, end). */
+typedef xio_err (*cli_merge_fn)(uint64_t start, uint64_t end, void *ud, xio_error *err);
+
+/** Turns ascending, disjoint spans into requests: spans whose gaps are at most
+ *  `gap` bytes (and, with `gap_within_data`, at most the data bytes already in the
+ *  request) share a request, and no request is longer than `max` bytes. */
+typedef struct cli_merge {
+  uint64_t gap, max;
+  int gap_within_data;
+  uint64_t start, end; /* the pending request; empty when equal */
+  uint64_t data;       /* bytes of spans in the pending request */
+  uint64_t requests;   /* issued so far */
+  uint64_t bridged;    /* bytes of gaps inside requests (not data) */
+  cli_merge_fn emit;
+  void *ud;
+} cli_merge;
+
+/** Starts a merge that issues its requests through `emit`. Cannot fail. */
+void cli_merge_init(cli_merge *m, uint64_t gap, int gap_within_data, uint64_t max,
+                    cli_merge_fn emit, void *ud);
+
+/** Adds the span [s, e), past every span added before; issues the requests it
+ *  completes. Errors: those of `emit`. */
+xio_err cli_merge_span(cli_merge *m, uint64_t s, uint64_t e, xio_error *err);
+
+/** Issues the pending request (after the last span). Errors: those of `emit`. */
+xio_err cli_merge_flush(cli_merge *m, xio_error *err);
 
 /* -------------------------------------------------------- progress.c ---- */
 

@@ -1,6 +1,6 @@
 /*
  * values.c - the values options take: sizes with binary suffixes, bounded
- * integers, durations, points in time, file kinds and init policies. Each parser
+ * integers, durations, points in time, file kinds, init policies and checksums. Each parser
  * accepts the whole text or nothing: garbage, a sign where none belongs, a fraction
  * or an overflow is a usage error (exit 2) whose message names the option and the
  * value.
@@ -115,4 +115,17 @@ int cli_value_init(const cli *c, const char *text, xio_init *out) {
       return CLI_CONTINUE;
     }
   return cli_usage_error(c, "bad --init '%s': use none, zero or clear", text);
+}
+
+int cli_value_checksum(const cli *c, const char *text, xio_checksum *out) {
+  if (!text) return CLI_CONTINUE;
+  if (strcmp(text, "crc64") == 0)
+    *out = XIO_CHECKSUM_CRC64;
+  else if (strcmp(text, "md5") == 0)
+    *out = XIO_CHECKSUM_MD5;
+  else if (strcmp(text, "none") == 0)
+    *out = XIO_CHECKSUM_NONE;
+  else
+    return cli_usage_error(c, "bad --checksum '%s': use crc64, md5 or none", text);
+  return CLI_CONTINUE;
 }

@@ -4,7 +4,8 @@
  * first waits for the request it carried before and hands it to the transfer's
  * completion function (get writes the bytes read to the local file there), so at
  * most `n` requests are in flight and memory stays at `n` buffers, whatever the
- * size of the file. Completions are handled in submission order.
+ * size of the file. Completions are handled in submission order. A window without
+ * buffers (put) only counts requests: they point into memory the caller owns.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -43,7 +44,7 @@ xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err) {
   *out = NULL;
   xio_err rc = settle(w, s, err);
   if (rc != XIO_OK) return rc;
-  if (!s->buf && !(s->buf = xio_malloc(w->bufsize)))
+  if (w->bufsize && !s->buf && !(s->buf = xio_malloc(w->bufsize)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory for a %zu-byte buffer", w->bufsize);
   w->next = (w->next + 1) % w->n;
   *out = s;
@@ -51,16 +52,27 @@ xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err) {
 }
 
 xio_err cli_window_submit(cli_window *w, cli_slot *s, xio_file *f, xio_io_op op, uint64_t off,
-                          size_t len, xio_error *err) {
+                          size_t len, void *buf, xio_error *err) {
   (void)w;
   memset(&s->io, 0, sizeof s->io);
   s->io.op = op;
   s->io.offset = off;
   s->io.length = len;
-  s->io.buf = s->buf;
+  s->io.buf = buf;
   xio_err rc = xio_file_submit(f, &s->io, err);
   s->busy = rc == XIO_OK;
   return rc;
+}
+
+int cli_window_oldest(const cli_window *w, uint64_t *off) {
+  for (int k = 0; k < w->n; k++) {
+    const cli_slot *s = &w->slots[(w->next + k) % w->n];
+    if (s->busy) {
+      *off = s->io.offset;
+      return 1;
+    }
+  }
+  return 0;
 }
 
 xio_err cli_window_drain(cli_window *w, xio_error *err) {

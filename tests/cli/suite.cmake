@@ -1,7 +1,8 @@
 # The xio command line, run as a program the way a person or a script runs it:
 # every command against Azurite and on local files, exit statuses, messages and
 # hints, --json output, traces, no secret in any output, and the sparse put/get
-# round trip of a 1 GiB file.
+# round trip of a 1 GiB file, and the request counts of fragmented and mostly
+# empty files both ways.
 if(TARGET xio_cli)
   xio_add_suite(NAME cli AZURITE TIMEOUT 300
     SOURCES
@@ -11,6 +12,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/lease_sas_test.c
       ${CMAKE_CURRENT_LIST_DIR}/error_test.c
       ${CMAKE_CURRENT_LIST_DIR}/transfer_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/fragment_test.c
       ${CMAKE_CURRENT_LIST_DIR}/overwrite_test.c
       ${CMAKE_CURRENT_LIST_DIR}/interrupt_test.c
       ${CMAKE_CURRENT_LIST_DIR}/resume_local_test.c
