@@ -258,8 +258,8 @@ static uint64_t copy_blob(sqsoak *s, xio_ctx *direct, const char *name, const ch
 /* Checks every row of the local copy against the model. */
 static void check_rows(sqsoak *s, sqlite3 *db) {
   sqlite3_stmt *st = NULL;
-  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT k, ver, v FROM kv ORDER BY k", -1, &st, NULL),
-            SQLITE_OK);
+  if (sqlite3_prepare_v2(db, "SELECT k, ver, v FROM kv ORDER BY k", -1, &st, NULL) != SQLITE_OK)
+    FAIL("the copy of the database cannot be read: %s", sqlite3_errmsg(db));
   static uint64_t seen[KEYS];
   unsigned char *want = malloc(MAX_VALUE);
   ASSERT(want != NULL);
