@@ -310,8 +310,10 @@ xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_e
 xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_t *nread,
                       xio_error *err);
 
-/** Writes `len` bytes at `offset`, growing the file when the write ends past it.
- *  Unaligned offsets or lengths need XIO_OPEN_UNALIGNED on a page blob (else
+/** Writes `len` bytes at `offset`, growing the file when the write ends past it to
+ *  the end this handle knows of: several writers of one file not opened with
+ *  XIO_OPEN_EXCLUSIVE must agree on its size beforehand (create it at full size or
+ *  let one writer grow it), since a growth sets the size outright. Unaligned offsets or lengths need XIO_OPEN_UNALIGNED on a page blob (else
  *  XIO_EALIGN); on a file not opened with XIO_OPEN_EXCLUSIVE each unaligned edge
  *  sector is written only if no other write reached the file since it was read,
  *  else read and written again. Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN,
