@@ -41,6 +41,8 @@ struct xio_blob_engine {
   int npool;
   uint64_t rng;
   int curl_initialized;
+  int tls_initialized;
+  xio__blob_tls tls; /* trust store and TLS sessions of every connection */
 };
 
 static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0};
@@ -213,7 +215,7 @@ static void start_try(xio_blob_engine *e, xio_blob_call *c) {
   }
   c->refused = xio_alloc_failures(); /* libcurl may send a mangled request when short */
   if (rc == XIO_OK)
-    rc = xio__blob_try_prepare(c, easy, &e->opts, xio_auth_clock_now(&e->opts.clock),
+    rc = xio__blob_try_prepare(c, easy, &e->opts, &e->tls, xio_auth_clock_now(&e->opts.clock),
                                try_timeout(e, c, now), &detail);
   CURLMcode mrc = rc == XIO_OK ? curl_multi_add_handle(e->multi, easy) : CURLM_OK;
   if (mrc == CURLM_OUT_OF_MEMORY)
@@ -405,7 +407,6 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
   const char *ca_file = e->opts.ca_file;
   e->opts.ca_file = NULL;
   xio_err rc = check_options(&e->opts, err);
-  if (rc == XIO_OK && ca_file) rc = xio__blob_check_ca_file(ca_file, err);
   if (rc != XIO_OK) return rc;
   if (ca_file && !(e->opts.ca_file = xio_strdup(ca_file)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
@@ -417,6 +418,9 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
   if (grc != CURLE_OK)
     return xio_error_set(err, XIO_ETRANSPORT, "libcurl could not be initialized");
   e->curl_initialized = 1;
+  e->tls_initialized = 1;
+  rc = xio__blob_tls_init(&e->tls, e->opts.ca_file, err);
+  if (rc != XIO_OK) return rc;
   if (!(e->multi = curl_multi_init())) /* it fails only for want of memory */
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, (long)e->opts.max_in_flight);
@@ -427,6 +431,7 @@ static void engine_release(xio_blob_engine *e) {
   for (int i = 0; i < e->npool; i++)
     curl_easy_cleanup(e->pool[i]);
   if (e->multi) curl_multi_cleanup(e->multi);
+  if (e->tls_initialized) xio__blob_tls_free(&e->tls);
   if (e->curl_initialized) curl_global_cleanup();
   xio_free(e->active);
   xio_free((char *)e->opts.ca_file);
@@ -497,6 +502,10 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
   push(&e->incoming, &e->incoming_tail, c);
   pthread_mutex_unlock(&e->mu);
   curl_multi_wakeup(e->multi);
+}
+
+void xio__blob_engine_tls_counts(xio_blob_engine *e, xio__blob_tls_counts *out) {
+  xio__blob_tls_get_counts(&e->tls, out);
 }
 
 int xio_blob_engine_on_io_thread(const xio_blob_engine *e) {

@@ -7,22 +7,19 @@
 #define XIO_BLOB_ENGINE_INT_H
 
 #include "call_int.h"
+#include "tls_int.h"
 
 /**
  * Prepares `easy` for the next try of `c`: full URL with the credential, fresh
  * x-ms-date (from `now`), x-ms-version, client request id, Shared Key signature,
- * method, body and callbacks. `timeout_ms` bounds the try (0: none).
+ * method, body and callbacks; TLS connections use `tls` (NULL: libcurl's own
+ * defaults, for tests that only build requests). `timeout_ms` bounds the try
+ * (0: none).
  * Errors: XIO_ENOMEM, XIO_EINVAL (signing failed), XIO_ETRANSPORT (libcurl refused
  * an option).
  */
 xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *opts,
-                              time_t now, long timeout_ms, xio_error *err);
-
-/** Checks that the private CA file `path` can be read and holds at least one
- *  certificate in PEM form, so a wrong path is reported when the engine starts,
- *  not as a handshake failure at the first https request. Errors: XIO_EIO (cannot
- *  open it), XIO_EPARSE (no certificate in it), XIO_ENOMEM. */
-xio_err xio__blob_check_ca_file(const char *path, xio_error *err);
+                              xio__blob_tls *tls, time_t now, long timeout_ms, xio_error *err);
 
 /** After libcurl finished a try with `rc`: records the status and releases the
  *  per-try header list. */

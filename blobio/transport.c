@@ -7,7 +7,8 @@
  *
  * libcurl would add a form Content-Type to a PUT with a body, and an
  * "Expect: 100-continue" round trip before large bodies; both are switched off, so
- * the request signed is exactly the request sent.
+ * the request signed is exactly the request sent. TLS trust and sessions come from
+ * the engine's shared state (tls.c).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -16,9 +17,6 @@
 #include <string.h>
 
 #include <openssl/crypto.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
 
 #include <xio/alloc.h>
 
@@ -102,50 +100,6 @@ static int on_prereq(void *ud, char *remote_ip, char *local_ip, int remote_port,
   (void)remote_ip, (void)local_ip, (void)remote_port, (void)local_port;
   ((xio_blob_call *)ud)->sends++;
   return CURL_PREREQFUNC_OK;
-}
-
-/* OpenSSL's verdict on each certificate of the server's chain, passed on unchanged.
- * On a failure the thread's error queue is emptied first: it may hold the
- * low-level cause (a signature made by another key leaves "asn1 encoding
- * routines::EVP lib"), and libcurl judges a failed handshake by the earliest queued
- * error. With the queue empty that is OpenSSL's "certificate verify failed", which
- * libcurl reports as CURLE_PEER_FAILED_VERIFICATION with the reason in words ("SSL
- * certificate problem: certificate signature failure"): final, not retried. Left
- * as it was, the same refusal came out as CURLE_SSL_CONNECT_ERROR, a failure we
- * retry, with a message that never mentions the certificate. */
-static int on_verify(int ok, X509_STORE_CTX *store) {
-  (void)store;
-  if (!ok) ERR_clear_error();
-  return ok;
-}
-
-/* Sets up each TLS context libcurl makes: the verify callback above (unless libcurl
- * installed one of its own, which then stays), and the engine's private CA file,
- * if any, added to the trust store: the system store stays trusted, verification
- * stays on. */
-static CURLcode on_ssl_ctx(CURL *easy, void *sslctx, void *ud) {
-  SSL_CTX *ctx = sslctx;
-  const char *ca_file = ud;
-  (void)easy;
-  if (!SSL_CTX_get_verify_callback(ctx))
-    SSL_CTX_set_verify(ctx, SSL_CTX_get_verify_mode(ctx), on_verify);
-  if (ca_file && X509_STORE_load_file(SSL_CTX_get_cert_store(ctx), ca_file) != 1)
-    return CURLE_SSL_CACERT_BADFILE;
-  return CURLE_OK;
-}
-
-xio_err xio__blob_check_ca_file(const char *path, xio_error *err) {
-  FILE *f = fopen(path, "r");
-  if (!f) return xio_error_set(err, XIO_EIO, "cannot open the CA file %s", path);
-  fclose(f);
-  X509_STORE *store = X509_STORE_new();
-  if (!store) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  int ok = X509_STORE_load_file(store, path) == 1;
-  X509_STORE_free(store);
-  ERR_clear_error();
-  if (!ok)
-    return xio_error_set(err, XIO_EPARSE, "the CA file %s holds no CA certificate (PEM)", path);
-  return XIO_OK;
 }
 
 /* "a&b&c" of the non-empty parts. malloc'd; NULL on ENOMEM. */
@@ -306,7 +260,7 @@ static CURLcode set_method(xio_blob_call *c, CURL *easy) {
 }
 
 static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *o,
-                             long timeout_ms) {
+                             xio__blob_tls *tls, long timeout_ms) {
   CURLcode bad = CURLE_OK;
   SET(easy, CURLOPT_URL, c->full_url);
   SET(easy, CURLOPT_PRIVATE, c);
@@ -331,13 +285,12 @@ static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine
    * dies before any response byte: harmless for idempotent calls, wrong for a call
    * that must go out once (its first copy may have been applied). */
   if (!c->retryable) SET(easy, CURLOPT_FRESH_CONNECT, 1L);
-  SET(easy, CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
-  SET(easy, CURLOPT_SSL_CTX_DATA, (void *)o->ca_file);
+  if (bad == CURLE_OK && tls) bad = xio__blob_tls_set_options(tls, easy);
   return bad;
 }
 
 xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *opts,
-                              time_t now, long timeout_ms, xio_error *err) {
+                              xio__blob_tls *tls, time_t now, long timeout_ms, xio_error *err) {
   char *query = NULL;
   xio__blob_call_reset_try(c);
   c->easy = easy;
@@ -346,7 +299,7 @@ xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engin
   xio_free(query);
   if (rc != XIO_OK) return rc;
   curl_easy_reset(easy);
-  CURLcode bad = set_transfer(c, easy, opts, timeout_ms);
+  CURLcode bad = set_transfer(c, easy, opts, tls, timeout_ms);
   if (bad == CURLE_OK) bad = set_method(c, easy);
   if (bad == CURLE_OUT_OF_MEMORY) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (bad != CURLE_OK)

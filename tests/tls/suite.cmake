@@ -2,12 +2,14 @@
 # test time (the azurite_tls fixture): the page-blob client, the file layer and the
 # xio command line trust that CA when told to (ca_file, XIO_CA_BUNDLE, --cacert) and
 # refuse, once and with the certificate named, when not; a certificate for another
-# host name is refused too (an in-process TLS server presents one).
+# host name is refused too (an in-process TLS server presents one). An engine parses
+# its CA files once and resumes TLS sessions on every connection after its first.
 set(XIO_TLS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tlsfix.c
   ${CMAKE_CURRENT_LIST_DIR}/tlsserver.c
   ${CMAKE_CURRENT_LIST_DIR}/blob_tls_test.c
-  ${CMAKE_CURRENT_LIST_DIR}/file_tls_test.c)
+  ${CMAKE_CURRENT_LIST_DIR}/file_tls_test.c
+  ${CMAKE_CURRENT_LIST_DIR}/session_tls_test.c)
 if(TARGET xio_cli)
   list(APPEND XIO_TLS_SOURCES ${CMAKE_SOURCE_DIR}/tests/cli/clirun.c
        ${CMAKE_CURRENT_LIST_DIR}/cli_tls_test.c)
@@ -15,7 +17,7 @@ endif()
 xio_add_suite(NAME tls AZURITE_TLS TIMEOUT 60
   SOURCES ${XIO_TLS_SOURCES}
   LIBS xio xio_blob_sync_test PkgConfig::CJSON OpenSSL::SSL Threads::Threads)
-target_include_directories(test_tls PRIVATE ${CMAKE_SOURCE_DIR}/tests/cli)
+target_include_directories(test_tls PRIVATE ${CMAKE_SOURCE_DIR}/tests/cli ${CMAKE_SOURCE_DIR}/blobio)
 if(TARGET xio_cli)
   add_dependencies(test_tls xio_cli)
   target_compile_definitions(test_tls PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")

@@ -2,7 +2,10 @@
  * xio/blob_engine.h - the engine of the page-blob client (libxio_blob): one libcurl
  * multi handle with its pool of keep-alive connections, driven by one I/O thread. It
  * signs every try, retries what can be retried, and reports each finished call once.
- * Calls are built and sent with <xio/blob_call.h>.
+ * Its TLS connections share one trust store (the system's CA bundle, parsed at the
+ * first TLS connection, and ca_file) and one cache of TLS sessions, so a new
+ * connection resumes a session rather than making a full handshake. Calls are built
+ * and sent with <xio/blob_call.h>.
  *
  * Threads: every function may be called from any thread. The engine options' on_try
  * callback runs on the I/O thread.
@@ -49,8 +52,8 @@ typedef struct xio_blob_engine_options {
   xio_blob_retry_policy retry;
   xio_blob_checksum checksum; /* default CRC64 */
   const char *ca_file;        /* extra CA bundle (PEM) to trust besides the system
-                                 store, or NULL; read at start and at each TLS
-                                 connection */
+                                 store, or NULL; parsed once, when the engine
+                                 starts */
   int allow_insecure_remote;  /* allow http:// to non-loopback hosts (default 0) */
   xio_auth_clock clock;       /* for x-ms-date; zeroed: system clock */
   void (*on_try)(const xio_blob_try_info *info, void *ud); /* may be NULL; I/O thread */

@@ -1,0 +1,66 @@
+/*
+ * tls_int.h - what one engine's TLS connections share (tls.c): one trust store,
+ * parsed once, handed by reference to every TLS context libcurl makes, and one
+ * cache of TLS sessions, so that a new connection resumes a session instead of a
+ * full handshake. Internal to libxio_blob.
+ */
+#ifndef XIO_BLOB_TLS_INT_H
+#define XIO_BLOB_TLS_INT_H
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <openssl/x509.h>
+
+#include <xio/blob.h>
+
+/** What a test may count: how often a CA file was parsed, and how connections
+ *  were set up. */
+typedef struct xio__blob_tls_counts {
+  unsigned long private_ca_loads; /* the engine's ca_file parsed into the store */
+  unsigned long system_ca_loads;  /* libcurl's default CA bundle parsed into the store */
+  unsigned long contexts;         /* TLS contexts set up (one per new connection) */
+  unsigned long full_handshakes;  /* handshakes that made a new session */
+  unsigned long resumed;          /* handshakes that resumed a cached session */
+} xio__blob_tls_counts;
+
+/** An engine's TLS state. The store is filled on the I/O thread only (the
+ *  private CA before it starts, the system bundle at the first TLS connection);
+ *  the counters may be read from any thread. */
+typedef struct xio__blob_tls {
+  X509_STORE *store;   /* the trusted CAs: the system's and the engine's ca_file */
+  const char *ca_file; /* borrowed: the engine's copy, or NULL */
+  int system_state;    /* 0 not loaded yet, 1 loaded, -1 could not be loaded */
+  CURLSH *share;       /* the TLS session cache of every handle of the engine */
+  pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+  int locks_ready;
+  atomic_ulong private_ca_loads, system_ca_loads, contexts, full_handshakes, resumed;
+} xio__blob_tls;
+
+/**
+ * Sets up `t`: parses `ca_file` (may be NULL; borrowed, must outlive `t`) into a
+ * fresh store and makes the session cache. A wrong path is reported here, naming
+ * the file, not as a handshake failure later. Errors: XIO_EIO (ca_file cannot be
+ * opened), XIO_EPARSE (it holds no PEM certificate), XIO_ENOMEM. On failure `t`
+ * still needs xio__blob_tls_free.
+ */
+xio_err xio__blob_tls_init(xio__blob_tls *t, const char *ca_file, xio_error *err);
+
+/** Releases the store and the session cache; `t` zeroed or initialized. */
+void xio__blob_tls_free(xio__blob_tls *t);
+
+/**
+ * Sets on `easy` what makes its TLS connections use `t`: no CA file or directory
+ * of libcurl's own (the store holds them), the SSL_CTX callback that installs the
+ * store, and the shared session cache. Returns the first option libcurl refused.
+ */
+CURLcode xio__blob_tls_set_options(xio__blob_tls *t, CURL *easy);
+
+/** A snapshot of the counters. */
+void xio__blob_tls_get_counts(xio__blob_tls *t, xio__blob_tls_counts *out);
+
+/** The counters of engine `e`'s TLS state (for tests). */
+void xio__blob_engine_tls_counts(xio_blob_engine *e, xio__blob_tls_counts *out);
+
+#endif
