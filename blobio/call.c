@@ -78,7 +78,7 @@ xio_err xio_blob_call_result(const xio_blob_call *c, xio_error *err) {
 
 int xio_blob_call_status(const xio_blob_call *c) { return c->status; }
 
-int xio_blob_call_retries(const xio_blob_call *c) { return c->attempt; }
+int xio_blob_call_retries(const xio_blob_call *c) { return c->attempt + c->resends; }
 
 int64_t xio_blob_call_duration_us(const xio_blob_call *c) {
   return c->done_us > c->submit_us ? c->done_us - c->submit_us : 0;

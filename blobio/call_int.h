@@ -88,6 +88,7 @@ struct xio_blob_call {
   int oom;               /* an allocation failed during the try (ours or libcurl's) */
   unsigned long refused; /* the I/O thread's refused allocations as the try began */
   int sends;             /* times libcurl sent this try's request (>1: it re-sent) */
+  int resends;           /* over all tries: the sends libcurl made again by itself */
   CURL *easy;
   struct curl_slist *slist;
   char *full_url;          /* with the credential: never logged */

@@ -491,7 +491,7 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
   c->done = done;
   c->ud = ud;
   c->finished = 0;
-  c->attempt = 0;
+  c->attempt = c->resends = 0;
   c->auth_refused = c->auth_renewed = 0;
   xio_error_clear(&c->err);
   c->submit_us = xio_auth_monotonic_us();

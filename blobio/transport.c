@@ -313,6 +313,7 @@ void xio__blob_try_finished(xio_blob_call *c, CURLcode rc) {
   curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
   c->status = (int)status;
   c->curl_rc = rc;
+  if (c->sends > 1) c->resends += c->sends - 1;
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
   c->slist = NULL;
 }

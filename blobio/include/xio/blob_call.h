@@ -261,7 +261,9 @@ xio_err xio_blob_call_result(const xio_blob_call *c, xio_error *err);
 /** HTTP status of the last try (0: none). */
 int xio_blob_call_status(const xio_blob_call *c);
 
-/** Retries made. */
+/** Times the request was sent again: the engine's retries, plus the times libcurl
+ *  re-sent it by itself on a new connection after a reused one died before answering
+ *  (the first copy may have been applied, so a trace counts it as a retry too). */
 int xio_blob_call_retries(const xio_blob_call *c);
 
 /** Wall time from submit to completion, microseconds. */
