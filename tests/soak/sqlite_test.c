@@ -16,6 +16,19 @@
  * the database blob, and a WAL or journal if one is left, to a local directory,
  * where the stock SQLite (the unix VFS, no xio code) checks its integrity and every
  * row against the model.
+ *
+ * A journal on storage is not always one SQLite may roll back: the VFS empties the
+ * journal in memory only at the end of a transaction, and deletes the blob when the
+ * database closes, but that delete may fail (or never come, after a crash), leaving
+ * a journal of a transaction that committed. Stock SQLite takes any journal whose
+ * first byte is not zero for a hot one, and rolling back a void one undoes committed
+ * transactions (the journal of the switch to WAL, made on an empty database, even
+ * truncates the copy to nothing, and then SQLite deletes the WAL too). So the reader
+ * tells them apart as the VFS's storage format says (README.md, SQLite on page
+ * blobs): page 1 of the database is written last, and every write transaction
+ * changes it, so a journal whose page-1 record (or, for a database that was empty,
+ * the zeros it started from) differs from page 1 of the database is void and is not
+ * given to SQLite; any other journal is.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -288,17 +301,119 @@ static void check_rows(sqsoak *s, sqlite3 *db) {
   free(want);
 }
 
-static void verify(sqsoak *s) {
+static uint32_t be32(const unsigned char *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Reads `len` bytes at `off` of the local file `fd`, zeros past its end. */
+static void read_local(int fd, uint64_t off, unsigned char *buf, size_t len) {
+  memset(buf, 0, len);
+  for (size_t got = 0; got < len;) {
+    ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
+    ASSERT(n >= 0);
+    if (n == 0) break;
+    got += (size_t)n;
+  }
+}
+
+/* The journal record's checksum as SQLite computes it: the header's nonce plus
+ * every 200th byte of the page, from the end. */
+static uint32_t record_checksum(uint32_t nonce, const unsigned char *page, uint32_t pgsz) {
+  for (int i = (int)pgsz - 200; i > 0; i -= 200)
+    nonce += page[i];
+  return nonce;
+}
+
+/* The page-1 record of the journal's first segment (8-byte magic, record count,
+ * nonce, original page count, sector size, page size; records of page number,
+ * page and checksum from the next sector on, up to the first zero or bad one)
+ * into `page`: 1 when found, 0 when not, -1 when the journal names a
+ * super-journal (SQLite decides). */
+static int journal_page1(int fd, uint64_t size, uint32_t nrec, uint32_t nonce, uint32_t sector,
+                         uint32_t pgsz, unsigned char *page) {
+  uint64_t recsz = 8 + (uint64_t)pgsz;
+  unsigned char *rec = malloc(recsz);
+  ASSERT(rec != NULL);
+  int found = 0;
+  uint64_t off = sector;
+  for (uint64_t i = 0; off + recsz <= size; i++, off += recsz) {
+    if (nrec != 0 && nrec != 0xffffffffu && i >= nrec) break;
+    read_local(fd, off, rec, recsz);
+    uint32_t pgno = be32(rec);
+    if (pgno == 0 || record_checksum(nonce, rec + 4, pgsz) != be32(rec + 4 + pgsz)) break;
+    if (pgno == 0x40000000u / pgsz + 1) { /* the super-journal's page: not ours */
+      found = -1;
+      break;
+    }
+    if (pgno == 1) {
+      memcpy(page, rec + 4, pgsz);
+      found = 1;
+      break;
+    }
+  }
+  free(rec);
+  return found;
+}
+
+/* 1 when the local copy `journal` (`size` bytes) is void by the VFS's format: left
+ * by a transaction that committed, as its page 1 (or the empty database's zeros)
+ * differs from page 1 of the database copy `db_path`. 0 when SQLite must see it. */
+static int journal_void(const char *journal, uint64_t size, const char *db_path) {
+  static const unsigned char magic[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+  unsigned char h[28];
+  int fd = open(journal, O_RDONLY);
+  ASSERT(fd >= 0);
+  read_local(fd, 0, h, sizeof h);
+  uint32_t nrec = be32(h + 8), nonce = be32(h + 12), orig = be32(h + 16), sector = be32(h + 20),
+           pgsz = be32(h + 24);
+  if (memcmp(h, magic, 8) != 0 || sector < 32 || sector > 65536 || (sector & (sector - 1)) ||
+      pgsz < 512 || pgsz > 65536 || (pgsz & (pgsz - 1))) {
+    close(fd);
+    return 0; /* not a header SQLite can play back: leave it to SQLite */
+  }
+  unsigned char *then = calloc(1, pgsz), *now = malloc(pgsz);
+  ASSERT(then != NULL && now != NULL);
+  int found = orig == 0 ? 1 : journal_page1(fd, size, nrec, nonce, sector, pgsz, then);
+  close(fd);
+  fd = open(db_path, O_RDONLY);
+  ASSERT(fd >= 0);
+  read_local(fd, 0, now, pgsz);
+  close(fd);
+  int is_void = found == 1 && memcmp(then, now, pgsz) != 0;
+  free(then);
+  free(now);
+  return is_void;
+}
+
+/* Copies and checks the database; returns 1 when a journal was left on storage and
+ * found void. */
+static int verify(sqsoak *s) {
   char dir[] = "/tmp/xio-soak-XXXXXX", db_path[300], wal[320], journal[320];
   ASSERT(mkdtemp(dir) != NULL);
   snprintf(db_path, sizeof db_path, "%s/soak.db", dir);
   snprintf(wal, sizeof wal, "%s-wal", db_path);
   snprintf(journal, sizeof journal, "%s-journal", db_path);
+  /* A failed check ends the process: the copies stay there, and the trace. */
+  printf("soak sqlite: the reader copies to %s (the VFS's trace: %s)\n", dir, s->trace);
   xio_ctx *direct = soakfix_direct_ctx(&s->fx);
-  ASSERT(copy_blob(s, direct, "soak.db", db_path) > 0);
-  copy_blob(s, direct, "soak.db-wal", wal);
-  copy_blob(s, direct, "soak.db-journal", journal);
+  uint64_t dsize = copy_blob(s, direct, "soak.db", db_path);
+  ASSERT(dsize > 0);
+  uint64_t wsize = copy_blob(s, direct, "soak.db-wal", wal);
+  uint64_t jsize = copy_blob(s, direct, "soak.db-journal", journal);
   xio_ctx_free(direct);
+  const char *jstate = "none";
+  if (jsize && journal_void(journal, jsize, db_path)) {
+    char kept[340];
+    snprintf(kept, sizeof kept, "%s-void", journal);
+    ASSERT_EQ(rename(journal, kept), 0);
+    jstate = "void, kept from SQLite";
+  } else if (jsize) {
+    jstate = "given to SQLite";
+  }
+  printf("soak sqlite: copied the database (%" PRIu64 " bytes), WAL (%" PRIu64
+         "), journal (%" PRIu64 ", %s)\n",
+         dsize, wsize, jsize, jstate);
+  fflush(stdout);
   sqlite3 *db = NULL;
   ASSERT_EQ(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, "unix"), SQLITE_OK);
   sqlite3_stmt *st = NULL;
@@ -310,11 +425,15 @@ static void verify(sqsoak *s) {
   ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
   unlink(wal);
   unlink(journal);
+  char kept[340];
+  snprintf(kept, sizeof kept, "%s-void", journal);
+  unlink(kept);
   unlink(db_path);
   char shm[330];
   snprintf(shm, sizeof shm, "%s-shm", db_path);
   unlink(shm);
   ASSERT_EQ(rmdir(dir), 0);
+  return strncmp(jstate, "void", 4) == 0;
 }
 
 /* The VFS's context writes its trace to a file (XIO_TRACE): count its lines. */
@@ -332,17 +451,16 @@ static void count_trace(sqsoak *s) {
   unlink(s->trace);
 }
 
-TEST(transactions_through_faults) {
-  static sqsoak s;
-  soakfix_setup(&s.fx, "soak-sqlite");
-  s.rng = s.fx.rates.seed | 1;
-  snprintf(s.trace, sizeof s.trace, "/tmp/xio-soak-trace-XXXXXX");
-  int fd = mkstemp(s.trace);
+/* Points the VFS at the proxy, with the soak's retry policy and a trace file. */
+static void vfs_setup(sqsoak *s) {
+  s->rng = s->fx.rates.seed | 1;
+  snprintf(s->trace, sizeof s->trace, "/tmp/xio-soak-trace-XXXXXX");
+  int fd = mkstemp(s->trace);
   ASSERT(fd >= 0);
   close(fd);
   /* The VFS's context is made from the environment on the first open. */
-  setenv("AZURE_STORAGE_CONNECTION_STRING", s.fx.proxy_connstr, 1);
-  setenv("XIO_TRACE", s.trace, 1);
+  setenv("AZURE_STORAGE_CONNECTION_STRING", s->fx.proxy_connstr, 1);
+  setenv("XIO_TRACE", s->trace, 1);
   char v[32];
   snprintf(v, sizeof v, "%d", SOAK_MAX_RETRIES);
   setenv("XIO_SQLITE_RETRIES", v, 1);
@@ -354,6 +472,12 @@ TEST(transactions_through_faults) {
    * responses with bodies meet the faults (torn ones among them). */
   setenv("XIO_SQLITE_CACHE_MB", "1", 1);
   ASSERT_EQ(xio_sqlite_register(1), SQLITE_OK);
+}
+
+TEST(transactions_through_faults) {
+  static sqsoak s;
+  soakfix_setup(&s.fx, "soak-sqlite");
+  vfs_setup(&s);
   workload(&s);
   printf("soak sqlite: the database was reopened %d time%s after failures\n", s.reopens,
          s.reopens == 1 ? "" : "s");
@@ -361,4 +485,53 @@ TEST(transactions_through_faults) {
   count_trace(&s);
   soakfix_report(&s.fx, "sqlite", &s.fx.trace, &s.r);
   soakfix_teardown(&s.fx);
+}
+
+/* Commits `n` transactions with no faults, in journal mode `mode` (after the first
+ * open's WAL), then closes the database while the service refuses the delete of the
+ * journal, as a lease it still holds would: the journal stays on storage, void. The
+ * independent reader must find it void and check every committed row. */
+static void void_journal_left(const char *prefix, const char *mode, int n) {
+  static sqsoak s;
+  soakfix_setup(&s.fx, prefix);
+  faultproxy_rates none;
+  memset(&none, 0, sizeof none);
+  faultproxy_set_rates(s.fx.proxy, &none);
+  printf("soak %s: no random faults after all; the journal's delete is refused once\n", prefix);
+  vfs_setup(&s);
+  faultproxy_fault refuse;
+  memset(&refuse, 0, sizeof refuse);
+  refuse.kind = FAULTPROXY_STATUS;
+  refuse.method = "DELETE";
+  refuse.match = "soak.db-journal";
+  refuse.status = 412;
+  refuse.error_code = "LeaseIdMissing";
+  refuse.times = 1;
+  ASSERT_EQ(faultproxy_add(s.fx.proxy, &refuse), 0);
+  db_open(&s, 1);
+  if (mode) exec(&s, mode);
+  unsigned char *buf = malloc(MAX_VALUE);
+  ASSERT(buf != NULL);
+  for (int i = 0; i < n; i++)
+    transaction(&s, buf);
+  free(buf);
+  ASSERT_EQ(s.r.failed_ops, 0);
+  ASSERT_EQ(db_close(&s), SQLITE_OK);
+  int found_void = verify(&s);
+  ASSERT(s.r.bytes_checked > 0);
+  ASSERT_U64_EQ(s.r.bytes_differ, 0);
+  ASSERT_EQ(found_void, 1); /* the case above was made */
+  unlink(s.trace);
+  soakfix_teardown(&s.fx);
+}
+
+/* The journal of the switch to WAL on the empty database (no record; the database
+ * had 0 pages), left while every transaction went to the WAL: stock SQLite would
+ * truncate the copy to nothing and drop the WAL with it. */
+TEST(void_journal_of_the_switch_to_wal) { void_journal_left("soak-sqlite-wal", NULL, 20); }
+
+/* The journal of the last of transactions in rollback mode: rolling it back would
+ * undo that committed transaction. */
+TEST(void_journal_of_a_committed_transaction) {
+  void_journal_left("soak-sqlite-delete", "PRAGMA journal_mode=DELETE", 20);
 }
