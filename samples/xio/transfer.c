@@ -646,7 +646,7 @@ static xio_err write_slot(cli_slot *s, void *ud, xio_error *err) {
     if (r->start >= b) break;
     uint64_t x = r->start > a ? r->start : a, y = min_u64(r->end + 1, b);
     if (x < y) {
-      xio_err rc = write_local(j, s->buf + (x - a), (size_t)(y - x), x, err);
+      xio_err rc = write_local(j, (const char *)s->io.buf + (x - a), (size_t)(y - x), x, err);
       if (rc != XIO_OK) return rc;
       cli_progress_add(&j->prog, y - x);
     }
@@ -656,14 +656,18 @@ static xio_err write_slot(cli_slot *s, void *ud, xio_error *err) {
   return XIO_OK;
 }
 
-/* The merge's request: a read of [start, end) into the next slot's buffer. */
+/* The merge's request: a read of [start, end) into the next slot's buffer, at
+ * start % DIRECT_ALIGN into it, so that each byte's address in the buffer is as
+ * far into a DIRECT_ALIGN block as its offset in the file: the whole blocks of a
+ * read that starts off a block boundary can still be written with O_DIRECT. */
 static xio_err fetch_request(uint64_t start, uint64_t end, void *ud, xio_error *err) {
   get_job *j = ud;
   cli_slot *s;
   xio_err rc = check_stop(err);
   if (rc == XIO_OK) rc = cli_window_next(&j->w, &s, err);
   if (rc == XIO_OK)
-    rc = cli_window_submit(&j->w, s, j->f, XIO_IO_READ, start, (size_t)(end - start), s->buf, err);
+    rc = cli_window_submit(&j->w, s, j->f, XIO_IO_READ, start, (size_t)(end - start),
+                           s->buf + start % DIRECT_ALIGN, err);
   if (rc != XIO_OK) return rc;
   j->reads++;
   j->issued = end;
@@ -690,7 +694,8 @@ static xio_err download(get_job *j, xio_error *err) {
   xio_err rc = xio_file_ranges(j->f, &j->ranges, err);
   if (rc == XIO_OK && !j->resume && ftruncate(j->fd, (off_t)j->size) != 0)
     rc = xio_error_from_errno(err, errno, "WriteLocalFile", "ftruncate", j->local);
-  if (rc == XIO_OK) rc = cli_window_init(&j->w, j->c->in_flight, CHUNK, write_slot, j, err);
+  if (rc == XIO_OK) /* a read lands at its offset's place in a block: see fetch_request */
+    rc = cli_window_init(&j->w, j->c->in_flight, CHUNK + DIRECT_ALIGN, write_slot, j, err);
   cli_merge_init(&j->m, GET_GAP, 0, CHUNK, fetch_request, j);
   cli_progress_start(&j->prog, j->c, "get", xio_ranges_bytes(&j->ranges));
   for (size_t i = 0; rc == XIO_OK && i < j->ranges.n; i++)
