@@ -196,9 +196,13 @@ xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s,
 
 /* ---------------------------------------------------------- window.c ---- */
 
+/** Where a window's buffers start: a multiple of this (what O_DIRECT asks for). */
+#define CLI_BUF_ALIGN ((size_t)4096)
+
 /** One request and, when the window has buffers, the buffer it uses. */
 typedef struct cli_slot {
-  char *buf; /* NULL in a window without buffers */
+  char *buf; /* NULL in a window without buffers; CLI_BUF_ALIGN-aligned */
+  void *mem; /* the allocation holding `buf` */
   xio_io io;
   int busy;
 } cli_slot;
@@ -208,7 +212,8 @@ typedef struct cli_slot {
 typedef xio_err (*cli_slot_fn)(cli_slot *s, void *ud, xio_error *err);
 
 /** A ring of slots: at most `n` requests in flight, and `n` buffers of `bufsize`
- *  (none when `bufsize` is 0: the requests then point into the caller's memory). */
+ *  (none when `bufsize` is 0: the requests then point into the caller's memory),
+ *  each starting on a CLI_BUF_ALIGN boundary. */
 typedef struct cli_window {
   cli_slot *slots;
   int n;

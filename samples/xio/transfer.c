@@ -16,6 +16,16 @@
  * only the listed ranges of each read where they belong, so the local file is as
  * sparse as the source and nothing is read twice.
  *
+ * get writes with O_DIRECT where the local file system takes it: the download
+ * must be durable before it is renamed into place (fsync), and a buffered write
+ * would make that fsync copy every byte through the page cache and write it back,
+ * which costs several times the transfer itself. The whole DIRECT_ALIGN blocks of
+ * each write go straight from the (aligned) read buffers to the disk; the edges of
+ * a range that does not start or end on one, such as a size that is not a whole
+ * block, are written through a second, buffered descriptor of the same file. A
+ * file system that refuses O_DIRECT (tmpfs), or refuses one write, gets buffered
+ * writes from there on; --json says which ("direct").
+ *
  * Memory is bounded by design, whatever the file's size. With N requests in flight
  * (--in-flight, default IN_FLIGHT = 6) of at most CHUNK (4 MiB) each:
  *   get: peak RSS <= N x 4 MiB of read buffers + fixed, where fixed (program,
@@ -44,10 +54,11 @@
 
 #include "cli.h"
 
-#define CHUNK      ((size_t)4 << 20) /* the largest request (Put Page's limit) */
-#define IN_FLIGHT  6                 /* requests in flight by default */
-#define MAX_FLIGHT 64                /* --in-flight's ceiling */
-#define PAGE       512u
+#define CHUNK        ((size_t)4 << 20) /* the largest request (Put Page's limit) */
+#define IN_FLIGHT    6                 /* requests in flight by default */
+#define MAX_FLIGHT   64                /* --in-flight's ceiling */
+#define PAGE         512u
+#define DIRECT_ALIGN ((uint64_t)4096) /* offsets, lengths and addresses of O_DIRECT writes */
 
 /*
  * The gaps a merge bridges. A request costs a round trip and the service's work
@@ -112,17 +123,21 @@ static int stop_status(void) { return 128 + stop_signal; }
 
 /* ---------------------------------------------------- local files ---- */
 
-static xio_err pwrite_all(int fd, const char *path, const char *buf, size_t n, uint64_t off,
-                          xio_error *err) {
-  size_t put = 0;
-  while (put < n) {
+/* pwrite of all `n` bytes at `off`: 0, or the errno of the write that failed. */
+static int pwrite_errno(int fd, const char *buf, size_t n, uint64_t off) {
+  for (size_t put = 0; put < n;) {
     ssize_t k = pwrite(fd, buf + put, n - put, (off_t)(off + put));
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0)
-      return xio_error_from_errno(err, k < 0 ? errno : EIO, "WriteLocalFile", "pwrite", path);
+    if (k <= 0) return k < 0 ? errno : EIO;
     put += (size_t)k;
   }
-  return XIO_OK;
+  return 0;
+}
+
+static xio_err pwrite_all(int fd, const char *path, const char *buf, size_t n, uint64_t off,
+                          xio_error *err) {
+  int e = pwrite_errno(fd, buf, n, off);
+  return e ? xio_error_from_errno(err, e, "WriteLocalFile", "pwrite", path) : XIO_OK;
 }
 
 /* 1 when `a` and `b` name the same local file (both exist). */
@@ -233,6 +248,18 @@ static xio_err send_differences(put_job *j, uint64_t off, size_t n, xio_error *e
   return rc;
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+
+/* Maps the source's pages of the chunk of `n` bytes at `off` in one call, before
+ * the scan touches them: one page fault per 64 KiB or so otherwise. Best effort (an
+ * older kernel refuses it, and the scan then faults them in). */
+static void populate_chunk(const put_job *j, uint64_t off, size_t n) {
+  uint64_t start = off - off % j->page_size;
+  (void)madvise((void *)(j->map + start), (size_t)(off + n - start), MADV_POPULATE_READ);
+}
+
 /* Uploads the data extent [start, end] widened to whole pages. */
 static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *err) {
   uint64_t off = start / PAGE * PAGE;
@@ -242,6 +269,7 @@ static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *
     uint64_t next = chunk_end(off, stop);
     size_t n = (size_t)(next - off);
     xio_err rc = check_stop(err);
+    populate_chunk(j, off, n);
     if (rc == XIO_OK && j->resume)
       rc = send_differences(j, off, n, err);
     else if (rc == XIO_OK)
@@ -569,12 +597,15 @@ const cli_command cli_cmd_put = {
 typedef struct get_job {
   cli *c;
   const char *local;
-  char *partial;   /* LOCAL.xio-partial: the download until it is complete */
-  int resume;      /* --resume: continue the partial file */
-  uint64_t from;   /* everything below was already fetched (resume) */
-  uint64_t issued; /* everything below was requested */
-  char etag[80];   /* the source's ETag: a resume needs the same source */
-  int fd;
+  char *partial;         /* LOCAL.xio-partial: the download until it is complete */
+  int resume;            /* --resume: continue the partial file */
+  uint64_t from;         /* everything below was already fetched (resume) */
+  uint64_t issued;       /* everything below was requested */
+  char etag[80];         /* the source's ETag: a resume needs the same source */
+  int fd;                /* the partial file, buffered: edges, size, attributes, fsync */
+  int dfd;               /* the same file opened with O_DIRECT, or -1 */
+  int direct;            /* 1 while O_DIRECT writes are in use (none refused) */
+  uint64_t direct_bytes; /* written with O_DIRECT */
   xio_file *f;
   uint64_t size, fetched, reads;
   xio_ranges ranges;
@@ -583,6 +614,38 @@ typedef struct get_job {
   cli_window w;
   cli_progress prog;
 } get_job;
+
+/* Writes the `n` bytes at `p` to the partial file at `off`: the whole DIRECT_ALIGN
+ * blocks through the O_DIRECT descriptor when the buffer allows, the rest buffered.
+ * A write O_DIRECT refuses (EINVAL) is done buffered, and so is every later one. */
+static xio_err write_local(get_job *j, const char *p, size_t n, uint64_t off, xio_error *err) {
+  uint64_t head = (off + DIRECT_ALIGN - 1) / DIRECT_ALIGN * DIRECT_ALIGN;
+  uint64_t tail = (off + n) / DIRECT_ALIGN * DIRECT_ALIGN;
+  if (j->dfd < 0 || tail <= head || (uintptr_t)(p + (head - off)) % DIRECT_ALIGN)
+    return pwrite_all(j->fd, j->local, p, n, off, err);
+  xio_err rc = pwrite_all(j->fd, j->local, p, (size_t)(head - off), off, err);
+  if (rc != XIO_OK) return rc;
+  int e = pwrite_errno(j->dfd, p + (head - off), (size_t)(tail - head), head);
+  if (e == EINVAL) { /* this file or disk wants another alignment: buffered from here */
+    close(j->dfd);
+    j->dfd = -1;
+    j->direct = 0;
+    rc = pwrite_all(j->fd, j->local, p + (head - off), (size_t)(tail - head), head, err);
+  } else if (e) {
+    rc = xio_error_from_errno(err, e, "WriteLocalFile", "pwrite", j->local);
+  } else {
+    j->direct_bytes += tail - head;
+  }
+  if (rc != XIO_OK) return rc;
+  return pwrite_all(j->fd, j->local, p + (tail - off), (size_t)(off + n - tail), tail, err);
+}
+
+/* Opens the O_DIRECT descriptor of the partial file beside the buffered one; a
+ * file system that refuses it (EINVAL: tmpfs) leaves dfd -1 and writes buffered. */
+static void open_direct(get_job *j) {
+  j->dfd = open(j->partial, O_WRONLY | O_CLOEXEC | O_DIRECT);
+  j->direct = j->dfd >= 0;
+}
 
 /* A read of [a, b) finished: the parts of it that lie in listed ranges go where
  * they belong in the local file; a gap the merge bridged is not written, so it
@@ -596,7 +659,7 @@ static xio_err write_slot(cli_slot *s, void *ud, xio_error *err) {
     if (r->start >= b) break;
     uint64_t x = r->start > a ? r->start : a, y = min_u64(r->end + 1, b);
     if (x < y) {
-      xio_err rc = pwrite_all(j->fd, j->local, s->buf + (x - a), (size_t)(y - x), x, err);
+      xio_err rc = write_local(j, (const char *)s->io.buf + (x - a), (size_t)(y - x), x, err);
       if (rc != XIO_OK) return rc;
       cli_progress_add(&j->prog, y - x);
     }
@@ -606,14 +669,18 @@ static xio_err write_slot(cli_slot *s, void *ud, xio_error *err) {
   return XIO_OK;
 }
 
-/* The merge's request: a read of [start, end) into the next slot's buffer. */
+/* The merge's request: a read of [start, end) into the next slot's buffer, at
+ * start % DIRECT_ALIGN into it, so that each byte's address in the buffer is as
+ * far into a DIRECT_ALIGN block as its offset in the file: the whole blocks of a
+ * read that starts off a block boundary can still be written with O_DIRECT. */
 static xio_err fetch_request(uint64_t start, uint64_t end, void *ud, xio_error *err) {
   get_job *j = ud;
   cli_slot *s;
   xio_err rc = check_stop(err);
   if (rc == XIO_OK) rc = cli_window_next(&j->w, &s, err);
   if (rc == XIO_OK)
-    rc = cli_window_submit(&j->w, s, j->f, XIO_IO_READ, start, (size_t)(end - start), s->buf, err);
+    rc = cli_window_submit(&j->w, s, j->f, XIO_IO_READ, start, (size_t)(end - start),
+                           s->buf + start % DIRECT_ALIGN, err);
   if (rc != XIO_OK) return rc;
   j->reads++;
   j->issued = end;
@@ -640,7 +707,8 @@ static xio_err download(get_job *j, xio_error *err) {
   xio_err rc = xio_file_ranges(j->f, &j->ranges, err);
   if (rc == XIO_OK && !j->resume && ftruncate(j->fd, (off_t)j->size) != 0)
     rc = xio_error_from_errno(err, errno, "WriteLocalFile", "ftruncate", j->local);
-  if (rc == XIO_OK) rc = cli_window_init(&j->w, j->c->in_flight, CHUNK, write_slot, j, err);
+  if (rc == XIO_OK) /* a read lands at its offset's place in a block: see fetch_request */
+    rc = cli_window_init(&j->w, j->c->in_flight, CHUNK + DIRECT_ALIGN, write_slot, j, err);
   cli_merge_init(&j->m, GET_GAP, 0, CHUNK, fetch_request, j);
   cli_progress_start(&j->prog, j->c, "get", xio_ranges_bytes(&j->ranges));
   for (size_t i = 0; rc == XIO_OK && i < j->ranges.n; i++)
@@ -676,7 +744,9 @@ static void get_report(const get_job *j, double secs) {
     cli_json_u64(o, "ranges", j->ranges.n);
     cli_json_u64(o, "bytes_fetched", j->fetched);
     cli_json_u64(o, "reads", j->reads);
-    cli_json_u64(o, "bytes_bridged", j->m.bridged); /* gaps read through, not written */
+    cli_json_u64(o, "bytes_bridged", j->m.bridged);   /* gaps read through, not written */
+    cJSON_AddBoolToObject(o, "direct", j->direct);    /* LOCAL's file system took O_DIRECT */
+    cli_json_u64(o, "bytes_direct", j->direct_bytes); /* written with it, the rest buffered */
     cJSON_AddNumberToObject(o, "seconds", secs);
     cJSON_AddNumberToObject(o, "mib_per_s", rate);
     cli_json_print(o);
@@ -721,10 +791,13 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
     xio_error_set_operation(err, "CreateLocalFile");
     return XIO_EEXIST;
   }
-  if (j->resume) return open_partial(j, err);
-  j->fd = open(j->partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (j->fd >= 0) return XIO_OK;
-  return xio_error_from_errno(err, errno, "CreateLocalFile", "open", j->partial);
+  xio_err rc = XIO_OK;
+  if (j->resume)
+    rc = open_partial(j, err);
+  else if ((j->fd = open(j->partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
+    rc = xio_error_from_errno(err, errno, "CreateLocalFile", "open", j->partial);
+  if (rc == XIO_OK) open_direct(j);
+  return rc;
 }
 
 /* A get stopped by a signal: what is left, and how to finish it. */
@@ -746,6 +819,9 @@ static int get_run(get_job *j, int force) {
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
   rc = download(j, &e);
   if (rc == XIO_OK) (void)fremovexattr(j->fd, XATTR_DONE);
+  if (j->dfd >= 0 && close(j->dfd) != 0 && rc == XIO_OK)
+    rc = xio_error_from_errno(&e, errno, "WriteLocalFile", "close", j->partial);
+  j->dfd = -1;
   if (rc == XIO_OK && fsync(j->fd) != 0)
     rc = xio_error_from_errno(&e, errno, "WriteLocalFile", "fsync", j->partial);
   if (close(j->fd) != 0 && rc == XIO_OK)
@@ -776,7 +852,7 @@ static int run_get(cli *c, int argc, char **argv) {
   memset(&j, 0, sizeof j);
   j.c = c;
   j.local = pos[1];
-  j.fd = -1;
+  j.fd = j.dfd = -1;
   j.resume = resume;
   size_t n = strlen(j.local) + sizeof ".xio-partial";
   if (!(j.partial = xio_malloc(n))) {

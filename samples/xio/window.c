@@ -6,8 +6,13 @@
  * most `n` requests are in flight and memory stays at `n` buffers, whatever the
  * size of the file. Completions are handled in submission order. A window without
  * buffers (put) only counts requests: they point into memory the caller owns.
+ *
+ * Buffers start on a CLI_BUF_ALIGN boundary, so that get can hand them to a local
+ * file opened with O_DIRECT: each is allocated that much longer and the aligned
+ * address inside it is used (the allocation itself stays an xio_malloc).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,13 +44,21 @@ static xio_err settle(cli_window *w, cli_slot *s, xio_error *err) {
   return w->done ? w->done(s, w->ud, err) : XIO_OK;
 }
 
+/* Gives the slot a buffer of w->bufsize bytes starting on a CLI_BUF_ALIGN boundary. */
+static xio_err give_buffer(cli_window *w, cli_slot *s, xio_error *err) {
+  if (!(s->mem = xio_malloc(w->bufsize + CLI_BUF_ALIGN)))
+    return xio_error_set(err, XIO_ENOMEM, "out of memory for a %zu-byte buffer", w->bufsize);
+  uintptr_t p = (uintptr_t)s->mem;
+  s->buf = (char *)s->mem + (CLI_BUF_ALIGN - p % CLI_BUF_ALIGN) % CLI_BUF_ALIGN;
+  return XIO_OK;
+}
+
 xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err) {
   cli_slot *s = &w->slots[w->next];
   *out = NULL;
   xio_err rc = settle(w, s, err);
   if (rc != XIO_OK) return rc;
-  if (w->bufsize && !s->buf && !(s->buf = xio_malloc(w->bufsize)))
-    return xio_error_set(err, XIO_ENOMEM, "out of memory for a %zu-byte buffer", w->bufsize);
+  if (w->bufsize && !s->buf && (rc = give_buffer(w, s, err)) != XIO_OK) return rc;
   w->next = (w->next + 1) % w->n;
   *out = s;
   return XIO_OK;
@@ -86,7 +99,7 @@ xio_err cli_window_drain(cli_window *w, xio_error *err) {
 void cli_window_free(cli_window *w) {
   for (int k = 0; w->slots && k < w->n; k++) {
     if (w->slots[k].busy) xio_io_wait(&w->slots[k].io);
-    xio_free(w->slots[k].buf);
+    xio_free(w->slots[k].mem);
   }
   xio_free(w->slots);
   memset(w, 0, sizeof *w);

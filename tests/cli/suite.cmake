@@ -13,6 +13,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/error_test.c
       ${CMAKE_CURRENT_LIST_DIR}/transfer_test.c
       ${CMAKE_CURRENT_LIST_DIR}/fragment_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/direct_test.c
       ${CMAKE_CURRENT_LIST_DIR}/overwrite_test.c
       ${CMAKE_CURRENT_LIST_DIR}/interrupt_test.c
       ${CMAKE_CURRENT_LIST_DIR}/resume_local_test.c

@@ -1,0 +1,131 @@
+/*
+ * direct_test.c - get writes its local file with O_DIRECT where the file system
+ * takes it (ext4), whole 4 KiB blocks straight from its read buffers and the edges
+ * of ranges that do not start or end on a block buffered, and falls back to
+ * buffered writes on a file system that refuses O_DIRECT. --json says which
+ * ("direct", "bytes_direct"); either way the copy is byte-identical and as sparse
+ * as the source.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "clirun.h"
+#include "test.h"
+#include "util.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+
+#define EXT4_MAGIC 0xEF53 /* statfs f_type of ext2/3/4 */
+
+/* Three blocks of 40.5 KiB at 1.5 KiB past each MiB (512-aligned, off 4 KiB
+ * blocks), and 1000 bytes of tail at 3 MiB: a 3 MiB + 1000 byte sparse file. */
+#define BLOCK  (40 * KiB + 512)
+#define BLOCKS 3
+#define TAIL   1000
+#define SIZE   (3 * MiB + TAIL)
+/* Whole 4 KiB blocks of each: [k MiB + 4 KiB, k MiB + 40 KiB); the tail has none. */
+#define DIRECT_BYTES (BLOCKS * 36 * KiB)
+
+static void write_source(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT(fd >= 0 && ftruncate(fd, (off_t)SIZE) == 0);
+  char *buf = malloc(BLOCK);
+  for (int k = 0; k < BLOCKS; k++) {
+    test_fill_random(buf, BLOCK, (uint64_t)k + 7);
+    buf[0] = 1;
+    ASSERT_EQ(pwrite(fd, buf, BLOCK, (off_t)((uint64_t)k * MiB + 1536)), (ssize_t)BLOCK);
+  }
+  test_fill_random(buf, TAIL, 99);
+  buf[0] = 1;
+  ASSERT_EQ(pwrite(fd, buf, TAIL, (off_t)(3 * MiB)), (ssize_t)TAIL);
+  free(buf);
+  close(fd);
+}
+
+static void expect_same(const char *a, const char *b) {
+  int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
+  ASSERT(fa >= 0 && fb >= 0);
+  char *x = malloc(SIZE + 1), *y = malloc(SIZE + 1);
+  ASSERT_EQ(pread(fa, x, SIZE + 1, 0), (ssize_t)SIZE);
+  ASSERT_EQ(pread(fb, y, SIZE + 1, 0), (ssize_t)SIZE);
+  if (memcmp(x, y, SIZE) != 0) FAIL("%s and %s differ", a, b);
+  free(x);
+  free(y);
+  close(fa);
+  close(fb);
+}
+
+/* Uploads the pattern to a fresh blob and gets it into dir/name; checks the copy
+ * and returns the get's --json. */
+static cJSON *round_trip(const char *dir, const char *name) {
+  clirun r = {0};
+  char container[64], url[512], src[256], back[512];
+  clirun_container(container, sizeof container);
+  clirun_url(container, name, url, sizeof url);
+  clirun_path("direct.src", src, sizeof src);
+  snprintf(back, sizeof back, "%s/%s", dir, name);
+  write_source(src);
+  XIO(&r, "put", src, url);
+  EXPECT_EXIT(&r, 0);
+  XIO(&r, "--json", "get", url, back);
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  ASSERT(clirun_num(j, "ranges") == BLOCKS + 1);
+  expect_same(src, back);
+  struct stat st;
+  ASSERT(stat(back, &st) == 0);
+  if ((uint64_t)st.st_blocks * 512 > 1 * MiB) /* 3 x 44 KiB and a block of tail */
+    FAIL("%s is not sparse: %llu bytes allocated", back, (unsigned long long)st.st_blocks * 512);
+  remove(back);
+  remove(src);
+  clirun_free(&r);
+  return j;
+}
+
+TEST(get_writes_whole_blocks_with_o_direct_on_ext4) {
+  struct statfs fs;
+  ASSERT(statfs(clirun_dir(), &fs) == 0);
+  if (fs.f_type != EXT4_MAGIC) SKIP("the test directory is not on ext4");
+  cJSON *j = round_trip(clirun_dir(), "direct.mdf");
+  ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(j, "direct")));
+  ASSERT(clirun_num(j, "bytes_direct") == (double)DIRECT_BYTES);
+  cJSON_Delete(j);
+}
+
+/* A directory here whose file system refuses O_DIRECT, in `out`; 0 when none. */
+static int refusing_dir(char *out, size_t size) {
+  const char *candidates[] = {"/dev/shm"};
+  for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+    snprintf(out, size, "%s/xio-direct-XXXXXX", candidates[i]);
+    if (!mkdtemp(out)) continue;
+    char probe[600];
+    snprintf(probe, sizeof probe, "%s/probe", out);
+    int fd = open(probe, O_WRONLY | O_CREAT | O_DIRECT, 0600);
+    int refused = fd < 0 && errno == EINVAL;
+    if (fd >= 0) close(fd);
+    remove(probe);
+    if (refused) return 1;
+    rmdir(out);
+  }
+  return 0;
+}
+
+TEST(get_falls_back_to_buffered_writes_where_o_direct_is_refused) {
+  char dir[512];
+  if (!refusing_dir(dir, sizeof dir))
+    SKIP("no file system here refuses O_DIRECT (/dev/shm absent, or a tmpfs that "
+         "takes it, as since Linux 6.6)");
+  cJSON *j = round_trip(dir, "buffered.mdf");
+  rmdir(dir);
+  ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(j, "direct")));
+  ASSERT(clirun_num(j, "bytes_direct") == 0);
+  cJSON_Delete(j);
+}
