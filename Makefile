@@ -79,7 +79,9 @@ bench-sqlite: build
 # (started without its 10-minute garbage-collection sweep, which stalls it for tens of
 # seconds: see tests/azurite/gc_interval.js); their report lines
 # (requests, faults by kind, retries, bytes checked) are printed and kept in
-# $(BUILD)/soak-report.txt. make test runs the same for a minute each.
+# $(BUILD)/soak-report.txt. Each test runs in a process of its own, as under ctest
+# (the SQLite VFS keeps one context per process). make test runs the same for a
+# minute each.
 SOAK_SECONDS ?= 300
 soak: build
 	@state="$(abspath $(BUILD))/soak-azurite"; report="$(abspath $(BUILD))/soak-report.txt"; \
@@ -88,10 +90,12 @@ soak: build
 	    [ -x "$(BUILD)/tests/test_$$s" ] || { echo "soak: $$s not built (samples off)"; continue; }; \
 	    tests/azurite/azurite.sh stop "$$state" >/dev/null 2>&1; \
 	    tests/azurite/azurite.sh start "$$state" >/dev/null || exit 1; \
-	    XIO_SOAK_SECONDS=$(SOAK_SECONDS) XIO_SOAK_REPORT="$$report" \
-	    XIO_IMDS_ENDPOINT=http://127.0.0.1:9/metadata/identity/oauth2/token \
-	    XIO_DMI_ASSET_TAG_FILE=/nonexistent/chassis_asset_tag \
-	      tests/azurite/azurite.sh run "$$state" "$(BUILD)/tests/test_$$s" || rc=1; \
+	    for t in $$("$(BUILD)/tests/test_$$s" --list); do \
+	      XIO_SOAK_SECONDS=$(SOAK_SECONDS) XIO_SOAK_REPORT="$$report" \
+	      XIO_IMDS_ENDPOINT=http://127.0.0.1:9/metadata/identity/oauth2/token \
+	      XIO_DMI_ASSET_TAG_FILE=/nonexistent/chassis_asset_tag \
+	        tests/azurite/azurite.sh run "$$state" "$(BUILD)/tests/test_$$s" "$$t" || rc=1; \
+	    done; \
 	  done; echo "soak: report in $$report"; exit $$rc
 
 # The peer benchmark (samples/peers): the same transfers through the xio command and
