@@ -1,7 +1,8 @@
 /*
  * clirun.c - running the xio program from the tests (see clirun.h): posix_spawn
  * with stdout and stderr sent to files, a clean environment with the emulator's
- * dev account, a trace file per run, and the secret checks every run goes through.
+ * dev account, a trace file per run, and the secret checks every run goes through;
+ * making and comparing the local files the transfers move.
  */
 #define _GNU_SOURCE
 #include "clirun.h"
@@ -314,4 +315,43 @@ int clirun_trace_on(const clirun *r, const char *type, const char *path) {
   on_state s = {type, path, 0};
   each_event(r, count_on, &s);
   return s.n;
+}
+
+/* ------------------------------------------------------- local files ---- */
+
+#define PIECE ((size_t)4 << 20)
+
+void clirun_make_source(const char *path, size_t size, uint64_t seed) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT(fd >= 0);
+  char *b = malloc(PIECE);
+  ASSERT(b != NULL);
+  for (size_t off = 0; off < size; off += PIECE) {
+    test_fill_random(b, PIECE, off + seed);
+    ASSERT_EQ(pwrite(fd, b, PIECE, (off_t)off), (ssize_t)PIECE);
+  }
+  free(b);
+  close(fd);
+}
+
+void clirun_expect_same_files(const char *a, const char *b) {
+  int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
+  ASSERT(fa >= 0 && fb >= 0);
+  struct stat sa, sb;
+  ASSERT(fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0);
+  ASSERT_EQ(sa.st_size, sb.st_size);
+  char *x = malloc(PIECE), *y = malloc(PIECE);
+  ASSERT(x && y);
+  for (off_t off = 0; off < sa.st_size;) {
+    ssize_t n = pread(fa, x, PIECE, off), m = pread(fb, y, PIECE, off);
+    ASSERT(n > 0);
+    ASSERT_EQ(n, m);
+    if (memcmp(x, y, (size_t)n) != 0)
+      FAIL("%s and %s differ in [%lld, +%zd)", a, b, (long long)off, n);
+    off += n;
+  }
+  free(x);
+  free(y);
+  close(fa);
+  close(fb);
 }

@@ -83,6 +83,14 @@ int clirun_trace_others(const clirun *r, const char *const *types);
 /** Number of trace events of `type` whose file_path is `path`. */
 int clirun_trace_on(const clirun *r, const char *type, const char *path);
 
+/** Writes `size` bytes (a multiple of 4 MiB) of random data to a new local file, each
+ *  4 MiB block different, drawn from `seed`. */
+void clirun_make_source(const char *path, size_t size, uint64_t seed);
+
+/** Fails the test unless the two files have the same size and bytes (compared in 4 MiB
+ *  pieces, never whole in memory), naming the first piece that differs. */
+void clirun_expect_same_files(const char *a, const char *b);
+
 /** Writes `n` bytes of `data` to a new local file. */
 void clirun_write_file(const char *path, const void *data, size_t n);
 

@@ -50,19 +50,6 @@ static void write_source(const char *path) {
   close(fd);
 }
 
-static void expect_same(const char *a, const char *b) {
-  int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
-  ASSERT(fa >= 0 && fb >= 0);
-  char *x = malloc(SIZE + 1), *y = malloc(SIZE + 1);
-  ASSERT_EQ(pread(fa, x, SIZE + 1, 0), (ssize_t)SIZE);
-  ASSERT_EQ(pread(fb, y, SIZE + 1, 0), (ssize_t)SIZE);
-  if (memcmp(x, y, SIZE) != 0) FAIL("%s and %s differ", a, b);
-  free(x);
-  free(y);
-  close(fa);
-  close(fb);
-}
-
 /* Uploads the pattern to a fresh blob and gets it into dir/name; checks the copy
  * and returns the get's --json. */
 static cJSON *round_trip(const char *dir, const char *name) {
@@ -79,7 +66,7 @@ static cJSON *round_trip(const char *dir, const char *name) {
   EXPECT_EXIT(&r, 0);
   cJSON *j = clirun_json(&r);
   ASSERT(clirun_num(j, "ranges") == BLOCKS + 1);
-  expect_same(src, back);
+  clirun_expect_same_files(src, back);
   struct stat st;
   ASSERT(stat(back, &st) == 0);
   if ((uint64_t)st.st_blocks * 512 > 1 * MiB) /* 3 x 44 KiB and a block of tail */

@@ -45,27 +45,6 @@ static void write_pattern(const char *path, uint64_t size, uint64_t first, uint6
   close(fd);
 }
 
-/* Fails unless the two files hold the same bytes. */
-static void expect_same(const char *a, const char *b) {
-  int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
-  ASSERT(fa >= 0 && fb >= 0);
-  struct stat sa, sb;
-  ASSERT(fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0);
-  ASSERT_EQ(sa.st_size, sb.st_size);
-  char *x = malloc(4 * MiB), *y = malloc(4 * MiB);
-  for (off_t off = 0; off < sa.st_size;) {
-    ssize_t n = pread(fa, x, 4 * MiB, off), m = pread(fb, y, 4 * MiB, off);
-    ASSERT(n > 0 && n == m);
-    if (memcmp(x, y, (size_t)n) != 0)
-      FAIL("%s and %s differ in [%lld, +%zd)", a, b, (long long)off, n);
-    off += n;
-  }
-  free(x);
-  free(y);
-  close(fa);
-  close(fb);
-}
-
 static uint64_t allocated(const char *path) {
   struct stat st;
   ASSERT(stat(path, &st) == 0);
@@ -97,7 +76,7 @@ TEST(fragmented_file_moves_in_full_requests_both_ways) {
   int reads = 0;
   ASSERT_U64_EQ(clirun_trace_sum(&r, "XIOTypeReadFile", &reads), 20 * MiB - 5 * 512);
   ASSERT_EQ(reads, 5);
-  expect_same(src, back);
+  clirun_expect_same_files(src, back);
   remove(src);
   remove(back);
   clirun_free(&r);
@@ -129,7 +108,7 @@ TEST(pages_further_apart_are_written_one_by_one_and_read_in_a_few_requests) {
   ASSERT(clirun_num(j, "ranges") == 3072);
   ASSERT(clirun_num(j, "reads") == 2);
   cJSON_Delete(j);
-  expect_same(src, back);
+  clirun_expect_same_files(src, back);
   remove(src);
   remove(back);
   clirun_free(&r);
@@ -156,7 +135,7 @@ TEST(gaps_read_through_stay_holes_locally) {
   int reads = 0;
   clirun_trace_sum(&r, "XIOTypeReadFile", &reads);
   ASSERT_EQ(reads, 4);
-  expect_same(src, back);
+  clirun_expect_same_files(src, back);
   /* 1 MiB of data; writing the gaps too would allocate all 16 MiB */
   ASSERT(allocated(back) <= 2 * MiB);
   remove(src);
@@ -196,7 +175,7 @@ TEST(mostly_empty_file_costs_a_request_per_block) {
   int reads = 0;
   ASSERT_U64_EQ(clirun_trace_sum(&r, "XIOTypeReadFile", &reads), 64 * 4 * KiB);
   ASSERT_EQ(reads, 64);
-  expect_same(src, back);
+  clirun_expect_same_files(src, back);
   ASSERT(allocated(back) <= 512 * KiB); /* 256 KiB of data */
   remove(src);
   remove(back);
@@ -219,7 +198,7 @@ TEST(transfer_options_take_in_flight_and_checksum) {
     ASSERT_EQ(writes, 9);
     XIO(&r, "get", url, back, "--force", "--in-flight=64");
     EXPECT_EXIT(&r, 0);
-    expect_same(src, back);
+    clirun_expect_same_files(src, back);
   }
   remove(src);
   remove(back);

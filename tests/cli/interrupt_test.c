@@ -23,41 +23,6 @@
 #define MiB ((size_t)1 << 20)
 #define BIG (512 * MiB) /* large enough to be still running when the signal comes */
 
-/* Writes `size` bytes of non-zero data (each 4 MiB block different) to `path`. */
-static void make_source(const char *path, size_t size) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  ASSERT(fd >= 0);
-  char *b = malloc(4 * MiB);
-  ASSERT(b != NULL);
-  for (size_t off = 0; off < size; off += 4 * MiB) {
-    test_fill_random(b, 4 * MiB, off + 1);
-    ASSERT_EQ(pwrite(fd, b, 4 * MiB, (off_t)off), (ssize_t)(4 * MiB));
-  }
-  free(b);
-  close(fd);
-}
-
-static void expect_same_files(const char *a, const char *b) {
-  int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
-  ASSERT(fa >= 0 && fb >= 0);
-  struct stat sa, sb;
-  ASSERT(fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0);
-  ASSERT_EQ(sa.st_size, sb.st_size);
-  char *x = malloc(4 * MiB), *y = malloc(4 * MiB);
-  for (off_t off = 0; off < sa.st_size;) {
-    ssize_t n = pread(fa, x, 4 * MiB, off), m = pread(fb, y, 4 * MiB, off);
-    ASSERT(n > 0);
-    ASSERT_EQ(n, m);
-    if (memcmp(x, y, (size_t)n) != 0)
-      FAIL("%s and %s differ in [%lld, +%zd)", a, b, (long long)off, n);
-    off += n;
-  }
-  free(x);
-  free(y);
-  close(fa);
-  close(fb);
-}
-
 static int file_has(const char *path, const char *needle) {
   FILE *f = fopen(path, "r");
   if (!f) return 0;
@@ -116,7 +81,7 @@ TEST(put_interrupted_by_sigterm_is_marked_until_resumed) {
   clirun_path("stopped-src.bin", src, sizeof src);
   clirun_path("stopped-back.bin", back, sizeof back);
   clirun_path("put.err", errp, sizeof errp);
-  make_source(src, BIG);
+  clirun_make_source(src, BIG, 1);
   ASSERT_EQ(run_and_stop("put", src, url, "XIOTypeWriteFile", errp), 143);
   const char *err = slurp_text(errp);
   ASSERT_CONTAINS(err, "interrupted by SIGTERM");
@@ -152,7 +117,7 @@ TEST(put_interrupted_by_sigterm_is_marked_until_resumed) {
   cJSON_Delete(j);
   XIO(&r, "get", url, back);
   EXPECT_EXIT(&r, 0);
-  expect_same_files(src, back);
+  clirun_expect_same_files(src, back);
   remove(back);
 
   /* A get stopped the same way leaves nothing at LOCAL. */
@@ -170,7 +135,7 @@ TEST(put_interrupted_by_sigterm_is_marked_until_resumed) {
   ASSERT(clirun_num(j, "bytes_fetched") < (double)BIG);
   cJSON_Delete(j);
   ASSERT(access(partial, F_OK) != 0);
-  expect_same_files(src, back);
+  clirun_expect_same_files(src, back);
   remove(src);
   remove(back);
   XIO(&r, "rm", url);

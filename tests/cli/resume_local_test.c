@@ -33,42 +33,6 @@
 #define MiB  ((size_t)1 << 20)
 #define SIZE (256 * MiB) /* 64 chunks; at most 16 in flight plus a pipe of trace */
 
-/* Writes `size` bytes of non-zero data (each 4 MiB block different) to `path`. */
-static void make_source(const char *path, size_t size) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  ASSERT(fd >= 0);
-  char *b = malloc(4 * MiB);
-  ASSERT(b != NULL);
-  for (size_t off = 0; off < size; off += 4 * MiB) {
-    test_fill_random(b, 4 * MiB, off + 7);
-    ASSERT_EQ(pwrite(fd, b, 4 * MiB, (off_t)off), (ssize_t)(4 * MiB));
-  }
-  free(b);
-  close(fd);
-}
-
-static void expect_same_files(const char *a, const char *b) {
-  int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
-  ASSERT(fa >= 0 && fb >= 0);
-  struct stat sa, sb;
-  ASSERT(fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0);
-  ASSERT_EQ(sa.st_size, sb.st_size);
-  char *x = malloc(4 * MiB), *y = malloc(4 * MiB);
-  ASSERT(x && y);
-  for (off_t off = 0; off < sa.st_size;) {
-    ssize_t n = pread(fa, x, 4 * MiB, off), m = pread(fb, y, 4 * MiB, off);
-    ASSERT(n > 0);
-    ASSERT_EQ(n, m);
-    if (memcmp(x, y, (size_t)n) != 0)
-      FAIL("%s and %s differ in [%lld, +%zd)", a, b, (long long)off, n);
-    off += n;
-  }
-  free(x);
-  free(y);
-  close(fa);
-  close(fb);
-}
-
 static const char *slurp(const char *path) {
   static char buf[8192];
   FILE *f = fopen(path, "r");
@@ -158,7 +122,7 @@ static void put_to_local(int sig) {
   clirun_path("put-dst.bin", dst, sizeof dst);
   clirun_path("put-back.bin", back, sizeof back);
   clirun_path("put.err", errp, sizeof errp);
-  make_source(src, SIZE);
+  clirun_make_source(src, SIZE, 7);
   ASSERT_EQ(run_and_signal("put", src, dst, "XIOTypeWriteFile", sig, errp), sig_status(sig));
   const char *err = slurp(errp);
   printf("%s", err);
@@ -190,7 +154,7 @@ static void put_to_local(int sig) {
   j = clirun_json(&r);
   ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(j, "incomplete")));
   cJSON_Delete(j);
-  expect_same_files(src, dst);
+  clirun_expect_same_files(src, dst);
   remove(src);
   remove(dst);
   clirun_free(&r);
@@ -222,7 +186,7 @@ static void get_stopped_and_resumed(const char *source, const char *src, const c
   ASSERT(clirun_num(j, "bytes_fetched") < (double)SIZE);
   cJSON_Delete(j);
   ASSERT(access(partial, F_OK) != 0);
-  expect_same_files(src, back);
+  clirun_expect_same_files(src, back);
   remove(back);
   clirun_free(&r);
 }
@@ -231,7 +195,7 @@ TEST(get_local_to_local_resumes_after_sigint) {
   char src[512], back[512];
   clirun_path("get-src.bin", src, sizeof src);
   clirun_path("get-back.bin", back, sizeof back);
-  make_source(src, SIZE);
+  clirun_make_source(src, SIZE, 7);
   get_stopped_and_resumed(src, src, back, SIGINT);
   remove(src);
 }
@@ -243,7 +207,7 @@ TEST(get_blob_to_local_resumes_after_sigint) {
   clirun_url(container, "whole.mdf", url, sizeof url);
   clirun_path("blob-src.bin", src, sizeof src);
   clirun_path("blob-back.bin", back, sizeof back);
-  make_source(src, SIZE);
+  clirun_make_source(src, SIZE, 7);
   XIO(&r, "put", src, url);
   EXPECT_EXIT(&r, 0);
   get_stopped_and_resumed(url, src, back, SIGINT);
@@ -282,7 +246,7 @@ TEST(ls_marks_an_interrupted_put_until_resumed) {
   clirun_url(container, "whole.mdf", whole, sizeof whole);
   clirun_path("ls-src.bin", src, sizeof src);
   clirun_path("ls.err", errp, sizeof errp);
-  make_source(src, SIZE);
+  clirun_make_source(src, SIZE, 7);
   XIO(&r, "create", whole, "--size", "64K");
   EXPECT_EXIT(&r, 0);
   ASSERT_EQ(run_and_signal("put", src, url, "XIOTypeWriteFile", SIGTERM, errp), 143);

@@ -30,28 +30,6 @@ static void fresh_blob(const char *name, char *url, size_t size) {
   clirun_url(container, name, url, size);
 }
 
-/* Compares two files in 4 MiB pieces (never the whole file in memory). */
-static void expect_same_files(const char *a, const char *b) {
-  int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
-  ASSERT(fa >= 0 && fb >= 0);
-  struct stat sa, sb;
-  ASSERT(fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0);
-  ASSERT_EQ(sa.st_size, sb.st_size);
-  char *x = malloc(4 * MiB), *y = malloc(4 * MiB);
-  for (off_t off = 0; off < sa.st_size;) {
-    ssize_t n = pread(fa, x, 4 * MiB, off), m = pread(fb, y, 4 * MiB, off);
-    ASSERT(n > 0);
-    ASSERT_EQ(n, m);
-    if (memcmp(x, y, (size_t)n) != 0)
-      FAIL("%s and %s differ in [%lld, +%zd)", a, b, (long long)off, n);
-    off += n;
-  }
-  free(x);
-  free(y);
-  close(fa);
-  close(fb);
-}
-
 /* Bytes in the 512-byte pages of `buf` (n a multiple of 512) that are not all zero. */
 static uint64_t nonzero_page_bytes(const char *buf, size_t n) {
   uint64_t sum = 0;
@@ -117,7 +95,7 @@ TEST(sparse_1gib_round_trip) {
   ASSERT(stat(back, &st) == 0);
   ASSERT_U64_EQ(st.st_size, GiB);
   ASSERT((uint64_t)st.st_blocks * 512 < 64 * MiB); /* sparse */
-  expect_same_files(src, back);
+  clirun_expect_same_files(src, back);
   remove(src);
   remove(back);
   XIO(&r, "rm", url);
@@ -172,7 +150,7 @@ TEST(unaligned_log_file_round_trip) {
   cJSON_Delete(j);
   XIO(&r, "get", url, back);
   EXPECT_EXIT(&r, 0);
-  expect_same_files(src, back);
+  clirun_expect_same_files(src, back);
   /* get records the kind where the file system keeps user xattrs; one that keeps
    * none is told apart from a missing attribute, and skips this check (below). */
   ssize_t n = getxattr(back, "user.xio.kind", kind, sizeof kind - 1);
@@ -185,7 +163,7 @@ TEST(unaligned_log_file_round_trip) {
   ASSERT_CONTAINS(r.err, "--force");
   XIO(&r, "get", url, back, "--force");
   EXPECT_EXIT(&r, 0);
-  expect_same_files(src, back);
+  clirun_expect_same_files(src, back);
   XIO(&r, "put", src, url);
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, "BlobAlreadyExists");
@@ -240,7 +218,7 @@ TEST(put_and_get_with_a_local_target) {
   ASSERT_U64_EQ(clirun_trace_sum(&r, "XIOTypeWriteFile", NULL), sizeof block);
   XIO(&r, "get", mid, back);
   EXPECT_EXIT(&r, 0);
-  expect_same_files(src, back);
+  clirun_expect_same_files(src, back);
   struct stat st;
   ASSERT(stat(back, &st) == 0 && (uint64_t)st.st_blocks * 512 < 1 * MiB);
   clirun_free(&r);
