@@ -6,6 +6,7 @@
  *                      random data, one at the start of every KiB (every other
  *                      512-byte page), sized up to a whole MiB: 20000 pages make
  *                      the 20 MiB fragmented database file
+ * Each file is synced to the disk before the command ends.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -83,6 +84,9 @@ int peers_mkfile(int argc, char **argv) {
   unsigned char *buf = malloc(CHUNK);
   int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int rc = !buf || fd < 0 ? -1 : frag ? make_frag(fd, n, seed, buf) : make_random(fd, n, seed, buf);
+  /* on the disk before any client reads it, as a database file to upload would be:
+   * no client then pays for writing back what this wrote */
+  if (rc == 0 && fsync(fd) != 0) rc = -1;
   if (fd >= 0 && close(fd) != 0) rc = -1;
   free(buf);
   if (rc != 0) {

@@ -9,8 +9,8 @@
  * durations (values.c), output for people and for --json (output.c; sizes, times
  * and the clock come from samples/common), errors with hints (errors.c), the xio
  * context built from the global options (context.c), a window of requests in
- * flight (window.c), the merging of a transfer's spans into requests (merge.c)
- * and the progress bar (progress.c).
+ * flight (window.c), the merging of a transfer's spans into requests (merge.c),
+ * put's read-ahead of the local file (source.c) and the progress bar (progress.c).
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -244,8 +244,47 @@ int cli_window_oldest(const cli_window *w, uint64_t *off);
 /** Waits for and handles every request in flight; the first failure wins. */
 xio_err cli_window_drain(cli_window *w, xio_error *err);
 
+/** Waits for and handles, oldest first, the requests in flight that start below
+ *  `limit` (requests are submitted in ascending order of offset); the first
+ *  failure wins. */
+xio_err cli_window_wait_below(cli_window *w, uint64_t limit, xio_error *err);
+
 /** Waits for whatever is still in flight (without handling it) and frees. */
 void cli_window_free(cli_window *w);
+
+/* ---------------------------------------------------------- source.c ---- */
+
+/** put's local file, read chunk by chunk into a ring of memory that the requests
+ *  point into: file byte `off` at ring offset off % size, the ring mapped twice in
+ *  a row so that any span of up to `size` bytes is contiguous. */
+typedef struct cli_source {
+  const char *path;
+  int fd;                /* the caller's descriptor, for buffered reads */
+  int dfd;               /* the same file opened with O_DIRECT, or -1 */
+  int direct;            /* 1 while O_DIRECT reads are in use (none refused) */
+  char *ring;            /* 2 x size bytes of address space (NULL for an empty file) */
+  size_t size;           /* the ring's bytes */
+  uint64_t file_size;    /* what the file held when put started */
+  uint64_t bytes_direct; /* read with O_DIRECT */
+} cli_source;
+
+/** Sets up the source for the file `path`, open for reading as `fd` (not taken
+ *  over), of `file_size` bytes, with a ring of `size` bytes (a multiple of 4 MiB);
+ *  `direct` 0 reads everything buffered. Errors: what memfd_create or mmap report
+ *  (XIO_ENOMEM and the like). */
+xio_err cli_source_open(cli_source *s, const char *path, int fd, uint64_t file_size, size_t size,
+                        int direct, xio_error *err);
+
+/** Reads file bytes [off, off + n) into the ring (never more than one 4 MiB-aligned
+ *  chunk); what the ring held for offsets a ring's length below is overwritten.
+ *  Errors: what pread reports, XIO_EIO when the file ends early (it shrank). */
+xio_err cli_source_load(cli_source *s, uint64_t off, size_t n, xio_error *err);
+
+/** Where file byte `off` is in the ring (valid for up to `size` bytes on). */
+const char *cli_source_at(const cli_source *s, uint64_t off);
+
+/** Unmaps the ring and closes the O_DIRECT descriptor; safe to repeat. */
+void cli_source_close(cli_source *s);
 
 /* ----------------------------------------------------------- merge.c ---- */
 

@@ -5,10 +5,11 @@
  *
  * put asks the file layer for the local file's data extents and recorded kind
  * (opening it read-only: SEEK_DATA/SEEK_HOLE, so the holes of a sparse file cost
- * nothing), maps the file read-only and scans each extent, 4 MiB at a time, for
- * runs of 512-byte pages that are not all zero. The runs go through a merge
- * (merge.c) into Put Page requests of up to 4 MiB that point straight into the
- * mapping: no byte is copied by the command, and all-zero pages are never sent
+ * nothing), reads each extent, 4 MiB at a time, into a ring of memory (source.c:
+ * O_DIRECT where the file system takes it) and scans it for runs of 512-byte pages
+ * that are not all zero. The runs go through a merge (merge.c) into Put Page
+ * requests of up to 4 MiB that point straight into the ring: no byte is copied by
+ * the command, and all-zero pages are never sent
  * (a fresh page blob reads them back as zeros anyway), except inside a small gap
  * the merge bridges (see PUT_GAP). get lists the target's allocated ranges (page
  * ranges, or data extents), sizes a new local file with ftruncate (sparse), merges
@@ -31,11 +32,11 @@
  *   get: peak RSS <= N x 4 MiB of read buffers + fixed, where fixed (program,
  *        libraries, connections, the library's own buffers) measures about 18 MiB:
  *        about 42 MiB at the default, 49 MiB measured at N = 8;
- *   put: peak RSS <= (N + 2) x 4 MiB of the mapped source resident (the requests in
- *        flight, the one being built and the chunk being scanned; the pages behind
- *        them are given back with madvise) + fixed, about 24 MiB here: at most
- *        56 MiB at the default, 47 MiB measured.
- * The command allocates nothing per byte of file: its only buffers are get's N.
+ *   put: peak RSS <= (N + 2) x 4 MiB of ring (the requests in flight, the one being
+ *        built and the chunk being scanned) + fixed, about 24 MiB here: at most
+ *        56 MiB at the default, 53 to 56 MiB measured.
+ * The command allocates nothing per byte of file: its only buffers are get's N
+ * and put's ring.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,7 +46,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -156,17 +156,16 @@ typedef struct put_job {
   uint64_t size;
   xio_kind kind;
   xio_file *f;
-  cli_window w;       /* requests only: they point into `map` */
-  cli_merge m;        /* non-zero runs into Put Page requests */
-  const char *map;    /* LOCAL mapped read-only (NULL when empty) */
-  uint64_t released;  /* the mapped pages below were given back */
-  uint64_t page_size; /* of the mapping */
-  uint64_t pos;       /* everything below was sent or skipped */
+  cli_window w;   /* requests only: they point into the source's ring */
+  cli_merge m;    /* non-zero runs into Put Page requests */
+  cli_source src; /* LOCAL, read a chunk ahead of the requests */
+  uint64_t pos;   /* everything below was sent or skipped */
   uint64_t scanned, sent, pages_sent, writes;
   xio_ranges ext; /* the local file's data extents */
   cli_progress prog;
   int overwrite; /* the target existed and is being overwritten in place */
   int resume;    /* --resume: compare with what the target holds, send what differs */
+  int buffered;  /* --buffered: read LOCAL through the page cache, not with O_DIRECT */
   char *cmp;     /* --resume: the target's bytes of the chunk */
 } put_job;
 
@@ -186,14 +185,15 @@ static size_t run_length(const char *p, size_t n, int zero) {
   return i;
 }
 
-/* The merge's request: a Put Page of [start, end) straight from the mapping. */
+/* The merge's request: a Put Page of [start, end) straight from the ring. */
 static xio_err send_request(uint64_t start, uint64_t end, void *ud, xio_error *err) {
   put_job *j = ud;
   size_t len = (size_t)(end - start);
   cli_slot *s;
   xio_err rc = cli_window_next(&j->w, &s, err);
   if (rc != XIO_OK) return rc;
-  rc = cli_window_submit(&j->w, s, j->f, XIO_IO_WRITE, start, len, (void *)(j->map + start), err);
+  rc = cli_window_submit(&j->w, s, j->f, XIO_IO_WRITE, start, len,
+                         (void *)cli_source_at(&j->src, start), err);
   if (rc != XIO_OK) return rc;
   j->sent += len;
   j->pages_sent += (len + PAGE - 1) / PAGE;
@@ -201,21 +201,18 @@ static xio_err send_request(uint64_t start, uint64_t end, void *ud, xio_error *e
   return XIO_OK;
 }
 
-/* Gives back the mapped pages no request needs any more (below the oldest request
- * in flight, the one being built and the scan), so that what stays resident is
- * bounded by the window, not by the file. */
-static void release_source(put_job *j) {
-  uint64_t low = j->m.end > j->m.start ? j->m.start : j->pos, oldest;
-  if (cli_window_oldest(&j->w, &oldest) && oldest < low) low = oldest;
-  low -= low % j->page_size;
-  if (low <= j->released) return;
-  (void)madvise((void *)(j->map + j->released), (size_t)(low - j->released), MADV_DONTNEED);
-  j->released = low;
+/* Makes the ring's room for file bytes below `end`: waits for the requests in
+ * flight that still point a ring's length or more below it. The request being
+ * built starts at most 4 MiB below the chunk to load, and the ring holds N + 2
+ * chunks, so waiting for all of them always makes room. */
+static xio_err make_room(put_job *j, uint64_t end, xio_error *err) {
+  if (end <= j->src.size) return XIO_OK;
+  return cli_window_wait_below(&j->w, end - j->src.size, err);
 }
 
 /* Feeds the non-zero runs of the chunk of `n` bytes at `off` to the merge. */
 static xio_err send_chunk(put_job *j, uint64_t off, size_t n, xio_error *err) {
-  const char *p = j->map + off;
+  const char *p = cli_source_at(&j->src, off);
   size_t i = 0;
   while (i < n) {
     i += run_length(p + i, n - i, 1);
@@ -231,7 +228,7 @@ static xio_err send_chunk(put_job *j, uint64_t off, size_t n, xio_error *err) {
 /* --resume: sends the pages of the chunk of `n` bytes at `off` that the target
  * does not already hold, after reading the target's bytes there. */
 static xio_err send_differences(put_job *j, uint64_t off, size_t n, xio_error *err) {
-  const char *p = j->map + off;
+  const char *p = cli_source_at(&j->src, off);
   xio_err rc = cli_merge_flush(&j->m, err);
   if (rc == XIO_OK) rc = cli_window_drain(&j->w, err); /* the chunk before is written */
   if (rc == XIO_OK) rc = xio_file_read(j->f, off, j->cmp, n, NULL, err);
@@ -248,18 +245,6 @@ static xio_err send_differences(put_job *j, uint64_t off, size_t n, xio_error *e
   return rc;
 }
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22 /* Linux 5.14 */
-#endif
-
-/* Maps the source's pages of the chunk of `n` bytes at `off` in one call, before
- * the scan touches them: one page fault per 64 KiB or so otherwise. Best effort (an
- * older kernel refuses it, and the scan then faults them in). */
-static void populate_chunk(const put_job *j, uint64_t off, size_t n) {
-  uint64_t start = off - off % j->page_size;
-  (void)madvise((void *)(j->map + start), (size_t)(off + n - start), MADV_POPULATE_READ);
-}
-
 /* Uploads the data extent [start, end] widened to whole pages. */
 static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *err) {
   uint64_t off = start / PAGE * PAGE;
@@ -269,7 +254,8 @@ static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *
     uint64_t next = chunk_end(off, stop);
     size_t n = (size_t)(next - off);
     xio_err rc = check_stop(err);
-    populate_chunk(j, off, n);
+    if (rc == XIO_OK) rc = make_room(j, next, err);
+    if (rc == XIO_OK) rc = cli_source_load(&j->src, off, n, err);
     if (rc == XIO_OK && j->resume)
       rc = send_differences(j, off, n, err);
     else if (rc == XIO_OK)
@@ -278,7 +264,6 @@ static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *
     j->scanned += n;
     cli_progress_add(&j->prog, n);
     off = j->pos = next;
-    release_source(j);
   }
   return XIO_OK;
 }
@@ -405,6 +390,8 @@ static void put_report(const put_job *j, const char *target, double secs) {
     cli_json_u64(o, "pages_sent", j->pages_sent);
     cli_json_u64(o, "pages_skipped", pages - j->pages_sent);
     cli_json_u64(o, "bytes_bridged", j->m.bridged); /* zeros sent inside merged writes */
+    cJSON_AddBoolToObject(o, "direct", j->src.direct);
+    cli_json_u64(o, "bytes_direct", j->src.bytes_direct);
     cJSON_AddNumberToObject(o, "seconds", secs);
     cJSON_AddNumberToObject(o, "mib_per_s", rate);
     cli_json_print(o);
@@ -440,32 +427,8 @@ static xio_err inspect_local(put_job *j, const char *kind_s, xio_error *err) {
   return rc != XIO_OK ? rc : crc;
 }
 
-/* What a SIGBUS during put means: LOCAL shrank under its mapping (someone
- * truncated it). Written by the handler, so formatted before the transfer. */
-static char sigbus_message[600];
-
-static void on_sigbus(int sig) {
-  (void)sig;
-  ssize_t k = write(STDERR_FILENO, sigbus_message, strlen(sigbus_message));
-  (void)k;
-  _exit(CLI_FAILED);
-}
-
-/* A truncation of LOCAL while it is read ends the put with a message, not a
- * crash; the target stays marked incomplete. */
-static void catch_sigbus(const char *local) {
-  snprintf(sigbus_message, sizeof sigbus_message,
-           "xio: put failed: %.400s shrank while it was being read; the target is left "
-           "marked incomplete: put --force again when the file is stable\n",
-           local);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigbus;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGBUS, &sa, NULL);
-}
-
-/* Opens LOCAL for reading, learns its size, kind and data extents, and maps it. */
+/* Opens LOCAL for reading, learns its size, kind and data extents, and sets up the
+ * ring it is read into. */
 static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err) {
   struct stat st;
   j->fd = open(j->local, O_RDONLY | O_CLOEXEC);
@@ -475,13 +438,9 @@ static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err)
   if (!S_ISREG(st.st_mode))
     return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", j->local);
   j->size = (uint64_t)st.st_size;
-  j->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-  if (j->size > SIZE_MAX)
-    return xio_error_set(err, XIO_ELIMIT, "%s is too large to map here", j->local);
-  void *m = j->size ? mmap(NULL, (size_t)j->size, PROT_READ, MAP_SHARED, j->fd, 0) : NULL;
-  if (m == MAP_FAILED) return xio_error_from_errno(err, errno, "ReadLocalFile", "mmap", j->local);
-  j->map = m;
-  return inspect_local(j, kind_s, err);
+  size_t ring = (size_t)(j->c->in_flight + 2) * CHUNK;
+  xio_err rc = cli_source_open(&j->src, j->local, j->fd, j->size, ring, !j->buffered, err);
+  return rc == XIO_OK ? inspect_local(j, kind_s, err) : rc;
 }
 
 /* A put stopped by a signal: what was sent and what is left; the target stays
@@ -536,15 +495,21 @@ static int put_run(put_job *j, const char *target, int force) {
 
 static int run_put(cli *c, int argc, char **argv) {
   const char *kind_s = NULL, *flight_s = NULL, *checksum_s = NULL, *pos[2];
-  int force = 0, resume = 0;
-  const cli_opt opts[] = {{"--kind", &kind_s, NULL},         {"--force", NULL, &force},
-                          {"--resume", NULL, &resume},       {"--in-flight", &flight_s, NULL},
-                          {"--checksum", &checksum_s, NULL}, {NULL, NULL, NULL}};
+  int force = 0, resume = 0, buffered = 0;
+  const cli_opt opts[] = {{"--kind", &kind_s, NULL},
+                          {"--force", NULL, &force},
+                          {"--resume", NULL, &resume},
+                          {"--in-flight", &flight_s, NULL},
+                          {"--checksum", &checksum_s, NULL},
+                          {"--buffered", NULL, &buffered},
+                          {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "LOCAL TARGET", 2, pos);
   if (r != CLI_CONTINUE) return r;
   put_job j;
   memset(&j, 0, sizeof j);
+  j.fd = j.src.dfd = -1;
   j.c = c;
+  j.buffered = buffered;
   j.local = pos[0];
   j.resume = resume;
   if ((r = cli_value_kind(c, kind_s, &j.kind)) != CLI_CONTINUE) return r;
@@ -552,11 +517,10 @@ static int run_put(cli *c, int argc, char **argv) {
   if ((r = cli_value_checksum(c, checksum_s, &c->checksum)) != CLI_CONTINUE) return r;
   if (same_file(pos[0], pos[1])) return cli_usage_error(c, "LOCAL and TARGET are the same file");
   catch_stop_signals();
-  catch_sigbus(j.local);
   xio_error e;
   xio_err rc = open_local_source(&j, kind_s, &e);
   r = rc == XIO_OK ? put_run(&j, pos[1], force) : cli_fail(c, rc, &e);
-  if (j.map) munmap((void *)j.map, (size_t)j.size);
+  cli_source_close(&j.src);
   if (j.fd >= 0) close(j.fd);
   xio_ranges_clear(&j.ext);
   return r;
@@ -565,7 +529,8 @@ static int run_put(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_put = {
     "put",
     "upload a local file, skipping all-zero pages",
-    "put LOCAL TARGET [--kind data|log] [--force] [--resume] [--in-flight N] [--checksum SUM]",
+    "put LOCAL TARGET [--kind data|log] [--force] [--resume] [--in-flight N] [--checksum SUM] "
+    "[--buffered]",
     "Uploads the local file LOCAL to TARGET, a new file of the same size. Only the\n"
     "512-byte pages that hold something other than zeros are sent: holes of a\n"
     "sparse file are never read, and all-zero pages are skipped, except where a\n"
@@ -582,10 +547,13 @@ const cli_command cli_cmd_put = {
     "  --resume          finish an interrupted put: compare TARGET with LOCAL and\n"
     "                    send only the pages that differ\n"
     "  --in-flight N     writes in flight at once, 1..64 (default 6); memory stays\n"
-    "                    under (N + 2) x 4 MiB of LOCAL mapped, plus about 24 MiB\n"
+    "                    under (N + 2) x 4 MiB of ring, plus about 24 MiB\n"
     "  --checksum crc64|md5|none\n"
     "                    the transactional checksum each write carries, which the\n"
     "                    service verifies before storing (default crc64)\n"
+    "  --buffered        read LOCAL through the page cache; by default it is read\n"
+    "                    with O_DIRECT where the file system allows, which costs\n"
+    "                    less CPU and leaves the page cache to others\n"
     "\n"
     "TARGET is marked incomplete until every write is acknowledged; SIGINT or SIGTERM\n"
     "stops issuing, waits for the writes in flight and exits 130 or 143.\n",
@@ -599,6 +567,7 @@ typedef struct get_job {
   const char *local;
   char *partial;         /* LOCAL.xio-partial: the download until it is complete */
   int resume;            /* --resume: continue the partial file */
+  int buffered;          /* --buffered: write through the page cache, not O_DIRECT */
   uint64_t from;         /* everything below was already fetched (resume) */
   uint64_t issued;       /* everything below was requested */
   char etag[80];         /* the source's ETag: a resume needs the same source */
@@ -641,9 +610,10 @@ static xio_err write_local(get_job *j, const char *p, size_t n, uint64_t off, xi
 }
 
 /* Opens the O_DIRECT descriptor of the partial file beside the buffered one; a
- * file system that refuses it (EINVAL: tmpfs) leaves dfd -1 and writes buffered. */
+ * file system that refuses it (EINVAL: tmpfs) leaves dfd -1 and writes buffered,
+ * as --buffered does. */
 static void open_direct(get_job *j) {
-  j->dfd = open(j->partial, O_WRONLY | O_CLOEXEC | O_DIRECT);
+  j->dfd = j->buffered ? -1 : open(j->partial, O_WRONLY | O_CLOEXEC | O_DIRECT);
   j->direct = j->dfd >= 0;
 }
 
@@ -839,10 +809,11 @@ static int get_run(get_job *j, int force) {
 
 static int run_get(cli *c, int argc, char **argv) {
   const char *pos[2], *flight_s = NULL;
-  int force = 0, resume = 0;
+  int force = 0, resume = 0, buffered = 0;
   const cli_opt opts[] = {{"--force", NULL, &force},
                           {"--resume", NULL, &resume},
                           {"--in-flight", &flight_s, NULL},
+                          {"--buffered", NULL, &buffered},
                           {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET LOCAL", 2, pos);
   if (r != CLI_CONTINUE) return r;
@@ -854,6 +825,7 @@ static int run_get(cli *c, int argc, char **argv) {
   j.local = pos[1];
   j.fd = j.dfd = -1;
   j.resume = resume;
+  j.buffered = buffered;
   size_t n = strlen(j.local) + sizeof ".xio-partial";
   if (!(j.partial = xio_malloc(n))) {
     xio_error e;
@@ -885,7 +857,7 @@ static int run_get(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_get = {
     "get",
     "download a file, fetching only allocated ranges",
-    "get TARGET LOCAL [--force] [--resume] [--in-flight N]",
+    "get TARGET LOCAL [--force] [--resume] [--in-flight N] [--buffered]",
     "Downloads TARGET into the local file LOCAL, which is made sparse: only the\n"
     "allocated ranges (page ranges of a blob) are written; the rest stays a hole that\n"
     "reads as zeros. Ranges less than 256 KiB apart are read in one request of up\n"
@@ -899,6 +871,9 @@ const cli_command cli_cmd_get = {
     "                  stopped (refused when TARGET changed since)\n"
     "  --in-flight N   reads in flight at once, 1..64 (default 6); memory stays\n"
     "                  under N x 4 MiB of buffers, plus about 18 MiB\n"
+    "  --buffered      write LOCAL through the page cache; by default whole 4 KiB\n"
+    "                  blocks are written with O_DIRECT where the file system\n"
+    "                  allows, which spares the final fsync a copy of every byte\n"
     "\n"
     "The download goes to LOCAL.xio-partial, renamed to LOCAL once complete; SIGINT or\n"
     "SIGTERM stops issuing, waits for the reads in flight and exits 130 or 143.\n",

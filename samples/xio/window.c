@@ -96,6 +96,17 @@ xio_err cli_window_drain(cli_window *w, xio_error *err) {
   return XIO_OK;
 }
 
+xio_err cli_window_wait_below(cli_window *w, uint64_t limit, xio_error *err) {
+  for (int k = 0; k < w->n; k++) {
+    cli_slot *s = &w->slots[(w->next + k) % w->n];
+    if (!s->busy) continue;
+    if (s->io.offset >= limit) break;
+    xio_err rc = settle(w, s, err);
+    if (rc != XIO_OK) return rc;
+  }
+  return XIO_OK;
+}
+
 void cli_window_free(cli_window *w) {
   for (int k = 0; w->slots && k < w->n; k++) {
     if (w->slots[k].busy) xio_io_wait(&w->slots[k].io);

@@ -2,7 +2,9 @@
  * direct_test.c - get writes its local file with O_DIRECT where the file system
  * takes it (ext4), whole 4 KiB blocks straight from its read buffers and the edges
  * of ranges that do not start or end on a block buffered, and falls back to
- * buffered writes on a file system that refuses O_DIRECT. --json says which
+ * buffered writes on a file system that refuses O_DIRECT; put reads its local file
+ * the same way, into a ring of (in flight + 2) x 4 MiB that larger files go round
+ * many times. --buffered asks for the page cache both ways. --json says which
  * ("direct", "bytes_direct"); either way the copy is byte-identical and as sparse
  * as the source.
  */
@@ -50,9 +52,10 @@ static void write_source(const char *path) {
   close(fd);
 }
 
-/* Uploads the pattern to a fresh blob and gets it into dir/name; checks the copy
- * and returns the get's --json. */
-static cJSON *round_trip(const char *dir, const char *name) {
+/* Uploads the pattern to a fresh blob and gets it into dir/name (both with
+ * --buffered when `buffered`); checks the copy and returns the get's --json, and
+ * the put's in `*put` when not NULL. */
+static cJSON *round_trip_as(const char *dir, const char *name, int buffered, cJSON **put) {
   clirun r = {0};
   char container[64], url[512], src[256], back[512];
   clirun_container(container, sizeof container);
@@ -60,9 +63,16 @@ static cJSON *round_trip(const char *dir, const char *name) {
   clirun_path("direct.src", src, sizeof src);
   snprintf(back, sizeof back, "%s/%s", dir, name);
   write_source(src);
-  XIO(&r, "put", src, url);
+  if (buffered)
+    XIO(&r, "--json", "put", src, url, "--buffered");
+  else
+    XIO(&r, "--json", "put", src, url);
   EXPECT_EXIT(&r, 0);
-  XIO(&r, "--json", "get", url, back);
+  if (put) *put = clirun_json(&r);
+  if (buffered)
+    XIO(&r, "--json", "get", url, back, "--buffered");
+  else
+    XIO(&r, "--json", "get", url, back);
   EXPECT_EXIT(&r, 0);
   cJSON *j = clirun_json(&r);
   ASSERT(clirun_num(j, "ranges") == BLOCKS + 1);
@@ -75,6 +85,10 @@ static cJSON *round_trip(const char *dir, const char *name) {
   remove(src);
   clirun_free(&r);
   return j;
+}
+
+static cJSON *round_trip(const char *dir, const char *name) {
+  return round_trip_as(dir, name, 0, NULL);
 }
 
 TEST(get_writes_whole_blocks_with_o_direct_on_ext4) {
@@ -115,4 +129,56 @@ TEST(get_falls_back_to_buffered_writes_where_o_direct_is_refused) {
   ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(j, "direct")));
   ASSERT(clirun_num(j, "bytes_direct") == 0);
   cJSON_Delete(j);
+}
+
+TEST(put_reads_whole_blocks_with_o_direct_on_ext4) {
+  struct statfs fs;
+  ASSERT(statfs(clirun_dir(), &fs) == 0);
+  if (fs.f_type != EXT4_MAGIC) SKIP("the test directory is not on ext4");
+  cJSON *put = NULL, *get = round_trip_as(clirun_dir(), "direct-put.mdf", 0, &put);
+  ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(put, "direct")));
+  /* ext4's extents start on 4 KiB blocks: every byte read is read direct */
+  ASSERT(clirun_num(put, "bytes_scanned") > 0);
+  ASSERT(clirun_num(put, "bytes_direct") == clirun_num(put, "bytes_scanned"));
+  cJSON_Delete(put);
+  cJSON_Delete(get);
+}
+
+TEST(buffered_put_and_get_go_through_the_page_cache) {
+  cJSON *put = NULL, *get = round_trip_as(clirun_dir(), "buffered-both.mdf", 1, &put);
+  ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(put, "direct")));
+  ASSERT(clirun_num(put, "bytes_direct") == 0);
+  ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(get, "direct")));
+  ASSERT(clirun_num(get, "bytes_direct") == 0);
+  cJSON_Delete(put);
+  cJSON_Delete(get);
+}
+
+/* With one write in flight the ring holds 3 chunks (12 MiB): a 40 MiB file with
+ * holes goes round it more than three times, and a hole in the middle moves the
+ * chunks' places in the ring off the file's 12 MiB multiples. */
+TEST(put_through_a_small_ring_is_byte_identical) {
+  clirun r = {0};
+  char container[64], url[512], src[256], back[256];
+  clirun_container(container, sizeof container);
+  clirun_url(container, "ring.mdf", url, sizeof url);
+  clirun_path("ring.src", src, sizeof src);
+  clirun_path("ring.back", back, sizeof back);
+  clirun_make_source(src, 40 * MiB, 5);
+  int fd = open(src, O_WRONLY);
+  ASSERT(fd >= 0);
+  ASSERT(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(9 * MiB),
+                   (off_t)(5 * MiB + 64 * KiB)) == 0);
+  close(fd);
+  XIO(&r, "--json", "put", src, url, "--in-flight", "1");
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  ASSERT(clirun_num(j, "bytes_scanned") == (double)(40 * MiB - 5 * MiB - 64 * KiB));
+  cJSON_Delete(j);
+  XIO(&r, "get", url, back);
+  EXPECT_EXIT(&r, 0);
+  clirun_expect_same_files(src, back);
+  remove(src);
+  remove(back);
+  clirun_free(&r);
 }
