@@ -9,7 +9,7 @@
  * A run that fails must exit with status 1 and say "out of memory"; one that
  * succeeds must have brought back the same bytes.
  */
-#define _GNU_SOURCE /* mkdtemp */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
 #include <xio/xio.h>
 
 #include "failalloc.h"
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 #include "xfix.h"
@@ -28,8 +29,8 @@
 int allocfail_cli_main(int argc, char **argv);
 
 typedef struct cl {
-  char dir[64];
-  char local[96], back[96], out[96];
+  char dir[512];
+  char local[600], back[600], out[600];
   char url[512];
   unsigned char data[FILE_SIZE];
   unsigned char got[FILE_SIZE + 1];
@@ -103,8 +104,7 @@ static void cl_check(void *ud, xio_err rc, int injected) {
 TEST(cli_put_get) {
   af_install();
   static cl c;
-  snprintf(c.dir, sizeof c.dir, "/tmp/xio-allocfail-XXXXXX");
-  ASSERT(mkdtemp(c.dir) != NULL);
+  test_scratch_dir(c.dir, sizeof c.dir, "xio-allocfail");
   snprintf(c.local, sizeof c.local, "%s/small.mdf", c.dir);
   snprintf(c.back, sizeof c.back, "%s/back.mdf", c.dir);
   snprintf(c.out, sizeof c.out, "%s/output.txt", c.dir);
@@ -126,6 +126,5 @@ TEST(cli_put_get) {
                    .min_points = 300};
   af_run(&s);
   cl_reset(&c);
-  unlink(c.local);
-  rmdir(c.dir);
+  test_remove_tree(c.dir);
 }

@@ -8,7 +8,6 @@
 #include "clirun.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 
 #include <xio/auth.h>
 
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 
@@ -29,33 +29,21 @@
 #define MAX_FORBIDDEN 32
 #define MAX_ARGS      64
 
-static char dir[64];
+static char dir[512];
 static char *forbidden[MAX_FORBIDDEN];
 static int nforbidden;
 static unsigned run_counter;
 
 /* ------------------------------------------------------------ places ---- */
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(path);
-}
-
-static void remove_dir(void) {
-  if (dir[0]) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 const char *clirun_dir(void) {
-  if (!dir[0]) {
-    snprintf(dir, sizeof dir, "/tmp/xio-cli-XXXXXX");
-    if (!mkdtemp(dir)) FAIL("mkdtemp failed");
-    atexit(remove_dir);
-  }
+  if (!dir[0]) test_scratch_dir(dir, sizeof dir, "xio-cli");
   return dir;
 }
 
 void clirun_path(const char *name, char *out, size_t size) {
-  snprintf(out, size, "%s/%s", clirun_dir(), name);
+  int n = snprintf(out, size, "%s/%s", clirun_dir(), name);
+  if (n < 0 || (size_t)n >= size) FAIL("%s/%s does not fit in %zu bytes", clirun_dir(), name, size);
 }
 
 void clirun_container(char *out, size_t size) { test_unique_name(out, size, "cli"); }
@@ -195,7 +183,7 @@ void clirun_free(clirun *r) {
 }
 
 void clirun_v(clirun *r, unsigned flags, const char *const *env_extra, const char *const *args) {
-  char out[128], err[128], trace[128];
+  char out[600], err[600], trace[600];
   unsigned n = run_counter++;
   snprintf(out, sizeof out, "%s/run%u.out", clirun_dir(), n);
   snprintf(err, sizeof err, "%s/run%u.err", clirun_dir(), n);

@@ -52,7 +52,7 @@ void clirun_forbid(const char *secret);
 /** A directory of this process for local files (removed at exit). */
 const char *clirun_dir(void);
 
-/** `out` = clirun_dir()/name. */
+/** `out` = clirun_dir()/name; fails the test when it does not fit. */
 void clirun_path(const char *name, char *out, size_t size);
 
 /** A fresh container name for this test. */

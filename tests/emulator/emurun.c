@@ -7,7 +7,6 @@
 #include "emurun.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "test.h"
 
 #if !defined(XIO_CLI_PATH) || !defined(XIO_NODE_MODULES) || !defined(XIO_EMU_CLIENT_JS)
@@ -24,37 +24,31 @@
 
 #define MAX_DIRS 8
 
-static char work[64];
-static char dirs[MAX_DIRS][128];
+static char work[512];
+static char dirs[MAX_DIRS][600];
 static int ndirs;
 static unsigned runs;
 
 /* ------------------------------------------------------------ places ---- */
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(path);
-}
-
 /* At exit: stop whatever each state directory (or the default one below it, when
- * it served as XDG_RUNTIME_DIR) still runs, then remove them all. */
+ * it served as XDG_RUNTIME_DIR) still runs; the scratch handler, registered
+ * before this one, runs after it and removes them all. */
 static void cleanup(void) {
   for (int i = 0; i < ndirs; i++) {
-    char below[1200];
+    char below[sizeof dirs + 16];
     emurun r = {0};
     snprintf(below, sizeof below, "%s/xio-emulator", dirs[i]);
     EMU_XIO(&r, "emulator", "stop", "--dir", dirs[i]);
     EMU_XIO(&r, "emulator", "stop", "--dir", below);
     emurun_free(&r);
   }
-  if (work[0]) nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static const char *work_dir(void) {
   if (!work[0]) {
-    snprintf(work, sizeof work, "/tmp/xio-emutest-XXXXXX");
-    if (!mkdtemp(work)) FAIL("mkdtemp failed");
-    atexit(cleanup);
+    test_scratch_dir(work, sizeof work, "xio-emutest");
+    if (atexit(cleanup) != 0) FAIL("atexit failed");
   }
   return work;
 }
@@ -107,7 +101,7 @@ void emurun_free(emurun *r) {
 }
 
 void emurun_v(emurun *r, const char *const *env_extra, const char *const *args) {
-  char out[128], err[128];
+  char out[600], err[600];
   unsigned n = runs++;
   snprintf(out, sizeof out, "%s/run%u.out", work_dir(), n);
   snprintf(err, sizeof err, "%s/run%u.err", work_dir(), n);

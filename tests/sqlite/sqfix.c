@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <xio/auth.h>
 
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 #include "xio_sqlite.h"
@@ -34,10 +35,7 @@ void sqfix_setup(sqfix *fx) {
            XIO_AUTH_DEV_KEY, test_endpoint());
   setenv("AZURE_STORAGE_CONNECTION_STRING", cs, 1);
   unsetenv("XIO_SQLITE_TAKEOVER");
-  snprintf(fx->trace, sizeof fx->trace, "/tmp/xio-sqlite-trace-XXXXXX");
-  int fd = mkstemp(fx->trace);
-  ASSERT(fd >= 0);
-  close(fd);
+  test_scratch_file(fx->trace, sizeof fx->trace, "xio-sqlite-trace");
   setenv("XIO_TRACE", fx->trace, 1);
   char name[64];
   test_unique_name(name, sizeof name, "sqlite");

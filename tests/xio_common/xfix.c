@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include "xfix.h"
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 
 #include <xio/auth.h>
 
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 
@@ -68,8 +68,7 @@ void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
   if (!local) o.connection_string = xfix_dev_connection_string();
   ASSERT_OK(xio_ctx_new(&o, &fx->ctx, &e), &e);
   if (local) {
-    snprintf(fx->base, sizeof fx->base, "/tmp/xio-test-XXXXXX");
-    ASSERT(mkdtemp(fx->base) != NULL);
+    test_scratch_dir(fx->base, sizeof fx->base, "xio-test");
   } else {
     char name[64];
     test_unique_name(name, sizeof name, "xio");
@@ -77,14 +76,9 @@ void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
   }
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(path);
-}
-
 void xfix_teardown(xfix *fx) {
   xio_ctx_free(fx->ctx);
-  if (fx->local) nftw(fx->base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (fx->local) test_remove_tree(fx->base);
   free(fx->trace.json);
   free(fx->trace.ev);
   pthread_mutex_destroy(&fx->trace.mu);

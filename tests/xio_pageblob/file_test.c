@@ -13,6 +13,7 @@
 
 #include <xio/auth.h>
 
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 #include "xfix.h"
@@ -167,9 +168,8 @@ TEST(sas_url_never_appears_in_traces_or_errors) {
 }
 
 TEST(trace_file_gets_json_lines) {
-  char path[] = "/tmp/xio-trace-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT(fd >= 0);
+  char path[512];
+  test_scratch_file(path, sizeof path, "xio-trace");
   xio_ctx_options o = xio_ctx_options_default();
   o.trace_path = path;
   xfix fx;
@@ -199,17 +199,15 @@ TEST(trace_file_gets_json_lines) {
     }
   }
   fclose(in);
-  remove(path);
+  test_remove_tree(path);
   ASSERT(lines >= 5);
   ASSERT_EQ(zero, 2);   /* at create (8 MiB) and at growth */
   ASSERT_EQ(growth, 1); /* the growth's clear is there, once */
 }
 
 TEST(xio_trace_environment_variable_names_the_trace_file) {
-  char path[] = "/tmp/xio-envtrace-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT(fd >= 0);
-  close(fd);
+  char path[512];
+  test_scratch_file(path, sizeof path, "xio-envtrace");
   setenv("XIO_TRACE", path, 1);
   xio_ctx_options o = xio_ctx_options_default(); /* use_environment = 1 */
   o.connection_string = xfix_dev_connection_string();
@@ -233,6 +231,6 @@ TEST(xio_trace_environment_variable_names_the_trace_file) {
   while (fgets(line, sizeof line, in))
     creates += strstr(line, "\"request_type\":\"XIOTypeCreateFile\"") != NULL;
   fclose(in);
-  remove(path);
+  test_remove_tree(path);
   ASSERT(creates >= 1);
 }
