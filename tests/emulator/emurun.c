@@ -1,20 +1,16 @@
 /*
- * emurun.c - the emulator tests' helpers (see emurun.h): posix_spawn with stdout
- * and stderr sent to files, a clean environment, state directories stopped and
- * removed at exit, JSON access, and /proc for whether a pid still runs.
+ * emurun.c - the emulator tests' helpers (see emurun.h): the harness's test_spawn
+ * in a clean environment, state directories stopped at exit (and then removed with
+ * the test's scratch), JSON access, and /proc for whether a pid still runs.
  */
 #define _GNU_SOURCE
 #include "emurun.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "child.h"
 #include "scratch.h"
 #include "test.h"
 
@@ -27,7 +23,6 @@
 static char work[512];
 static char dirs[MAX_DIRS][600];
 static int ndirs;
-static unsigned runs;
 
 /* ------------------------------------------------------------ places ---- */
 
@@ -61,39 +56,6 @@ const char *emurun_dir(void) {
 
 /* ------------------------------------------------------------ running ---- */
 
-static char *read_all(const char *path) {
-  FILE *f = fopen(path, "rb");
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  if (!buf) FAIL("out of memory");
-  while (f) {
-    if (cap - len < 2048 && !(buf = realloc(buf, cap *= 2))) FAIL("out of memory");
-    size_t n = fread(buf + len, 1, cap - len - 1, f);
-    if (n == 0) break;
-    len += n;
-  }
-  if (f) fclose(f);
-  buf[len] = '\0';
-  return buf;
-}
-
-static char **make_env(const char *const *extra) {
-  size_t n = 0, k = 0, nextra = 0;
-  while (environ[n])
-    n++;
-  while (extra && extra[nextra])
-    nextra++;
-  char **env = calloc(n + nextra + 1, sizeof *env);
-  if (!env) FAIL("out of memory");
-  for (size_t i = 0; i < n; i++)
-    if (strncmp(environ[i], "AZURE_STORAGE_", 14) != 0 && strncmp(environ[i], "XIO_", 4) != 0)
-      env[k++] = environ[i];
-  for (size_t i = 0; i < nextra; i++)
-    env[k++] = (char *)extra[i];
-  env[k] = NULL;
-  return env;
-}
-
 void emurun_free(emurun *r) {
   free(r->out);
   free(r->err);
@@ -101,30 +63,11 @@ void emurun_free(emurun *r) {
 }
 
 void emurun_v(emurun *r, const char *const *env_extra, const char *const *args) {
-  char out[600], err[600];
-  unsigned n = runs++;
-  snprintf(out, sizeof out, "%s/run%u.out", work_dir(), n);
-  snprintf(err, sizeof err, "%s/run%u.err", work_dir(), n);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  char **env = make_env(env_extra);
-  pid_t pid;
-  int rc = posix_spawn(&pid, args[0], &fa, NULL, (char *const *)args, env);
-  posix_spawn_file_actions_destroy(&fa);
-  free(env);
-  if (rc != 0) FAIL("cannot start %s: %s", args[0], strerror(rc));
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    ;
+  static const char *const drop[] = {"AZURE_STORAGE_", "XIO_", NULL};
+  char **env = test_env(drop, env_extra);
   emurun_free(r);
-  r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r->out = read_all(out);
-  r->err = read_all(err);
-  remove(out);
-  remove(err);
+  r->status = test_spawn(args[0], args, env, &r->out, &r->err);
+  free(env);
 }
 
 /* ------------------------------------------------------------- JSON ---- */
