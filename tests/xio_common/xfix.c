@@ -89,6 +89,23 @@ void xfix_target(const xfix *fx, const char *name, char *out, size_t size) {
   snprintf(out, size, "%s/%s", fx->base, name);
 }
 
+xio_file *xfix_open_url(xfix *fx, const char *url, unsigned flags, xio_kind kind, uint64_t size) {
+  xio_error e;
+  xio_open_options o = xio_open_options_default();
+  o.flags = flags;
+  o.kind = kind;
+  o.size = size;
+  xio_file *f = NULL;
+  ASSERT_OK(xio_file_open(fx->ctx, url, &o, &f, &e), &e);
+  return f;
+}
+
+xio_file *xfix_open(xfix *fx, const char *name, unsigned flags, xio_kind kind, uint64_t size) {
+  char url[1024];
+  xfix_target(fx, name, url, sizeof url);
+  return xfix_open_url(fx, url, flags, kind, size);
+}
+
 void xfix_trace_reset(xfix *fx) {
   pthread_mutex_lock(&fx->trace.mu);
   fx->trace.n = 0;

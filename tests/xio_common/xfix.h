@@ -47,6 +47,13 @@ void xfix_teardown(xfix *fx);
 /** Writes the target for file `name` into `out`. */
 void xfix_target(const xfix *fx, const char *name, char *out, size_t size);
 
+/** Opens `url` on the fixture's context with `flags`, `kind` and `size` (the open
+ *  options' fields; the rest default), failing the test on an error. */
+xio_file *xfix_open_url(xfix *fx, const char *url, unsigned flags, xio_kind kind, uint64_t size);
+
+/** The same for file `name` of the fixture (see xfix_target). */
+xio_file *xfix_open(xfix *fx, const char *name, unsigned flags, xio_kind kind, uint64_t size);
+
 /** Forgets the events recorded so far. */
 void xfix_trace_reset(xfix *fx);
 
