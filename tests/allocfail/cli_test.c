@@ -116,7 +116,7 @@ TEST(cli_put_get) {
   test_fill_random(c.data + 32768, 8192, 2); /* and one in the middle */
   FILE *fp = fopen(c.local, "wb");
   ASSERT(fp && fwrite(c.data, 1, sizeof c.data, fp) == sizeof c.data && fclose(fp) == 0);
-  setenv("AZURE_STORAGE_CONNECTION_STRING", xfix_dev_connection_string(), 1);
+  setenv("AZURE_STORAGE_CONNECTION_STRING", test_dev_connection_string(), 1);
   af_scenario s = {.name = "cli_put_get",
                    .op = cl_op,
                    .reset = cl_reset,

@@ -54,15 +54,6 @@ void clirun_url(const char *container, const char *blob, char *out, size_t size)
     snprintf(out, size, "%s/%s", test_account_url(), container);
 }
 
-const char *clirun_connection_string(void) {
-  static char buf[1024];
-  snprintf(buf, sizeof buf,
-           "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;",
-           XIO_AUTH_DEV_KEY, test_endpoint());
-  return buf;
-}
-
 void clirun_forbid(const char *secret) {
   if (nforbidden == MAX_FORBIDDEN) FAIL("too many forbidden secrets");
   forbidden[nforbidden++] = strdup(secret);
@@ -92,7 +83,7 @@ static char **make_env(unsigned flags, const char *const *extra, char **owned) {
   size_t k = 0;
   *owned = NULL;
   if (!(flags & CLIRUN_NO_CREDS)) {
-    const char *cs = clirun_connection_string();
+    const char *cs = test_dev_connection_string();
     size_t len = strlen(cs) + 40;
     if (!(*owned = malloc(len))) FAIL("out of memory");
     snprintf(*owned, len, "AZURE_STORAGE_CONNECTION_STRING=%s", cs);

@@ -61,9 +61,6 @@ void clirun_container(char *out, size_t size);
 /** `out` = <account URL>/container[/blob]. */
 void clirun_url(const char *container, const char *blob, char *out, size_t size);
 
-/** The dev account's connection string for the emulator. Static buffer. */
-const char *clirun_connection_string(void);
-
 /** Parses the run's stdout as JSON (fails the test when it is not). */
 cJSON *clirun_json(const clirun *r);
 

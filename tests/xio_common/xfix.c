@@ -9,20 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <xio/auth.h>
-
 #include "scratch.h"
 #include "test.h"
 #include "util.h"
-
-const char *xfix_dev_connection_string(void) {
-  static char buf[1024];
-  snprintf(buf, sizeof buf,
-           "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;",
-           XIO_AUTH_DEV_KEY, test_endpoint());
-  return buf;
-}
 
 static void record(const xio_trace_event *ev, void *ud) {
   xfix_trace *t = ud;
@@ -65,7 +54,7 @@ void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
   o.use_environment = 0;
   o.trace = record;
   o.trace_ud = &fx->trace;
-  if (!local) o.connection_string = xfix_dev_connection_string();
+  if (!local) o.connection_string = test_dev_connection_string();
   ASSERT_OK(xio_ctx_new(&o, &fx->ctx, &e), &e);
   if (local) {
     test_scratch_dir(fx->base, sizeof fx->base, "xio-test");

@@ -60,7 +60,4 @@ void xfix_trace_reset(xfix *fx);
 /** Number of recorded events of `type` (e.g. XIO_REQ_ZERO). */
 int xfix_count(xfix *fx, xio_request_type type);
 
-/** The connection string of the emulator's dev account. Static buffer. */
-const char *xfix_dev_connection_string(void);
-
 #endif

@@ -198,7 +198,7 @@ TEST(xio_trace_environment_variable_names_the_trace_file) {
   test_scratch_file(path, sizeof path, "xio-envtrace");
   setenv("XIO_TRACE", path, 1);
   xio_ctx_options o = xio_ctx_options_default(); /* use_environment = 1 */
-  o.connection_string = xfix_dev_connection_string();
+  o.connection_string = test_dev_connection_string();
   xio_ctx *ctx = NULL;
   xio_error e;
   ASSERT_OK(xio_ctx_new(&o, &ctx, &e), &e);
