@@ -17,13 +17,14 @@
  *   results.c      the list of result rows every section appends to
  *   growth.c       create-with-size, grow-by and zero-range measurements
  *   extrapolate.c  zero-write times past the cap, derived from the cap's rate
- *   pump.c         keeping N asynchronous requests in flight, with latencies
  *   bulk.c         bulk write/read throughput at several in-flight depths
  *   randio.c       8 KiB random reads and writes at queue depth 1 and 32
  *   context.c      the machine the numbers were measured on
  *   out_csv.c, out_json.c   the reports for programs
  *   out_md.c       the reports for people: results.md and the terminal summary
  *   plot.c         drawing the plots with gnuplot (plot.gp)
+ * The requests in flight with their latencies are the pump's (samples/common,
+ * samples_pump.h), which the peer benchmark shares.
  */
 #ifndef XIO_BENCH_H
 #define XIO_BENCH_H
@@ -35,6 +36,7 @@
 #include <xio/xio.h>
 
 #include "samples_common.h"
+#include "samples_pump.h"
 
 #define BENCH_KiB 1024ull
 #define BENCH_MiB (1024ull * 1024)
@@ -299,28 +301,6 @@ void bench_growth(const bench_config *c, bench_target *t, bench_results *r);
  *  the row measured at the cap (times and zeroing requests). */
 void bench_extrapolate(const bench_config *c, const char *backend, const char *op,
                        bench_results *r);
-
-/* ---------------------------------------------------------------- pump ---- */
-
-/** Fills request `i` (op, offset, length, buf); the pump sets done/ud. */
-typedef void (*bench_pump_next)(void *ud, uint64_t i, int slot, xio_io *io);
-
-typedef struct bench_pump_result {
-  uint64_t ops;   /* requests completed */
-  uint64_t bytes; /* bytes transferred */
-  double seconds; /* first submit to last completion */
-  double *lat_us; /* per-request latency, submit to callback (malloc'd) */
-  xio_err rc;     /* first failure */
-  xio_error error;
-} bench_pump_result;
-
-/**
- * Runs up to `max_ops` requests on `f` with `depth` of them in flight, stopping
- * early after `max_seconds` (0: no limit). Returns the first failure; `out` holds
- * what completed (free out->lat_us).
- */
-xio_err bench_pump(xio_file *f, int depth, uint64_t max_ops, double max_seconds,
-                   bench_pump_next next, void *ud, bench_pump_result *out);
 
 /* ------------------------------------------------------------ bulk, random ---- */
 

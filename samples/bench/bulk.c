@@ -29,23 +29,24 @@ typedef struct bulk_job {
   char *dst; /* read buffers, one per slot */
 } bulk_job;
 
-static void next_bulk(void *ud, uint64_t i, int slot, xio_io *io) {
+static int next_bulk(void *ud, uint64_t i, int slot, xio_io *io) {
   bulk_job *j = ud;
   uint64_t off = i * j->req;
   io->op = j->op;
   io->offset = off;
   io->length = j->size - off < j->req ? (size_t)(j->size - off) : j->req;
   io->buf = j->op == XIO_IO_WRITE ? j->src : j->dst + (size_t)slot * j->req;
+  return 0;
 }
 
 /* Moves the whole file one way; `secs` and `cpu` cover the requests and a flush. */
 static xio_err pass(bench_target *t, xio_file *f, bulk_job *j, int depth, double *secs, double *cpu,
                     bench_counts *req, xio_error *err) {
-  bench_pump_result pr;
+  samples_pump_result pr;
   uint64_t n = (j->size + j->req - 1) / j->req;
   bench_counter_reset(t->counter);
   double c0 = cpu_seconds(), t0 = samples_now();
-  xio_err rc = bench_pump(f, depth, n, 0, next_bulk, j, &pr);
+  xio_err rc = samples_pump(f, depth, n, 0, next_bulk, j, &pr);
   if (rc == XIO_OK)
     rc = xio_file_flush(f, err);
   else

@@ -24,16 +24,17 @@ typedef struct rand_job {
   uint64_t file_size;
 } rand_job;
 
-static void next_random(void *ud, uint64_t i, int slot, xio_io *io) {
+static int next_random(void *ud, uint64_t i, int slot, xio_io *io) {
   rand_job *j = ud;
   (void)i;
   io->op = j->op;
   io->offset = bench_rand(&j->rng) % j->nblocks * j->io;
   io->length = j->io;
   io->buf = j->op == XIO_IO_WRITE ? j->src : j->dst + (size_t)slot * j->io;
+  return 0;
 }
 
-static void next_prefill(void *ud, uint64_t i, int slot, xio_io *io) {
+static int next_prefill(void *ud, uint64_t i, int slot, xio_io *io) {
   rand_job *j = ud;
   uint64_t off = i * (4 * BENCH_MiB);
   (void)slot;
@@ -41,6 +42,7 @@ static void next_prefill(void *ud, uint64_t i, int slot, xio_io *io) {
   io->offset = off;
   io->length = j->file_size - off < 4 * BENCH_MiB ? (size_t)(j->file_size - off) : 4 * BENCH_MiB;
   io->buf = j->src;
+  return 0;
 }
 
 static uint64_t write_ops_cap(const bench_config *c) {
@@ -55,7 +57,7 @@ static void fail_row(bench_row *row, xio_err rc, const xio_error *e) {
            xio_error_format(e, msg, sizeof msg));
 }
 
-static void report(bench_row *row, bench_pump_result *pr) {
+static void report(bench_row *row, samples_pump_result *pr) {
   bench_sort(pr->lat_us, (size_t)pr->ops);
   row->ops = pr->ops;
   row->runs = 1;
@@ -81,9 +83,9 @@ static void measure(const bench_config *c, bench_target *t, xio_file *f, rand_jo
   row->depth = depth;
   j->op = op;
   uint64_t cap = op == XIO_IO_WRITE ? write_ops_cap(c) : c->random_ops;
-  bench_pump_result pr;
+  samples_pump_result pr;
   bench_counter_reset(t->counter);
-  xio_err rc = bench_pump(f, depth, cap, c->random_seconds, next_random, j, &pr);
+  xio_err rc = samples_pump(f, depth, cap, c->random_seconds, next_random, j, &pr);
   bench_counter_get(t->counter, &row->req);
   if (rc != XIO_OK)
     fail_row(row, rc, &pr.error);
@@ -100,9 +102,9 @@ static xio_err prepare(const bench_config *c, bench_target *t, rand_job *j, cons
   o.size = c->random_file;
   xio_err rc = xio_file_open(t->ctx, url, &o, f, e);
   if (rc != XIO_OK) return rc;
-  bench_pump_result pr;
+  samples_pump_result pr;
   uint64_t n = (c->random_file + 4 * BENCH_MiB - 1) / (4 * BENCH_MiB);
-  rc = bench_pump(*f, PREFILL_DEPTH, n, 0, next_prefill, j, &pr);
+  rc = samples_pump(*f, PREFILL_DEPTH, n, 0, next_prefill, j, &pr);
   if (rc != XIO_OK) *e = pr.error;
   free(pr.lat_us);
   return rc == XIO_OK ? xio_file_flush(*f, e) : rc;

@@ -12,6 +12,9 @@
 
 #include <xio/xio.h>
 
+#include "samples_common.h"
+#include "samples_pump.h"
+
 /* Subcommands: each takes the arguments after its name and returns the exit status
  * (0 done, 1 failed, 2 bad usage), having printed what went wrong to stderr. */
 int peers_run(int argc, char **argv);
@@ -19,27 +22,6 @@ int peers_mkfile(int argc, char **argv);
 int peers_seed(int argc, char **argv);
 int peers_verify(int argc, char **argv);
 int peers_randwrite(int argc, char **argv);
-
-/** Fills request `i` of a pump (op, offset, length, buf); returns 0, or -1 when
- *  there is no request `i` (the pump then stops issuing). */
-typedef int (*peers_next_fn)(void *ud, uint64_t i, xio_io *io);
-
-typedef struct peers_pump_result {
-  uint64_t ops;    /* requests completed */
-  double seconds;  /* first submit to last completion */
-  double *lat_us;  /* per request, submit to completion; malloc'd, caller frees */
-  xio_err rc;      /* the first failure, or XIO_OK */
-  xio_error error; /* its detail */
-} peers_pump_result;
-
-/**
- * Keeps up to `depth` asynchronous requests on `f` in flight until `max_ops` have
- * been issued or `next` has no more, then waits for all. Latencies are recorded for
- * up to `max_ops` requests. Returns the first failure (XIO_ENOMEM when the pump's
- * own memory cannot be had); `out` is filled either way.
- */
-xio_err peers_pump(xio_file *f, int depth, uint64_t max_ops, peers_next_fn next, void *ud,
-                   peers_pump_result *out);
 
 /** A context for page-blob work with `depth` requests on the wire: credentials,
  *  CA bundle and the rest from the environment, as the xio command takes them. */
@@ -51,9 +33,6 @@ int peers_size_arg(const char *name, const char *text, uint64_t *out);
 
 /** Prints "xio-peers: WHAT: the error" to stderr and returns 1. */
 int peers_fail(const char *what, const xio_error *e);
-
-/** Monotonic seconds, for durations. */
-double peers_now(void);
 
 /** Sorts `v` and returns its q-quantile (0 for an empty array). */
 double peers_quantile(double *v, uint64_t n, double q);

@@ -25,9 +25,9 @@ static uint64_t xorshift(uint64_t *s) {
   return *s = x;
 }
 
-static int next_write(void *ud, uint64_t i, xio_io *io) {
+static int next_write(void *ud, uint64_t i, int slot, xio_io *io) {
   job *j = ud;
-  (void)i;
+  (void)i, (void)slot;
   io->op = XIO_IO_WRITE;
   io->offset = xorshift(&j->rng) % j->nblocks * j->io;
   io->length = (size_t)j->io;
@@ -82,9 +82,9 @@ static int measure(xio_file *f, const opts *o) {
   uint64_t s = o->seed;
   for (uint64_t i = 0; i < o->io; i++)
     j.buf[i] = (unsigned char)(xorshift(&s) >> 24 | 1);
-  peers_pump_result pr;
+  samples_pump_result pr;
   double c0 = cpu_now();
-  xio_err rc = peers_pump(f, (int)o->depth, o->ops, next_write, &j, &pr);
+  xio_err rc = samples_pump(f, (int)o->depth, o->ops, 0, next_write, &j, &pr);
   double cpu = cpu_now() - c0;
   free(j.buf);
   if (rc != XIO_OK) {

@@ -45,7 +45,7 @@ int peers_run(int argc, char **argv) {
     return 2;
   }
   char **cmd = argv + i + 1;
-  double t0 = peers_now();
+  double t0 = samples_now();
   pid_t pid = fork();
   if (pid < 0) {
     fprintf(stderr, "xio-peers run: fork: %s\n", strerror(errno));
@@ -63,7 +63,7 @@ int peers_run(int argc, char **argv) {
       fprintf(stderr, "xio-peers run: wait4: %s\n", strerror(errno));
       return 1;
     }
-  double wall = peers_now() - t0;
+  double wall = samples_now() - t0;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (write_result(out, wall, &ru, code) != 0) return 1;
   return code;

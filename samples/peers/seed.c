@@ -30,9 +30,9 @@ static int zero_page(const unsigned char *p) {
 }
 
 /* The next run of non-zero pages from r->pos, at most 4 MiB. */
-static int next_run(void *ud, uint64_t i, xio_io *io) {
+static int next_run(void *ud, uint64_t i, int slot, xio_io *io) {
   runs *r = ud;
-  (void)i;
+  (void)i, (void)slot;
   while (r->pos < r->size && zero_page(r->data + r->pos))
     r->pos += PAGE;
   if (r->pos >= r->size) return -1;
@@ -51,7 +51,7 @@ static int next_run(void *ud, uint64_t i, xio_io *io) {
 static uint64_t count_runs(runs *r) {
   xio_io io;
   uint64_t n = 0;
-  while (next_run(r, n, &io) == 0)
+  while (next_run(r, n, 0, &io) == 0)
     n++;
   r->pos = 0, r->requests = 0;
   return n;
@@ -82,8 +82,8 @@ static int upload(const char *url, int depth, runs *r) {
     xio_ctx_free(ctx);
     return peers_fail("create", &e);
   }
-  peers_pump_result pr;
-  xio_err rc = peers_pump(f, depth, count_runs(r), next_run, r, &pr);
+  samples_pump_result pr;
+  xio_err rc = samples_pump(f, depth, count_runs(r), 0, next_run, r, &pr);
   free(pr.lat_us);
   if (rc != XIO_OK) e = pr.error;
   if (rc == XIO_OK) rc = xio_file_flush(f, &e);

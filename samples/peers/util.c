@@ -1,10 +1,9 @@
 /*
  * util.c - what the xio-peers subcommands share: the context they open, argument
- * parsing, error printing, the clock and quantiles.
+ * parsing, error printing and quantiles.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
-#include <time.h>
 
 #include "peers.h"
 
@@ -30,12 +29,6 @@ int peers_fail(const char *what, const xio_error *e) {
   char msg[1200];
   fprintf(stderr, "xio-peers: %s: %s\n", what, xio_error_format(e, msg, sizeof msg));
   return 1;
-}
-
-double peers_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int cmp_double(const void *a, const void *b) {

@@ -53,6 +53,24 @@ static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
   return rc;
 }
 
+/* Runs a command of one TARGET: gathers it and shows it with `json` (--json) or
+ * `human`. */
+static int run_shown(cli *c, int argc, char **argv, void (*json)(const info *in),
+                     void (*human)(const cli *c, const info *in)) {
+  const char *pos[1];
+  int r = cli_parse(c, argc, argv, NULL, "TARGET", 1, pos);
+  if (r != CLI_CONTINUE) return r;
+  info in;
+  xio_error e;
+  xio_err rc = gather(c, pos[0], &in, &e);
+  if (rc == XIO_OK && c->json)
+    json(&in);
+  else if (rc == XIO_OK)
+    human(c, &in);
+  xio_ranges_clear(&in.ranges);
+  return rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
+}
+
 /* -------------------------------------------------------------- stat ---- */
 
 static cJSON *lease_json(const info *in) {
@@ -94,7 +112,8 @@ static void print_lease(const info *in) {
          in->props.lease_duration[0] ? ", " : "", in->props.lease_duration);
 }
 
-static void stat_human(const info *in) {
+static void stat_human(const cli *c, const info *in) {
+  (void)c;
   char h[32];
   int blob = strcmp(in->props.backend, "pageblob") == 0;
   printf("%-11s %s\n", "target", in->target);
@@ -119,18 +138,7 @@ static void stat_human(const info *in) {
 }
 
 static int run_stat(cli *c, int argc, char **argv) {
-  const char *pos[1];
-  int r = cli_parse(c, argc, argv, NULL, "TARGET", 1, pos);
-  if (r != CLI_CONTINUE) return r;
-  info in;
-  xio_error e;
-  xio_err rc = gather(c, pos[0], &in, &e);
-  if (rc == XIO_OK && c->json)
-    stat_json(&in);
-  else if (rc == XIO_OK)
-    stat_human(&in);
-  xio_ranges_clear(&in.ranges);
-  return rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
+  return run_shown(c, argc, argv, stat_json, stat_human);
 }
 
 const cli_command cli_cmd_stat = {
@@ -170,18 +178,7 @@ static void ranges_human(const cli *c, const info *in) {
 }
 
 static int run_ranges(cli *c, int argc, char **argv) {
-  const char *pos[1];
-  int r = cli_parse(c, argc, argv, NULL, "TARGET", 1, pos);
-  if (r != CLI_CONTINUE) return r;
-  info in;
-  xio_error e;
-  xio_err rc = gather(c, pos[0], &in, &e);
-  if (rc == XIO_OK && c->json)
-    ranges_json(&in);
-  else if (rc == XIO_OK)
-    ranges_human(c, &in);
-  xio_ranges_clear(&in.ranges);
-  return rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
+  return run_shown(c, argc, argv, ranges_json, ranges_human);
 }
 
 const cli_command cli_cmd_ranges = {

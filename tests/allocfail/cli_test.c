@@ -9,7 +9,7 @@
  * A run that fails must exit with status 1 and say "out of memory"; one that
  * succeeds must have brought back the same bytes.
  */
-#define _GNU_SOURCE /* mkdtemp */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
 #include <xio/xio.h>
 
 #include "failalloc.h"
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 #include "xfix.h"
@@ -28,8 +29,8 @@
 int allocfail_cli_main(int argc, char **argv);
 
 typedef struct cl {
-  char dir[64];
-  char local[96], back[96], out[96];
+  char dir[512];
+  char local[600], back[600], out[600];
   char url[512];
   unsigned char data[FILE_SIZE];
   unsigned char got[FILE_SIZE + 1];
@@ -103,8 +104,7 @@ static void cl_check(void *ud, xio_err rc, int injected) {
 TEST(cli_put_get) {
   af_install();
   static cl c;
-  snprintf(c.dir, sizeof c.dir, "/tmp/xio-allocfail-XXXXXX");
-  ASSERT(mkdtemp(c.dir) != NULL);
+  test_scratch_dir(c.dir, sizeof c.dir, "xio-allocfail");
   snprintf(c.local, sizeof c.local, "%s/small.mdf", c.dir);
   snprintf(c.back, sizeof c.back, "%s/back.mdf", c.dir);
   snprintf(c.out, sizeof c.out, "%s/output.txt", c.dir);
@@ -116,7 +116,7 @@ TEST(cli_put_get) {
   test_fill_random(c.data + 32768, 8192, 2); /* and one in the middle */
   FILE *fp = fopen(c.local, "wb");
   ASSERT(fp && fwrite(c.data, 1, sizeof c.data, fp) == sizeof c.data && fclose(fp) == 0);
-  setenv("AZURE_STORAGE_CONNECTION_STRING", xfix_dev_connection_string(), 1);
+  setenv("AZURE_STORAGE_CONNECTION_STRING", test_dev_connection_string(), 1);
   af_scenario s = {.name = "cli_put_get",
                    .op = cl_op,
                    .reset = cl_reset,
@@ -126,6 +126,5 @@ TEST(cli_put_get) {
                    .min_points = 300};
   af_run(&s);
   cl_reset(&c);
-  unlink(c.local);
-  rmdir(c.dir);
+  test_remove_tree(c.dir);
 }

@@ -16,6 +16,7 @@
 #include <xio/xio.h>
 
 #include "failalloc.h"
+#include "scratch.h"
 #include "test.h"
 
 #define SAS                                                                                        \
@@ -113,7 +114,7 @@ TEST(credentials) {
 
 /* ------------------------------------------ a context's own credentials ---- */
 
-static char cred_path[64];
+static char cred_path[512];
 
 /* A context loading every credential source at once: the credential file, a
  * connection string and the AZURE_STORAGE_* variables. */
@@ -130,7 +131,7 @@ static xio_err ctx_op(void *ud, xio_error *err) {
 }
 
 TEST(context_credentials) {
-  snprintf(cred_path, sizeof cred_path, "/tmp/xio-allocfail-cred-%d.json", (int)getpid());
+  test_scratch_file(cred_path, sizeof cred_path, "xio-allocfail-cred");
   FILE *fp = fopen(cred_path, "w");
   ASSERT(fp != NULL);
   fprintf(fp,
@@ -145,6 +146,6 @@ TEST(context_credentials) {
   unsetenv("XIO_CA_BUNDLE");
   af_scenario s = {.name = "context_credentials", .op = ctx_op, .budget = 100000, .min_points = 50};
   af_report r = af_run(&s);
-  unlink(cred_path);
+  test_remove_tree(cred_path);
   ASSERT_EQ(r.stride, 1);
 }

@@ -53,7 +53,7 @@ static size_t piece_len(const pb *p, int k) {
 static xio_ctx_options options(void) {
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
-  o.connection_string = xfix_dev_connection_string();
+  o.connection_string = test_dev_connection_string();
   o.retry.base_delay_ms = 1; /* a failure that is retried costs no waiting */
   o.retry.max_delay_ms = 5;
   return o;

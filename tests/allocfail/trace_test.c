@@ -5,7 +5,7 @@
  * in turn. A line is written whole or not at all: each line in the file must parse
  * and carry every field, and a run that succeeded wrote as many lines as a clean run.
  */
-#define _GNU_SOURCE /* mkdtemp */
+#define _GNU_SOURCE
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include <xio/xio.h>
 
 #include "failalloc.h"
+#include "scratch.h"
 #include "test.h"
 
 static const char *const fields[] = {
@@ -25,9 +26,9 @@ static const char *const fields[] = {
 #define NFIELDS (sizeof fields / sizeof *fields)
 
 typedef struct tr {
-  char dir[64];
-  char trace[96];
-  char file[96];
+  char dir[512];
+  char trace[600];
+  char file[600];
   char *want_line; /* the event's line, from a run without failures */
   int clean_lines; /* lines a run without failures writes (-1: not known yet) */
 } tr;
@@ -132,8 +133,7 @@ TEST(trace_sink) {
   tr t;
   memset(&t, 0, sizeof t);
   t.clean_lines = -1;
-  snprintf(t.dir, sizeof t.dir, "/tmp/xio-allocfail-XXXXXX");
-  ASSERT(mkdtemp(t.dir) != NULL);
+  test_scratch_dir(t.dir, sizeof t.dir, "xio-allocfail");
   snprintf(t.trace, sizeof t.trace, "%s/trace.jsonl", t.dir);
   snprintf(t.file, sizeof t.file, "%s/x.ldf", t.dir);
   af_scenario s = {.name = "trace_sink",
@@ -146,6 +146,6 @@ TEST(trace_sink) {
   af_report r = af_run(&s);
   ASSERT_EQ(r.stride, 1);
   tr_reset(&t);
-  rmdir(t.dir);
+  test_remove_tree(t.dir);
   free(t.want_line);
 }

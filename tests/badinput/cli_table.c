@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xio/auth.h>
-
 #include "badinput.h"
 #include "clirun.h"
 #include "faultproxy.h"
@@ -479,10 +477,9 @@ static void expand_row(const cli_row *r, int i, expanded *x) {
     x->env[e] = x->store[s++];
   }
   if (r->fault.kind) { /* the dev account, addressed through the proxy */
-    snprintf(x->store[s], sizeof x->store[s],
-             "AZURE_STORAGE_CONNECTION_STRING=DefaultEndpointsProtocol=http;AccountName="
-             "devstoreaccount1;AccountKey=%s;BlobEndpoint=%s/devstoreaccount1;",
-             XIO_AUTH_DEV_KEY, faultproxy_endpoint(bi_proxy()));
+    char cs[1024];
+    test_dev_connection_string_at(faultproxy_endpoint(bi_proxy()), cs, sizeof cs);
+    snprintf(x->store[s], sizeof x->store[s], "AZURE_STORAGE_CONNECTION_STRING=%s", cs);
     x->env[e++] = x->store[s++];
   }
   x->env[e] = NULL;

@@ -68,7 +68,7 @@ void bi_setup(void) {
   test_fill_random(want, sizeof want, BI_FIXTURE_SEED);
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
-  o.connection_string = clirun_connection_string();
+  o.connection_string = test_dev_connection_string();
   xio_error e;
   ASSERT_OK(xio_ctx_new(&o, &ctx, &e), &e);
   atexit(free_ctx);

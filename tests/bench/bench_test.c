@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 
@@ -30,7 +30,7 @@ static const char *const columns[] = {
     "iops",     "p50_us",        "p99_us",       "note"};
 
 typedef struct run {
-  char dir[256]; /* --out and --local-dir */
+  char dir[512]; /* --out and --local-dir */
   int status;    /* exit status */
   csv table;
 } run;
@@ -39,8 +39,7 @@ typedef struct run {
  * in a fresh directory; its output goes to DIR/stdout.log. */
 static void run_bench(run *r, const char *const *args) {
   memset(r, 0, sizeof *r);
-  snprintf(r->dir, sizeof r->dir, "/tmp/xio-bench-test-XXXXXX");
-  ASSERT(mkdtemp(r->dir) != NULL);
+  test_scratch_dir(r->dir, sizeof r->dir, "xio-bench-test");
   const char *argv[64];
   int n = 0;
   argv[n++] = XIO_BENCH_EXE;
@@ -53,7 +52,7 @@ static void run_bench(run *r, const char *const *args) {
   for (int i = 0; args[i] && n < 63; i++)
     argv[n++] = args[i];
   argv[n] = NULL;
-  char log[320];
+  char log[600];
   snprintf(log, sizeof log, "%s/stdout.log", r->dir);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -66,24 +65,19 @@ static void run_bench(run *r, const char *const *args) {
   ASSERT(waitpid(pid, &st, 0) == pid);
   r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   if (r->status != 0) {
-    char cmd[400];
+    char cmd[700];
     snprintf(cmd, sizeof cmd, "tail -n 40 '%s'", log);
     fflush(stdout);
     if (system(cmd) != 0) fprintf(stderr, "(no log)\n");
   }
-  char path[320];
+  char path[600];
   snprintf(path, sizeof path, "%s/results.csv", r->dir);
   if (r->status == 0) ASSERT_EQ(csv_read(path, &r->table), 0);
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(path);
-}
-
 static void run_free(run *r) {
   csv_free(&r->table);
-  nftw(r->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  test_remove_tree(r->dir);
 }
 
 /* The row of kind/backend/op/policy/size (policy "" and size 0 for bulk and random:
@@ -102,14 +96,14 @@ static int find(const run *r, const char *kind, const char *backend, const char 
 }
 
 static int file_size(const run *r, const char *name) {
-  char path[320];
+  char path[600];
   struct stat st;
   snprintf(path, sizeof path, "%s/%s", r->dir, name);
   return stat(path, &st) == 0 ? (int)(st.st_size > 0) : -1;
 }
 
 static int file_contains(const run *r, const char *name, const char *needle) {
-  char path[320], *text = NULL;
+  char path[600], *text = NULL;
   size_t cap = 0;
   snprintf(path, sizeof path, "%s/%s", r->dir, name);
   FILE *f = fopen(path, "r");

@@ -7,25 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildfix.h"
 #include "call_int.h"
 #include "test.h"
 #include "xml_int.h"
 
 #define PERM(x) XIO_AUTH_PERM(x)
 
-static xio_blob_target *target(const char *url) {
-  xio_blob_target *t = NULL;
-  xio_error e;
-  ASSERT_OK(xio_blob_target_new(url, NULL, &t, &e), &e);
-  return t;
-}
-
-static const char *hdr(const xio_blob_call *c, const char *name) {
-  return xio__blob_hdrs_get(&c->headers, name);
-}
-
 TEST(build_list_include) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont");
+  xio_blob_target *t = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont");
   xio_blob_call *c = NULL;
   xio_error e;
   ASSERT_OK(xio_blob_call_list_include(t, "db", "m1", 3,
@@ -45,9 +35,9 @@ TEST(build_list_include) {
 }
 
 TEST(build_copy_names_source_with_snapshot_and_sas) {
-  xio_blob_target *dst = target("http://127.0.0.1:1/devstoreaccount1/cont/restored.mdf");
-  xio_blob_target *snap =
-      target("http://127.0.0.1:1/devstoreaccount1/cont/db.mdf?snapshot=2026-01-01T00%3A00%3A00Z");
+  xio_blob_target *dst = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont/restored.mdf");
+  xio_blob_target *snap = buildfix_target(
+      "http://127.0.0.1:1/devstoreaccount1/cont/db.mdf?snapshot=2026-01-01T00%3A00%3A00Z");
   xio_blob_call *c = NULL;
   xio_error e;
   xio_blob_cond cond = {"lease-9", NULL, "*"};
@@ -55,25 +45,26 @@ TEST(build_copy_names_source_with_snapshot_and_sas) {
   ASSERT_STR_EQ(c->method, "PUT");
   ASSERT(c->query == NULL);
   ASSERT_STR_EQ(
-      hdr(c, "x-ms-copy-source"),
+      buildfix_hdr(c, "x-ms-copy-source"),
       "http://127.0.0.1:1/devstoreaccount1/cont/db.mdf?snapshot=2026-01-01T00%3A00%3A00Z");
-  ASSERT_STR_EQ(hdr(c, "x-ms-lease-id"), "lease-9");
-  ASSERT_STR_EQ(hdr(c, "If-None-Match"), "*");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-lease-id"), "lease-9");
+  ASSERT_STR_EQ(buildfix_hdr(c, "If-None-Match"), "*");
   ASSERT(!c->retryable); /* a retry of an applied create-only copy would fail */
   ASSERT_EQ(c->need_any, PERM('c') | PERM('w'));
   xio_blob_call_free(c);
-  xio_blob_target *sas = target("https://other.blob.core.windows.net/cc1/db.mdf?sv=2020-12-06&sp=r"
-                                "&se=2099-01-01T00%3A00%3A00Z&sr=b&sig=c2VjcmV0");
+  xio_blob_target *sas =
+      buildfix_target("https://other.blob.core.windows.net/cc1/db.mdf?sv=2020-12-06&sp=r"
+                      "&se=2099-01-01T00%3A00%3A00Z&sr=b&sig=c2VjcmV0");
   ASSERT_OK(xio_blob_call_copy(dst, sas, NULL, &c, &e), &e);
-  ASSERT_STR_EQ(hdr(c, "x-ms-copy-source"),
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-copy-source"),
                 "https://other.blob.core.windows.net/cc1/db.mdf?sv=2020-12-06&sp=r"
                 "&se=2099-01-01T00%3A00%3A00Z&sr=b&sig=c2VjcmV0");
   ASSERT(c->retryable);
-  ASSERT(hdr(c, "If-None-Match") == NULL);
+  ASSERT(buildfix_hdr(c, "If-None-Match") == NULL);
   /* The log-safe URL of the call is the destination's, without any query. */
   ASSERT_STR_EQ(xio_blob_call_safe_url(c), "http://127.0.0.1:1/devstoreaccount1/cont/restored.mdf");
   xio_blob_call_free(c);
-  xio_blob_target *cont = target("http://127.0.0.1:1/devstoreaccount1/cont");
+  xio_blob_target *cont = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont");
   ASSERT_ERR(xio_blob_call_copy(dst, cont, NULL, &c, &e), XIO_EINVAL, &e);
   ASSERT(c == NULL);
   xio_blob_target_free(cont);
@@ -83,25 +74,26 @@ TEST(build_copy_names_source_with_snapshot_and_sas) {
 }
 
 TEST(build_abort_copy_and_delete_snapshot) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/db.mdf");
+  xio_blob_target *t = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont/db.mdf");
   xio_blob_call *c = NULL;
   xio_error e;
   ASSERT_OK(xio_blob_call_abort_copy(t, "0f0e-id", NULL, &c, &e), &e);
   ASSERT_STR_EQ(c->method, "PUT");
   ASSERT_STR_EQ(c->query, "comp=copy&copyid=0f0e-id");
-  ASSERT_STR_EQ(hdr(c, "x-ms-copy-action"), "abort");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-copy-action"), "abort");
   xio_blob_call_free(c);
   ASSERT_ERR(xio_blob_call_abort_copy(t, "", NULL, &c, &e), XIO_EINVAL, &e);
   ASSERT_OK(xio_blob_call_delete_snapshot(t, "2026-01-01T00:00:00.1234567Z", NULL, &c, &e), &e);
   ASSERT_STR_EQ(c->method, "DELETE");
   ASSERT_STR_EQ(c->query, "snapshot=2026-01-01T00%3A00%3A00.1234567Z");
   /* Never x-ms-delete-snapshots: that is for deleting a base blob. */
-  ASSERT(hdr(c, "x-ms-delete-snapshots") == NULL);
+  ASSERT(buildfix_hdr(c, "x-ms-delete-snapshots") == NULL);
   ASSERT_EQ(c->need_perms, PERM('d'));
   ASSERT(c->missing_ok_on_retry);
   xio_blob_call_free(c);
   ASSERT_ERR(xio_blob_call_delete_snapshot(t, NULL, NULL, &c, &e), XIO_EINVAL, &e);
-  xio_blob_target *snap = target("http://127.0.0.1:1/devstoreaccount1/cont/db.mdf?snapshot=x");
+  xio_blob_target *snap =
+      buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont/db.mdf?snapshot=x");
   ASSERT_ERR(xio_blob_call_delete_snapshot(snap, "y", NULL, &c, &e), XIO_EINVAL, &e);
   ASSERT_CONTAINS(e.message, "already names a snapshot");
   ASSERT(c == NULL);

@@ -4,25 +4,16 @@
  */
 #include <string.h>
 
+#include "buildfix.h"
 #include "call_int.h"
 #include "test.h"
 
 #define MiB     (1024u * 1024u)
 #define PERM(x) XIO_AUTH_PERM(x)
 
-static xio_blob_target *target(const char *url) {
-  xio_blob_target *t = NULL;
-  xio_error e;
-  ASSERT_OK(xio_blob_target_new(url, NULL, &t, &e), &e);
-  return t;
-}
-
-static const char *hdr(const xio_blob_call *c, const char *name) {
-  return xio__blob_hdrs_get(&c->headers, name);
-}
-
 TEST(target_paths_for_emulator_and_azure) {
-  xio_blob_target *t = target("http://127.0.0.1:10000/devstoreaccount1/dbs/dir/data file.mdf");
+  xio_blob_target *t =
+      buildfix_target("http://127.0.0.1:10000/devstoreaccount1/dbs/dir/data file.mdf");
   ASSERT_STR_EQ(xio_blob_target_safe_url(t),
                 "http://127.0.0.1:10000/devstoreaccount1/dbs/dir/data%20file.mdf");
   ASSERT_STR_EQ(t->cont_path, "/devstoreaccount1/dbs");
@@ -33,8 +24,8 @@ TEST(target_paths_for_emulator_and_azure) {
                 "http://127.0.0.1:10000/devstoreaccount1/dbs/log.ldf");
   xio_blob_target_free(child);
   xio_blob_target_free(t);
-  t = target("https://acct.blob.core.windows.net/dbs/"
-             "x.mdf?sv=2020-12-06&sp=r&se=2099-01-01T00%3A00%3A00Z&sr=b&sig=c2VjcmV0");
+  t = buildfix_target("https://acct.blob.core.windows.net/dbs/"
+                      "x.mdf?sv=2020-12-06&sp=r&se=2099-01-01T00%3A00%3A00Z&sr=b&sig=c2VjcmV0");
   ASSERT_STR_EQ(xio_blob_target_safe_url(t), "https://acct.blob.core.windows.net/dbs/x.mdf");
   ASSERT_STR_EQ(t->cont_path, "/dbs");
   ASSERT_EQ(xio_blob_target_cred_kind(t), XIO_AUTH_CRED_SAS);
@@ -43,7 +34,7 @@ TEST(target_paths_for_emulator_and_azure) {
 }
 
 TEST(build_put_page) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
+  xio_blob_target *t = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
   char data[1024] = {0};
   xio_blob_call *c = NULL;
   xio_error e;
@@ -51,9 +42,9 @@ TEST(build_put_page) {
   ASSERT_OK(xio_blob_call_put_page(t, 4096, data, sizeof data, 0, &cond, &c, &e), &e);
   ASSERT_STR_EQ(c->method, "PUT");
   ASSERT_STR_EQ(c->query, "comp=page");
-  ASSERT_STR_EQ(hdr(c, "x-ms-page-write"), "update");
-  ASSERT_STR_EQ(hdr(c, "x-ms-range"), "bytes=4096-5119");
-  ASSERT_STR_EQ(hdr(c, "x-ms-lease-id"), "lease-1");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-page-write"), "update");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-range"), "bytes=4096-5119");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-lease-id"), "lease-1");
   ASSERT(c->body == data && c->body_len == sizeof data);
   ASSERT(c->retryable);
   ASSERT_EQ(c->need_perms, PERM('w'));
@@ -63,12 +54,12 @@ TEST(build_put_page) {
 }
 
 TEST(build_clear_create_resize_read) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.ldf");
+  xio_blob_target *t = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont/b.ldf");
   xio_blob_call *c = NULL;
   xio_error e;
   ASSERT_OK(xio_blob_call_clear(t, 8 * MiB, 1ull << 40, 0, NULL, &c, &e), &e);
-  ASSERT_STR_EQ(hdr(c, "x-ms-page-write"), "clear");
-  ASSERT_STR_EQ(hdr(c, "x-ms-range"), "bytes=8388608-1099520016383");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-page-write"), "clear");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-range"), "bytes=8388608-1099520016383");
   ASSERT(c->body == NULL && c->body_len == 0);
   xio_blob_call_free(c);
   xio_blob_meta meta[1] = {{"xiokind", "log"}};
@@ -76,20 +67,20 @@ TEST(build_clear_create_resize_read) {
   ASSERT_OK(xio_blob_call_create(t, 8 * MiB, meta, 1, &only, &c, &e), &e);
   ASSERT_STR_EQ(c->method, "PUT");
   ASSERT(c->query == NULL);
-  ASSERT_STR_EQ(hdr(c, "x-ms-blob-type"), "PageBlob");
-  ASSERT_STR_EQ(hdr(c, "x-ms-blob-content-length"), "8388608");
-  ASSERT_STR_EQ(hdr(c, "x-ms-meta-xiokind"), "log");
-  ASSERT_STR_EQ(hdr(c, "If-None-Match"), "*");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-blob-type"), "PageBlob");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-blob-content-length"), "8388608");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-meta-xiokind"), "log");
+  ASSERT_STR_EQ(buildfix_hdr(c, "If-None-Match"), "*");
   ASSERT_EQ(c->need_any, PERM('c') | PERM('w'));
   xio_blob_call_free(c);
   ASSERT_OK(xio_blob_call_resize(t, 1ull << 40, NULL, &c, &e), &e);
   ASSERT_STR_EQ(c->query, "comp=properties");
-  ASSERT_STR_EQ(hdr(c, "x-ms-blob-content-length"), "1099511627776");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-blob-content-length"), "1099511627776");
   xio_blob_call_free(c);
   char buf[100];
   ASSERT_OK(xio_blob_call_read(t, 7, buf, sizeof buf, NULL, &c, &e), &e);
   ASSERT_STR_EQ(c->method, "GET");
-  ASSERT_STR_EQ(hdr(c, "x-ms-range"), "bytes=7-106");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-range"), "bytes=7-106");
   ASSERT(c->rbuf == buf && c->rbuf_len == sizeof buf);
   ASSERT_EQ(c->need_perms, PERM('r'));
   xio_blob_call_free(c);
@@ -97,7 +88,7 @@ TEST(build_clear_create_resize_read) {
 }
 
 TEST(build_container_list_ranges_delete_snapshot_meta) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
+  xio_blob_target *t = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
   xio_blob_call *c = NULL;
   xio_error e;
   ASSERT_OK(xio_blob_call_create_container(t, &c, &e), &e);
@@ -112,15 +103,15 @@ TEST(build_container_list_ranges_delete_snapshot_meta) {
   xio_blob_call_free(c);
   ASSERT_OK(xio_blob_call_page_ranges(t, 0, 0, NULL, &c, &e), &e);
   ASSERT_STR_EQ(c->query, "comp=pagelist");
-  ASSERT(hdr(c, "x-ms-range") == NULL);
+  ASSERT(buildfix_hdr(c, "x-ms-range") == NULL);
   xio_blob_call_free(c);
   ASSERT_OK(xio_blob_call_page_ranges(t, 512, 1024, "next", &c, &e), &e);
   ASSERT_STR_EQ(c->query, "comp=pagelist&marker=next");
-  ASSERT_STR_EQ(hdr(c, "x-ms-range"), "bytes=512-1535");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-range"), "bytes=512-1535");
   xio_blob_call_free(c);
   ASSERT_OK(xio_blob_call_delete(t, 1, NULL, &c, &e), &e);
   ASSERT_STR_EQ(c->method, "DELETE");
-  ASSERT_STR_EQ(hdr(c, "x-ms-delete-snapshots"), "include");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-delete-snapshots"), "include");
   ASSERT(c->missing_ok_on_retry);
   xio_blob_call_free(c);
   ASSERT_OK(xio_blob_call_snapshot(t, NULL, &c, &e), &e);
@@ -129,7 +120,7 @@ TEST(build_container_list_ranges_delete_snapshot_meta) {
   xio_blob_meta meta[2] = {{"a", "1"}, {"b_2", "two"}};
   ASSERT_OK(xio_blob_call_set_metadata(t, meta, 2, NULL, &c, &e), &e);
   ASSERT_STR_EQ(c->query, "comp=metadata");
-  ASSERT_STR_EQ(hdr(c, "x-ms-meta-b_2"), "two");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-meta-b_2"), "two");
   xio_blob_call_free(c);
   xio_blob_meta bad[1] = {{"not-an-identifier", "x"}};
   ASSERT_ERR(xio_blob_call_set_metadata(t, bad, 1, NULL, &c, &e), XIO_EINVAL, &e);
@@ -137,32 +128,32 @@ TEST(build_container_list_ranges_delete_snapshot_meta) {
 }
 
 TEST(build_lease_actions) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
+  xio_blob_target *t = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
   xio_blob_call *c = NULL;
   xio_error e;
   xio_blob_lease_args a = {XIO_BLOB_LEASE_ACQUIRE, NULL, NULL, 30, 0};
   ASSERT_OK(xio_blob_call_lease(t, &a, &c, &e), &e);
   ASSERT_STR_EQ(c->query, "comp=lease");
-  ASSERT_STR_EQ(hdr(c, "x-ms-lease-action"), "acquire");
-  ASSERT_STR_EQ(hdr(c, "x-ms-lease-duration"), "30");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-lease-action"), "acquire");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-lease-duration"), "30");
   ASSERT(!c->retryable); /* no proposed id: a lost response would strand a lease */
   xio_blob_call_free(c);
   a.proposed_id = "11111111-2222-4333-8444-555555555555";
   ASSERT_OK(xio_blob_call_lease(t, &a, &c, &e), &e);
   ASSERT(c->retryable);
-  ASSERT_STR_EQ(hdr(c, "x-ms-proposed-lease-id"), a.proposed_id);
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-proposed-lease-id"), a.proposed_id);
   xio_blob_call_free(c);
   xio_blob_lease_args b = {XIO_BLOB_LEASE_BREAK, NULL, NULL, 0, 0};
   ASSERT_OK(xio_blob_call_lease(t, &b, &c, &e), &e);
-  ASSERT_STR_EQ(hdr(c, "x-ms-lease-action"), "break");
-  ASSERT_STR_EQ(hdr(c, "x-ms-lease-break-period"), "0");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-lease-action"), "break");
+  ASSERT_STR_EQ(buildfix_hdr(c, "x-ms-lease-break-period"), "0");
   xio_blob_call_free(c);
   xio_blob_target_free(t);
 }
 
 TEST(limits_are_enforced_by_builders) {
-  xio_blob_target *t = target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
-  xio_blob_target *cont = target("http://127.0.0.1:1/devstoreaccount1/cont");
+  xio_blob_target *t = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf");
+  xio_blob_target *cont = buildfix_target("http://127.0.0.1:1/devstoreaccount1/cont");
   xio_blob_call *c = NULL;
   xio_error e;
   static char data[4 * MiB + 512];

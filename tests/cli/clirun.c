@@ -1,24 +1,23 @@
 /*
- * clirun.c - running the xio program from the tests (see clirun.h): posix_spawn
- * with stdout and stderr sent to files, a clean environment with the emulator's
- * dev account, a trace file per run, and the secret checks every run goes through;
- * making and comparing the local files the transfers move.
+ * clirun.c - running the xio program from the tests (see clirun.h): the harness's
+ * test_spawn in a clean environment with the emulator's dev account, a trace file
+ * per run, and the secret checks every run goes through; making and comparing the
+ * local files the transfers move.
  */
 #define _GNU_SOURCE
 #include "clirun.h"
 
 #include <fcntl.h>
-#include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <xio/auth.h>
 
+#include "child.h"
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 
@@ -29,33 +28,21 @@
 #define MAX_FORBIDDEN 32
 #define MAX_ARGS      64
 
-static char dir[64];
+static char dir[512];
 static char *forbidden[MAX_FORBIDDEN];
 static int nforbidden;
 static unsigned run_counter;
 
 /* ------------------------------------------------------------ places ---- */
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(path);
-}
-
-static void remove_dir(void) {
-  if (dir[0]) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 const char *clirun_dir(void) {
-  if (!dir[0]) {
-    snprintf(dir, sizeof dir, "/tmp/xio-cli-XXXXXX");
-    if (!mkdtemp(dir)) FAIL("mkdtemp failed");
-    atexit(remove_dir);
-  }
+  if (!dir[0]) test_scratch_dir(dir, sizeof dir, "xio-cli");
   return dir;
 }
 
 void clirun_path(const char *name, char *out, size_t size) {
-  snprintf(out, size, "%s/%s", clirun_dir(), name);
+  int n = snprintf(out, size, "%s/%s", clirun_dir(), name);
+  if (n < 0 || (size_t)n >= size) FAIL("%s/%s does not fit in %zu bytes", clirun_dir(), name, size);
 }
 
 void clirun_container(char *out, size_t size) { test_unique_name(out, size, "cli"); }
@@ -67,40 +54,12 @@ void clirun_url(const char *container, const char *blob, char *out, size_t size)
     snprintf(out, size, "%s/%s", test_account_url(), container);
 }
 
-const char *clirun_connection_string(void) {
-  static char buf[1024];
-  snprintf(buf, sizeof buf,
-           "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;",
-           XIO_AUTH_DEV_KEY, test_endpoint());
-  return buf;
-}
-
 void clirun_forbid(const char *secret) {
   if (nforbidden == MAX_FORBIDDEN) FAIL("too many forbidden secrets");
   forbidden[nforbidden++] = strdup(secret);
 }
 
 /* ------------------------------------------------------------ files ---- */
-
-static char *read_all(const char *path) {
-  FILE *f = fopen(path, "rb");
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  if (!buf) FAIL("out of memory");
-  while (f) {
-    if (cap - len < 2048) {
-      cap *= 2;
-      if (!(buf = realloc(buf, cap))) FAIL("out of memory");
-    }
-    size_t n = fread(buf + len, 1, cap - len - 1, f);
-    if (n == 0) break;
-    len += n;
-  }
-  if (f) fclose(f);
-  buf[len] = '\0';
-  return buf;
-}
 
 void clirun_write_file(const char *path, const void *data, size_t n) {
   FILE *f = fopen(path, "wb");
@@ -109,40 +68,33 @@ void clirun_write_file(const char *path, const void *data, size_t n) {
 
 /* ------------------------------------------------------- environment ---- */
 
-static int dropped(const char *kv) {
-  static const char *const drop[] = {
-      "AZURE_STORAGE_", "XIO_TRACE=",         "XIO_CREDENTIALS=",
-      "XIO_CA_BUNDLE=", "XIO_DEMO_ENDPOINT=", "XIO_TEST_BLOB_ENDPOINT="};
-  for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
-    if (strncmp(kv, drop[i], strlen(drop[i])) == 0) return 1;
-  return 0;
-}
-
 /* The child's environment: ours without credentials or xio settings, then the dev
  * connection string, then the extras. The array is malloc'd; its strings are not
  * (but for the connection string entry, which *owned gets). */
 static char **make_env(unsigned flags, const char *const *extra, char **owned) {
-  size_t n = 0, k = 0, nextra = 0;
-  while (environ[n])
-    n++;
-  while (extra && extra[nextra])
-    nextra++;
-  char **env = calloc(n + nextra + 2, sizeof *env);
-  if (!env) FAIL("out of memory");
-  for (size_t i = 0; i < n; i++)
-    if (!dropped(environ[i])) env[k++] = environ[i];
+  static const char *const drop[] = {"AZURE_STORAGE_",
+                                     "XIO_TRACE=",
+                                     "XIO_CREDENTIALS=",
+                                     "XIO_CA_BUNDLE=",
+                                     "XIO_DEMO_ENDPOINT=",
+                                     "XIO_TEST_BLOB_ENDPOINT=",
+                                     NULL};
+  const char *all[MAX_ARGS + 2];
+  size_t k = 0;
   *owned = NULL;
   if (!(flags & CLIRUN_NO_CREDS)) {
-    const char *cs = clirun_connection_string();
+    const char *cs = test_dev_connection_string();
     size_t len = strlen(cs) + 40;
-    *owned = malloc(len);
+    if (!(*owned = malloc(len))) FAIL("out of memory");
     snprintf(*owned, len, "AZURE_STORAGE_CONNECTION_STRING=%s", cs);
-    env[k++] = *owned;
+    all[k++] = *owned;
   }
-  for (size_t i = 0; i < nextra; i++)
-    env[k++] = (char *)extra[i];
-  env[k] = NULL;
-  return env;
+  for (size_t i = 0; extra && extra[i]; i++) {
+    if (k == MAX_ARGS) FAIL("too many environment entries");
+    all[k++] = extra[i];
+  }
+  all[k] = NULL;
+  return test_env(drop, all);
 }
 
 /* ---------------------------------------------------------- running ---- */
@@ -171,22 +123,6 @@ static void check_secrets(const clirun *r, unsigned flags) {
   check_text(r->out, "stdout", (flags & CLIRUN_SECRET_STDOUT) != 0);
 }
 
-static int spawn_wait(const char *const *argv, char **env, const char *out, const char *err) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid;
-  int rc = posix_spawn(&pid, XIO_CLI_PATH, &fa, NULL, (char *const *)argv, env);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) FAIL("cannot start %s: %s", XIO_CLI_PATH, strerror(rc));
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    ;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 void clirun_free(clirun *r) {
   free(r->out);
   free(r->err);
@@ -195,11 +131,8 @@ void clirun_free(clirun *r) {
 }
 
 void clirun_v(clirun *r, unsigned flags, const char *const *env_extra, const char *const *args) {
-  char out[128], err[128], trace[128];
-  unsigned n = run_counter++;
-  snprintf(out, sizeof out, "%s/run%u.out", clirun_dir(), n);
-  snprintf(err, sizeof err, "%s/run%u.err", clirun_dir(), n);
-  snprintf(trace, sizeof trace, "%s/run%u.trace", clirun_dir(), n);
+  char trace[600];
+  snprintf(trace, sizeof trace, "%s/run%u.trace", clirun_dir(), run_counter++);
   const char *argv[MAX_ARGS + 4];
   size_t k = 0;
   argv[k++] = "xio";
@@ -215,14 +148,10 @@ void clirun_v(clirun *r, unsigned flags, const char *const *env_extra, const cha
   char *owned;
   char **env = make_env(flags, env_extra, &owned);
   clirun_free(r);
-  r->status = spawn_wait(argv, env, out, err);
+  r->status = test_spawn(XIO_CLI_PATH, argv, env, &r->out, &r->err);
   free(env);
   free(owned);
-  r->out = read_all(out);
-  r->err = read_all(err);
-  r->trace = read_all(trace);
-  remove(out);
-  remove(err);
+  r->trace = test_read_file(trace);
   remove(trace);
   check_secrets(r, flags);
 }

@@ -52,7 +52,7 @@ void clirun_forbid(const char *secret);
 /** A directory of this process for local files (removed at exit). */
 const char *clirun_dir(void);
 
-/** `out` = clirun_dir()/name. */
+/** `out` = clirun_dir()/name; fails the test when it does not fit. */
 void clirun_path(const char *name, char *out, size_t size);
 
 /** A fresh container name for this test. */
@@ -60,9 +60,6 @@ void clirun_container(char *out, size_t size);
 
 /** `out` = <account URL>/container[/blob]. */
 void clirun_url(const char *container, const char *blob, char *out, size_t size);
-
-/** The dev account's connection string for the emulator. Static buffer. */
-const char *clirun_connection_string(void);
 
 /** Parses the run's stdout as JSON (fails the test when it is not). */
 cJSON *clirun_json(const clirun *r);

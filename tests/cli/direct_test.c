@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clirun.h"
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 
@@ -105,8 +106,8 @@ TEST(get_writes_whole_blocks_with_o_direct_on_ext4) {
 static int refusing_dir(char *out, size_t size) {
   const char *candidates[] = {"/dev/shm"};
   for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
-    snprintf(out, size, "%s/xio-direct-XXXXXX", candidates[i]);
-    if (!mkdtemp(out)) continue;
+    if (access(candidates[i], W_OK) != 0) continue;
+    test_scratch_dir_at(candidates[i], out, size, "xio-direct");
     char probe[600];
     snprintf(probe, sizeof probe, "%s/probe", out);
     int fd = open(probe, O_WRONLY | O_CREAT | O_DIRECT, 0600);
@@ -114,7 +115,7 @@ static int refusing_dir(char *out, size_t size) {
     if (fd >= 0) close(fd);
     remove(probe);
     if (refused) return 1;
-    rmdir(out);
+    test_remove_tree(out);
   }
   return 0;
 }
@@ -125,7 +126,7 @@ TEST(get_falls_back_to_buffered_writes_where_o_direct_is_refused) {
     SKIP("no file system here refuses O_DIRECT (/dev/shm absent, or a tmpfs that "
          "takes it, as since Linux 6.6)");
   cJSON *j = round_trip(dir, "buffered.mdf");
-  rmdir(dir);
+  test_remove_tree(dir);
   ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(j, "direct")));
   ASSERT(clirun_num(j, "bytes_direct") == 0);
   cJSON_Delete(j);

@@ -44,7 +44,7 @@ static int run_and_stop(const char *cmd, const char *a, const char *b, const cha
   pid_t pid = fork();
   ASSERT(pid >= 0);
   if (pid == 0) {
-    setenv("AZURE_STORAGE_CONNECTION_STRING", clirun_connection_string(), 1);
+    setenv("AZURE_STORAGE_CONNECTION_STRING", test_dev_connection_string(), 1);
     int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 2);
     execl(XIO_CLI_PATH, XIO_CLI_PATH, "--trace", trace, cmd, a, b, (char *)NULL);

@@ -75,7 +75,7 @@ static int run_and_signal(const char *cmd, const char *a, const char *b, const c
   pid_t pid = fork();
   ASSERT(pid >= 0);
   if (pid == 0) {
-    setenv("AZURE_STORAGE_CONNECTION_STRING", clirun_connection_string(), 1);
+    setenv("AZURE_STORAGE_CONNECTION_STRING", test_dev_connection_string(), 1);
     int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644), out = open("/dev/null", O_WRONLY);
     dup2(e, 2);
     dup2(out, 1);

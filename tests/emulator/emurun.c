@@ -1,21 +1,17 @@
 /*
- * emurun.c - the emulator tests' helpers (see emurun.h): posix_spawn with stdout
- * and stderr sent to files, a clean environment, state directories stopped and
- * removed at exit, JSON access, and /proc for whether a pid still runs.
+ * emurun.c - the emulator tests' helpers (see emurun.h): the harness's test_spawn
+ * in a clean environment, state directories stopped at exit (and then removed with
+ * the test's scratch), JSON access, and /proc for whether a pid still runs.
  */
 #define _GNU_SOURCE
 #include "emurun.h"
 
-#include <fcntl.h>
-#include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "child.h"
+#include "scratch.h"
 #include "test.h"
 
 #if !defined(XIO_CLI_PATH) || !defined(XIO_NODE_MODULES) || !defined(XIO_EMU_CLIENT_JS)
@@ -24,37 +20,30 @@
 
 #define MAX_DIRS 8
 
-static char work[64];
-static char dirs[MAX_DIRS][128];
+static char work[512];
+static char dirs[MAX_DIRS][600];
 static int ndirs;
-static unsigned runs;
 
 /* ------------------------------------------------------------ places ---- */
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(path);
-}
-
 /* At exit: stop whatever each state directory (or the default one below it, when
- * it served as XDG_RUNTIME_DIR) still runs, then remove them all. */
+ * it served as XDG_RUNTIME_DIR) still runs; the scratch handler, registered
+ * before this one, runs after it and removes them all. */
 static void cleanup(void) {
   for (int i = 0; i < ndirs; i++) {
-    char below[1200];
+    char below[sizeof dirs + 16];
     emurun r = {0};
     snprintf(below, sizeof below, "%s/xio-emulator", dirs[i]);
     EMU_XIO(&r, "emulator", "stop", "--dir", dirs[i]);
     EMU_XIO(&r, "emulator", "stop", "--dir", below);
     emurun_free(&r);
   }
-  if (work[0]) nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static const char *work_dir(void) {
   if (!work[0]) {
-    snprintf(work, sizeof work, "/tmp/xio-emutest-XXXXXX");
-    if (!mkdtemp(work)) FAIL("mkdtemp failed");
-    atexit(cleanup);
+    test_scratch_dir(work, sizeof work, "xio-emutest");
+    if (atexit(cleanup) != 0) FAIL("atexit failed");
   }
   return work;
 }
@@ -67,39 +56,6 @@ const char *emurun_dir(void) {
 
 /* ------------------------------------------------------------ running ---- */
 
-static char *read_all(const char *path) {
-  FILE *f = fopen(path, "rb");
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  if (!buf) FAIL("out of memory");
-  while (f) {
-    if (cap - len < 2048 && !(buf = realloc(buf, cap *= 2))) FAIL("out of memory");
-    size_t n = fread(buf + len, 1, cap - len - 1, f);
-    if (n == 0) break;
-    len += n;
-  }
-  if (f) fclose(f);
-  buf[len] = '\0';
-  return buf;
-}
-
-static char **make_env(const char *const *extra) {
-  size_t n = 0, k = 0, nextra = 0;
-  while (environ[n])
-    n++;
-  while (extra && extra[nextra])
-    nextra++;
-  char **env = calloc(n + nextra + 1, sizeof *env);
-  if (!env) FAIL("out of memory");
-  for (size_t i = 0; i < n; i++)
-    if (strncmp(environ[i], "AZURE_STORAGE_", 14) != 0 && strncmp(environ[i], "XIO_", 4) != 0)
-      env[k++] = environ[i];
-  for (size_t i = 0; i < nextra; i++)
-    env[k++] = (char *)extra[i];
-  env[k] = NULL;
-  return env;
-}
-
 void emurun_free(emurun *r) {
   free(r->out);
   free(r->err);
@@ -107,30 +63,11 @@ void emurun_free(emurun *r) {
 }
 
 void emurun_v(emurun *r, const char *const *env_extra, const char *const *args) {
-  char out[128], err[128];
-  unsigned n = runs++;
-  snprintf(out, sizeof out, "%s/run%u.out", work_dir(), n);
-  snprintf(err, sizeof err, "%s/run%u.err", work_dir(), n);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  char **env = make_env(env_extra);
-  pid_t pid;
-  int rc = posix_spawn(&pid, args[0], &fa, NULL, (char *const *)args, env);
-  posix_spawn_file_actions_destroy(&fa);
-  free(env);
-  if (rc != 0) FAIL("cannot start %s: %s", args[0], strerror(rc));
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    ;
+  static const char *const drop[] = {"AZURE_STORAGE_", "XIO_", NULL};
+  char **env = test_env(drop, env_extra);
   emurun_free(r);
-  r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r->out = read_all(out);
-  r->err = read_all(err);
-  remove(out);
-  remove(err);
+  r->status = test_spawn(args[0], args, env, &r->out, &r->err);
+  free(env);
 }
 
 /* ------------------------------------------------------------- JSON ---- */

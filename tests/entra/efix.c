@@ -61,14 +61,10 @@ void efix_blob(const efix *f, const char *name, char *out, size_t size) {
 }
 
 void efix_create_container(const efix *f) {
-  char cs[1024], url[600];
-  snprintf(cs, sizeof cs,
-           "DefaultEndpointsProtocol=https;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s;",
-           XIO_AUTH_DEV_KEY, test_account_url());
+  char url[600];
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
-  o.connection_string = cs;
+  o.connection_string = test_dev_connection_string();
   o.ca_file = ca();
   xio_ctx *ctx;
   xio_file *file;

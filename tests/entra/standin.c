@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "test.h"
 
 static atomic_int jwt_serial;
@@ -178,14 +179,12 @@ int standin_az_runs(const char *log) {
 
 /* ------------------------------------------------------- environment ---- */
 
-static char dir[64];
+static char dir[512];
 
 void standin_path(const char *name, char *out, size_t size) {
-  if (!dir[0]) {
-    snprintf(dir, sizeof dir, "/tmp/xio-entra-XXXXXX");
-    if (!mkdtemp(dir)) FAIL("mkdtemp failed");
-  }
-  snprintf(out, size, "%s/%s", dir, name);
+  if (!dir[0]) test_scratch_dir(dir, sizeof dir, "xio-entra");
+  int n = snprintf(out, size, "%s/%s", dir, name);
+  if (n < 0 || (size_t)n >= size) FAIL("%s/%s does not fit in %zu bytes", dir, name, size);
 }
 
 void standin_write_file(const char *path, const char *text) {

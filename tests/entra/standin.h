@@ -67,7 +67,8 @@ int standin_az_runs(const char *log);
  */
 void standin_env_reset(int with_az, const char *az_log);
 
-/** A file in a fresh directory of this process: "<dir>/<name>". */
+/** A file in a fresh directory of this process: "<dir>/<name>". The directory is
+ *  removed when the process exits. */
 void standin_path(const char *name, char *out, size_t size);
 
 /** Writes `text` to `path` atomically (a new file renamed over the old). */

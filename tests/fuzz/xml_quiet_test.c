@@ -6,6 +6,7 @@
  * they were.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include <xio/blob.h>
 
+#include "scratch.h"
 #include "test.h"
 #include "xml_int.h"
 
@@ -53,10 +55,11 @@ static void parse_noisy(void) {
 
 /* What the parsers write to stderr (fd 2), as a malloc'd string. */
 static char *stderr_of_parsing(void) {
-  char path[] = "/tmp/xio-quiet-XXXXXX";
-  int fd = mkstemp(path);
+  char path[512];
+  test_scratch_file(path, sizeof path, "xio-quiet");
+  int fd = open(path, O_RDWR);
   ASSERT(fd >= 0);
-  unlink(path);
+  test_remove_tree(path);
   fflush(stderr);
   int saved = dup(2);
   ASSERT(saved >= 0 && dup2(fd, 2) == 2);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <xio/auth.h>
+
 #include "test.h"
 
 const char *test_endpoint(void) {
@@ -19,6 +21,21 @@ const char *test_endpoint(void) {
 const char *test_account_url(void) {
   static char buf[512];
   snprintf(buf, sizeof buf, "%s/devstoreaccount1", test_endpoint());
+  return buf;
+}
+
+void test_dev_connection_string_at(const char *endpoint, char *out, size_t size) {
+  const char *proto = strncmp(endpoint, "https:", 6) == 0 ? "https" : "http";
+  int n = snprintf(out, size,
+                   "DefaultEndpointsProtocol=%s;AccountName=" XIO_AUTH_DEV_ACCOUNT
+                   ";AccountKey=" XIO_AUTH_DEV_KEY ";BlobEndpoint=%s/" XIO_AUTH_DEV_ACCOUNT ";",
+                   proto, endpoint);
+  if (n < 0 || (size_t)n >= size) FAIL("the connection string does not fit in %zu bytes", size);
+}
+
+const char *test_dev_connection_string(void) {
+  static char buf[1024];
+  test_dev_connection_string_at(test_endpoint(), buf, sizeof buf);
   return buf;
 }
 

@@ -1,6 +1,6 @@
 /*
- * util.h - helpers shared by the tests: the emulator endpoint, unique names,
- * deterministic random data.
+ * util.h - helpers shared by the tests: the emulator endpoint and its dev account's
+ * connection string, unique names, deterministic random data.
  */
 #ifndef XIO_TEST_UTIL_H
 #define XIO_TEST_UTIL_H
@@ -14,6 +14,14 @@ const char *test_endpoint(void);
 
 /** The account URL on the emulator: "<endpoint>/devstoreaccount1". Static buffer. */
 const char *test_account_url(void);
+
+/** Writes the connection string of the emulator's public dev account served at
+ *  `endpoint` ("http://127.0.0.1:PORT" or https, whose scheme sets the protocol)
+ *  into `out`; fails the test when it does not fit. */
+void test_dev_connection_string_at(const char *endpoint, char *out, size_t size);
+
+/** The same for test_endpoint(). Static buffer. */
+const char *test_dev_connection_string(void);
 
 /** Writes a name unique to this process and call into `buf`: "<prefix>-<pid>-<n>",
  *  lowercase, valid as a container name. */

@@ -37,7 +37,7 @@ static char **bench_env(const char *trace) {
     if (strncmp(environ[i], "XIO_TEST_BLOB_ENDPOINT=", 23) != 0 &&
         strncmp(environ[i], "AZURE_STORAGE_", 14) != 0 && strncmp(environ[i], "XIO_", 4) != 0)
       env[k++] = environ[i];
-  snprintf(conn, sizeof conn, "AZURE_STORAGE_CONNECTION_STRING=%s", clirun_connection_string());
+  snprintf(conn, sizeof conn, "AZURE_STORAGE_CONNECTION_STRING=%s", test_dev_connection_string());
   snprintf(tr, sizeof tr, "XIO_TRACE=%s", trace);
   env[k++] = conn;
   env[k++] = tr;
@@ -77,7 +77,7 @@ static int count_entry(const xio_list_entry *e, void *ud) {
 static int blobs_in(const char *cont, const char *prefix) {
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
-  o.connection_string = clirun_connection_string();
+  o.connection_string = test_dev_connection_string();
   xio_ctx *ctx = NULL;
   xio_error e;
   ASSERT_OK(xio_ctx_new(&o, &ctx, &e), &e);

@@ -26,7 +26,7 @@
 static xio_ctx *reader(void) {
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
-  o.connection_string = clirun_connection_string();
+  o.connection_string = test_dev_connection_string();
   xio_ctx *ctx = NULL;
   xio_error e;
   ASSERT_OK(xio_ctx_new(&o, &ctx, &e), &e);

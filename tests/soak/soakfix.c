@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <xio/alloc.h>
-#include <xio/auth.h>
 
 #include "test.h"
 #include "util.h"
@@ -39,13 +38,6 @@ static int soak_seconds(void) {
   return (int)s;
 }
 
-static void connstr(char *out, size_t size, const char *endpoint) {
-  snprintf(out, size,
-           "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;",
-           XIO_AUTH_DEV_KEY, endpoint);
-}
-
 void soakfix_setup(soakfix *fx, const char *prefix) {
   memset(fx, 0, sizeof *fx);
   pthread_mutex_init(&fx->trace.mu, NULL);
@@ -64,8 +56,9 @@ void soakfix_setup(soakfix *fx, const char *prefix) {
   snprintf(fx->container, sizeof fx->container, "%s/devstoreaccount1/%s",
            faultproxy_endpoint(fx->proxy), name);
   snprintf(fx->direct_container, sizeof fx->direct_container, "%s/%s", test_account_url(), name);
-  connstr(fx->proxy_connstr, sizeof fx->proxy_connstr, faultproxy_endpoint(fx->proxy));
-  connstr(fx->direct_connstr, sizeof fx->direct_connstr, test_endpoint());
+  test_dev_connection_string_at(faultproxy_endpoint(fx->proxy), fx->proxy_connstr,
+                                sizeof fx->proxy_connstr);
+  test_dev_connection_string_at(test_endpoint(), fx->direct_connstr, sizeof fx->direct_connstr);
   printf("soak %s: %d s, faults %s, seed %" PRIu64 " (XIO_SOAK_SEED repeats the draw)\n", prefix,
          fx->seconds, SOAK_SPEC, fx->rates.seed);
   fflush(stdout);

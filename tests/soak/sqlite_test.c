@@ -39,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "soakfix.h"
 #include "test.h"
 #include "util.h"
@@ -64,7 +65,7 @@ typedef struct sqsoak {
   uint64_t ver[KEYS]; /* committed: the version of each key's row, 0 if none */
   uint64_t rng, versions;
   int reopens; /* times the database was closed and opened again after failures */
-  char trace[256];
+  char trace[512];
   soak_result r;
 } sqsoak;
 
@@ -388,12 +389,13 @@ static int journal_void(const char *journal, uint64_t size, const char *db_path)
 /* Copies and checks the database; returns 1 when a journal was left on storage and
  * found void. */
 static int verify(sqsoak *s) {
-  char dir[] = "/tmp/xio-soak-XXXXXX", db_path[300], wal[320], journal[320];
-  ASSERT(mkdtemp(dir) != NULL);
+  char dir[512], db_path[600], wal[620], journal[620];
+  test_scratch_dir(dir, sizeof dir, "xio-soak");
   snprintf(db_path, sizeof db_path, "%s/soak.db", dir);
   snprintf(wal, sizeof wal, "%s-wal", db_path);
   snprintf(journal, sizeof journal, "%s-journal", db_path);
-  /* A failed check ends the process: the copies stay there, and the trace. */
+  /* A failed check ends the process and removes the copies and the trace, unless
+   * XIO_TEST_KEEP_SCRATCH=1 keeps them for a look. */
   printf("soak sqlite: the reader copies to %s (the VFS's trace: %s)\n", dir, s->trace);
   xio_ctx *direct = soakfix_direct_ctx(&s->fx);
   uint64_t dsize = copy_blob(s, direct, "soak.db", db_path);
@@ -403,7 +405,7 @@ static int verify(sqsoak *s) {
   xio_ctx_free(direct);
   const char *jstate = "none";
   if (jsize && journal_void(journal, jsize, db_path)) {
-    char kept[340];
+    char kept[640];
     snprintf(kept, sizeof kept, "%s-void", journal);
     ASSERT_EQ(rename(journal, kept), 0);
     jstate = "void, kept from SQLite";
@@ -423,16 +425,7 @@ static int verify(sqsoak *s) {
   sqlite3_finalize(st);
   check_rows(s, db);
   ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
-  unlink(wal);
-  unlink(journal);
-  char kept[340];
-  snprintf(kept, sizeof kept, "%s-void", journal);
-  unlink(kept);
-  unlink(db_path);
-  char shm[330];
-  snprintf(shm, sizeof shm, "%s-shm", db_path);
-  unlink(shm);
-  ASSERT_EQ(rmdir(dir), 0);
+  test_remove_tree(dir);
   return strncmp(jstate, "void", 4) == 0;
 }
 
@@ -448,16 +441,13 @@ static void count_trace(sqsoak *s) {
                   strstr(line, "\"result\":\"ok\"") != NULL, line);
   }
   fclose(f);
-  unlink(s->trace);
+  test_remove_tree(s->trace);
 }
 
 /* Points the VFS at the proxy, with the soak's retry policy and a trace file. */
 static void vfs_setup(sqsoak *s) {
   s->rng = s->fx.rates.seed | 1;
-  snprintf(s->trace, sizeof s->trace, "/tmp/xio-soak-trace-XXXXXX");
-  int fd = mkstemp(s->trace);
-  ASSERT(fd >= 0);
-  close(fd);
+  test_scratch_file(s->trace, sizeof s->trace, "xio-soak-trace");
   /* The VFS's context is made from the environment on the first open. */
   setenv("AZURE_STORAGE_CONNECTION_STRING", s->fx.proxy_connstr, 1);
   setenv("XIO_TRACE", s->trace, 1);

@@ -14,6 +14,7 @@
 #include <xio/auth.h>
 #include <xio/xio.h>
 
+#include "scratch.h"
 #include "sqfix.h"
 #include "test.h"
 #include "util.h"
@@ -173,8 +174,8 @@ TEST(xio_get_and_put_interoperate) {
   sqfix fx;
   sqfix_setup(&fx);
   char url[512], url2[512], cmd[2048], out[4096];
-  char dir[] = "/tmp/xio-sqlite-interop-XXXXXX";
-  ASSERT(mkdtemp(dir) != NULL);
+  char dir[512];
+  test_scratch_dir(dir, sizeof dir, "xio-sqlite-interop");
   sqfix_url(&fx, "interop.sqlite", url, sizeof url);
   sqfix_url(&fx, "uploaded.sqlite", url2, sizeof url2);
   sqlite3 *db = sqfix_open(url);
@@ -183,7 +184,7 @@ TEST(xio_get_and_put_interoperate) {
   ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
   snprintf(cmd, sizeof cmd, "'%s' --quiet get '%s' '%s/got.db' 2>&1", XIO_CLI, url, dir);
   ASSERT_EQ(sqfix_shell(cmd, out, sizeof out), 0);
-  char path[128];
+  char path[600];
   snprintf(path, sizeof path, "%s/got.db", dir);
   ASSERT_EQ(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, "unix"), SQLITE_OK);
   ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 3000);
@@ -196,8 +197,7 @@ TEST(xio_get_and_put_interoperate) {
   ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check='ok'"),
             1);
   ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
-  unlink(path);
-  rmdir(dir);
+  test_remove_tree(dir);
 }
 
 TEST(snapshot_is_consistent_and_opens_read_only) {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "sqfix.h"
 #include "test.h"
 
@@ -17,14 +18,13 @@
 /* Runs the shell on `script`; its output in `out`. */
 static int shell(const char *script, char *out, size_t size) {
   if (access(SHELL, X_OK) != 0) SKIP("no " SHELL " (install the sqlite3 package)");
-  char path[] = "/tmp/xio-sqlite-script-XXXXXX", cmd[256];
-  int fd = mkstemp(path);
-  ASSERT(fd >= 0);
-  ASSERT(write(fd, script, strlen(script)) == (ssize_t)strlen(script));
-  close(fd);
-  snprintf(cmd, sizeof cmd, SHELL " -batch -bail < %s 2>&1", path);
+  char path[512], cmd[700];
+  test_scratch_file(path, sizeof path, "xio-sqlite-script");
+  FILE *f = fopen(path, "w");
+  ASSERT(f && fputs(script, f) >= 0 && fclose(f) == 0);
+  snprintf(cmd, sizeof cmd, SHELL " -batch -bail < '%s' 2>&1", path);
   int st = sqfix_shell(cmd, out, size);
-  unlink(path);
+  test_remove_tree(path);
   return st;
 }
 
@@ -54,8 +54,8 @@ TEST(shell_loads_the_extension_and_opens_a_url) {
 TEST(shell_local_files_behave_as_before) {
   sqfix fx;
   sqfix_setup(&fx);
-  char dir[] = "/tmp/xio-sqlite-shell-XXXXXX", script[2048], out[4096], plain[4096];
-  ASSERT(mkdtemp(dir) != NULL);
+  char dir[512], script[2048], out[4096], plain[4096];
+  test_scratch_dir(dir, sizeof dir, "xio-sqlite-shell");
   snprintf(script, sizeof script,
            ".load %s\n"
            ".open %s/local.db\n"
@@ -73,7 +73,5 @@ TEST(shell_local_files_behave_as_before) {
            dir);
   ASSERT_EQ(shell(script, plain, sizeof plain), 0);
   ASSERT_STR_EQ(plain, "wal\nlocal\n");
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ASSERT_EQ(sqfix_shell(cmd, out, sizeof out), 0);
+  test_remove_tree(dir);
 }

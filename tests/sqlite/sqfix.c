@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <xio/auth.h>
 
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 #include "xio_sqlite.h"
@@ -27,17 +27,9 @@ const char *sqfix_last_log(void) { return last_log; }
 void sqfix_setup(sqfix *fx) {
   memset(fx, 0, sizeof *fx);
   sqlite3_config(SQLITE_CONFIG_LOG, on_log, NULL); /* before SQLite initializes */
-  char cs[1024];
-  snprintf(cs, sizeof cs,
-           "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;",
-           XIO_AUTH_DEV_KEY, test_endpoint());
-  setenv("AZURE_STORAGE_CONNECTION_STRING", cs, 1);
+  setenv("AZURE_STORAGE_CONNECTION_STRING", test_dev_connection_string(), 1);
   unsetenv("XIO_SQLITE_TAKEOVER");
-  snprintf(fx->trace, sizeof fx->trace, "/tmp/xio-sqlite-trace-XXXXXX");
-  int fd = mkstemp(fx->trace);
-  ASSERT(fd >= 0);
-  close(fd);
+  test_scratch_file(fx->trace, sizeof fx->trace, "xio-sqlite-trace");
   setenv("XIO_TRACE", fx->trace, 1);
   char name[64];
   test_unique_name(name, sizeof name, "sqlite");

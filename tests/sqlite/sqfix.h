@@ -18,7 +18,7 @@
 
 typedef struct sqfix {
   char container[128]; /* container URL on the emulator */
-  char trace[256];     /* the XIO_TRACE file */
+  char trace[512];     /* the XIO_TRACE file (removed when the test ends) */
   long mark;           /* trace lines before this are not counted */
 } sqfix;
 

@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 
+#include "scratch.h"
 #include "sqfix.h"
 #include "test.h"
 
@@ -153,8 +154,8 @@ TEST(threads_write_at_once_delete) { threads("DELETE"); }
 TEST(local_names_go_to_the_previous_vfs) {
   sqfix fx;
   sqfix_setup(&fx);
-  char dir[] = "/tmp/xio-sqlite-local-XXXXXX", path[128];
-  ASSERT(mkdtemp(dir) != NULL);
+  char dir[512], path[600];
+  test_scratch_dir(dir, sizeof dir, "xio-sqlite-local");
   snprintf(path, sizeof path, "%s/local.db", dir);
   sqlite3 *db = sqfix_open(path);
   sqfix_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(42)");
@@ -171,6 +172,5 @@ TEST(local_names_go_to_the_previous_vfs) {
   ASSERT_EQ(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, "unix"), SQLITE_OK);
   ASSERT_EQ(sqfix_int(db, "SELECT x FROM t"), 42);
   sqlite3_close(db);
-  unlink(path);
-  rmdir(dir);
+  test_remove_tree(dir);
 }

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xio/auth.h>
 #include <xio/xio.h>
 
 #include "test.h"
@@ -17,15 +16,6 @@
 #include "util.h"
 
 #define KiB 1024u
-
-static const char *https_connection_string(void) {
-  static char buf[1024];
-  snprintf(buf, sizeof buf,
-           "DefaultEndpointsProtocol=https;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;",
-           XIO_AUTH_DEV_KEY, test_endpoint());
-  return buf;
-}
 
 /* Only what each test sets: nothing the caller's environment brings in. */
 static void clean_environment(void) {
@@ -42,7 +32,7 @@ static xio_ctx *new_ctx(const char *ca_file, int use_environment) {
   xio_ctx *ctx = NULL;
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = use_environment;
-  o.connection_string = https_connection_string();
+  o.connection_string = test_dev_connection_string();
   o.ca_file = ca_file;
   o.retry.base_delay_ms = 10;
   o.retry.max_delay_ms = 50;

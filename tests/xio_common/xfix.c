@@ -4,25 +4,14 @@
 #define _GNU_SOURCE
 #include "xfix.h"
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <xio/auth.h>
-
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
-
-const char *xfix_dev_connection_string(void) {
-  static char buf[1024];
-  snprintf(buf, sizeof buf,
-           "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;"
-           "BlobEndpoint=%s/devstoreaccount1;",
-           XIO_AUTH_DEV_KEY, test_endpoint());
-  return buf;
-}
 
 static void record(const xio_trace_event *ev, void *ud) {
   xfix_trace *t = ud;
@@ -65,11 +54,10 @@ void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
   o.use_environment = 0;
   o.trace = record;
   o.trace_ud = &fx->trace;
-  if (!local) o.connection_string = xfix_dev_connection_string();
+  if (!local) o.connection_string = test_dev_connection_string();
   ASSERT_OK(xio_ctx_new(&o, &fx->ctx, &e), &e);
   if (local) {
-    snprintf(fx->base, sizeof fx->base, "/tmp/xio-test-XXXXXX");
-    ASSERT(mkdtemp(fx->base) != NULL);
+    test_scratch_dir(fx->base, sizeof fx->base, "xio-test");
   } else {
     char name[64];
     test_unique_name(name, sizeof name, "xio");
@@ -77,14 +65,9 @@ void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
   }
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(path);
-}
-
 void xfix_teardown(xfix *fx) {
   xio_ctx_free(fx->ctx);
-  if (fx->local) nftw(fx->base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (fx->local) test_remove_tree(fx->base);
   free(fx->trace.json);
   free(fx->trace.ev);
   pthread_mutex_destroy(&fx->trace.mu);
@@ -93,6 +76,23 @@ void xfix_teardown(xfix *fx) {
 
 void xfix_target(const xfix *fx, const char *name, char *out, size_t size) {
   snprintf(out, size, "%s/%s", fx->base, name);
+}
+
+xio_file *xfix_open_url(xfix *fx, const char *url, unsigned flags, xio_kind kind, uint64_t size) {
+  xio_error e;
+  xio_open_options o = xio_open_options_default();
+  o.flags = flags;
+  o.kind = kind;
+  o.size = size;
+  xio_file *f = NULL;
+  ASSERT_OK(xio_file_open(fx->ctx, url, &o, &f, &e), &e);
+  return f;
+}
+
+xio_file *xfix_open(xfix *fx, const char *name, unsigned flags, xio_kind kind, uint64_t size) {
+  char url[1024];
+  xfix_target(fx, name, url, sizeof url);
+  return xfix_open_url(fx, url, flags, kind, size);
 }
 
 void xfix_trace_reset(xfix *fx) {

@@ -47,13 +47,17 @@ void xfix_teardown(xfix *fx);
 /** Writes the target for file `name` into `out`. */
 void xfix_target(const xfix *fx, const char *name, char *out, size_t size);
 
+/** Opens `url` on the fixture's context with `flags`, `kind` and `size` (the open
+ *  options' fields; the rest default), failing the test on an error. */
+xio_file *xfix_open_url(xfix *fx, const char *url, unsigned flags, xio_kind kind, uint64_t size);
+
+/** The same for file `name` of the fixture (see xfix_target). */
+xio_file *xfix_open(xfix *fx, const char *name, unsigned flags, xio_kind kind, uint64_t size);
+
 /** Forgets the events recorded so far. */
 void xfix_trace_reset(xfix *fx);
 
 /** Number of recorded events of `type` (e.g. XIO_REQ_ZERO). */
 int xfix_count(xfix *fx, xio_request_type type);
-
-/** The connection string of the emulator's dev account. Static buffer. */
-const char *xfix_dev_connection_string(void);
 
 #endif

@@ -22,20 +22,6 @@
 
 #define MiB (1024ull * 1024)
 
-static xio_file *open_file(xfix *fx, const char *name, unsigned flags, xio_kind kind,
-                           uint64_t size) {
-  char url[1024];
-  xio_error e;
-  xfix_target(fx, name, url, sizeof url);
-  xio_open_options o = xio_open_options_default();
-  o.flags = flags;
-  o.kind = kind;
-  o.size = size;
-  xio_file *f = NULL;
-  ASSERT_OK(xio_file_open(fx->ctx, url, &o, &f, &e), &e);
-  return f;
-}
-
 static void write_read(xio_file *f, uint64_t off, size_t len, uint64_t seed) {
   xio_error e;
   char *src = malloc(len), *dst = malloc(len);
@@ -64,7 +50,7 @@ static void assert_zero(xio_file *f, uint64_t off, size_t len) {
 TEST(round_trips_aligned) {
   xfix fx;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "rt.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 32 * MiB);
+  xio_file *f = xfix_open(&fx, "rt.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 32 * MiB);
   const uint64_t offs[] = {0, 512, 4096, 3 * MiB + 512, 5 * MiB};
   const size_t lens[] = {512, 4096, MiB, 4 * MiB, 4 * MiB + 512, 9 * MiB};
   uint64_t seed = 1;
@@ -80,7 +66,7 @@ TEST(round_trips_unaligned) {
   xfix fx;
   xfix_setup(&fx, LOCAL, NULL);
   xio_file *f =
-      open_file(&fx, "odd.mdf", XIO_OPEN_CREATE | XIO_OPEN_UNALIGNED, XIO_KIND_DATA, 16 * MiB);
+      xfix_open(&fx, "odd.mdf", XIO_OPEN_CREATE | XIO_OPEN_UNALIGNED, XIO_KIND_DATA, 16 * MiB);
   const uint64_t offs[] = {1, 700, 4 * MiB - 3, 8 * MiB + 511};
   const size_t lens[] = {1, 100, 513, 5 * MiB + 7};
   uint64_t seed = 100;
@@ -107,7 +93,7 @@ TEST(reads_past_the_end_are_short) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "short.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+  xio_file *f = xfix_open(&fx, "short.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
   char buf[8192];
   size_t got = 99;
   ASSERT_OK(xio_file_read(f, MiB - 4096, buf, sizeof buf, &got, &e), &e);
@@ -124,7 +110,7 @@ TEST(zero_ranges_read_zero) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "z.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 16 * MiB);
+  xio_file *f = xfix_open(&fx, "z.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 16 * MiB);
   size_t n = 16 * MiB;
   char *src = malloc(n), *dst = malloc(n);
   test_fill_random(src, n, 5);
@@ -160,7 +146,7 @@ TEST(growth_with_each_policy_reads_zero) {
   for (int i = 0; i < 3; i++) {
     char name[32];
     snprintf(name, sizeof name, "grow%d.mdf", i);
-    xio_file *f = open_file(&fx, name, XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+    xio_file *f = xfix_open(&fx, name, XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
     write_read(f, 0, MiB, 9);
     xfix_trace_reset(&fx);
     ASSERT_OK(xio_file_set_size(f, 9 * MiB, policies[i], &e), &e);
@@ -179,7 +165,7 @@ TEST(log_files_read_zero_when_grown) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "l.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 2 * MiB);
+  xio_file *f = xfix_open(&fx, "l.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 2 * MiB);
   assert_zero(f, 0, 2 * MiB);
   ASSERT_OK(xio_file_set_size(f, 6 * MiB, XIO_INIT_DEFAULT, &e), &e);
   assert_zero(f, 2 * MiB, 4 * MiB);
@@ -192,7 +178,7 @@ TEST(shrink_then_grow) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "s.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 8 * MiB);
+  xio_file *f = xfix_open(&fx, "s.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 8 * MiB);
   write_read(f, 0, 8 * MiB, 12);
   ASSERT_OK(xio_file_set_size(f, 3 * MiB, XIO_INIT_DEFAULT, &e), &e);
   ASSERT_U64_EQ(xio_file_size(f), 3 * MiB);
@@ -231,7 +217,7 @@ TEST(concurrent_writers_disjoint_ranges) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "mt.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, THREADS * REGION);
+  xio_file *f = xfix_open(&fx, "mt.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, THREADS * REGION);
   pthread_t t[THREADS];
   writer w[THREADS];
   for (int i = 0; i < THREADS; i++) {
@@ -273,7 +259,7 @@ TEST(async_completion_and_flush_order) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "async.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, N * 65536);
+  xio_file *f = xfix_open(&fx, "async.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, N * 65536);
   char *src = malloc(N * 65536);
   test_fill_random(src, N * 65536, 31);
   static xio_io io[N + 1];
@@ -329,13 +315,13 @@ TEST(close_reopen_persists) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "p.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 4 * MiB);
+  xio_file *f = xfix_open(&fx, "p.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 4 * MiB);
   char *src = malloc(MiB), *dst = malloc(MiB);
   test_fill_random(src, MiB, 44);
   ASSERT_OK(xio_file_write(f, MiB, src, MiB, &e), &e);
   ASSERT_OK(xio_file_flush(f, &e), &e);
   ASSERT_OK(xio_file_close(f, &e), &e);
-  f = open_file(&fx, "p.ldf", XIO_OPEN_READONLY, XIO_KIND_DATA, 0);
+  f = xfix_open(&fx, "p.ldf", XIO_OPEN_READONLY, XIO_KIND_DATA, 0);
   ASSERT_U64_EQ(xio_file_size(f), 4 * MiB);
   ASSERT_EQ(xio_file_kind(f), XIO_KIND_LOG);
   size_t got;
@@ -382,7 +368,7 @@ TEST(exclusive_open_is_refused_while_held) {
   xio_error e;
   char url[1024];
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "x.mdf", XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA, 4096);
+  xio_file *f = xfix_open(&fx, "x.mdf", XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA, 4096);
   xfix_target(&fx, "x.mdf", url, sizeof url);
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_EXCLUSIVE;
@@ -401,7 +387,7 @@ TEST(ranges_show_where_data_is) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "r.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 64 * MiB);
+  xio_file *f = xfix_open(&fx, "r.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 64 * MiB);
   write_read(f, 4 * MiB, MiB, 1);
   write_read(f, 40 * MiB, 2 * MiB, 2);
   xfix_trace_reset(&fx);
@@ -434,7 +420,7 @@ TEST(snapshots_are_point_in_time_copies) {
   char url[1024], snap_url[1200], id[64];
   xfix_setup(&fx, LOCAL, NULL);
   xio_file *f =
-      open_file(&fx, "snap.mdf", XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA, MiB);
+      xfix_open(&fx, "snap.mdf", XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA, MiB);
   char before[4096], after[4096], got[4096];
   test_fill_random(before, sizeof before, 1);
   test_fill_random(after, sizeof after, 2);
@@ -493,7 +479,7 @@ TEST(stat_reports_the_storage_properties) {
   xio_error e;
   char url[1024];
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "st.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 3 * MiB + 100);
+  xio_file *f = xfix_open(&fx, "st.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 3 * MiB + 100);
   write_read(f, 0, MiB, 3);
   xfix_trace_reset(&fx);
   xio_file_info in;
@@ -533,7 +519,7 @@ TEST(lease_actions_by_hand) {
   xio_error e;
   char url[1024];
   xfix_setup(&fx, LOCAL, NULL);
-  xio_file *f = open_file(&fx, "l.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+  xio_file *f = xfix_open(&fx, "l.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_target(&fx, "l.mdf", url, sizeof url);
   xio_lease_request rq = {XIO_LEASE_RENEW, NULL, -1, 0};

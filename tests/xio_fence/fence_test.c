@@ -144,7 +144,7 @@ static void a_open(proc_a *a, const char *url, leaseclock *clock) {
   memset(a, 0, sizeof *a);
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
-  o.connection_string = xfix_dev_connection_string();
+  o.connection_string = test_dev_connection_string();
   o.max_in_flight = 1;
   o.lease_duration_s = LEASE_S;
   o.lease_renew_s = 10;

@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include "fixture.h"
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,20 +12,8 @@
 
 #include <xio/base.h>
 
+#include "scratch.h"
 #include "test.h"
-
-static char cleanup_dir[256]; /* removed at exit: FAIL() exits the process */
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  remove(path);
-  return 0;
-}
-
-static void remove_tree(void) {
-  if (cleanup_dir[0]) nftw(cleanup_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  cleanup_dir[0] = '\0';
-}
 
 static void on_event(const xio_trace_event *ev, void *ud) {
   lt_env *env = ud;
@@ -51,11 +38,7 @@ static void on_event(const xio_trace_event *ev, void *ud) {
 
 void lt_setup_in(lt_env *env, const char *base) {
   memset(env, 0, sizeof *env);
-  snprintf(env->dir, sizeof env->dir, "%s/xio_local.XXXXXX", base);
-  if (!mkdtemp(env->dir)) FAIL("mkdtemp in %s failed", base);
-  snprintf(cleanup_dir, sizeof cleanup_dir, "%s", env->dir);
-  static int registered;
-  if (!registered++) atexit(remove_tree);
+  test_scratch_dir_at(base, env->dir, sizeof env->dir, "xio_local"); /* removed at exit too */
   pthread_mutex_init(&env->mu, NULL);
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
@@ -65,19 +48,20 @@ void lt_setup_in(lt_env *env, const char *base) {
   ASSERT_OK(xio_ctx_new(&o, &env->ctx, &e), &e);
 }
 
-void lt_setup(lt_env *env) { lt_setup_in(env, "/tmp"); }
+void lt_setup(lt_env *env) { lt_setup_in(env, NULL); }
 
 void lt_teardown(lt_env *env) {
   xio_ctx_free(env->ctx);
   env->ctx = NULL;
-  remove_tree();
+  test_remove_tree(env->dir);
   free(env->events);
   env->events = NULL;
   pthread_mutex_destroy(&env->mu);
 }
 
 void lt_path(const lt_env *env, const char *name, char *buf, size_t size) {
-  snprintf(buf, size, "%s/%s", env->dir, name);
+  int n = snprintf(buf, size, "%s/%s", env->dir, name);
+  if (n < 0 || (size_t)n >= size) FAIL("%s/%s does not fit in %zu bytes", env->dir, name, size);
 }
 
 xio_file *lt_create(lt_env *env, const char *name, xio_kind kind, uint64_t size, xio_init init) {

@@ -25,22 +25,23 @@ typedef struct lt_event {
 } lt_event;
 
 typedef struct lt_env {
-  char dir[256];
+  char dir[512];
   xio_ctx *ctx;
   pthread_mutex_t mu;
   lt_event *events;
   int nevents, cap;
 } lt_env;
 
-/** Makes a fresh directory under /tmp and a context tracing into `env`. */
+/** Makes a fresh directory under $TMPDIR (default /tmp) and a context tracing into
+ *  `env`; the directory is removed by lt_teardown, or at exit when a test fails. */
 void lt_setup(lt_env *env);
-/** The same in a directory under `base` (e.g. /dev/shm). */
+/** The same in a directory under `base` (e.g. /dev/shm; NULL: $TMPDIR). */
 void lt_setup_in(lt_env *env, const char *base);
 /** Frees the context and removes the directory. */
 void lt_teardown(lt_env *env);
 
-/** `name` inside the test directory. Static buffer per call site is not needed:
- *  writes into `buf`. */
+/** `name` inside the test directory, written into `buf`; fails the test when it
+ *  does not fit. */
 void lt_path(const lt_env *env, const char *name, char *buf, size_t size);
 
 /** Creates `name` (CREATE_ONLY) with `kind`, `size` and `init`; fails the test on error. */

@@ -150,7 +150,8 @@ static int64_t zero_middle(lt_env *env, xio_file *f, xio_init how, int *events,
 TEST(clear_is_metadata_only) {
   lt_env env;
   lt_setup(&env);
-  if (!on_fs(env.dir, EXT4_SUPER_MAGIC)) SKIP("/tmp is not ext4");
+  if (!on_fs(env.dir, EXT4_SUPER_MAGIC))
+    SKIP("the temporary directory (TMPDIR, default /tmp) is not on ext4");
   reset_shim();
   char path[512];
   xio_file *f = random_64(&env, "clear.dat", path, sizeof path);

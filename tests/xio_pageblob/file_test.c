@@ -13,23 +13,12 @@
 
 #include <xio/auth.h>
 
+#include "scratch.h"
 #include "test.h"
 #include "util.h"
 #include "xfix.h"
 
 #define MiB (1024ull * 1024)
-
-static xio_file *open_file(xfix *fx, const char *url, unsigned flags, xio_kind kind,
-                           uint64_t size) {
-  xio_error e;
-  xio_open_options o = xio_open_options_default();
-  o.flags = flags;
-  o.kind = kind;
-  o.size = size;
-  xio_file *f = NULL;
-  ASSERT_OK(xio_file_open(fx->ctx, url, &o, &f, &e), &e);
-  return f;
-}
 
 TEST(large_write_splits_into_put_pages) {
   xfix fx;
@@ -37,7 +26,7 @@ TEST(large_write_splits_into_put_pages) {
   char url[1024];
   xfix_setup(&fx, 0, NULL);
   xfix_target(&fx, "big.mdf", url, sizeof url);
-  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, 64 * MiB);
+  xio_file *f = xfix_open_url(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, 64 * MiB);
   size_t n = 10 * MiB + 4096;
   char *src = malloc(n), *dst = malloc(n);
   test_fill_random(src, n, 77);
@@ -71,13 +60,13 @@ TEST(unaligned_writes_need_the_flag) {
   char url[1024];
   xfix_setup(&fx, 0, NULL);
   xfix_target(&fx, "odd.mdf", url, sizeof url);
-  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+  xio_file *f = xfix_open_url(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
   char buf[1000];
   test_fill_random(buf, sizeof buf, 1);
   ASSERT_ERR(xio_file_write(f, 100, buf, sizeof buf, &e), XIO_EALIGN, &e);
   ASSERT_CONTAINS(e.message, "XIO_OPEN_UNALIGNED");
   ASSERT_OK(xio_file_close(f, &e), &e);
-  f = open_file(&fx, url, XIO_OPEN_UNALIGNED, XIO_KIND_DATA, 0);
+  f = xfix_open_url(&fx, url, XIO_OPEN_UNALIGNED, XIO_KIND_DATA, 0);
   char around[2048];
   test_fill_random(around, sizeof around, 2);
   ASSERT_OK(xio_file_write(f, 0, around, sizeof around, &e), &e);
@@ -98,14 +87,14 @@ TEST(logical_size_and_kind_survive_reopen) {
   char url[1024];
   xfix_setup(&fx, 0, NULL);
   xfix_target(&fx, "sized.ldf", url, sizeof url);
-  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE | XIO_OPEN_UNALIGNED, XIO_KIND_LOG, 1000);
+  xio_file *f = xfix_open_url(&fx, url, XIO_OPEN_CREATE | XIO_OPEN_UNALIGNED, XIO_KIND_LOG, 1000);
   ASSERT_U64_EQ(xio_file_size(f), 1000);
   char data[300];
   test_fill_random(data, sizeof data, 3);
   ASSERT_OK(xio_file_write(f, 900, data, sizeof data, &e), &e); /* grows to 1200 */
   ASSERT_U64_EQ(xio_file_size(f), 1200);
   ASSERT_OK(xio_file_close(f, &e), &e);
-  f = open_file(&fx, url, 0, XIO_KIND_DATA, 0);
+  f = xfix_open_url(&fx, url, 0, XIO_KIND_DATA, 0);
   ASSERT_U64_EQ(xio_file_size(f), 1200);
   ASSERT_EQ(xio_file_kind(f), XIO_KIND_LOG);
   char back[400];
@@ -115,7 +104,7 @@ TEST(logical_size_and_kind_survive_reopen) {
   ASSERT_MEM_EQ(back, data, 300);
   ASSERT_OK(xio_file_close(f, &e), &e);
   /* Shrink inside a sector, then grow: the bytes past the old end read as zero. */
-  f = open_file(&fx, url, XIO_OPEN_UNALIGNED, XIO_KIND_DATA, 0);
+  f = xfix_open_url(&fx, url, XIO_OPEN_UNALIGNED, XIO_KIND_DATA, 0);
   ASSERT_OK(xio_file_set_size(f, 1000, XIO_INIT_NONE, &e), &e);
   ASSERT_OK(xio_file_set_size(f, 1536, XIO_INIT_NONE, &e), &e);
   ASSERT_OK(xio_file_read(f, 1000, back, 400, &got, &e), &e);
@@ -130,7 +119,7 @@ TEST(sas_url_never_appears_in_traces_or_errors) {
   char url[1024], sas_url[2048];
   xfix_setup(&fx, 0, NULL);
   xfix_target(&fx, "secret.mdf", url, sizeof url);
-  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
+  xio_file *f = xfix_open_url(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, MiB);
   ASSERT_OK(xio_file_close(f, &e), &e);
   unsigned char *key;
   size_t key_len;
@@ -146,7 +135,7 @@ TEST(sas_url_never_appears_in_traces_or_errors) {
   snprintf(sas_url, sizeof sas_url, "%s?%s", url, tok);
   const char *sig = strstr(tok, "sig=") + 4;
   xfix_trace_reset(&fx);
-  f = open_file(&fx, sas_url, 0, XIO_KIND_DATA, 0);
+  f = xfix_open_url(&fx, sas_url, 0, XIO_KIND_DATA, 0);
   ASSERT_NOT_CONTAINS(xio_file_path(f), "?");
   char page[512] = {1};
   ASSERT_OK(xio_file_write(f, 0, page, sizeof page, &e), &e);
@@ -167,9 +156,8 @@ TEST(sas_url_never_appears_in_traces_or_errors) {
 }
 
 TEST(trace_file_gets_json_lines) {
-  char path[] = "/tmp/xio-trace-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT(fd >= 0);
+  char path[512];
+  test_scratch_file(path, sizeof path, "xio-trace");
   xio_ctx_options o = xio_ctx_options_default();
   o.trace_path = path;
   xfix fx;
@@ -177,7 +165,7 @@ TEST(trace_file_gets_json_lines) {
   char url[1024];
   xfix_setup(&fx, 0, &o);
   xfix_target(&fx, "traced.ldf", url, sizeof url);
-  xio_file *f = open_file(&fx, url, XIO_OPEN_CREATE, XIO_KIND_LOG, 8 * MiB);
+  xio_file *f = xfix_open_url(&fx, url, XIO_OPEN_CREATE, XIO_KIND_LOG, 8 * MiB);
   ASSERT_OK(xio_file_set_size(f, 1ull << 40, XIO_INIT_CLEAR, &e), &e);
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_teardown(&fx);
@@ -199,20 +187,18 @@ TEST(trace_file_gets_json_lines) {
     }
   }
   fclose(in);
-  remove(path);
+  test_remove_tree(path);
   ASSERT(lines >= 5);
   ASSERT_EQ(zero, 2);   /* at create (8 MiB) and at growth */
   ASSERT_EQ(growth, 1); /* the growth's clear is there, once */
 }
 
 TEST(xio_trace_environment_variable_names_the_trace_file) {
-  char path[] = "/tmp/xio-envtrace-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT(fd >= 0);
-  close(fd);
+  char path[512];
+  test_scratch_file(path, sizeof path, "xio-envtrace");
   setenv("XIO_TRACE", path, 1);
   xio_ctx_options o = xio_ctx_options_default(); /* use_environment = 1 */
-  o.connection_string = xfix_dev_connection_string();
+  o.connection_string = test_dev_connection_string();
   xio_ctx *ctx = NULL;
   xio_error e;
   ASSERT_OK(xio_ctx_new(&o, &ctx, &e), &e);
@@ -233,6 +219,6 @@ TEST(xio_trace_environment_variable_names_the_trace_file) {
   while (fgets(line, sizeof line, in))
     creates += strstr(line, "\"request_type\":\"XIOTypeCreateFile\"") != NULL;
   fclose(in);
-  remove(path);
+  test_remove_tree(path);
   ASSERT(creates >= 1);
 }

@@ -13,24 +13,11 @@
 #define MiB (1024ull * 1024)
 #define TiB (1024ull * 1024 * 1024 * 1024)
 
-static xio_file *create(xfix *fx, const char *name, xio_kind kind, uint64_t size) {
-  char url[1024];
-  xio_error e;
-  xfix_target(fx, name, url, sizeof url);
-  xio_open_options o = xio_open_options_default();
-  o.flags = XIO_OPEN_CREATE;
-  o.kind = kind;
-  o.size = size;
-  xio_file *f = NULL;
-  ASSERT_OK(xio_file_open(fx->ctx, url, &o, &f, &e), &e);
-  return f;
-}
-
 TEST(log_growth_to_1tib_is_two_requests) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, 0, NULL);
-  xio_file *f = create(&fx, "db_log.ldf", XIO_KIND_LOG, 8 * MiB);
+  xio_file *f = xfix_open(&fx, "db_log.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 8 * MiB);
   char buf[4096];
   memset(buf, 0xab, sizeof buf);
   ASSERT_OK(xio_file_write(f, 8 * MiB - sizeof buf, buf, sizeof buf, &e), &e);
@@ -65,7 +52,7 @@ TEST(data_growth_sends_no_zeroing) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, 0, NULL);
-  xio_file *f = create(&fx, "db.mdf", XIO_KIND_DATA, 8 * MiB);
+  xio_file *f = xfix_open(&fx, "db.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 8 * MiB);
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_set_size(f, 64ull << 30, XIO_INIT_DEFAULT, &e), &e);
   ASSERT_EQ(fx.trace.n, 1);
@@ -83,7 +70,7 @@ TEST(zero_init_growth_writes_every_byte) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, 0, NULL);
-  xio_file *f = create(&fx, "classic.ldf", XIO_KIND_LOG, 8 * MiB);
+  xio_file *f = xfix_open(&fx, "classic.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 8 * MiB);
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_set_size(f, 24 * MiB, XIO_INIT_ZERO, &e), &e);
   ASSERT_EQ(xfix_count(&fx, XIO_REQ_SET_SIZE), 1);
@@ -100,7 +87,7 @@ TEST(create_log_clears_data_skips) {
   xfix fx;
   xio_error e;
   xfix_setup(&fx, 0, NULL);
-  xio_file *f = create(&fx, "new.ldf", XIO_KIND_LOG, 32 * MiB);
+  xio_file *f = xfix_open(&fx, "new.ldf", XIO_OPEN_CREATE, XIO_KIND_LOG, 32 * MiB);
   /* Look, try to create, create the missing container, create, clear. */
   const struct {
     xio_request_type type;
@@ -117,7 +104,7 @@ TEST(create_log_clears_data_skips) {
   }
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_trace_reset(&fx);
-  f = create(&fx, "new.mdf", XIO_KIND_DATA, 32 * MiB);
+  f = xfix_open(&fx, "new.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 32 * MiB);
   ASSERT_EQ(xfix_count(&fx, XIO_REQ_ZERO), 0);
   ASSERT_EQ(xio_file_kind(f), XIO_KIND_DATA);
   ASSERT_OK(xio_file_close(f, &e), &e);

@@ -46,7 +46,7 @@ static void trace_cb(const xio_trace_event *ev, void *ud) {
 static xio_ctx *new_ctx(fence_trace *t) {
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
-  o.connection_string = xfix_dev_connection_string();
+  o.connection_string = test_dev_connection_string();
   if (t) {
     o.trace = trace_cb;
     o.trace_ud = t;

@@ -12,6 +12,7 @@
 
 #include <xio/xio.h>
 
+#include "scratch.h"
 #include "test.h"
 
 TEST(target_classify_names_each_kind) {
@@ -56,8 +57,8 @@ TEST(target_scheme_length_counts_the_scheme) {
 }
 
 TEST(file_open_refuses_an_unsupported_scheme) {
-  char dir[] = "/tmp/xio-values-XXXXXX";
-  ASSERT(mkdtemp(dir) != NULL);
+  char dir[512];
+  test_scratch_dir(dir, sizeof dir, "xio-values");
   ASSERT_EQ(chdir(dir), 0); /* were ftp://x/y/z taken as a path, it would land here */
   xio_ctx_options o = xio_ctx_options_default();
   xio_ctx *ctx;

@@ -1,8 +1,8 @@
 /*
  * pump.c - keeping `depth` asynchronous requests in flight on one file, the way an
- * engine drives its I/O: submit until `depth` are outstanding, then each completion
- * frees a slot for the next request. Every request's latency is taken from just
- * before xio_file_submit to its completion callback.
+ * engine drives its I/O (see samples_pump.h): submit until `depth` are outstanding,
+ * then each completion frees a slot for the next request. Every request's latency
+ * is taken from just before xio_file_submit to its completion callback.
  *
  * Completion callbacks (on xio's I/O or worker threads) only stamp the time and
  * push the slot on a done list; this thread does the rest. A slot is reused only
@@ -10,11 +10,13 @@
  * (its completion flag) right after the callback returns.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "samples_pump.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "samples_common.h"
 
 typedef struct pump pump;
 
@@ -28,7 +30,7 @@ typedef struct slot {
 struct pump {
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int *done; /* slots completed, not yet collected */
+  int *done; /* slots completed, not yet collected (guarded by mu) */
   int ndone;
   int *batch; /* the done list, taken */
   int *free_; /* slots ready for a request */
@@ -77,25 +79,25 @@ static void pump_free(pump *p) {
   free(p->batch);
 }
 
-/* Submits request `i` in a free slot. */
-static xio_err submit_one(pump *p, xio_file *f, uint64_t i, bench_pump_next next, void *ud,
-                          xio_error *err) {
-  slot *s = &p->slots[p->free_[--p->nfree]];
+/* Fills and submits request `i` in a free slot: 1 submitted, 0 no request `i`,
+ * -1 refused (out->rc set). */
+static int submit_one(pump *p, xio_file *f, uint64_t i, samples_pump_next next, void *ud,
+                      samples_pump_result *out) {
+  slot *s = &p->slots[p->free_[p->nfree - 1]];
   memset(&s->io, 0, sizeof s->io);
-  next(ud, i, s->idx, &s->io);
+  if (next(ud, i, s->idx, &s->io) != 0) return 0;
   s->io.done = on_done;
   s->io.ud = s;
   s->t_submit = samples_now();
-  xio_err rc = xio_file_submit(f, &s->io, err);
-  if (rc != XIO_OK)
-    p->free_[p->nfree++] = s->idx;
-  else
-    p->inflight++;
-  return rc;
+  out->rc = xio_file_submit(f, &s->io, &out->error);
+  if (out->rc != XIO_OK) return -1;
+  p->nfree--;
+  p->inflight++;
+  return 1;
 }
 
-/* Waits for completions and records them. */
-static void collect(pump *p, bench_pump_result *out, double *last) {
+/* Waits for at least one completion and records each. */
+static void collect(pump *p, uint64_t max_ops, samples_pump_result *out, double *last) {
   int *idx = p->batch;
   pthread_mutex_lock(&p->mu);
   while (p->ndone == 0)
@@ -108,7 +110,7 @@ static void collect(pump *p, bench_pump_result *out, double *last) {
     slot *s = &p->slots[idx[k]];
     xio_err rc = xio_io_wait(&s->io);
     if (rc != XIO_OK && out->rc == XIO_OK) out->rc = rc, out->error = s->io.error;
-    if (rc == XIO_OK) {
+    if (rc == XIO_OK && out->ops < max_ops) {
       out->lat_us[out->ops++] = (s->t_done - s->t_submit) * 1e6;
       out->bytes += s->io.transferred;
     }
@@ -118,8 +120,8 @@ static void collect(pump *p, bench_pump_result *out, double *last) {
   }
 }
 
-xio_err bench_pump(xio_file *f, int depth, uint64_t max_ops, double max_seconds,
-                   bench_pump_next next, void *ud, bench_pump_result *out) {
+xio_err samples_pump(xio_file *f, int depth, uint64_t max_ops, double max_seconds,
+                     samples_pump_next next, void *ud, samples_pump_result *out) {
   pump p;
   memset(&p, 0, sizeof p);
   memset(out, 0, sizeof *out);
@@ -131,17 +133,16 @@ xio_err bench_pump(xio_file *f, int depth, uint64_t max_ops, double max_seconds,
   }
   double start = samples_now(), last = start;
   uint64_t issued = 0;
+  int more = 1;
   for (;;) {
-    while (p.inflight < depth && issued < max_ops && out->rc == XIO_OK &&
+    while (more && p.inflight < depth && issued < max_ops && out->rc == XIO_OK &&
            !(max_seconds > 0 && samples_now() - start >= max_seconds)) {
-      xio_err rc = submit_one(&p, f, issued, next, ud, &out->error);
-      if (rc != XIO_OK)
-        out->rc = rc;
-      else
-        issued++;
+      int r = submit_one(&p, f, issued, next, ud, out);
+      if (r == 1) issued++;
+      more = r == 1;
     }
     if (p.inflight == 0) break;
-    collect(&p, out, &last);
+    collect(&p, max_ops, out, &last);
   }
   out->seconds = last - start;
   pump_free(&p);
