@@ -14,6 +14,10 @@
  * TLS sessions are kept in one libcurl share for all the engine's handles, so a new
  * connection resumes a session any handle made. Only the engine's I/O thread runs
  * transfers, but the share is locked anyway, as libcurl asks of any share.
+ *
+ * Each connection also reads ahead, many TLS records per read from the socket,
+ * and the engine drives on transfers whose records wait in that buffer
+ * (tls_readahead.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -175,4 +179,6 @@ void xio__blob_tls_get_counts(xio__blob_tls *t, xio__blob_tls_counts *out) {
   out->contexts = atomic_load(&t->contexts);
   out->full_handshakes = atomic_load(&t->full_handshakes);
   out->resumed = atomic_load(&t->resumed);
+  out->read_buffers = atomic_load(&t->read_buffers);
+  out->redrives = atomic_load(&t->redrives);
 }
