@@ -369,8 +369,9 @@ static void cancel_all(xio_blob_engine *e) {
   }
 }
 
-/* Marks the running HTTPS transfers whose next records OpenSSL read ahead already,
- * for libcurl to read without asking poll (tls_readahead.c); how many it marked. */
+/* Marks the running HTTPS transfers whose next records wait in their connection's
+ * read-ahead buffer, for libcurl to read without asking poll (tls_readahead.c);
+ * how many it marked. */
 static int redrive(xio_blob_engine *e) {
   int n = 0;
   for (int i = 0; i < e->nactive; i++) {

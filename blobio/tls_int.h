@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 
 #include <xio/blob.h>
@@ -62,11 +63,15 @@ void xio__blob_tls_free(xio__blob_tls *t);
  */
 CURLcode xio__blob_tls_set_options(xio__blob_tls *t, CURL *easy);
 
+/** Puts a read-ahead buffer in front of the read BIO libcurl gave `ssl`, once
+ *  (counted in t->read_buffers); short of memory `ssl` goes on unbuffered. */
+void xio__blob_tls_add_read_buffer(xio__blob_tls *t, SSL *ssl);
+
 /**
- * For the transfer on `easy` (running in a multi handle, on the I/O thread): gives
- * its TLS connection a read-ahead buffer the first time (counted in
- * t->read_buffers), then says whether records wait in that buffer, read off the
- * socket but not yet asked for by libcurl, which only looks at the socket. If so,
+ * For the transfer on `easy` (running in a multi handle, on the I/O thread): makes
+ * sure its TLS connection has its read-ahead buffer, then says whether records
+ * wait in that buffer, read off the socket but not yet asked for by libcurl, which
+ * only looks at the socket. If so,
  * tells libcurl to read that connection at its next curl_multi_perform whatever
  * poll says, counts it in t->redrives and returns 1: the caller must then run
  * curl_multi_perform again without waiting in poll. 0 for plain HTTP, for a

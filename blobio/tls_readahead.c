@@ -8,11 +8,12 @@
  * on loopback each also does the peer's TCP work. OpenSSL's own read-ahead does
  * not help: for every record it moves the unread rest of its buffer to the front
  * (to align the payload), so the larger the buffer the more it copies, more than
- * the system calls it saves. So each connection gets, the first time its transfer
- * is looked at here, a buffering BIO of READ_BUFFER bytes in front of libcurl's
- * own, which it keeps to its end: OpenSSL still reads a header and then a body,
- * from the buffer, and the buffer refills with one read of the socket. libcurl
- * 7.88 sets its BIOs once and never reads them back, so it does not notice.
+ * the system calls it saves. So each connection gets, as its handshake starts
+ * (tls.c's info callback), a buffering BIO of READ_BUFFER bytes in front of
+ * libcurl's own, which it keeps to its end: OpenSSL still reads a header and then
+ * a body, from the buffer, and the buffer refills with one read of the socket.
+ * libcurl 7.88 sets its BIOs once and never reads them back, so it does not
+ * notice.
  *
  * libcurl reads a transfer while the socket polls readable or SSL_pending() is
  * non-zero, and neither sees records in the buffer. When one read took the last
@@ -44,10 +45,9 @@ static SSL *transfer_ssl(CURL *easy) {
   return info->internals;
 }
 
-/* Puts a buffering BIO in front of the connection's read BIO, once. Anything
- * already read stays where it is, so this may happen at any point between two
- * OpenSSL calls. Short of memory the connection goes on unbuffered. */
-static void add_read_buffer(xio__blob_tls *t, SSL *ssl) {
+/* A buffering BIO goes in front of the connection's read BIO. Anything already
+ * read stays where it is, so this may happen at any point between two reads. */
+void xio__blob_tls_add_read_buffer(xio__blob_tls *t, SSL *ssl) {
   BIO *next = SSL_get_rbio(ssl);
   if (!next || BIO_method_type(next) == BIO_TYPE_BUFFER) return;
   BIO *buf = BIO_new(BIO_f_buffer());
@@ -72,7 +72,7 @@ static int bytes_wait(SSL *ssl) {
 int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy) {
   SSL *ssl = transfer_ssl(easy);
   if (!ssl) return 0;
-  add_read_buffer(t, ssl);
+  xio__blob_tls_add_read_buffer(t, ssl); /* in case libcurl's info callback ran instead */
   if (!bytes_wait(ssl)) return 0;
   /* Unpausing is what marks the connection to be read. A pause that fails
    * changed nothing; the unpause after it fails only for want of memory (in
