@@ -10,7 +10,9 @@
  * source has none ready (a token being fetched) the call waits in the timer list
  * too, and a credential the service refuses is asked for anew and, when the source
  * has another one, the call is sent once more. Each call completes exactly once, on
- * the I/O thread. Easy handles are reused between tries.
+ * the I/O thread. Easy handles are reused between tries. An HTTPS transfer whose
+ * next records its connection read ahead already is run again at once rather than
+ * left waiting in poll for a socket that has nothing more (tls_readahead.c).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -367,6 +369,19 @@ static void cancel_all(xio_blob_engine *e) {
   }
 }
 
+/* Marks the running HTTPS transfers whose next records wait in their connection's
+ * read-ahead buffer, for libcurl to read without asking poll (tls_readahead.c);
+ * how many it marked. */
+static int redrive(xio_blob_engine *e) {
+  int n = 0;
+  for (int i = 0; i < e->nactive; i++) {
+    xio_blob_call *c = e->active[i];
+    if (c->easy && strcmp(c->target->url.scheme, "https") == 0)
+      n += xio__blob_tls_redrive(&e->tls, c->easy);
+  }
+  return n;
+}
+
 static void *io_thread(void *arg) {
   xio_blob_engine *e = arg;
   for (;;) {
@@ -378,6 +393,7 @@ static void *io_thread(void *arg) {
     curl_multi_perform(e->multi, &running);
     reap(e);
     start_ready(e);
+    if (redrive(e)) continue; /* their records are here: no waiting in poll */
     curl_multi_poll(e->multi, NULL, 0, poll_timeout_ms(e, xio_auth_monotonic_us()), NULL);
   }
   cancel_all(e);

@@ -14,6 +14,10 @@
  * TLS sessions are kept in one libcurl share for all the engine's handles, so a new
  * connection resumes a session any handle made. Only the engine's I/O thread runs
  * transfers, but the share is locked anyway, as libcurl asks of any share.
+ *
+ * Each connection also reads ahead, many TLS records per read from the socket,
+ * and the engine drives on transfers whose records wait in that buffer
+ * (tls_readahead.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -39,13 +43,19 @@ static int on_verify(int ok, X509_STORE_CTX *store) {
   return ok;
 }
 
-/* Counts each finished handshake as full or resumed. OpenSSL 3 reports
+/* Gives each connection its read-ahead buffer as its first handshake starts
+ * (libcurl has set its BIOs by then; OpenSSL passes its own, writable, SSL), and
+ * counts each finished handshake as full or resumed. OpenSSL 3 reports
  * HANDSHAKE_DONE once per handshake, not for TLS 1.3 session tickets after it. */
 static void on_info(const SSL *ssl, int where, int ret) {
   (void)ret;
-  if (!(where & SSL_CB_HANDSHAKE_DONE)) return;
+  if (!(where & (SSL_CB_HANDSHAKE_START | SSL_CB_HANDSHAKE_DONE))) return;
   xio__blob_tls *t = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
   if (!t) return;
+  if (where & SSL_CB_HANDSHAKE_START) {
+    xio__blob_tls_add_read_buffer(t, (SSL *)ssl);
+    return;
+  }
   if (SSL_session_reused(ssl))
     atomic_fetch_add(&t->resumed, 1);
   else
@@ -77,7 +87,7 @@ static CURLcode load_system(xio__blob_tls *t) {
 
 /* Sets up each TLS context libcurl makes: the verify callback above (unless libcurl
  * installed one of its own, which then stays), the engine's store, and the
- * handshake counter. */
+ * callback that gives connections their read-ahead buffer and counts handshakes. */
 static CURLcode on_ssl_ctx(CURL *easy, void *sslctx, void *ud) {
   SSL_CTX *ctx = sslctx;
   xio__blob_tls *t = ud;
@@ -175,4 +185,6 @@ void xio__blob_tls_get_counts(xio__blob_tls *t, xio__blob_tls_counts *out) {
   out->contexts = atomic_load(&t->contexts);
   out->full_handshakes = atomic_load(&t->full_handshakes);
   out->resumed = atomic_load(&t->resumed);
+  out->read_buffers = atomic_load(&t->read_buffers);
+  out->redrives = atomic_load(&t->redrives);
 }

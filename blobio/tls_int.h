@@ -2,7 +2,9 @@
  * tls_int.h - what one engine's TLS connections share (tls.c): one trust store,
  * parsed once, handed by reference to every TLS context libcurl makes, and one
  * cache of TLS sessions, so that a new connection resumes a session instead of a
- * full handshake. Internal to libxio_blob.
+ * full handshake; each connection reads ahead, many TLS records per system call,
+ * and the engine drives on the transfers whose records wait in that buffer
+ * (tls_readahead.c). Internal to libxio_blob.
  */
 #ifndef XIO_BLOB_TLS_INT_H
 #define XIO_BLOB_TLS_INT_H
@@ -11,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 
 #include <xio/blob.h>
@@ -23,6 +26,8 @@ typedef struct xio__blob_tls_counts {
   unsigned long contexts;         /* TLS contexts set up (one per new connection) */
   unsigned long full_handshakes;  /* handshakes that made a new session */
   unsigned long resumed;          /* handshakes that resumed a cached session */
+  unsigned long read_buffers;     /* connections given their read-ahead buffer */
+  unsigned long redrives;         /* transfers driven on for records read ahead */
 } xio__blob_tls_counts;
 
 /** An engine's TLS state. The store is filled on the I/O thread only (the
@@ -36,6 +41,7 @@ typedef struct xio__blob_tls {
   pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
   int locks_ready;
   atomic_ulong private_ca_loads, system_ca_loads, contexts, full_handshakes, resumed;
+  atomic_ulong read_buffers, redrives;
 } xio__blob_tls;
 
 /**
@@ -56,6 +62,23 @@ void xio__blob_tls_free(xio__blob_tls *t);
  * store, and the shared session cache. Returns the first option libcurl refused.
  */
 CURLcode xio__blob_tls_set_options(xio__blob_tls *t, CURL *easy);
+
+/** Puts a read-ahead buffer in front of the read BIO libcurl gave `ssl`, once
+ *  (counted in t->read_buffers); short of memory `ssl` goes on unbuffered. */
+void xio__blob_tls_add_read_buffer(xio__blob_tls *t, SSL *ssl);
+
+/**
+ * For the transfer on `easy` (running in a multi handle, on the I/O thread): makes
+ * sure its TLS connection has its read-ahead buffer, then says whether records
+ * wait in that buffer, read off the socket but not yet asked for by libcurl, which
+ * only looks at the socket. If so,
+ * tells libcurl to read that connection at its next curl_multi_perform whatever
+ * poll says, counts it in t->redrives and returns 1: the caller must then run
+ * curl_multi_perform again without waiting in poll. 0 for plain HTTP, for a
+ * transfer with no connection yet, and when nothing could be decrypted now (a
+ * record only partly received waits for the socket, as usual).
+ */
+int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy);
 
 /** A snapshot of the counters. */
 void xio__blob_tls_get_counts(xio__blob_tls *t, xio__blob_tls_counts *out);

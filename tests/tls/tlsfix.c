@@ -46,23 +46,35 @@ static void on_try(const xio_blob_try_info *info, void *ud) {
 }
 
 void tls_engine_setup(tls_engine *t, const char *ca_file) {
+  tls_engine_setup_tries(t, ca_file, 10000, 3);
+}
+
+void tls_engine_setup_tries(tls_engine *t, const char *ca_file, int try_timeout_ms,
+                            int max_retries) {
   xio_error e;
   memset(t, 0, sizeof *t);
   t->tries = calloc(1, sizeof *t->tries);
   ASSERT(t->tries != NULL);
   xio_blob_engine_options o = xio_blob_engine_options_default();
   o.ca_file = ca_file;
-  o.retry.max_retries = 3;
+  o.retry.max_retries = max_retries;
   o.retry.base_delay_ms = 10;
   o.retry.max_delay_ms = 50;
   o.connect_timeout_ms = 5000;
-  o.retry.try_timeout_ms = 10000;
+  o.retry.try_timeout_ms = try_timeout_ms;
   o.on_try = on_try;
   o.on_try_ud = t->tries;
   ASSERT_OK(xio_blob_engine_new(&o, &t->engine, &e), &e);
   t->cred.kind = XIO_AUTH_CRED_SHARED_KEY;
   t->cred.account = XIO_AUTH_DEV_ACCOUNT;
   ASSERT_OK(xio_auth_base64_decode(XIO_AUTH_DEV_KEY, &t->cred.key, &t->cred.key_len, &e), &e);
+}
+
+int tls_tries_made(tls_engine *t) {
+  pthread_mutex_lock(&tries_mu);
+  int n = t->tries->n;
+  pthread_mutex_unlock(&tries_mu);
+  return n;
 }
 
 void tls_engine_teardown(tls_engine *t) {

@@ -42,6 +42,14 @@ typedef struct tls_engine {
  */
 void tls_engine_setup(tls_engine *t, const char *ca_file);
 
+/** As tls_engine_setup, with each try bounded by `try_timeout_ms` and at most
+ *  `max_retries` retries. */
+void tls_engine_setup_tries(tls_engine *t, const char *ca_file, int try_timeout_ms,
+                            int max_retries);
+
+/** The tries the engine of `t` reported so far, over all its calls. */
+int tls_tries_made(tls_engine *t);
+
 void tls_engine_teardown(tls_engine *t);
 
 /** A target for `url` with the dev account's credential (free it). */
