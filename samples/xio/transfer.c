@@ -14,7 +14,8 @@
  * the merge bridges (see PUT_GAP). get lists the target's allocated ranges (page
  * ranges, or data extents), sizes a new local file with ftruncate (sparse), merges
  * the ranges into reads of up to 4 MiB (bridging gaps of up to GET_GAP) and writes
- * only the listed ranges of each read where they belong, so the local file is as
+ * only the listed ranges of each read where they belong (and the zeros between two
+ * of them that no hole could hold), so the local file is as
  * sparse as the source and nothing is read twice.
  *
  * get writes with O_DIRECT where the local file system takes it: the download
@@ -47,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -574,6 +576,7 @@ typedef struct get_job {
   int fd;                /* the partial file, buffered: edges, size, attributes, fsync */
   int dfd;               /* the same file opened with O_DIRECT, or -1 */
   int direct;            /* 1 while O_DIRECT writes are in use (none refused) */
+  uint64_t block;        /* the local file system's block: the smallest hole */
   uint64_t direct_bytes; /* written with O_DIRECT */
   xio_file *f;
   uint64_t size, fetched, reads;
@@ -617,26 +620,43 @@ static void open_direct(get_job *j) {
   j->direct = j->dfd >= 0;
 }
 
+/* 1 when [from, to) holds a whole block of the local file system, which could stay
+ * a hole. */
+static int holds_a_block(const get_job *j, uint64_t from, uint64_t to) {
+  uint64_t first = (from + j->block - 1) / j->block * j->block;
+  return first + j->block <= to;
+}
+
 /* A read of [a, b) finished: the parts of it that lie in listed ranges go where
- * they belong in the local file; a gap the merge bridged is not written, so it
- * stays a hole. Reads complete in order, so the ranges are walked once. */
+ * they belong in the local file. A gap the merge bridged is not written, so it
+ * stays a hole, unless it holds no whole block of the file system: such a gap can
+ * never be a hole, and its zeros (unlisted pages read as zeros) are written with
+ * the ranges around it, in one write that O_DIRECT can take instead of a small
+ * buffered write per page. Reads complete in order, so the ranges are walked once. */
 static xio_err write_slot(cli_slot *s, void *ud, xio_error *err) {
   get_job *j = ud;
-  uint64_t a = s->io.offset, b = a + s->io.transferred;
+  uint64_t a = s->io.offset, b = a + s->io.transferred, px = 0, py = 0;
+  const char *buf = s->io.buf;
   j->fetched += s->io.transferred;
-  while (j->unwritten < j->ranges.n) {
+  xio_err rc = XIO_OK;
+  while (rc == XIO_OK && j->unwritten < j->ranges.n) {
     const xio_range *r = &j->ranges.v[j->unwritten];
     if (r->start >= b) break;
     uint64_t x = r->start > a ? r->start : a, y = min_u64(r->end + 1, b);
     if (x < y) {
-      xio_err rc = write_local(j, (const char *)s->io.buf + (x - a), (size_t)(y - x), x, err);
-      if (rc != XIO_OK) return rc;
+      if (py > px && !holds_a_block(j, py, x)) { /* no hole fits between: write on */
+        py = y;
+      } else {
+        if (py > px) rc = write_local(j, buf + (px - a), (size_t)(py - px), px, err);
+        px = x, py = y;
+      }
       cli_progress_add(&j->prog, y - x);
     }
     if (r->end + 1 > b) break;
     j->unwritten++;
   }
-  return XIO_OK;
+  if (rc == XIO_OK && py > px) rc = write_local(j, buf + (px - a), (size_t)(py - px), px, err);
+  return rc;
 }
 
 /* The merge's request: a read of [start, end) into the next slot's buffer, at
@@ -767,6 +787,10 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
   else if ((j->fd = open(j->partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
     rc = xio_error_from_errno(err, errno, "CreateLocalFile", "open", j->partial);
   if (rc == XIO_OK) open_direct(j);
+  struct statvfs fs; /* the file system's block, the unit of its holes */
+  int known = rc == XIO_OK && fstatvfs(j->fd, &fs) == 0 && fs.f_frsize >= PAGE &&
+              fs.f_frsize <= 65536 && !(fs.f_frsize & (fs.f_frsize - 1));
+  j->block = known ? (uint64_t)fs.f_frsize : DIRECT_ALIGN;
   return rc;
 }
 
