@@ -203,11 +203,18 @@ static xio_err send_request(uint64_t start, uint64_t end, void *ud, xio_error *e
   return XIO_OK;
 }
 
-/* Makes the ring's room for file bytes below `end`: waits for the requests in
- * flight that still point a ring's length or more below it. The request being
- * built starts at most 4 MiB below the chunk to load, and the ring holds N + 2
- * chunks, so waiting for all of them always makes room. */
-static xio_err make_room(put_job *j, uint64_t end, xio_error *err) {
+/* Makes the ring's room for the chunk [off, end) about to be loaded. The request
+ * being built is sent first when nothing from `off` on can join it (it starts a
+ * whole request's length below): after a jump over a hole it may lie anywhere
+ * below, in the very place the chunk is to take. Then the requests in flight that
+ * point a ring's length or more below `end` are waited for. What is left (a request
+ * being built starts less than 4 MiB below the chunk) is within N + 2 chunks, the
+ * ring's length, so this always makes room. */
+static xio_err make_room(put_job *j, uint64_t off, uint64_t end, xio_error *err) {
+  if (j->m.end > j->m.start && off >= j->m.start + CHUNK) {
+    xio_err rc = cli_merge_flush(&j->m, err);
+    if (rc != XIO_OK) return rc;
+  }
   if (end <= j->src.size) return XIO_OK;
   return cli_window_wait_below(&j->w, end - j->src.size, err);
 }
@@ -256,7 +263,7 @@ static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *
     uint64_t next = chunk_end(off, stop);
     size_t n = (size_t)(next - off);
     xio_err rc = check_stop(err);
-    if (rc == XIO_OK) rc = make_room(j, next, err);
+    if (rc == XIO_OK) rc = make_room(j, off, next, err);
     if (rc == XIO_OK) rc = cli_source_load(&j->src, off, n, err);
     if (rc == XIO_OK && j->resume)
       rc = send_differences(j, off, n, err);
