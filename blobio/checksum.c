@@ -3,17 +3,20 @@
  * for x-ms-content-crc64 and MD5 for Content-MD5, each as the base64 text the
  * header wants.
  *
- * The CRC runs over every 4 MiB write, so it has two implementations (crc64_int.h):
- * carry-less multiplication (crc64_clmul.c) on x86-64 CPUs with PCLMULQDQ and
- * SSE4.1, and slicing-by-8 tables (crc64_table.c) everywhere else. The choice is
+ * The CRC runs over every 4 MiB write, so it has three implementations
+ * (crc64_int.h): carry-less multiplication (crc64_clmul.c) 256 bits at a time on
+ * x86-64 CPUs with VPCLMULQDQ and AVX2, 128 bits at a time on those with PCLMULQDQ
+ * and SSE4.1, and slicing-by-8 tables (crc64_table.c) everywhere else. The choice is
  * made once per process, on first use (pthread_once), from CPUID and the
  * environment, and never changes afterwards; that choice is the only process-wide
  * state here.
  *
  * Environment:
- *   XIO_CRC64=table   use the portable table implementation even where the
- *                     carry-less one could run (to test or compare both on one
- *                     machine). Unset, or any other value: the fastest available.
+ *   XIO_CRC64=table   use the portable table implementation even where a
+ *                     carry-less one could run (to test or compare them on one
+ *                     machine);
+ *   XIO_CRC64=clmul   the 128-bit carry-less one even where the wide one could.
+ *                     Unset, or any other value: the fastest available.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -35,6 +38,7 @@ typedef struct crc64_impl {
 
 static const crc64_impl crc64_table_impl = {"table", xio__blob_crc64_table};
 static const crc64_impl crc64_clmul_impl = {"clmul", xio__blob_crc64_clmul};
+static const crc64_impl crc64_vpclmul_impl = {"vpclmul", xio__blob_crc64_vpclmul};
 
 static const crc64_impl *crc64_chosen; /* set once by crc64_choose */
 static pthread_once_t crc64_once = PTHREAD_ONCE_INIT;
@@ -42,8 +46,13 @@ static pthread_once_t crc64_once = PTHREAD_ONCE_INIT;
 static void crc64_choose(void) {
   const char *force = getenv("XIO_CRC64");
   int table = force && strcmp(force, "table") == 0;
-  crc64_chosen =
-      !table && xio__blob_crc64_clmul_supported() ? &crc64_clmul_impl : &crc64_table_impl;
+  int narrow = force && strcmp(force, "clmul") == 0;
+  if (!table && !narrow && xio__blob_crc64_vpclmul_supported())
+    crc64_chosen = &crc64_vpclmul_impl;
+  else if (!table && xio__blob_crc64_clmul_supported())
+    crc64_chosen = &crc64_clmul_impl;
+  else
+    crc64_chosen = &crc64_table_impl;
 }
 
 static const crc64_impl *crc64_get(void) {

@@ -6,6 +6,12 @@
  * __attribute__((target)), so the rest of the project is built for the baseline.
  * On other architectures or compilers the file holds stubs (never chosen).
  *
+ * Where the CPU also has VPCLMULQDQ and AVX2 (x86-64 since about 2019: AMD Zen 3,
+ * Intel Ice Lake), xio__blob_crc64_vpclmul folds two blocks per instruction in
+ * 256-bit registers, 256 bytes per step. The 128-bit version is bound by the
+ * multiplier, not by memory: it runs at the same 14 GB/s whether the bytes are in
+ * cache or not; the wide one at about twice that. Both end the same way.
+ *
  * Notation. Polynomials are over GF(2); P = x^64 + 0xAD93D23594C93659 (normal
  * form). The CRC is reflected: the first bit of the message is the lowest bit of
  * its first byte and the highest power of x. So 16 message bytes loaded little-
@@ -30,6 +36,10 @@
  * accumulator i of 8 is folded over the 7-i blocks after it (T = 128*(7-i)) and
  * the eight are XORed into one; then whole 16-byte blocks fold one at a time
  * (T = 128). Bytes short of a whole block go through the table implementation.
+ * The wide version keeps eight 256-bit accumulators, two blocks each, over
+ * 256-byte strides (T = 2048, the same pair of constants in both halves); at the
+ * end each is folded over the 32 bytes to the next (T = 256) and added to it, and
+ * the two blocks of the last are folded into one (T = 128).
  *
  * Reduction to the 64-bit register R = X * x^64 mod P:
  *  1. Y = H * (x^128 mod P) + L * x^64: one clmul with rho(x^127 mod P) (the same
@@ -67,8 +77,9 @@ const xio__blob_crc64_clmul_consts xio__blob_crc64_clmul_k = {
             {0xd083dd594d96319dull, 0x946588403d4adcbcull}, /* T = 896:  x^959,  x^895 */
             {0xa1ca681e733f9c40ull, 0x5f852fb61e8d92dcull}, /* T = 1024: x^1087, x^1023 */
         },
-    .mu = 0x27ecfa329aef9f77ull,   /* rho(floor(x^127 / P)) */
-    .poly = 0x34d926535897936aull, /* rho(G), P = x^64 + x*G + 1 */
+    .wide = {0x37ccd3e14069cabcull, 0xa043808c0f782663ull}, /* T = 2048: x^2111, x^2047 */
+    .mu = 0x27ecfa329aef9f77ull,                            /* rho(floor(x^127 / P)) */
+    .poly = 0x34d926535897936aull,                          /* rho(G), P = x^64 + x*G + 1 */
 };
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -111,6 +122,17 @@ CLMUL_TARGET static uint64_t reduce(__m128i x, const xio__blob_crc64_clmul_const
   return (uint64_t)_mm_extract_epi64(r, 1) ^ (uint64_t)_mm_cvtsi128_si64(q);
 }
 
+/* Folds the whole 16-byte blocks of the `n` bytes at `p` into `x`, the folded
+ * message so far, reduces it and runs the bytes short of a block through the
+ * table: the CRC of the whole message. */
+CLMUL_TARGET static uint64_t finish(__m128i x, const unsigned char *p, size_t n) {
+  const xio__blob_crc64_clmul_consts *k = &xio__blob_crc64_clmul_k;
+  const __m128i k1 = load_k(k->fold[0]);
+  for (; n >= 16; p += 16, n -= 16)
+    x = fold(x, k1, load16(p));
+  return xio__blob_crc64_table(~reduce(x, k), p, n);
+}
+
 CLMUL_TARGET uint64_t xio__blob_crc64_clmul(uint64_t crc, const void *data, size_t n) {
   const xio__blob_crc64_clmul_consts *k = &xio__blob_crc64_clmul_k;
   const unsigned char *p = data;
@@ -148,17 +170,69 @@ CLMUL_TARGET uint64_t xio__blob_crc64_clmul(uint64_t crc, const void *data, size
     x = _mm_xor_si128(load16(p), x);
     p += 16, n -= 16;
   }
-  const __m128i k1 = load_k(k->fold[0]);
-  for (; n >= 16; p += 16, n -= 16)
-    x = fold(x, k1, load16(p));
-  return xio__blob_crc64_table(~reduce(x, k), p, n);
+  return finish(x, p, n);
+}
+
+#define VPCLMUL_TARGET __attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1")))
+
+int xio__blob_crc64_vpclmul_supported(void) {
+  return xio__blob_crc64_clmul_supported() && __builtin_cpu_supports("vpclmulqdq") &&
+         __builtin_cpu_supports("avx2");
+}
+
+/* 32 bytes at any alignment: two blocks, the first in the low half. */
+VPCLMUL_TARGET static __m256i load32(const unsigned char *p) {
+  return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+/* fold() on both blocks of `x` at once, `k` holding the same pair in both halves. */
+VPCLMUL_TARGET static __m256i fold2(__m256i x, __m256i k, __m256i next) {
+  __m256i h = _mm256_clmulepi64_epi128(x, k, 0x00);
+  __m256i l = _mm256_clmulepi64_epi128(x, k, 0x11);
+  return _mm256_xor_si256(_mm256_xor_si256(h, l), next);
+}
+
+/* One fold distance's pair of constants in both halves. */
+VPCLMUL_TARGET static __m256i load_k2(const uint64_t k[2]) {
+  return _mm256_broadcastsi128_si256(load_k(k));
+}
+
+VPCLMUL_TARGET uint64_t xio__blob_crc64_vpclmul(uint64_t crc, const void *data, size_t n) {
+  const xio__blob_crc64_clmul_consts *k = &xio__blob_crc64_clmul_k;
+  const unsigned char *p = data;
+  if (n < 256) return xio__blob_crc64_clmul(crc, data, n);
+  __m256i x[8];
+  for (int i = 0; i < 8; i++)
+    x[i] = load32(p + 32 * i);
+  x[0] = _mm256_xor_si256(x[0], _mm256_set_epi64x(0, 0, 0, (long long)~crc));
+  p += 256, n -= 256;
+  const __m256i kw = load_k2(k->wide);
+  for (; n >= 256; p += 256, n -= 256) {
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      x[i] = fold2(x[i], kw, load32(p + 32 * i));
+  }
+  /* Accumulator i lies 32 bytes before i + 1: each is folded on into the next. */
+  const __m256i k2 = load_k2(k->fold[1]);
+  __m256i y = x[0];
+  for (int i = 1; i < 8; i++)
+    y = fold2(y, k2, x[i]);
+  __m128i last =
+      fold(_mm256_castsi256_si128(y), load_k(k->fold[0]), _mm256_extracti128_si256(y, 1));
+  return finish(last, p, n);
 }
 
 #else /* no PCLMULQDQ here: never chosen, and the table does the work if called */
 
 int xio__blob_crc64_clmul_supported(void) { return 0; }
 
+int xio__blob_crc64_vpclmul_supported(void) { return 0; }
+
 uint64_t xio__blob_crc64_clmul(uint64_t crc, const void *data, size_t n) {
+  return xio__blob_crc64_table(crc, data, n);
+}
+
+uint64_t xio__blob_crc64_vpclmul(uint64_t crc, const void *data, size_t n) {
   return xio__blob_crc64_table(crc, data, n);
 }
 

@@ -1,12 +1,13 @@
 /*
- * crc64_impl_test.c - the two CRC-64/NVME implementations behind xio_blob_crc64
- * (blobio/crc64_int.h), each called directly: the carry-less one's constants
- * recomputed from the polynomial, the published vectors through both, the two
+ * crc64_impl_test.c - the three CRC-64/NVME implementations behind xio_blob_crc64
+ * (blobio/crc64_int.h), each called directly: the carry-less ones' constants
+ * recomputed from the polynomial, the published vectors through each, all
  * agreeing on every length up to 4 KiB and on random slices of a 9 MiB buffer at
  * any alignment, resuming across arbitrary splits (also from one implementation
- * to the other), and the choice made by the dispatch, with XIO_CRC64=table.
+ * to another), and the choice made by the dispatch, with XIO_CRC64=table or clmul.
  *
- * Where the CPU lacks PCLMULQDQ, the tests that need the carry-less one skip.
+ * Where the CPU lacks PCLMULQDQ (or VPCLMULQDQ and AVX2, for the wide one), the
+ * tests that need the carry-less one (the wide one) skip.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -81,6 +82,11 @@ static void need_clmul(void) {
   if (!xio__blob_crc64_clmul_supported()) SKIP("this CPU has no PCLMULQDQ and SSE4.1");
 }
 
+/* The wide carry-less implementation, or a skip where the CPU cannot run it. */
+static void need_vpclmul(void) {
+  if (!xio__blob_crc64_vpclmul_supported()) SKIP("this CPU has no VPCLMULQDQ and AVX2");
+}
+
 /* Base64 of the 8 little-endian bytes of `crc`, as x-ms-content-crc64 carries it. */
 static void crc_base64(uint64_t crc, char out[13]) {
   static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -118,6 +124,8 @@ TEST(crc64_clmul_constants) {
       FAIL("fold[%u][1] is %016" PRIx64 ", rho(x^%u mod P) is %016" PRIx64, j - 1,
            k->fold[j - 1][1], t - 1, reverse64(xpow_mod(t - 1)));
   }
+  ASSERT_U64_EQ(k->wide[0], reverse64(xpow_mod(2048 + 63)));
+  ASSERT_U64_EQ(k->wide[1], reverse64(xpow_mod(2048 - 1)));
   ASSERT_U64_EQ(k->mu, reverse64(barrett_mu()));
   /* G = (P - x^64 - 1) / x: P's constant term must be 1 for that to exist. */
   ASSERT_U64_EQ(poly_normal() & 1, 1);
@@ -157,6 +165,11 @@ TEST(crc64_table_vectors) { check_vectors(&(impl){"table", xio__blob_crc64_table
 TEST(crc64_clmul_vectors) {
   need_clmul();
   check_vectors(&(impl){"clmul", xio__blob_crc64_clmul});
+}
+
+TEST(crc64_vpclmul_vectors) {
+  need_vpclmul();
+  check_vectors(&(impl){"vpclmul", xio__blob_crc64_vpclmul});
 }
 
 /* The table path on its own against the definition, at every alignment and on a
@@ -205,6 +218,28 @@ TEST(crc64_impls_agree_every_length) {
   }
 }
 
+/* The same for the wide one: lengths on both sides of its 256-byte stride and of
+ * every count of strides up to 16, and the tails after them. */
+TEST(crc64_vpclmul_agrees_every_length) {
+  need_vpclmul();
+  enum { MAX = 4096 };
+  unsigned char src[MAX];
+  test_fill_random(src, MAX, 19);
+  uint64_t rng = 98;
+  for (size_t n = 0; n <= MAX; n++) {
+    size_t off = n % 17;
+    unsigned char *block = malloc(off + n + 1);
+    ASSERT(block != NULL);
+    unsigned char *p = block + off;
+    memcpy(p, src, n);
+    uint64_t seed = (n % 3 == 0) ? 0 : next_random(&rng);
+    uint64_t want = bitwise_crc64(seed, p, n), wide = xio__blob_crc64_vpclmul(seed, p, n);
+    if (wide != want)
+      FAIL("length %zu offset %zu: vpclmul %016" PRIx64 " want %016" PRIx64, n, off, wide, want);
+    free(block);
+  }
+}
+
 /* Many random (offset, length) slices of a 9 MiB buffer: short, medium and up to the
  * whole buffer, any start, resuming from 0 or a random value. */
 TEST(crc64_impls_agree_random_slices) {
@@ -213,6 +248,7 @@ TEST(crc64_impls_agree_random_slices) {
   unsigned char *buf = malloc(size);
   ASSERT(buf != NULL);
   test_fill_random(buf, size, 2024);
+  int wide_ok = xio__blob_crc64_vpclmul_supported(); /* checked too where it runs */
   uint64_t rng = 7;
   for (int i = 0; i < 600; i++) {
     size_t off = (size_t)(next_random(&rng) % size), room = size - off, len;
@@ -228,12 +264,19 @@ TEST(crc64_impls_agree_random_slices) {
     if (table != clmul)
       FAIL("slice %d (offset %zu length %zu): table %016" PRIx64 " clmul %016" PRIx64, i, off, len,
            table, clmul);
+    uint64_t wide = wide_ok ? xio__blob_crc64_vpclmul(seed, buf + off, len) : clmul;
+    if (wide != clmul)
+      FAIL("slice %d (offset %zu length %zu): vpclmul %016" PRIx64 " clmul %016" PRIx64, i, off,
+           len, wide, clmul);
   }
   /* The whole buffer, and nearly all of it from odd starts. */
   for (size_t off = 0; off < 4; off++) {
     size_t len = size - off - (off ? 5 : 0);
     ASSERT_U64_EQ(xio__blob_crc64_clmul(0, buf + off, len),
                   xio__blob_crc64_table(0, buf + off, len));
+    if (wide_ok)
+      ASSERT_U64_EQ(xio__blob_crc64_vpclmul(0, buf + off, len),
+                    xio__blob_crc64_table(0, buf + off, len));
   }
   free(buf);
 }
@@ -249,7 +292,9 @@ TEST(crc64_incremental_random_splits) {
   unsigned char *buf = malloc(N);
   ASSERT(buf != NULL);
   test_fill_random(buf, N, 31);
-  const crc64_fn fns[] = {xio__blob_crc64_table, xio__blob_crc64_clmul, xio_blob_crc64};
+  const crc64_fn fns[] = {xio__blob_crc64_table, xio__blob_crc64_clmul, xio_blob_crc64,
+                          xio__blob_crc64_vpclmul};
+  uint64_t nfns = xio__blob_crc64_vpclmul_supported() ? 4 : 3; /* the wide one where it runs */
   uint64_t whole = xio__blob_crc64_table(0, buf, N);
   ASSERT_U64_EQ(xio__blob_crc64_clmul(0, buf, N), whole);
   ASSERT_U64_EQ(xio_blob_crc64(0, buf, N), whole);
@@ -274,7 +319,7 @@ TEST(crc64_incremental_random_splits) {
     size_t at = 0;
     for (int i = 0; i <= ncuts; i++) {
       size_t end = i < ncuts ? cuts[i] : N;
-      crc = fns[next_random(&rng) % 3](crc, buf + at, end - at);
+      crc = fns[next_random(&rng) % nfns](crc, buf + at, end - at);
       at = end;
     }
     if (crc != whole)
@@ -284,6 +329,12 @@ TEST(crc64_incremental_random_splits) {
   for (size_t s = 0; s <= 1000; s++) {
     uint64_t c = xio__blob_crc64_clmul(xio__blob_crc64_clmul(0, buf + 1, s), buf + 1 + s, 1000 - s);
     if (c != w1000) FAIL("split at %zu: %016" PRIx64 " != %016" PRIx64, s, c, w1000);
+  }
+  uint64_t w3000 = xio__blob_crc64_table(0, buf + 3, 3000);
+  for (size_t s = 0; nfns == 4 && s <= 3000; s++) {
+    uint64_t c =
+        xio__blob_crc64_vpclmul(xio__blob_crc64_vpclmul(0, buf + 3, s), buf + 3 + s, 3000 - s);
+    if (c != w3000) FAIL("vpclmul split at %zu: %016" PRIx64 " != %016" PRIx64, s, c, w3000);
   }
   free(buf);
 }
@@ -305,9 +356,20 @@ TEST(crc64_env_forces_table) {
   free(buf);
 }
 
-/* Without it, the carry-less implementation wherever the CPU can run it. */
+/* XIO_CRC64=clmul: the 128-bit carry-less one even where the wide one could run. */
+TEST(crc64_env_forces_clmul) {
+  need_clmul();
+  ASSERT_EQ(setenv("XIO_CRC64", "clmul", 1), 0);
+  ASSERT_STR_EQ(xio__blob_crc64_impl(), "clmul");
+  check_vectors(&(impl){"xio_blob_crc64 (clmul)", xio_blob_crc64});
+}
+
+/* Without it, the fastest implementation the CPU can run. */
 TEST(crc64_dispatch_default) {
   ASSERT_EQ(unsetenv("XIO_CRC64"), 0);
-  ASSERT_STR_EQ(xio__blob_crc64_impl(), xio__blob_crc64_clmul_supported() ? "clmul" : "table");
+  const char *want = xio__blob_crc64_vpclmul_supported() ? "vpclmul"
+                     : xio__blob_crc64_clmul_supported() ? "clmul"
+                                                         : "table";
+  ASSERT_STR_EQ(xio__blob_crc64_impl(), want);
   check_vectors(&(impl){"xio_blob_crc64", xio_blob_crc64});
 }
