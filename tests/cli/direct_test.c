@@ -4,9 +4,10 @@
  * of ranges that do not start or end on a block buffered, and falls back to
  * buffered writes on a file system that refuses O_DIRECT; put reads its local file
  * the same way, into a ring of (in flight + 2) x 4 MiB that larger files go round
- * many times. --buffered asks for the page cache both ways. --json says which
- * ("direct", "bytes_direct"); either way the copy is byte-identical and as sparse
- * as the source.
+ * many times, with no request running past the ring's end (the count of writes
+ * says the one being built was sent there). --buffered asks for the page cache
+ * both ways. --json says which ("direct", "bytes_direct"); either way the copy is
+ * byte-identical and as sparse as the source.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -216,4 +217,65 @@ static void ring_apart(const char *name, uint64_t ring, const char *flight) {
 TEST(put_of_blocks_one_ring_apart_is_byte_identical) {
   ring_apart("apart-6.mdf", 32 * MiB, "6");
   ring_apart("apart-1.mdf", 12 * MiB, "1");
+}
+
+#define CHUNK      (4 * MiB)                      /* put's largest request and its load */
+#define SMALL_RING (3 * CHUNK)                    /* --in-flight 1: 1 + 2 chunks */
+#define ROUND_SIZE (3 * SMALL_RING + CHUNK + 512) /* three rings, a chunk, a page */
+
+/* Requests of up to a chunk that [a, b) takes when it is sent from a on. */
+static uint64_t requests_from(uint64_t a, uint64_t b) { return (b - a + CHUNK - 1) / CHUNK; }
+
+/* A put round the small ring more than three times: zeros for `lead` bytes (a
+ * page off a 4 KiB block, so the requests start off the chunks), then data to
+ * the end, less a hole of `hole` bytes just past the first ring end (the extent
+ * after it starts inside the ring's first chunk). No request may run past the
+ * ring's end: the one being built is sent before the chunk past it. */
+static void put_round_the_ring(const char *name, uint64_t lead, uint64_t hole) {
+  clirun r = {0};
+  char container[64], url[512], src[256], back[256], bname[80];
+  clirun_container(container, sizeof container);
+  clirun_url(container, name, url, sizeof url);
+  clirun_path(name, src, sizeof src);
+  snprintf(bname, sizeof bname, "%s.back", name);
+  clirun_path(bname, back, sizeof back);
+  clirun_make_source(src, ROUND_SIZE, 31); /* whole 4 MiB pieces: cut down below */
+  int fd = open(src, O_WRONLY);
+  ASSERT(fd >= 0 && ftruncate(fd, (off_t)ROUND_SIZE) == 0);
+  char *zeros = calloc(1, lead);
+  ASSERT(zeros && pwrite(fd, zeros, lead, 0) == (ssize_t)lead);
+  free(zeros);
+  if (hole)
+    ASSERT(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)SMALL_RING,
+                     (off_t)hole) == 0);
+  close(fd);
+  XIO(&r, "--json", "put", src, url, "--in-flight", "1");
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  /* Each lap of the ring has its data cut into requests of a chunk from where the
+   * data starts in it, the last one ending at the ring's end:
+   *   lap 0, [lead, 12 MiB):             ceil((12 MiB - lead) / 4 MiB)        = 3
+   *   lap 1, [12 MiB + hole, 24 MiB):    ceil((12 MiB - hole) / 4 MiB)        = 3
+   *   lap 2, [24 MiB, 36 MiB):           12 MiB / 4 MiB                       = 3
+   *   lap 3, [36 MiB, 40 MiB + 512):     ceil((4 MiB + 512) / 4 MiB)          = 2
+   * 11 in all. Requests joined across the ring's ends would be 4 MiB each from
+   * `lead` on, the hole bridged: ceil((40 MiB + 512 - lead) / 4 MiB) = 10. */
+  uint64_t writes =
+      requests_from(lead, SMALL_RING) + requests_from(SMALL_RING + hole, 2 * SMALL_RING) +
+      requests_from(2 * SMALL_RING, 3 * SMALL_RING) + requests_from(3 * SMALL_RING, ROUND_SIZE);
+  ASSERT(clirun_num(j, "writes") == (double)writes);
+  ASSERT(clirun_num(j, "bytes_sent") == (double)(ROUND_SIZE - lead - hole));
+  ASSERT(clirun_num(j, "bytes_bridged") == 0);
+  cJSON_Delete(j);
+  XIO(&r, "get", url, back);
+  EXPECT_EXIT(&r, 0);
+  clirun_expect_same_files(src, back);
+  remove(src);
+  remove(back);
+  clirun_free(&r);
+}
+
+TEST(put_round_a_small_ring_sends_no_request_across_its_end) {
+  put_round_the_ring("round.mdf", 512, 0);
+  put_round_the_ring("round-hole.mdf", 8 * KiB + 512, 4 * KiB);
 }
