@@ -278,7 +278,9 @@ xio_err cli_source_open(cli_source *s, const char *path, int fd, uint64_t file_s
                         int direct, xio_error *err);
 
 /** Reads file bytes [off, off + n) into the ring (never more than one 4 MiB-aligned
- *  chunk); what the ring held for offsets a ring's length below is overwritten.
+ *  chunk); what the ring held for offsets a ring's length below is overwritten,
+ *  up to the end of the 4 KiB block holding off + n - 1 when that is the file's
+ *  last partial block, read with O_DIRECT.
  *  Errors: what pread reports, XIO_EIO when the file ends early (it shrank). */
 xio_err cli_source_load(cli_source *s, uint64_t off, size_t n, xio_error *err);
 

@@ -103,8 +103,9 @@ static xio_err read_buffered(cli_source *s, uint64_t off, size_t n, xio_error *e
 
 /* O_DIRECT read of [off, end) with `off` aligned; the length is rounded up to whole
  * blocks, which stays inside the ring: a load ends inside its 4 MiB chunk, whose
- * end is a block boundary and at most the ring's end. 1 when O_DIRECT was
- * refused, so the caller reads it buffered. */
+ * end is a block boundary and at most the ring's end. The file's last partial
+ * block fills its whole block of the ring (what the disk holds past the end of
+ * the file). 1 when O_DIRECT was refused, so the caller reads it buffered. */
 static int read_direct(cli_source *s, uint64_t off, uint64_t end, xio_error *err, xio_err *rc) {
   size_t want = (size_t)(end - off), got;
   size_t len = (want + DIRECT_ALIGN - 1) / DIRECT_ALIGN * DIRECT_ALIGN;

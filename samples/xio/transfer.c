@@ -64,7 +64,7 @@
 #define IN_FLIGHT    6                 /* requests in flight by default */
 #define MAX_FLIGHT   64                /* --in-flight's ceiling */
 #define PAGE         512u
-#define DIRECT_ALIGN ((uint64_t)4096) /* offsets, lengths and addresses of O_DIRECT writes */
+#define DIRECT_ALIGN ((uint64_t)4096) /* offsets, lengths, addresses of O_DIRECT reads, writes */
 
 /*
  * The gaps a merge bridges. A request costs a round trip and the service's work
@@ -216,17 +216,21 @@ static xio_err send_request(uint64_t start, uint64_t end, void *ud, xio_error *e
  * past the ring's end, where its bytes are not. That costs at most one request
  * per ring length (32 MiB at the default), and only for a request that the
  * chunk's bytes would have joined across the ring's end. Then the requests in
- * flight that point a ring's length or more below `end` are waited for. What is
- * left (a request being built starts less than 4 MiB below the chunk) is within
- * N + 2 chunks, the ring's length, so this always makes room. */
+ * flight that point a ring's length or more below the end of what the load
+ * writes are waited for: `end`, or the end of its 4 KiB block when the load reads
+ * the file's last partial block with O_DIRECT, which fills the whole block of
+ * the ring, where a write sent a ring's length below may start. What is left (a
+ * request being built starts less than 4 MiB below the chunk) is within N + 2
+ * chunks, the ring's length, so this always makes room. */
 static xio_err make_room(put_job *j, uint64_t off, uint64_t end, xio_error *err) {
   uint64_t lap = j->src.size;
   if (j->m.end > j->m.start && (off >= j->m.start + CHUNK || j->m.start / lap != off / lap)) {
     xio_err rc = cli_merge_flush(&j->m, err);
     if (rc != XIO_OK) return rc;
   }
-  if (end <= j->src.size) return XIO_OK;
-  return cli_window_wait_below(&j->w, end - j->src.size, err);
+  uint64_t top = (end + DIRECT_ALIGN - 1) / DIRECT_ALIGN * DIRECT_ALIGN;
+  if (top <= lap) return XIO_OK;
+  return cli_window_wait_below(&j->w, top - lap, err);
 }
 
 /* Feeds the non-zero runs of the chunk of `n` bytes at `off` to the merge. */

@@ -279,3 +279,48 @@ TEST(put_round_a_small_ring_sends_no_request_across_its_end) {
   put_round_the_ring("round.mdf", 512, 0);
   put_round_the_ring("round-hole.mdf", 8 * KiB + 512, 4 * KiB);
 }
+
+/* One ring and 1000 bytes (--in-flight 1: 12 MiB), with 64 KiB of data from 1 KiB
+ * on, inside the first 4 KiB block, and the last 1000 bytes past a hole: the
+ * O_DIRECT load of that partial last block fills its whole block of the ring,
+ * where the first write, sent just before, starts (ring offset 1 KiB). put waits
+ * for that write before the load. Without the wait the write's first bytes may
+ * still be sent after the load has overwritten them, or may already be gone: the
+ * put is repeated so that a missing wait shows. */
+TEST(put_waits_for_the_write_where_the_last_partial_block_is_read) {
+  struct statfs fs;
+  ASSERT(statfs(clirun_dir(), &fs) == 0);
+  if (fs.f_type != EXT4_MAGIC) SKIP("the test directory is not on ext4: no O_DIRECT reads");
+  clirun r = {0};
+  char container[64], url[512], src[256], back[256], name[64];
+  clirun_container(container, sizeof container);
+  clirun_path("tail-block.src", src, sizeof src);
+  clirun_path("tail-block.back", back, sizeof back);
+  int fd = open(src, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT(fd >= 0 && ftruncate(fd, (off_t)(SMALL_RING + 1000)) == 0);
+  char *buf = malloc(64 * KiB);
+  ASSERT(buf);
+  test_fill_random(buf, 64 * KiB, 41);
+  buf[0] = 1;
+  ASSERT_EQ(pwrite(fd, buf, 64 * KiB, 1024), (ssize_t)(64 * KiB));
+  ASSERT_EQ(pwrite(fd, buf, 1000, (off_t)SMALL_RING), 1000);
+  free(buf);
+  ASSERT(fsync(fd) == 0); /* O_DIRECT reads what is on the disk */
+  close(fd);
+  for (int k = 0; k < 6; k++) {
+    snprintf(name, sizeof name, "tail-block-%d.mdf", k);
+    clirun_url(container, name, url, sizeof url);
+    XIO(&r, "--json", "put", src, url, "--in-flight", "1", "--checksum", "none");
+    EXPECT_EXIT(&r, 0);
+    cJSON *j = clirun_json(&r);
+    ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(j, "direct")));
+    ASSERT(clirun_num(j, "writes") == 2);
+    cJSON_Delete(j);
+    XIO(&r, "get", url, back, "--force");
+    EXPECT_EXIT(&r, 0);
+    clirun_expect_same_files(src, back);
+  }
+  remove(src);
+  remove(back);
+  clirun_free(&r);
+}
