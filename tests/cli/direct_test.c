@@ -158,7 +158,9 @@ TEST(buffered_put_and_get_go_through_the_page_cache) {
 
 /* With one write in flight the ring holds 3 chunks (12 MiB): a 40 MiB file with
  * holes goes round it more than three times, and a hole in the middle moves the
- * chunks' places in the ring off the file's 12 MiB multiples. */
+ * chunks' places in the ring off the file's 12 MiB multiples. The writes after it
+ * start 64 KiB past a chunk: the one being built at the ring's end (24 MiB) is
+ * sent before the chunk there is loaded, or it would run past the ring's end. */
 TEST(put_through_a_small_ring_is_byte_identical) {
   clirun r = {0};
   char container[64], url[512], src[256], back[256];
