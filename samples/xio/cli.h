@@ -255,14 +255,16 @@ void cli_window_free(cli_window *w);
 /* ---------------------------------------------------------- source.c ---- */
 
 /** put's local file, read chunk by chunk into a ring of memory that the requests
- *  point into: file byte `off` at ring offset off % size, the ring mapped twice in
- *  a row so that any span of up to `size` bytes is contiguous. */
+ *  point into: file byte `off` at ring offset off % size. The ring is one mapping,
+ *  2 MiB-aligned and advised for transparent huge pages (fewer pages to pin per
+ *  O_DIRECT read, fewer faults), so a span is contiguous only up to the ring's
+ *  end: a request must not cross it. */
 typedef struct cli_source {
   const char *path;
   int fd;                /* the caller's descriptor, for buffered reads */
   int dfd;               /* the same file opened with O_DIRECT, or -1 */
   int direct;            /* 1 while O_DIRECT reads are in use (none refused) */
-  char *ring;            /* 2 x size bytes of address space (NULL for an empty file) */
+  char *ring;            /* size bytes at a 2 MiB boundary (NULL for an empty file) */
   size_t size;           /* the ring's bytes */
   uint64_t file_size;    /* what the file held when put started */
   uint64_t bytes_direct; /* read with O_DIRECT */
@@ -270,17 +272,20 @@ typedef struct cli_source {
 
 /** Sets up the source for the file `path`, open for reading as `fd` (not taken
  *  over), of `file_size` bytes, with a ring of `size` bytes (a multiple of 4 MiB);
- *  `direct` 0 reads everything buffered. Errors: what memfd_create or mmap report
- *  (XIO_ENOMEM and the like). */
+ *  `direct` 0 reads everything buffered. Errors: what mmap reports (XIO_ENOMEM
+ *  and the like). */
 xio_err cli_source_open(cli_source *s, const char *path, int fd, uint64_t file_size, size_t size,
                         int direct, xio_error *err);
 
 /** Reads file bytes [off, off + n) into the ring (never more than one 4 MiB-aligned
- *  chunk); what the ring held for offsets a ring's length below is overwritten.
+ *  chunk); what the ring held for offsets a ring's length below is overwritten,
+ *  up to the end of the 4 KiB block holding off + n - 1 when that is the file's
+ *  last partial block, read with O_DIRECT.
  *  Errors: what pread reports, XIO_EIO when the file ends early (it shrank). */
 xio_err cli_source_load(cli_source *s, uint64_t off, size_t n, xio_error *err);
 
-/** Where file byte `off` is in the ring (valid for up to `size` bytes on). */
+/** Where file byte `off` is in the ring (valid up to the ring's end: for
+ *  size - off % size bytes). */
 const char *cli_source_at(const cli_source *s, uint64_t off);
 
 /** Unmaps the ring and closes the O_DIRECT descriptor; safe to repeat. */

@@ -2,13 +2,24 @@
  * source.c - put's view of the local file it uploads: a ring of memory the file is
  * read into, a chunk at a time, just ahead of the requests that send it.
  *
- * File byte `off` lives at ring offset off % size. The ring is one memory file
- * mapped twice in a row, so the bytes from any ring offset on are contiguous for a
- * whole ring's length: a Put Page request of up to 4 MiB points straight into the
- * ring wherever chunk boundaries fall, and no byte is copied by the command. The
- * caller keeps what is live (the requests in flight, the one being built, the
- * chunk being scanned) within one ring's length of file offsets before it loads
- * the next chunk (transfer.c: make_room).
+ * File byte `off` lives at ring offset off % size. A Put Page request of up to
+ * 4 MiB points straight into the ring, so no byte is copied by the command; its
+ * bytes must be contiguous there, so no request may run past the ring's end onto
+ * its start, and the caller sends the request being built before that could
+ * happen (transfer.c: make_room). A load never runs past it: it stays inside one
+ * 4 MiB-aligned chunk, the ring is a whole number of chunks, and the O_DIRECT
+ * round-up of the file's last partial block stays inside its chunk. The caller
+ * also keeps what is live (the requests in flight, the one being built, the chunk
+ * being scanned) within one ring's length of file offsets before it loads the
+ * next chunk.
+ *
+ * The ring is one private anonymous mapping, its start aligned to 2 MiB, advised
+ * for transparent huge pages (MADV_HUGEPAGE): 2 MiB pages wherever the kernel has
+ * them on madvise, as it does here, where shared memory (a memory file) gets
+ * none. An O_DIRECT read of 4 MiB then pins 2 pages instead of 1024, and the first
+ * pass over the ring takes 2 faults per 4 MiB instead of 1024: reading 1 GiB with
+ * O_DIRECT in 4 MiB reads cost 0.11 s of system CPU into such a ring, 0.145 s into
+ * one of 4 KiB pages. A kernel without them (madvise refused) gives small pages.
  *
  * Reads go through a descriptor opened with O_DIRECT where the file system takes
  * it, as database engines read their own files: the disk fills the ring by DMA,
@@ -30,24 +41,19 @@
 
 #define DIRECT_ALIGN ((uint64_t)4096) /* offsets, lengths and addresses of O_DIRECT reads */
 
-/* Maps a memory file of `size` bytes twice, back to back, at one address. */
+#define HUGE_PAGE ((size_t)2 << 20) /* a transparent huge page, the ring's alignment */
+
+/* Maps `size` bytes (a multiple of HUGE_PAGE) of anonymous memory at a HUGE_PAGE
+ * boundary: HUGE_PAGE more is mapped and the slack on either side unmapped. */
 static xio_err map_ring(cli_source *s, size_t size, xio_error *err) {
-  int mfd = memfd_create("xio-put-source", MFD_CLOEXEC);
-  if (mfd < 0) return xio_error_from_errno(err, errno, "ReadLocalFile", "memfd_create", s->path);
-  char *base = MAP_FAILED;
-  if (ftruncate(mfd, (off_t)size) == 0)
-    base = mmap(NULL, 2 * size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  int e = errno;
-  for (int half = 0; base != MAP_FAILED && half < 2; half++)
-    if (mmap(base + half * size, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd, 0) ==
-        MAP_FAILED) {
-      e = errno;
-      munmap(base, 2 * size);
-      base = MAP_FAILED;
-    }
-  close(mfd);
-  if (base == MAP_FAILED) return xio_error_from_errno(err, e, "ReadLocalFile", "mmap", s->path);
-  s->ring = base;
+  char *raw =
+      mmap(NULL, size + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return xio_error_from_errno(err, errno, "ReadLocalFile", "mmap", s->path);
+  size_t head = (HUGE_PAGE - (uintptr_t)raw % HUGE_PAGE) % HUGE_PAGE;
+  if (head) munmap(raw, head);
+  munmap(raw + head + size, HUGE_PAGE - head);    /* head < HUGE_PAGE: never empty */
+  (void)madvise(raw + head, size, MADV_HUGEPAGE); /* refused: small pages */
+  s->ring = raw + head;
   s->size = size;
   return XIO_OK;
 }
@@ -96,8 +102,10 @@ static xio_err read_buffered(cli_source *s, uint64_t off, size_t n, xio_error *e
 }
 
 /* O_DIRECT read of [off, end) with `off` aligned; the length is rounded up to whole
- * blocks (the ring has room: loads never cross a CLI chunk, a multiple of the
- * block). 1 when O_DIRECT was refused, so the caller reads it buffered. */
+ * blocks, which stays inside the ring: a load ends inside its 4 MiB chunk, whose
+ * end is a block boundary and at most the ring's end. The file's last partial
+ * block fills its whole block of the ring (what the disk holds past the end of
+ * the file). 1 when O_DIRECT was refused, so the caller reads it buffered. */
 static int read_direct(cli_source *s, uint64_t off, uint64_t end, xio_error *err, xio_err *rc) {
   size_t want = (size_t)(end - off), got;
   size_t len = (want + DIRECT_ALIGN - 1) / DIRECT_ALIGN * DIRECT_ALIGN;
@@ -128,7 +136,7 @@ xio_err cli_source_load(cli_source *s, uint64_t off, size_t n, xio_error *err) {
 }
 
 void cli_source_close(cli_source *s) {
-  if (s->ring) munmap(s->ring, 2 * s->size);
+  if (s->ring) munmap(s->ring, s->size);
   if (s->dfd >= 0) close(s->dfd);
   s->ring = NULL;
   s->dfd = -1;

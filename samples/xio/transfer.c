@@ -11,12 +11,16 @@
  * requests of up to 4 MiB that point straight into the ring: no byte is copied by
  * the command, and all-zero pages are never sent
  * (a fresh page blob reads them back as zeros anyway), except inside a small gap
- * the merge bridges (see PUT_GAP). get lists the target's allocated ranges (page
- * ranges, or data extents), sizes a new local file with ftruncate (sparse), merges
- * the ranges into reads of up to 4 MiB (bridging gaps of up to GET_GAP) and writes
- * only the listed ranges of each read where they belong (and the zeros between two
- * of them that no hole could hold), so the local file is as
- * sparse as the source and nothing is read twice.
+ * the merge bridges (see PUT_GAP). A request never runs past the ring's end (the
+ * ring is one mapping of huge pages, not mapped twice): the one being built is
+ * sent before a chunk on the ring's next lap is loaded, at most one more request
+ * per ring length (32 MiB at the default) than the merge alone would make, and
+ * only where a request would have joined across the ring's end. get lists the
+ * target's allocated ranges (page ranges, or data extents), sizes a new local file
+ * with ftruncate (sparse), merges the ranges into reads of up to 4 MiB (bridging
+ * gaps of up to GET_GAP) and writes only the listed ranges of each read where they
+ * belong (and the zeros between two of them that no hole could hold), so the local
+ * file is as sparse as the source and nothing is read twice.
  *
  * get writes with O_DIRECT where the local file system takes it: the download
  * must be durable before it is renamed into place (fsync), and a buffered write
@@ -60,7 +64,7 @@
 #define IN_FLIGHT    6                 /* requests in flight by default */
 #define MAX_FLIGHT   64                /* --in-flight's ceiling */
 #define PAGE         512u
-#define DIRECT_ALIGN ((uint64_t)4096) /* offsets, lengths and addresses of O_DIRECT writes */
+#define DIRECT_ALIGN ((uint64_t)4096) /* offsets, lengths, addresses of O_DIRECT reads, writes */
 
 /*
  * The gaps a merge bridges. A request costs a round trip and the service's work
@@ -206,17 +210,27 @@ static xio_err send_request(uint64_t start, uint64_t end, void *ud, xio_error *e
 /* Makes the ring's room for the chunk [off, end) about to be loaded. The request
  * being built is sent first when nothing from `off` on can join it (it starts a
  * whole request's length below): after a jump over a hole it may lie anywhere
- * below, in the very place the chunk is to take. Then the requests in flight that
- * point a ring's length or more below `end` are waited for. What is left (a request
- * being built starts less than 4 MiB below the chunk) is within N + 2 chunks, the
- * ring's length, so this always makes room. */
+ * below, in the very place the chunk is to take. It is also sent when it started
+ * on the ring's lap before the chunk's (the chunk is the first past the ring's
+ * end, wherever in it an extent starts): joined by the chunk's bytes, it would run
+ * past the ring's end, where its bytes are not. That costs at most one request
+ * per ring length (32 MiB at the default), and only for a request that the
+ * chunk's bytes would have joined across the ring's end. Then the requests in
+ * flight that point a ring's length or more below the end of what the load
+ * writes are waited for: `end`, or the end of its 4 KiB block when the load reads
+ * the file's last partial block with O_DIRECT, which fills the whole block of
+ * the ring, where a write sent a ring's length below may start. What is left (a
+ * request being built starts less than 4 MiB below the chunk) is within N + 2
+ * chunks, the ring's length, so this always makes room. */
 static xio_err make_room(put_job *j, uint64_t off, uint64_t end, xio_error *err) {
-  if (j->m.end > j->m.start && off >= j->m.start + CHUNK) {
+  uint64_t lap = j->src.size;
+  if (j->m.end > j->m.start && (off >= j->m.start + CHUNK || j->m.start / lap != off / lap)) {
     xio_err rc = cli_merge_flush(&j->m, err);
     if (rc != XIO_OK) return rc;
   }
-  if (end <= j->src.size) return XIO_OK;
-  return cli_window_wait_below(&j->w, end - j->src.size, err);
+  uint64_t top = (end + DIRECT_ALIGN - 1) / DIRECT_ALIGN * DIRECT_ALIGN;
+  if (top <= lap) return XIO_OK;
+  return cli_window_wait_below(&j->w, top - lap, err);
 }
 
 /* Feeds the non-zero runs of the chunk of `n` bytes at `off` to the merge. */

@@ -4,9 +4,10 @@
  * of ranges that do not start or end on a block buffered, and falls back to
  * buffered writes on a file system that refuses O_DIRECT; put reads its local file
  * the same way, into a ring of (in flight + 2) x 4 MiB that larger files go round
- * many times. --buffered asks for the page cache both ways. --json says which
- * ("direct", "bytes_direct"); either way the copy is byte-identical and as sparse
- * as the source.
+ * many times, with no request running past the ring's end (the count of writes
+ * says the one being built was sent there). --buffered asks for the page cache
+ * both ways. --json says which ("direct", "bytes_direct"); either way the copy is
+ * byte-identical and as sparse as the source.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -157,7 +158,9 @@ TEST(buffered_put_and_get_go_through_the_page_cache) {
 
 /* With one write in flight the ring holds 3 chunks (12 MiB): a 40 MiB file with
  * holes goes round it more than three times, and a hole in the middle moves the
- * chunks' places in the ring off the file's 12 MiB multiples. */
+ * chunks' places in the ring off the file's 12 MiB multiples. The writes after it
+ * start 64 KiB past a chunk: the one being built at the ring's end (24 MiB) is
+ * sent before the chunk there is loaded, or it would run past the ring's end. */
 TEST(put_through_a_small_ring_is_byte_identical) {
   clirun r = {0};
   char container[64], url[512], src[256], back[256];
@@ -216,4 +219,110 @@ static void ring_apart(const char *name, uint64_t ring, const char *flight) {
 TEST(put_of_blocks_one_ring_apart_is_byte_identical) {
   ring_apart("apart-6.mdf", 32 * MiB, "6");
   ring_apart("apart-1.mdf", 12 * MiB, "1");
+}
+
+#define CHUNK      (4 * MiB)                      /* put's largest request and its load */
+#define SMALL_RING (3 * CHUNK)                    /* --in-flight 1: 1 + 2 chunks */
+#define ROUND_SIZE (3 * SMALL_RING + CHUNK + 512) /* three rings, a chunk, a page */
+
+/* Requests of up to a chunk that [a, b) takes when it is sent from a on. */
+static uint64_t requests_from(uint64_t a, uint64_t b) { return (b - a + CHUNK - 1) / CHUNK; }
+
+/* A put round the small ring more than three times: zeros for `lead` bytes (a
+ * page off a 4 KiB block, so the requests start off the chunks), then data to
+ * the end, less a hole of `hole` bytes just past the first ring end (the extent
+ * after it starts inside the ring's first chunk). No request may run past the
+ * ring's end: the one being built is sent before the chunk past it. */
+static void put_round_the_ring(const char *name, uint64_t lead, uint64_t hole) {
+  clirun r = {0};
+  char container[64], url[512], src[256], back[256], bname[80];
+  clirun_container(container, sizeof container);
+  clirun_url(container, name, url, sizeof url);
+  clirun_path(name, src, sizeof src);
+  snprintf(bname, sizeof bname, "%s.back", name);
+  clirun_path(bname, back, sizeof back);
+  clirun_make_source(src, ROUND_SIZE, 31); /* whole 4 MiB pieces: cut down below */
+  int fd = open(src, O_WRONLY);
+  ASSERT(fd >= 0 && ftruncate(fd, (off_t)ROUND_SIZE) == 0);
+  char *zeros = calloc(1, lead);
+  ASSERT(zeros && pwrite(fd, zeros, lead, 0) == (ssize_t)lead);
+  free(zeros);
+  if (hole)
+    ASSERT(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)SMALL_RING,
+                     (off_t)hole) == 0);
+  close(fd);
+  XIO(&r, "--json", "put", src, url, "--in-flight", "1");
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  /* Each lap of the ring has its data cut into requests of a chunk from where the
+   * data starts in it, the last one ending at the ring's end:
+   *   lap 0, [lead, 12 MiB):             ceil((12 MiB - lead) / 4 MiB)        = 3
+   *   lap 1, [12 MiB + hole, 24 MiB):    ceil((12 MiB - hole) / 4 MiB)        = 3
+   *   lap 2, [24 MiB, 36 MiB):           12 MiB / 4 MiB                       = 3
+   *   lap 3, [36 MiB, 40 MiB + 512):     ceil((4 MiB + 512) / 4 MiB)          = 2
+   * 11 in all. Requests joined across the ring's ends would be 4 MiB each from
+   * `lead` on, the hole bridged: ceil((40 MiB + 512 - lead) / 4 MiB) = 10. */
+  uint64_t writes =
+      requests_from(lead, SMALL_RING) + requests_from(SMALL_RING + hole, 2 * SMALL_RING) +
+      requests_from(2 * SMALL_RING, 3 * SMALL_RING) + requests_from(3 * SMALL_RING, ROUND_SIZE);
+  ASSERT(clirun_num(j, "writes") == (double)writes);
+  ASSERT(clirun_num(j, "bytes_sent") == (double)(ROUND_SIZE - lead - hole));
+  ASSERT(clirun_num(j, "bytes_bridged") == 0);
+  cJSON_Delete(j);
+  XIO(&r, "get", url, back);
+  EXPECT_EXIT(&r, 0);
+  clirun_expect_same_files(src, back);
+  remove(src);
+  remove(back);
+  clirun_free(&r);
+}
+
+TEST(put_round_a_small_ring_sends_no_request_across_its_end) {
+  put_round_the_ring("round.mdf", 512, 0);
+  put_round_the_ring("round-hole.mdf", 8 * KiB + 512, 4 * KiB);
+}
+
+/* One ring and 1000 bytes (--in-flight 1: 12 MiB), with 64 KiB of data from 1 KiB
+ * on, inside the first 4 KiB block, and the last 1000 bytes past a hole: the
+ * O_DIRECT load of that partial last block fills its whole block of the ring,
+ * where the first write, sent just before, starts (ring offset 1 KiB). put waits
+ * for that write before the load. Without the wait the write's first bytes may
+ * still be sent after the load has overwritten them, or may already be gone: the
+ * put is repeated so that a missing wait shows. */
+TEST(put_waits_for_the_write_where_the_last_partial_block_is_read) {
+  struct statfs fs;
+  ASSERT(statfs(clirun_dir(), &fs) == 0);
+  if (fs.f_type != EXT4_MAGIC) SKIP("the test directory is not on ext4: no O_DIRECT reads");
+  clirun r = {0};
+  char container[64], url[512], src[256], back[256], name[64];
+  clirun_container(container, sizeof container);
+  clirun_path("tail-block.src", src, sizeof src);
+  clirun_path("tail-block.back", back, sizeof back);
+  int fd = open(src, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT(fd >= 0 && ftruncate(fd, (off_t)(SMALL_RING + 1000)) == 0);
+  char *buf = malloc(64 * KiB);
+  ASSERT(buf);
+  test_fill_random(buf, 64 * KiB, 41);
+  buf[0] = 1;
+  ASSERT_EQ(pwrite(fd, buf, 64 * KiB, 1024), (ssize_t)(64 * KiB));
+  ASSERT_EQ(pwrite(fd, buf, 1000, (off_t)SMALL_RING), 1000);
+  free(buf);
+  ASSERT(fsync(fd) == 0); /* O_DIRECT reads what is on the disk */
+  close(fd);
+  for (int k = 0; k < 6; k++) {
+    snprintf(name, sizeof name, "tail-block-%d.mdf", k);
+    clirun_url(container, name, url, sizeof url);
+    XIO(&r, "--json", "put", src, url, "--in-flight", "1", "--checksum", "none");
+    EXPECT_EXIT(&r, 0);
+    cJSON *j = clirun_json(&r);
+    ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(j, "direct")));
+    ASSERT(clirun_num(j, "writes") == 2);
+    cJSON_Delete(j);
+    XIO(&r, "get", url, back, "--force");
+    EXPECT_EXIT(&r, 0);
+    clirun_expect_same_files(src, back);
+  }
+  remove(src);
+  remove(back);
+  clirun_free(&r);
 }

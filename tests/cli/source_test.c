@@ -1,12 +1,15 @@
 /*
- * source_test.c - put's read-ahead ring (samples/xio/source.c) on its own: loads
- * land at file offset % ring size, a span that runs past the ring's end reads on
- * through the mirror, loads that start off a 4 KiB block read the head buffered
- * and the rest with O_DIRECT (on ext4), --buffered reads everything buffered, and
- * a file that shrank under a load fails with an error that says so.
+ * source_test.c - put's read-ahead ring (samples/xio/source.c) on its own: the ring
+ * is one private anonymous mapping at a 2 MiB boundary, advised for transparent
+ * huge pages; loads land at file offset % ring size, the last chunk of the ring
+ * ends at its end (with the O_DIRECT round-up of a file's last partial block
+ * inside it), loads that start off a 4 KiB block read the head buffered and the
+ * rest with O_DIRECT (on ext4), --buffered reads everything buffered, and a file
+ * that shrank under a load fails with an error that says so.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@
 #define MiB        ((size_t)1024 * 1024)
 #define RING       (8 * MiB)
 #define FILE_SIZE  (20 * MiB + 1000) /* two and a half rings and an odd tail */
+#define HUGE_PAGE  (2 * MiB)
 #define EXT4_MAGIC 0xEF53
 
 typedef struct fixture {
@@ -30,19 +34,22 @@ typedef struct fixture {
   cli_source src;
 } fixture;
 
-static void setup(fixture *fx, int direct) {
+/* A file of `size` random bytes, on the disk, and its source with a ring of RING. */
+static void setup_sized(fixture *fx, size_t size, int direct) {
   const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
   snprintf(fx->path, sizeof fx->path, "%s/xio-source-XXXXXX", dir);
   fx->fd = mkstemp(fx->path);
   ASSERT(fx->fd >= 0);
-  fx->want = malloc(FILE_SIZE);
+  fx->want = malloc(size);
   ASSERT(fx->want);
-  test_fill_random(fx->want, FILE_SIZE, 11);
-  ASSERT_EQ(pwrite(fx->fd, fx->want, FILE_SIZE, 0), (ssize_t)FILE_SIZE);
+  test_fill_random(fx->want, size, 11);
+  ASSERT_EQ(pwrite(fx->fd, fx->want, size, 0), (ssize_t)size);
   ASSERT(fsync(fx->fd) == 0); /* O_DIRECT reads what is on the disk */
   xio_error err;
-  ASSERT_OK(cli_source_open(&fx->src, fx->path, fx->fd, FILE_SIZE, RING, direct, &err), &err);
+  ASSERT_OK(cli_source_open(&fx->src, fx->path, fx->fd, size, RING, direct, &err), &err);
 }
+
+static void setup(fixture *fx, int direct) { setup_sized(fx, FILE_SIZE, direct); }
 
 static void teardown(fixture *fx) {
   cli_source_close(&fx->src);
@@ -74,13 +81,63 @@ TEST(loads_land_at_their_offset_around_the_ring) {
   teardown(&fx);
 }
 
-TEST(a_span_past_the_ring_end_reads_on_through_the_mirror) {
+/* The /proc/self/smaps entry of the mapping that holds `addr`: its bounds, its
+ * header line (permissions, offset, name) in `head` and its VmFlags in `flags`.
+ * 0 when no mapping holds it. */
+static int find_mapping(const void *addr, uintptr_t *lo, uintptr_t *hi, char *head, size_t hsize,
+                        char *flags, size_t fsize) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  ASSERT(f);
+  char line[512];
+  int found = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long a, b;
+    if (sscanf(line, "%lx-%lx ", &a, &b) == 2) { /* a mapping's header line */
+      if (found) break;                          /* the next mapping's */
+      found = (uintptr_t)addr >= a && (uintptr_t)addr < b;
+      if (found) *lo = a, *hi = b, snprintf(head, hsize, "%s", line);
+    } else if (found && strncmp(line, "VmFlags:", 8) == 0) {
+      snprintf(flags, fsize, "%s", line + 8);
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+TEST(the_ring_is_one_private_mapping_on_huge_page_boundaries) {
   fixture fx;
   setup(&fx, 1);
-  /* [14 MiB, 18 MiB) sits at ring offsets [6 MiB, 10 MiB): past the end by 2 MiB */
-  load_and_check(&fx, 14 * MiB, 2 * MiB);
-  load_and_check(&fx, 16 * MiB, 4 * MiB);
-  ASSERT_MEM_EQ(cli_source_at(&fx.src, 14 * MiB), fx.want + 14 * MiB, 4 * MiB);
+  ASSERT_U64_EQ((uintptr_t)fx.src.ring % HUGE_PAGE, 0);
+  ASSERT_U64_EQ(fx.src.size, RING);
+  load_and_check(&fx, 0, 4 * MiB);
+  uintptr_t lo = 0, hi = 0;
+  char head[512] = "", flags[512] = "";
+  ASSERT(find_mapping(fx.src.ring, &lo, &hi, head, sizeof head, flags, sizeof flags));
+  ASSERT(lo <= (uintptr_t)fx.src.ring && hi >= (uintptr_t)fx.src.ring + RING);
+  ASSERT_CONTAINS(head, " rw-p "); /* private: no memory file shared by two mappings */
+  ASSERT(strstr(head, "memfd") == NULL);
+  int thp = access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0;
+  if (thp) ASSERT_CONTAINS(flags, " hg"); /* MADV_HUGEPAGE */
+  teardown(&fx);
+  if (!thp) SKIP("this kernel has no transparent huge pages: the advice is not checked");
+}
+
+TEST(the_ring_last_chunk_ends_at_the_ring_end) {
+  fixture fx;
+  /* Two rings less 1000 bytes: the last chunk [12 MiB, 16 MiB - 1000) sits at ring
+   * offsets [4 MiB, 8 MiB - 1000), and its last block, read whole with O_DIRECT,
+   * ends exactly at the ring's end. */
+  setup_sized(&fx, 2 * RING - 1000, 1);
+  load_and_check(&fx, 8 * MiB, 4 * MiB);
+  load_and_check(&fx, 12 * MiB, 4 * MiB - 1000);
+  ASSERT(cli_source_at(&fx.src, 12 * MiB) + 4 * MiB == fx.src.ring + RING);
+  ASSERT_MEM_EQ(cli_source_at(&fx.src, 8 * MiB), fx.want + 8 * MiB, 4 * MiB); /* untouched */
+  if (!on_ext4(fx.path)) {
+    teardown(&fx);
+    SKIP("the temporary directory is not on ext4: O_DIRECT may be refused");
+  }
+  ASSERT(fx.src.direct);
+  ASSERT_U64_EQ(fx.src.bytes_direct, (uint64_t)(8 * MiB - 1000));
   teardown(&fx);
 }
 

@@ -25,7 +25,7 @@ if(TARGET xio_cli)
 endif()
 
 # put's read-ahead ring (samples/xio/source.c) on its own, on a local file: offsets
-# around the ring and its mirror, O_DIRECT and buffered reads, a shrinking file.
+# around the ring and its end, its mapping, O_DIRECT and buffered reads, a shrinking file.
 if(TARGET xio_cli)
   xio_add_suite(NAME cli_source
     SOURCES
