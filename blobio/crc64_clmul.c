@@ -204,7 +204,8 @@ VPCLMUL_TARGET uint64_t xio__blob_crc64_vpclmul(uint64_t crc, const void *data, 
   __m256i x[8];
   for (int i = 0; i < 8; i++)
     x[i] = load32(p + 32 * i);
-  x[0] = _mm256_xor_si256(x[0], _mm256_set_epi64x(0, 0, 0, (long long)~crc));
+  uint64_t reg = ~crc; /* into the first 8 bytes, as in xio__blob_crc64_clmul */
+  x[0] = _mm256_xor_si256(x[0], _mm256_set_epi64x(0, 0, 0, (long long)reg));
   p += 256, n -= 256;
   const __m256i kw = load_k2(k->wide);
   for (; n >= 256; p += 256, n -= 256) {

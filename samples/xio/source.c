@@ -97,7 +97,7 @@ static xio_err read_buffered(cli_source *s, uint64_t off, size_t n, xio_error *e
                          "%s shrank while it was being read (%llu bytes expected, the file "
                          "ends at %llu); put --force again when the file is stable",
                          s->path, (unsigned long long)s->file_size,
-                         (unsigned long long)(off + got));
+                         (unsigned long long)off + got);
   return XIO_OK;
 }
 
