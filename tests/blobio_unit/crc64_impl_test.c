@@ -194,13 +194,12 @@ TEST(crc64_table_matches_bitwise) {
 
 /* Every length 0..4096, each in a heap block of exactly its size at a start offset
  * cycling through 0..16 (so sanitizers catch a read past either end), resuming from
- * a random previous value: both implementations equal the definition. */
-TEST(crc64_impls_agree_every_length) {
-  need_clmul();
+ * a random previous value: each of the `n` implementations equals the definition. */
+static void agree_every_length(const impl *ims, size_t n_ims, uint64_t fill) {
   enum { MAX = 4096 };
   unsigned char src[MAX];
-  test_fill_random(src, MAX, 17);
-  uint64_t rng = 99;
+  test_fill_random(src, MAX, fill);
+  uint64_t rng = 99 + fill;
   for (size_t n = 0; n <= MAX; n++) {
     size_t off = n % 17;
     unsigned char *block = malloc(off + n + 1);
@@ -209,35 +208,27 @@ TEST(crc64_impls_agree_every_length) {
     memcpy(p, src, n);
     uint64_t seed = (n % 3 == 0) ? 0 : next_random(&rng);
     uint64_t want = bitwise_crc64(seed, p, n);
-    uint64_t table = xio__blob_crc64_table(seed, p, n);
-    uint64_t clmul = xio__blob_crc64_clmul(seed, p, n);
-    if (table != want || clmul != want)
-      FAIL("length %zu offset %zu: table %016" PRIx64 " clmul %016" PRIx64 " want %016" PRIx64, n,
-           off, table, clmul, want);
+    for (size_t i = 0; i < n_ims; i++) {
+      uint64_t got = ims[i].fn(seed, p, n);
+      if (got != want)
+        FAIL("length %zu offset %zu: %s %016" PRIx64 " want %016" PRIx64, n, off, ims[i].name, got,
+             want);
+    }
     free(block);
   }
+}
+
+TEST(crc64_impls_agree_every_length) {
+  need_clmul();
+  const impl ims[] = {{"table", xio__blob_crc64_table}, {"clmul", xio__blob_crc64_clmul}};
+  agree_every_length(ims, 2, 17);
 }
 
 /* The same for the wide one: lengths on both sides of its 256-byte stride and of
  * every count of strides up to 16, and the tails after them. */
 TEST(crc64_vpclmul_agrees_every_length) {
   need_vpclmul();
-  enum { MAX = 4096 };
-  unsigned char src[MAX];
-  test_fill_random(src, MAX, 19);
-  uint64_t rng = 98;
-  for (size_t n = 0; n <= MAX; n++) {
-    size_t off = n % 17;
-    unsigned char *block = malloc(off + n + 1);
-    ASSERT(block != NULL);
-    unsigned char *p = block + off;
-    memcpy(p, src, n);
-    uint64_t seed = (n % 3 == 0) ? 0 : next_random(&rng);
-    uint64_t want = bitwise_crc64(seed, p, n), wide = xio__blob_crc64_vpclmul(seed, p, n);
-    if (wide != want)
-      FAIL("length %zu offset %zu: vpclmul %016" PRIx64 " want %016" PRIx64, n, off, wide, want);
-    free(block);
-  }
+  agree_every_length(&(impl){"vpclmul", xio__blob_crc64_vpclmul}, 1, 19);
 }
 
 /* Many random (offset, length) slices of a 9 MiB buffer: short, medium and up to the

@@ -156,49 +156,66 @@ TEST(buffered_put_and_get_go_through_the_page_cache) {
   cJSON_Delete(get);
 }
 
+/* A put of a local file named after a case (`name`, in the test directory) to a
+ * blob of that name in a fresh container, and its copy back beside it. */
+typedef struct ring_case {
+  clirun r;
+  char container[64], url[512], src[256], back[256];
+} ring_case;
+
+static void ring_case_open(ring_case *c, const char *name) {
+  char bname[80];
+  memset(c, 0, sizeof *c);
+  clirun_container(c->container, sizeof c->container);
+  clirun_url(c->container, name, c->url, sizeof c->url);
+  clirun_path(name, c->src, sizeof c->src);
+  snprintf(bname, sizeof bname, "%s.back", name);
+  clirun_path(bname, c->back, sizeof c->back);
+}
+
+/* Gets the blob back (over an earlier copy) and checks it is byte-identical. */
+static void ring_case_check_back(ring_case *c) {
+  XIO(&c->r, "get", c->url, c->back, "--force");
+  EXPECT_EXIT(&c->r, 0);
+  clirun_expect_same_files(c->src, c->back);
+}
+
+static void ring_case_close(ring_case *c) {
+  remove(c->src);
+  remove(c->back);
+  clirun_free(&c->r);
+}
+
 /* With one write in flight the ring holds 3 chunks (12 MiB): a 40 MiB file with
  * holes goes round it more than three times, and a hole in the middle moves the
  * chunks' places in the ring off the file's 12 MiB multiples. The writes after it
  * start 64 KiB past a chunk: the one being built at the ring's end (24 MiB) is
  * sent before the chunk there is loaded, or it would run past the ring's end. */
 TEST(put_through_a_small_ring_is_byte_identical) {
-  clirun r = {0};
-  char container[64], url[512], src[256], back[256];
-  clirun_container(container, sizeof container);
-  clirun_url(container, "ring.mdf", url, sizeof url);
-  clirun_path("ring.src", src, sizeof src);
-  clirun_path("ring.back", back, sizeof back);
-  clirun_make_source(src, 40 * MiB, 5);
-  int fd = open(src, O_WRONLY);
+  ring_case c;
+  ring_case_open(&c, "ring.mdf");
+  clirun_make_source(c.src, 40 * MiB, 5);
+  int fd = open(c.src, O_WRONLY);
   ASSERT(fd >= 0);
   ASSERT(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(9 * MiB),
                    (off_t)(5 * MiB + 64 * KiB)) == 0);
   close(fd);
-  XIO(&r, "--json", "put", src, url, "--in-flight", "1");
-  EXPECT_EXIT(&r, 0);
-  cJSON *j = clirun_json(&r);
+  XIO(&c.r, "--json", "put", c.src, c.url, "--in-flight", "1");
+  EXPECT_EXIT(&c.r, 0);
+  cJSON *j = clirun_json(&c.r);
   ASSERT(clirun_num(j, "bytes_scanned") == (double)(40 * MiB - 5 * MiB - 64 * KiB));
   cJSON_Delete(j);
-  XIO(&r, "get", url, back);
-  EXPECT_EXIT(&r, 0);
-  clirun_expect_same_files(src, back);
-  remove(src);
-  remove(back);
-  clirun_free(&r);
+  ring_case_check_back(&c);
+  ring_case_close(&c);
 }
 
 /* Blocks one ring apart (the default ring is 8 chunks, 32 MiB; with one write in
  * flight 3 chunks, 12 MiB): each block's chunk takes the ring place of the block
  * before it, whose write is still being built when it is loaded. */
 static void ring_apart(const char *name, uint64_t ring, const char *flight) {
-  clirun r = {0};
-  char container[64], url[512], src[256], back[256], bname[80];
-  clirun_container(container, sizeof container);
-  clirun_url(container, name, url, sizeof url);
-  clirun_path(name, src, sizeof src);
-  snprintf(bname, sizeof bname, "%s.back", name);
-  clirun_path(bname, back, sizeof back);
-  int fd = open(src, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ring_case c;
+  ring_case_open(&c, name);
+  int fd = open(c.src, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   ASSERT(fd >= 0 && ftruncate(fd, (off_t)(4 * ring + 8 * KiB)) == 0);
   char block[4096];
   for (int k = 0; k < 4; k++) {
@@ -206,14 +223,10 @@ static void ring_apart(const char *name, uint64_t ring, const char *flight) {
     ASSERT_EQ(pwrite(fd, block, sizeof block, (off_t)((uint64_t)k * ring)), (ssize_t)sizeof block);
   }
   close(fd);
-  XIO(&r, "put", src, url, "--in-flight", flight);
-  EXPECT_EXIT(&r, 0);
-  XIO(&r, "get", url, back);
-  EXPECT_EXIT(&r, 0);
-  clirun_expect_same_files(src, back);
-  remove(src);
-  remove(back);
-  clirun_free(&r);
+  XIO(&c.r, "put", c.src, c.url, "--in-flight", flight);
+  EXPECT_EXIT(&c.r, 0);
+  ring_case_check_back(&c);
+  ring_case_close(&c);
 }
 
 TEST(put_of_blocks_one_ring_apart_is_byte_identical) {
@@ -234,15 +247,10 @@ static uint64_t requests_from(uint64_t a, uint64_t b) { return (b - a + CHUNK - 
  * after it starts inside the ring's first chunk). No request may run past the
  * ring's end: the one being built is sent before the chunk past it. */
 static void put_round_the_ring(const char *name, uint64_t lead, uint64_t hole) {
-  clirun r = {0};
-  char container[64], url[512], src[256], back[256], bname[80];
-  clirun_container(container, sizeof container);
-  clirun_url(container, name, url, sizeof url);
-  clirun_path(name, src, sizeof src);
-  snprintf(bname, sizeof bname, "%s.back", name);
-  clirun_path(bname, back, sizeof back);
-  clirun_make_source(src, ROUND_SIZE, 31); /* whole 4 MiB pieces: cut down below */
-  int fd = open(src, O_WRONLY);
+  ring_case c;
+  ring_case_open(&c, name);
+  clirun_make_source(c.src, ROUND_SIZE, 31); /* whole 4 MiB pieces: cut down below */
+  int fd = open(c.src, O_WRONLY);
   ASSERT(fd >= 0 && ftruncate(fd, (off_t)ROUND_SIZE) == 0);
   char *zeros = calloc(1, lead);
   ASSERT(zeros && pwrite(fd, zeros, lead, 0) == (ssize_t)lead);
@@ -251,9 +259,9 @@ static void put_round_the_ring(const char *name, uint64_t lead, uint64_t hole) {
     ASSERT(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)SMALL_RING,
                      (off_t)hole) == 0);
   close(fd);
-  XIO(&r, "--json", "put", src, url, "--in-flight", "1");
-  EXPECT_EXIT(&r, 0);
-  cJSON *j = clirun_json(&r);
+  XIO(&c.r, "--json", "put", c.src, c.url, "--in-flight", "1");
+  EXPECT_EXIT(&c.r, 0);
+  cJSON *j = clirun_json(&c.r);
   /* Each lap of the ring has its data cut into requests of a chunk from where the
    * data starts in it, the last one ending at the ring's end:
    *   lap 0, [lead, 12 MiB):             ceil((12 MiB - lead) / 4 MiB)        = 3
@@ -269,12 +277,8 @@ static void put_round_the_ring(const char *name, uint64_t lead, uint64_t hole) {
   ASSERT(clirun_num(j, "bytes_sent") == (double)(ROUND_SIZE - lead - hole));
   ASSERT(clirun_num(j, "bytes_bridged") == 0);
   cJSON_Delete(j);
-  XIO(&r, "get", url, back);
-  EXPECT_EXIT(&r, 0);
-  clirun_expect_same_files(src, back);
-  remove(src);
-  remove(back);
-  clirun_free(&r);
+  ring_case_check_back(&c);
+  ring_case_close(&c);
 }
 
 TEST(put_round_a_small_ring_sends_no_request_across_its_end) {
@@ -293,12 +297,9 @@ TEST(put_waits_for_the_write_where_the_last_partial_block_is_read) {
   struct statfs fs;
   ASSERT(statfs(clirun_dir(), &fs) == 0);
   if (fs.f_type != EXT4_MAGIC) SKIP("the test directory is not on ext4: no O_DIRECT reads");
-  clirun r = {0};
-  char container[64], url[512], src[256], back[256], name[64];
-  clirun_container(container, sizeof container);
-  clirun_path("tail-block.src", src, sizeof src);
-  clirun_path("tail-block.back", back, sizeof back);
-  int fd = open(src, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ring_case c;
+  ring_case_open(&c, "tail-block.mdf");
+  int fd = open(c.src, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   ASSERT(fd >= 0 && ftruncate(fd, (off_t)(SMALL_RING + 1000)) == 0);
   char *buf = malloc(64 * KiB);
   ASSERT(buf);
@@ -310,19 +311,16 @@ TEST(put_waits_for_the_write_where_the_last_partial_block_is_read) {
   ASSERT(fsync(fd) == 0); /* O_DIRECT reads what is on the disk */
   close(fd);
   for (int k = 0; k < 6; k++) {
+    char name[64];
     snprintf(name, sizeof name, "tail-block-%d.mdf", k);
-    clirun_url(container, name, url, sizeof url);
-    XIO(&r, "--json", "put", src, url, "--in-flight", "1", "--checksum", "none");
-    EXPECT_EXIT(&r, 0);
-    cJSON *j = clirun_json(&r);
+    clirun_url(c.container, name, c.url, sizeof c.url); /* a fresh blob each time */
+    XIO(&c.r, "--json", "put", c.src, c.url, "--in-flight", "1", "--checksum", "none");
+    EXPECT_EXIT(&c.r, 0);
+    cJSON *j = clirun_json(&c.r);
     ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(j, "direct")));
     ASSERT(clirun_num(j, "writes") == 2);
     cJSON_Delete(j);
-    XIO(&r, "get", url, back, "--force");
-    EXPECT_EXIT(&r, 0);
-    clirun_expect_same_files(src, back);
+    ring_case_check_back(&c);
   }
-  remove(src);
-  remove(back);
-  clirun_free(&r);
+  ring_case_close(&c);
 }
