@@ -5,11 +5,8 @@
  * libcurl makes a new OpenSSL context for every connection and, left to itself,
  * parses its CA bundle into it each time (with a CA directory configured, as on
  * Debian, its own store cache does not apply): some 140 certificates of PEM
- * decoding per connection. Here the store is parsed once per engine - the engine's
- * private ca_file when the engine starts, libcurl's default bundle at the first TLS
- * connection - and every context gets it by reference; libcurl is told to load
- * nothing itself. The system store stays trusted, verification stays on, with the
- * same store flags libcurl would set (trusted first, partial chains).
+ * decoding per connection. Here one store per engine (trust.c) is handed to every
+ * context by reference, and libcurl is told to load nothing itself.
  *
  * TLS sessions are kept in one libcurl share for all the engine's handles, so a new
  * connection resumes a session any handle made. Only the engine's I/O thread runs
@@ -27,21 +24,6 @@
 #include <openssl/ssl.h>
 
 #include "tls_int.h"
-
-/* OpenSSL's verdict on each certificate of the server's chain, passed on unchanged.
- * On a failure the thread's error queue is emptied first: it may hold the
- * low-level cause (a signature made by another key leaves "asn1 encoding
- * routines::EVP lib"), and libcurl judges a failed handshake by the earliest queued
- * error. With the queue empty that is OpenSSL's "certificate verify failed", which
- * libcurl reports as CURLE_PEER_FAILED_VERIFICATION with the reason in words ("SSL
- * certificate problem: certificate signature failure"): final, not retried. Left
- * as it was, the same refusal came out as CURLE_SSL_CONNECT_ERROR, a failure we
- * retry, with a message that never mentions the certificate. */
-static int on_verify(int ok, X509_STORE_CTX *store) {
-  (void)store;
-  if (!ok) ERR_clear_error();
-  return ok;
-}
 
 /* Gives each connection its read-ahead buffer as its first handshake starts
  * (libcurl has set its BIOs by then; OpenSSL passes its own, writable, SSL), and
@@ -62,42 +44,16 @@ static void on_info(const SSL *ssl, int where, int ret) {
     atomic_fetch_add(&t->full_handshakes, 1);
 }
 
-/* Parses the CA certificates of `path` into the store; 1 when it held any. */
-static int load_file(xio__blob_tls *t, const char *path, atomic_ulong *count) {
-  atomic_fetch_add(count, 1);
-  int ok = X509_STORE_load_file(t->store, path) == 1;
-  ERR_clear_error();
-  return ok;
-}
-
-/* Adds what libcurl would have trusted on its own: its default CA bundle (parsed
- * now) and CA directory (looked up by subject name as needed). Once per engine, on
- * the I/O thread. A bundle that cannot be read fails the connection, as it would
- * in libcurl, unless the engine trusts a private CA of its own. */
-static CURLcode load_system(xio__blob_tls *t) {
-  if (t->system_state == 0) {
-    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
-    int ok = 1;
-    if (v->cainfo) ok = load_file(t, v->cainfo, &t->system_ca_loads);
-    if (v->capath && X509_STORE_load_path(t->store, v->capath) != 1) ERR_clear_error();
-    t->system_state = ok ? 1 : -1;
-  }
-  return t->system_state > 0 || t->ca_file ? CURLE_OK : CURLE_SSL_CACERT_BADFILE;
-}
-
-/* Sets up each TLS context libcurl makes: the verify callback above (unless libcurl
- * installed one of its own, which then stays), the engine's store, and the
- * callback that gives connections their read-ahead buffer and counts handshakes. */
+/* Sets up each TLS context libcurl makes: the engine's store and how chains are
+ * judged against it (trust.c), and the callback that gives connections their
+ * read-ahead buffer and counts handshakes. */
 static CURLcode on_ssl_ctx(CURL *easy, void *sslctx, void *ud) {
   SSL_CTX *ctx = sslctx;
   xio__blob_tls *t = ud;
   (void)easy;
   atomic_fetch_add(&t->contexts, 1);
-  if (!SSL_CTX_get_verify_callback(ctx))
-    SSL_CTX_set_verify(ctx, SSL_CTX_get_verify_mode(ctx), on_verify);
-  CURLcode rc = load_system(t);
+  CURLcode rc = xio__blob_trust_install(t, ctx);
   if (rc != CURLE_OK) return rc;
-  SSL_CTX_set1_cert_store(ctx, t->store);
   SSL_CTX_set_app_data(ctx, t);
   if (!SSL_CTX_get_info_callback(ctx)) SSL_CTX_set_info_callback(ctx, on_info);
   return CURLE_OK;
@@ -132,21 +88,9 @@ static xio_err make_share(xio__blob_tls *t, xio_error *err) {
   return XIO_OK;
 }
 
-static xio_err load_private(xio__blob_tls *t, const char *path, xio_error *err) {
-  FILE *f = fopen(path, "r");
-  if (!f) return xio_error_set(err, XIO_EIO, "cannot open the CA file %s", path);
-  fclose(f);
-  if (!load_file(t, path, &t->private_ca_loads))
-    return xio_error_set(err, XIO_EPARSE, "the CA file %s holds no CA certificate (PEM)", path);
-  return XIO_OK;
-}
-
 xio_err xio__blob_tls_init(xio__blob_tls *t, const char *ca_file, xio_error *err) {
   memset(t, 0, sizeof *t);
-  t->ca_file = ca_file;
-  if (!(t->store = X509_STORE_new())) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  X509_STORE_set_flags(t->store, X509_V_FLAG_TRUSTED_FIRST | X509_V_FLAG_PARTIAL_CHAIN);
-  xio_err rc = ca_file ? load_private(t, ca_file, err) : XIO_OK;
+  xio_err rc = xio__blob_trust_init(t, ca_file, err);
   if (rc == XIO_OK) rc = make_share(t, err);
   return rc;
 }
@@ -154,8 +98,7 @@ xio_err xio__blob_tls_init(xio__blob_tls *t, const char *ca_file, xio_error *err
 void xio__blob_tls_free(xio__blob_tls *t) {
   if (t->share) curl_share_cleanup(t->share);
   t->share = NULL;
-  X509_STORE_free(t->store);
-  t->store = NULL;
+  xio__blob_trust_free(t);
   if (t->locks_ready)
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
       pthread_mutex_destroy(&t->locks[i]);

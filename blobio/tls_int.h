@@ -22,7 +22,7 @@
  *  were set up. */
 typedef struct xio__blob_tls_counts {
   unsigned long private_ca_loads; /* the engine's ca_file parsed into the store */
-  unsigned long system_ca_loads;  /* libcurl's default CA bundle parsed into the store */
+  unsigned long system_ca_loads;  /* the system CA bundle parsed into the store */
   unsigned long contexts;         /* TLS contexts set up (one per new connection) */
   unsigned long full_handshakes;  /* handshakes that made a new session */
   unsigned long resumed;          /* handshakes that resumed a cached session */
@@ -31,12 +31,14 @@ typedef struct xio__blob_tls_counts {
 } xio__blob_tls_counts;
 
 /** An engine's TLS state. The store is filled on the I/O thread only (the
- *  private CA before it starts, the system bundle at the first TLS connection);
+ *  private CA before it starts, the system bundle when a chain first needs it);
  *  the counters may be read from any thread. */
 typedef struct xio__blob_tls {
   X509_STORE *store;   /* the trusted CAs: the system's and the engine's ca_file */
   const char *ca_file; /* borrowed: the engine's copy, or NULL */
-  int system_state;    /* 0 not loaded yet, 1 loaded, -1 could not be loaded */
+  char *system_file;   /* the system CA bundle (SSL_CERT_FILE or libcurl's), or NULL */
+  char *system_dir;    /* the system CA directory (SSL_CERT_DIR or libcurl's), or NULL */
+  int bundle_loaded;   /* the system bundle was parsed (or tried) */
   CURLSH *share;       /* the TLS session cache of every handle of the engine */
   pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
   int locks_ready;
@@ -55,6 +57,23 @@ xio_err xio__blob_tls_init(xio__blob_tls *t, const char *ca_file, xio_error *err
 
 /** Releases the store and the session cache; `t` zeroed or initialized. */
 void xio__blob_tls_free(xio__blob_tls *t);
+
+/**
+ * The trust half of xio__blob_tls_init (trust.c): a fresh store with the system's
+ * CA directory (looked up as chains need it) and `ca_file` parsed into it, and the
+ * system bundle's path (SSL_CERT_FILE / SSL_CERT_DIR override libcurl's defaults),
+ * to be parsed the first time a chain cannot be completed without it. Errors as
+ * xio__blob_tls_init's.
+ */
+xio_err xio__blob_trust_init(xio__blob_tls *t, const char *ca_file, xio_error *err);
+
+/** Makes TLS context `ctx` use `t`'s store and judge chains against it, the system
+ *  bundle given its chance on a failure. CURLE_SSL_CACERT_BADFILE when there is
+ *  nothing to trust at all (no ca_file, no CA directory, no readable bundle). */
+CURLcode xio__blob_trust_install(xio__blob_tls *t, SSL_CTX *ctx);
+
+/** Releases the store and the paths (called by xio__blob_tls_free). */
+void xio__blob_trust_free(xio__blob_tls *t);
 
 /**
  * Sets on `easy` what makes its TLS connections use `t`: no CA file or directory

@@ -3,7 +3,8 @@
 # xio command line trust that CA when told to (ca_file, XIO_CA_BUNDLE, --cacert) and
 # refuse, once and with the certificate named, when not; a certificate for another
 # host name is refused too (an in-process TLS server presents one). An engine parses
-# its CA files once and resumes TLS sessions on every connection after its first.
+# its CA files once and resumes TLS sessions on every connection after its first; the
+# system bundle is parsed only when a chain needs it (SSL_CERT_FILE / SSL_CERT_DIR).
 # Reads of every size over connections that read ahead finish in their first try.
 set(XIO_TLS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tlsfix.c
@@ -11,6 +12,7 @@ set(XIO_TLS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/blob_tls_test.c
   ${CMAKE_CURRENT_LIST_DIR}/file_tls_test.c
   ${CMAKE_CURRENT_LIST_DIR}/session_tls_test.c
+  ${CMAKE_CURRENT_LIST_DIR}/trust_tls_test.c
   ${CMAKE_CURRENT_LIST_DIR}/readahead_tls_test.c)
 if(TARGET xio_cli)
   list(APPEND XIO_TLS_SOURCES ${CMAKE_SOURCE_DIR}/tests/cli/clirun.c
