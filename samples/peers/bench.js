@@ -12,7 +12,10 @@
 // --doc puts the tables into FILE between its bench-peers markers; --csv copies
 // results.csv to FILE. Settings from the environment:
 //   BENCH_PEERS_SIZE        size of the random file moved up and down (default 1G)
-//   BENCH_PEERS_RUNS        runs of each case for each client (default 3)
+//   BENCH_PEERS_RUNS        runs of each 1 GiB transfer for each client (default 3)
+//   BENCH_PEERS_SHORT_RUNS  runs of each case that takes about a second (fragmented
+//                           transfers, random writes), whose noise is larger against
+//                           what they measure (default BENCH_PEERS_RUNS + 2)
 //   BENCH_PEERS_FRAG_PAGES  isolated 512-byte pages of the fragmented file (default
 //                           20000: a 20 MiB file)
 //   BENCH_PEERS_OPS         8 KiB random writes per measurement (default 2000)
@@ -67,12 +70,14 @@ function settings(env) {
   const s = {
     size: sizeArg("BENCH_PEERS_SIZE", env.BENCH_PEERS_SIZE || "1G"),
     runs: countArg("BENCH_PEERS_RUNS", env.BENCH_PEERS_RUNS || "3"),
+    shortRuns: 0,
     fragPages: countArg("BENCH_PEERS_FRAG_PAGES", env.BENCH_PEERS_FRAG_PAGES || "20000"),
     ops: countArg("BENCH_PEERS_OPS", env.BENCH_PEERS_OPS || "2000"),
     protocols: (env.BENCH_PEERS_PROTOCOLS || "http,https").split(",").filter(Boolean),
     cases: new RegExp(env.BENCH_PEERS_CASES || "."),
     jsDownload: env.BENCH_PEERS_JS_DOWNLOAD || "ranged",
   };
+  s.shortRuns = countArg("BENCH_PEERS_SHORT_RUNS", env.BENCH_PEERS_SHORT_RUNS || String(s.runs + 2));
   if (!s.protocols.length || s.protocols.some((p) => p !== "http" && p !== "https"))
     throw new Error("BENCH_PEERS_PROTOCOLS takes http, https or both");
   if (s.jsDownload !== "ranged" && s.jsDownload !== "file")
@@ -89,8 +94,10 @@ function human(bytes) {
 // The cases: what each client runs, what is there before, how the result is checked.
 function cases(s) {
   const all = [
-    { id: "upload", kind: "transfer", label: `upload ${human(s.size)}`, src: "random", op: "up" },
-    { id: "download", kind: "transfer", label: `download ${human(s.size)}`, src: "random", op: "down" },
+    { id: "upload", kind: "transfer", label: `upload ${human(s.size)}`, src: "random", op: "up",
+      long: true },
+    { id: "download", kind: "transfer", label: `download ${human(s.size)}`, src: "random", op: "down",
+      long: true },
     { id: "frag-upload", kind: "transfer", label: `fragmented upload (${s.fragPages} pages)`,
       src: "frag", op: "up" },
     { id: "frag-download", kind: "transfer", label: `fragmented download (${s.fragPages} pages)`,
@@ -221,8 +228,13 @@ class Bench {
     return rec;
   }
 
-  progress(rec, run) {
-    const what = `run ${run}/${this.s.runs}  ${rec.case.padEnd(14)} ${rec.protocol.padEnd(5)} ${rec.client.padEnd(3)}`;
+  // How many runs case `c` gets.
+  runsOf(c) {
+    return c.long ? this.s.runs : this.s.shortRuns;
+  }
+
+  progress(c, rec, run) {
+    const what = `run ${run}/${this.runsOf(c)}  ${rec.case.padEnd(14)} ${rec.protocol.padEnd(5)} ${rec.client.padEnd(3)}`;
     if (!rec.ok) return console.log(`${what}  FAILED: ${rec.error}`);
     let line = `${what}  wall ${rec.wall_s.toFixed(2)} s  CPU ${rec.cpu_s.toFixed(2)} s  ` +
       `RSS ${(rec.maxrss_kib / 1024).toFixed(0)} MiB`;
@@ -231,13 +243,14 @@ class Bench {
   }
 
   runAll(list, save) {
-    for (let run = 1; run <= this.s.runs; run++)
-      for (const c of list)
+    const most = Math.max(...list.map((c) => this.runsOf(c)));
+    for (let run = 1; run <= most; run++)
+      for (const c of list.filter((x) => run <= this.runsOf(x)))
         for (const protocol of this.s.protocols) {
           // Alternate which client goes first, so neither always runs on a cooler machine.
           const order = run % 2 ? ["xio", "js"] : ["js", "xio"];
           for (const client of order) {
-            this.progress(this.measureOne(c, protocol, client, run), run);
+            this.progress(c, this.measureOne(c, protocol, client, run), run);
             save();
           }
         }
@@ -248,7 +261,10 @@ class Bench {
 // stopped early still leaves them); returns the markdown.
 function save(b, label, s, took) {
   const rows = report.summarize(b.records);
-  const text = report.markdown(label, rows,
+  const plural = (n) => `${n} run${n === 1 ? "" : "s"}`;
+  const text = report.markdown(label, rows, s.runs === s.shortRuns ? plural(s.runs) :
+    `${plural(s.runs)} (${s.shortRuns} for the cases that take about a second: fragmented ` +
+    `transfers, random writes)`,
     `file ${human(s.size)}, fragmented file ${s.fragPages} pages, ${s.ops} random writes per ` +
     `measurement, JS download ${s.jsDownload}` + (took ? `; the whole benchmark took ${took}` : ""));
   const csv = report.csv(label, rows);

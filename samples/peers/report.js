@@ -73,15 +73,16 @@ function table(rows, kind, columns) {
   return lines.join("\n");
 }
 
-function markdown(label, rows, settings) {
+// The report as markdown; `runs` says in words how many runs the medians are of
+// ("3 runs").
+function markdown(label, rows, runs, settings) {
   const v = label;
-  const runs = Math.max(...rows.map((r) => r.runs + r.failed));
   return [
     `Machine: ${v.cores} cores (${v.cpu}), ${v.memory} RAM, Linux ${v.kernel}, load average ` +
       `${v["load at start"]} at the start; run ${v.date}.`,
     `Versions: ${v.xio}, Azurite ${v.Azurite}, @azure/storage-blob ${v["@azure/storage-blob"]} on ` +
       `Node.js ${v["Node.js"]}, libcurl ${v.libcurl}, ${v.OpenSSL.replace(/ \(Library.*\)/, "")}.`,
-    `Medians of ${runs} run${runs === 1 ? "" : "s"}; every client process on its own freshly started ` +
+    `Medians of ${runs}; every client process on its own freshly started ` +
       `Azurite (in memory, 127.0.0.1). Settings: ${settings}. xio/JS below 1: xio is faster or leaner.`,
     "",
     "Transfers, whole client process (wall time, user+system CPU, peak RSS):",

@@ -1,7 +1,8 @@
 // check.js OUT_DIR SIZE PAGES - checks what one run of the peer benchmark left in
 // OUT_DIR: results.md has a row for every case and protocol with figures (not "-",
-// not "failed") for both clients in every column; results.csv has a row per case,
-// protocol and client with one good run each; runs.json says every run succeeded
+// not "failed") for both clients in every column and says how many runs; results.csv
+// has a row per case, protocol and client with its good runs (one of each whole-file
+// transfer, two of each short case); runs.json says every run succeeded
 // (so every transfer's result was checked against its source). Prints what is
 // wrong and exits 1, or prints "N passed, 0 failed" and exits 0.
 "use strict";
@@ -17,6 +18,7 @@ const rows = [
 ];
 const cases = ["upload", "download", "frag-upload", "frag-download", "randwrite-qd1", "randwrite-qd32"];
 const protocols = ["http", "https"];
+const runsOf = (c) => (c === "upload" || c === "download" ? 1 : 2);
 let passed = 0, failed = 0;
 
 function expect(ok, what) {
@@ -45,13 +47,16 @@ for (const c of cases)
   for (const p of protocols)
     for (const client of ["xio", "js"]) {
       const r = csv.find((l) => l.startsWith(`${c},${p},${client},`));
-      expect(r && col(r, "runs") === "1" && col(r, "failed") === "0",
-             `results.csv: ${c} over ${p} by ${client} has one good run`);
+      expect(r && col(r, "runs") === String(runsOf(c)) && col(r, "failed") === "0",
+             `results.csv: ${c} over ${p} by ${client} has ${runsOf(c)} good run(s)`);
     }
 expect(/^Machine: \d+ cores \(.+\), .* RAM, Linux /m.test(md.join("\n")), "results.md names the machine");
+expect(md.join("\n").includes("Medians of 1 run (2 for the cases that take about a second"),
+       "results.md says how many runs each median is of");
 
 const runs = JSON.parse(fs.readFileSync(path.join(out, "runs.json"), "utf8")).records;
-expect(runs.length === cases.length * protocols.length * 2, `runs.json has ${runs.length} runs`);
+const want = cases.reduce((n, c) => n + runsOf(c), 0) * protocols.length * 2;
+expect(runs.length === want, `runs.json has ${runs.length} runs, wanted ${want}`);
 for (const r of runs.filter((x) => !x.ok)) expect(false, `${r.case} ${r.protocol} ${r.client}: ${r.error}`);
 
 console.log(`${passed} passed, ${failed} failed`);
