@@ -13,7 +13,7 @@
  * chain's; new connections get that store from then on. A chain signed by the
  * private CA, or ending at a CA of the directory (a Debian system's bundle and
  * directory hold the same CAs), never costs the parse: a short command over HTTPS
- * then takes about a third of the CPU time it took.
+ * then takes a third to a half of the CPU time it took.
  *
  * Verification stays on, with the store flags libcurl would set (trusted first,
  * partial chains), and a chain is trusted exactly when it would be with every CA
