@@ -74,7 +74,9 @@ static int load_bundle(xio__blob_tls *t) {
 }
 
 /* Verifies the chain of `failed` anew against `store`, with the same certificates
- * and parameters (purpose, depth, flags, names). */
+ * and parameters (purpose, depth, flags, names). A refusal's reason replaces the
+ * first verification's: with every CA at hand it is the one that counts (another
+ * CA's signature rather than a missing issuer). */
 static int verify_again(X509_STORE_CTX *failed, X509_STORE *store) {
   X509_STORE_CTX *v = X509_STORE_CTX_new();
   int ok = v &&
@@ -82,6 +84,8 @@ static int verify_again(X509_STORE_CTX *failed, X509_STORE *store) {
                                X509_STORE_CTX_get0_untrusted(failed)) == 1 &&
            X509_VERIFY_PARAM_set1(X509_STORE_CTX_get0_param(v), X509_STORE_CTX_get0_param(failed)) == 1 &&
            X509_verify_cert(v) == 1;
+  if (v && !ok && X509_STORE_CTX_get_error(v) != X509_V_OK)
+    X509_STORE_CTX_set_error(failed, X509_STORE_CTX_get_error(v));
   X509_STORE_CTX_free(v);
   return ok;
 }
