@@ -67,17 +67,17 @@ function countArg(name, text) {
 }
 
 function settings(env) {
+  const runs = countArg("BENCH_PEERS_RUNS", env.BENCH_PEERS_RUNS || "3");
   const s = {
     size: sizeArg("BENCH_PEERS_SIZE", env.BENCH_PEERS_SIZE || "1G"),
-    runs: countArg("BENCH_PEERS_RUNS", env.BENCH_PEERS_RUNS || "3"),
-    shortRuns: 0,
+    runs,
+    shortRuns: countArg("BENCH_PEERS_SHORT_RUNS", env.BENCH_PEERS_SHORT_RUNS || String(runs + 2)),
     fragPages: countArg("BENCH_PEERS_FRAG_PAGES", env.BENCH_PEERS_FRAG_PAGES || "20000"),
     ops: countArg("BENCH_PEERS_OPS", env.BENCH_PEERS_OPS || "2000"),
     protocols: (env.BENCH_PEERS_PROTOCOLS || "http,https").split(",").filter(Boolean),
     cases: new RegExp(env.BENCH_PEERS_CASES || "."),
     jsDownload: env.BENCH_PEERS_JS_DOWNLOAD || "ranged",
   };
-  s.shortRuns = countArg("BENCH_PEERS_SHORT_RUNS", env.BENCH_PEERS_SHORT_RUNS || String(s.runs + 2));
   if (!s.protocols.length || s.protocols.some((p) => p !== "http" && p !== "https"))
     throw new Error("BENCH_PEERS_PROTOCOLS takes http, https or both");
   if (s.jsDownload !== "ranged" && s.jsDownload !== "file")
