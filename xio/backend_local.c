@@ -544,7 +544,7 @@ static xio_err lf_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
 }
 
 const xio_backend xio__local_backend = {
-    1,         "local",  1,           LOCAL_MAX_REQUEST, lf_open,   lf_submit,
-    lf_resize, lf_sync,  lf_close,    lf_remove,         lf_ranges, lf_snapshot,
-    lf_stat,   lf_lease, lf_set_kind, lf_set_incomplete,
+    1,           "local",   1,        LOCAL_MAX_REQUEST, LOCAL_MAX_REQUEST, lf_open,
+    lf_submit,   lf_resize, lf_sync,  lf_close,          lf_remove,         lf_ranges,
+    lf_snapshot, lf_stat,   lf_lease, lf_set_kind,       lf_set_incomplete,
 };

@@ -22,6 +22,18 @@
 #define META_SIZE       "xiosize"
 #define META_INCOMPLETE "xioincomplete" /* "1" while a transfer into the blob runs */
 
+/*
+ * The largest Get Blob of one sub. The service sets no limit on a range read
+ * without a transactional checksum (XIO_BLOB_MAX_CHECKED_READ bounds only those),
+ * and each request costs a round trip and the service's work per request, so a
+ * read goes out in pieces of 8 MiB (AzCopy's download block size), not Put Page's
+ * 4 MiB. A larger read is still split, so that its pieces travel in parallel.
+ * Azurite shows the per-request cost at its worst: for every range of up to
+ * 4 MiB it computes an MD5 of the range (returned only on request) and reads the
+ * range a second time, which doubles its work per byte.
+ */
+#define PB_MAX_READ ((size_t)8 << 20)
+
 typedef struct pb_file {
   xio_file base; /* first: the generic layer sees an xio_file */
   xio_blob_target *target;
@@ -553,6 +565,7 @@ const xio_backend xio__pageblob_backend = {
     "pageblob",
     512,
     XIO_BLOB_MAX_PUT_PAGE,
+    PB_MAX_READ,
     pb_open,
     pb_submit,
     pb_resize,

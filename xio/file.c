@@ -126,9 +126,9 @@ static xio_err read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio
   memset(&io, 0, sizeof io);
   io.op = XIO_IO_READ;
   xio__io_state *st;
-  xio_err rc = xio__io_begin(f, &io, count_pieces(n, f->backend->max_request), &st, err);
+  xio_err rc = xio__io_begin(f, &io, count_pieces(n, f->backend->max_read), &st, err);
   if (rc != XIO_OK) return rc;
-  add_pieces(st, XIO__SUB_READ, off, n, buf, f->backend->max_request, 0);
+  add_pieces(st, XIO__SUB_READ, off, n, buf, f->backend->max_read, 0);
   return wait_internal(st, &io, err);
 }
 
@@ -404,9 +404,9 @@ static xio_err submit_read(xio_file *f, xio_io *io, xio_error *err) {
   uint64_t size = atomic_load(&f->size), n = 0;
   if (io->offset < size) n = size - io->offset < io->length ? size - io->offset : io->length;
   xio__io_state *st;
-  xio_err rc = xio__io_begin(f, io, count_pieces(n, f->backend->max_request), &st, err);
+  xio_err rc = xio__io_begin(f, io, count_pieces(n, f->backend->max_read), &st, err);
   if (rc != XIO_OK) return rc;
-  add_pieces(st, XIO__SUB_READ, io->offset, n, io->buf, f->backend->max_request, 0);
+  add_pieces(st, XIO__SUB_READ, io->offset, n, io->buf, f->backend->max_read, 0);
   xio__io_launch(st);
   return XIO_OK;
 }

@@ -109,7 +109,8 @@ struct xio_backend {
   int version;
   const char *name;   /* "pageblob", "local" */
   size_t alignment;   /* 512 (writes must cover whole sectors) or 1 */
-  size_t max_request; /* largest READ/WRITE sub (4 MiB for page blobs) */
+  size_t max_request; /* largest WRITE/ZERO sub (4 MiB for page blobs: Put Page's limit) */
+  size_t max_read;    /* largest READ sub (8 MiB for page blobs: see backend_pageblob.c) */
 
   /** (sync) Opens or creates `target` per `opts` (flags already checked) and returns a
    *  file whose base struct the backend filled with xio__file_init. A created file has

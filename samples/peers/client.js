@@ -8,10 +8,10 @@
 //       LOCAL, zeros included, 8 in flight. The SDK has no high-level upload for
 //       page blobs (uploadFile/uploadData/uploadStream make block blobs), so this
 //       is the loop its samples show, with the concurrency its uploaders use.
-//   node client.js download CONTAINER BLOB LOCAL  the blob into LOCAL: ranges of
-//       4 MiB, 8 in flight (BlobClient.download(offset, count)), each written at its
-//       offset: the scheme of the SDK's downloadToBuffer (blockSize 4 MiB,
-//       concurrency 8), into a file so that memory stays bounded.
+//   node client.js download CONTAINER BLOB LOCAL PIECE  the blob into LOCAL: ranges
+//       of PIECE bytes, 8 in flight (BlobClient.download(offset, count)), each
+//       written at its offset: the scheme of the SDK's downloadToBuffer (blockSize,
+//       4 MiB by default; concurrency 8), into a file so that memory stays bounded.
 //   node client.js download-file CONTAINER BLOB LOCAL  the SDK's downloadToFile:
 //       one streamed Get Blob.
 //   node client.js randwrite CONTAINER BLOB SIZE IO DEPTH OPS   a new page blob of
@@ -25,7 +25,7 @@
 const fs = require("fs");
 const { BlobServiceClient } = require("@azure/storage-blob");
 
-const PIECE = 4 * 1024 * 1024;
+const PIECE = 4 * 1024 * 1024; // an upload's Put Page: the service's limit
 const IN_FLIGHT = 8;
 
 function service() {
@@ -78,14 +78,17 @@ async function readBody(stream, n) {
   return buf;
 }
 
-async function download(containerName, blobName, local) {
+async function download(containerName, blobName, local, pieceText) {
+  const piece = Number(pieceText);
+  if (!Number.isSafeInteger(piece) || piece < 512 || piece % 512)
+    throw new Error(`the piece size ${pieceText} is not a positive multiple of 512`);
   const blob = service().getContainerClient(containerName).getBlobClient(blobName);
   const size = (await blob.getProperties()).contentLength;
   const fh = await fs.promises.open(local, "wx");
   try {
     await fh.truncate(size);
-    await parallel(Math.ceil(size / PIECE), IN_FLIGHT, async (i) => {
-      const off = i * PIECE, n = Math.min(PIECE, size - off);
+    await parallel(Math.ceil(size / piece), IN_FLIGHT, async (i) => {
+      const off = i * piece, n = Math.min(piece, size - off);
       const res = await blob.download(off, n);
       const buf = await readBody(res.readableStreamBody, n);
       const { bytesWritten } = await fh.write(buf, 0, n, off);
@@ -144,11 +147,11 @@ async function randwrite(containerName, blobName, sizeArg, ioArg, depthArg, opsA
   console.log(JSON.stringify(out));
 }
 
-const commands = { upload: [upload, 3], download: [download, 3], "download-file": [downloadFile, 3],
+const commands = { upload: [upload, 3], download: [download, 4], "download-file": [downloadFile, 3],
                    randwrite: [randwrite, 6] };
 const [cmd, ...args] = process.argv.slice(2);
 if (!commands[cmd] || args.length !== commands[cmd][1]) {
-  console.error("usage: node client.js upload LOCAL CONTAINER BLOB | download CONTAINER BLOB LOCAL |\n" +
+  console.error("usage: node client.js upload LOCAL CONTAINER BLOB | download CONTAINER BLOB LOCAL PIECE |\n" +
                 "       download-file CONTAINER BLOB LOCAL | randwrite CONTAINER BLOB SIZE IO DEPTH OPS");
   process.exit(2);
 }

@@ -17,7 +17,7 @@
  * per ring length (32 MiB at the default) than the merge alone would make, and
  * only where a request would have joined across the ring's end. get lists the
  * target's allocated ranges (page ranges, or data extents), sizes a new local file
- * with ftruncate (sparse), merges the ranges into reads of up to 4 MiB (bridging
+ * with ftruncate (sparse), merges the ranges into reads of up to 8 MiB (bridging
  * gaps of up to GET_GAP) and writes only the listed ranges of each read where they
  * belong (and the zeros between two of them that no hole could hold), so the local
  * file is as sparse as the source and nothing is read twice.
@@ -32,12 +32,17 @@
  * file system that refuses O_DIRECT (tmpfs), or refuses one write, gets buffered
  * writes from there on; --json says which ("direct").
  *
+ * get reads up to GET_CHUNK (8 MiB) per request, twice Put Page's limit: reads
+ * carry no transactional checksum, so the service takes any length, and fewer
+ * requests cost the service less (the file layer sends a read of that size as
+ * one Get Blob; see backend_pageblob.c for what a request costs Azurite).
+ *
  * Memory is bounded by design, whatever the file's size. With N requests in flight
- * (--in-flight, default IN_FLIGHT = 6) of at most CHUNK (4 MiB) each:
- *   get: peak RSS <= N x 4 MiB of read buffers + fixed, where fixed (program,
+ * (--in-flight; default GET_IN_FLIGHT = 4 for get, PUT_IN_FLIGHT = 6 for put):
+ *   get: peak RSS <= N x 8 MiB of read buffers + fixed, where fixed (program,
  *        libraries, connections, the library's own buffers) measures about 18 MiB:
- *        about 42 MiB at the default, 49 MiB measured at N = 8;
- *   put: peak RSS <= (N + 2) x 4 MiB of ring (the requests in flight, the one being
+ *        about 50 MiB at the default;
+ *   put: peak RSS <= (N + 2) x 4 MiB (CHUNK) of ring (the requests in flight, the one being
  *        built and the chunk being scanned) + fixed, about 24 MiB here: at most
  *        56 MiB at the default, 53 to 56 MiB measured.
  * The command allocates nothing per byte of file: its only buffers are get's N
@@ -60,11 +65,13 @@
 
 #include "cli.h"
 
-#define CHUNK        ((size_t)4 << 20) /* the largest request (Put Page's limit) */
-#define IN_FLIGHT    6                 /* requests in flight by default */
-#define MAX_FLIGHT   64                /* --in-flight's ceiling */
-#define PAGE         512u
-#define DIRECT_ALIGN ((uint64_t)4096) /* offsets, lengths, addresses of O_DIRECT reads, writes */
+#define CHUNK         ((size_t)4 << 20) /* the largest write (Put Page's limit) */
+#define GET_CHUNK     ((size_t)8 << 20) /* the largest read */
+#define PUT_IN_FLIGHT 6                 /* writes in flight by default */
+#define GET_IN_FLIGHT 4                 /* reads in flight by default */
+#define MAX_FLIGHT    64                /* --in-flight's ceiling */
+#define PAGE          512u
+#define DIRECT_ALIGN  ((uint64_t)4096) /* offsets, lengths, addresses of O_DIRECT reads, writes */
 
 /*
  * The gaps a merge bridges. A request costs a round trip and the service's work
@@ -93,9 +100,9 @@ static uint64_t chunk_end(uint64_t off, uint64_t limit) {
   return min_u64(limit, (off / CHUNK + 1) * CHUNK);
 }
 
-/* --in-flight N (1..MAX_FLIGHT) into c->in_flight; NULL leaves the default. */
-static int take_in_flight(cli *c, const char *text) {
-  c->in_flight = IN_FLIGHT;
+/* --in-flight N (1..MAX_FLIGHT) into c->in_flight; NULL leaves `dflt`. */
+static int take_in_flight(cli *c, const char *text, int dflt) {
+  c->in_flight = dflt;
   if (!text) return CLI_CONTINUE;
   return cli_value_int(c, "--in-flight", text, 1, MAX_FLIGHT, &c->in_flight);
 }
@@ -536,7 +543,7 @@ static int run_put(cli *c, int argc, char **argv) {
   j.local = pos[0];
   j.resume = resume;
   if ((r = cli_value_kind(c, kind_s, &j.kind)) != CLI_CONTINUE) return r;
-  if ((r = take_in_flight(c, flight_s)) != CLI_CONTINUE) return r;
+  if ((r = take_in_flight(c, flight_s, PUT_IN_FLIGHT)) != CLI_CONTINUE) return r;
   if ((r = cli_value_checksum(c, checksum_s, &c->checksum)) != CLI_CONTINUE) return r;
   if (same_file(pos[0], pos[1])) return cli_usage_error(c, "LOCAL and TARGET are the same file");
   catch_stop_signals();
@@ -719,8 +726,8 @@ static xio_err download(get_job *j, xio_error *err) {
   if (rc == XIO_OK && !j->resume && ftruncate(j->fd, (off_t)j->size) != 0)
     rc = xio_error_from_errno(err, errno, "WriteLocalFile", "ftruncate", j->local);
   if (rc == XIO_OK) /* a read lands at its offset's place in a block: see fetch_request */
-    rc = cli_window_init(&j->w, j->c->in_flight, CHUNK + DIRECT_ALIGN, write_slot, j, err);
-  cli_merge_init(&j->m, GET_GAP, 0, CHUNK, fetch_request, j);
+    rc = cli_window_init(&j->w, j->c->in_flight, GET_CHUNK + DIRECT_ALIGN, write_slot, j, err);
+  cli_merge_init(&j->m, GET_GAP, 0, GET_CHUNK, fetch_request, j);
   cli_progress_start(&j->prog, j->c, "get", xio_ranges_bytes(&j->ranges));
   for (size_t i = 0; rc == XIO_OK && i < j->ranges.n; i++)
     rc = fetch_range(j, j->ranges.v[i].start, j->ranges.v[i].end, err);
@@ -862,7 +869,7 @@ static int run_get(cli *c, int argc, char **argv) {
                           {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET LOCAL", 2, pos);
   if (r != CLI_CONTINUE) return r;
-  if ((r = take_in_flight(c, flight_s)) != CLI_CONTINUE) return r;
+  if ((r = take_in_flight(c, flight_s, GET_IN_FLIGHT)) != CLI_CONTINUE) return r;
   if (same_file(pos[0], pos[1])) return cli_usage_error(c, "TARGET and LOCAL are the same file");
   get_job j;
   memset(&j, 0, sizeof j);
@@ -906,7 +913,7 @@ const cli_command cli_cmd_get = {
     "Downloads TARGET into the local file LOCAL, which is made sparse: only the\n"
     "allocated ranges (page ranges of a blob) are written; the rest stays a hole that\n"
     "reads as zeros. Ranges less than 256 KiB apart are read in one request of up\n"
-    "to 4 MiB (the gap between them is read, not written), so a fragmented file\n"
+    "to 8 MiB (the gap between them is read, not written), so a fragmented file\n"
     "costs a few requests, not one per range. The file kind is recorded in LOCAL's\n"
     "user.xio.kind attribute.\n"
     "\n"
@@ -914,8 +921,8 @@ const cli_command cli_cmd_get = {
     "  --force         overwrite LOCAL when it exists\n"
     "  --resume        finish an interrupted get from where LOCAL.xio-partial\n"
     "                  stopped (refused when TARGET changed since)\n"
-    "  --in-flight N   reads in flight at once, 1..64 (default 6); memory stays\n"
-    "                  under N x 4 MiB of buffers, plus about 18 MiB\n"
+    "  --in-flight N   reads in flight at once, 1..64 (default 4); memory stays\n"
+    "                  under N x 8 MiB of buffers, plus about 18 MiB\n"
     "  --buffered      write LOCAL through the page cache; by default whole 4 KiB\n"
     "                  blocks are written with O_DIRECT where the file system\n"
     "                  allows, which spares the final fsync a copy of every byte\n"
