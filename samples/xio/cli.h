@@ -194,6 +194,16 @@ void cli_context_free(cli *c);
  *  ends. */
 xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s, xio_error *err);
 
+/* --------------------------------------------------------- hugemem.c ---- */
+
+/** Maps `size` bytes (rounded up to 2 MiB) of zeroed private memory at a 2 MiB
+ *  boundary, advised for transparent huge pages; NULL with errno set when mmap
+ *  fails. The caller owns it and releases it with cli_huge_unmap(p, size). */
+void *cli_huge_map(size_t size);
+
+/** Releases a mapping of cli_huge_map with the same `size`; NULL does nothing. */
+void cli_huge_unmap(void *p, size_t size);
+
 /* ---------------------------------------------------------- window.c ---- */
 
 /** Where a window's buffers start: a multiple of this (what O_DIRECT asks for). */
@@ -202,7 +212,6 @@ xio_err cli_lease_break(cli *c, const char *url, int period_s, int *remaining_s,
 /** One request and, when the window has buffers, the buffer it uses. */
 typedef struct cli_slot {
   char *buf; /* NULL in a window without buffers; CLI_BUF_ALIGN-aligned */
-  void *mem; /* the allocation holding `buf` */
   xio_io io;
   int busy;
 } cli_slot;
@@ -216,6 +225,8 @@ typedef xio_err (*cli_slot_fn)(cli_slot *s, void *ud, xio_error *err);
  *  each starting on a CLI_BUF_ALIGN boundary. */
 typedef struct cli_window {
   cli_slot *slots;
+  char *mem; /* the buffers, one after the other: a cli_huge_map of n x stride */
+  size_t stride;
   int n;
   int next;
   size_t bufsize;

@@ -13,13 +13,9 @@
  * being scanned) within one ring's length of file offsets before it loads the
  * next chunk.
  *
- * The ring is one private anonymous mapping, its start aligned to 2 MiB, advised
- * for transparent huge pages (MADV_HUGEPAGE): 2 MiB pages wherever the kernel has
- * them on madvise, as it does here, where shared memory (a memory file) gets
- * none. An O_DIRECT read of 4 MiB then pins 2 pages instead of 1024, and the first
- * pass over the ring takes 2 faults per 4 MiB instead of 1024: reading 1 GiB with
- * O_DIRECT in 4 MiB reads cost 0.11 s of system CPU into such a ring, 0.145 s into
- * one of 4 KiB pages. A kernel without them (madvise refused) gives small pages.
+ * The ring is one mapping of transparent huge pages (hugemem.c), not shared
+ * memory (a memory file gets none): reading 1 GiB with O_DIRECT in 4 MiB reads
+ * cost 0.11 s of system CPU into such a ring, 0.145 s into one of 4 KiB pages.
  *
  * Reads go through a descriptor opened with O_DIRECT where the file system takes
  * it, as database engines read their own files: the disk fills the ring by DMA,
@@ -34,26 +30,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 #define DIRECT_ALIGN ((uint64_t)4096) /* offsets, lengths and addresses of O_DIRECT reads */
 
-#define HUGE_PAGE ((size_t)2 << 20) /* a transparent huge page, the ring's alignment */
-
-/* Maps `size` bytes (a multiple of HUGE_PAGE) of anonymous memory at a HUGE_PAGE
- * boundary: HUGE_PAGE more is mapped and the slack on either side unmapped. */
+/* Maps the ring of `size` bytes. */
 static xio_err map_ring(cli_source *s, size_t size, xio_error *err) {
-  char *raw =
-      mmap(NULL, size + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return xio_error_from_errno(err, errno, "ReadLocalFile", "mmap", s->path);
-  size_t head = (HUGE_PAGE - (uintptr_t)raw % HUGE_PAGE) % HUGE_PAGE;
-  if (head) munmap(raw, head);
-  munmap(raw + head + size, HUGE_PAGE - head);    /* head < HUGE_PAGE: never empty */
-  (void)madvise(raw + head, size, MADV_HUGEPAGE); /* refused: small pages */
-  s->ring = raw + head;
+  if (!(s->ring = cli_huge_map(size)))
+    return xio_error_from_errno(err, errno, "ReadLocalFile", "mmap", s->path);
   s->size = size;
   return XIO_OK;
 }
@@ -96,8 +82,7 @@ static xio_err read_buffered(cli_source *s, uint64_t off, size_t n, xio_error *e
     return xio_error_set(err, XIO_EIO,
                          "%s shrank while it was being read (%llu bytes expected, the file "
                          "ends at %llu); put --force again when the file is stable",
-                         s->path, (unsigned long long)s->file_size,
-                         (unsigned long long)off + got);
+                         s->path, (unsigned long long)s->file_size, (unsigned long long)off + got);
   return XIO_OK;
 }
 
@@ -136,7 +121,7 @@ xio_err cli_source_load(cli_source *s, uint64_t off, size_t n, xio_error *err) {
 }
 
 void cli_source_close(cli_source *s) {
-  if (s->ring) munmap(s->ring, s->size);
+  cli_huge_unmap(s->ring, s->size);
   if (s->dfd >= 0) close(s->dfd);
   s->ring = NULL;
   s->dfd = -1;

@@ -7,11 +7,13 @@
  * size of the file. Completions are handled in submission order. A window without
  * buffers (put) only counts requests: they point into memory the caller owns.
  *
- * Buffers start on a CLI_BUF_ALIGN boundary, so that get can hand them to a local
- * file opened with O_DIRECT: each is allocated that much longer and the aligned
- * address inside it is used (the allocation itself stays an xio_malloc).
+ * The buffers lie one after the other in one mapping of transparent huge pages
+ * (hugemem.c), each starting on a CLI_BUF_ALIGN boundary, so that get can hand
+ * them to a local file opened with O_DIRECT. A buffer is backed by memory when its
+ * slot is first used.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,15 @@ xio_err cli_window_init(cli_window *w, int n, size_t bufsize, cli_slot_fn done, 
   memset(w, 0, sizeof *w);
   w->slots = xio_calloc((size_t)n, sizeof *w->slots);
   if (!w->slots) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  w->stride = (bufsize + CLI_BUF_ALIGN - 1) / CLI_BUF_ALIGN * CLI_BUF_ALIGN;
+  if (bufsize && !(w->mem = cli_huge_map((size_t)n * w->stride))) {
+    int e = errno;
+    cli_window_free(w);
+    return xio_error_set(err, XIO_ENOMEM, "out of memory for %d buffers of %zu bytes: %s", n,
+                         bufsize, strerror(e));
+  }
+  for (int k = 0; bufsize && k < n; k++)
+    w->slots[k].buf = w->mem + (size_t)k * w->stride;
   w->n = n;
   w->bufsize = bufsize;
   w->done = done;
@@ -44,21 +55,11 @@ static xio_err settle(cli_window *w, cli_slot *s, xio_error *err) {
   return w->done ? w->done(s, w->ud, err) : XIO_OK;
 }
 
-/* Gives the slot a buffer of w->bufsize bytes starting on a CLI_BUF_ALIGN boundary. */
-static xio_err give_buffer(cli_window *w, cli_slot *s, xio_error *err) {
-  if (!(s->mem = xio_malloc(w->bufsize + CLI_BUF_ALIGN)))
-    return xio_error_set(err, XIO_ENOMEM, "out of memory for a %zu-byte buffer", w->bufsize);
-  uintptr_t p = (uintptr_t)s->mem;
-  s->buf = (char *)s->mem + (CLI_BUF_ALIGN - p % CLI_BUF_ALIGN) % CLI_BUF_ALIGN;
-  return XIO_OK;
-}
-
 xio_err cli_window_next(cli_window *w, cli_slot **out, xio_error *err) {
   cli_slot *s = &w->slots[w->next];
   *out = NULL;
   xio_err rc = settle(w, s, err);
   if (rc != XIO_OK) return rc;
-  if (w->bufsize && !s->buf && (rc = give_buffer(w, s, err)) != XIO_OK) return rc;
   w->next = (w->next + 1) % w->n;
   *out = s;
   return XIO_OK;
@@ -108,10 +109,9 @@ xio_err cli_window_wait_below(cli_window *w, uint64_t limit, xio_error *err) {
 }
 
 void cli_window_free(cli_window *w) {
-  for (int k = 0; w->slots && k < w->n; k++) {
+  for (int k = 0; w->slots && k < w->n; k++)
     if (w->slots[k].busy) xio_io_wait(&w->slots[k].io);
-    xio_free(w->slots[k].mem);
-  }
+  cli_huge_unmap(w->mem, (size_t)w->n * w->stride);
   xio_free(w->slots);
   memset(w, 0, sizeof *w);
 }

@@ -24,13 +24,15 @@ if(TARGET xio_cli)
   target_compile_definitions(test_cli PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
 endif()
 
-# put's read-ahead ring (samples/xio/source.c) on its own, on a local file: offsets
-# around the ring and its end, its mapping, O_DIRECT and buffered reads, a shrinking file.
+# put's read-ahead ring (samples/xio/source.c, its memory from hugemem.c) on its own,
+# on a local file: offsets around the ring and its end, its mapping, O_DIRECT and
+# buffered reads, a shrinking file.
 if(TARGET xio_cli)
   xio_add_suite(NAME cli_source
     SOURCES
       ${CMAKE_CURRENT_LIST_DIR}/source_test.c
       ${PROJECT_SOURCE_DIR}/samples/xio/source.c
+      ${PROJECT_SOURCE_DIR}/samples/xio/hugemem.c
     LIBS xio PkgConfig::CJSON)
   target_include_directories(test_cli_source PRIVATE ${PROJECT_SOURCE_DIR}/samples/xio
                              ${PROJECT_SOURCE_DIR}/samples/common)
