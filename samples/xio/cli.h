@@ -234,7 +234,8 @@ typedef struct cli_window {
   void *ud;
 } cli_window;
 
-/** Sets up `n` slots (buffers are allocated when first used). Errors: XIO_ENOMEM. */
+/** Sets up `n` slots and, when `bufsize` is not 0, maps their buffers (backed by memory
+ *  only once used; the window owns them until cli_window_free). Errors: XIO_ENOMEM. */
 xio_err cli_window_init(cli_window *w, int n, size_t bufsize, cli_slot_fn done, void *ud,
                         xio_error *err);
 
