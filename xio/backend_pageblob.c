@@ -26,8 +26,8 @@
  * The largest Get Blob of one sub. The service sets no limit on a range read
  * without a transactional checksum (XIO_BLOB_MAX_CHECKED_READ bounds only those),
  * and each request costs a round trip and the service's work per request, so a
- * read goes out in pieces of 8 MiB (AzCopy's download block size), not Put Page's
- * 4 MiB. A larger read is still split, so that its pieces travel in parallel.
+ * read goes out in pieces of 8 MiB, not Put Page's 4 MiB. A larger read is still
+ * split, so that its pieces travel in parallel.
  * Azurite shows the per-request cost at its worst: for every range of up to
  * 4 MiB it computes an MD5 of the range (returned only on request) and reads the
  * range a second time, which doubles its work per byte.
