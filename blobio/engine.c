@@ -12,7 +12,9 @@
  * has another one, the call is sent once more. Each call completes exactly once, on
  * the I/O thread. Easy handles are reused between tries. An HTTPS transfer whose
  * next records its connection read ahead already is run again at once rather than
- * left waiting in poll for a socket that has nothing more (tls_readahead.c).
+ * left waiting in poll for a socket that has nothing more (tls_readahead.c); the
+ * records an HTTPS upload gathered are sent after each round, and again after a
+ * short wait when the socket could not take them all (tls_coalesce.c).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -39,6 +41,7 @@ struct xio_blob_engine {
   xio_blob_call *waiting; /* sorted by next_try_us */
   xio_blob_call **active;
   int nactive;
+  int flush_wait_ms; /* the last wait for gathered records' sockets; 0: none wait */
   CURL *pool[POOL_MAX];
   int npool;
   uint64_t rng;
@@ -369,17 +372,36 @@ static void cancel_all(xio_blob_engine *e) {
   }
 }
 
-/* Marks the running HTTPS transfers whose next records wait in their connection's
- * read-ahead buffer, for libcurl to read without asking poll (tls_readahead.c);
- * how many it marked. */
-static int redrive(xio_blob_engine *e) {
+/* For each running HTTPS transfer: sends the records its connection gathered
+ * (tls_coalesce.c), and counts in *held the transfers whose socket could not
+ * take them all; marks the transfers whose next records wait in their
+ * connection's read-ahead buffer, for libcurl to read without asking poll
+ * (tls_readahead.c). How many it marked. */
+static int tls_pass(xio_blob_engine *e, int *held) {
   int n = 0;
+  *held = 0;
   for (int i = 0; i < e->nactive; i++) {
     xio_blob_call *c = e->active[i];
-    if (c->easy && strcmp(c->target->url.scheme, "https") == 0)
-      n += xio__blob_tls_redrive(&e->tls, c->easy);
+    if (!c->easy || strcmp(c->target->url.scheme, "https") != 0) continue;
+    *held += xio__blob_tls_flush(c->easy);
+    n += xio__blob_tls_redrive(&e->tls, c->easy);
   }
   return n;
+}
+
+/* How long poll may wait: until the next timer, and while gathered records wait
+ * for a full socket, 1 ms, doubling up to FLUSH_WAIT_MAX_MS while they still do. */
+#define FLUSH_WAIT_MAX_MS 8
+
+static int wait_ms(xio_blob_engine *e, int held) {
+  int ms = poll_timeout_ms(e, xio_auth_monotonic_us());
+  if (!held) {
+    e->flush_wait_ms = 0;
+    return ms;
+  }
+  e->flush_wait_ms = e->flush_wait_ms ? e->flush_wait_ms * 2 : 1;
+  if (e->flush_wait_ms > FLUSH_WAIT_MAX_MS) e->flush_wait_ms = FLUSH_WAIT_MAX_MS;
+  return ms < e->flush_wait_ms ? ms : e->flush_wait_ms;
 }
 
 static void *io_thread(void *arg) {
@@ -393,8 +415,9 @@ static void *io_thread(void *arg) {
     curl_multi_perform(e->multi, &running);
     reap(e);
     start_ready(e);
-    if (redrive(e)) continue; /* their records are here: no waiting in poll */
-    curl_multi_poll(e->multi, NULL, 0, poll_timeout_ms(e, xio_auth_monotonic_us()), NULL);
+    int held;
+    if (tls_pass(e, &held)) continue; /* their records are here: no waiting in poll */
+    curl_multi_poll(e->multi, NULL, 0, wait_ms(e, held), NULL);
   }
   cancel_all(e);
   return NULL;

@@ -14,7 +14,8 @@
  *
  * Each connection also reads ahead, many TLS records per read from the socket,
  * and the engine drives on transfers whose records wait in that buffer
- * (tls_readahead.c).
+ * (tls_readahead.c); and it gathers an upload's records into few sends
+ * (tls_coalesce.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -25,7 +26,8 @@
 
 #include "tls_int.h"
 
-/* Gives each connection its read-ahead buffer as its first handshake starts
+/* Gives each connection its read-ahead buffer and its write gathering as its
+ * first handshake starts
  * (libcurl has set its BIOs by then; OpenSSL passes its own, writable, SSL), and
  * counts each finished handshake as full or resumed. OpenSSL 3 reports
  * HANDSHAKE_DONE once per handshake, not for TLS 1.3 session tickets after it. */
@@ -36,6 +38,7 @@ static void on_info(const SSL *ssl, int where, int ret) {
   if (!t) return;
   if (where & SSL_CB_HANDSHAKE_START) {
     xio__blob_tls_add_read_buffer(t, (SSL *)ssl);
+    xio__blob_tls_add_write_gather(t, (SSL *)ssl);
     return;
   }
   if (SSL_session_reused(ssl))
@@ -130,4 +133,8 @@ void xio__blob_tls_get_counts(xio__blob_tls *t, xio__blob_tls_counts *out) {
   out->resumed = atomic_load(&t->resumed);
   out->read_buffers = atomic_load(&t->read_buffers);
   out->redrives = atomic_load(&t->redrives);
+  out->write_buffers = atomic_load(&t->write_buffers);
+  out->gathered_records = atomic_load(&t->gathered_records);
+  out->socket_writes = atomic_load(&t->socket_writes);
+  out->socket_waits = atomic_load(&t->socket_waits);
 }

@@ -4,7 +4,8 @@
  * cache of TLS sessions, so that a new connection resumes a session instead of a
  * full handshake; each connection reads ahead, many TLS records per system call,
  * and the engine drives on the transfers whose records wait in that buffer
- * (tls_readahead.c). Internal to libxio_blob.
+ * (tls_readahead.c); an upload's records go to the socket many per send
+ * (tls_coalesce.c). Internal to libxio_blob.
  */
 #ifndef XIO_BLOB_TLS_INT_H
 #define XIO_BLOB_TLS_INT_H
@@ -28,6 +29,10 @@ typedef struct xio__blob_tls_counts {
   unsigned long resumed;          /* handshakes that resumed a cached session */
   unsigned long read_buffers;     /* connections given their read-ahead buffer */
   unsigned long redrives;         /* transfers driven on for records read ahead */
+  unsigned long write_buffers;    /* connections that gathered records to send */
+  unsigned long gathered_records; /* records that went into such a buffer */
+  unsigned long socket_writes;    /* writes to libcurl's BIO from the gathering BIOs */
+  unsigned long socket_waits;     /* flushes that left records for the socket to take */
 } xio__blob_tls_counts;
 
 /** An engine's TLS state. The store is filled on the I/O thread only (the
@@ -44,6 +49,7 @@ typedef struct xio__blob_tls {
   int locks_ready;
   atomic_ulong private_ca_loads, system_ca_loads, contexts, full_handshakes, resumed;
   atomic_ulong read_buffers, redrives;
+  atomic_ulong write_buffers, gathered_records, socket_writes, socket_waits;
 } xio__blob_tls;
 
 /**
@@ -98,6 +104,25 @@ void xio__blob_tls_add_read_buffer(xio__blob_tls *t, SSL *ssl);
  * record only partly received waits for the socket, as usual).
  */
 int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy);
+
+/** The OpenSSL connection of the transfer on `easy`, or NULL (plain HTTP, no
+ *  connection yet, another TLS backend). */
+SSL *xio__blob_tls_ssl(CURL *easy);
+
+/** Puts a gathering BIO in front of the write BIO libcurl gave `ssl`, once: full
+ *  records then go to the socket many at a time. Short of memory `ssl` goes on
+ *  writing each record at once. */
+void xio__blob_tls_add_write_gather(xio__blob_tls *t, SSL *ssl);
+
+/**
+ * For the transfer on `easy` (on the I/O thread, after curl_multi_perform): sends
+ * what its connection gathered and has not sent. Returns 1 when the socket could
+ * not take all of it (counted in t->socket_waits): the caller must call this again
+ * soon, whatever libcurl waits for. 0 when nothing is left, also for plain HTTP,
+ * for no connection, and for a failed connection (libcurl then sees the failure
+ * itself).
+ */
+int xio__blob_tls_flush(CURL *easy);
 
 /** A snapshot of the counters. */
 void xio__blob_tls_get_counts(xio__blob_tls *t, xio__blob_tls_counts *out);

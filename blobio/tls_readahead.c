@@ -36,9 +36,7 @@
 /* What one read from the socket may take at most, per connection. */
 #define READ_BUFFER (256 * 1024)
 
-/* The OpenSSL connection of the transfer on `easy`, or NULL (plain HTTP, no
- * connection yet, another TLS backend). */
-static SSL *transfer_ssl(CURL *easy) {
+SSL *xio__blob_tls_ssl(CURL *easy) {
   struct curl_tlssessioninfo *info = NULL;
   if (curl_easy_getinfo(easy, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info) return NULL;
   if (info->backend != CURLSSLBACKEND_OPENSSL) return NULL;
@@ -70,9 +68,11 @@ static int bytes_wait(SSL *ssl) {
 }
 
 int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy) {
-  SSL *ssl = transfer_ssl(easy);
+  SSL *ssl = xio__blob_tls_ssl(easy);
   if (!ssl) return 0;
-  xio__blob_tls_add_read_buffer(t, ssl); /* in case libcurl's info callback ran instead */
+  /* in case libcurl's info callback ran instead of tls.c's */
+  xio__blob_tls_add_read_buffer(t, ssl);
+  xio__blob_tls_add_write_gather(t, ssl);
   if (!bytes_wait(ssl)) return 0;
   /* Unpausing is what marks the connection to be read. A pause that fails
    * changed nothing; the unpause after it fails only for want of memory (in

@@ -5,7 +5,8 @@
 # host name is refused too (an in-process TLS server presents one). An engine parses
 # its CA files once and resumes TLS sessions on every connection after its first; the
 # system bundle is parsed only when a chain needs it (SSL_CERT_FILE / SSL_CERT_DIR).
-# Reads of every size over connections that read ahead finish in their first try.
+# Reads of every size over connections that read ahead finish in their first try, and
+# so do uploads of every size over connections that gather their records into few sends.
 set(XIO_TLS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tlsfix.c
   ${CMAKE_CURRENT_LIST_DIR}/tlsserver.c
@@ -13,7 +14,8 @@ set(XIO_TLS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/file_tls_test.c
   ${CMAKE_CURRENT_LIST_DIR}/session_tls_test.c
   ${CMAKE_CURRENT_LIST_DIR}/trust_tls_test.c
-  ${CMAKE_CURRENT_LIST_DIR}/readahead_tls_test.c)
+  ${CMAKE_CURRENT_LIST_DIR}/readahead_tls_test.c
+  ${CMAKE_CURRENT_LIST_DIR}/coalesce_tls_test.c)
 if(TARGET xio_cli)
   list(APPEND XIO_TLS_SOURCES ${CMAKE_SOURCE_DIR}/tests/cli/clirun.c
        ${CMAKE_CURRENT_LIST_DIR}/cli_tls_test.c)
