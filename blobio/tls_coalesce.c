@@ -43,7 +43,7 @@
 
 typedef struct gather {
   xio__blob_tls *t;
-  char *buf; /* GATHER_BUFFER bytes, allocated by the first full record */
+  char *buf;       /* GATHER_BUFFER bytes, allocated by the first full record */
   size_t len, off; /* bytes held; of which already sent */
 } gather;
 
@@ -110,8 +110,7 @@ static long gather_ctrl(BIO *b, int cmd, long num, void *ptr) {
     return next ? BIO_ctrl(next, cmd, num, ptr) : 1;
   case BIO_CTRL_WPENDING:
     return (long)(g->len - g->off) + (next ? BIO_ctrl(next, cmd, num, ptr) : 0);
-  default:
-    return next ? BIO_ctrl(next, cmd, num, ptr) : 0;
+  default: return next ? BIO_ctrl(next, cmd, num, ptr) : 0;
   }
 }
 

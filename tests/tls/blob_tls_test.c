@@ -7,7 +7,6 @@
  * reaches the server. A ca_file that holds no certificate is refused up front.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,22 +27,6 @@ typedef struct read_slot {
   xio_blob_call *call;
   unsigned char buf[8 * KiB];
 } read_slot;
-
-/* Counts completions of calls submitted asynchronously. */
-typedef struct waiter {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
-} waiter;
-
-static void read_done(xio_blob_call *c, void *ud) {
-  waiter *w = ud;
-  (void)c;
-  pthread_mutex_lock(&w->mu);
-  w->done++;
-  pthread_cond_signal(&w->cv);
-  pthread_mutex_unlock(&w->mu);
-}
 
 TEST(blob_round_trip_with_ca_file) {
   tls_engine t;
@@ -71,7 +54,7 @@ TEST(blob_round_trip_with_ca_file) {
   /* Reads in flight at once open more TLS connections: the private CA must be
    * trusted on every one of them, not only on the first. */
   read_slot *slots = calloc(NREADS, sizeof *slots);
-  waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  tls_batch w = TLS_BATCH_INIT;
   ASSERT(slots != NULL);
   for (int i = 0; i < NREADS; i++) {
     size_t skip = (size_t)(i % 3) * 512;
@@ -80,11 +63,8 @@ TEST(blob_round_trip_with_ca_file) {
         &e);
   }
   for (int i = 0; i < NREADS; i++)
-    xio_blob_submit(t.engine, slots[i].call, read_done, &w);
-  pthread_mutex_lock(&w.mu);
-  while (w.done < NREADS)
-    pthread_cond_wait(&w.cv, &w.mu);
-  pthread_mutex_unlock(&w.mu);
+    xio_blob_submit(t.engine, slots[i].call, tls_batch_done, &w);
+  tls_batch_wait(&w, NREADS);
   for (int i = 0; i < NREADS; i++) {
     size_t skip = (size_t)(i % 3) * 512;
     ASSERT_OK(xio_blob_call_result(slots[i].call, &e), &e);

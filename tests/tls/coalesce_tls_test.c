@@ -10,7 +10,6 @@
  * download get no buffer.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,16 +38,8 @@ typedef struct fixture {
 /* An empty BLOB_SIZE page blob in a fresh container, on an engine that times a try
  * out after TRY_MS and retries once. */
 static void setup(fixture *f) {
-  xio_error e;
-  char url[512], blob_url[600];
   tls_engine_setup_tries(&f->t, tls_ca_file(), TRY_MS, 1);
-  tls_container_url(url, sizeof url);
-  xio_blob_target *cont = tls_target(&f->t, url);
-  ASSERT_OK(xio_blob_create_container(f->t.engine, cont, 0, &e), &e);
-  xio_blob_target_free(cont);
-  snprintf(blob_url, sizeof blob_url, "%s/coalesce.ldf", url);
-  f->blob = tls_target(&f->t, blob_url);
-  ASSERT_OK(xio_blob_create(f->t.engine, f->blob, BLOB_SIZE, NULL, 0, NULL, &e), &e);
+  f->blob = tls_new_blob(&f->t, "coalesce.ldf", BLOB_SIZE);
   f->data = malloc(BLOB_SIZE);
   ASSERT(f->data != NULL);
   test_fill_random(f->data, BLOB_SIZE, 29);
@@ -145,41 +136,23 @@ TEST(tls_upload_sends_many_records_per_write) {
   teardown(&f);
 }
 
-typedef struct batch {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
-} batch;
-
-static void batch_done(xio_blob_call *c, void *ud) {
-  batch *b = ud;
-  (void)c;
-  pthread_mutex_lock(&b->mu);
-  b->done++;
-  pthread_cond_signal(&b->cv);
-  pthread_mutex_unlock(&b->mu);
-}
-
 /* Uploads in flight at once, on as many connections, each filling its socket
  * while the engine serves the others: the rest of each waits for its socket. */
 TEST(tls_uploads_at_once_finish_in_one_try) {
   fixture f;
   xio_error e;
   xio_blob_call *calls[NBATCH];
-  batch b = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  tls_batch b = TLS_BATCH_INIT;
   setup(&f);
   int before = tls_tries_made(&f.t);
   for (int i = 0; i < NBATCH; i++) {
     size_t off = (size_t)i * MiB + (size_t)i * 4 * KiB, len = 16 * KiB * (size_t)(1 + i * 5);
-    ASSERT_OK(xio_blob_call_put_page(f.blob, off, f.data + off, len, BLOB_SIZE, NULL, &calls[i], &e),
-              &e);
+    ASSERT_OK(
+        xio_blob_call_put_page(f.blob, off, f.data + off, len, BLOB_SIZE, NULL, &calls[i], &e), &e);
   }
   for (int i = 0; i < NBATCH; i++)
-    xio_blob_submit(f.t.engine, calls[i], batch_done, &b);
-  pthread_mutex_lock(&b.mu);
-  while (b.done < NBATCH)
-    pthread_cond_wait(&b.cv, &b.mu);
-  pthread_mutex_unlock(&b.mu);
+    xio_blob_submit(f.t.engine, calls[i], tls_batch_done, &b);
+  tls_batch_wait(&b, NBATCH);
   for (int i = 0; i < NBATCH; i++) {
     size_t off = (size_t)i * MiB + (size_t)i * 4 * KiB, len = 16 * KiB * (size_t)(1 + i * 5);
     check_first_try(calls[i], "an upload", off, len);
@@ -199,8 +172,8 @@ TEST(tls_downloads_take_no_gather_buffer) {
   check_back(&f, 0, 4 * MiB);
   xio__blob_tls_counts n = counts(&f);
   if (n.contexts < 1) FAIL("no TLS connection counted");
-  if (n.write_buffers != 0) FAIL("%lu connections that only downloaded took a gather buffer",
-                                 n.write_buffers);
+  if (n.write_buffers != 0)
+    FAIL("%lu connections that only downloaded took a gather buffer", n.write_buffers);
   teardown(&f);
 }
 

@@ -8,7 +8,6 @@
  * the engine driving such transfers on.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,15 +37,8 @@ typedef struct fixture {
  * times a try out after TRY_MS and retries once. */
 static void setup(fixture *f) {
   xio_error e;
-  char url[512], blob_url[600];
   tls_engine_setup_tries(&f->t, tls_ca_file(), TRY_MS, 1);
-  tls_container_url(url, sizeof url);
-  xio_blob_target *cont = tls_target(&f->t, url);
-  ASSERT_OK(xio_blob_create_container(f->t.engine, cont, 0, &e), &e);
-  xio_blob_target_free(cont);
-  snprintf(blob_url, sizeof blob_url, "%s/readahead.mdf", url);
-  f->blob = tls_target(&f->t, blob_url);
-  ASSERT_OK(xio_blob_create(f->t.engine, f->blob, BLOB_SIZE, NULL, 0, NULL, &e), &e);
+  f->blob = tls_new_blob(&f->t, "readahead.mdf", BLOB_SIZE);
   f->data = malloc(BLOB_SIZE);
   ASSERT(f->data != NULL);
   test_fill_random(f->data, BLOB_SIZE, 11);
@@ -124,28 +116,13 @@ TEST(tls_small_reads_back_to_back_finish_in_one_try) {
   teardown(&f);
 }
 
-typedef struct batch {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
-} batch;
-
-static void batch_done(xio_blob_call *c, void *ud) {
-  batch *b = ud;
-  (void)c;
-  pthread_mutex_lock(&b->mu);
-  b->done++;
-  pthread_cond_signal(&b->cv);
-  pthread_mutex_unlock(&b->mu);
-}
-
 /* Reads in flight at once, on as many connections: each has records of its own
  * waiting in its buffer while the engine serves the others. */
 TEST(tls_reads_at_once_finish_in_one_try) {
   fixture f;
   xio_error e;
   xio_blob_call *calls[NBATCH];
-  batch b = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  tls_batch b = TLS_BATCH_INIT;
   setup(&f);
   int before = tls_tries_made(&f.t);
   unsigned char *bufs = malloc((size_t)NBATCH * 300 * KiB);
@@ -157,11 +134,8 @@ TEST(tls_reads_at_once_finish_in_one_try) {
               &e);
   }
   for (int i = 0; i < NBATCH; i++)
-    xio_blob_submit(f.t.engine, calls[i], batch_done, &b);
-  pthread_mutex_lock(&b.mu);
-  while (b.done < NBATCH)
-    pthread_cond_wait(&b.cv, &b.mu);
-  pthread_mutex_unlock(&b.mu);
+    xio_blob_submit(f.t.engine, calls[i], tls_batch_done, &b);
+  tls_batch_wait(&b, NBATCH);
   for (int i = 0; i < NBATCH; i++) {
     check_read(&f, calls[i], bufs + (size_t)i * 300 * KiB, (size_t)i * 257 * KiB,
                1 + (size_t)i * 19 * KiB);

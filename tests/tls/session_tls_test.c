@@ -70,14 +70,7 @@ static void read_at_once(tls_engine *t, xio_blob_target *blob, const unsigned ch
 /* A blob of READ bytes in a fresh container whose first 4 KiB are `data`. */
 static xio_blob_target *make_blob(tls_engine *t, unsigned char *data) {
   xio_error e;
-  char url[512], blob_url[600];
-  tls_container_url(url, sizeof url);
-  xio_blob_target *cont = tls_target(t, url);
-  ASSERT_OK(xio_blob_create_container(t->engine, cont, 0, &e), &e);
-  xio_blob_target_free(cont);
-  snprintf(blob_url, sizeof blob_url, "%s/sessions.mdf", url);
-  xio_blob_target *blob = tls_target(t, blob_url);
-  ASSERT_OK(xio_blob_create(t->engine, blob, READ, NULL, 0, NULL, &e), &e);
+  xio_blob_target *blob = tls_new_blob(t, "sessions.mdf", READ);
   test_fill_random(data, 4 * KiB, 7);
   ASSERT_OK(xio_blob_put_page(t->engine, blob, 0, data, 4 * KiB, NULL, &e), &e);
   return blob;

@@ -12,6 +12,7 @@
 
 #include <xio/auth.h>
 
+#include "blob_sync_test_util.h"
 #include "test.h"
 #include "util.h"
 
@@ -124,4 +125,33 @@ void tls_expect_refused(tls_engine *t, const char *url, const char *also) {
   ASSERT_CONTAINS(r.transport_error[0], "certificate");
   xio_blob_call_free(c);
   xio_blob_target_free(target);
+}
+
+void tls_batch_done(xio_blob_call *c, void *ud) {
+  tls_batch *b = ud;
+  (void)c;
+  pthread_mutex_lock(&b->mu);
+  b->done++;
+  pthread_cond_signal(&b->cv);
+  pthread_mutex_unlock(&b->mu);
+}
+
+void tls_batch_wait(tls_batch *b, int n) {
+  pthread_mutex_lock(&b->mu);
+  while (b->done < n)
+    pthread_cond_wait(&b->cv, &b->mu);
+  pthread_mutex_unlock(&b->mu);
+}
+
+xio_blob_target *tls_new_blob(tls_engine *t, const char *name, uint64_t size) {
+  xio_error e;
+  char url[512], blob_url[700];
+  tls_container_url(url, sizeof url);
+  xio_blob_target *cont = tls_target(t, url);
+  ASSERT_OK(xio_blob_create_container(t->engine, cont, 0, &e), &e);
+  xio_blob_target_free(cont);
+  snprintf(blob_url, sizeof blob_url, "%s/%s", url, name);
+  xio_blob_target *blob = tls_target(t, blob_url);
+  ASSERT_OK(xio_blob_create(t->engine, blob, size, NULL, 0, NULL, &e), &e);
+  return blob;
 }

@@ -1,12 +1,15 @@
 /*
  * tlsfix.h - what the TLS tests share: the HTTPS emulator's private CA and the other
  * files its fixture made (azurite.sh start-tls), and a blobio engine that records
- * every try it makes, so a test can tell a final failure from a retried one.
+ * every try it makes, so a test can tell a final failure from a retried one; and a
+ * count of the calls submitted at once that have completed.
  */
 #ifndef XIO_TEST_TLSFIX_H
 #define XIO_TEST_TLSFIX_H
 
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <xio/blob.h>
 
@@ -55,6 +58,10 @@ void tls_engine_teardown(tls_engine *t);
 /** A target for `url` with the dev account's credential (free it). */
 xio_blob_target *tls_target(tls_engine *t, const char *url);
 
+/** An empty page blob `name` of `size` bytes in a fresh container, made through
+ *  `t` (free it). Fails the test on error. */
+xio_blob_target *tls_new_blob(tls_engine *t, const char *name, uint64_t size);
+
 /** `out` = "<endpoint>/devstoreaccount1/<fresh container name>". */
 void tls_container_url(char *out, size_t size);
 
@@ -64,5 +71,22 @@ void tls_container_url(char *out, size_t size);
  * certificate (and `also` when not NULL), no retry, exactly one try.
  */
 void tls_expect_refused(tls_engine *t, const char *url, const char *also);
+
+/** Counts the completions of calls submitted with xio_blob_submit(e, call,
+ *  tls_batch_done, &batch). Initialize with TLS_BATCH_INIT. */
+typedef struct tls_batch {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done;
+} tls_batch;
+
+#define TLS_BATCH_INIT                                                                             \
+  { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 }
+
+/** The completion callback: counts one more call done (`ud` is the tls_batch). */
+void tls_batch_done(xio_blob_call *c, void *ud);
+
+/** Waits until `n` calls of `b` have completed. */
+void tls_batch_wait(tls_batch *b, int n);
 
 #endif
