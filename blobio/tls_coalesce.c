@@ -140,15 +140,19 @@ static void make_method(void) {
   method = m;
 }
 
+/* Whether the method is made (every engine's I/O thread asks, so each sees it
+ * made through the once). */
+static int have_method(void) { return CRYPTO_THREAD_run_once(&method_once, make_method) && method; }
+
 /* The gathering BIO of `ssl`, or NULL. */
 static BIO *gather_bio(SSL *ssl) {
   BIO *w = SSL_get_wbio(ssl);
-  return w && method && BIO_method_type(w) == method_type ? w : NULL;
+  return w && have_method() && BIO_method_type(w) == method_type ? w : NULL;
 }
 
 void xio__blob_tls_add_write_gather(xio__blob_tls *t, SSL *ssl) {
   BIO *next = SSL_get_wbio(ssl);
-  if (!next || !CRYPTO_THREAD_run_once(&method_once, make_method) || !method) return;
+  if (!next || !have_method()) return;
   if (BIO_method_type(next) == method_type) return;
   gather *g = xio_calloc(1, sizeof *g);
   BIO *b = g ? BIO_new(method) : NULL;

@@ -91,11 +91,11 @@ static void serve_one(tlsserver *s, int c) {
   struct timeval tv = {s->chunk ? 10 : 1, 0};
   setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  if (s->chunk) shrink_client_send_buffer(c); /* before the client can send a request */
   SSL *ssl = SSL_new(s->ctx);
   if (ssl && SSL_set_fd(ssl, c) == 1 && SSL_accept(ssl) == 1) {
     char buf[4096];
     if (s->chunk) {
-      shrink_client_send_buffer(c);
       atomic_fetch_add(&s->requests, 1);
       if (read_slowly(s, ssl)) atomic_fetch_add(&s->answered, 1);
     } else if (SSL_read(ssl, buf, sizeof buf) > 0) {
