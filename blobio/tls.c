@@ -27,10 +27,10 @@
 #include "tls_int.h"
 
 /* Gives each connection its read-ahead buffer and its write gathering as its
- * first handshake starts
- * (libcurl has set its BIOs by then; OpenSSL passes its own, writable, SSL), and
- * counts each finished handshake as full or resumed. OpenSSL 3 reports
- * HANDSHAKE_DONE once per handshake, not for TLS 1.3 session tickets after it. */
+ * first handshake starts (libcurl has set its BIOs by then; OpenSSL passes its
+ * own, writable, SSL), and counts each finished handshake as full or resumed.
+ * OpenSSL 3 reports HANDSHAKE_DONE once per handshake, not for TLS 1.3 session
+ * tickets after it. */
 static void on_info(const SSL *ssl, int where, int ret) {
   (void)ret;
   if (!(where & (SSL_CB_HANDSHAKE_START | SSL_CB_HANDSHAKE_DONE))) return;

@@ -7,8 +7,8 @@
  * each at once: one send per 16 KiB of a request body, and on loopback each send
  * also does the peer's TCP receive work. Measured with `xio put` over HTTPS against
  * the emulator, gathering up to GATHER_BUFFER bytes cut the sends of 256 MiB from
- * 16,537 to 1,433, and the client's CPU for 512 MiB (median of five) from 0.75 to
- * 0.58 s, the extra copy into the buffer included.
+ * 16,537 to 1,433, and the client's CPU for 512 MiB (medians of five, twice) from
+ * 0.75 to 0.58 s and from 0.70 to 0.66 s, the extra copy into the buffer included.
  *
  * Only full records (as long as TLS allows one to be) gather: a shorter write ends
  * what the caller had to say (request headers, the end of a body, a handshake
