@@ -25,21 +25,10 @@
 #define READ   (1024 * KiB) /* long enough on the wire that all NREADS overlap */
 
 typedef struct reads {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
+  tls_batch done;
   xio_blob_call *call[NREADS];
   unsigned char buf[NREADS][READ];
 } reads;
-
-static void read_done(xio_blob_call *c, void *ud) {
-  reads *r = ud;
-  (void)c;
-  pthread_mutex_lock(&r->mu);
-  r->done++;
-  pthread_cond_signal(&r->cv);
-  pthread_mutex_unlock(&r->mu);
-}
 
 /* NREADS reads of `blob` submitted at once, so that the engine runs them on as
  * many connections; each must start with `data`. */
@@ -47,23 +36,20 @@ static void read_at_once(tls_engine *t, xio_blob_target *blob, const unsigned ch
   xio_error e;
   reads *r = calloc(1, sizeof *r);
   ASSERT(r != NULL);
-  pthread_mutex_init(&r->mu, NULL);
-  pthread_cond_init(&r->cv, NULL);
+  pthread_mutex_init(&r->done.mu, NULL);
+  pthread_cond_init(&r->done.cv, NULL);
   for (int i = 0; i < NREADS; i++)
     ASSERT_OK(xio_blob_call_read(blob, 0, r->buf[i], READ, NULL, &r->call[i], &e), &e);
   for (int i = 0; i < NREADS; i++)
-    xio_blob_submit(t->engine, r->call[i], read_done, r);
-  pthread_mutex_lock(&r->mu);
-  while (r->done < NREADS)
-    pthread_cond_wait(&r->cv, &r->mu);
-  pthread_mutex_unlock(&r->mu);
+    xio_blob_submit(t->engine, r->call[i], tls_batch_done, &r->done);
+  tls_batch_wait(&r->done, NREADS);
   for (int i = 0; i < NREADS; i++) {
     ASSERT_OK(xio_blob_call_result(r->call[i], &e), &e);
     ASSERT_MEM_EQ(r->buf[i], data, 4 * KiB);
     xio_blob_call_free(r->call[i]);
   }
-  pthread_cond_destroy(&r->cv);
-  pthread_mutex_destroy(&r->mu);
+  pthread_cond_destroy(&r->done.cv);
+  pthread_mutex_destroy(&r->done.mu);
   free(r);
 }
 
