@@ -55,6 +55,9 @@ void xio__blob_call_reset_try(xio_blob_call *c) {
   c->overflow = 0;
   c->oom = 0;
   c->sends = 0;
+  c->body_seen = 0;
+  c->rcvlowat = 0;
+  c->rcvlowat_fd = -1;
 }
 
 void xio_blob_call_free(xio_blob_call *c) {

@@ -84,11 +84,15 @@ struct xio_blob_call {
   size_t resp_len;
   size_t resp_cap;
   size_t rbuf_got;
-  int overflow;          /* the response body did not fit */
-  int oom;               /* an allocation failed during the try (ours or libcurl's) */
-  unsigned long refused; /* the I/O thread's refused allocations as the try began */
-  int sends;             /* times libcurl sent this try's request (>1: it re-sent) */
-  int resends;           /* over all tries: the sends libcurl made again by itself */
+  int overflow;                  /* the response body did not fit */
+  int oom;                       /* an allocation failed during the try (ours or libcurl's) */
+  unsigned long refused;         /* the I/O thread's refused allocations as the try began */
+  int sends;                     /* times libcurl sent this try's request (>1: it re-sent) */
+  int resends;                   /* over all tries: the sends libcurl made again by itself */
+  size_t body_seen;              /* response body bytes taken this try */
+  struct xio__blob_socks *socks; /* the engine's sockets (rcvlowat.c), or NULL */
+  int rcvlowat;                  /* >1: the low-water mark set on the try's socket (rcvlowat.c) */
+  int rcvlowat_fd;               /* the try's socket once looked up, else -1 */
   CURL *easy;
   struct curl_slist *slist;
   char *full_url;          /* with the credential: never logged */

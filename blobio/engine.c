@@ -14,7 +14,10 @@
  * next records its connection read ahead already is run again at once rather than
  * left waiting in poll for a socket that has nothing more (tls_readahead.c); the
  * records an HTTPS upload gathered are sent after each round, and again after a
- * short wait when the socket could not take them all (tls_coalesce.c).
+ * short wait when the socket could not take them all (tls_coalesce.c). libcurl
+ * opens and closes its sockets through the engine's table, so that a plain HTTP
+ * read can have its socket wait in the kernel for a whole batch of its body
+ * (rcvlowat.c).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -47,7 +50,8 @@ struct xio_blob_engine {
   uint64_t rng;
   int curl_initialized;
   int tls_initialized;
-  xio__blob_tls tls; /* trust store and TLS sessions of every connection */
+  xio__blob_tls tls;     /* trust store and TLS sessions of every connection */
+  xio__blob_socks socks; /* the sockets of every connection (rcvlowat.c) */
 };
 
 static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0};
@@ -220,8 +224,8 @@ static void start_try(xio_blob_engine *e, xio_blob_call *c) {
   }
   c->refused = xio_alloc_failures(); /* libcurl may send a mangled request when short */
   if (rc == XIO_OK)
-    rc = xio__blob_try_prepare(c, easy, &e->opts, &e->tls, xio_auth_clock_now(&e->opts.clock),
-                               try_timeout(e, c, now), &detail);
+    rc = xio__blob_try_prepare(c, easy, &e->opts, &e->tls, &e->socks,
+                               xio_auth_clock_now(&e->opts.clock), try_timeout(e, c, now), &detail);
   CURLMcode mrc = rc == XIO_OK ? curl_multi_add_handle(e->multi, easy) : CURLM_OK;
   if (mrc == CURLM_OUT_OF_MEMORY)
     rc = xio_error_set(&detail, XIO_ENOMEM, "out of memory");
@@ -470,6 +474,7 @@ static void engine_release(xio_blob_engine *e) {
   for (int i = 0; i < e->npool; i++)
     curl_easy_cleanup(e->pool[i]);
   if (e->multi) curl_multi_cleanup(e->multi);
+  xio__blob_socks_free(&e->socks); /* after the multi handle: it closes through it */
   if (e->tls_initialized) xio__blob_tls_free(&e->tls);
   if (e->curl_initialized) curl_global_cleanup();
   xio_free(e->active);
@@ -545,6 +550,10 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
 
 void xio__blob_engine_tls_counts(xio_blob_engine *e, xio__blob_tls_counts *out) {
   xio__blob_tls_get_counts(&e->tls, out);
+}
+
+void xio__blob_engine_socks_counts(xio_blob_engine *e, xio__blob_socks_counts *out) {
+  xio__blob_socks_get_counts(&e->socks, out);
 }
 
 int xio_blob_engine_on_io_thread(const xio_blob_engine *e) {

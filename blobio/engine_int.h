@@ -7,19 +7,22 @@
 #define XIO_BLOB_ENGINE_INT_H
 
 #include "call_int.h"
+#include "rcvlowat_int.h"
 #include "tls_int.h"
 
 /**
  * Prepares `easy` for the next try of `c`: full URL with the credential, fresh
  * x-ms-date (from `now`), x-ms-version, client request id, Shared Key signature,
  * method, body and callbacks; TLS connections use `tls` (NULL: libcurl's own
- * defaults, for tests that only build requests). `timeout_ms` bounds the try
- * (0: none).
+ * defaults, for tests that only build requests); sockets are opened through
+ * `socks` (NULL: libcurl opens them, and plain HTTP reads are not batched).
+ * `timeout_ms` bounds the try (0: none).
  * Errors: XIO_ENOMEM, XIO_EINVAL (signing failed), XIO_ETRANSPORT (libcurl refused
  * an option).
  */
 xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *opts,
-                              xio__blob_tls *tls, time_t now, long timeout_ms, xio_error *err);
+                              xio__blob_tls *tls, xio__blob_socks *socks, time_t now,
+                              long timeout_ms, xio_error *err);
 
 /** After libcurl finished a try with `rc`: records the status and releases the
  *  per-try header list. */

@@ -77,6 +77,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud) {
   size_t len = size * n;
   long status = 0;
   curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+  xio__blob_rcvlowat_body(c, len);
   if (c->rbuf && status >= 200 && status <= 299) {
     if (len > c->rbuf_len - c->rbuf_got) {
       c->overflow = 1;
@@ -260,7 +261,7 @@ static CURLcode set_method(xio_blob_call *c, CURL *easy) {
 }
 
 static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *o,
-                             xio__blob_tls *tls, long timeout_ms) {
+                             xio__blob_tls *tls, xio__blob_socks *socks, long timeout_ms) {
   CURLcode bad = CURLE_OK;
   SET(easy, CURLOPT_URL, c->full_url);
   SET(easy, CURLOPT_PRIVATE, c);
@@ -286,11 +287,15 @@ static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine
    * that must go out once (its first copy may have been applied). */
   if (!c->retryable) SET(easy, CURLOPT_FRESH_CONNECT, 1L);
   if (bad == CURLE_OK && tls) bad = xio__blob_tls_set_options(tls, easy);
+  /* Plain HTTP reads wait in the kernel for whole batches (rcvlowat.c). */
+  c->socks = socks && strcmp(c->target->url.scheme, "http") == 0 ? socks : NULL;
+  if (bad == CURLE_OK && c->socks) bad = xio__blob_socks_attach(c->socks, easy);
   return bad;
 }
 
 xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engine_options *opts,
-                              xio__blob_tls *tls, time_t now, long timeout_ms, xio_error *err) {
+                              xio__blob_tls *tls, xio__blob_socks *socks, time_t now,
+                              long timeout_ms, xio_error *err) {
   char *query = NULL;
   xio__blob_call_reset_try(c);
   c->easy = easy;
@@ -299,7 +304,7 @@ xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engin
   xio_free(query);
   if (rc != XIO_OK) return rc;
   curl_easy_reset(easy);
-  CURLcode bad = set_transfer(c, easy, opts, tls, timeout_ms);
+  CURLcode bad = set_transfer(c, easy, opts, tls, socks, timeout_ms);
   if (bad == CURLE_OK) bad = set_method(c, easy);
   if (bad == CURLE_OUT_OF_MEMORY) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (bad != CURLE_OK)
@@ -313,6 +318,7 @@ void xio__blob_try_finished(xio_blob_call *c, CURLcode rc) {
   curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
   c->status = (int)status;
   c->curl_rc = rc;
+  xio__blob_rcvlowat_end(c);
   if (c->sends > 1) c->resends += c->sends - 1;
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
   c->slist = NULL;

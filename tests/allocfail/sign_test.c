@@ -70,7 +70,7 @@ static xio_err sign_all(sign_ctx *s, xio_blob_target *t, xio_error *err) {
     xio_blob_call *c = NULL;
     xio_err rc = build(k, t, &c, err);
     if (rc == XIO_ENOTFOUND) return XIO_OK;
-    if (rc == XIO_OK) rc = xio__blob_try_prepare(c, s->easy, &o, NULL, 1700000000, 1000, err);
+    if (rc == XIO_OK) rc = xio__blob_try_prepare(c, s->easy, &o, NULL, NULL, 1700000000, 1000, err);
     xio_blob_call_free(c);
     if (rc != XIO_OK) return rc;
   }

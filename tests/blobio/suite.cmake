@@ -13,5 +13,6 @@ xio_add_suite(NAME blobio AZURITE
     ${CMAKE_CURRENT_LIST_DIR}/lease_test.c
     ${CMAKE_CURRENT_LIST_DIR}/auth_test.c
     ${CMAKE_CURRENT_LIST_DIR}/retry_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/rcvlowat_test.c
   LIBS xio_blob xio_blob_sync_test)
 target_include_directories(test_blobio PRIVATE ${CMAKE_SOURCE_DIR}/blobio)
