@@ -577,7 +577,7 @@ const cli_command cli_cmd_put = {
     "  --resume          finish an interrupted put: compare TARGET with LOCAL and\n"
     "                    send only the pages that differ\n"
     "  --in-flight N     writes in flight at once, 1..64 (default 6); memory stays\n"
-    "                    under (N + 2) x 4 MiB of ring, plus about 24 MiB\n"
+    "                    under (N + 2) x 4 MiB of ring, plus about 15 MiB\n"
     "  --checksum crc64|md5|none\n"
     "                    the transactional checksum each write carries, which the\n"
     "                    service verifies before storing (default crc64)\n"
