@@ -23,7 +23,8 @@ tlsserver *tlsserver_start(const char *cert_file, const char *key_file);
 tlsserver *tlsserver_start_slow(const char *cert_file, const char *key_file, int chunk,
                                 int pause_us);
 
-/** Request bodies a slow server read whole and answered. */
+/** Request bodies a slow server read whole and answered (counted as the answer
+ *  goes out, before the client can have it). */
 int tlsserver_answered(tlsserver *s);
 
 /** The port it listens on. */
