@@ -2,6 +2,12 @@
  * engine.c - the engine: one libcurl multi handle (and with it one pool of
  * keep-alive connections) driven by one I/O thread.
  *
+ * The I/O thread waits in epoll for the sockets libcurl reports and for libcurl's
+ * timer, and runs only the transfers the kernel reported ready (events.c). When
+ * libcurl fails to record a socket (out of memory), its multi handle can no longer
+ * be trusted: every running try ends as out of memory and the next gets a new
+ * handle.
+ *
  * Any thread submits calls; they wait in `incoming` under the lock. The I/O thread
  * moves them to its own ready queue, starts up to max_in_flight tries at once, and
  * when a try ends asks classify.c what it means: done, or retry after a delay
@@ -12,7 +18,7 @@
  * has another one, the call is sent once more. Each call completes exactly once, on
  * the I/O thread. Easy handles are reused between tries. An HTTPS transfer whose
  * next records its connection read ahead already is run again at once rather than
- * left waiting in poll for a socket that has nothing more (tls_readahead.c); the
+ * left waiting in epoll for a socket that has nothing more (tls_readahead.c); the
  * records an HTTPS upload gathered are sent after each round, and again after a
  * short wait when the socket could not take them all (tls_coalesce.c). libcurl
  * opens and closes its sockets through the engine's table, so that a plain HTTP
@@ -29,6 +35,7 @@
 #include <xio/alloc.h>
 
 #include "engine_int.h"
+#include "events_int.h"
 
 #define POOL_MAX 256
 
@@ -50,8 +57,9 @@ struct xio_blob_engine {
   uint64_t rng;
   int curl_initialized;
   int tls_initialized;
-  xio__blob_tls tls;     /* trust store and TLS sessions of every connection */
-  xio__blob_socks socks; /* the sockets of every connection (rcvlowat.c) */
+  xio__blob_tls tls;       /* trust store and TLS sessions of every connection */
+  xio__blob_socks socks;   /* the sockets of every connection (rcvlowat.c) */
+  xio__blob_events events; /* what the I/O thread waits for (events.c) */
 };
 
 static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0};
@@ -118,6 +126,16 @@ static void release_easy(xio_blob_engine *e, xio_blob_call *c) {
   else
     curl_easy_cleanup(c->easy);
   c->easy = NULL;
+}
+
+/* A multi handle that reports its sockets and timer to the engine's events; NULL
+ * for want of memory. */
+static CURLM *new_multi(xio_blob_engine *e) {
+  CURLM *m = curl_multi_init();
+  if (!m) return NULL;
+  curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)e->opts.max_in_flight);
+  xio__blob_events_attach(&e->events, m);
+  return m;
 }
 
 static void report_try(xio_blob_engine *e, const xio_blob_call *c, int retry, int delay) {
@@ -218,6 +236,8 @@ static void start_try(xio_blob_engine *e, xio_blob_call *c) {
       rc = xio_error_set(&detail, XIO_ETIMEDOUT, "no credential came before the deadline");
   }
   CURL *easy = NULL;
+  if (rc == XIO_OK && !e->multi && !(e->multi = new_multi(e)))
+    rc = xio_error_set(&detail, XIO_ENOMEM, "out of memory for a libcurl multi handle");
   if (rc == XIO_OK) {
     easy = e->npool ? e->pool[--e->npool] : curl_easy_init();
     if (!easy) rc = xio_error_set(&detail, XIO_ENOMEM, "out of memory for a libcurl handle");
@@ -344,7 +364,7 @@ static void reap(xio_blob_engine *e) {
   }
 }
 
-static int poll_timeout_ms(const xio_blob_engine *e, int64_t now) {
+static int timer_ms(const xio_blob_engine *e, int64_t now) {
   if (e->ready && e->nactive < e->opts.max_in_flight) return 0;
   int ms = 1000;
   if (e->waiting) {
@@ -376,11 +396,26 @@ static void cancel_all(xio_blob_engine *e) {
   }
 }
 
+/* After libcurl failed to record a socket (events.c: note), or epoll refused one:
+ * every running try ends as out of memory, and the multi handle, whose socket
+ * records may be broken, is cleaned up (closing its connections). The next try
+ * makes a new one. */
+static void abandon_multi(xio_blob_engine *e) {
+  while (e->nactive) {
+    xio_blob_call *c = e->active[0];
+    c->oom = 1;
+    finish_try(e, c, CURLE_OUT_OF_MEMORY);
+  }
+  curl_multi_cleanup(e->multi);
+  if (!(e->multi = new_multi(e))) xio__blob_events_attach(&e->events, NULL);
+}
+
 /* For each running HTTPS transfer: sends the records its connection gathered
  * (tls_coalesce.c), and counts in *held the transfers whose socket could not
  * take them all; marks the transfers whose next records wait in their
- * connection's read-ahead buffer, for libcurl to read without asking poll
- * (tls_readahead.c). How many it marked. */
+ * connection's read-ahead buffer, for libcurl to read without asking the socket
+ * (tls_readahead.c). How many it marked; a failure of libcurl's marks the multi
+ * handle failed. */
 static int tls_pass(xio_blob_engine *e, int *held) {
   int n = 0;
   *held = 0;
@@ -388,17 +423,20 @@ static int tls_pass(xio_blob_engine *e, int *held) {
     xio_blob_call *c = e->active[i];
     if (!c->easy || strcmp(c->target->url.scheme, "https") != 0) continue;
     *held += xio__blob_tls_flush(c->easy);
-    n += xio__blob_tls_redrive(&e->tls, c->easy);
+    int r = xio__blob_tls_redrive(&e->tls, c->easy);
+    if (r < 0) xio__blob_events_fail(&e->events);
+    n += r > 0;
   }
   return n;
 }
 
-/* How long poll may wait: until the next timer, and while gathered records wait
- * for a full socket, 1 ms, doubling up to FLUSH_WAIT_MAX_MS while they still do. */
+/* How long the wait may be: until the next timer (the engine's or libcurl's), and while gathered
+ * records wait for a full socket, 1 ms, doubling up to FLUSH_WAIT_MAX_MS while they still do. */
 #define FLUSH_WAIT_MAX_MS 8
 
 static int wait_ms(xio_blob_engine *e, int held) {
-  int ms = poll_timeout_ms(e, xio_auth_monotonic_us());
+  int64_t now = xio_auth_monotonic_us();
+  int ms = xio__blob_events_timeout(&e->events, now, timer_ms(e, now));
   if (!held) {
     e->flush_wait_ms = 0;
     return ms;
@@ -411,17 +449,18 @@ static int wait_ms(xio_blob_engine *e, int held) {
 static void *io_thread(void *arg) {
   xio_blob_engine *e = arg;
   for (;;) {
-    int stopping, running;
+    int stopping;
     take_incoming(e, &stopping);
     if (stopping) break;
     wake_due(e, xio_auth_monotonic_us());
     start_ready(e);
-    curl_multi_perform(e->multi, &running);
-    reap(e);
-    start_ready(e);
     int held;
-    if (tls_pass(e, &held)) continue; /* their records are here: no waiting in poll */
-    curl_multi_poll(e->multi, NULL, 0, wait_ms(e, held), NULL);
+    if (tls_pass(e, &held)) /* made due by curl_easy_pause, which sets no timer */
+      xio__blob_events_run_timers(&e->events);
+    else
+      xio__blob_events_wait(&e->events, wait_ms(e, held));
+    reap(e);
+    if (e->events.failed) abandon_multi(e);
   }
   cancel_all(e);
   return NULL;
@@ -464,16 +503,17 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
   e->tls_initialized = 1;
   rc = xio__blob_tls_init(&e->tls, e->opts.ca_file, err);
   if (rc != XIO_OK) return rc;
-  if (!(e->multi = curl_multi_init())) /* it fails only for want of memory */
-    return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, (long)e->opts.max_in_flight);
-  return XIO_OK;
+  rc = xio__blob_events_init(&e->events, err);
+  if (rc == XIO_OK && !(e->multi = new_multi(e))) /* it fails only for want of memory */
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
+  return rc;
 }
 
 static void engine_release(xio_blob_engine *e) {
   for (int i = 0; i < e->npool; i++)
     curl_easy_cleanup(e->pool[i]);
   if (e->multi) curl_multi_cleanup(e->multi);
+  xio__blob_events_free(&e->events);
   xio__blob_socks_free(&e->socks); /* after the multi handle: it closes through it */
   if (e->tls_initialized) xio__blob_tls_free(&e->tls);
   if (e->curl_initialized) curl_global_cleanup();
@@ -488,6 +528,7 @@ xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine
   *out = NULL;
   xio_blob_engine *e = xio_calloc(1, sizeof *e);
   if (!e) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  e->events.epfd = e->events.wakefd = -1;
   pthread_mutex_init(&e->mu, NULL);
   xio_err rc = engine_setup(e, opts, err);
   if (rc == XIO_OK && pthread_create(&e->thread, NULL, io_thread, e) != 0)
@@ -506,7 +547,7 @@ void xio_blob_engine_free(xio_blob_engine *e) {
   pthread_mutex_lock(&e->mu);
   e->stopping = 1;
   pthread_mutex_unlock(&e->mu);
-  curl_multi_wakeup(e->multi);
+  xio__blob_events_wake(&e->events);
   pthread_join(e->thread, NULL);
   /* Calls submitted while stopping were never taken: cancel them here. */
   take_incoming(e, &(int){0});
@@ -545,7 +586,7 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
   pthread_mutex_lock(&e->mu);
   push(&e->incoming, &e->incoming_tail, c);
   pthread_mutex_unlock(&e->mu);
-  curl_multi_wakeup(e->multi);
+  xio__blob_events_wake(&e->events);
 }
 
 void xio__blob_engine_tls_counts(xio_blob_engine *e, xio__blob_tls_counts *out) {

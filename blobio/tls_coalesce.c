@@ -14,11 +14,11 @@
  * what the caller had to say (request headers, the end of a body, a handshake
  * message), so it goes out at once, after whatever was gathered before it. A body
  * that ends on a full record leaves it in the buffer; the engine flushes every
- * running transfer's buffer after each curl_multi_perform, and when the socket
- * cannot take it all, tries again after a short wait (xio__blob_tls_flush: libcurl
- * 7.88 tells a transfer's socket only once the transfer is done, so the engine
- * cannot poll it for writing). What is gathered always goes out before anything
- * written after it, so the stream is the same as unbuffered; the buffer is only a
+ * running transfer's buffer after each round of its I/O thread, and when the
+ * socket cannot take it all, tries again after a short wait (xio__blob_tls_flush:
+ * what the epoll set watches a socket for is libcurl's to say, and once a body is
+ * written libcurl waits for the response, not for room to write). What is gathered always goes out
+ * before anything written after it, so the stream is the same as unbuffered; the buffer is only a
  * longer socket buffer. It is allocated by the first full record,
  * so connections that only download never have one. Short of memory, writes go
  * straight through.

@@ -96,12 +96,13 @@ void xio__blob_tls_add_read_buffer(xio__blob_tls *t, SSL *ssl);
  * For the transfer on `easy` (running in a multi handle, on the I/O thread): makes
  * sure its TLS connection has its read-ahead buffer, then says whether records
  * wait in that buffer, read off the socket but not yet asked for by libcurl, which
- * only looks at the socket. If so,
- * tells libcurl to read that connection at its next curl_multi_perform whatever
- * poll says, counts it in t->redrives and returns 1: the caller must then run
- * curl_multi_perform again without waiting in poll. 0 for plain HTTP, for a
- * transfer with no connection yet, and when nothing could be decrypted now (a
- * record only partly received waits for the socket, as usual).
+ * only looks at the socket. If so, tells libcurl to read that connection whatever
+ * the socket says and makes the transfer due (curl_easy_pause), counts it in
+ * t->redrives and returns 1: the caller must then run the transfers that are due
+ * (xio__blob_events_run_timers) without waiting. 0 for plain HTTP, for a transfer
+ * with no connection yet, and when nothing could be decrypted now (a record only
+ * partly received waits for the socket, as usual). -1 when libcurl failed (out of
+ * memory in its socket records): the caller must abandon the multi handle.
  */
 int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy);
 
@@ -115,7 +116,7 @@ SSL *xio__blob_tls_ssl(CURL *easy);
 void xio__blob_tls_add_write_gather(xio__blob_tls *t, SSL *ssl);
 
 /**
- * For the transfer on `easy` (on the I/O thread, after curl_multi_perform): sends
+ * For the transfer on `easy` (on the I/O thread, after libcurl ran): sends
  * what its connection gathered and has not sent. Returns 1 when the socket could
  * not take all of it (counted in t->socket_waits): the caller must call this again
  * soon, whatever libcurl waits for. 0 when nothing is left, also for plain HTTP,

@@ -18,15 +18,16 @@
  * libcurl reads a transfer while the socket polls readable or SSL_pending() is
  * non-zero, and neither sees records in the buffer. When one read took the last
  * bytes the socket had (the end of a response, or a peer slower than we are),
- * libcurl would wait in poll for a socket with nothing more to say while the rest
+ * libcurl would wait in epoll for a socket with nothing more to say while the rest
  * of the response sits in the buffer, until the try timed out. So after each
- * curl_multi_perform the engine asks here, for each running transfer, whether
+ * round of the I/O thread the engine asks here, for each running transfer, whether
  * bytes wait (in the buffer, or in OpenSSL's) while the last read did not stop for
  * want of bytes from the socket (SSL_want_read(): then what is buffered is only
- * part of a record, and poll will say when the rest comes). If so, pausing and at
- * once unpausing its receiving makes libcurl mark the connection to be read at the
- * next curl_multi_perform without asking poll ("the data might've been read off
- * the socket already"), and the engine runs curl_multi_perform again at once.
+ * part of a record, and epoll will say when the rest comes). If so, pausing and at
+ * once unpausing its receiving makes libcurl mark the connection to be read
+ * without asking the socket ("the data might've been read off the socket
+ * already") and sets the transfer due at once, and the engine runs the transfers
+ * that are due (events.c).
  */
 #include <openssl/bio.h>
 #include <openssl/ssl.h>
@@ -74,12 +75,11 @@ int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy) {
   xio__blob_tls_add_read_buffer(t, ssl);
   xio__blob_tls_add_write_gather(t, ssl);
   if (!bytes_wait(ssl)) return 0;
-  /* Unpausing is what marks the connection to be read. A pause that fails
-   * changed nothing; the unpause after it fails only for want of memory (in
-   * libcurl's socket bookkeeping), and the transfer then stays paused until its
-   * try times out and is retried. */
-  if (curl_easy_pause(easy, CURLPAUSE_RECV) != CURLE_OK) return 0;
-  if (curl_easy_pause(easy, CURLPAUSE_CONT) != CURLE_OK) return 0;
+  /* Unpausing is what marks the connection to be read. Either call fails only for
+   * want of memory in libcurl's socket records, which leaves them unusable: the
+   * engine then abandons the multi handle (engine.c). */
+  if (curl_easy_pause(easy, CURLPAUSE_RECV) != CURLE_OK) return -1;
+  if (curl_easy_pause(easy, CURLPAUSE_CONT) != CURLE_OK) return -1;
   atomic_fetch_add(&t->redrives, 1);
   return 1;
 }

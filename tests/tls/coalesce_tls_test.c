@@ -180,7 +180,7 @@ TEST(tls_downloads_take_no_gather_buffer) {
 /* A server that waits 20 ms before each 16 KiB it reads, from a 16 KiB receive
  * buffer, the client's send buffer the smallest there is. A body of 14 full
  * records all gathers (the buffer sends when a 15th would not fit), and when the
- * engine sends it after curl_multi_perform the socket takes only part: only the
+ * engine sends it after libcurl's round the socket takes only part: only the
  * engine's wait for the socket to be writable sends the rest (in about 0.3 s; the
  * try would time out after 5 s). */
 TEST(tls_upload_to_a_slow_reader_finishes_in_one_try) {
