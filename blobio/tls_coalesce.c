@@ -17,11 +17,11 @@
  * running transfer's buffer after each round of its I/O thread, and when the
  * socket cannot take it all, tries again after a short wait (xio__blob_tls_flush:
  * what the epoll set watches a socket for is libcurl's to say, and once a body is
- * written libcurl waits for the response, not for room to write). What is gathered always goes out
- * before anything written after it, so the stream is the same as unbuffered; the buffer is only a
- * longer socket buffer. It is allocated by the first full record,
- * so connections that only download never have one. Short of memory, writes go
- * straight through.
+ * written libcurl waits for the response, not for room to write). What is
+ * gathered always goes out before anything written after it, so the stream is the
+ * same as unbuffered; the buffer is only a longer socket buffer. It is allocated
+ * by the first full record, so connections that only download never have one.
+ * Short of memory, writes go straight through.
  */
 #include <string.h>
 
