@@ -42,6 +42,8 @@ typedef struct local_file {
   int fd;
   int locked;               /* holds the flock of an exclusive open */
   _Atomic int clear_method; /* CLEAR_*: the best method not yet refused */
+  int pinned;               /* XIO_OPEN_PINNED: reads check `pin` */
+  struct stat pin;          /* the file as the open found it */
 } local_file;
 
 /* One sub on its way to a worker. */
@@ -225,6 +227,8 @@ static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_
     return XIO_ENOMEM;
   }
   lf->fd = fd;
+  lf->pinned = (o->flags & XIO_OPEN_PINNED) != 0;
+  lf->pin = st;
   lf->base.incomplete = !created && read_incomplete(fd);
   atomic_init(&lf->clear_method, CLEAR_ZERO_RANGE);
   *out = lf;
@@ -316,6 +320,27 @@ static xio_err do_read(local_file *lf, xio__sub *s, size_t *done, xio_error *err
   return XIO_OK;
 }
 
+/* XIO_OPEN_PINNED: XIO_ECHANGED when the file is no longer as the open found it (its
+ * inode, size, modification or change time differ), with `operation` named. */
+static xio_err check_pin(local_file *lf, const char *operation, xio_error *err) {
+  struct stat st;
+  if (!lf->pinned) return XIO_OK;
+  if (fstat(lf->fd, &st) != 0)
+    return xio_error_from_errno(err, errno, operation, "fstat", lf->base.path);
+  const struct stat *p = &lf->pin;
+  if (st.st_ino == p->st_ino && st.st_dev == p->st_dev && st.st_size == p->st_size &&
+      st.st_mtim.tv_sec == p->st_mtim.tv_sec && st.st_mtim.tv_nsec == p->st_mtim.tv_nsec &&
+      st.st_ctim.tv_sec == p->st_ctim.tv_sec && st.st_ctim.tv_nsec == p->st_ctim.tv_nsec)
+    return XIO_OK;
+  xio_error_set(err, XIO_ECHANGED,
+                "%s changed since it was opened (its size or modification time differs): "
+                "reading on would mix two versions of it",
+                lf->base.path);
+  xio_error_set_operation(err, operation);
+  xio_error_set_target(err, lf->base.path);
+  return XIO_ECHANGED;
+}
+
 /* Writes zeros over [off, off+len) from the context's shared zero buffer. */
 static xio_err write_zeros(local_file *lf, uint64_t off, uint64_t len, xio_error *err) {
   const char *zeros = xio__ctx_zeros(lf->base.ctx);
@@ -376,9 +401,10 @@ static void run_sub(xio__job *job) {
   size_t moved = 0;
   int64_t t0 = xio_auth_monotonic_us();
   xio_err rc;
-  if (s->op == XIO__SUB_READ)
+  if (s->op == XIO__SUB_READ) {
     rc = do_read(lf, s, &moved, &e);
-  else if (s->op == XIO__SUB_WRITE)
+    if (rc == XIO_OK) rc = check_pin(lf, "ReadFile", &e);
+  } else if (s->op == XIO__SUB_WRITE)
     rc = pwrite_all(lf, s->buf, s->length, s->offset, s->zeroing ? "ZeroFile" : "WriteFile", &moved,
                     &e);
   else
@@ -506,6 +532,7 @@ static xio_err lf_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   uint64_t size = atomic_load(&f->size);
   int64_t t0 = xio_auth_monotonic_us();
   xio_err rc = walk_extents(lf, size, out, err);
+  if (rc == XIO_OK) rc = check_pin(lf, "GetRanges", err);
   report(f->ctx, f, NULL, XIO_REQ_RANGES, 0, size, t0, rc);
   return rc;
 }

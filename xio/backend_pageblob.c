@@ -41,6 +41,7 @@ typedef struct pb_file {
   int has_size_meta;          /* the blob carries xiosize */
   int leased;
   xio__lease lease;
+  char pin[80]; /* XIO_OPEN_PINNED: the ETag every read must still find; "" when unpinned */
 } pb_file;
 
 static uint64_t pages(uint64_t n) { return (n + 511) / 512 * 512; }
@@ -216,14 +217,32 @@ static void pb_free(pb_file *p) {
   xio_free(p);
 }
 
+/* 1 when the URL's query `q` (may be NULL) names a snapshot. */
+static int names_snapshot(const char *q) {
+  return q && (strncmp(q, "snapshot=", 9) == 0 || strstr(q, "&snapshot="));
+}
+
+/* XIO_OPEN_PINNED: keeps the ETag the open saw, which every later read must find. A
+ * snapshot never changes: it needs no pin. */
+static xio_err pin_version(pb_file *p, const char *query, const xio_blob_props *props,
+                           xio_error *err) {
+  if (names_snapshot(query)) return XIO_OK;
+  if (!props->etag[0])
+    return xio_error_set(err, XIO_EHTTP,
+                         "the service sent no ETag for %s: its version cannot "
+                         "be pinned",
+                         p->base.path);
+  snprintf(p->pin, sizeof p->pin, "%s", props->etag);
+  return XIO_OK;
+}
+
 static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options *o, xio_file **out,
                        int *created, xio_error *err) {
   pb_file *p = xio_calloc(1, sizeof *p);
   if (!p) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_err rc = xio__ctx_blob_target(ctx, target, &p->target, err);
   const char *q = rc == XIO_OK ? xio_blob_target_url(p->target)->query : NULL;
-  if (q && (strncmp(q, "snapshot=", 9) == 0 || strstr(q, "&snapshot=")) &&
-      !(o->flags & XIO_OPEN_READONLY))
+  if (names_snapshot(q) && !(o->flags & XIO_OPEN_READONLY))
     rc = xio_error_set(err, XIO_EINVAL, "a snapshot is read-only: open it with XIO_OPEN_READONLY");
   xio_blob_props props;
   const char *path = p->target ? xio_blob_target_safe_url(p->target) : target;
@@ -240,6 +259,7 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
       rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
     p->base.incomplete = incomplete;
   }
+  if (rc == XIO_OK && (o->flags & XIO_OPEN_PINNED)) rc = pin_version(p, q, &props, err);
   if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE))
     rc = take_lease(p, o->flags & XIO_OPEN_BREAK_LEASE, err);
   if (rc != XIO_OK) {
@@ -272,16 +292,47 @@ static void note_version(xio__sub *s, const xio_blob_call *c) {
     s->version->changed = 1;
 }
 
+/* The failure of a pinned file whose blob changed since the open: XIO_ECHANGED, with the
+ * service's status, code and request ids kept from `svc` (may be NULL). */
+static xio_err changed(const pb_file *p, const char *operation, const xio_error *svc,
+                       xio_error *err) {
+  xio_error keep;
+  xio_error_clear(&keep);
+  if (svc) keep = *svc;
+  xio_error_set(err, XIO_ECHANGED,
+                "%s changed since it was opened (its ETag is no longer %s): reading on would "
+                "mix two versions of it",
+                p->base.path, p->pin);
+  if (err && svc) {
+    err->http_status = keep.http_status;
+    err->retries = keep.retries;
+    memcpy(err->service_code, keep.service_code, sizeof err->service_code);
+    memcpy(err->request_id, keep.request_id, sizeof err->request_id);
+    memcpy(err->client_request_id, keep.client_request_id, sizeof err->client_request_id);
+  }
+  xio_error_set_operation(err, operation);
+  xio_error_set_target(err, p->base.path);
+  return XIO_ECHANGED;
+}
+
+/* A read of a pinned file refused by its If-Match: the blob has another version now. */
+static int read_found_change(const pb_file *p, const xio__sub *s, const xio_blob_call *c) {
+  return p->pin[0] && s->op == XIO__SUB_READ && xio_blob_call_result(c, NULL) == XIO_ECONFLICT &&
+         strcmp(xio_blob_call_service_code(c), "ConditionNotMet") == 0;
+}
+
 static void on_done(xio_blob_call *c, void *ud) {
   xio__sub *s = ud;
   pb_file *p = (pb_file *)s->file;
+  xio_error detail;
+  xio_err rc = xio_blob_call_result(c, &detail);
+  if (read_found_change(p, s, c)) rc = changed(p, "ReadFile", &detail, &detail);
   xio__request_report r;
   uint64_t len = s->op == XIO__SUB_CLEAR ? s->clear_length : s->length;
   xio__report_from_call(&r, c, sub_type(s), s->offset, len);
+  r.result = rc;
   xio__trace_request(p->base.ctx, &p->base, NULL, &r);
   note_version(s, c);
-  xio_error detail;
-  xio_err rc = xio_blob_call_result(c, &detail);
   if (rc == XIO_ELEASELOST) xio__lease_lose(&p->lease, XIO__LEASE_REFUSED);
   xio_blob_call_free(c);
   xio__sub_done(s, rc, &detail, rc == XIO_OK && s->op != XIO__SUB_CLEAR ? s->length : 0);
@@ -349,9 +400,12 @@ static xio_err build(pb_file *p, xio__sub *s, xio_blob_call **c, xio_error *err)
    * without a lease, read under that ETag (file.c, write_rmw_fenced). */
   if (s->flags & XIO__SUB_IF_VERSION) cond.if_match = s->version->tag;
   uint64_t size = atomic_load(&p->blob_size);
+  /* A pinned file reads only the version its open saw. */
+  xio_blob_cond pinned = {NULL, p->pin, NULL};
   switch (s->op) {
   case XIO__SUB_READ:
-    return xio_blob_call_read(p->target, s->offset, s->buf, s->length, NULL, c, err);
+    return xio_blob_call_read(p->target, s->offset, s->buf, s->length, p->pin[0] ? &pinned : NULL,
+                              c, err);
   case XIO__SUB_WRITE:
     return xio_blob_call_put_page(p->target, s->offset, s->buf, s->length, size, &cond, c, err);
   default: return xio_blob_call_clear(p->target, s->offset, s->clear_length, size, &cond, c, err);
@@ -451,10 +505,19 @@ static xio_err pb_remove(xio_ctx *ctx, const char *target, int with_snapshots, x
   return rc;
 }
 
-/* Sends one Get Page Ranges call of xio_blob_get_ranges_with, traced. */
+/* Sends one Get Page Ranges call of xio_blob_get_ranges_with, traced. A pinned file
+ * checks that the ranges are of its version: the answer carries the blob's ETag. */
 static xio_err send_ranges_call(void *ud, xio_blob_call *c, xio_error *err) {
   pb_file *p = ud;
-  return xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_REQ_RANGES, 0, 0, err);
+  xio_err rc = xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_REQ_RANGES, 0, 0, err);
+  const char *etag = xio_blob_call_header(c, "ETag");
+  if (rc != XIO_OK || !p->pin[0]) return rc;
+  if (!etag)
+    return xio_error_set(err, XIO_EHTTP,
+                         "the service sent no ETag with the page ranges of %s: their version "
+                         "cannot be checked against the pinned one",
+                         p->base.path);
+  return strcmp(etag, p->pin) == 0 ? XIO_OK : changed(p, "GetPageRanges", NULL, err);
 }
 
 static xio_err pb_ranges(xio_file *f, xio_ranges *out, xio_error *err) {

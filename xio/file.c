@@ -714,12 +714,17 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
 
 static xio_err check_open(const xio_open_options *o, xio_error *err) {
   unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY | XIO_OPEN_EXCLUSIVE |
-                   XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED | XIO_OPEN_INCOMPLETE_OK;
+                   XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED | XIO_OPEN_INCOMPLETE_OK |
+                   XIO_OPEN_PINNED;
   if (o->flags & ~known)
     return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
   if ((o->flags & XIO_OPEN_READONLY) &&
       (o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_EXCLUSIVE)))
     return xio_error_set(err, XIO_EINVAL, "read-only opens cannot create or lease");
+  if ((o->flags & XIO_OPEN_PINNED) && !(o->flags & XIO_OPEN_READONLY))
+    return xio_error_set(err, XIO_EINVAL,
+                         "a pinned open reads one version of the file: it needs "
+                         "XIO_OPEN_READONLY (a write would change the version)");
   if ((o->flags & XIO_OPEN_BREAK_LEASE) && !(o->flags & XIO_OPEN_EXCLUSIVE))
     return xio_error_set(err, XIO_EINVAL, "break-lease needs an exclusive open");
   if (o->kind != XIO_KIND_DATA && o->kind != XIO_KIND_LOG)

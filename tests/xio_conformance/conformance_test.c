@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "test.h"
 #include "util.h"
@@ -563,5 +564,69 @@ TEST(lease_actions_by_hand) {
   ASSERT_OK(xio_stat(fx.ctx, url, &in, &e), &e);
   ASSERT_STR_EQ(in.lease_state, "broken");
 #endif
+  xfix_teardown(&fx);
+}
+
+/* Writes `len` bytes of `c` at `off` through a handle of its own, as another client
+ * would, then closes it. */
+static void write_elsewhere(xfix *fx, const char *name, uint64_t off, size_t len, char c) {
+  xio_error e;
+  char *buf = malloc(len);
+  memset(buf, c, len);
+  xio_file *w = xfix_open(fx, name, 0, XIO_KIND_DATA, 0);
+  ASSERT_OK(xio_file_write(w, off, buf, len, &e), &e);
+  ASSERT_OK(xio_file_close(w, &e), &e);
+  free(buf);
+}
+
+TEST(pinned_reads_see_one_version_or_fail) {
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, LOCAL, NULL);
+  xio_file *f = xfix_open(&fx, "pin.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 8 * MiB);
+  write_read(f, 0, 2 * MiB, 11);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_target(&fx, "pin.mdf", url, sizeof url);
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_PINNED; /* a pin without read-only is refused before any request */
+  xio_file *p = NULL;
+  xfix_trace_reset(&fx);
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &p, &e), XIO_EINVAL, &e);
+  ASSERT_CONTAINS(e.message, "XIO_OPEN_READONLY");
+  ASSERT_EQ(fx.trace.n, 0);
+  o.flags = XIO_OPEN_READONLY | XIO_OPEN_PINNED;
+  ASSERT_OK(xio_file_open(fx.ctx, url, &o, &p, &e), &e);
+  /* Unchanged: reads and listings go through. */
+  char *buf = malloc(2 * MiB), *want = malloc(2 * MiB);
+  test_fill_random(want, 2 * MiB, 11);
+  size_t got = 0;
+  ASSERT_OK(xio_file_read(p, 0, buf, 2 * MiB, &got, &e), &e);
+  ASSERT_MEM_EQ(buf, want, 2 * MiB);
+  xio_ranges r = {0};
+  ASSERT_OK(xio_file_ranges(p, &r, &e), &e);
+  xio_ranges_clear(&r);
+  /* Another client writes the same size in place (a local file's change time must
+   * move: wait out a coarse clock's tick first). */
+  if (LOCAL) {
+    struct timespec tick = {0, 20 * 1000 * 1000};
+    nanosleep(&tick, NULL);
+  }
+  write_elsewhere(&fx, "pin.mdf", MiB, 4096, 'n');
+  ASSERT_ERR(xio_file_read(p, 0, buf, 2 * MiB, &got, &e), XIO_ECHANGED, &e);
+  ASSERT_CONTAINS(e.message, "changed since it was opened");
+  ASSERT_STR_EQ(e.target, xio_file_path(p));
+  ASSERT_STR_EQ(e.operation, "ReadFile");
+  ASSERT_ERR(xio_file_read(p, 4 * MiB, buf, 4096, &got, &e), XIO_ECHANGED, &e);
+  ASSERT_ERR(xio_file_ranges(p, &r, &e), XIO_ECHANGED, &e);
+  xio_ranges_clear(&r);
+  ASSERT_OK(xio_file_close(p, &e), &e);
+  /* A new pinned open sees the new version, as one. */
+  ASSERT_OK(xio_file_open(fx.ctx, url, &o, &p, &e), &e);
+  ASSERT_OK(xio_file_read(p, MiB, buf, 4096, &got, &e), &e);
+  ASSERT_EQ(buf[0], 'n');
+  ASSERT_OK(xio_file_close(p, &e), &e);
+  free(buf);
+  free(want);
   xfix_teardown(&fx);
 }

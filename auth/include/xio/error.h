@@ -48,7 +48,8 @@ extern "C" {
   XX(EUNSUPPORTED, "operation not supported by this backend")                                      \
   XX(EINSECURE, "refused: credentials over plain http to a remote host")                           \
   XX(ECANCELED, "canceled")                                                                        \
-  XX(ECLOSED, "file or context is closed")
+  XX(ECLOSED, "file or context is closed")                                                         \
+  XX(ECHANGED, "file changed since it was opened")
 
 /** Result of every fallible xio call. 0 is success. */
 typedef enum xio_err {

@@ -268,6 +268,9 @@ const char *xio_init_name(xio_init init);
 #define XIO_OPEN_INCOMPLETE_OK                                                                     \
   0x40 /* open a file marked incomplete (xio_file_set_incomplete); without it such an              \
           open is refused with XIO_ECONFLICT */
+#define XIO_OPEN_PINNED                                                                            \
+  0x80 /* with READONLY: every read and range listing sees the version of the file the open       \
+          saw, or fails with XIO_ECHANGED (see below) */
 
 typedef struct xio_open_options {
   unsigned flags;
@@ -281,10 +284,24 @@ xio_open_options xio_open_options_default(void);
 
 /**
  * Opens (and with CREATE / CREATE_ONLY creates, including the container) a file.
+ *
+ * XIO_OPEN_PINNED (with XIO_OPEN_READONLY only) is for readers that assemble a whole
+ * copy of a file another client may be writing, such as a download: without it,
+ * reads made while a writer writes can mix bytes of two versions. With it, every
+ * read and xio_file_ranges listing is of the version the open saw, or fails with
+ * XIO_ECHANGED once the file has changed (nothing of a failed read is returned as
+ * data). A page blob pins its ETag: reads carry If-Match, and a range listing whose
+ * answer names another ETag fails. A local file pins its inode, size, modification
+ * and change times, compared after each read and listing: a write that changes none
+ * of them (within the file system's timestamp granularity of the open, without
+ * changing the size) is not seen. A snapshot never changes, so pinning one costs
+ * nothing. To copy a file that is written all the time, read a snapshot of it.
+ *
  * Errors: XIO_ENOTFOUND (no such file and no CREATE), XIO_EEXIST (CREATE_ONLY and it
  * exists), XIO_EBUSY (EXCLUSIVE and another client holds the lease / lock),
- * XIO_EINVAL (bad flags), XIO_EPARSE (bad URL), XIO_EAUTH / XIO_EPERM / XIO_EEXPIRED
- * (credential), XIO_EIO (local), transport errors; detail in `err`.
+ * XIO_EINVAL (bad flags, such as PINNED without READONLY), XIO_EPARSE (bad URL),
+ * XIO_EAUTH / XIO_EPERM / XIO_EEXPIRED (credential), XIO_EIO (local), transport
+ * errors; detail in `err`.
  */
 xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *opts,
                       xio_file **out, xio_error *err);
@@ -306,7 +323,8 @@ xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err);
 xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err);
 
 /** Reads up to `len` bytes at `offset`; `*nread` (may be NULL) gets the count, which
- *  is short only at the end of the file. Errors: storage errors. */
+ *  is short only at the end of the file. Errors: XIO_ECHANGED (opened with
+ *  XIO_OPEN_PINNED, and the file changed since), storage errors. */
 xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_t *nread,
                       xio_error *err);
 
@@ -344,7 +362,8 @@ xio_err xio_file_flush(xio_file *f, xio_error *err);
  * ranges of a page blob (queried in segments, each request traced as
  * XIOTypeGetRanges), data extents of a local file (SEEK_DATA/SEEK_HOLE). Sorted and
  * merged; bytes outside them read as zero. Free with xio_ranges_clear.
- * Errors: XIO_ENOMEM, storage errors.
+ * Errors: XIO_ENOMEM, XIO_ECHANGED (opened with XIO_OPEN_PINNED, and the file
+ * changed since), storage errors.
  */
 xio_err xio_file_ranges(xio_file *f, xio_ranges *out, xio_error *err);
 
