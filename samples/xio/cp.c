@@ -51,25 +51,32 @@ static int report(cli *c, const char *src, const char *dst, const xio_copy_resul
 }
 
 /* A local end: run put or get with the same arguments. */
-static int transfer(cli *c, const char *src, const char *dst, int force) {
+static int transfer(cli *c, const char *src, const char *dst, int force, int snapshot) {
   const cli_command *cmd = cli_is_url(src) ? &cli_cmd_get : &cli_cmd_put;
-  char *args[] = {(char *)src, (char *)dst, force ? "--force" : NULL, NULL};
+  char *args[5] = {(char *)src, (char *)dst, NULL, NULL, NULL};
+  int n = 2;
+  if (force) args[n++] = "--force";
+  if (snapshot) args[n++] = "--snapshot";
   const cli_command *was = c->cmd;
   c->cmd = cmd;
-  int r = cmd->run(c, force ? 3 : 2, args);
+  int r = cmd->run(c, n, args);
   c->cmd = was;
   return r;
 }
 
 static int run_cp(cli *c, int argc, char **argv) {
   const char *pos[2];
-  int force = 0;
-  const cli_opt opts[] = {{"--force", NULL, &force}, {NULL, NULL, NULL}};
+  int force = 0, snapshot = 0;
+  const cli_opt opts[] = {
+      {"--force", NULL, &force}, {"--snapshot", NULL, &snapshot}, {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "SRC DST", 2, pos);
   if (r != CLI_CONTINUE) return r;
   if (!cli_is_url(pos[0]) && !cli_is_url(pos[1]))
     return cli_usage_error(c, "SRC or DST must be a blob URL (copy local files with cp(1))");
-  if (!cli_is_url(pos[0]) || !cli_is_url(pos[1])) return transfer(c, pos[0], pos[1], force);
+  if (snapshot && (!cli_is_url(pos[0]) || cli_is_url(pos[1])))
+    return cli_usage_error(c, "--snapshot copies a blob to a local file (as get --snapshot)");
+  if (!cli_is_url(pos[0]) || !cli_is_url(pos[1]))
+    return transfer(c, pos[0], pos[1], force, snapshot);
   xio_ctx *ctx = NULL;
   xio_error e;
   xio_err rc = cli_context(c, &ctx, &e);
@@ -91,7 +98,7 @@ static int run_cp(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_cp = {
     "cp",
     "copy a page blob server-side, or restore it from a snapshot",
-    "cp SRC DST [--force]",
+    "cp SRC DST [--force] [--snapshot]",
     "Copies the page blob SRC onto DST with the service's server-side copy (Copy\n"
     "Blob) and waits until the service has finished, with a progress bar on a\n"
     "terminal. The copy keeps the source's page ranges, so it is as sparse as the\n"
@@ -101,8 +108,11 @@ const cli_command cli_cmd_cp = {
     "SAS with read (r) in its URL; in the same account DST's credential covers it.\n"
     "A DST that exists needs --force; a leased DST is refused, since the copy would\n"
     "replace a file someone holds. When SRC or DST is a local path, cp is put\n"
-    "(local to blob) or get (blob to local).\n"
+    "(local to blob) or get (blob to local): a copy to a local file is one version\n"
+    "of SRC, or fails if SRC is written meanwhile.\n"
     "\n"
-    "  --force           replace DST when it exists\n",
+    "  --force           replace DST when it exists\n"
+    "  --snapshot        (to a local file) copy a snapshot of SRC taken for the copy,\n"
+    "                    as get --snapshot does\n",
     run_cp,
 };

@@ -107,6 +107,10 @@ static const char *hint_by_code(xio_err code) {
   case XIO_ETIMEDOUT:
   case XIO_ETHROTTLED: return "the service is busy or slow: try again later";
   case XIO_ECHECKSUM: return "the data arrived corrupted on every try: check the network path";
+  case XIO_ECHANGED:
+    return "another client wrote the file while this command read it, so nothing half-read "
+           "was kept: run the command again, or, for get (and cp to a local file), add "
+           "--snapshot to copy a snapshot taken for it, which writers cannot change";
   default: return NULL;
   }
 }

@@ -601,6 +601,8 @@ typedef struct get_job {
   uint64_t from;         /* everything below was already fetched (resume) */
   uint64_t issued;       /* everything below was requested */
   char etag[80];         /* the source's ETag: a resume needs the same source */
+  char snapshot[64];     /* --snapshot: the snapshot taken for the get and read, or "" */
+  char *snapshot_url;    /* TARGET?snapshot=ID (with TARGET's SAS, if any), or NULL */
   int fd;                /* the partial file, buffered: edges, size, attributes, fsync */
   int dfd;               /* the same file opened with O_DIRECT, or -1 */
   int direct;            /* 1 while O_DIRECT writes are in use (none refused) */
@@ -765,6 +767,7 @@ static void get_report(const get_job *j, double secs) {
     cli_json_u64(o, "bytes_bridged", j->m.bridged);   /* gaps read through, not written */
     cJSON_AddBoolToObject(o, "direct", j->direct);    /* LOCAL's file system took O_DIRECT */
     cli_json_u64(o, "bytes_direct", j->direct_bytes); /* written with it, the rest buffered */
+    if (j->snapshot[0]) cJSON_AddStringToObject(o, "snapshot", j->snapshot);
     cJSON_AddNumberToObject(o, "seconds", secs);
     cJSON_AddNumberToObject(o, "mib_per_s", rate);
     cli_json_print(o);
@@ -777,6 +780,8 @@ static void get_report(const get_job *j, double secs) {
           cli_kind_name(kind), samples_fmt_size(j->fetched, hf, sizeof hf), j->ranges.n,
           cli_plural(j->ranges.n), j->reads, cli_plural(j->reads),
           samples_fmt_secs(secs, ht, sizeof ht), rate);
+  if (j->snapshot[0])
+    cli_say(j->c, "read from snapshot %s, taken for this copy and deleted after it", j->snapshot);
 }
 
 /* --resume: opens the partial file and learns where it stopped; refused when the
@@ -859,14 +864,60 @@ static int get_run(get_job *j, int force) {
   return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
 }
 
+/* --snapshot: takes a snapshot of TARGET for the get to read, and makes the URL that
+ * opens it (TARGET's SAS, if any, kept in front of snapshot=ID). */
+static xio_err take_snapshot(get_job *j, const char *target, xio_error *err) {
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_READONLY;
+  xio_file *f = NULL;
+  xio_err rc = cli_open(j->c, target, &o, &f, err);
+  if (rc == XIO_OK) rc = xio_file_snapshot(f, j->snapshot, sizeof j->snapshot, err);
+  xio_file_close(f, NULL);
+  if (rc != XIO_OK) return rc;
+  size_t n = strlen(target) + strlen(j->snapshot) + sizeof "?snapshot=";
+  if (!(j->snapshot_url = xio_malloc(n))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  snprintf(j->snapshot_url, n, "%s%ssnapshot=%s", target, strchr(target, '?') ? "&" : "?",
+           j->snapshot);
+  return XIO_OK;
+}
+
+/* Deletes the snapshot --snapshot took, however the get ended. A failure is only
+ * reported: the copy does not depend on it, but the snapshot costs storage. */
+static void drop_snapshot(get_job *j, const char *target) {
+  xio_error e;
+  if (!j->snapshot[0] || xio_snapshot_delete(j->c->ctx, target, j->snapshot, &e) == XIO_OK) return;
+  char msg[1024], *safe = cli_safe_target(target);
+  fprintf(stderr,
+          "xio: get: warning: the snapshot %s taken for the copy was not deleted (%s); "
+          "`xio snapshot delete %s --id %s` deletes it\n",
+          j->snapshot, xio_error_format(&e, msg, sizeof msg), safe ? safe : "TARGET", j->snapshot);
+  xio_free(safe);
+}
+
+/* Opens the source of the get read-only, pinned to the version it has now: a
+ * source written meanwhile fails the get (XIO_ECHANGED) rather than leaving a copy
+ * of two versions. With --snapshot the get reads a snapshot taken for it instead,
+ * which no writer can change. Learns its ETag (for --resume) and size. */
+static xio_err open_source(get_job *j, const char *target, int snapshot, xio_error *err) {
+  xio_err rc = XIO_OK;
+  if (snapshot && !strstr(target, "snapshot=")) rc = take_snapshot(j, target, err);
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_READONLY | XIO_OPEN_PINNED;
+  xio_file_info info;
+  if (rc == XIO_OK) rc = cli_open(j->c, j->snapshot_url ? j->snapshot_url : target, &o, &j->f, err);
+  if (rc == XIO_OK) rc = xio_file_stat(j->f, &info, err);
+  if (rc != XIO_OK) return rc;
+  snprintf(j->etag, sizeof j->etag, "%s", info.etag[0] ? info.etag : "-");
+  j->size = xio_file_size(j->f);
+  return XIO_OK;
+}
+
 static int run_get(cli *c, int argc, char **argv) {
   const char *pos[2], *flight_s = NULL;
-  int force = 0, resume = 0, buffered = 0;
-  const cli_opt opts[] = {{"--force", NULL, &force},
-                          {"--resume", NULL, &resume},
-                          {"--in-flight", &flight_s, NULL},
-                          {"--buffered", NULL, &buffered},
-                          {NULL, NULL, NULL}};
+  int force = 0, resume = 0, buffered = 0, snapshot = 0;
+  const cli_opt opts[] = {{"--force", NULL, &force},        {"--resume", NULL, &resume},
+                          {"--in-flight", &flight_s, NULL}, {"--buffered", NULL, &buffered},
+                          {"--snapshot", NULL, &snapshot},  {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET LOCAL", 2, pos);
   if (r != CLI_CONTINUE) return r;
   if ((r = take_in_flight(c, flight_s, GET_IN_FLIGHT)) != CLI_CONTINUE) return r;
@@ -886,30 +937,21 @@ static int run_get(cli *c, int argc, char **argv) {
   }
   snprintf(j.partial, n, "%s.xio-partial", j.local);
   catch_stop_signals();
-  xio_open_options o = xio_open_options_default();
-  o.flags = XIO_OPEN_READONLY;
   xio_error e;
-  xio_file_info info;
-  xio_err rc = cli_open(c, pos[0], &o, &j.f, &e);
-  if (rc == XIO_OK) rc = xio_file_stat(j.f, &info, &e);
-  if (rc != XIO_OK) {
-    xio_file_close(j.f, NULL);
-    xio_free(j.partial);
-    return cli_fail(c, rc, &e);
-  }
-  snprintf(j.etag, sizeof j.etag, "%s", info.etag[0] ? info.etag : "-");
-  j.size = xio_file_size(j.f);
-  r = get_run(&j, force || resume);
+  xio_err rc = open_source(&j, pos[0], snapshot, &e);
+  r = rc == XIO_OK ? get_run(&j, force || resume) : cli_fail(c, rc, &e);
   xio_free(j.partial);
   xio_ranges_clear(&j.ranges);
   xio_file_close(j.f, NULL);
+  drop_snapshot(&j, pos[0]);
+  xio_free(j.snapshot_url);
   return r;
 }
 
 const cli_command cli_cmd_get = {
     "get",
     "download a file, fetching only allocated ranges",
-    "get TARGET LOCAL [--force] [--resume] [--in-flight N] [--buffered]",
+    "get TARGET LOCAL [--force] [--resume] [--snapshot] [--in-flight N] [--buffered]",
     "Downloads TARGET into the local file LOCAL, which is made sparse: only the\n"
     "allocated ranges (page ranges of a blob) are written; the rest stays a hole that\n"
     "reads as zeros. Ranges less than 256 KiB apart are read in one request of up\n"
@@ -917,10 +959,18 @@ const cli_command cli_cmd_get = {
     "costs a few requests, not one per range. The file kind is recorded in LOCAL's\n"
     "user.xio.kind attribute.\n"
     "\n"
+    "LOCAL is one version of TARGET: every read is of the version TARGET had when\n"
+    "the get began (If-Match on its ETag). If another client writes TARGET during\n"
+    "the get, the get fails and keeps nothing; run it again, or use --snapshot.\n"
+    "\n"
     "Options:\n"
     "  --force         overwrite LOCAL when it exists\n"
     "  --resume        finish an interrupted get from where LOCAL.xio-partial\n"
     "                  stopped (refused when TARGET changed since)\n"
+    "  --snapshot      copy a snapshot of TARGET taken for the get (and deleted\n"
+    "                  after it): a file that is being written all the time, such\n"
+    "                  as a database in use, comes down as it was at that moment\n"
+    "                  (needs a credential that may take and delete snapshots)\n"
     "  --in-flight N   reads in flight at once, 1..64 (default 4); memory stays\n"
     "                  under N x 8 MiB of buffers, plus about 18 MiB\n"
     "  --buffered      write LOCAL through the page cache; by default whole 4 KiB\n"
