@@ -419,6 +419,7 @@ static void abandon_multi(xio_blob_engine *e) {
 static int tls_pass(xio_blob_engine *e, int *held) {
   int n = 0;
   *held = 0;
+  if (!e->tls.rewire) return 0; /* plain connections: libcurl reads and sends itself */
   for (int i = 0; i < e->nactive; i++) {
     xio_blob_call *c = e->active[i];
     if (!c->easy || strcmp(c->target->url.scheme, "https") != 0) continue;
@@ -501,7 +502,7 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
     return xio_error_set(err, XIO_ETRANSPORT, "libcurl could not be initialized");
   e->curl_initialized = 1;
   e->tls_initialized = 1;
-  rc = xio__blob_tls_init(&e->tls, e->opts.ca_file, err);
+  rc = xio__blob_tls_init(&e->tls, e->opts.ca_file, e->opts.plain_tls, err);
   if (rc != XIO_OK) return rc;
   rc = xio__blob_events_init(&e->events, err);
   if (rc == XIO_OK && !(e->multi = new_multi(e))) /* it fails only for want of memory */

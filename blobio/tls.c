@@ -15,7 +15,9 @@
  * Each connection also reads ahead, many TLS records per read from the socket,
  * and the engine drives on transfers whose records wait in that buffer
  * (tls_readahead.c); and it gathers an upload's records into few sends
- * (tls_coalesce.c).
+ * (tls_coalesce.c). Both rewire the BIOs libcurl gave the connection, so they are
+ * used only with a libcurl known to allow it (xio__blob_tls_rewire_supported);
+ * any other gets plain connections.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -37,8 +39,10 @@ static void on_info(const SSL *ssl, int where, int ret) {
   xio__blob_tls *t = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
   if (!t) return;
   if (where & SSL_CB_HANDSHAKE_START) {
-    xio__blob_tls_add_read_buffer(t, (SSL *)ssl);
-    xio__blob_tls_add_write_gather(t, (SSL *)ssl);
+    if (t->rewire) {
+      xio__blob_tls_add_read_buffer(t, (SSL *)ssl);
+      xio__blob_tls_add_write_gather(t, (SSL *)ssl);
+    }
     return;
   }
   if (SSL_session_reused(ssl))
@@ -91,8 +95,14 @@ static xio_err make_share(xio__blob_tls *t, xio_error *err) {
   return XIO_OK;
 }
 
-xio_err xio__blob_tls_init(xio__blob_tls *t, const char *ca_file, xio_error *err) {
+int xio__blob_tls_rewire_supported(const curl_version_info_data *v) {
+  if (!v || (v->version_num >> 8) != 0x0758) return 0; /* 7.88.x */
+  return v->ssl_version && strncmp(v->ssl_version, "OpenSSL/3.", 10) == 0;
+}
+
+xio_err xio__blob_tls_init(xio__blob_tls *t, const char *ca_file, int plain, xio_error *err) {
   memset(t, 0, sizeof *t);
+  t->rewire = !plain && xio__blob_tls_rewire_supported(curl_version_info(CURLVERSION_NOW));
   xio_err rc = xio__blob_trust_init(t, ca_file, err);
   if (rc == XIO_OK) rc = make_share(t, err);
   return rc;

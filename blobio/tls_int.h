@@ -50,16 +50,31 @@ typedef struct xio__blob_tls {
   atomic_ulong private_ca_loads, system_ca_loads, contexts, full_handshakes, resumed;
   atomic_ulong read_buffers, redrives;
   atomic_ulong write_buffers, gathered_records, socket_writes, socket_waits;
+  int rewire; /* 1: connections get the read-ahead buffer and record gathering */
 } xio__blob_tls;
 
 /**
+ * Whether the libcurl described by `v` suits the read-ahead buffer and the record
+ * gathering (tls_readahead.c, tls_coalesce.c). Both put BIOs of their own around
+ * the ones libcurl's OpenSSL backend gave a connection, which is sound only while
+ * libcurl sets its BIOs once, at the handshake, and never reads them back, and
+ * reads a connection only while its socket polls readable or SSL_pending() says so:
+ * true of libcurl 7.88 (Debian 12's), checked in its lib/vtls/openssl.c; later
+ * versions rework that backend. So 1 only for libcurl 7.88.x built on OpenSSL 3;
+ * every other libcurl gets plain connections. Pure; never fails.
+ */
+int xio__blob_tls_rewire_supported(const curl_version_info_data *v);
+
+/**
  * Sets up `t`: parses `ca_file` (may be NULL; borrowed, must outlive `t`) into a
- * fresh store and makes the session cache. A wrong path is reported here, naming
+ * fresh store and makes the session cache. Connections get the read-ahead buffer
+ * and the record gathering unless `plain` is set or the running libcurl does not
+ * suit them (xio__blob_tls_rewire_supported). A wrong path is reported here, naming
  * the file, not as a handshake failure later. Errors: XIO_EIO (ca_file cannot be
  * opened), XIO_EPARSE (it holds no PEM certificate), XIO_ENOMEM. On failure `t`
  * still needs xio__blob_tls_free.
  */
-xio_err xio__blob_tls_init(xio__blob_tls *t, const char *ca_file, xio_error *err);
+xio_err xio__blob_tls_init(xio__blob_tls *t, const char *ca_file, int plain, xio_error *err);
 
 /** Releases the store and the session cache; `t` zeroed or initialized. */
 void xio__blob_tls_free(xio__blob_tls *t);

@@ -121,6 +121,7 @@ TEST(tls_uploads_of_every_size_finish_in_one_try) {
 
 /* Records of a 4 MiB body go to the socket many per write. */
 TEST(tls_upload_sends_many_records_per_write) {
+  tls_require_rewired();
   fixture f;
   setup(&f);
   xio__blob_tls_counts a = counts(&f);
@@ -185,6 +186,7 @@ TEST(tls_downloads_take_no_gather_buffer) {
  * try would time out after 5 s). */
 TEST(tls_upload_to_a_slow_reader_finishes_in_one_try) {
   enum { BODY = 14 * 16 * KiB };
+  tls_require_rewired();
   tls_engine t;
   xio_error e;
   char cert[512], key[512], url[512];

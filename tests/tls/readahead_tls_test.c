@@ -82,12 +82,14 @@ static xio__blob_tls_counts counts(fixture *f) {
   return n;
 }
 
-/* Every TLS connection the engine made reads ahead. */
+/* Every TLS connection the engine made reads ahead, where the running libcurl gets
+ * the read-ahead; none does where it does not (tls_rewired). */
 static void check_buffered(fixture *f) {
   xio__blob_tls_counts n = counts(f);
   if (n.contexts < 1) FAIL("no TLS connection counted");
-  if (n.read_buffers != n.contexts)
-    FAIL("%lu of %lu TLS connections read ahead", n.read_buffers, n.contexts);
+  unsigned long want = tls_rewired() ? n.contexts : 0;
+  if (n.read_buffers != want)
+    FAIL("%lu of %lu TLS connections read ahead, wanted %lu", n.read_buffers, n.contexts, want);
 }
 
 TEST(tls_reads_of_every_size_finish_in_one_try) {
@@ -151,6 +153,7 @@ TEST(tls_reads_at_once_finish_in_one_try) {
  * wait in poll with them in the connection's buffer, had the engine not driven
  * the transfer on. */
 TEST(tls_long_read_is_driven_on_from_the_buffer) {
+  tls_require_rewired();
   fixture f;
   setup(&f);
   unsigned long first = counts(&f).redrives;

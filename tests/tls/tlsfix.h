@@ -50,6 +50,18 @@ void tls_engine_setup(tls_engine *t, const char *ca_file);
 void tls_engine_setup_tries(tls_engine *t, const char *ca_file, int try_timeout_ms,
                             int max_retries);
 
+/** As tls_engine_setup_tries; `plain_tls` is the engine option of that name. */
+void tls_engine_setup_with(tls_engine *t, const char *ca_file, int try_timeout_ms, int max_retries,
+                           int plain_tls);
+
+/** 1 when the running libcurl gets the engine's TLS read-ahead and record gathering
+ *  (xio__blob_tls_rewire_supported). */
+int tls_rewired(void);
+
+/** Ends the test as skipped, saying why, when the running libcurl gets plain TLS
+ *  connections: for tests that count what the read-ahead and gathering do. */
+void tls_require_rewired(void);
+
 /** The tries the engine of `t` reported so far, over all its calls. */
 int tls_tries_made(tls_engine *t);
 

@@ -55,6 +55,11 @@ typedef struct xio_blob_engine_options {
                                  store, or NULL; parsed once, when the engine
                                  starts */
   int allow_insecure_remote;  /* allow http:// to non-loopback hosts (default 0) */
+  int plain_tls;              /* 1: TLS connections exactly as libcurl makes them,
+                                 without the engine's read-ahead buffer and record
+                                 gathering (default 0: those are used where libcurl
+                                 is a version they are known to suit, 7.88 with
+                                 OpenSSL, and never elsewhere) */
   xio_auth_clock clock;       /* for x-ms-date; zeroed: system clock */
   void (*on_try)(const xio_blob_try_info *info, void *ud); /* may be NULL; I/O thread */
   void *on_try_ud;
