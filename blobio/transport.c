@@ -6,8 +6,9 @@
  * straight in it: no payload is copied here.
  *
  * libcurl would add a form Content-Type to a PUT with a body, and an
- * "Expect: 100-continue" round trip before large bodies; both are switched off, so
- * the request signed is exactly the request sent. TLS trust and sessions come from
+ * "Expect: 100-continue" round trip before large bodies, and would resolve dot
+ * segments in the path; all are switched off, so the request signed is exactly the
+ * request sent. TLS trust and sessions come from
  * the engine's shared state (tls.c).
  */
 #define _GNU_SOURCE
@@ -264,6 +265,8 @@ static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine
                              xio__blob_tls *tls, xio__blob_socks *socks, long timeout_ms) {
   CURLcode bad = CURLE_OK;
   SET(easy, CURLOPT_URL, c->full_url);
+  /* libcurl would resolve "a/../b" in the path: the path signed must be the path sent. */
+  SET(easy, CURLOPT_PATH_AS_IS, 1L);
   SET(easy, CURLOPT_PRIVATE, c);
   SET(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   SET(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);

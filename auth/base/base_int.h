@@ -73,6 +73,12 @@ int xio__auth_is_unreserved(char c);
  * Sets *out (malloc'd). Errors: XIO_EPARSE (a malformed escape), XIO_ENOMEM. */
 xio_err xio__auth_path_normalize(const char *s, size_t n, char **out, xio_error *err);
 
+/* Refuses an encoded URL path with a "." or ".." segment, in any spelling (%2E, behind
+ * an encoded '/', or between backslashes): it would be resolved away before it reaches
+ * the service. A malformed escape is left for the caller to report. Errors:
+ * XIO_EPARSE (says why), XIO_ENOMEM. */
+xio_err xio__auth_check_dot_segments(const char *path, xio_error *err);
+
 /* ------------------------------------------------------- query strings ---- */
 
 /* One decoded query parameter. */

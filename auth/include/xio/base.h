@@ -84,8 +84,11 @@ typedef struct xio_auth_url {
 /**
  * Parses an https:// or http:// blob URL: virtual-host style
  * (https://ACCOUNT.blob.core.windows.net/C/B) or path style for IP and dotless hosts
- * (http://127.0.0.1:PORT/ACCOUNT/C/B). Errors: XIO_EPARSE (names what is wrong:
- * scheme, host, account, container name rules), XIO_ENOMEM.
+ * (http://127.0.0.1:PORT/ACCOUNT/C/B). Refused, so that the request sent is always
+ * the one named and signed: a "." or ".." path segment in any spelling ("%2E", behind
+ * an encoded '/', between backslashes), since it would be resolved away on the way
+ * to the service. Errors: XIO_EPARSE (names what is wrong: scheme, host, account,
+ * container name rules, the dot segment), XIO_ENOMEM.
  */
 xio_err xio_auth_url_parse(const char *url, xio_auth_url *out, xio_error *err);
 
