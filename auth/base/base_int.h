@@ -101,4 +101,10 @@ xio_err xio__auth_query_parse(const char *query, int lower_names, xio_err bad_co
 /* Frees the parameters, wiping values (one may be a sig). */
 void xio__auth_params_free(xio__auth_params *p);
 
+/* Refuses a raw target query (may be NULL) with a parameter that is neither a SAS's
+ * (xio_auth_sas_param) nor snapshot, naming it when the name is short and plain
+ * (never a value) and saying that a '?' in a blob name is written %3F. Errors:
+ * XIO_EPARSE, XIO_ENOMEM. */
+xio_err xio__auth_check_query(const char *query, xio_error *err);
+
 #endif /* XIO_BASE_INT_H */

@@ -2,7 +2,8 @@
  * test_url_refuse.c - URLs the parser refuses because what would be signed or named
  * is not what would be sent: dot segments (libcurl and servers remove "a/../b", so a
  * request would reach blob "b" while xio names and signs "a/../b"), also written
- * with %2e or hidden behind an encoded slash.
+ * with %2e or hidden behind an encoded slash, and query parameters that are neither
+ * a SAS's nor snapshot= (a '?' typed unescaped in a blob name, a stray "?comp=list").
  */
 #include <stdlib.h>
 
@@ -67,4 +68,35 @@ TEST(url_dots_inside_names_accepted) {
   accepted("https://a.blob.core.windows.net/cc1/x/...");
   accepted("https://a.blob.core.windows.net/cc1/x/%2e%2e%2e");
   accepted("http://127.0.0.1:10000/devstoreaccount1/cc1/v1.2/db..bak");
+}
+
+TEST(url_stray_query_refused) {
+  refused("https://a.blob.core.windows.net/cc1/b?comp=list", "query parameter 'comp'");
+  refused("https://a.blob.core.windows.net/cc1/b?comp=list", "%3F");
+  refused("https://a.blob.core.windows.net/cc1/what?.mdf", "query parameter '.mdf'");
+  refused("https://a.blob.core.windows.net/cc1/what?.mdf", "written %3F");
+  refused("http://127.0.0.1:10000/devstoreaccount1/cc1/b?x=1", "query parameter 'x'");
+  /* a SAS with a stray parameter among its own */
+  refused("https://a.blob.core.windows.net/cc1/b?sv=2022-11-02&sp=r&restype=container&sig=SECRET",
+          "query parameter 'restype'");
+  refused("https://a.blob.core.windows.net/?comp=list", "query parameter 'comp'");
+  /* a name that is no parameter name (it may be a key pasted in the wrong place) is
+   * not quoted */
+  refused("https://a.blob.core.windows.net/cc1/b?SECRETSECRETSECRETSECRETSECRETSECRET/+==",
+          "a query parameter");
+}
+
+TEST(url_sas_and_snapshot_queries_accepted) {
+  accepted("https://a.blob.core.windows.net/cc1/b?sv=2022-11-02&ss=b&srt=sco&sp=rwdlac"
+           "&se=2099-01-01T00:00:00Z&st=2024-01-01T00:00:00Z&spr=https&sip=10.0.0.1&sig=x");
+  accepted("https://a.blob.core.windows.net/cc1/b?sv=2022-11-02&sr=b&si=policy&sp=r&sig=x");
+  accepted("https://a.blob.core.windows.net/cc1/b?skoid=o&sktid=t&skt=2024-01-01T00:00:00Z"
+           "&ske=2099-01-01T00:00:00Z&sks=b&skv=2022-11-02&sv=2022-11-02&sr=b&sp=r&sig=x");
+  accepted("https://a.blob.core.windows.net/cc1/b?sv=2022-11-02&sr=b&sp=r&ses=scope&sdd=1"
+           "&saoid=a&suoid=u&scid=c&rscc=no-cache&rscd=x&rsce=gzip&rscl=en&rsct=text&sig=x");
+  accepted("https://a.blob.core.windows.net/cc1/b?snapshot=2024-01-01T00:00:00.0000000Z");
+  accepted("https://a.blob.core.windows.net/cc1/b?SV=2022-11-02&SP=r&SIG=x");
+  accepted("https://a.blob.core.windows.net/cc1/b?");
+  accepted("https://a.blob.core.windows.net/cc1/b?&");
+  accepted("https://a.blob.core.windows.net/cc1/what%3F.mdf");
 }

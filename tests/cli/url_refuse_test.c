@@ -2,8 +2,9 @@
  * url_refuse_test.c - target URLs that would reach or sign something else than the
  * blob they name are refused before anything is sent: "a/../b" (libcurl and servers
  * resolve it, so a put with a SAS would write blob "b", an rm would delete it, and
- * with a key the request would be refused with a hint blaming the key). Nothing is
- * written or deleted.
+ * with a key the request would be refused with a hint blaming the key), and a query
+ * that is not a SAS or snapshot= (a '?' typed in a blob name, a stray "?comp=list").
+ * Nothing is written or deleted, and a name with an escaped '?' (%3F) works.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -96,5 +97,42 @@ TEST(dot_segments_reach_nothing) {
   ASSERT_NOT_CONTAINS(r.err, "clock");
   expect_absent(cont, "c.mdf");
   expect_absent(cont, "a/c.mdf");
+  clirun_free(&r);
+}
+
+TEST(stray_query_refused_escaped_question_mark_works) {
+  char cont[64], local[512], url[700], base[600];
+  clirun r = {0};
+  container_with("b.mdf", cont, local, sizeof local);
+  clirun_url(cont, "b.mdf", base, sizeof base);
+  snprintf(url, sizeof url, "%s?comp=list", base);
+  XIO(&r, "stat", url);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "query parameter 'comp'");
+  ASSERT_CONTAINS(r.err, "%3F");
+  ASSERT_NOT_CONTAINS(r.err, "HTTP 403");
+  ASSERT_NOT_CONTAINS(r.err, "clock");
+  /* A '?' typed in a blob name: refused, and nothing is made under either name. */
+  clirun_url(cont, "what?.mdf", url, sizeof url);
+  XIO(&r, "put", local, url);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "query parameter '.mdf'");
+  ASSERT_CONTAINS(r.err, "written %3F");
+  expect_absent(cont, "what");
+  /* Written %3F it is the name. */
+  clirun_url(cont, "what%3F.mdf", url, sizeof url);
+  XIO(&r, "put", local, url);
+  EXPECT_EXIT(&r, 0);
+  clirun_url(cont, NULL, base, sizeof base);
+  XIO(&r, "--json", "ls", base);
+  EXPECT_EXIT(&r, 0);
+  ASSERT_CONTAINS(r.out, "\"what?.mdf\"");
+  /* snapshot= stays a target's query. */
+  clirun_url(cont, "b.mdf", base, sizeof base);
+  XIO(&r, "--quiet", "snapshot", base);
+  EXPECT_EXIT(&r, 0);
+  snprintf(url, sizeof url, "%s?snapshot=%.*s", base, (int)strcspn(r.out, "\n"), r.out);
+  XIO(&r, "stat", url);
+  EXPECT_EXIT(&r, 0);
   clirun_free(&r);
 }

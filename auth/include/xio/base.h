@@ -87,13 +87,21 @@ typedef struct xio_auth_url {
  * (http://127.0.0.1:PORT/ACCOUNT/C/B). Refused, so that the request sent is always
  * the one named and signed: a "." or ".." path segment in any spelling ("%2E", behind
  * an encoded '/', between backslashes), since it would be resolved away on the way
- * to the service. Errors: XIO_EPARSE (names what is wrong: scheme, host, account,
- * container name rules, the dot segment), XIO_ENOMEM.
+ * to the service; and a query parameter that is neither a SAS's (xio_auth_sas_param)
+ * nor snapshot (a '?' in a blob name is written %3F). Errors: XIO_EPARSE (names what
+ * is wrong: scheme, host, account, container name rules, the dot segment, the query
+ * parameter by its name but never its value), XIO_ENOMEM.
  */
 xio_err xio_auth_url_parse(const char *url, xio_auth_url *out, xio_error *err);
 
 /** Frees what `u` owns and zeroes it. `u` may be NULL. */
 void xio_auth_url_clear(xio_auth_url *u);
+
+/** 1 when the query parameter named by the `n` bytes at `name` (decoded, any case) is
+ *  one a SAS token carries: sv ss srt sp st se sip spr sr si sig ses sdd, the user
+ *  delegation ones skoid sktid skt ske sks skv skdutid saoid suoid sduoid scid, and
+ *  the response header overrides rscc rscd rsce rscl rsct. 0 otherwise (NULL too). */
+int xio_auth_sas_param(const char *name, size_t n);
 
 /** Checks a container name: 3-63 characters, lowercase letters, digits, single
  *  dashes not at either end. Errors: XIO_EPARSE naming the rule broken. */
