@@ -7,7 +7,9 @@
  * The key is the account's own: from the credential file (an entry with account and
  * key, or a connection string), AZURE_STORAGE_CONNECTION_STRING (also the dev
  * shorthand UseDevelopmentStorage=true), or AZURE_STORAGE_ACCOUNT and
- * AZURE_STORAGE_KEY, whichever names the URL's account first. Nothing is sent.
+ * AZURE_STORAGE_KEY, whichever serves the URL first: the entry's prefix, the
+ * connection string's blob endpoint, the account's own endpoint (never a host that
+ * merely begins with its name). Nothing is sent.
  *
  * With --as-user no account key is involved: the SAS is a user delegation SAS,
  * signed with a key the service hands to the Entra ID identity the context finds
@@ -79,14 +81,14 @@ static xio_err copy_key(xio_auth_cred *out, const char *account, const unsigned 
   return XIO_OK;
 }
 
-/* The key in AZURE_STORAGE_CONNECTION_STRING when it is `account`'s. */
-static xio_err key_from_connstr(const char *account, xio_auth_cred *out, xio_error *err) {
+/* The key in AZURE_STORAGE_CONNECTION_STRING when `url` lies under its endpoint. */
+static xio_err key_from_connstr(const char *url, xio_auth_cred *out, xio_error *err) {
   const char *cs = getenv("AZURE_STORAGE_CONNECTION_STRING");
   xio_auth_account a;
   if (!cs || !*cs) return XIO_ENOCRED;
   xio_err rc = xio_auth_connstr_parse(cs, &a, err);
   if (rc != XIO_OK) return rc;
-  if (a.key && a.name && strcmp(a.name, account) == 0)
+  if (a.key && a.name && xio_auth_account_serves(&a, url))
     rc = copy_key(out, a.name, a.key, a.key_len, err);
   else
     rc = XIO_ENOCRED;
@@ -94,10 +96,11 @@ static xio_err key_from_connstr(const char *account, xio_auth_cred *out, xio_err
   return rc;
 }
 
-/* The key in AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY when it is `account`'s. */
-static xio_err key_from_env(const char *account, xio_auth_cred *out, xio_error *err) {
+/* The key in AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY when `u` is that account's
+ * own URL (matched by endpoint: a host that only begins with the name is not). */
+static xio_err key_from_env(const xio_auth_url *u, xio_auth_cred *out, xio_error *err) {
   const char *name = getenv("AZURE_STORAGE_ACCOUNT"), *key = getenv("AZURE_STORAGE_KEY");
-  if (!name || !key || !*key || strcmp(name, account) != 0) return XIO_ENOCRED;
+  if (!name || !key || !*key || !xio_auth_url_of_account(u, name)) return XIO_ENOCRED;
   unsigned char *raw;
   size_t len;
   if (xio_auth_base64_decode(key, &raw, &len, NULL) != XIO_OK)
@@ -107,17 +110,17 @@ static xio_err key_from_env(const char *account, xio_auth_cred *out, xio_error *
   return rc;
 }
 
-static xio_err find_key(const cli *c, const char *url, const char *account, xio_auth_cred *out,
+static xio_err find_key(const cli *c, const char *url, const xio_auth_url *u, xio_auth_cred *out,
                         xio_error *err) {
   const char *file = c->credentials ? c->credentials : getenv("XIO_CREDENTIALS");
   xio_err rc = file && *file ? key_from_file(file, url, out, err) : XIO_ENOCRED;
-  if (rc == XIO_ENOCRED) rc = key_from_connstr(account, out, err);
-  if (rc == XIO_ENOCRED) rc = key_from_env(account, out, err);
+  if (rc == XIO_ENOCRED) rc = key_from_connstr(url, out, err);
+  if (rc == XIO_ENOCRED) rc = key_from_env(u, out, err);
   if (rc == XIO_ENOCRED)
     xio_error_set(err, XIO_ENOCRED,
                   "a SAS is signed with the account key of %s, and none was "
-                  "found",
-                  account);
+                  "found for %s",
+                  u->account, u->endpoint);
   if (rc != XIO_OK) xio_error_set_operation(err, "GenerateSas");
   return rc;
 }
@@ -192,7 +195,7 @@ static xio_err sign(cli *c, const sas_opts *so, const xio_auth_url *u, char **to
   o.expiry = so->expiry;
   o.protocol = so->https_only ? "https" : NULL;
   if (so->as_user) return sign_as_user(c, so, &o, tok, e);
-  xio_err rc = find_key(c, so->url, u->account, &key, e);
+  xio_err rc = find_key(c, so->url, u, &key, e);
   if (rc == XIO_OK)
     rc = xio_auth_sas_generate_service(u->account, key.key, key.key_len, u->container, u->blob, &o,
                                        tok, e);

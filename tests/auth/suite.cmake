@@ -9,6 +9,7 @@ xio_add_suite(NAME auth
     ${CMAKE_CURRENT_LIST_DIR}/test_connstr.c
     ${CMAKE_CURRENT_LIST_DIR}/test_url.c
     ${CMAKE_CURRENT_LIST_DIR}/test_url_refuse.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_account_url.c
     ${CMAKE_CURRENT_LIST_DIR}/test_redact.c
     ${CMAKE_CURRENT_LIST_DIR}/test_sharedkey.c
     ${CMAKE_CURRENT_LIST_DIR}/test_sas.c

@@ -73,6 +73,11 @@ xio_err xio_auth_connstr_parse(const char *text, xio_auth_account *out, xio_erro
 /** Frees and wipes everything `a` owns and zeroes it. `a` may be NULL. */
 void xio_auth_account_clear(xio_auth_account *a);
 
+/** 1 when `url` lies under the account's blob endpoint: it starts with
+ *  `a->blob_endpoint`, followed by '/', '?' or nothing. 0 otherwise, and when `a`
+ *  has no endpoint or an argument is NULL. */
+int xio_auth_account_serves(const xio_auth_account *a, const char *url);
+
 /* ------------------------------------------------------------ redaction ---- */
 
 /**

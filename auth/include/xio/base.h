@@ -113,6 +113,19 @@ char *xio_auth_encode_path(const char *name);
 /** 1 when `host` is a loopback name or address (localhost, 127.0.0.0/8, ::1). */
 int xio_auth_host_is_loopback(const char *host);
 
+/**
+ * 1 when `u` is one of the URLs of account `account` itself, the only ones a
+ * credential known by nothing but its account name (AZURE_STORAGE_ACCOUNT with
+ * AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN) may be sent to: a host that is
+ * ACCOUNT.blob.core.windows.net (any scheme and port), or a path-style emulator URL
+ * on a loopback host (localhost, 127.0.0.0/8, ::1) whose first path segment is
+ * ACCOUNT. Names compare without regard to case. 0 for anything else, in particular
+ * a host that only begins with the name (ACCOUNT.evil.example), another cloud's or a
+ * custom domain's endpoint, and an emulator on another machine (a connection string
+ * or a credential file entry names those); 0 when an argument is NULL or empty.
+ */
+int xio_auth_url_of_account(const xio_auth_url *u, const char *account);
+
 /** `url` without its query string, fragment or user:password@ (what traces and
  *  messages print, since a query may hold a SAS). malloc'd; NULL when `url` is NULL
  *  or on out-of-memory. */

@@ -6,7 +6,8 @@
  * Resolution, per URL, first match wins: a SAS in the URL; a credential set with
  * xio_ctx_set_credential; the credential file (XIO_CREDENTIALS or the option;
  * prefix -> SAS, key, connection string or an Entra ID method); the connection
- * string; AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN; then,
+ * string (URLs under its blob endpoint); AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY or
+ * AZURE_STORAGE_SAS_TOKEN (the account's own URLs: xio_auth_url_of_account); then,
  * for https URLs, Entra ID (<xio/entra.h>: the token callback, a managed identity at
  * IDENTITY_ENDPOINT, the Azure CLI, the instance metadata service on Azure VMs),
  * narrowed to one method by XIO_ENTRA_METHOD or xio_ctx_set_entra_method. When no
