@@ -11,7 +11,11 @@
  * for https URLs, Entra ID (<xio/entra.h>: the token callback, a managed identity at
  * IDENTITY_ENDPOINT, the Azure CLI, the instance metadata service on Azure VMs),
  * narrowed to one method by XIO_ENTRA_METHOD or xio_ctx_set_entra_method. When no
- * Entra ID source applies at all (none configured), requests go anonymous.
+ * Entra ID source applies at all (none configured), requests go anonymous. A bearer
+ * token goes over https only: a request to an http:// URL that would carry one
+ * (an Entra ID method or a token set for an http:// prefix, a user delegation SAS
+ * for an http:// URL) fails with XIO_EINSECURE before it is sent, loopback and
+ * allow_insecure_remote included.
  *
  * The credential is resolved again for every request: a credential file that
  * changed (checked by size, time and inode, at most every recheck_ms) is re-read, a
