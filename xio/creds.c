@@ -67,8 +67,10 @@ static xio_err setup(xio__credsrc *c, const xio_ctx_options *o, xio_error *err) 
   }
   xio_err rc = XIO_OK;
   if (file && *file) {
+    unsigned flags = (o->allow_exposed_credential_file ? XIO_CRED_FILE_ALLOW_EXPOSED : 0) |
+                     (o->use_environment ? XIO_CRED_FILE_ENVIRONMENT : 0);
     c->has_file = 1; /* freed with the source, loaded or not */
-    rc = xio__credfile_open(&c->file, file, err);
+    rc = xio__credfile_open(&c->file, file, flags, err);
   }
   if (rc == XIO_OK && conn && *conn) rc = xio_auth_connstr_parse(conn, &c->conn, err);
   if (rc == XIO_OK && o->use_environment) rc = load_env(c, err);

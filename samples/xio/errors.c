@@ -52,6 +52,10 @@ static const char *hint_auth(const xio_error *e) {
 }
 
 static const char *hint_perm(const xio_error *e) {
+  if (strstr(e->message, "credential file") && strstr(e->message, "chmod 600"))
+    return "a credential file must be its owner's alone, as ssh wants its key files: run the "
+           "chmod above; to load it as it is anyway, pass --allow-exposed-credentials (or set "
+           "XIO_ALLOW_EXPOSED_CREDENTIALS=1)";
   if (is_local(e)) return "permission denied on the local file: check its owner and mode";
   return "the SAS lacks a permission this operation needs (the message names it): get one "
          "with the right letters, e.g. `xio sas TARGET --permissions rcwd --expiry 1h`";

@@ -16,7 +16,6 @@
  * (Get User Delegation Key, the one request this command then sends).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,45 +27,22 @@
 
 #include "cli.h"
 
-#define MAX_CRED_FILE (1u << 20)
-
 /* ------------------------------------------------------------- the key ---- */
 
-/* The credential file's text (malloc'd; wipe it), or NULL with `err` set. */
-static char *read_cred_file(const char *path, xio_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    xio_error_from_errno(err, errno, "ReadCredentials", "fopen", path);
-    return NULL;
-  }
-  char *buf = xio_malloc(MAX_CRED_FILE + 1);
-  size_t n = buf ? fread(buf, 1, MAX_CRED_FILE, f) : 0;
-  int bad = !buf || ferror(f) || !feof(f);
-  fclose(f);
-  if (bad) {
-    if (buf) xio_auth_secret_free(buf, MAX_CRED_FILE + 1);
-    xio_error_set(err, XIO_EIO, "cannot read the credential file %s (at most 1 MiB)", path);
-    return NULL;
-  }
-  buf[n] = '\0';
-  return buf;
-}
-
-/* The credential file's shared key for `url`; XIO_ENOCRED when it has none. */
-static xio_err key_from_file(const char *path, const char *url, xio_auth_cred *out,
+/* The credential file's shared key for `url`; XIO_ENOCRED when it has none. The
+ * file is read as a context reads it (xio_cred_file_load): refused when others may
+ * write it, or read it, unless --allow-exposed-credentials or the environment says. */
+static xio_err key_from_file(const cli *c, const char *path, const char *url, xio_auth_cred *out,
                              xio_error *err) {
-  char *text = read_cred_file(path, err);
-  if (!text) return err ? err->code : XIO_EIO;
-  xio_auth_credstore *s = xio_auth_credstore_new();
-  xio_err rc = s ? xio_auth_credstore_load_json(s, text, err)
-                 : xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_auth_credstore *s = NULL;
+  unsigned flags = XIO_CRED_FILE_ENVIRONMENT | (c->allow_exposed ? XIO_CRED_FILE_ALLOW_EXPOSED : 0);
+  xio_err rc = xio_cred_file_load(path, flags, &s, err);
   if (rc == XIO_OK) rc = xio_auth_credstore_lookup(s, url, out, NULL);
   if (rc == XIO_OK && out->kind != XIO_AUTH_CRED_SHARED_KEY) {
     xio_auth_cred_clear(out);
     rc = XIO_ENOCRED;
   }
   xio_auth_credstore_free(s);
-  xio_auth_secret_free(text, strlen(text));
   return rc;
 }
 
@@ -113,7 +89,7 @@ static xio_err key_from_env(const xio_auth_url *u, xio_auth_cred *out, xio_error
 static xio_err find_key(const cli *c, const char *url, const xio_auth_url *u, xio_auth_cred *out,
                         xio_error *err) {
   const char *file = c->credentials ? c->credentials : getenv("XIO_CREDENTIALS");
-  xio_err rc = file && *file ? key_from_file(file, url, out, err) : XIO_ENOCRED;
+  xio_err rc = file && *file ? key_from_file(c, file, url, out, err) : XIO_ENOCRED;
   if (rc == XIO_ENOCRED) rc = key_from_connstr(url, out, err);
   if (rc == XIO_ENOCRED) rc = key_from_env(u, out, err);
   if (rc == XIO_ENOCRED)

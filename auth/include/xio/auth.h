@@ -283,6 +283,10 @@ xio_err xio_auth_credstore_remove(xio_auth_credstore *s, const char *prefix, xio
 xio_err xio_auth_credstore_lookup(const xio_auth_credstore *s, const char *url, xio_auth_cred *out,
                                   xio_error *err);
 
+/** 1 when `s` holds a secret: a SAS, an account key or a bearer token (an entry
+ *  that only names an Entra ID method is none). 0 otherwise, and for NULL. */
+int xio_auth_credstore_has_secret(const xio_auth_credstore *s);
+
 #ifdef __cplusplus
 }
 #endif
