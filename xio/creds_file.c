@@ -44,13 +44,20 @@ static xio_err exposed_allowed(unsigned flags, int *allow, xio_error *err) {
 static char *read_all(FILE *f, const char *path, xio_error *err) {
   size_t cap = 4096, len = 0;
   char *buf = xio_malloc(cap);
+  int too_big = 0;
   while (buf) {
     len += fread(buf + len, 1, cap - len - 1, f);
     if (len < cap - 1) break;
-    char *bigger = cap < MAX_FILE ? xio_realloc(buf, cap * 2) : NULL;
+    too_big = cap >= MAX_FILE;
+    char *bigger = too_big ? NULL : xio_realloc(buf, cap * 2);
     if (!bigger) xio_auth_secret_free(buf, cap);
     buf = bigger;
     cap *= 2;
+  }
+  if (too_big) {
+    xio_error_set(err, XIO_EIO, "the credential file %s is larger than %u MiB", path,
+                  MAX_FILE >> 20);
+    return NULL;
   }
   if (!buf || ferror(f)) {
     if (buf) xio_auth_secret_free(buf, cap);

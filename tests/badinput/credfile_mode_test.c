@@ -6,7 +6,8 @@
  * allows it. A context refuses such a file when it starts (the option allows it),
  * and a file that is opened to others while a context uses it, or replaced by a file
  * others may write, is not read again: its earlier entries stay, and an event says
- * why.
+ * why. A file past the 16 MiB a credential file may have is named so, not taken for
+ * a want of memory.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -207,4 +208,20 @@ TEST(credfile_opened_to_others_is_not_read_again) {
   ASSERT_CONTAINS(ev.message, "written by others");
   ASSERT_OK(xio_file_close(f, &e), &e);
   xio_ctx_free(ctx);
+}
+
+TEST(credfile_larger_than_16_mib_named_so) {
+  char path[512];
+  size_t n = (16u << 20) + 4096;
+  char *big = malloc(n + 1);
+  ASSERT(big != NULL);
+  memset(big, ' ', n);
+  memcpy(big, "{}", 2);
+  big[n] = '\0';
+  snprintf(path, sizeof path, "%s/big.json", clirun_dir());
+  clirun_write_private_file(path, big, n);
+  free(big);
+  xio_error e;
+  ASSERT_ERR(load(path, 0, &e), XIO_EIO, &e);
+  ASSERT_CONTAINS(e.message, "larger than 16 MiB");
 }
