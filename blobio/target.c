@@ -62,19 +62,12 @@ static xio_err make_urls(xio_blob_target *t, xio_error *err) {
 /* The parameters of `query` that are not a SAS's (e.g. snapshot=), "&"-joined;
  * malloc'd, NULL on out-of-memory. */
 static char *strip_sas(const char *query) {
-  static const char *const sas_names[] = {"sv",   "ss",   "srt",  "sp",   "st",    "se",    "sip",
-                                          "spr",  "sr",   "si",   "sig",  "skoid", "sktid", "skt",
-                                          "ske",  "sks",  "skv",  "ses",  "sdd",   "saoid", "suoid",
-                                          "scid", "rscc", "rscd", "rsce", "rscl",  "rsct",  NULL};
   size_t n = strlen(query);
   char *out = xio_malloc(n + 1), *w = out;
   if (!out) return NULL;
   for (const char *p = query; *p;) {
     size_t len = strcspn(p, "&"), name = strcspn(p, "=&");
-    int is_sas = 0;
-    for (int i = 0; sas_names[i]; i++)
-      is_sas |= strlen(sas_names[i]) == name && strncmp(p, sas_names[i], name) == 0;
-    if (!is_sas && len) {
+    if (!xio_auth_sas_param(p, name) && len) {
       if (w != out) *w++ = '&';
       memcpy(w, p, len);
       w += len;

@@ -1,13 +1,14 @@
 /*
  * transport.c - one try of a call on a libcurl easy handle: the full URL with the
  * credential, the headers that change each try (x-ms-date, the Shared Key signature
- * or the bearer token), the method and borrowed body, and the callbacks that take
- * the response headers and body. Bodies go out straight from the caller's buffer and reads land
- * straight in it: no payload is copied here.
+ * or the bearer token, which goes over https only), the method and borrowed body,
+ * and the callbacks that take the response headers and body. Bodies go out straight from the
+ * caller's buffer and reads land straight in it: no payload is copied here.
  *
  * libcurl would add a form Content-Type to a PUT with a body, and an
- * "Expect: 100-continue" round trip before large bodies; both are switched off, so
- * the request signed is exactly the request sent. TLS trust and sessions come from
+ * "Expect: 100-continue" round trip before large bodies, and would resolve dot
+ * segments in the path; all are switched off, so the request signed is exactly the
+ * request sent. TLS trust and sessions come from
  * the engine's shared state (tls.c).
  */
 #define _GNU_SOURCE
@@ -190,9 +191,26 @@ static xio_err sign(xio_blob_call *c, const char *query, const char *date,
   return rc;
 }
 
+/* A bearer token goes over https only, to every host, loopback included (the
+ * official SDKs refuse it too): every request signed with a token passes here,
+ * whatever gave it the token (an Entra ID method named for an http prefix, a token
+ * set as a credential, a user delegation key request). Errors: XIO_EINSECURE. */
+static xio_err bearer_allowed(const xio_blob_call *c, xio_error *err) {
+  if (strcmp(c->target->url.scheme, "https") == 0) return XIO_OK;
+  return xio_error_set(err, XIO_EINSECURE,
+                       "refused to send an Entra ID token over plain http to %s: tokens go "
+                       "only over https (use the https:// URL, or a key or SAS)",
+                       c->target->safe_url);
+}
+
 static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xio_error *err) {
   char date[30], length[32];
   const char *content_length = NULL;
+  const xio_auth_cred *cred = xio__blob_call_cred(c);
+  if (cred->kind == XIO_AUTH_CRED_BEARER) {
+    xio_err rc = bearer_allowed(c, err);
+    if (rc != XIO_OK) return rc;
+  }
   xio_auth_format_rfc1123(now, date);
   if (strcmp(c->method, "PUT") == 0 || strcmp(c->method, "POST") == 0) {
     snprintf(length, sizeof length, "%zu", c->body_len);
@@ -215,7 +233,6 @@ static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xi
     else
       ok = 0;
   }
-  const xio_auth_cred *cred = xio__blob_call_cred(c);
   if (ok && cred->kind == XIO_AUTH_CRED_SHARED_KEY) {
     char *auth = NULL;
     xio_err rc = sign(c, query, date, content_length, &auth, err);
@@ -264,6 +281,8 @@ static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine
                              xio__blob_tls *tls, xio__blob_socks *socks, long timeout_ms) {
   CURLcode bad = CURLE_OK;
   SET(easy, CURLOPT_URL, c->full_url);
+  /* libcurl would resolve "a/../b" in the path: the path signed must be the path sent. */
+  SET(easy, CURLOPT_PATH_AS_IS, 1L);
   SET(easy, CURLOPT_PRIVATE, c);
   SET(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   SET(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);

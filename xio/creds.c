@@ -7,7 +7,8 @@
  * AZURE_STORAGE_SAS_TOKEN; then, for https URLs, Entra ID tokens from the context's
  * method (the default chain unless narrowed), or anonymous when no Entra ID source
  * applies at all. Account-wide credentials apply only to URLs of their own account,
- * so a key or token is never sent to another account's host.
+ * matched by endpoint and never by the name alone, so a key or token is never sent
+ * to another account's host or to one that only looks like it.
  *
  * Targets get their credential from the context's source (xio_blob_cred_source),
  * which runs on the engine's I/O thread: it never waits for a token (the cache
@@ -66,8 +67,10 @@ static xio_err setup(xio__credsrc *c, const xio_ctx_options *o, xio_error *err) 
   }
   xio_err rc = XIO_OK;
   if (file && *file) {
+    unsigned flags = (o->allow_exposed_credential_file ? XIO_CRED_FILE_ALLOW_EXPOSED : 0) |
+                     (o->use_environment ? XIO_CRED_FILE_ENVIRONMENT : 0);
     c->has_file = 1; /* freed with the source, loaded or not */
-    rc = xio__credfile_open(&c->file, file, err);
+    rc = xio__credfile_open(&c->file, file, flags, err);
   }
   if (rc == XIO_OK && conn && *conn) rc = xio_auth_connstr_parse(conn, &c->conn, err);
   if (rc == XIO_OK && o->use_environment) rc = load_env(c, err);
@@ -153,15 +156,6 @@ typedef struct resolved {
   int implicit; /* ENTRA because nothing else applied (anonymous if no source does) */
 } resolved;
 
-/* The connection string's account serves `url` when the URL lies under its blob
- * endpoint (explicit, or derived from the account name and suffix). */
-static int conn_matches(const xio_auth_account *a, const char *url) {
-  if (!a->blob_endpoint) return 0;
-  size_t n = strlen(a->blob_endpoint);
-  return strncmp(url, a->blob_endpoint, n) == 0 &&
-         (url[n] == '/' || url[n] == '\0' || url[n] == '?');
-}
-
 static xio_err from_store(const xio_auth_credstore *st, const char *url, const char *label,
                           resolved *r, int *found, xio_error *err) {
   xio_err rc = xio_auth_credstore_lookup(st, url, &r->cred, NULL);
@@ -172,11 +166,15 @@ static xio_err from_store(const xio_auth_credstore *st, const char *url, const c
   return XIO_OK;
 }
 
-/* The environment's and connection string's credential for `url`, borrowed. */
-static xio_auth_cred from_environment(const xio__credsrc *c, const char *url, const char *account,
+/* The environment's and connection string's credential for `url`, borrowed. The
+ * connection string's serves the URLs under its blob endpoint (explicit, or derived
+ * from the account name and suffix); AZURE_STORAGE_ACCOUNT's key or SAS only the
+ * account's own URLs (`env_own`: xio_auth_url_of_account), never a host that merely
+ * begins with the account's name. */
+static xio_auth_cred from_environment(const xio__credsrc *c, const char *url, int env_own,
                                       const char **label) {
   xio_auth_cred t = {.kind = XIO_AUTH_CRED_NONE};
-  if (conn_matches(&c->conn, url)) {
+  if (xio_auth_account_serves(&c->conn, url)) {
     *label = c->conn_label;
     if (c->conn.key)
       return (xio_auth_cred){.kind = XIO_AUTH_CRED_SHARED_KEY,
@@ -185,23 +183,23 @@ static xio_auth_cred from_environment(const xio__credsrc *c, const char *url, co
                              .key_len = c->conn.key_len};
     if (c->conn.sas) return (xio_auth_cred){.kind = XIO_AUTH_CRED_SAS, .sas = c->conn.sas};
   }
-  int env_acct = c->env_account && account && strcmp(c->env_account, account) == 0;
   *label = "AZURE_STORAGE_KEY";
-  if (env_acct && c->env_key)
+  if (env_own && c->env_key)
     return (xio_auth_cred){.kind = XIO_AUTH_CRED_SHARED_KEY,
                            .account = c->env_account,
                            .key = c->env_key,
                            .key_len = c->env_key_len};
   *label = "AZURE_STORAGE_SAS_TOKEN";
-  if (c->env_sas && (env_acct || !c->env_account))
+  if (c->env_sas && (env_own || !c->env_account))
     return (xio_auth_cred){.kind = XIO_AUTH_CRED_SAS, .sas = c->env_sas};
   return t;
 }
 
-/* Resolves `url` (under c->mu). `entra_only`: an Entra ID method whatever else
- * applies (the user delegation key needs a token). */
-static xio_err resolve(xio__credsrc *c, const char *url, const char *account, int https,
-                       int entra_only, resolved *r, xio_error *err) {
+/* Resolves `url` (under c->mu); `env_own`: the URL is AZURE_STORAGE_ACCOUNT's own.
+ * `entra_only`: an Entra ID method whatever else applies (the user delegation key
+ * needs a token). */
+static xio_err resolve(xio__credsrc *c, const char *url, int env_own, int https, int entra_only,
+                       resolved *r, xio_error *err) {
   int found = 0;
   xio_err rc = XIO_OK;
   memset(r, 0, sizeof *r);
@@ -216,7 +214,7 @@ static xio_err resolve(xio__credsrc *c, const char *url, const char *account, in
   xio_auth_cred_clear(&r->cred);
   const char *label = "";
   xio_auth_cred env = entra_only ? (xio_auth_cred){.kind = XIO_AUTH_CRED_NONE}
-                                 : from_environment(c, url, account, &label);
+                                 : from_environment(c, url, env_own, &label);
   if (env.kind == XIO_AUTH_CRED_NONE && (https || entra_only)) {
     env =
         (xio_auth_cred){.kind = XIO_AUTH_CRED_ENTRA, .entra = c->method, .client_id = c->client_id};
@@ -237,8 +235,8 @@ static xio_err resolve(xio__credsrc *c, const char *url, const char *account, in
 typedef struct credref {
   atomic_int refs;
   xio__credsrc *src;
-  char *url;     /* in the same allocation */
-  char *account; /* of the URL, or NULL; in the same allocation */
+  char *url;   /* in the same allocation */
+  int env_own; /* the URL is AZURE_STORAGE_ACCOUNT's own (xio_auth_url_of_account) */
   int https;
   int entra_only;
   int cached;
@@ -259,11 +257,11 @@ static void ref_release(void *ud) {
 
 /* A reference for `url`, whose parts `u` are already parsed. NULL on out-of-memory. */
 static credref *ref_new(xio__credsrc *s, const char *url, const xio_auth_url *u, int entra_only) {
-  size_t nu = strlen(url) + 1, na = u->account ? strlen(u->account) + 1 : 0;
-  credref *r = xio_calloc(1, sizeof *r + nu + na);
+  size_t nu = strlen(url) + 1;
+  credref *r = xio_calloc(1, sizeof *r + nu);
   if (!r) return NULL;
   r->url = memcpy((char *)(r + 1), url, nu);
-  if (na) r->account = memcpy(r->url + nu, u->account, na);
+  r->env_own = xio_auth_url_of_account(u, s->env_account);
   r->https = strcmp(u->scheme, "https") == 0;
   atomic_init(&r->refs, 1);
   r->entra_only = entra_only;
@@ -303,7 +301,7 @@ static xio_err refresh_resolution(credref *r, int force, xio_error *err) {
   xio__credsrc *s = r->src;
   if (!r->cached || r->gen != s->gen || force) {
     resolved fresh;
-    xio_err rc = resolve(s, r->url, r->account, r->https, r->entra_only, &fresh, err);
+    xio_err rc = resolve(s, r->url, r->env_own, r->https, r->entra_only, &fresh, err);
     if (rc != XIO_OK) return rc;
     xio_auth_cred_clear(&r->res.cred);
     r->res = fresh;

@@ -23,17 +23,20 @@ typedef struct xio__credfile {
   dev_t dev;
   ino_t ino;
   off_t size;
+  mode_t mode;
   struct timespec mtime;
+  unsigned flags;     /* of xio_cred_file_load: XIO_CRED_FILE_ALLOW_EXPOSED or 0 */
   int64_t checked_ms; /* monotonic time of the last look */
   xio_auth_credstore *store;
 } xio__credfile;
 
-/* Loads `path` into `f` (the first time: a failure fails the context). Errors:
- * XIO_EIO, XIO_EPARSE, XIO_ENOMEM. */
-xio_err xio__credfile_open(xio__credfile *f, const char *path, xio_error *err);
+/* Loads `path` into `f` (the first time: a failure fails the context), with the
+ * flags of xio_cred_file_load (the environment is read here, once). Errors: those of
+ * xio_cred_file_load. */
+xio_err xio__credfile_open(xio__credfile *f, const char *path, unsigned flags, xio_error *err);
 
 /* Looks at the file when `force` or recheck_ms have passed since the last look, and
- * re-reads it when its size, time or inode changed (always when forced). Returns 1
+ * re-reads it when its size, mode, time or inode changed (always when forced). Returns 1
  * when it was reloaded, 0 when not, -1 when a changed file did not load (the old
  * entries stay; `err` says why). */
 int xio__credfile_refresh(xio__credfile *f, int recheck_ms, int force, xio_error *err);

@@ -73,6 +73,12 @@ int xio__auth_is_unreserved(char c);
  * Sets *out (malloc'd). Errors: XIO_EPARSE (a malformed escape), XIO_ENOMEM. */
 xio_err xio__auth_path_normalize(const char *s, size_t n, char **out, xio_error *err);
 
+/* Refuses an encoded URL path with a "." or ".." segment, in any spelling (%2E, behind
+ * an encoded '/', or between backslashes): it would be resolved away before it reaches
+ * the service. A malformed escape is left for the caller to report. Errors:
+ * XIO_EPARSE (says why), XIO_ENOMEM. */
+xio_err xio__auth_check_dot_segments(const char *path, xio_error *err);
+
 /* ------------------------------------------------------- query strings ---- */
 
 /* One decoded query parameter. */
@@ -94,5 +100,11 @@ xio_err xio__auth_query_parse(const char *query, int lower_names, xio_err bad_co
                               xio__auth_params *out, xio_error *err);
 /* Frees the parameters, wiping values (one may be a sig). */
 void xio__auth_params_free(xio__auth_params *p);
+
+/* Refuses a raw target query (may be NULL) with a parameter that is neither a SAS's
+ * (xio_auth_sas_param) nor snapshot, naming it when the name is short and plain
+ * (never a value) and saying that a '?' in a blob name is written %3F. Errors:
+ * XIO_EPARSE, XIO_ENOMEM. */
+xio_err xio__auth_check_query(const char *query, xio_error *err);
 
 #endif /* XIO_BASE_INT_H */

@@ -2,9 +2,10 @@
  * url.c - takes a blob service URL apart: scheme, host, port, account, container,
  * blob, the encoded path as sent on the wire, and the raw query (which may hold a
  * SAS and is never quoted in a message), and the query-stripped form messages
- * print. Virtual-host style takes the account from
- * the first host label; path style (IP literals and dotless hosts such as localhost,
- * as Azurite serves) takes it from the first path segment.
+ * print; what a URL may not carry (dot segments, stray query parameters) is
+ * url_strict.c's. Virtual-host style takes the account from the first host label;
+ * path style (IP literals and dotless hosts such as localhost, as Azurite serves)
+ * takes it from the first path segment.
  * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #include <stdio.h>
@@ -206,9 +207,11 @@ static xio_err parse(const char *url, xio_auth_url *u, xio_error *err) {
     if (qn && !(u->query = xio__auth_strndup(path_end + 1, qn))) return oom(err);
   }
   rc = normalize_path(p, path_end, &u->path, err);
+  if (rc == XIO_OK) rc = xio__auth_check_dot_segments(u->path, err);
   const char *rest = u->path ? u->path + 1 : "";
   if (rc == XIO_OK) rc = take_account(u, &rest, err);
   if (rc == XIO_OK) rc = take_names(u, rest, err);
+  if (rc == XIO_OK) rc = xio__auth_check_query(u->query, err);
   if (rc == XIO_OK) rc = make_endpoint(u, err);
   return rc;
 }

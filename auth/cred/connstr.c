@@ -1,9 +1,9 @@
 /*
  * connstr.c - Azure Storage connection strings ("Key=Value;Key=Value"), the account
- * they describe, and its blob endpoint. Keys are case-insensitive, values may contain
- * '=', empty segments are skipped, unknown keys are ignored. The text holds an account
- * key or a SAS, so the working copy is wiped and no message ever quotes a value.
- * Part of libxio_auth's credentials and signing (auth/cred/).
+ * they describe, its blob endpoint and the URLs under it. Keys are case-insensitive,
+ * values may contain '=', empty segments are skipped, unknown keys are ignored. The text holds an
+ * account key or a SAS, so the working copy is wiped and no message ever quotes a value. Part of
+ * libxio_auth's credentials and signing (auth/cred/).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +192,13 @@ xio_err xio_auth_connstr_parse(const char *text, xio_auth_account *out, xio_erro
     xio__auth_operation(err, "ParseConnectionString");
   }
   return rc;
+}
+
+int xio_auth_account_serves(const xio_auth_account *a, const char *url) {
+  if (!a || !a->blob_endpoint || !url) return 0;
+  size_t n = strlen(a->blob_endpoint);
+  return strncmp(url, a->blob_endpoint, n) == 0 &&
+         (url[n] == '/' || url[n] == '\0' || url[n] == '?');
 }
 
 void xio_auth_account_clear(xio_auth_account *a) {

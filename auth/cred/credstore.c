@@ -142,6 +142,15 @@ xio_err xio_auth_credstore_lookup(const xio_auth_credstore *s, const char *url, 
   return XIO_ENOCRED;
 }
 
+int xio_auth_credstore_has_secret(const xio_auth_credstore *s) {
+  for (size_t i = 0; s && i < s->n; i++) {
+    xio_auth_cred_kind k = s->v[i].cred.kind;
+    if (k == XIO_AUTH_CRED_SAS || k == XIO_AUTH_CRED_SHARED_KEY || k == XIO_AUTH_CRED_BEARER)
+      return 1;
+  }
+  return 0;
+}
+
 xio_err xio__auth_credstore_merge(xio_auth_credstore *dst, xio_auth_credstore *src,
                                   xio_error *err) {
   if (reserve(dst, src->n) != 0)

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 
-#define MAX_GLOBALS 9
+#define MAX_GLOBALS 10
 
 /* 1 when `arg` is option `name`, alone or as "name=value" (*inline_value set). */
 static int match(const char *arg, const char *name, const char **inline_value) {
@@ -57,6 +57,7 @@ static void global_table(cli *c, cli_opt t[MAX_GLOBALS]) {
       {"--quiet", NULL, &c->quiet},
       {"--progress", NULL, &c->progress},
       {"--allow-insecure-http", NULL, &c->allow_insecure},
+      {"--allow-exposed-credentials", NULL, &c->allow_exposed},
       {"--entra", &c->entra, NULL},
       {NULL, NULL, NULL},
   };

@@ -47,6 +47,7 @@ typedef struct cli {
   int quiet;                     /* --quiet */
   int progress;                  /* --progress */
   int allow_insecure;            /* --allow-insecure-http */
+  int allow_exposed;             /* --allow-exposed-credentials */
   const char *entra;             /* --entra METHOD */
   int in_flight;                 /* put/get --in-flight N (0: the transfer's default) */
   xio_checksum checksum;         /* put --checksum (default CRC64) */
@@ -176,8 +177,9 @@ const char *cli_hint(const xio_error *e);
 /* --------------------------------------------------------- context.c ---- */
 
 /** The run's context, made on first use from the global options (trace, CA,
- *  credential file, insecure http, Entra ID method) and the environment. A SAS in
- *  use that expires soon gets a warning line on stderr. */
+ *  credential file and whether it may be exposed, insecure http, Entra ID method)
+ *  and the environment. A SAS in use that expires soon gets a warning line on
+ *  stderr. */
 xio_err cli_context(cli *c, xio_ctx **out, xio_error *err);
 
 /** Opens `target` in the run's context. */

@@ -1,10 +1,12 @@
 /*
  * context.c - the run's xio context, made on first use from the global options:
  * --trace (trace_path), --cacert (ca_file), --credentials (credential_file),
- * --allow-insecure-http, --entra (the Entra ID method), the transfer options
+ * --allow-exposed-credentials, --allow-insecure-http, --entra (the Entra ID
+ * method), the transfer options
  * --checksum and --in-flight, and the environment
- * (AZURE_STORAGE_*, XIO_CREDENTIALS, XIO_CA_BUNDLE, XIO_TRACE, IDENTITY_ENDPOINT,
- * XIO_ENTRA_METHOD, XIO_SAS_WARNING_SECONDS), which the library reads itself. A SAS
+ * (AZURE_STORAGE_*, XIO_CREDENTIALS, XIO_ALLOW_EXPOSED_CREDENTIALS, XIO_CA_BUNDLE,
+ * XIO_TRACE, IDENTITY_ENDPOINT, XIO_ENTRA_METHOD, XIO_SAS_WARNING_SECONDS), which the
+ * library reads itself. A SAS
  * in use that expires within ten minutes (or XIO_SAS_WARNING_SECONDS) gets one warning
  * line on stderr, saying when and where to renew it. Commands that need no storage (help, usage
  * errors, sas) never start one.
@@ -48,6 +50,7 @@ xio_err cli_context(cli *c, xio_ctx **out, xio_error *err) {
     o.ca_file = c->cacert;
     o.credential_file = c->credentials;
     o.allow_insecure_remote = c->allow_insecure;
+    o.allow_exposed_credential_file = c->allow_exposed;
     o.checksum = c->checksum;
     if (c->in_flight > o.max_in_flight) o.max_in_flight = c->in_flight;
     xio_err rc = xio_ctx_new(&o, &c->ctx, err);

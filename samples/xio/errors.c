@@ -52,6 +52,10 @@ static const char *hint_auth(const xio_error *e) {
 }
 
 static const char *hint_perm(const xio_error *e) {
+  if (strstr(e->message, "credential file") && strstr(e->message, "chmod 600"))
+    return "a credential file must be its owner's alone, as ssh wants its key files: run the "
+           "chmod above; to load it as it is anyway, pass --allow-exposed-credentials (or set "
+           "XIO_ALLOW_EXPOSED_CREDENTIALS=1)";
   if (is_local(e)) return "permission denied on the local file: check its owner and mode";
   return "the SAS lacks a permission this operation needs (the message names it): get one "
          "with the right letters, e.g. `xio sas TARGET --permissions rcwd --expiry 1h`";
@@ -75,6 +79,17 @@ static const char *hint_transport(const xio_error *e) {
          "--cacert FILE (or XIO_CA_BUNDLE) when the server uses a private CA";
 }
 
+/* Plain http refused: for a remote host, --allow-insecure-http is the way around;
+ * for a bearer token there is none. */
+static const char *hint_insecure(const xio_error *e) {
+  if (strstr(e->message, "token"))
+    return "Entra ID tokens go only over https, to any host: use the https:// URL (an "
+           "Azurite that takes tokens runs with --cert/--key and --oauth basic), or a key or "
+           "SAS, which plain http may carry";
+  return "use https://, or pass --allow-insecure-http to send over plain http anyway "
+         "(only on a network you trust)";
+}
+
 /* Hints for codes that need no look at the record beyond the code. */
 static const char *hint_by_code(xio_err code) {
   switch (code) {
@@ -93,9 +108,6 @@ static const char *hint_by_code(xio_err code) {
            "name, or use --force where the command takes it (put, get, cp)";
   case XIO_EALIGN:
     return "page blobs take offsets and lengths in multiples of 512 bytes: round them to 512";
-  case XIO_EINSECURE:
-    return "use https://, or pass --allow-insecure-http to send over plain http anyway "
-           "(only on a network you trust)";
   case XIO_ENOCRED:
     return "set AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT and "
            "AZURE_STORAGE_KEY, or put a SAS in the URL, or use --credentials FILE";
@@ -122,6 +134,7 @@ const char *cli_hint(const xio_error *e) {
   case XIO_EAUTH: return hint_auth(e);
   case XIO_EPERM: return hint_perm(e);
   case XIO_ETRANSPORT: return hint_transport(e);
+  case XIO_EINSECURE: return hint_insecure(e);
   default: return hint_by_code(e->code);
   }
 }

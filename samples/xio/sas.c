@@ -7,14 +7,15 @@
  * The key is the account's own: from the credential file (an entry with account and
  * key, or a connection string), AZURE_STORAGE_CONNECTION_STRING (also the dev
  * shorthand UseDevelopmentStorage=true), or AZURE_STORAGE_ACCOUNT and
- * AZURE_STORAGE_KEY, whichever names the URL's account first. Nothing is sent.
+ * AZURE_STORAGE_KEY, whichever serves the URL first: the entry's prefix, the
+ * connection string's blob endpoint, the account's own endpoint (never a host that
+ * merely begins with its name). Nothing is sent.
  *
  * With --as-user no account key is involved: the SAS is a user delegation SAS,
  * signed with a key the service hands to the Entra ID identity the context finds
  * (Get User Delegation Key, the one request this command then sends).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,45 +27,22 @@
 
 #include "cli.h"
 
-#define MAX_CRED_FILE (1u << 20)
-
 /* ------------------------------------------------------------- the key ---- */
 
-/* The credential file's text (malloc'd; wipe it), or NULL with `err` set. */
-static char *read_cred_file(const char *path, xio_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    xio_error_from_errno(err, errno, "ReadCredentials", "fopen", path);
-    return NULL;
-  }
-  char *buf = xio_malloc(MAX_CRED_FILE + 1);
-  size_t n = buf ? fread(buf, 1, MAX_CRED_FILE, f) : 0;
-  int bad = !buf || ferror(f) || !feof(f);
-  fclose(f);
-  if (bad) {
-    if (buf) xio_auth_secret_free(buf, MAX_CRED_FILE + 1);
-    xio_error_set(err, XIO_EIO, "cannot read the credential file %s (at most 1 MiB)", path);
-    return NULL;
-  }
-  buf[n] = '\0';
-  return buf;
-}
-
-/* The credential file's shared key for `url`; XIO_ENOCRED when it has none. */
-static xio_err key_from_file(const char *path, const char *url, xio_auth_cred *out,
+/* The credential file's shared key for `url`; XIO_ENOCRED when it has none. The
+ * file is read as a context reads it (xio_cred_file_load): refused when others may
+ * write it, or read it, unless --allow-exposed-credentials or the environment says. */
+static xio_err key_from_file(const cli *c, const char *path, const char *url, xio_auth_cred *out,
                              xio_error *err) {
-  char *text = read_cred_file(path, err);
-  if (!text) return err ? err->code : XIO_EIO;
-  xio_auth_credstore *s = xio_auth_credstore_new();
-  xio_err rc = s ? xio_auth_credstore_load_json(s, text, err)
-                 : xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_auth_credstore *s = NULL;
+  unsigned flags = XIO_CRED_FILE_ENVIRONMENT | (c->allow_exposed ? XIO_CRED_FILE_ALLOW_EXPOSED : 0);
+  xio_err rc = xio_cred_file_load(path, flags, &s, err);
   if (rc == XIO_OK) rc = xio_auth_credstore_lookup(s, url, out, NULL);
   if (rc == XIO_OK && out->kind != XIO_AUTH_CRED_SHARED_KEY) {
     xio_auth_cred_clear(out);
     rc = XIO_ENOCRED;
   }
   xio_auth_credstore_free(s);
-  xio_auth_secret_free(text, strlen(text));
   return rc;
 }
 
@@ -79,14 +57,14 @@ static xio_err copy_key(xio_auth_cred *out, const char *account, const unsigned 
   return XIO_OK;
 }
 
-/* The key in AZURE_STORAGE_CONNECTION_STRING when it is `account`'s. */
-static xio_err key_from_connstr(const char *account, xio_auth_cred *out, xio_error *err) {
+/* The key in AZURE_STORAGE_CONNECTION_STRING when `url` lies under its endpoint. */
+static xio_err key_from_connstr(const char *url, xio_auth_cred *out, xio_error *err) {
   const char *cs = getenv("AZURE_STORAGE_CONNECTION_STRING");
   xio_auth_account a;
   if (!cs || !*cs) return XIO_ENOCRED;
   xio_err rc = xio_auth_connstr_parse(cs, &a, err);
   if (rc != XIO_OK) return rc;
-  if (a.key && a.name && strcmp(a.name, account) == 0)
+  if (a.key && a.name && xio_auth_account_serves(&a, url))
     rc = copy_key(out, a.name, a.key, a.key_len, err);
   else
     rc = XIO_ENOCRED;
@@ -94,10 +72,11 @@ static xio_err key_from_connstr(const char *account, xio_auth_cred *out, xio_err
   return rc;
 }
 
-/* The key in AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY when it is `account`'s. */
-static xio_err key_from_env(const char *account, xio_auth_cred *out, xio_error *err) {
+/* The key in AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY when `u` is that account's
+ * own URL (matched by endpoint: a host that only begins with the name is not). */
+static xio_err key_from_env(const xio_auth_url *u, xio_auth_cred *out, xio_error *err) {
   const char *name = getenv("AZURE_STORAGE_ACCOUNT"), *key = getenv("AZURE_STORAGE_KEY");
-  if (!name || !key || !*key || strcmp(name, account) != 0) return XIO_ENOCRED;
+  if (!name || !key || !*key || !xio_auth_url_of_account(u, name)) return XIO_ENOCRED;
   unsigned char *raw;
   size_t len;
   if (xio_auth_base64_decode(key, &raw, &len, NULL) != XIO_OK)
@@ -107,17 +86,17 @@ static xio_err key_from_env(const char *account, xio_auth_cred *out, xio_error *
   return rc;
 }
 
-static xio_err find_key(const cli *c, const char *url, const char *account, xio_auth_cred *out,
+static xio_err find_key(const cli *c, const char *url, const xio_auth_url *u, xio_auth_cred *out,
                         xio_error *err) {
   const char *file = c->credentials ? c->credentials : getenv("XIO_CREDENTIALS");
-  xio_err rc = file && *file ? key_from_file(file, url, out, err) : XIO_ENOCRED;
-  if (rc == XIO_ENOCRED) rc = key_from_connstr(account, out, err);
-  if (rc == XIO_ENOCRED) rc = key_from_env(account, out, err);
+  xio_err rc = file && *file ? key_from_file(c, file, url, out, err) : XIO_ENOCRED;
+  if (rc == XIO_ENOCRED) rc = key_from_connstr(url, out, err);
+  if (rc == XIO_ENOCRED) rc = key_from_env(u, out, err);
   if (rc == XIO_ENOCRED)
     xio_error_set(err, XIO_ENOCRED,
                   "a SAS is signed with the account key of %s, and none was "
-                  "found",
-                  account);
+                  "found for %s",
+                  u->account, u->endpoint);
   if (rc != XIO_OK) xio_error_set_operation(err, "GenerateSas");
   return rc;
 }
@@ -192,7 +171,7 @@ static xio_err sign(cli *c, const sas_opts *so, const xio_auth_url *u, char **to
   o.expiry = so->expiry;
   o.protocol = so->https_only ? "https" : NULL;
   if (so->as_user) return sign_as_user(c, so, &o, tok, e);
-  xio_err rc = find_key(c, so->url, u->account, &key, e);
+  xio_err rc = find_key(c, so->url, u, &key, e);
   if (rc == XIO_OK)
     rc = xio_auth_sas_generate_service(u->account, key.key, key.key_len, u->container, u->blob, &o,
                                        tok, e);

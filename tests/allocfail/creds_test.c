@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <xio/alloc.h>
@@ -134,6 +135,7 @@ TEST(context_credentials) {
   test_scratch_file(cred_path, sizeof cred_path, "xio-allocfail-cred");
   FILE *fp = fopen(cred_path, "w");
   ASSERT(fp != NULL);
+  ASSERT(fchmod(fileno(fp), 0600) == 0); /* it holds a SAS and a key: its owner's alone */
   fprintf(fp,
           "{\"https://a.blob.core.windows.net/db\": \"?%s\", \"http://127.0.0.1:1/"
           "devstoreaccount1\": {\"connection_string\": \"%s\"}}",

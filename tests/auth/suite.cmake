@@ -8,6 +8,8 @@ xio_add_suite(NAME auth
     ${CMAKE_CURRENT_LIST_DIR}/test_pct.c
     ${CMAKE_CURRENT_LIST_DIR}/test_connstr.c
     ${CMAKE_CURRENT_LIST_DIR}/test_url.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_url_refuse.c
+    ${CMAKE_CURRENT_LIST_DIR}/test_account_url.c
     ${CMAKE_CURRENT_LIST_DIR}/test_redact.c
     ${CMAKE_CURRENT_LIST_DIR}/test_sharedkey.c
     ${CMAKE_CURRENT_LIST_DIR}/test_sas.c

@@ -90,9 +90,9 @@ TEST(url_account_only) {
   ASSERT_STR_EQ(u.path, "/");
   ASSERT_STR_EQ(u.endpoint, "https://acct.blob.core.windows.net");
   xio_auth_url_clear(&u);
-  u = parse_ok("https://acct.blob.core.windows.net/?comp=list#frag");
+  u = parse_ok("https://acct.blob.core.windows.net/?sv=2022-11-02&sig=x#frag");
   ASSERT(u.container == NULL);
-  ASSERT_STR_EQ(u.query, "comp=list");
+  ASSERT_STR_EQ(u.query, "sv=2022-11-02&sig=x");
   xio_auth_url_clear(&u);
 }
 
@@ -102,10 +102,10 @@ TEST(url_blob_names_with_slashes_and_spaces) {
   ASSERT_STR_EQ(u.path, "/c01/dir%20a/sub/my%2Bfile.mdf");
   xio_auth_url_clear(&u);
   /* characters that must be encoded are encoded; valid escapes are kept */
-  u = parse_ok("https://a1.blob.core.windows.net/c01/dir a/file\"x\".mdf?x=1");
+  u = parse_ok("https://a1.blob.core.windows.net/c01/dir a/file\"x\".mdf?snapshot=1");
   ASSERT_STR_EQ(u.blob, "dir a/file\"x\".mdf");
   ASSERT_STR_EQ(u.path, "/c01/dir%20a/file%22x%22.mdf");
-  ASSERT_STR_EQ(u.query, "x=1");
+  ASSERT_STR_EQ(u.query, "snapshot=1");
   xio_auth_url_clear(&u);
   u = parse_ok("https://a1.blob.core.windows.net/c01/a%2fb");
   ASSERT_STR_EQ(u.blob, "a/b");

@@ -234,7 +234,7 @@ static xio_err cred_file(const char *in, xio_error *e) {
   char path[256];
   static int n;
   snprintf(path, sizeof path, "%s/api-cred%d.json", clirun_dir(), n++);
-  clirun_write_file(path, in, strlen(in));
+  clirun_write_private_file(path, in, strlen(in));
   xio_ctx_options o = xio_ctx_options_default();
   o.use_environment = 0;
   o.credential_file = path;

@@ -462,7 +462,7 @@ static void expand_row(const cli_row *r, int i, expanded *x) {
     char path[256], text[4096];
     snprintf(path, sizeof path, "%s/cred%d.json", clirun_dir(), i);
     bi_expand(r->credfile, text, sizeof text);
-    clirun_write_file(path, text, strlen(text));
+    clirun_write_private_file(path, text, strlen(text));
     x->args[k++] = "--credentials";
     x->args[k++] = strcpy(x->store[s++], path);
   }

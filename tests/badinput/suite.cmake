@@ -17,6 +17,8 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/cli_table.c
       ${CMAKE_CURRENT_LIST_DIR}/api_table.c
       ${CMAKE_CURRENT_LIST_DIR}/service_table.c
+      ${CMAKE_CURRENT_LIST_DIR}/wire_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/credfile_mode_test.c
     LIBS xio xio_blob xio_auth xio_faultproxy PkgConfig::CJSON Threads::Threads)
   add_dependencies(test_badinput xio_cli)
   target_compile_definitions(test_badinput PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")

@@ -66,6 +66,13 @@ void clirun_write_file(const char *path, const void *data, size_t n) {
   if (!f || fwrite(data, 1, n, f) != n || fclose(f) != 0) FAIL("cannot write %s", path);
 }
 
+void clirun_write_private_file(const char *path, const void *data, size_t n) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  FILE *f = fd >= 0 && fchmod(fd, 0600) == 0 ? fdopen(fd, "wb") : NULL;
+  if (!f && fd >= 0) close(fd);
+  if (!f || fwrite(data, 1, n, f) != n || fclose(f) != 0) FAIL("cannot write %s", path);
+}
+
 /* ------------------------------------------------------- environment ---- */
 
 /* The child's environment: ours without credentials or xio settings, then the dev

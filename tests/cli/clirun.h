@@ -91,4 +91,8 @@ void clirun_expect_same_files(const char *a, const char *b);
 /** Writes `n` bytes of `data` to a new local file. */
 void clirun_write_file(const char *path, const void *data, size_t n);
 
+/** The same for a file only its owner may read and write (mode 0600), as a
+ *  credential file that holds a secret must be. */
+void clirun_write_private_file(const char *path, const void *data, size_t n);
+
 #endif

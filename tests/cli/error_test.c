@@ -174,7 +174,7 @@ TEST(credential_file) {
   char *tok = make_sas(container, NULL, "rl", time(NULL) + 3600);
   snprintf(json, sizeof json, "{\"%s\": \"%s\"}", curl, tok);
   clirun_path("creds.json", path, sizeof path);
-  clirun_write_file(path, json, strlen(json));
+  clirun_write_private_file(path, json, strlen(json));
   XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "--credentials", path, "stat", url);
   EXPECT_EXIT(&r, 0);
   char var[300];

@@ -192,7 +192,7 @@ TEST(sas_needs_the_account_key) {
                          NULL};
   XIO_ENV(&r, CLIRUN_NO_CREDS, other, "sas", url, "--permissions", "r", "--expiry", "1h");
   EXPECT_EXIT(&r, 1); /* a key is only used for its own account */
-  XIO(&r, "sas", url, "--permissions", "rq", "--expiry", "1h");
+  XIO_ENV(&r, CLIRUN_NO_CREDS, env, "sas", url, "--permissions", "rq", "--expiry", "1h");
   EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "'q'");
   XIO(&r, "sas", "/tmp/local.mdf", "--permissions", "r", "--expiry", "1h");

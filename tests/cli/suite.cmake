@@ -20,6 +20,8 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/resume_local_test.c
       ${CMAKE_CURRENT_LIST_DIR}/local_test.c
       ${CMAKE_CURRENT_LIST_DIR}/demo_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/url_refuse_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/credfile_mode_test.c
     LIBS xio PkgConfig::CJSON)
   add_dependencies(test_cli xio_cli)
   target_compile_definitions(test_cli PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")

@@ -163,7 +163,7 @@ TEST(cli_warns_before_sas_expires) {
   char *sas = efix_container_sas(&f, "rcw", expiry, 0);
   snprintf(text, sizeof text, "{\"%s\": \"%s\"}", cont_url, sas);
   clirun_path("creds.json", path, sizeof path);
-  clirun_write_file(path, text, strlen(text));
+  clirun_write_private_file(path, text, strlen(text));
   RUN(&r, 0, "--credentials", path, "create", blob, "--size", "4K");
   ASSERT_CONTAINS(r.err, "xio: warning: the SAS from the credential file");
   ASSERT_CONTAINS(r.err, path);

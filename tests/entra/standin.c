@@ -5,6 +5,7 @@
 #include "standin.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -190,7 +191,9 @@ void standin_path(const char *name, char *out, size_t size) {
 void standin_write_file(const char *path, const char *text) {
   char tmp[600];
   snprintf(tmp, sizeof tmp, "%s.new", path);
-  FILE *f = fopen(tmp, "w");
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f && fd >= 0) close(fd);
   if (!f || fputs(text, f) < 0 || fclose(f) != 0) FAIL("cannot write %s", tmp);
   if (rename(tmp, path) != 0) FAIL("cannot rename %s", tmp);
 }

@@ -71,7 +71,8 @@ void standin_env_reset(int with_az, const char *az_log);
  *  removed when the process exits. */
 void standin_path(const char *name, char *out, size_t size);
 
-/** Writes `text` to `path` atomically (a new file renamed over the old). */
+/** Writes `text` to `path` atomically (a new file renamed over the old), readable by
+ *  its owner alone (0600), as a credential file holding a secret must be. */
 void standin_write_file(const char *path, const char *text);
 
 #endif

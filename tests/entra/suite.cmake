@@ -6,7 +6,8 @@
 # every CLI command with tokens alone from a stand-in managed identity endpoint, a
 # stand-in `az` and the token callback; refresh during a transfer longer than a
 # token's life; a SAS renewed in the credential file while a file is open, with the
-# expiry warning; a user delegation SAS accepted for exactly its permissions.
+# expiry warning; a user delegation SAS accepted for exactly its permissions; no
+# token ever sent over plain http.
 set(XIO_ENTRA_AZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 xio_add_suite(NAME entra_unit TIMEOUT 60
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/standin.c ${CMAKE_CURRENT_LIST_DIR}/unit_test.c
@@ -21,7 +22,7 @@ set(XIO_ENTRA_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/udk_test.c)
 if(TARGET xio_cli)
   list(APPEND XIO_ENTRA_SOURCES ${CMAKE_SOURCE_DIR}/tests/cli/clirun.c
-       ${CMAKE_CURRENT_LIST_DIR}/cli_entra_test.c)
+       ${CMAKE_CURRENT_LIST_DIR}/cli_entra_test.c ${CMAKE_CURRENT_LIST_DIR}/insecure_test.c)
 endif()
 xio_add_suite(NAME entra AZURITE_OAUTH TIMEOUT 120
   SOURCES ${XIO_ENTRA_SOURCES}

@@ -73,6 +73,11 @@ xio_err xio_auth_connstr_parse(const char *text, xio_auth_account *out, xio_erro
 /** Frees and wipes everything `a` owns and zeroes it. `a` may be NULL. */
 void xio_auth_account_clear(xio_auth_account *a);
 
+/** 1 when `url` lies under the account's blob endpoint: it starts with
+ *  `a->blob_endpoint`, followed by '/', '?' or nothing. 0 otherwise, and when `a`
+ *  has no endpoint or an argument is NULL. */
+int xio_auth_account_serves(const xio_auth_account *a, const char *url);
+
 /* ------------------------------------------------------------ redaction ---- */
 
 /**
@@ -277,6 +282,10 @@ xio_err xio_auth_credstore_remove(xio_auth_credstore *s, const char *prefix, xio
  *  Errors: XIO_ENOCRED (none matches), XIO_ENOMEM. */
 xio_err xio_auth_credstore_lookup(const xio_auth_credstore *s, const char *url, xio_auth_cred *out,
                                   xio_error *err);
+
+/** 1 when `s` holds a secret: a SAS, an account key or a bearer token (an entry
+ *  that only names an Entra ID method is none). 0 otherwise, and for NULL. */
+int xio_auth_credstore_has_secret(const xio_auth_credstore *s);
 
 #ifdef __cplusplus
 }

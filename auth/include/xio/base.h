@@ -84,13 +84,24 @@ typedef struct xio_auth_url {
 /**
  * Parses an https:// or http:// blob URL: virtual-host style
  * (https://ACCOUNT.blob.core.windows.net/C/B) or path style for IP and dotless hosts
- * (http://127.0.0.1:PORT/ACCOUNT/C/B). Errors: XIO_EPARSE (names what is wrong:
- * scheme, host, account, container name rules), XIO_ENOMEM.
+ * (http://127.0.0.1:PORT/ACCOUNT/C/B). Refused, so that the request sent is always
+ * the one named and signed: a "." or ".." path segment in any spelling ("%2E", behind
+ * an encoded '/', between backslashes), since it would be resolved away on the way
+ * to the service; and a query parameter that is neither a SAS's (xio_auth_sas_param)
+ * nor snapshot (a '?' in a blob name is written %3F). Errors: XIO_EPARSE (names what
+ * is wrong: scheme, host, account, container name rules, the dot segment, the query
+ * parameter by its name but never its value), XIO_ENOMEM.
  */
 xio_err xio_auth_url_parse(const char *url, xio_auth_url *out, xio_error *err);
 
 /** Frees what `u` owns and zeroes it. `u` may be NULL. */
 void xio_auth_url_clear(xio_auth_url *u);
+
+/** 1 when the query parameter named by the `n` bytes at `name` (decoded, any case) is
+ *  one a SAS token carries: sv ss srt sp st se sip spr sr si sig ses sdd, the user
+ *  delegation ones skoid sktid skt ske sks skv skdutid saoid suoid sduoid scid, and
+ *  the response header overrides rscc rscd rsce rscl rsct. 0 otherwise (NULL too). */
+int xio_auth_sas_param(const char *name, size_t n);
 
 /** Checks a container name: 3-63 characters, lowercase letters, digits, single
  *  dashes not at either end. Errors: XIO_EPARSE naming the rule broken. */
@@ -101,6 +112,19 @@ char *xio_auth_encode_path(const char *name);
 
 /** 1 when `host` is a loopback name or address (localhost, 127.0.0.0/8, ::1). */
 int xio_auth_host_is_loopback(const char *host);
+
+/**
+ * 1 when `u` is one of the URLs of account `account` itself, the only ones a
+ * credential known by nothing but its account name (AZURE_STORAGE_ACCOUNT with
+ * AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN) may be sent to: a host that is
+ * ACCOUNT.blob.core.windows.net (any scheme and port), or a path-style emulator URL
+ * on a loopback host (localhost, 127.0.0.0/8, ::1) whose first path segment is
+ * ACCOUNT. Names compare without regard to case. 0 for anything else, in particular
+ * a host that only begins with the name (ACCOUNT.evil.example), another cloud's or a
+ * custom domain's endpoint, and an emulator on another machine (a connection string
+ * or a credential file entry names those); 0 when an argument is NULL or empty.
+ */
+int xio_auth_url_of_account(const xio_auth_url *u, const char *account);
 
 /** `url` without its query string, fragment or user:password@ (what traces and
  *  messages print, since a query may hold a SAS). malloc'd; NULL when `url` is NULL

@@ -6,17 +6,23 @@
  * Resolution, per URL, first match wins: a SAS in the URL; a credential set with
  * xio_ctx_set_credential; the credential file (XIO_CREDENTIALS or the option;
  * prefix -> SAS, key, connection string or an Entra ID method); the connection
- * string; AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN; then,
+ * string (URLs under its blob endpoint); AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY or
+ * AZURE_STORAGE_SAS_TOKEN (the account's own URLs: xio_auth_url_of_account); then,
  * for https URLs, Entra ID (<xio/entra.h>: the token callback, a managed identity at
  * IDENTITY_ENDPOINT, the Azure CLI, the instance metadata service on Azure VMs),
  * narrowed to one method by XIO_ENTRA_METHOD or xio_ctx_set_entra_method. When no
- * Entra ID source applies at all (none configured), requests go anonymous.
+ * Entra ID source applies at all (none configured), requests go anonymous. A bearer
+ * token goes over https only: a request to an http:// URL that would carry one
+ * (an Entra ID method or a token set for an http:// prefix, a user delegation SAS
+ * for an http:// URL) fails with XIO_EINSECURE before it is sent, loopback and
+ * allow_insecure_remote included.
  *
  * The credential is resolved again for every request: a credential file that
- * changed (checked by size, time and inode, at most every recheck_ms) is re-read, a
- * request the service refuses for its credential (401/403, e.g. an expired SAS or a
- * rotated key) is sent once more when reading the file again gives another one, and
- * tokens are refreshed before they expire. Nothing here ever puts a secret in an event, a
+ * changed (checked by size, mode, time and inode, at most every recheck_ms) is
+ * re-read (unless others may now read or write it: xio_cred_file_load), a request
+ * the service refuses for its credential (401/403, e.g. an expired SAS or a rotated
+ * key) is sent once more when reading the file again gives another one, and tokens
+ * are refreshed before they expire. Nothing here ever puts a secret in an event, a
  * trace or an error.
  */
 #ifndef XIO_CREDENTIALS_H
@@ -95,6 +101,29 @@ xio_err xio_ctx_set_entra_method(xio_ctx *ctx, xio_auth_entra_method method, con
  */
 xio_err xio_ctx_set_credential(xio_ctx *ctx, const char *prefix, const xio_auth_cred *cred,
                                xio_error *err);
+
+/* Flags of xio_cred_file_load. */
+#define XIO_CRED_FILE_ALLOW_EXPOSED 0x1 /* load a file others may read or write */
+#define XIO_CRED_FILE_ENVIRONMENT   0x2 /* XIO_ALLOW_EXPOSED_CREDENTIALS=1 allows it too */
+
+/**
+ * Reads the credential file `path` whole (at most 16 MiB of JSON, see
+ * xio_auth_credstore_load_json) into a new store `*out` (the caller frees it with
+ * xio_auth_credstore_free), as a context loads its credential file. Like ssh with
+ * its key files, it refuses a file that group or others may write, whatever it
+ * holds (they could change what signs requests and where they go), and one they may
+ * read that holds a secret (a SAS, a key, a connection string; entries that only
+ * name an Entra ID method are none), unless `flags` has XIO_CRED_FILE_ALLOW_EXPOSED,
+ * or XIO_CRED_FILE_ENVIRONMENT and XIO_ALLOW_EXPOSED_CREDENTIALS is 1. The mode is
+ * that of the file opened, so a file replaced meanwhile is judged by what is read.
+ * The detail record's operation is "LoadCredentials" and its target `path`.
+ * Errors: XIO_EPERM (the message names the file, its mode and `chmod 600 PATH`),
+ * XIO_EIO (cannot open or read it, or larger than 16 MiB), XIO_EPARSE (names the
+ * entry, never a secret), XIO_EINVAL (a NULL argument, or
+ * XIO_ALLOW_EXPOSED_CREDENTIALS neither 0 nor 1), XIO_ENOMEM.
+ */
+xio_err xio_cred_file_load(const char *path, unsigned flags, xio_auth_credstore **out,
+                           xio_error *err);
 
 /**
  * Makes a user delegation SAS for the blob or container `url`: gets an Entra ID

@@ -162,8 +162,9 @@ typedef struct xio_ctx_options {
   void *trace_ud;
   const char *trace_path;        /* JSON lines to this file ("-": stderr), or NULL */
   int use_environment;           /* read XIO_TRACE, AZURE_STORAGE_* , XIO_CREDENTIALS,
-                                    XIO_CA_BUNDLE, and for Entra ID IDENTITY_ENDPOINT,
-                                    IDENTITY_HEADER, AZURE_CLIENT_ID, XIO_ENTRA_METHOD
+                                    XIO_ALLOW_EXPOSED_CREDENTIALS, XIO_CA_BUNDLE, and
+                                    for Entra ID IDENTITY_ENDPOINT, IDENTITY_HEADER,
+                                    AZURE_CLIENT_ID, XIO_ENTRA_METHOD
                                     (default 1; see <xio/credentials.h>) */
   const char *connection_string; /* an Azure Storage connection string, or NULL */
   const char *credential_file;   /* JSON credential file (see <xio/auth.h>), or NULL */
@@ -172,6 +173,10 @@ typedef struct xio_ctx_options {
   int allow_insecure_remote;     /* allow http:// to non-loopback hosts (default 0) */
   xio_auth_clock clock;          /* for signing and SAS checks; zeroed: system clock */
   xio_lease_clock lease_clock;   /* for leases (see above); zeroed: the monotonic clock */
+  /* Load a credential file that group or others may write, or read while it holds a
+   * secret (default 0: refused, see xio_cred_file_load; with use_environment,
+   * XIO_ALLOW_EXPOSED_CREDENTIALS=1 allows it too). */
+  int allow_exposed_credential_file;
 } xio_ctx_options;
 
 /** Default options; cannot fail. */
@@ -183,7 +188,8 @@ xio_ctx_options xio_ctx_options_default(void);
  * opens the trace file. `opts` may be NULL. Errors: XIO_EINVAL (a bad option, named),
  * XIO_EPARSE (a malformed connection string or credential file, or a CA file that
  * holds no PEM certificate), XIO_EIO (credential, CA or trace file
- * unreadable/unwritable), XIO_ENOMEM, XIO_ETRANSPORT.
+ * unreadable/unwritable), XIO_EPERM (a credential file others may write, or read
+ * while it holds a secret: see xio_cred_file_load), XIO_ENOMEM, XIO_ETRANSPORT.
  */
 xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err);
 
