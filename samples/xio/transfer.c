@@ -177,6 +177,8 @@ typedef struct put_job {
   xio_ranges ext; /* the local file's data extents */
   cli_progress prog;
   int overwrite; /* the target existed and is being overwritten in place */
+  int marked;    /* the target was marked incomplete */
+  int touched;   /* a request that changes the target's size or bytes was issued */
   int resume;    /* --resume: compare with what the target holds, send what differs */
   int buffered;  /* --buffered: read LOCAL through the page cache, not with O_DIRECT */
   char *cmp;     /* --resume: the target's bytes of the chunk */
@@ -205,6 +207,7 @@ static xio_err send_request(uint64_t start, uint64_t end, void *ud, xio_error *e
   cli_slot *s;
   xio_err rc = cli_window_next(&j->w, &s, err);
   if (rc != XIO_OK) return rc;
+  j->touched = 1;
   rc = cli_window_submit(&j->w, s, j->f, XIO_IO_WRITE, start, len,
                          (void *)cli_source_at(&j->src, start), err);
   if (rc != XIO_OK) return rc;
@@ -343,7 +346,9 @@ static xio_err overwrite_target(put_job *j, xio_ctx *ctx, const char *target, xi
   if (rc != XIO_OK) return rc;
   uint64_t old = xio_file_size(j->f);
   rc = xio_file_set_incomplete(j->f, 1, err);
+  j->marked = rc == XIO_OK;
   if (rc == XIO_OK) rc = xio_file_set_kind(j->f, j->kind, err);
+  j->touched = rc == XIO_OK; /* the content changes from here on */
   if (rc == XIO_OK) rc = xio_file_set_size(j->f, j->size, XIO_INIT_NONE, err);
   /* whole pages of the old content (the new size may be whole pages when the old is not) */
   uint64_t keep = min_u64((min_u64(old, j->size) + PAGE - 1) / PAGE * PAGE, j->size);
@@ -366,7 +371,9 @@ static xio_err resume_target(put_job *j, xio_ctx *ctx, const char *target, xio_e
   if (rc != XIO_OK) return rc;
   j->overwrite = 1; /* never deleted on failure */
   rc = xio_file_set_incomplete(j->f, 1, err);
+  j->marked = rc == XIO_OK;
   if (rc == XIO_OK) rc = xio_file_set_kind(j->f, j->kind, err);
+  j->touched = rc == XIO_OK; /* the content changes from here on */
   if (rc == XIO_OK) rc = xio_file_set_size(j->f, j->size, XIO_INIT_NONE, err);
   if (rc != XIO_OK) {
     xio_file_close(j->f, NULL);
@@ -488,13 +495,32 @@ static int put_interrupted(const put_job *j, char *safe) {
   return stop_status();
 }
 
-/* A failed overwrite in place: say that the target may hold part of the new content
- * and that its snapshots are kept. */
-static int overwrite_failed(const put_job *j, xio_err rc, xio_error *e) {
+/* A failed overwrite in place: what became of the target, and that its snapshots
+ * are kept. Once a request that changes its size or bytes was issued, it may hold
+ * part of the new content; before, its content is unchanged (marked incomplete, or
+ * not written at all), and when another client's lease refused the first change,
+ * the message names the lease and how to end it. */
+static int overwrite_failed(const put_job *j, const char *target, xio_err rc, xio_error *e) {
+  char *safe = cli_safe_target(target);
+  const char *name = safe ? safe : "TARGET";
   size_t n = strlen(e->message);
-  snprintf(e->message + n, sizeof e->message - n,
-           "; the target may hold part of the new content (its snapshots are kept): "
-           "put --force again replaces it");
+  if (j->touched)
+    snprintf(e->message + n, sizeof e->message - n,
+             "; the target may hold part of the new content (its snapshots are kept): "
+             "put --force again replaces it");
+  else if (rc == XIO_EBUSY && cli_is_url(target))
+    snprintf(e->message, sizeof e->message,
+             "%.190s is leased by another client; nothing was written (its snapshots are "
+             "kept); `xio lease break %.190s` ends the lease",
+             name, name);
+  else if (j->marked)
+    snprintf(e->message + n, sizeof e->message - n,
+             "; the target's content was not changed, but it is marked incomplete (its "
+             "snapshots are kept): put --force again replaces it");
+  else
+    snprintf(e->message + n, sizeof e->message - n,
+             "; nothing was written (its snapshots are kept)");
+  xio_free(safe);
   return cli_fail(j->c, rc, e);
 }
 
@@ -504,7 +530,8 @@ static int put_run(put_job *j, const char *target, int force) {
   xio_error e, ce;
   double t0 = samples_now();
   xio_err rc = create_target(j, target, force, &e);
-  if (rc != XIO_OK) return j->overwrite ? overwrite_failed(j, rc, &e) : cli_fail(j->c, rc, &e);
+  if (rc != XIO_OK)
+    return j->overwrite ? overwrite_failed(j, target, rc, &e) : cli_fail(j->c, rc, &e);
   char *safe = xio_strdup(xio_file_path(j->f));
   rc = upload(j, &e);
   xio_err crc = xio_file_close(j->f, &ce);
@@ -520,7 +547,7 @@ static int put_run(put_job *j, const char *target, int force) {
     xio_file_delete(j->c->ctx, target, NULL);
   xio_free(safe);
   if (rc == XIO_OK) return CLI_OK;
-  return j->overwrite ? overwrite_failed(j, rc, &e) : cli_fail(j->c, rc, &e);
+  return j->overwrite ? overwrite_failed(j, target, rc, &e) : cli_fail(j->c, rc, &e);
 }
 
 static int run_put(cli *c, int argc, char **argv) {
