@@ -53,6 +53,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,15 +125,38 @@ static void catch_stop_signals(void) {
   sigaction(SIGTERM, &sa, NULL);
 }
 
+static const char *stop_name(void) { return stop_signal == SIGINT ? "SIGINT" : "SIGTERM"; }
+
 /* XIO_ECANCELED when a stop signal arrived. */
 static xio_err check_stop(xio_error *err) {
   if (!stop_signal) return XIO_OK;
-  return xio_error_set(err, XIO_ECANCELED, "interrupted by %s",
-                       stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+  return xio_error_set(err, XIO_ECANCELED, "interrupted by %s", stop_name());
 }
 
 /* The exit status of a transfer stopped by a signal: 130 (SIGINT) or 143 (SIGTERM). */
 static int stop_status(void) { return 128 + stop_signal; }
+
+/* A stop signal that came before `cmd` had changed anything, so there is nothing
+ * to finish: "xio: CMD interrupted by SIGTERM before " and what it had not done. */
+static int stopped_before(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int stopped_before(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "xio: %s interrupted by %s before ", cmd, stop_name());
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return stop_status();
+}
+
+/* A stop signal that came once the last request was on its way: the transfer is
+ * whole all the same, and the exit status still says it was stopped. */
+static int stopped_after(const char *cmd, const char *done) {
+  fprintf(stderr, "xio: %s: %s came as the transfer finished; %s is complete\n", cmd, stop_name(),
+          done);
+  return stop_status();
+}
 
 /* ---------------------------------------------------- local files ---- */
 
@@ -319,6 +343,7 @@ static xio_err upload(put_job *j, xio_error *err) {
     rc = drc;
     *err = de;
   }
+  if (rc == XIO_OK) rc = check_stop(err); /* stopped: the target stays marked incomplete */
   if (rc == XIO_OK) rc = xio_file_flush(j->f, err);
   if (rc == XIO_OK) rc = xio_file_set_incomplete(j->f, 0, err); /* every write acknowledged */
   cli_progress_end(&j->prog);
@@ -464,19 +489,45 @@ static xio_err inspect_local(put_job *j, const char *kind_s, xio_error *err) {
   return rc != XIO_OK ? rc : crc;
 }
 
+/* What a file that is not a regular one is, for a message. */
+static const char *file_type(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "of an unknown type";
+}
+
+/* Opens LOCAL for reading without waiting on it: a FIFO that no process writes
+ * would block open(2) until one does, so the open does not wait (O_NONBLOCK), what
+ * is not a regular file is refused, naming what it is, and reads block again. */
+static xio_err open_regular(put_job *j, struct stat *st, xio_error *err) {
+  j->fd = open(j->local, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (j->fd < 0) return xio_error_from_errno(err, errno, "OpenLocalFile", "open", j->local);
+  if (fstat(j->fd, st) != 0)
+    return xio_error_from_errno(err, errno, "OpenLocalFile", "fstat", j->local);
+  if (!S_ISREG(st->st_mode)) {
+    xio_error_set(err, XIO_EINVAL, "%s is not a regular file but %s: put uploads regular files",
+                  j->local, file_type(st->st_mode));
+    xio_error_set_operation(err, "OpenLocalFile");
+    return XIO_EINVAL;
+  }
+  int flags = fcntl(j->fd, F_GETFL);
+  if (flags < 0 || fcntl(j->fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    return xio_error_from_errno(err, errno, "OpenLocalFile", "fcntl", j->local);
+  return XIO_OK;
+}
+
 /* Opens LOCAL for reading, learns its size, kind and data extents, and sets up the
  * ring it is read into. */
 static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err) {
   struct stat st;
-  j->fd = open(j->local, O_RDONLY | O_CLOEXEC);
-  if (j->fd < 0) return xio_error_from_errno(err, errno, "OpenLocalFile", "open", j->local);
-  if (fstat(j->fd, &st) != 0)
-    return xio_error_from_errno(err, errno, "OpenLocalFile", "fstat", j->local);
-  if (!S_ISREG(st.st_mode))
-    return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", j->local);
+  xio_err rc = open_regular(j, &st, err);
+  if (rc != XIO_OK) return rc;
   j->size = (uint64_t)st.st_size;
   size_t ring = (size_t)(j->c->in_flight + 2) * CHUNK;
-  xio_err rc = cli_source_open(&j->src, j->local, j->fd, j->size, ring, !j->buffered, err);
+  rc = cli_source_open(&j->src, j->local, j->fd, j->size, ring, !j->buffered, err);
   return rc == XIO_OK ? inspect_local(j, kind_s, err) : rc;
 }
 
@@ -488,7 +539,7 @@ static int put_interrupted(const put_job *j, char *safe) {
   fprintf(stderr,
           "xio: put interrupted by %s: %s of %s scanned and sent; %s is marked incomplete; "
           "`xio put --resume %s %s` finishes it\n",
-          stop_signal == SIGINT ? "SIGINT" : "SIGTERM", samples_fmt_size(j->scanned, hs, sizeof hs),
+          stop_name(), samples_fmt_size(j->scanned, hs, sizeof hs),
           samples_fmt_size(total, hl, sizeof hl), safe ? safe : "the target", j->local,
           safe ? safe : "TARGET");
   xio_free(safe);
@@ -539,14 +590,17 @@ static int put_run(put_job *j, const char *target, int force) {
     rc = crc;
     e = ce;
   }
-  if (rc == XIO_OK)
+  int status = CLI_OK;
+  if (rc == XIO_OK) {
     put_report(j, safe ? safe : "", samples_now() - t0);
-  else if (rc == XIO_ECANCELED && stop_signal)
+    if (stop_signal) status = stopped_after("put", safe ? safe : "the target");
+  } else if (rc == XIO_ECANCELED && stop_signal) {
     return put_interrupted(j, safe);
-  else if (!j->overwrite)
+  } else if (!j->overwrite) {
     xio_file_delete(j->c->ctx, target, NULL);
+  }
   xio_free(safe);
-  if (rc == XIO_OK) return CLI_OK;
+  if (rc == XIO_OK) return status;
   return j->overwrite ? overwrite_failed(j, target, rc, &e) : cli_fail(j->c, rc, &e);
 }
 
@@ -576,7 +630,15 @@ static int run_put(cli *c, int argc, char **argv) {
   catch_stop_signals();
   xio_error e;
   xio_err rc = open_local_source(&j, kind_s, &e);
-  r = rc == XIO_OK ? put_run(&j, pos[1], force) : cli_fail(c, rc, &e);
+  if (rc != XIO_OK) {
+    r = cli_fail(c, rc, &e);
+  } else if (stop_signal) {
+    char *safe = cli_safe_target(pos[1]);
+    r = stopped_before("put", "it opened %s; nothing was written", safe ? safe : "TARGET");
+    xio_free(safe);
+  } else {
+    r = put_run(&j, pos[1], force);
+  }
   cli_source_close(&j.src);
   if (j.fd >= 0) close(j.fd);
   xio_ranges_clear(&j.ext);
@@ -613,7 +675,8 @@ const cli_command cli_cmd_put = {
     "                    less CPU and leaves the page cache to others\n"
     "\n"
     "TARGET is marked incomplete until every write is acknowledged; SIGINT or SIGTERM\n"
-    "stops issuing, waits for the writes in flight and exits 130 or 143.\n",
+    "stops issuing, waits for the writes in flight and exits 130 or 143, in whatever\n"
+    "phase it comes. LOCAL must be a regular file: a FIFO or a device is refused.\n",
     run_put,
 };
 
@@ -883,6 +946,7 @@ static int get_run(get_job *j, int force) {
     unlink(j->partial);
   else
     get_report(j, samples_now() - t0);
+  if (rc == XIO_OK && stop_signal) return stopped_after("get", j->local);
   return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
 }
 
@@ -926,7 +990,10 @@ static int run_get(cli *c, int argc, char **argv) {
   }
   snprintf(j.etag, sizeof j.etag, "%s", info.etag[0] ? info.etag : "-");
   j.size = xio_file_size(j.f);
-  r = get_run(&j, force || resume);
+  if (stop_signal)
+    r = stopped_before("get", "it created %s", j.local);
+  else
+    r = get_run(&j, force || resume);
   xio_free(j.partial);
   xio_ranges_clear(&j.ranges);
   xio_file_close(j.f, NULL);
@@ -955,6 +1022,7 @@ const cli_command cli_cmd_get = {
     "                  allows, which spares the final fsync a copy of every byte\n"
     "\n"
     "The download goes to LOCAL.xio-partial, renamed to LOCAL once complete; SIGINT or\n"
-    "SIGTERM stops issuing, waits for the reads in flight and exits 130 or 143.\n",
+    "SIGTERM stops issuing, waits for the reads in flight and exits 130 or 143, in\n"
+    "whatever phase it comes.\n",
     run_get,
 };
