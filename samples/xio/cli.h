@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <cjson/cJSON.h>
@@ -270,7 +271,8 @@ void cli_window_free(cli_window *w);
  *  point into: file byte `off` at ring offset off % size. The ring is one mapping,
  *  2 MiB-aligned and advised for transparent huge pages (fewer pages to pin per
  *  O_DIRECT read, fewer faults), so a span is contiguous only up to the ring's
- *  end: a request must not cross it. */
+ *  end: a request must not cross it. The file must not change while it is read:
+ *  what it was when put opened it (`st`) is what cli_source_check compares with. */
 typedef struct cli_source {
   const char *path;
   int fd;                /* the caller's descriptor, for buffered reads */
@@ -280,21 +282,32 @@ typedef struct cli_source {
   size_t size;           /* the ring's bytes */
   uint64_t file_size;    /* what the file held when put started */
   uint64_t bytes_direct; /* read with O_DIRECT */
+  struct stat st;        /* the file when put started: identity, size and times */
+  int changed;           /* a change of the file was seen: the upload is void */
 } cli_source;
 
 /** Sets up the source for the file `path`, open for reading as `fd` (not taken
- *  over), of `file_size` bytes, with a ring of `size` bytes (a multiple of 4 MiB);
- *  `direct` 0 reads everything buffered. Errors: what mmap reports (XIO_ENOMEM
- *  and the like). */
-xio_err cli_source_open(cli_source *s, const char *path, int fd, uint64_t file_size, size_t size,
-                        int direct, xio_error *err);
+ *  over), with a ring of `size` bytes (a multiple of 4 MiB); `direct` 0 reads
+ *  everything buffered. The file's size, identity and times are taken from `fd`
+ *  now (s->file_size, s->st). Errors: what fstat and mmap report (XIO_ENOMEM and
+ *  the like). */
+xio_err cli_source_open(cli_source *s, const char *path, int fd, size_t size, int direct,
+                        xio_error *err);
 
 /** Reads file bytes [off, off + n) into the ring (never more than one 4 MiB-aligned
  *  chunk); what the ring held for offsets a ring's length below is overwritten,
  *  up to the end of the 4 KiB block holding off + n - 1 when that is the file's
  *  last partial block, read with O_DIRECT.
- *  Errors: what pread reports, XIO_EIO when the file ends early (it shrank). */
+ *  Errors: what pread reports, XIO_EIO when the file ends early (it shrank: the
+ *  message says so and s->changed is set). */
 xio_err cli_source_load(cli_source *s, uint64_t off, size_t n, xio_error *err);
+
+/** Checks that the file is still as it was when the source was opened: the same
+ *  size, modification time and status change time, and its path still naming it.
+ *  put calls it before each load and once more after the last write was
+ *  acknowledged. Errors: XIO_EIO with the message "PATH changed while it was being
+ *  uploaded (WHAT CHANGED)" and s->changed set; what fstat reports. */
+xio_err cli_source_check(cli_source *s, xio_error *err);
 
 /** Where file byte `off` is in the ring (valid up to the ring's end: for
  *  size - off % size bytes). */

@@ -311,6 +311,7 @@ static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *
     uint64_t next = chunk_end(off, stop);
     size_t n = (size_t)(next - off);
     xio_err rc = check_stop(err);
+    if (rc == XIO_OK) rc = cli_source_check(&j->src, err); /* still the file it was */
     if (rc == XIO_OK) rc = make_room(j, off, next, err);
     if (rc == XIO_OK) rc = cli_source_load(&j->src, off, n, err);
     if (rc == XIO_OK && j->resume)
@@ -344,6 +345,7 @@ static xio_err upload(put_job *j, xio_error *err) {
     *err = de;
   }
   if (rc == XIO_OK) rc = check_stop(err); /* stopped: the target stays marked incomplete */
+  if (rc == XIO_OK) rc = cli_source_check(&j->src, err); /* unchanged up to the last write */
   if (rc == XIO_OK) rc = xio_file_flush(j->f, err);
   if (rc == XIO_OK) rc = xio_file_set_incomplete(j->f, 0, err); /* every write acknowledged */
   cli_progress_end(&j->prog);
@@ -525,9 +527,9 @@ static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err)
   struct stat st;
   xio_err rc = open_regular(j, &st, err);
   if (rc != XIO_OK) return rc;
-  j->size = (uint64_t)st.st_size;
   size_t ring = (size_t)(j->c->in_flight + 2) * CHUNK;
-  rc = cli_source_open(&j->src, j->local, j->fd, j->size, ring, !j->buffered, err);
+  rc = cli_source_open(&j->src, j->local, j->fd, ring, !j->buffered, err);
+  j->size = j->src.file_size; /* as the source saw it: what later checks compare with */
   return rc == XIO_OK ? inspect_local(j, kind_s, err) : rc;
 }
 
@@ -544,6 +546,20 @@ static int put_interrupted(const put_job *j, char *safe) {
           safe ? safe : "TARGET");
   xio_free(safe);
   return stop_status();
+}
+
+/* LOCAL changed during the upload: the target, marked incomplete before the first
+ * write, stays so (a new one is not deleted, as after an interrupted put), and the
+ * message says to put again. Frees `safe`. */
+static int source_changed(const put_job *j, char *safe, xio_err rc, xio_error *e) {
+  const char *name = safe ? safe : "the target";
+  size_t n = strlen(e->message);
+  snprintf(e->message + n, sizeof e->message - n,
+           "; %.160s is marked incomplete; put again once %.100s no longer changes "
+           "(`xio put --resume` sends only what differs)",
+           name, j->local);
+  xio_free(safe);
+  return cli_fail(j->c, rc, e);
 }
 
 /* A failed overwrite in place: what became of the target, and that its snapshots
@@ -596,6 +612,8 @@ static int put_run(put_job *j, const char *target, int force) {
     if (stop_signal) status = stopped_after("put", safe ? safe : "the target");
   } else if (rc == XIO_ECANCELED && stop_signal) {
     return put_interrupted(j, safe);
+  } else if (j->src.changed) {
+    return source_changed(j, safe, rc, &e);
   } else if (!j->overwrite) {
     xio_file_delete(j->c->ctx, target, NULL);
   }
@@ -676,7 +694,9 @@ const cli_command cli_cmd_put = {
     "\n"
     "TARGET is marked incomplete until every write is acknowledged; SIGINT or SIGTERM\n"
     "stops issuing, waits for the writes in flight and exits 130 or 143, in whatever\n"
-    "phase it comes. LOCAL must be a regular file: a FIFO or a device is refused.\n",
+    "phase it comes. LOCAL must be a regular file (a FIFO or a device is refused) that\n"
+    "holds still: if it grows, shrinks, is written or its path is renamed over before\n"
+    "the last write is acknowledged, put fails and TARGET stays marked incomplete.\n",
     run_put,
 };
 
