@@ -10,7 +10,8 @@
  * and the clock come from samples/common), errors with hints (errors.c), the xio
  * context built from the global options (context.c), a window of requests in
  * flight (window.c), the merging of a transfer's spans into requests (merge.c),
- * put's read-ahead of the local file (source.c) and the progress bar (progress.c).
+ * put's read-ahead of the local file (source.c), where a transfer writes its local
+ * file (localdest.c) and the progress bar (progress.c).
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -315,6 +316,20 @@ const char *cli_source_at(const cli_source *s, uint64_t off);
 
 /** Unmaps the ring and closes the O_DIRECT descriptor; safe to repeat. */
 void cli_source_close(cli_source *s);
+
+/* ------------------------------------------------------- localdest.c ---- */
+
+/**
+ * Where a transfer from `source` (a blob URL, a file:// URL or a path) writes the
+ * local file LOCAL: `local` itself, or, when it names a directory (or ends with
+ * '/'), the file in it named after the source, the last segment of the blob's
+ * name (decoded) or of the source's path. `*out` is malloc'd (xio_free). Errors,
+ * before anything is written: XIO_EINVAL when that path is a directory or the
+ * source names no file ("." or a container URL), what stat reports for a LOCAL
+ * ending with '/' that names no directory, XIO_EPARSE for a malformed source URL,
+ * XIO_ENOMEM.
+ */
+xio_err cli_local_dest(const char *local, const char *source, char **out, xio_error *err);
 
 /* ----------------------------------------------------------- merge.c ---- */
 

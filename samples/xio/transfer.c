@@ -644,10 +644,17 @@ static int run_put(cli *c, int argc, char **argv) {
   if ((r = cli_value_kind(c, kind_s, &j.kind)) != CLI_CONTINUE) return r;
   if ((r = take_in_flight(c, flight_s, PUT_IN_FLIGHT)) != CLI_CONTINUE) return r;
   if ((r = cli_value_checksum(c, checksum_s, &c->checksum)) != CLI_CONTINUE) return r;
-  if (same_file(pos[0], pos[1])) return cli_usage_error(c, "LOCAL and TARGET are the same file");
-  catch_stop_signals();
   xio_error e;
-  xio_err rc = open_local_source(&j, kind_s, &e);
+  char *dest = NULL; /* a local TARGET that is a directory: DIR/NAME */
+  xio_err rc = cli_is_url(pos[1]) ? XIO_OK : cli_local_dest(pos[1], pos[0], &dest, &e);
+  if (rc != XIO_OK) return cli_fail(c, rc, &e);
+  if (dest) pos[1] = dest;
+  if (same_file(pos[0], pos[1])) {
+    xio_free(dest);
+    return cli_usage_error(c, "LOCAL and TARGET are the same file");
+  }
+  catch_stop_signals();
+  rc = open_local_source(&j, kind_s, &e);
   if (rc != XIO_OK) {
     r = cli_fail(c, rc, &e);
   } else if (stop_signal) {
@@ -660,6 +667,7 @@ static int run_put(cli *c, int argc, char **argv) {
   cli_source_close(&j.src);
   if (j.fd >= 0) close(j.fd);
   xio_ranges_clear(&j.ext);
+  xio_free(dest);
   return r;
 }
 
@@ -673,7 +681,8 @@ const cli_command cli_cmd_put = {
     "sparse file are never read, and all-zero pages are skipped, except where a\n"
     "gap between data is no longer than the data before it (64 KiB at most): it is\n"
     "sent inside one write of up to 4 MiB, so a fragmented file costs a few\n"
-    "requests, not one per page.\n"
+    "requests, not one per page. A local directory as TARGET takes the file under\n"
+    "LOCAL's name, as cp(1) does.\n"
     "\n"
     "Options:\n"
     "  --kind data|log   the kind of the new file (default: LOCAL's recorded kind,\n"
@@ -704,7 +713,7 @@ const cli_command cli_cmd_put = {
 
 typedef struct get_job {
   cli *c;
-  const char *local;
+  char *local;           /* LOCAL, or DIR/NAME for a directory (owned) */
   char *partial;         /* LOCAL.xio-partial: the download until it is complete */
   int resume;            /* --resume: continue the partial file */
   int buffered;          /* --buffered: write through the page cache, not O_DIRECT */
@@ -932,6 +941,25 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
   return rc;
 }
 
+/* Where the download goes: LOCAL, or DIR/NAME when LOCAL is a directory (refusing
+ * at once a path it cannot be renamed to), and the partial file beside it. */
+static xio_err local_paths(get_job *j, const char *target, const char *local, xio_error *err) {
+  xio_err rc = cli_local_dest(local, target, &j->local, err);
+  if (rc != XIO_OK) return rc;
+  size_t n = strlen(j->local) + sizeof ".xio-partial";
+  if (!(j->partial = xio_malloc(n))) {
+    xio_free(j->local);
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  }
+  snprintf(j->partial, n, "%s.xio-partial", j->local);
+  return XIO_OK;
+}
+
+static void free_local_paths(get_job *j) {
+  xio_free(j->partial);
+  xio_free(j->local);
+}
+
 /* A get stopped by a signal: what is left, and how to finish it. */
 static int get_interrupted(const get_job *j) {
   char hf[32], ht[32];
@@ -981,31 +1009,28 @@ static int run_get(cli *c, int argc, char **argv) {
   int r = cli_parse(c, argc, argv, opts, "TARGET LOCAL", 2, pos);
   if (r != CLI_CONTINUE) return r;
   if ((r = take_in_flight(c, flight_s, GET_IN_FLIGHT)) != CLI_CONTINUE) return r;
-  if (same_file(pos[0], pos[1])) return cli_usage_error(c, "TARGET and LOCAL are the same file");
   get_job j;
   memset(&j, 0, sizeof j);
   j.c = c;
-  j.local = pos[1];
   j.fd = j.dfd = -1;
   j.resume = resume;
   j.buffered = buffered;
-  size_t n = strlen(j.local) + sizeof ".xio-partial";
-  if (!(j.partial = xio_malloc(n))) {
-    xio_error e;
-    xio_error_clear(&e);
-    return cli_fail(c, xio_error_set(&e, XIO_ENOMEM, "out of memory"), &e);
+  xio_error e;
+  xio_err rc = local_paths(&j, pos[0], pos[1], &e);
+  if (rc != XIO_OK) return cli_fail(c, rc, &e);
+  if (same_file(pos[0], j.local)) {
+    free_local_paths(&j);
+    return cli_usage_error(c, "TARGET and LOCAL are the same file");
   }
-  snprintf(j.partial, n, "%s.xio-partial", j.local);
   catch_stop_signals();
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_READONLY;
-  xio_error e;
   xio_file_info info;
-  xio_err rc = cli_open(c, pos[0], &o, &j.f, &e);
+  rc = cli_open(c, pos[0], &o, &j.f, &e);
   if (rc == XIO_OK) rc = xio_file_stat(j.f, &info, &e);
   if (rc != XIO_OK) {
     xio_file_close(j.f, NULL);
-    xio_free(j.partial);
+    free_local_paths(&j);
     return cli_fail(c, rc, &e);
   }
   snprintf(j.etag, sizeof j.etag, "%s", info.etag[0] ? info.etag : "-");
@@ -1014,7 +1039,7 @@ static int run_get(cli *c, int argc, char **argv) {
     r = stopped_before("get", "it created %s", j.local);
   else
     r = get_run(&j, force || resume);
-  xio_free(j.partial);
+  free_local_paths(&j);
   xio_ranges_clear(&j.ranges);
   xio_file_close(j.f, NULL);
   return r;
@@ -1029,7 +1054,9 @@ const cli_command cli_cmd_get = {
     "reads as zeros. Ranges less than 256 KiB apart are read in one request of up\n"
     "to 8 MiB (the gap between them is read, not written), so a fragmented file\n"
     "costs a few requests, not one per range. The file kind is recorded in LOCAL's\n"
-    "user.xio.kind attribute.\n"
+    "user.xio.kind attribute. A directory as LOCAL (or LOCAL ending in '/') takes the\n"
+    "file under the last segment of the blob's name, as cp(1) does; a path that cannot\n"
+    "be written (a directory there) is refused before anything is read.\n"
     "\n"
     "Options:\n"
     "  --force         overwrite LOCAL when it exists\n"
