@@ -11,7 +11,8 @@
  * context built from the global options (context.c), a window of requests in
  * flight (window.c), the merging of a transfer's spans into requests (merge.c),
  * put's read-ahead of the local file (source.c), where a transfer writes its local
- * file (localdest.c) and the progress bar (progress.c).
+ * file (localdest.c), a target read from a file (atfile.c) and the progress bar
+ * (progress.c).
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -40,20 +41,26 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 
 struct cli_command;
 
+/* Most targets one command reads from files (@FILE, @-): cp's SRC and DST. */
+#define CLI_MAX_READ_TARGETS 4
+
 /** The global options and the state of one run. */
 typedef struct cli {
-  const char *trace;             /* --trace FILE|- */
-  const char *cacert;            /* --cacert FILE */
-  const char *credentials;       /* --credentials FILE */
-  int json;                      /* --json */
-  int quiet;                     /* --quiet */
-  int progress;                  /* --progress */
-  int allow_insecure;            /* --allow-insecure-http */
-  const char *entra;             /* --entra METHOD */
-  int in_flight;                 /* put/get --in-flight N (0: the transfer's default) */
-  xio_checksum checksum;         /* put --checksum (default CRC64) */
-  const struct cli_command *cmd; /* the command running */
-  xio_ctx *ctx;                  /* made by cli_context() on first use */
+  const char *trace;                        /* --trace FILE|- */
+  const char *cacert;                       /* --cacert FILE */
+  const char *credentials;                  /* --credentials FILE */
+  int json;                                 /* --json */
+  int quiet;                                /* --quiet */
+  int progress;                             /* --progress */
+  int allow_insecure;                       /* --allow-insecure-http */
+  const char *entra;                        /* --entra METHOD */
+  int in_flight;                            /* put/get --in-flight N (0: the transfer's default) */
+  xio_checksum checksum;                    /* put --checksum (default CRC64) */
+  const struct cli_command *cmd;            /* the command running */
+  xio_ctx *ctx;                             /* made by cli_context() on first use */
+  char *read_targets[CLI_MAX_READ_TARGETS]; /* targets read from @FILE / @- (atfile.c) */
+  int nread;
+  int stdin_read; /* @- was taken: standard input is spent */
 } cli;
 
 /** One command of the table. */
@@ -89,9 +96,10 @@ typedef struct cli_opt {
  * Parses a command's arguments: its options (`opts`, may be NULL), the global
  * options (accepted after the command too), --help, and the positional arguments
  * named in `names` ("LOCAL TARGET": at most that many) into `pos`, of which at least
- * `min_pos` are required. "--" ends the options. Returns CLI_CONTINUE, or the exit
- * status to return at once: 0 after printing the help for --help, 2 after printing
- * a usage error.
+ * `min_pos` are required. "--" ends the options. A TARGET, SRC, DST or
+ * CONTAINER_URL written @FILE or @- is replaced by the target read from there
+ * (cli_target_from_file). Returns CLI_CONTINUE, or the exit status to return at
+ * once: 0 after printing the help for --help, 2 after printing a usage error.
  */
 int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names, int min_pos,
               const char **pos);
@@ -109,6 +117,25 @@ int cli_usage_error(const cli *c, const char *fmt, ...) __attribute__((format(pr
 
 /** Prints a command's full help (usage and options) on `out`. */
 void cli_print_help(const cli_command *cmd, FILE *out);
+
+/* ---------------------------------------------------------- atfile.c ---- */
+
+/**
+ * The target that the argument `arg` named `what` ("TARGET") stands for: when it
+ * is "@FILE", the first line of FILE; when "@-", the first line of standard input
+ * (once per command); otherwise `arg` itself (and *out is not set). Keeps a URL
+ * with a SAS off the command line, where every local user can read it. The line
+ * loses its line end and surrounding blanks, and the lines after it must be blank.
+ * *out is owned by `c` until cli_read_targets_free. Returns CLI_CONTINUE, or
+ * CLI_USAGE after a message naming the argument and the file (never what it
+ * holds): a FILE that cannot be opened or read, an empty first line, more than one
+ * line, a line with control characters, too long (8 KiB) or starting with '@', a
+ * second "@-", a bare "@".
+ */
+int cli_target_from_file(cli *c, const char *what, const char *arg, const char **out);
+
+/** Wipes and frees the targets read from files; safe to repeat. */
+void cli_read_targets_free(cli *c);
 
 /* ---------------------------------------------------------- values.c ---- */
 
