@@ -71,9 +71,15 @@ static xio_err into_directory(const char *local, const char *source, char **out,
   size_t n = strlen(local);
   int slash = n && local[n - 1] == '/';
   size_t size = n + strlen(name) + 2;
-  if ((*out = xio_malloc(size))) snprintf(*out, size, "%s%s%s", local, slash ? "" : "/", name);
+  char *path = xio_malloc(size);
+  if (path) snprintf(path, size, "%s%s%s", local, slash ? "" : "/", name);
   xio_free(name);
-  return *out ? XIO_OK : xio_error_set(err, XIO_ENOMEM, "out of memory");
+  if (!path) {
+    xio_error_set(err, XIO_ENOMEM, "out of memory");
+    return XIO_ENOMEM;
+  }
+  *out = path;
+  return XIO_OK;
 }
 
 xio_err cli_local_dest(const char *local, const char *source, char **out, xio_error *err) {
@@ -81,19 +87,22 @@ xio_err cli_local_dest(const char *local, const char *source, char **out, xio_er
   size_t n = strlen(local);
   *out = NULL;
   int found = stat(local, &st) == 0, e = errno;
-  xio_err rc = XIO_OK;
-  if (found && S_ISDIR(st.st_mode))
-    rc = into_directory(local, source, out, err);
-  else if (!found && n && local[n - 1] == '/') /* says it is a directory, and is none */
+  char *path = NULL;
+  if (found && S_ISDIR(st.st_mode)) {
+    xio_err rc = into_directory(local, source, &path, err);
+    if (rc != XIO_OK) return rc;
+  } else if (!found && n && local[n - 1] == '/') { /* says it is a directory, and is none */
     return xio_error_from_errno(err, e, "CreateLocalFile", "stat", local);
-  else if (!(*out = xio_strdup(local)))
+  } else if (!(path = xio_strdup(local))) {
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  if (rc == XIO_OK && stat(*out, &st) == 0 && S_ISDIR(st.st_mode)) {
-    rc = refuse(err, *out,
-                "is a directory: the file cannot take its place; remove it or give another "
-                "path");
-    xio_free(*out);
-    *out = NULL;
   }
-  return rc;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    xio_err rc = refuse(err, path,
+                        "is a directory: the file cannot take its place; remove it or give "
+                        "another path");
+    xio_free(path);
+    return rc;
+  }
+  *out = path;
+  return XIO_OK;
 }
