@@ -2,8 +2,8 @@
  * args.c - argument parsing for the xio commands: long options with a value
  * ("--size 1G" or "--size=1G"; the value may start with '-', as in "--duration -1"),
  * flags, the global options (accepted before and after the command), positional
- * arguments, "--help", and usage errors that name what was wrong and show the
- * command's usage.
+ * arguments (a target written @FILE or @- read from there, see atfile.c), "--help",
+ * and usage errors that name what was wrong and show the command's usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -111,12 +111,17 @@ static int is_target_name(const char *what) {
   return strcmp(what, "TARGET") == 0 || strcmp(what, "SRC") == 0 || strcmp(what, "DST") == 0;
 }
 
-/* Refuses a TARGET that is a URL of a scheme xio cannot open (ftp://...), naming
- * the scheme, before anything is sent or created. */
-static int check_targets(const cli *c, const char *names, int npos, const char **pos) {
+/* Replaces the targets written @FILE or @- (and ls's CONTAINER_URL) by what they
+ * stand for (atfile.c), then refuses a TARGET that is a URL of a scheme xio cannot
+ * open (ftp://...), naming the scheme, before anything is sent or created. */
+static int check_targets(cli *c, const char *names, int npos, const char **pos) {
   for (int k = 0; k < npos; k++) {
     char what[32];
     name_at(names, k, what, sizeof what);
+    int r = is_target_name(what) || strcmp(what, "CONTAINER_URL") == 0
+                ? cli_target_from_file(c, what, pos[k], &pos[k])
+                : CLI_CONTINUE;
+    if (r != CLI_CONTINUE) return r;
     if (!is_target_name(what) || xio_target_classify(pos[k]) != XIO_TARGET_UNSUPPORTED) continue;
     int n = (int)xio_target_scheme_length(pos[k]);
     if (n == 0) return cli_usage_error(c, "empty %s", what);
@@ -166,9 +171,27 @@ static void print_synopsis(const cli_command *cmd, FILE *out) {
   }
 }
 
+/* What every command that opens a target says about @FILE, naming its argument. */
+static void print_target_note(const cli_command *cmd, FILE *out) {
+  const char *what = strstr(cmd->synopsis, "TARGET")          ? "TARGET"
+                     : strstr(cmd->synopsis, "SRC")           ? "SRC or DST"
+                     : strstr(cmd->synopsis, "CONTAINER_URL") ? "CONTAINER_URL"
+                                                              : NULL;
+  if (!what) return;
+  fprintf(out,
+          "\n"
+          "%s written @FILE is read from FILE's first line, @- from\n"
+          "standard input (a local path that starts with '@' is written ./@name): a URL\n"
+          "with a SAS given as an argument can be read by every local user while the\n"
+          "command runs (ps), one in a file cannot. The SAS alone can also come from\n"
+          "AZURE_STORAGE_SAS_TOKEN or --credentials FILE.\n",
+          what);
+}
+
 void cli_print_help(const cli_command *cmd, FILE *out) {
   print_synopsis(cmd, out);
   fprintf(out, "\n%s", cmd->help);
+  print_target_note(cmd, out);
 }
 
 int cli_usage_error(const cli *c, const char *fmt, ...) {

@@ -10,7 +10,9 @@
  * and the clock come from samples/common), errors with hints (errors.c), the xio
  * context built from the global options (context.c), a window of requests in
  * flight (window.c), the merging of a transfer's spans into requests (merge.c),
- * put's read-ahead of the local file (source.c) and the progress bar (progress.c).
+ * put's read-ahead of the local file (source.c), where a transfer writes its local
+ * file (localdest.c), a target read from a file (atfile.c) and the progress bar
+ * (progress.c).
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -23,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <cjson/cJSON.h>
@@ -38,21 +41,27 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 
 struct cli_command;
 
+/* Most targets one command reads from files (@FILE, @-): cp's SRC and DST. */
+#define CLI_MAX_READ_TARGETS 4
+
 /** The global options and the state of one run. */
 typedef struct cli {
-  const char *trace;             /* --trace FILE|- */
-  const char *cacert;            /* --cacert FILE */
-  const char *credentials;       /* --credentials FILE */
-  int json;                      /* --json */
-  int quiet;                     /* --quiet */
-  int progress;                  /* --progress */
-  int allow_insecure;            /* --allow-insecure-http */
-  int allow_exposed;             /* --allow-exposed-credentials */
-  const char *entra;             /* --entra METHOD */
-  int in_flight;                 /* put/get --in-flight N (0: the transfer's default) */
-  xio_checksum checksum;         /* put --checksum (default CRC64) */
-  const struct cli_command *cmd; /* the command running */
-  xio_ctx *ctx;                  /* made by cli_context() on first use */
+  const char *trace;                        /* --trace FILE|- */
+  const char *cacert;                       /* --cacert FILE */
+  const char *credentials;                  /* --credentials FILE */
+  int json;                                 /* --json */
+  int quiet;                                /* --quiet */
+  int progress;                             /* --progress */
+  int allow_insecure;                       /* --allow-insecure-http */
+  int allow_exposed;                        /* --allow-exposed-credentials */
+  const char *entra;                        /* --entra METHOD */
+  int in_flight;                            /* put/get --in-flight N (0: the transfer's default) */
+  xio_checksum checksum;                    /* put --checksum (default CRC64) */
+  const struct cli_command *cmd;            /* the command running */
+  xio_ctx *ctx;                             /* made by cli_context() on first use */
+  char *read_targets[CLI_MAX_READ_TARGETS]; /* targets read from @FILE / @- (atfile.c) */
+  int nread;
+  int stdin_read; /* @- was taken: standard input is spent */
 } cli;
 
 /** One command of the table. */
@@ -88,9 +97,10 @@ typedef struct cli_opt {
  * Parses a command's arguments: its options (`opts`, may be NULL), the global
  * options (accepted after the command too), --help, and the positional arguments
  * named in `names` ("LOCAL TARGET": at most that many) into `pos`, of which at least
- * `min_pos` are required. "--" ends the options. Returns CLI_CONTINUE, or the exit
- * status to return at once: 0 after printing the help for --help, 2 after printing
- * a usage error.
+ * `min_pos` are required. "--" ends the options. A TARGET, SRC, DST or
+ * CONTAINER_URL written @FILE or @- is replaced by the target read from there
+ * (cli_target_from_file). Returns CLI_CONTINUE, or the exit status to return at
+ * once: 0 after printing the help for --help, 2 after printing a usage error.
  */
 int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names, int min_pos,
               const char **pos);
@@ -108,6 +118,25 @@ int cli_usage_error(const cli *c, const char *fmt, ...) __attribute__((format(pr
 
 /** Prints a command's full help (usage and options) on `out`. */
 void cli_print_help(const cli_command *cmd, FILE *out);
+
+/* ---------------------------------------------------------- atfile.c ---- */
+
+/**
+ * The target that the argument `arg` named `what` ("TARGET") stands for: when it
+ * is "@FILE", the first line of FILE; when "@-", the first line of standard input
+ * (once per command); otherwise `arg` itself (and *out is not set). Keeps a URL
+ * with a SAS off the command line, where every local user can read it. The line
+ * loses its line end and surrounding blanks, and the lines after it must be blank.
+ * *out is owned by `c` until cli_read_targets_free. Returns CLI_CONTINUE, or
+ * CLI_USAGE after a message naming the argument and the file (never what it
+ * holds): a FILE that cannot be opened or read, an empty first line, more than one
+ * line, a line with control characters, too long (8 KiB) or starting with '@', a
+ * second "@-", a bare "@".
+ */
+int cli_target_from_file(cli *c, const char *what, const char *arg, const char **out);
+
+/** Wipes and frees the targets read from files; safe to repeat. */
+void cli_read_targets_free(cli *c);
 
 /* ---------------------------------------------------------- values.c ---- */
 
@@ -272,7 +301,8 @@ void cli_window_free(cli_window *w);
  *  point into: file byte `off` at ring offset off % size. The ring is one mapping,
  *  2 MiB-aligned and advised for transparent huge pages (fewer pages to pin per
  *  O_DIRECT read, fewer faults), so a span is contiguous only up to the ring's
- *  end: a request must not cross it. */
+ *  end: a request must not cross it. The file must not change while it is read:
+ *  what it was when put opened it (`st`) is what cli_source_check compares with. */
 typedef struct cli_source {
   const char *path;
   int fd;                /* the caller's descriptor, for buffered reads */
@@ -282,21 +312,32 @@ typedef struct cli_source {
   size_t size;           /* the ring's bytes */
   uint64_t file_size;    /* what the file held when put started */
   uint64_t bytes_direct; /* read with O_DIRECT */
+  struct stat st;        /* the file when put started: identity, size and times */
+  int changed;           /* a change of the file was seen: the upload is void */
 } cli_source;
 
 /** Sets up the source for the file `path`, open for reading as `fd` (not taken
- *  over), of `file_size` bytes, with a ring of `size` bytes (a multiple of 4 MiB);
- *  `direct` 0 reads everything buffered. Errors: what mmap reports (XIO_ENOMEM
- *  and the like). */
-xio_err cli_source_open(cli_source *s, const char *path, int fd, uint64_t file_size, size_t size,
-                        int direct, xio_error *err);
+ *  over), with a ring of `size` bytes (a multiple of 4 MiB); `direct` 0 reads
+ *  everything buffered. The file's size, identity and times are taken from `fd`
+ *  now (s->file_size, s->st). Errors: what fstat and mmap report (XIO_ENOMEM and
+ *  the like). */
+xio_err cli_source_open(cli_source *s, const char *path, int fd, size_t size, int direct,
+                        xio_error *err);
 
 /** Reads file bytes [off, off + n) into the ring (never more than one 4 MiB-aligned
  *  chunk); what the ring held for offsets a ring's length below is overwritten,
  *  up to the end of the 4 KiB block holding off + n - 1 when that is the file's
  *  last partial block, read with O_DIRECT.
- *  Errors: what pread reports, XIO_EIO when the file ends early (it shrank). */
+ *  Errors: what pread reports, XIO_EIO when the file ends early (it shrank: the
+ *  message says so and s->changed is set). */
 xio_err cli_source_load(cli_source *s, uint64_t off, size_t n, xio_error *err);
+
+/** Checks that the file is still as it was when the source was opened: the same
+ *  size, modification time and status change time, and its path still naming it.
+ *  put calls it before each load and once more after the last write was
+ *  acknowledged. Errors: XIO_EIO with the message "PATH changed while it was being
+ *  uploaded (WHAT CHANGED)" and s->changed set; what fstat reports. */
+xio_err cli_source_check(cli_source *s, xio_error *err);
 
 /** Where file byte `off` is in the ring (valid up to the ring's end: for
  *  size - off % size bytes). */
@@ -304,6 +345,20 @@ const char *cli_source_at(const cli_source *s, uint64_t off);
 
 /** Unmaps the ring and closes the O_DIRECT descriptor; safe to repeat. */
 void cli_source_close(cli_source *s);
+
+/* ------------------------------------------------------- localdest.c ---- */
+
+/**
+ * Where a transfer from `source` (a blob URL, a file:// URL or a path) writes the
+ * local file LOCAL: `local` itself, or, when it names a directory (or ends with
+ * '/'), the file in it named after the source, the last segment of the blob's
+ * name (decoded) or of the source's path. `*out` is malloc'd (xio_free). Errors,
+ * before anything is written: XIO_EINVAL when that path is a directory or the
+ * source names no file ("." or a container URL), what stat reports for a LOCAL
+ * ending with '/' that names no directory, XIO_EPARSE for a malformed source URL,
+ * XIO_ENOMEM.
+ */
+xio_err cli_local_dest(const char *local, const char *source, char **out, xio_error *err);
 
 /* ----------------------------------------------------------- merge.c ---- */
 

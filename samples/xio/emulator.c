@@ -202,11 +202,20 @@ static void log_tail(const char *dir, const char *name, char *out, size_t size) 
   text_to(out, size, "; its log (%s) ends:\n%s", path, n ? buf : "(empty)\n");
 }
 
-/* Starts Azurite and waits until it answers. 0, or -1 with a message. */
+/* Starts Azurite and waits until it answers. 0, or -1 with a message. Azurite runs
+ * as the tests' harness (tests/azurite/azurite.sh) runs it, with the same preload,
+ * gc_interval.js: its garbage collector sweeps the store every 10 minutes, and a
+ * sweep stops the emulator answering for seconds to minutes. */
 static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t errsize) {
-  char bin[4096], log[4200], tail[1700];
+  char bin[4096], log[4200], tail[1700], preload[4096], node_options[8800];
   if (cli_emu_find_azurite(bin, sizeof bin, err, errsize) != 0) return -1;
+  if (cli_emu_find_preload(preload, sizeof preload, err, errsize) != 0) return -1;
+  if (cli_emu_node_options(preload, node_options, sizeof node_options) != 0) {
+    snprintf(err, errsize, "NODE_OPTIONS is too long to add the preload to");
+    return -1;
+  }
   if (cli_emu_path(o->path, "azurite.log", log, sizeof log) != 0) return -1;
+  const char *env[] = {node_options, NULL};
   /* --skipApiVersionCheck: newer SDKs send service versions this Azurite predates. */
   const char *argv[] = {bin,
                         "--blobHost",
@@ -218,7 +227,7 @@ static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t
                         "--disableTelemetry",
                         "--skipApiVersionCheck",
                         NULL};
-  if (cli_emu_spawn(argv, o->path, log, &st->azurite, err, errsize) != 0) return -1;
+  if (cli_emu_spawn(argv, env, o->path, log, &st->azurite, err, errsize) != 0) return -1;
   /* Known at once, so that stop finds it even if this command is interrupted. */
   cli_emu_state_write(o->path, st, err, errsize);
   for (int64_t end = cli_emu_now_ms() + AZURITE_START_MS; cli_emu_now_ms() < end;) {
@@ -251,7 +260,7 @@ static int start_proxy(const emu_opts *o, cli_emu_state *st, char *err, size_t e
   const char *argv[] = {bin,      "--upstream", st->azurite_url, "--faults", st->faults,
                         "--seed", seed,         "--stats",       stats,      "--endpoint-file",
                         epfile,   NULL};
-  if (cli_emu_spawn(argv, o->path, log, &st->proxy, err, errsize) != 0) return -1;
+  if (cli_emu_spawn(argv, NULL, o->path, log, &st->proxy, err, errsize) != 0) return -1;
   cli_emu_state_write(o->path, st, err, errsize);
   for (int64_t end = cli_emu_now_ms() + PROXY_START_MS; cli_emu_now_ms() < end;) {
     if (cli_emu_read_line(o->path, "proxy.endpoint", st->proxy_url, sizeof st->proxy_url) == 0)
@@ -408,7 +417,9 @@ static const emu_sub subs[] = {
     {"start", "emulator start [--dir DIR] [--faults SPEC] [--seed N] [--json | --shell]",
      "Starts Azurite (the version xio's tests pin) in memory on a free port of\n"
      "127.0.0.1, waits until it answers, and prints its blob endpoint and the\n"
-     "connection string of its development account. Nothing is kept on disk.\n"
+     "connection string of its development account. Nothing is kept on disk. It runs\n"
+     "as xio's tests run it, without the garbage-collection sweep that stalls it\n"
+     "every 10 minutes (XIO_AZURITE_GC_INTERVAL_MS sets another interval).\n"
      "\n"
      "  --dir DIR      where the state is kept (default $XDG_RUNTIME_DIR/xio-emulator,\n"
      "                 else /tmp/xio-emulator-UID); stop and status take the same\n"

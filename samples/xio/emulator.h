@@ -6,7 +6,8 @@
  *
  * `xio emulator start` leaves two programs running in the background, each in a
  * session of its own so that it outlives the command: Azurite (in memory, on a free
- * loopback port) and, with --faults, xio-faultproxy in front of it. The state
+ * loopback port, with the tests' preload that turns its garbage-collection sweep
+ * off) and, with --faults, xio-faultproxy in front of it. The state
  * directory says which processes they are (pid and start time, so that a reused pid
  * is not taken for them), where they listen and what the proxy counted so far.
  */
@@ -50,12 +51,13 @@ typedef struct cli_emu_stats {
 
 /**
  * Starts `argv[0]` (a path) with `argv` in the background: in a session of its own,
- * in directory `dir`, stdin from /dev/null, stdout and stderr to `log` (truncated).
- * Fills `out`. Returns 0, or -1 with the reason in `err`. The caller reaps it if it
- * ends while the caller still runs (cli_emu_reap).
+ * in directory `dir`, stdin from /dev/null, stdout and stderr to `log` (truncated),
+ * with this process's environment and the "NAME=value" entries of `env` (NULL-
+ * terminated, or NULL) set on top. Fills `out`. Returns 0, or -1 with the reason in
+ * `err`. The caller reaps it if it ends while the caller still runs (cli_emu_reap).
  */
-int cli_emu_spawn(const char *const *argv, const char *dir, const char *log, cli_emu_proc *out,
-                  char *err, size_t errsize);
+int cli_emu_spawn(const char *const *argv, const char *const *env, const char *dir, const char *log,
+                  cli_emu_proc *out, char *err, size_t errsize);
 
 /** 1 when the process `p` names still runs (the same pid with the same start time,
  *  not a zombie), else 0. */
@@ -79,6 +81,18 @@ int cli_emu_find_azurite(char *out, size_t size, char *err, size_t errsize);
 
 /** Finds xio-faultproxy: $XIO_FAULTPROXY, else next to this program. As above. */
 int cli_emu_find_proxy(char *out, size_t size, char *err, size_t errsize);
+
+/**
+ * Finds the preload Azurite runs with, the one the tests' harness gives it
+ * (tests/azurite/gc_interval.js: no garbage-collection sweep, which stalls the
+ * emulator, for 6 hours): in the source tree, else where xio installs it
+ * (share/xio). Returns 0 with the path in `out`, or -1 with what is missing in `err`.
+ */
+int cli_emu_find_preload(char *out, size_t size, char *err, size_t errsize);
+
+/** `out` = "NODE_OPTIONS=--require \"PRELOAD\"", followed by this process's own
+ *  NODE_OPTIONS when it has one. Returns 0, or -1 when it does not fit. */
+int cli_emu_node_options(const char *preload, char *out, size_t size);
 
 /** Sends one plain HTTP request to `url` ("http://127.0.0.1:PORT") and returns 1
  *  when an HTTP response comes back within `ms`, else 0. */

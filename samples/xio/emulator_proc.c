@@ -2,8 +2,9 @@
  * emulator_proc.c - the background processes of `xio emulator`: starting a program
  * detached from the command (its own session, its output in a log), telling whether
  * it still runs (pid and start time from /proc, zombies count as gone), ending it
- * with its process group, finding the programs to run, and asking an endpoint
- * whether it answers HTTP. Everything here talks to 127.0.0.1 only.
+ * with its process group, finding the programs to run and Azurite's preload, and
+ * asking an endpoint whether it answers HTTP. Everything here talks to 127.0.0.1
+ * only.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -26,6 +27,9 @@
 
 #ifndef XIO_SOURCE_DIR
 #define XIO_SOURCE_DIR "."
+#endif
+#ifndef XIO_DATA_DIR
+#define XIO_DATA_DIR "/usr/local/share/xio"
 #endif
 
 int64_t cli_emu_now_ms(void) {
@@ -100,7 +104,8 @@ int cli_emu_terminate(const cli_emu_proc *p, int grace_ms) {
 
 /* In the child: the session, the directory and the descriptors, then the program.
  * Only async-signal-safe calls from here on. */
-static void exec_child(const char *const *argv, const char *dir, int logfd, int nullfd) {
+static void exec_child(const char *const *argv, char *const *envp, const char *dir, int logfd,
+                       int nullfd) {
   setsid();
   if (chdir(dir) != 0) _exit(126);
   dup2(nullfd, 0);
@@ -111,27 +116,60 @@ static void exec_child(const char *const *argv, const char *dir, int logfd, int 
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  execv(argv[0], (char *const *)argv);
+  execve(argv[0], (char *const *)argv, envp);
   _exit(127);
 }
 
-int cli_emu_spawn(const char *const *argv, const char *dir, const char *log, cli_emu_proc *out,
-                  char *err, size_t errsize) {
+/* 1 when the environment entry `kv` sets a variable that one of `env` sets. */
+static int overridden(const char *kv, const char *const *env) {
+  size_t n = strcspn(kv, "=");
+  for (size_t i = 0; env && env[i]; i++)
+    if (strncmp(env[i], kv, n) == 0 && env[i][n] == '=') return 1;
+  return 0;
+}
+
+/* This process's environment with `env` ("NAME=value" entries) set on top: a
+ * malloc'd array of borrowed strings, or NULL on out-of-memory. */
+static char **child_environment(const char *const *env) {
+  size_t n = 0, k = 0;
+  while (environ[n])
+    n++;
+  for (size_t i = 0; env && env[i]; i++)
+    n++;
+  char **out = malloc((n + 1) * sizeof *out);
+  if (!out) return NULL;
+  for (size_t i = 0; environ[i]; i++)
+    if (!overridden(environ[i], env)) out[k++] = environ[i];
+  for (size_t i = 0; env && env[i]; i++)
+    out[k++] = (char *)env[i];
+  out[k] = NULL;
+  return out;
+}
+
+int cli_emu_spawn(const char *const *argv, const char *const *env, const char *dir, const char *log,
+                  cli_emu_proc *out, char *err, size_t errsize) {
   memset(out, 0, sizeof *out);
+  char **envp = child_environment(env);
+  if (!envp) {
+    snprintf(err, errsize, "out of memory");
+    return -1;
+  }
   int logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (logfd < 0 || nullfd < 0) {
     snprintf(err, errsize, "cannot open %s: %s", logfd < 0 ? log : "/dev/null", strerror(errno));
     if (logfd >= 0) close(logfd);
     if (nullfd >= 0) close(nullfd);
+    free(envp);
     return -1;
   }
   fflush(NULL);
   pid_t pid = fork();
-  if (pid == 0) exec_child(argv, dir, logfd, nullfd);
+  if (pid == 0) exec_child(argv, envp, dir, logfd, nullfd);
   int saved = errno;
   close(logfd);
   close(nullfd);
+  free(envp);
   if (pid < 0) {
     snprintf(err, errsize, "cannot start %s: %s", argv[0], strerror(saved));
     return -1;
@@ -194,6 +232,33 @@ int cli_emu_find_proxy(char *out, size_t size, char *err, size_t errsize) {
            "the xio program; or set XIO_FAULTPROXY to an xio-faultproxy program",
            out);
   return -1;
+}
+
+int cli_emu_find_preload(char *out, size_t size, char *err, size_t errsize) {
+  static const char *const dirs[] = {XIO_SOURCE_DIR "/tests/azurite", XIO_DATA_DIR};
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+    struct stat st;
+    snprintf(out, size, "%s/gc_interval.js", dirs[i]);
+    if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, R_OK) == 0) return 0;
+  }
+  snprintf(err, errsize,
+           "the preload that turns Azurite's garbage-collection sweep off is not there "
+           "(looked for gc_interval.js in %s/tests/azurite and %s): it comes with the xio "
+           "source tree and is installed with xio",
+           XIO_SOURCE_DIR, XIO_DATA_DIR);
+  return -1;
+}
+
+int cli_emu_node_options(const char *preload, char *out, size_t size) {
+  const char *old = getenv("NODE_OPTIONS");
+  size_t k = (size_t)snprintf(out, size, "NODE_OPTIONS=--require \"");
+  for (const char *p = preload; *p && k + 2 < size; p++) { /* quoted: it may hold blanks */
+    if (*p == '"' || *p == '\\') out[k++] = '\\';
+    out[k++] = *p;
+  }
+  if (k >= size) return -1;
+  int n = snprintf(out + k, size - k, "\"%s%s", old && *old ? " " : "", old && *old ? old : "");
+  return n < 0 || (size_t)n >= size - k ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ probing ---- */

@@ -36,7 +36,9 @@ static const char intro[] =
     "\n"
     "Database files on Azure page blobs or local disks. TARGET is a blob URL,\n"
     "https://ACCOUNT.blob.core.windows.net/CONTAINER/BLOB[?SAS] or an emulator URL\n"
-    "http://127.0.0.1:PORT/ACCOUNT/CONTAINER/BLOB, or a local path.\n"
+    "http://127.0.0.1:PORT/ACCOUNT/CONTAINER/BLOB, or a local path; @FILE stands for\n"
+    "the target on FILE's first line, @- for the one on standard input (a local path\n"
+    "that starts with '@' is written ./@name).\n"
     "\n"
     "Commands:\n";
 
@@ -66,7 +68,11 @@ static const char globals[] =
     "AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY,\n"
     "AZURE_STORAGE_SAS_TOKEN, then for https URLs Entra ID tokens: a managed\n"
     "identity (IDENTITY_ENDPOINT), the Azure CLI (az login), or the instance\n"
-    "metadata service on an Azure VM. SIZE takes binary suffixes K, M, G, T.\n"
+    "metadata service on an Azure VM. A URL with a SAS given as an argument can be\n"
+    "read by every user of this machine while the command runs (ps shows it): keep\n"
+    "the SAS in AZURE_STORAGE_SAS_TOKEN or the credential file, or the whole URL in\n"
+    "a file given as @FILE (or on standard input, @-). SIZE takes binary suffixes\n"
+    "K, M, G, T.\n"
     "Exit status: 0 done, 1 the operation failed, 2 bad usage.\n";
 
 static void print_help(FILE *out) {
@@ -130,6 +136,7 @@ static int parse_globals(cli *c, int argc, char **argv, int *status) {
 
 static int finish(cli *c, int status) {
   cli_context_free(c);
+  cli_read_targets_free(c);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "xio: cannot write the output\n");
     if (status == CLI_OK) status = CLI_FAILED;

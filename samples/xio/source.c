@@ -25,11 +25,20 @@
  * memory does not push everything else out of the page cache. Bytes before the
  * first DIRECT_ALIGN boundary of a load are read buffered, and so is everything
  * once the file system has refused O_DIRECT (EINVAL at open or on a read).
+ *
+ * The file must hold still while it is uploaded: a file that grows, shrinks or is
+ * rewritten meanwhile would give a blob that mixes old and new bytes, or lacks the
+ * new ones, and looks whole. What it was when put opened it (its inode, size,
+ * modification and status change times) is kept, and cli_source_check compares
+ * the file and its path with that before each load and after the last write; a
+ * load that finds the file ended early says it shrank.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -44,15 +53,18 @@ static xio_err map_ring(cli_source *s, size_t size, xio_error *err) {
   return XIO_OK;
 }
 
-xio_err cli_source_open(cli_source *s, const char *path, int fd, uint64_t file_size, size_t size,
-                        int direct, xio_error *err) {
+xio_err cli_source_open(cli_source *s, const char *path, int fd, size_t size, int direct,
+                        xio_error *err) {
   memset(s, 0, sizeof *s);
   s->path = path;
   s->fd = fd;
-  s->file_size = file_size;
+  s->dfd = -1;
+  if (fstat(fd, &s->st) != 0)
+    return xio_error_from_errno(err, errno, "ReadLocalFile", "fstat", path);
+  s->file_size = (uint64_t)s->st.st_size;
   s->dfd = direct ? open(path, O_RDONLY | O_CLOEXEC | O_DIRECT) : -1;
   s->direct = s->dfd >= 0;
-  xio_err rc = file_size ? map_ring(s, size, err) : XIO_OK;
+  xio_err rc = s->file_size ? map_ring(s, size, err) : XIO_OK;
   if (rc != XIO_OK) cli_source_close(s);
   return rc;
 }
@@ -78,11 +90,15 @@ static xio_err read_buffered(cli_source *s, uint64_t off, size_t n, xio_error *e
   size_t got;
   int e = read_fully(s->fd, (char *)cli_source_at(s, off), n, off, &got);
   if (e) return xio_error_from_errno(err, e, "ReadLocalFile", "pread", s->path);
-  if (got < n)
-    return xio_error_set(err, XIO_EIO,
-                         "%s shrank while it was being read (%llu bytes expected, the file "
-                         "ends at %llu); put --force again when the file is stable",
-                         s->path, (unsigned long long)s->file_size, (unsigned long long)off + got);
+  if (got < n) {
+    s->changed = 1;
+    xio_error_set(err, XIO_EIO,
+                  "%s changed while it was being uploaded (it shrank: %llu bytes expected, "
+                  "it ends at %llu)",
+                  s->path, (unsigned long long)s->file_size, (unsigned long long)off + got);
+    xio_error_set_operation(err, "ReadLocalFile");
+    return XIO_EIO;
+  }
   return XIO_OK;
 }
 
@@ -118,6 +134,45 @@ xio_err cli_source_load(cli_source *s, uint64_t off, size_t n, xio_error *err) {
   if (rc == XIO_OK && read_direct(s, head, end, err, &rc))
     rc = read_buffered(s, head, (size_t)(end - head), err);
   return rc;
+}
+
+static int same_time(const struct timespec *a, const struct timespec *b) {
+  return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* What differs between the file as it was (`was`), as its descriptor sees it now
+ * (`now`) and as its path names it (`named`, or NULL when the path names nothing),
+ * into `why`; 0 when nothing does. */
+static int what_changed(const struct stat *was, const struct stat *now, const struct stat *named,
+                        char *why, size_t size) {
+  if (!named)
+    snprintf(why, size, "its path no longer names it: it was removed or renamed");
+  else if (named->st_dev != was->st_dev || named->st_ino != was->st_ino)
+    snprintf(why, size, "the path now names another file");
+  else if (now->st_size != was->st_size)
+    snprintf(why, size, "it %s from %lld to %lld bytes",
+             now->st_size > was->st_size ? "grew" : "shrank", (long long)was->st_size,
+             (long long)now->st_size);
+  else if (!same_time(&now->st_mtim, &was->st_mtim))
+    snprintf(why, size, "it was modified: its modification time moved");
+  else if (!same_time(&now->st_ctim, &was->st_ctim))
+    snprintf(why, size, "its status change time moved: it was written or its attributes changed");
+  else
+    return 0;
+  return 1;
+}
+
+xio_err cli_source_check(cli_source *s, xio_error *err) {
+  struct stat now, named;
+  char why[128];
+  if (fstat(s->fd, &now) != 0)
+    return xio_error_from_errno(err, errno, "ReadLocalFile", "fstat", s->path);
+  int there = stat(s->path, &named) == 0;
+  if (!what_changed(&s->st, &now, there ? &named : NULL, why, sizeof why)) return XIO_OK;
+  s->changed = 1;
+  xio_error_set(err, XIO_EIO, "%s changed while it was being uploaded (%s)", s->path, why);
+  xio_error_set_operation(err, "ReadLocalFile");
+  return XIO_EIO;
 }
 
 void cli_source_close(cli_source *s) {

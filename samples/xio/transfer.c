@@ -53,6 +53,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,15 +125,38 @@ static void catch_stop_signals(void) {
   sigaction(SIGTERM, &sa, NULL);
 }
 
+static const char *stop_name(void) { return stop_signal == SIGINT ? "SIGINT" : "SIGTERM"; }
+
 /* XIO_ECANCELED when a stop signal arrived. */
 static xio_err check_stop(xio_error *err) {
   if (!stop_signal) return XIO_OK;
-  return xio_error_set(err, XIO_ECANCELED, "interrupted by %s",
-                       stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+  return xio_error_set(err, XIO_ECANCELED, "interrupted by %s", stop_name());
 }
 
 /* The exit status of a transfer stopped by a signal: 130 (SIGINT) or 143 (SIGTERM). */
 static int stop_status(void) { return 128 + stop_signal; }
+
+/* A stop signal that came before `cmd` had changed anything, so there is nothing
+ * to finish: "xio: CMD interrupted by SIGTERM before " and what it had not done. */
+static int stopped_before(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int stopped_before(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "xio: %s interrupted by %s before ", cmd, stop_name());
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return stop_status();
+}
+
+/* A stop signal that came once the last request was on its way: the transfer is
+ * whole all the same, and the exit status still says it was stopped. */
+static int stopped_after(const char *cmd, const char *done) {
+  fprintf(stderr, "xio: %s: %s came as the transfer finished; %s is complete\n", cmd, stop_name(),
+          done);
+  return stop_status();
+}
 
 /* ---------------------------------------------------- local files ---- */
 
@@ -177,6 +201,8 @@ typedef struct put_job {
   xio_ranges ext; /* the local file's data extents */
   cli_progress prog;
   int overwrite; /* the target existed and is being overwritten in place */
+  int marked;    /* the target was marked incomplete */
+  int touched;   /* a request that changes the target's size or bytes was issued */
   int resume;    /* --resume: compare with what the target holds, send what differs */
   int buffered;  /* --buffered: read LOCAL through the page cache, not with O_DIRECT */
   char *cmp;     /* --resume: the target's bytes of the chunk */
@@ -205,6 +231,7 @@ static xio_err send_request(uint64_t start, uint64_t end, void *ud, xio_error *e
   cli_slot *s;
   xio_err rc = cli_window_next(&j->w, &s, err);
   if (rc != XIO_OK) return rc;
+  j->touched = 1;
   rc = cli_window_submit(&j->w, s, j->f, XIO_IO_WRITE, start, len,
                          (void *)cli_source_at(&j->src, start), err);
   if (rc != XIO_OK) return rc;
@@ -284,6 +311,7 @@ static xio_err send_extent(put_job *j, uint64_t start, uint64_t end, xio_error *
     uint64_t next = chunk_end(off, stop);
     size_t n = (size_t)(next - off);
     xio_err rc = check_stop(err);
+    if (rc == XIO_OK) rc = cli_source_check(&j->src, err); /* still the file it was */
     if (rc == XIO_OK) rc = make_room(j, off, next, err);
     if (rc == XIO_OK) rc = cli_source_load(&j->src, off, n, err);
     if (rc == XIO_OK && j->resume)
@@ -316,6 +344,8 @@ static xio_err upload(put_job *j, xio_error *err) {
     rc = drc;
     *err = de;
   }
+  if (rc == XIO_OK) rc = check_stop(err); /* stopped: the target stays marked incomplete */
+  if (rc == XIO_OK) rc = cli_source_check(&j->src, err); /* unchanged up to the last write */
   if (rc == XIO_OK) rc = xio_file_flush(j->f, err);
   if (rc == XIO_OK) rc = xio_file_set_incomplete(j->f, 0, err); /* every write acknowledged */
   cli_progress_end(&j->prog);
@@ -343,7 +373,9 @@ static xio_err overwrite_target(put_job *j, xio_ctx *ctx, const char *target, xi
   if (rc != XIO_OK) return rc;
   uint64_t old = xio_file_size(j->f);
   rc = xio_file_set_incomplete(j->f, 1, err);
+  j->marked = rc == XIO_OK;
   if (rc == XIO_OK) rc = xio_file_set_kind(j->f, j->kind, err);
+  j->touched = rc == XIO_OK; /* the content changes from here on */
   if (rc == XIO_OK) rc = xio_file_set_size(j->f, j->size, XIO_INIT_NONE, err);
   /* whole pages of the old content (the new size may be whole pages when the old is not) */
   uint64_t keep = min_u64((min_u64(old, j->size) + PAGE - 1) / PAGE * PAGE, j->size);
@@ -366,7 +398,9 @@ static xio_err resume_target(put_job *j, xio_ctx *ctx, const char *target, xio_e
   if (rc != XIO_OK) return rc;
   j->overwrite = 1; /* never deleted on failure */
   rc = xio_file_set_incomplete(j->f, 1, err);
+  j->marked = rc == XIO_OK;
   if (rc == XIO_OK) rc = xio_file_set_kind(j->f, j->kind, err);
+  j->touched = rc == XIO_OK; /* the content changes from here on */
   if (rc == XIO_OK) rc = xio_file_set_size(j->f, j->size, XIO_INIT_NONE, err);
   if (rc != XIO_OK) {
     xio_file_close(j->f, NULL);
@@ -457,19 +491,45 @@ static xio_err inspect_local(put_job *j, const char *kind_s, xio_error *err) {
   return rc != XIO_OK ? rc : crc;
 }
 
+/* What a file that is not a regular one is, for a message. */
+static const char *file_type(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "of an unknown type";
+}
+
+/* Opens LOCAL for reading without waiting on it: a FIFO that no process writes
+ * would block open(2) until one does, so the open does not wait (O_NONBLOCK), what
+ * is not a regular file is refused, naming what it is, and reads block again. */
+static xio_err open_regular(put_job *j, struct stat *st, xio_error *err) {
+  j->fd = open(j->local, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (j->fd < 0) return xio_error_from_errno(err, errno, "OpenLocalFile", "open", j->local);
+  if (fstat(j->fd, st) != 0)
+    return xio_error_from_errno(err, errno, "OpenLocalFile", "fstat", j->local);
+  if (!S_ISREG(st->st_mode)) {
+    xio_error_set(err, XIO_EINVAL, "%s is not a regular file but %s: put uploads regular files",
+                  j->local, file_type(st->st_mode));
+    xio_error_set_operation(err, "OpenLocalFile");
+    return XIO_EINVAL;
+  }
+  int flags = fcntl(j->fd, F_GETFL);
+  if (flags < 0 || fcntl(j->fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    return xio_error_from_errno(err, errno, "OpenLocalFile", "fcntl", j->local);
+  return XIO_OK;
+}
+
 /* Opens LOCAL for reading, learns its size, kind and data extents, and sets up the
  * ring it is read into. */
 static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err) {
   struct stat st;
-  j->fd = open(j->local, O_RDONLY | O_CLOEXEC);
-  if (j->fd < 0) return xio_error_from_errno(err, errno, "OpenLocalFile", "open", j->local);
-  if (fstat(j->fd, &st) != 0)
-    return xio_error_from_errno(err, errno, "OpenLocalFile", "fstat", j->local);
-  if (!S_ISREG(st.st_mode))
-    return xio_error_set(err, XIO_EINVAL, "%s is not a regular file", j->local);
-  j->size = (uint64_t)st.st_size;
+  xio_err rc = open_regular(j, &st, err);
+  if (rc != XIO_OK) return rc;
   size_t ring = (size_t)(j->c->in_flight + 2) * CHUNK;
-  xio_err rc = cli_source_open(&j->src, j->local, j->fd, j->size, ring, !j->buffered, err);
+  rc = cli_source_open(&j->src, j->local, j->fd, ring, !j->buffered, err);
+  j->size = j->src.file_size; /* as the source saw it: what later checks compare with */
   return rc == XIO_OK ? inspect_local(j, kind_s, err) : rc;
 }
 
@@ -481,20 +541,53 @@ static int put_interrupted(const put_job *j, char *safe) {
   fprintf(stderr,
           "xio: put interrupted by %s: %s of %s scanned and sent; %s is marked incomplete; "
           "`xio put --resume %s %s` finishes it\n",
-          stop_signal == SIGINT ? "SIGINT" : "SIGTERM", samples_fmt_size(j->scanned, hs, sizeof hs),
+          stop_name(), samples_fmt_size(j->scanned, hs, sizeof hs),
           samples_fmt_size(total, hl, sizeof hl), safe ? safe : "the target", j->local,
           safe ? safe : "TARGET");
   xio_free(safe);
   return stop_status();
 }
 
-/* A failed overwrite in place: say that the target may hold part of the new content
- * and that its snapshots are kept. */
-static int overwrite_failed(const put_job *j, xio_err rc, xio_error *e) {
+/* LOCAL changed during the upload: the target, marked incomplete before the first
+ * write, stays so (a new one is not deleted, as after an interrupted put), and the
+ * message says to put again. Frees `safe`. */
+static int source_changed(const put_job *j, char *safe, xio_err rc, xio_error *e) {
+  const char *name = safe ? safe : "the target";
   size_t n = strlen(e->message);
   snprintf(e->message + n, sizeof e->message - n,
-           "; the target may hold part of the new content (its snapshots are kept): "
-           "put --force again replaces it");
+           "; %.160s is marked incomplete; put again once %.100s no longer changes "
+           "(`xio put --resume` sends only what differs)",
+           name, j->local);
+  xio_free(safe);
+  return cli_fail(j->c, rc, e);
+}
+
+/* A failed overwrite in place: what became of the target, and that its snapshots
+ * are kept. Once a request that changes its size or bytes was issued, it may hold
+ * part of the new content; before, its content is unchanged (marked incomplete, or
+ * not written at all), and when another client's lease refused the first change,
+ * the message names the lease and how to end it. */
+static int overwrite_failed(const put_job *j, const char *target, xio_err rc, xio_error *e) {
+  char *safe = cli_safe_target(target);
+  const char *name = safe ? safe : "TARGET";
+  size_t n = strlen(e->message);
+  if (j->touched)
+    snprintf(e->message + n, sizeof e->message - n,
+             "; the target may hold part of the new content (its snapshots are kept): "
+             "put --force again replaces it");
+  else if (rc == XIO_EBUSY && cli_is_url(target))
+    snprintf(e->message, sizeof e->message,
+             "%.190s is leased by another client; nothing was written (its snapshots are "
+             "kept); `xio lease break %.190s` ends the lease",
+             name, name);
+  else if (j->marked)
+    snprintf(e->message + n, sizeof e->message - n,
+             "; the target's content was not changed, but it is marked incomplete (its "
+             "snapshots are kept): put --force again replaces it");
+  else
+    snprintf(e->message + n, sizeof e->message - n,
+             "; nothing was written (its snapshots are kept)");
+  xio_free(safe);
   return cli_fail(j->c, rc, e);
 }
 
@@ -504,7 +597,8 @@ static int put_run(put_job *j, const char *target, int force) {
   xio_error e, ce;
   double t0 = samples_now();
   xio_err rc = create_target(j, target, force, &e);
-  if (rc != XIO_OK) return j->overwrite ? overwrite_failed(j, rc, &e) : cli_fail(j->c, rc, &e);
+  if (rc != XIO_OK)
+    return j->overwrite ? overwrite_failed(j, target, rc, &e) : cli_fail(j->c, rc, &e);
   char *safe = xio_strdup(xio_file_path(j->f));
   rc = upload(j, &e);
   xio_err crc = xio_file_close(j->f, &ce);
@@ -512,15 +606,20 @@ static int put_run(put_job *j, const char *target, int force) {
     rc = crc;
     e = ce;
   }
-  if (rc == XIO_OK)
+  int status = CLI_OK;
+  if (rc == XIO_OK) {
     put_report(j, safe ? safe : "", samples_now() - t0);
-  else if (rc == XIO_ECANCELED && stop_signal)
+    if (stop_signal) status = stopped_after("put", safe ? safe : "the target");
+  } else if (rc == XIO_ECANCELED && stop_signal) {
     return put_interrupted(j, safe);
-  else if (!j->overwrite)
+  } else if (j->src.changed) {
+    return source_changed(j, safe, rc, &e);
+  } else if (!j->overwrite) {
     xio_file_delete(j->c->ctx, target, NULL);
+  }
   xio_free(safe);
-  if (rc == XIO_OK) return CLI_OK;
-  return j->overwrite ? overwrite_failed(j, rc, &e) : cli_fail(j->c, rc, &e);
+  if (rc == XIO_OK) return status;
+  return j->overwrite ? overwrite_failed(j, target, rc, &e) : cli_fail(j->c, rc, &e);
 }
 
 static int run_put(cli *c, int argc, char **argv) {
@@ -545,14 +644,30 @@ static int run_put(cli *c, int argc, char **argv) {
   if ((r = cli_value_kind(c, kind_s, &j.kind)) != CLI_CONTINUE) return r;
   if ((r = take_in_flight(c, flight_s, PUT_IN_FLIGHT)) != CLI_CONTINUE) return r;
   if ((r = cli_value_checksum(c, checksum_s, &c->checksum)) != CLI_CONTINUE) return r;
-  if (same_file(pos[0], pos[1])) return cli_usage_error(c, "LOCAL and TARGET are the same file");
-  catch_stop_signals();
   xio_error e;
-  xio_err rc = open_local_source(&j, kind_s, &e);
-  r = rc == XIO_OK ? put_run(&j, pos[1], force) : cli_fail(c, rc, &e);
+  char *dest = NULL; /* a local TARGET that is a directory: DIR/NAME */
+  xio_err rc = cli_is_url(pos[1]) ? XIO_OK : cli_local_dest(pos[1], pos[0], &dest, &e);
+  if (rc != XIO_OK) return cli_fail(c, rc, &e);
+  if (dest) pos[1] = dest;
+  if (same_file(pos[0], pos[1])) {
+    xio_free(dest);
+    return cli_usage_error(c, "LOCAL and TARGET are the same file");
+  }
+  catch_stop_signals();
+  rc = open_local_source(&j, kind_s, &e);
+  if (rc != XIO_OK) {
+    r = cli_fail(c, rc, &e);
+  } else if (stop_signal) {
+    char *safe = cli_safe_target(pos[1]);
+    r = stopped_before("put", "it opened %s; nothing was written", safe ? safe : "TARGET");
+    xio_free(safe);
+  } else {
+    r = put_run(&j, pos[1], force);
+  }
   cli_source_close(&j.src);
   if (j.fd >= 0) close(j.fd);
   xio_ranges_clear(&j.ext);
+  xio_free(dest);
   return r;
 }
 
@@ -566,7 +681,8 @@ const cli_command cli_cmd_put = {
     "sparse file are never read, and all-zero pages are skipped, except where a\n"
     "gap between data is no longer than the data before it (64 KiB at most): it is\n"
     "sent inside one write of up to 4 MiB, so a fragmented file costs a few\n"
-    "requests, not one per page.\n"
+    "requests, not one per page. A local directory as TARGET takes the file under\n"
+    "LOCAL's name, as cp(1) does.\n"
     "\n"
     "Options:\n"
     "  --kind data|log   the kind of the new file (default: LOCAL's recorded kind,\n"
@@ -586,7 +702,10 @@ const cli_command cli_cmd_put = {
     "                    less CPU and leaves the page cache to others\n"
     "\n"
     "TARGET is marked incomplete until every write is acknowledged; SIGINT or SIGTERM\n"
-    "stops issuing, waits for the writes in flight and exits 130 or 143.\n",
+    "stops issuing, waits for the writes in flight and exits 130 or 143, in whatever\n"
+    "phase it comes. LOCAL must be a regular file (a FIFO or a device is refused) that\n"
+    "holds still: if it grows, shrinks, is written or its path is renamed over before\n"
+    "the last write is acknowledged, put fails and TARGET stays marked incomplete.\n",
     run_put,
 };
 
@@ -594,7 +713,7 @@ const cli_command cli_cmd_put = {
 
 typedef struct get_job {
   cli *c;
-  const char *local;
+  char *local;           /* LOCAL, or DIR/NAME for a directory (owned) */
   char *partial;         /* LOCAL.xio-partial: the download until it is complete */
   int resume;            /* --resume: continue the partial file */
   int buffered;          /* --buffered: write through the page cache, not O_DIRECT */
@@ -827,6 +946,25 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
   return rc;
 }
 
+/* Where the download goes: LOCAL, or DIR/NAME when LOCAL is a directory (refusing
+ * at once a path it cannot be renamed to), and the partial file beside it. */
+static xio_err local_paths(get_job *j, const char *target, const char *local, xio_error *err) {
+  xio_err rc = cli_local_dest(local, target, &j->local, err);
+  if (rc != XIO_OK) return rc;
+  size_t n = strlen(j->local) + sizeof ".xio-partial";
+  if (!(j->partial = xio_malloc(n))) {
+    xio_free(j->local);
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  }
+  snprintf(j->partial, n, "%s.xio-partial", j->local);
+  return XIO_OK;
+}
+
+static void free_local_paths(get_job *j) {
+  xio_free(j->partial);
+  xio_free(j->local);
+}
+
 /* A get stopped by a signal: what is left, and how to finish it. */
 static int get_interrupted(const get_job *j) {
   char hf[32], ht[32];
@@ -861,6 +999,7 @@ static int get_run(get_job *j, int force) {
     unlink(j->partial);
   else
     get_report(j, samples_now() - t0);
+  if (rc == XIO_OK && stop_signal) return stopped_after("get", j->local);
   return rc == XIO_OK ? CLI_OK : cli_fail(j->c, rc, &e);
 }
 
@@ -921,26 +1060,28 @@ static int run_get(cli *c, int argc, char **argv) {
   int r = cli_parse(c, argc, argv, opts, "TARGET LOCAL", 2, pos);
   if (r != CLI_CONTINUE) return r;
   if ((r = take_in_flight(c, flight_s, GET_IN_FLIGHT)) != CLI_CONTINUE) return r;
-  if (same_file(pos[0], pos[1])) return cli_usage_error(c, "TARGET and LOCAL are the same file");
   get_job j;
   memset(&j, 0, sizeof j);
   j.c = c;
-  j.local = pos[1];
   j.fd = j.dfd = -1;
   j.resume = resume;
   j.buffered = buffered;
-  size_t n = strlen(j.local) + sizeof ".xio-partial";
-  if (!(j.partial = xio_malloc(n))) {
-    xio_error e;
-    xio_error_clear(&e);
-    return cli_fail(c, xio_error_set(&e, XIO_ENOMEM, "out of memory"), &e);
-  }
-  snprintf(j.partial, n, "%s.xio-partial", j.local);
-  catch_stop_signals();
   xio_error e;
-  xio_err rc = open_source(&j, pos[0], snapshot, &e);
-  r = rc == XIO_OK ? get_run(&j, force || resume) : cli_fail(c, rc, &e);
-  xio_free(j.partial);
+  xio_err rc = local_paths(&j, pos[0], pos[1], &e);
+  if (rc != XIO_OK) return cli_fail(c, rc, &e);
+  if (same_file(pos[0], j.local)) {
+    free_local_paths(&j);
+    return cli_usage_error(c, "TARGET and LOCAL are the same file");
+  }
+  catch_stop_signals();
+  rc = open_source(&j, pos[0], snapshot, &e);
+  if (rc != XIO_OK)
+    r = cli_fail(c, rc, &e);
+  else if (stop_signal)
+    r = stopped_before("get", "it created %s", j.local);
+  else
+    r = get_run(&j, force || resume);
+  free_local_paths(&j);
   xio_ranges_clear(&j.ranges);
   xio_file_close(j.f, NULL);
   drop_snapshot(&j, pos[0]);
@@ -957,7 +1098,9 @@ const cli_command cli_cmd_get = {
     "reads as zeros. Ranges less than 256 KiB apart are read in one request of up\n"
     "to 8 MiB (the gap between them is read, not written), so a fragmented file\n"
     "costs a few requests, not one per range. The file kind is recorded in LOCAL's\n"
-    "user.xio.kind attribute.\n"
+    "user.xio.kind attribute. A directory as LOCAL (or LOCAL ending in '/') takes the\n"
+    "file under the last segment of the blob's name, as cp(1) does; a path that cannot\n"
+    "be written (a directory there) is refused before anything is read.\n"
     "\n"
     "LOCAL is one version of TARGET: every read is of the version TARGET had when\n"
     "the get began (If-Match on its ETag). If another client writes TARGET during\n"
@@ -978,6 +1121,7 @@ const cli_command cli_cmd_get = {
     "                  allows, which spares the final fsync a copy of every byte\n"
     "\n"
     "The download goes to LOCAL.xio-partial, renamed to LOCAL once complete; SIGINT or\n"
-    "SIGTERM stops issuing, waits for the reads in flight and exits 130 or 143.\n",
+    "SIGTERM stops issuing, waits for the reads in flight and exits 130 or 143, in\n"
+    "whatever phase it comes.\n",
     run_get,
 };

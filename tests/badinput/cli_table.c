@@ -355,7 +355,7 @@ static const cli_row local_rows[] = {
     {ARGS("put", "@D/src.img", "@D/data.img"), 1, "already exists; --force replaces it"},
     {ARGS("get", "@C/data.mdf", "@D/data.img"), 1, "already exists; --force overwrites it"},
     {ARGS("get", "@C/data.mdf", "/nonexistent/dir/f"), 1, "No such file or directory"},
-    {ARGS("get", "@C/data.mdf", "@D"), 1, "already exists"},
+    {ARGS("get", "@C/data.mdf", "@D/data.img/"), 1, "Not a directory"},
     {ARGS("create", "file://remote/x", "--size", "1K"), 1,
      "a file URL needs an absolute path on this host"},
     {ARGS("stat", "file:///tmp/bad%zz"), 1, "bad %-escape in a file URL"},

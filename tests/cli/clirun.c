@@ -1,17 +1,21 @@
 /*
  * clirun.c - running the xio program from the tests (see clirun.h): the harness's
  * test_spawn in a clean environment with the emulator's dev account, a trace file
- * per run, and the secret checks every run goes through; making and comparing the
- * local files the transfers move.
+ * per run, and the secret checks every run goes through; runs in the background
+ * that a test acts on while they go; making and comparing the local files the
+ * transfers move.
  */
 #define _GNU_SOURCE
 #include "clirun.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xio/auth.h>
@@ -137,10 +141,9 @@ void clirun_free(clirun *r) {
   memset(r, 0, sizeof *r);
 }
 
-void clirun_v(clirun *r, unsigned flags, const char *const *env_extra, const char *const *args) {
-  char trace[600];
-  snprintf(trace, sizeof trace, "%s/run%u.trace", clirun_dir(), run_counter++);
-  const char *argv[MAX_ARGS + 4];
+/* The arguments of a run: "xio", "--trace TRACE" unless `args` name a trace, then
+ * `args`. */
+static void make_argv(const char *const *args, const char *trace, const char **argv) {
   size_t k = 0;
   argv[k++] = "xio";
   if (!has_trace_option(args)) {
@@ -152,6 +155,13 @@ void clirun_v(clirun *r, unsigned flags, const char *const *env_extra, const cha
     argv[k++] = args[i];
   }
   argv[k] = NULL;
+}
+
+void clirun_v(clirun *r, unsigned flags, const char *const *env_extra, const char *const *args) {
+  char trace[600];
+  snprintf(trace, sizeof trace, "%s/run%u.trace", clirun_dir(), run_counter++);
+  const char *argv[MAX_ARGS + 4];
+  make_argv(args, trace, argv);
   char *owned;
   char **env = make_env(flags, env_extra, &owned);
   clirun_free(r);
@@ -161,6 +171,106 @@ void clirun_v(clirun *r, unsigned flags, const char *const *env_extra, const cha
   r->trace = test_read_file(trace);
   remove(trace);
   check_secrets(r, flags);
+}
+
+/* ------------------------------------------------------ background ---- */
+
+static pid_t running_bg; /* a background run not yet finished, killed at exit */
+
+static void kill_running_bg(void) {
+  if (running_bg > 0) {
+    kill(running_bg, SIGKILL);
+    waitpid(running_bg, NULL, 0);
+  }
+}
+
+/* In the child: stdin, stdout and stderr, then xio. */
+static void exec_bg(const clirun_bg *b, int in, const char *const *argv, char **env) {
+  int out = open(b->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int err = open(b->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+    _exit(126);
+  execve(XIO_CLI_PATH, (char *const *)argv, env);
+  _exit(127);
+}
+
+void clirun_start_v(clirun_bg *b, unsigned flags, const char *const *env_extra,
+                    const char *const *args) {
+  static int registered;
+  if (running_bg > 0) FAIL("one background run at a time");
+  if (!registered++) atexit(kill_running_bg);
+  unsigned n = run_counter++;
+  memset(b, 0, sizeof *b);
+  b->flags = flags;
+  char name[32];
+  snprintf(name, sizeof name, "bg%u.out", n);
+  clirun_path(name, b->out, sizeof b->out);
+  snprintf(name, sizeof name, "bg%u.err", n);
+  clirun_path(name, b->err, sizeof b->err);
+  snprintf(name, sizeof name, "bg%u.trace", n);
+  clirun_path(name, b->trace, sizeof b->trace);
+  const char *argv[MAX_ARGS + 4];
+  make_argv(args, b->trace, argv);
+  char *owned;
+  char **env = make_env(flags, env_extra, &owned);
+  int pipefd[2] = {-1, -1};
+  if ((flags & CLIRUN_STDIN_PIPE) && pipe2(pipefd, O_CLOEXEC) != 0) FAIL("pipe failed");
+  int in = (flags & CLIRUN_STDIN_PIPE) ? pipefd[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) FAIL("fork failed");
+  if (pid == 0) exec_bg(b, in, argv, env);
+  close(in);
+  free(env);
+  free(owned);
+  b->pid = running_bg = pid;
+  b->in = pipefd[1];
+}
+
+int clirun_ended(const clirun_bg *b) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  return waitid(P_PID, (id_t)b->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == b->pid;
+}
+
+void clirun_finish(clirun_bg *b, clirun *r, int max_s) {
+  struct timespec tick = {0, 10 * 1000 * 1000};
+  for (long waited = 0; !clirun_ended(b); waited++) {
+    if (waited == (long)max_s * 100) {
+      kill(b->pid, SIGKILL);
+      waitpid(b->pid, NULL, 0);
+      running_bg = 0;
+      FAIL("xio still ran after %d s: stuck (its stderr: %s)", max_s, test_read_file(b->err));
+    }
+    nanosleep(&tick, NULL);
+  }
+  int status = 0;
+  if (waitpid(b->pid, &status, 0) != b->pid) FAIL("waitpid failed");
+  running_bg = 0;
+  if (b->in >= 0) close(b->in);
+  b->in = -1;
+  clirun_free(r);
+  r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r->out = test_read_file(b->out);
+  r->err = test_read_file(b->err);
+  r->trace = test_read_file(b->trace);
+  remove(b->out);
+  remove(b->err);
+  remove(b->trace);
+  check_secrets(r, b->flags);
+}
+
+void clirun_cmdline(const clirun_bg *b, char *out, size_t size) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/cmdline", b->pid);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) FAIL("cannot open %s", path);
+  ssize_t n = read(fd, out, size - 1);
+  close(fd);
+  if (n < 0) FAIL("cannot read %s", path);
+  for (ssize_t i = 0; i < n; i++)
+    if (out[i] == '\0') out[i] = ' ';
+  out[n] = '\0';
 }
 
 /* ------------------------------------------------------------- JSON ---- */

@@ -19,6 +19,7 @@
 
 #define CLIRUN_NO_CREDS      0x1 /* no AZURE_STORAGE_CONNECTION_STRING */
 #define CLIRUN_SECRET_STDOUT 0x2 /* stdout may carry a SAS (the sas command) */
+#define CLIRUN_STDIN_PIPE    0x4 /* clirun_start: stdin from a pipe the test writes */
 
 typedef struct clirun {
   int status;  /* exit status; 128 + N when killed by signal N */
@@ -37,6 +38,34 @@ void clirun_v(clirun *r, unsigned flags, const char *const *env, const char *con
   clirun_v((r), (flags), (env), (const char *const[]){__VA_ARGS__, NULL})
 
 void clirun_free(clirun *r);
+
+/** An xio run in the background (clirun_start), until clirun_finish. */
+typedef struct clirun_bg {
+  int pid; /* its process */
+  int in;  /* with CLIRUN_STDIN_PIPE: the write end of its stdin, else -1 */
+  unsigned flags;
+  char out[512], err[512], trace[512]; /* where its stdout, stderr and trace go */
+} clirun_bg;
+
+/** Starts xio as clirun_v does (same environment and trace), without waiting for
+ *  it; stdin from /dev/null, or a pipe with CLIRUN_STDIN_PIPE. A run still going
+ *  when the test process exits (a failed assertion) is killed then. */
+void clirun_start_v(clirun_bg *b, unsigned flags, const char *const *env, const char *const *args);
+
+#define XIO_START(b, flags, ...)                                                                   \
+  clirun_start_v((b), (flags), NULL, (const char *const[]){__VA_ARGS__, NULL})
+
+/** 1 once the background run has ended (it is not reaped: clirun_finish does). */
+int clirun_ended(const clirun_bg *b);
+
+/** Waits up to `max_s` seconds for the background run to end, then, if it still
+ *  runs, kills it and fails the test saying it was stuck; fills `r` as clirun_v
+ *  does, with the same secret checks. */
+void clirun_finish(clirun_bg *b, clirun *r, int max_s);
+
+/** Reads /proc/PID/cmdline of the background run, its NUL separators turned into
+ *  spaces, into `out`. */
+void clirun_cmdline(const clirun_bg *b, char *out, size_t size);
 
 /** Every later run fails the test when its output contains `secret`. */
 void clirun_forbid(const char *secret);

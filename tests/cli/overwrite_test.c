@@ -2,13 +2,16 @@
  * overwrite_test.c - a blob's snapshots (its backups) are kept when the blob is
  * replaced: put --force overwrites in place (new size, kind and content, old content
  * cleared) and the snapshot still reads its old bytes; rm refuses a blob that has
- * snapshots until --with-snapshots says they go too.
+ * snapshots until --with-snapshots says they go too. A failed overwrite says what
+ * became of the blob: nothing written when a lease refused the first change, part
+ * of the new content when a write was issued.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliproxy.h"
 #include "clirun.h"
 #include "test.h"
 #include "util.h"
@@ -199,11 +202,16 @@ TEST(put_force_on_a_leased_blob_changes_nothing) {
   take_snapshot(&r, url, snap, sizeof snap);
   XIO(&r, "lease", "acquire", url);
   EXPECT_EXIT(&r, 0);
-  /* Another client holds the blob: the overwrite fails at its first change, says
-   * the snapshots are kept, and neither the blob nor the snapshot changed. */
+  /* Another client holds the blob: the overwrite fails at its first change, names
+   * the lease and how to end it, says that nothing was written (not that the blob
+   * may hold part of the new content) and that the snapshots are kept; neither the
+   * blob nor the snapshot changed. */
   XIO(&r, "put", "--force", other, url);
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, "in use");
+  ASSERT_CONTAINS(r.err, "is leased by another client; nothing was written");
+  ASSERT_CONTAINS(r.err, "`xio lease break ");
+  ASSERT_NOT_CONTAINS(r.err, "may hold part");
   ASSERT_CONTAINS(r.err, "its snapshots are kept");
   ASSERT_NOT_CONTAINS(r.trace, "XIOTypeWriteFile");
   ASSERT_NOT_CONTAINS(r.trace, "XIOTypeDeleteFile");
@@ -212,6 +220,31 @@ TEST(put_force_on_a_leased_blob_changes_nothing) {
   XIO(&r, "lease", "break", url);
   EXPECT_EXIT(&r, 0);
   XIO(&r, "rm", "--with-snapshots", url);
+  EXPECT_EXIT(&r, 0);
+  clirun_free(&r);
+}
+
+/* An overwrite that fails after its writes were issued says that the blob may hold
+ * part of the new content, and how to replace it. */
+TEST(put_force_failing_at_a_write_says_the_blob_may_hold_part_of_it) {
+  clirun r = {0};
+  char container[64], url[512], local[512];
+  clirun_container(container, sizeof container);
+  cliproxy_url(container, "torn.mdf", url, sizeof url);
+  static char data[8192];
+  memset(data, 'T', sizeof data);
+  clirun_path("torn.bin", local, sizeof local);
+  clirun_write_file(local, data, sizeof data);
+  XIO_PROXIED(&r, "put", local, url);
+  EXPECT_EXIT(&r, 0);
+  cliproxy_refuse("PUT", "comp=page", 0, 403, "AuthorizationPermissionMismatch");
+  XIO_PROXIED(&r, "put", "--force", local, url);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "HTTP 403 AuthorizationPermissionMismatch");
+  ASSERT_CONTAINS(r.err, "may hold part of the new content (its snapshots are kept)");
+  ASSERT_CONTAINS(r.err, "put --force again replaces it");
+  ASSERT_NOT_CONTAINS(r.err, "nothing was written");
+  XIO_PROXIED(&r, "rm", url);
   EXPECT_EXIT(&r, 0);
   clirun_free(&r);
 }

@@ -4,8 +4,11 @@
  * huge pages; loads land at file offset % ring size, the last chunk of the ring
  * ends at its end (with the O_DIRECT round-up of a file's last partial block
  * inside it), loads that start off a 4 KiB block read the head buffered and the
- * rest with O_DIRECT (on ext4), --buffered reads everything buffered, and a file
- * that shrank under a load fails with an error that says so.
+ * rest with O_DIRECT (on ext4), --buffered reads everything buffered, a file
+ * that shrank under a load fails with an error that says so, and the check of a
+ * file that must hold still: passed while it does, failed, naming what changed,
+ * when it grew, was rewritten in place (with its modification time put back too),
+ * or when its path was renamed over or removed.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -13,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -46,7 +51,7 @@ static void setup_sized(fixture *fx, size_t size, int direct) {
   ASSERT_EQ(pwrite(fx->fd, fx->want, size, 0), (ssize_t)size);
   ASSERT(fsync(fx->fd) == 0); /* O_DIRECT reads what is on the disk */
   xio_error err;
-  ASSERT_OK(cli_source_open(&fx->src, fx->path, fx->fd, size, RING, direct, &err), &err);
+  ASSERT_OK(cli_source_open(&fx->src, fx->path, fx->fd, RING, direct, &err), &err);
 }
 
 static void setup(fixture *fx, int direct) { setup_sized(fx, FILE_SIZE, direct); }
@@ -171,8 +176,91 @@ TEST(a_file_that_shrank_fails_the_load_with_a_message) {
   ASSERT(ftruncate(fx.fd, (off_t)(10 * MiB)) == 0);
   xio_error err;
   ASSERT_ERR(cli_source_load(&fx.src, 8 * MiB, 4 * MiB, &err), XIO_EIO, &err);
-  ASSERT_CONTAINS(err.message, "shrank while it was being read");
-  ASSERT_CONTAINS(err.message, "the file ends at 10485760");
+  ASSERT_CONTAINS(err.message, "changed while it was being uploaded (it shrank");
+  ASSERT_CONTAINS(err.message, "it ends at 10485760");
+  ASSERT(fx.src.changed);
+  teardown(&fx);
+}
+
+/* Sets the file's times an hour back, so that any write moves them. */
+static void age(const fixture *fx) {
+  struct timespec t[2];
+  clock_gettime(CLOCK_REALTIME, &t[0]);
+  t[0].tv_sec -= 3600;
+  t[1] = t[0];
+  ASSERT(futimens(fx->fd, t) == 0);
+}
+
+/* A fixture whose file was aged before its source was opened. */
+static void setup_aged(fixture *fx) {
+  setup(fx, 0);
+  cli_source_close(&fx->src);
+  age(fx);
+  xio_error err;
+  ASSERT_OK(cli_source_open(&fx->src, fx->path, fx->fd, RING, 0, &err), &err);
+}
+
+static void expect_changed(fixture *fx, const char *why) {
+  xio_error err;
+  ASSERT_ERR(cli_source_check(&fx->src, &err), XIO_EIO, &err);
+  ASSERT_CONTAINS(err.message, "changed while it was being uploaded");
+  ASSERT_CONTAINS(err.message, why);
+  ASSERT_CONTAINS(err.message, fx->path);
+  ASSERT(fx->src.changed);
+}
+
+TEST(a_file_that_holds_still_passes_the_check) {
+  fixture fx;
+  setup_aged(&fx);
+  load_and_check(&fx, 0, 4 * MiB);
+  char buf[4096];
+  ASSERT_EQ(pread(fx.fd, buf, sizeof buf, 0), (ssize_t)sizeof buf); /* reading changes nothing */
+  xio_error err;
+  ASSERT_OK(cli_source_check(&fx.src, &err), &err);
+  ASSERT(!fx.src.changed);
+  teardown(&fx);
+}
+
+TEST(a_file_that_grew_fails_the_check) {
+  fixture fx;
+  setup_aged(&fx);
+  ASSERT_EQ(pwrite(fx.fd, "x", 1, FILE_SIZE), 1);
+  expect_changed(&fx, "it grew from 20972520 to 20972521 bytes");
+  teardown(&fx);
+}
+
+TEST(a_file_rewritten_in_place_fails_the_check) {
+  fixture fx;
+  setup_aged(&fx);
+  ASSERT_EQ(pwrite(fx.fd, "x", 1, 0), 1);
+  expect_changed(&fx, "it was modified");
+  teardown(&fx);
+}
+
+TEST(a_file_whose_times_were_put_back_fails_the_check) {
+  fixture fx;
+  setup_aged(&fx);
+  struct timespec t[2] = {fx.src.st.st_atim, fx.src.st.st_mtim};
+  ASSERT_EQ(pwrite(fx.fd, "x", 1, 0), 1);
+  ASSERT(futimens(fx.fd, t) == 0); /* the modification time as it was: ctime moves */
+  expect_changed(&fx, "its status change time moved");
+  teardown(&fx);
+}
+
+TEST(a_path_renamed_over_or_removed_fails_the_check) {
+  fixture fx;
+  setup_aged(&fx);
+  char other[600];
+  snprintf(other, sizeof other, "%s.other", fx.path);
+  int fd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT(fd >= 0);
+  ASSERT_EQ(pwrite(fd, fx.want, FILE_SIZE, 0), (ssize_t)FILE_SIZE); /* the same bytes */
+  close(fd);
+  ASSERT(rename(other, fx.path) == 0);
+  expect_changed(&fx, "the path now names another file");
+  fx.src.changed = 0;
+  ASSERT(unlink(fx.path) == 0);
+  expect_changed(&fx, "its path no longer names it");
   teardown(&fx);
 }
 
@@ -180,8 +268,12 @@ TEST(an_empty_file_needs_no_ring) {
   fixture fx;
   memset(&fx, 0, sizeof fx);
   xio_error err;
-  ASSERT_OK(cli_source_open(&fx.src, "/dev/null", -1, 0, RING, 0, &err), &err);
+  int fd = open("/dev/null", O_RDONLY);
+  ASSERT(fd >= 0);
+  ASSERT_OK(cli_source_open(&fx.src, "/dev/null", fd, RING, 0, &err), &err);
   ASSERT(fx.src.ring == NULL);
+  ASSERT_U64_EQ(fx.src.file_size, 0);
   cli_source_close(&fx.src);
   cli_source_close(&fx.src); /* safe to repeat */
+  close(fd);
 }

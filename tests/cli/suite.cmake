@@ -4,9 +4,11 @@
 # round trip of a 1 GiB file, and the request counts of fragmented and mostly
 # empty files both ways.
 if(TARGET xio_cli)
+  include(${PROJECT_SOURCE_DIR}/samples/faultproxy/library.cmake)
   xio_add_suite(NAME cli AZURITE TIMEOUT 300
     SOURCES
       ${CMAKE_CURRENT_LIST_DIR}/clirun.c
+      ${CMAKE_CURRENT_LIST_DIR}/cliproxy.c
       ${CMAKE_CURRENT_LIST_DIR}/usage_test.c
       ${CMAKE_CURRENT_LIST_DIR}/blob_test.c
       ${CMAKE_CURRENT_LIST_DIR}/lease_sas_test.c
@@ -17,12 +19,15 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/overwrite_test.c
       ${CMAKE_CURRENT_LIST_DIR}/interrupt_test.c
       ${CMAKE_CURRENT_LIST_DIR}/consistency_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/changed_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/localdir_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/atfile_test.c
       ${CMAKE_CURRENT_LIST_DIR}/resume_local_test.c
       ${CMAKE_CURRENT_LIST_DIR}/local_test.c
       ${CMAKE_CURRENT_LIST_DIR}/demo_test.c
       ${CMAKE_CURRENT_LIST_DIR}/url_refuse_test.c
       ${CMAKE_CURRENT_LIST_DIR}/credfile_mode_test.c
-    LIBS xio PkgConfig::CJSON)
+    LIBS xio xio_faultproxy PkgConfig::CJSON)
   add_dependencies(test_cli xio_cli)
   target_compile_definitions(test_cli PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
 endif()

@@ -4,7 +4,10 @@
  * JavaScript SDK working against the printed connection string, through `eval` of
  * the --shell form too; with --faults, the faults that client sees matching the
  * proxy's counts, and the same seed giving the same run; the default state
- * directory; a dead emulator's state cleared; help and bad usage.
+ * directory; a dead emulator's state cleared; help and bad usage. Azurite runs as
+ * the tests' harness runs it: with the preload that turns its garbage-collection
+ * sweep (a stall of the emulator every 10 minutes) off, seen in its environment and
+ * in what Azurite itself logs it will wait between sweeps.
  * Every test starts its own emulator through the command, on 127.0.0.1.
  */
 #define _GNU_SOURCE
@@ -13,9 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "emurun.h"
+#include "scratch.h"
 #include "test.h"
 
 /* Faults at rates high enough that the ~50 requests of the client meet every kind
@@ -63,12 +69,38 @@ static long client_count(const cJSON *client, const char *group, const char *nam
   return cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
 }
 
+/* The value of NODE_OPTIONS in the environment process `pid` started with (from
+ * /proc/PID/environ), "" when it has none. Static buffer. */
+static const char *node_options_of(long pid) {
+  static char value[4096];
+  char path[64], env[65536];
+  snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) FAIL("cannot open %s", path);
+  size_t n = fread(env, 1, sizeof env - 1, f);
+  fclose(f);
+  env[n] = '\0';
+  value[0] = '\0';
+  for (size_t i = 0; i < n; i += strlen(env + i) + 1)
+    if (strncmp(env + i, "NODE_OPTIONS=", 13) == 0)
+      snprintf(value, sizeof value, "%s", env + i + 13);
+  return value;
+}
+
+/* Azurite was started with the harness's preload (tests/azurite/gc_interval.js). */
+static void expect_sweep_preload(long pid) {
+  const char *opts = node_options_of(pid);
+  ASSERT_CONTAINS(opts, "--require");
+  ASSERT_CONTAINS(opts, "tests/azurite/gc_interval.js");
+}
+
 TEST(start_status_stop) {
   const char *dir = emurun_dir();
   cJSON *before = status_json(dir);
   ASSERT(!emurun_bool(before, "running", NULL));
   cJSON *s = start_json(dir, NULL, NULL);
   long az = (long)emurun_num(s, "azurite", "pid");
+  expect_sweep_preload(az);
   ASSERT(cJSON_IsNull(emurun_get(s, "proxy", NULL)));
   /* Without faults the printed endpoint is Azurite's own. */
   char want[256];
@@ -377,5 +409,54 @@ TEST(bad_usage) {
   char state[256];
   snprintf(state, sizeof state, "%s/state", dir);
   ASSERT(access(state, F_OK) != 0);
+  emurun_free(&r);
+}
+
+/* Azurite sweeps its store every 10 minutes by default, and a sweep stops it
+ * answering for up to minutes on a loaded machine: the emulator runs it with the
+ * preload the tests' harness uses, so that it sleeps 6 hours between sweeps. Seen
+ * in its environment, and in Azurite's own debug log (an XIO_AZURITE wrapper adds
+ * --debug), where the garbage collector says how long it sleeps after the sweep it
+ * makes at start. */
+TEST(azurite_runs_without_its_garbage_collection_sweep) {
+  const char *dir = emurun_dir();
+  char work[512], wrapper[600], debug[600], script[2048], env[700];
+  test_scratch_dir(work, sizeof work, "xio-gc");
+  snprintf(wrapper, sizeof wrapper, "%s/azurite-debug", work);
+  snprintf(debug, sizeof debug, "%s/debug.log", work);
+  snprintf(script, sizeof script, "#!/bin/sh\nexec '%s/.bin/azurite-blob' \"$@\" --debug '%s'\n",
+           XIO_NODE_MODULES, debug);
+  FILE *f = fopen(wrapper, "w");
+  ASSERT(f != NULL);
+  ASSERT(fputs(script, f) >= 0);
+  ASSERT(fclose(f) == 0);
+  ASSERT(chmod(wrapper, 0700) == 0);
+  snprintf(env, sizeof env, "XIO_AZURITE=%s", wrapper);
+
+  emurun r = {0};
+  EMU_XIO_ENV(&r, ((const char *const[]){env, NULL}), "emulator", "start", "--dir", dir, "--json");
+  EXPECT_STATUS(&r, 0);
+  cJSON *s = emurun_json(&r);
+  long az = (long)emurun_num(s, "azurite", "pid");
+  expect_sweep_preload(az);
+  /* The first sweep runs at start; then the collector says how long it sleeps. */
+  const char *said = NULL;
+  char *log = NULL;
+  for (int i = 0; i < 600 && !said; i++) { /* a minute at most: it comes at start */
+    free(log);
+    log = test_read_file(debug);
+    said = strstr(log, "markSweepLoop() Sleep for ");
+    if (!said) {
+      struct timespec tick = {0, 100 * 1000 * 1000};
+      nanosleep(&tick, NULL);
+    }
+  }
+  if (!said) FAIL("Azurite's debug log never said how long its collector sleeps:\n%s", log);
+  long ms = strtol(said + strlen("markSweepLoop() Sleep for "), NULL, 10);
+  ASSERT_EQ(ms, 6L * 3600 * 1000);
+  free(log);
+  cJSON_Delete(stop_json(dir));
+  ASSERT(!emurun_pid_runs(az));
+  cJSON_Delete(s);
   emurun_free(&r);
 }
