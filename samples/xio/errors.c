@@ -51,6 +51,15 @@ static const char *hint_auth(const xio_error *e) {
          "run where a managed identity is, for an Entra ID token";
 }
 
+static const char *hint_changed(const xio_error *e) {
+  if (is_local(e))
+    return "the local file was written while this command read it: run the command again "
+           "once nothing writes it";
+  return "another client wrote the blob while this command read it, so nothing half-read "
+         "was kept: run the command again, or, for get (and cp to a local file), add "
+         "--snapshot to copy a snapshot taken for it, which writers cannot change";
+}
+
 static const char *hint_perm(const xio_error *e) {
   if (strstr(e->message, "credential file") && strstr(e->message, "chmod 600"))
     return "a credential file must be its owner's alone, as ssh wants its key files: run the "
@@ -119,10 +128,6 @@ static const char *hint_by_code(xio_err code) {
   case XIO_ETIMEDOUT:
   case XIO_ETHROTTLED: return "the service is busy or slow: try again later";
   case XIO_ECHECKSUM: return "the data arrived corrupted on every try: check the network path";
-  case XIO_ECHANGED:
-    return "another client wrote the file while this command read it, so nothing half-read "
-           "was kept: run the command again, or, for get (and cp to a local file), add "
-           "--snapshot to copy a snapshot taken for it, which writers cannot change";
   default: return NULL;
   }
 }
@@ -133,6 +138,7 @@ const char *cli_hint(const xio_error *e) {
   case XIO_EBUSY: return hint_busy(e);
   case XIO_EAUTH: return hint_auth(e);
   case XIO_EPERM: return hint_perm(e);
+  case XIO_ECHANGED: return hint_changed(e);
   case XIO_ETRANSPORT: return hint_transport(e);
   case XIO_EINSECURE: return hint_insecure(e);
   default: return hint_by_code(e->code);

@@ -92,12 +92,13 @@ static xio_err read_buffered(cli_source *s, uint64_t off, size_t n, xio_error *e
   if (e) return xio_error_from_errno(err, e, "ReadLocalFile", "pread", s->path);
   if (got < n) {
     s->changed = 1;
-    xio_error_set(err, XIO_EIO,
+    xio_error_set(err, XIO_ECHANGED,
                   "%s changed while it was being uploaded (it shrank: %llu bytes expected, "
                   "it ends at %llu)",
                   s->path, (unsigned long long)s->file_size, (unsigned long long)off + got);
     xio_error_set_operation(err, "ReadLocalFile");
-    return XIO_EIO;
+    xio_error_set_target(err, s->path);
+    return XIO_ECHANGED;
   }
   return XIO_OK;
 }
@@ -170,9 +171,10 @@ xio_err cli_source_check(cli_source *s, xio_error *err) {
   int there = stat(s->path, &named) == 0;
   if (!what_changed(&s->st, &now, there ? &named : NULL, why, sizeof why)) return XIO_OK;
   s->changed = 1;
-  xio_error_set(err, XIO_EIO, "%s changed while it was being uploaded (%s)", s->path, why);
+  xio_error_set(err, XIO_ECHANGED, "%s changed while it was being uploaded (%s)", s->path, why);
   xio_error_set_operation(err, "ReadLocalFile");
-  return XIO_EIO;
+  xio_error_set_target(err, s->path);
+  return XIO_ECHANGED;
 }
 
 void cli_source_close(cli_source *s) {

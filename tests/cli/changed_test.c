@@ -83,6 +83,7 @@ static void put_while_changing(const char *name, size_t size, int held, change h
   ASSERT_CONTAINS(r.err, "changed while it was being uploaded");
   ASSERT_CONTAINS(r.err, why);
   ASSERT_CONTAINS(r.err, "is marked incomplete; put again");
+  ASSERT_CONTAINS(r.err, "hint: the local file was written while this command read it");
   ASSERT_CONTAINS(r.err, src);
   ASSERT_NOT_CONTAINS(r.trace, "XIOTypeDeleteFile");
   XIO_PROXIED(&r, "stat", url);

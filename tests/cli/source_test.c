@@ -175,7 +175,7 @@ TEST(a_file_that_shrank_fails_the_load_with_a_message) {
   setup(&fx, 1);
   ASSERT(ftruncate(fx.fd, (off_t)(10 * MiB)) == 0);
   xio_error err;
-  ASSERT_ERR(cli_source_load(&fx.src, 8 * MiB, 4 * MiB, &err), XIO_EIO, &err);
+  ASSERT_ERR(cli_source_load(&fx.src, 8 * MiB, 4 * MiB, &err), XIO_ECHANGED, &err);
   ASSERT_CONTAINS(err.message, "changed while it was being uploaded (it shrank");
   ASSERT_CONTAINS(err.message, "it ends at 10485760");
   ASSERT(fx.src.changed);
@@ -202,7 +202,7 @@ static void setup_aged(fixture *fx) {
 
 static void expect_changed(fixture *fx, const char *why) {
   xio_error err;
-  ASSERT_ERR(cli_source_check(&fx->src, &err), XIO_EIO, &err);
+  ASSERT_ERR(cli_source_check(&fx->src, &err), XIO_ECHANGED, &err);
   ASSERT_CONTAINS(err.message, "changed while it was being uploaded");
   ASSERT_CONTAINS(err.message, why);
   ASSERT_CONTAINS(err.message, fx->path);
