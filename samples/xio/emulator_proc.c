@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xio/alloc.h>
+
 #include "emulator.h"
 
 #ifndef XIO_SOURCE_DIR
@@ -136,7 +138,7 @@ static char **child_environment(const char *const *env) {
     n++;
   for (size_t i = 0; env && env[i]; i++)
     n++;
-  char **out = malloc((n + 1) * sizeof *out);
+  char **out = xio_malloc((n + 1) * sizeof *out);
   if (!out) return NULL;
   for (size_t i = 0; environ[i]; i++)
     if (!overridden(environ[i], env)) out[k++] = environ[i];
@@ -160,7 +162,7 @@ int cli_emu_spawn(const char *const *argv, const char *const *env, const char *d
     snprintf(err, errsize, "cannot open %s: %s", logfd < 0 ? log : "/dev/null", strerror(errno));
     if (logfd >= 0) close(logfd);
     if (nullfd >= 0) close(nullfd);
-    free(envp);
+    xio_free(envp);
     return -1;
   }
   fflush(NULL);
@@ -169,7 +171,7 @@ int cli_emu_spawn(const char *const *argv, const char *const *env, const char *d
   int saved = errno;
   close(logfd);
   close(nullfd);
-  free(envp);
+  xio_free(envp);
   if (pid < 0) {
     snprintf(err, errsize, "cannot start %s: %s", argv[0], strerror(saved));
     return -1;
