@@ -79,6 +79,9 @@ int xio__sq_pending_write(xio__sq_pending *p, uint64_t off, const void *buf, siz
 int xio__sq_pending_overlay(const xio__sq_pending *p, uint64_t off, void *buf, size_t len);
 /** Drops every pending byte at or past `size`. */
 void xio__sq_pending_truncate(xio__sq_pending *p, uint64_t size);
+/** Moves every pending byte below `end` into `out` (empty), cutting a run that goes
+ *  on past `end` in two. 0, or -1 on OOM (then `p` is unchanged and `out` empty). */
+int xio__sq_pending_take(xio__sq_pending *p, uint64_t end, xio__sq_pending *out);
 /** The largest end of any run (0 when empty). */
 uint64_t xio__sq_pending_end(const xio__sq_pending *p);
 /** Frees every run. */
