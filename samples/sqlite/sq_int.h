@@ -103,7 +103,8 @@ typedef struct xio__sq_line {
 typedef struct xio__sq_cache {
   xio__sq_line **buckets;
   size_t nbuckets, nlines, maxlines;
-  uint64_t tick, last_miss_end; /* line after the last miss's window */
+  uint64_t tick, last_miss_end; /* line after the last sequential miss's window */
+  uint64_t next_line;           /* line after the last one the previous read needed */
   unsigned ahead;               /* lines to read on the next sequential miss */
   uint64_t hits, misses;
 } xio__sq_cache;
