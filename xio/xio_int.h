@@ -298,6 +298,11 @@ xio_blob_engine *xio__ctx_engine(xio_ctx *ctx);
  */
 xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err);
 
+/** XIO_OK when the calling process is the one that made `ctx`; in a child forked
+ *  from it (which has none of its threads) XIO_EINVAL, with a message that names
+ *  fork, before anything is touched. One getpid(). */
+xio_err xio__ctx_check_process(const xio_ctx *ctx, xio_error *err);
+
 /** The context's set of open files: a file adds its open_node once opened and
  *  removes it on close; xio_ctx_free closes the files still in it. */
 xio__tracked *xio__ctx_open_files(xio_ctx *ctx);

@@ -1,6 +1,7 @@
 # The SQLite VFS on page blobs (samples/sqlite) against Azurite, with the system's
-# libsqlite3: workloads in WAL and DELETE mode, request counts per commit, one
-# process at a time, crashes, bad input, interop with the xio CLI, snapshots.
+# libsqlite3: workloads in WAL and DELETE mode, request counts per commit and per
+# large transaction, one process at a time, crashes, bad input, interop with the xio
+# CLI, snapshots; xio after fork.
 if(TARGET xio_sqlite)
   add_executable(sqlite_worker ${CMAKE_CURRENT_LIST_DIR}/worker.c)
   target_link_libraries(sqlite_worker PRIVATE xio_sqlite)
@@ -13,6 +14,7 @@ if(TARGET xio_sqlite)
       ${CMAKE_CURRENT_LIST_DIR}/edge_test.c
       ${CMAKE_CURRENT_LIST_DIR}/names_test.c
       ${CMAKE_CURRENT_LIST_DIR}/large_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/fork_test.c
     LIBS xio_sqlite xio Threads::Threads)
   target_compile_definitions(test_sqlite PRIVATE
     SQLITE_WORKER="$<TARGET_FILE:sqlite_worker>" XIO_CLI="$<TARGET_FILE:xio_cli>"
