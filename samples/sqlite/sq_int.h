@@ -27,6 +27,7 @@ SQLITE_EXTENSION_INIT3
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <xio/xio.h>
 
 #define XIO__SQ_SECTOR   512u
@@ -156,6 +157,7 @@ typedef struct xio__sq_store {
 /** Everything this process knows about one database (shared by its connections). */
 typedef struct xio__sq_node {
   char key[XIO__SQ_KEY_MAX]; /* URL without query (and ?snapshot=ID for a snapshot) */
+  pid_t pid;                 /* the process that made it (see node.c on fork) */
   int refs;
   pthread_mutex_t mu; /* guards the whole node; taken by every VFS method */
   xio__sq_store st[3];
@@ -176,7 +178,7 @@ typedef struct xio__sq_node {
 } xio__sq_node;
 
 /** The process's xio context, made on first use from the environment (NULL and a
- *  message in `err` when it cannot be made). */
+ *  message in `err` when it cannot be made); a forked child makes its own. */
 xio_ctx *xio__sq_ctx(xio_error *err);
 
 /** Finds or makes the node for `n` and opens its database file (taking the lease);
@@ -184,8 +186,11 @@ xio_ctx *xio__sq_ctx(xio_error *err);
 int xio__sq_node_acquire(const xio__sq_name *n, int readonly, int create, xio__sq_node **out);
 /** Drops a reference; the last one flushes, closes every file and frees the node. */
 void xio__sq_node_release(xio__sq_node *node);
-/** The node of an open database `key`, or NULL (no reference taken). Call with the
- *  table lock held (xio__sq_table_lock). */
+/** 1 when `node` was made by the parent of this process, before a fork(): it is the
+ *  parent's, and nothing in this process may use, flush or release it. */
+int xio__sq_node_inherited(const xio__sq_node *node);
+/** The node of an open database `key` made by this process, or NULL (no reference
+ *  taken). Call with the table lock held (xio__sq_table_lock). */
 xio__sq_node *xio__sq_node_find(const char *key);
 void xio__sq_table_lock(void);
 void xio__sq_table_unlock(void);

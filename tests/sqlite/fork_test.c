@@ -1,9 +1,11 @@
 /*
- * fork_test.c - a process that uses xio forks (as Python's multiprocessing and
- * pre-forking servers do): an xio context the child inherited fails at once with a
- * message naming fork instead of hanging, and a context of its own works; the
- * parent goes on working, its lease still its own. Each child runs under a
- * deadline: one that hangs is killed and the test fails.
+ * fork_test.c - a process that has a database open forks (as Python's
+ * multiprocessing and pre-forking servers do): the child opens, writes and reads a
+ * database of its own through the VFS, is refused the parent's database (the
+ * parent's lease holds), and a connection or xio context it inherited fails at once
+ * with a message naming fork instead of hanging; the parent goes on working, its
+ * lease still its own. Each child runs under a deadline: one that hangs is killed
+ * and the test fails.
  *
  * A child reports through its exit status and stderr and ends with _exit: the
  * test's own exit handlers (scratch files) belong to the parent.
@@ -30,6 +32,72 @@
       _exit(1);                                                                                    \
     }                                                                                              \
   } while (0)
+
+/* The first column of the first row of `sql` in a child, or -1 on an error. */
+static long long child_int(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  long long v = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* The child's part of forked_child_opens_a_database_of_its_own. */
+static void vfs_child(sqlite3 *parents, const char *parent_url, const char *own_url) {
+  /* A database of its own, in WAL mode: written, read back, closed. */
+  sqlite3 *db = NULL;
+  CHILD_CHECK(sqlite3_open_v2(own_url, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) ==
+              SQLITE_OK);
+  CHILD_CHECK(sqlite3_exec(db,
+                           "PRAGMA journal_mode=WAL; CREATE TABLE t(x); BEGIN; " SERIES(
+                               100) " INSERT INTO t SELECT value FROM s; COMMIT",
+                           0, 0, 0) == SQLITE_OK);
+  CHILD_CHECK(child_int(db, "SELECT sum(x) FROM t") == 5050);
+  CHILD_CHECK(sqlite3_close(db) == SQLITE_OK);
+  /* The parent's database: another process holds it. */
+  sqlite3 *other = NULL;
+  CHILD_CHECK(sqlite3_open_v2(parent_url, &other, SQLITE_OPEN_READWRITE, NULL) == SQLITE_BUSY);
+  CHILD_CHECK(strstr(xio_sqlite_last_error(), "is in use") != NULL);
+  sqlite3_close(other);
+  /* The connection inherited from the parent fails at once, naming fork. */
+  int rc = sqlite3_exec(parents, "INSERT INTO t VALUES(99)", 0, 0, 0);
+  CHILD_CHECK((rc & 0xff) == SQLITE_IOERR);
+  CHILD_CHECK(strstr(xio_sqlite_last_error(), "fork") != NULL);
+  CHILD_CHECK(child_int(parents, "SELECT count(*) FROM t") == -1);
+  /* Closing it lets go of it: the parent's lease and connections stay the parent's. */
+  CHILD_CHECK(sqlite3_close(parents) == SQLITE_OK);
+  _exit(0);
+}
+
+TEST(forked_child_opens_a_database_of_its_own) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], own[512], out[256];
+  sqfix_url(&fx, "parent.sqlite", url, sizeof url);
+  sqfix_url(&fx, "child.sqlite", own, sizeof own);
+  sqlite3 *db = sqfix_open(url);
+  sqfix_exec(db, "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES(1)");
+  fflush(NULL);
+  pid_t pid = fork();
+  ASSERT(pid >= 0);
+  if (pid == 0) vfs_child(db, url, own);
+  ASSERT_EQ(sqfix_wait(pid, DEADLINE_S, "the forked child"), 0);
+  /* The parent goes on, on its own connection and lease. */
+  sqfix_exec(db, "INSERT INTO t VALUES(2)");
+  ASSERT_EQ(sqfix_int(db, "SELECT sum(id) FROM t"), 3);
+  const char *open_args[] = {"open", url, NULL};
+  ASSERT_EQ(sqfix_run(open_args, out, sizeof out), 1); /* still held */
+  ASSERT_CONTAINS(out, "is in use");
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  /* What each wrote is there, seen from a new process. */
+  const char *check_parent[] = {"check", url, NULL};
+  ASSERT_EQ(sqfix_run(check_parent, out, sizeof out), 0);
+  ASSERT_STR_EQ(out, "2 3 ok\n");
+  sqlite3 *child = sqfix_open(own);
+  ASSERT_EQ(sqfix_int(child, "SELECT sum(x) FROM t"), 5050);
+  ASSERT_EQ(sqlite3_close(child), SQLITE_OK);
+}
 
 /* The child's part of forked_child_cannot_use_the_parents_context. */
 static void xio_child(xio_ctx *parents, xio_file *f, const char *held, const char *own) {
