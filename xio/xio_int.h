@@ -191,6 +191,7 @@ struct xio_file {
   pthread_cond_t rmw_cv;
   struct xio__rlock *rmw_locked;
   struct xio__io_state *flush_waiting; /* async flushes waiting for in-flight I/O */
+  struct xio__lease *lease;            /* the lease an exclusive open holds, or NULL */
   struct {
     _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared, bytes_zero_written,
         requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts;

@@ -1,7 +1,7 @@
 # The SQLite VFS on page blobs (samples/sqlite) against Azurite, with the system's
 # libsqlite3: workloads in WAL and DELETE mode, request counts per commit and per
-# large transaction, one process at a time, fork, crashes, bad input, interop with
-# the xio CLI, snapshots.
+# large transaction, one process at a time, fork, lost leases, crashes, bad input,
+# interop with the xio CLI, snapshots.
 if(TARGET xio_sqlite)
   add_executable(sqlite_worker ${CMAKE_CURRENT_LIST_DIR}/worker.c)
   target_link_libraries(sqlite_worker PRIVATE xio_sqlite)
@@ -15,6 +15,7 @@ if(TARGET xio_sqlite)
       ${CMAKE_CURRENT_LIST_DIR}/names_test.c
       ${CMAKE_CURRENT_LIST_DIR}/large_test.c
       ${CMAKE_CURRENT_LIST_DIR}/fork_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/lease_test.c
     LIBS xio_sqlite xio Threads::Threads)
   target_compile_definitions(test_sqlite PRIVATE
     SQLITE_WORKER="$<TARGET_FILE:sqlite_worker>" XIO_CLI="$<TARGET_FILE:xio_cli>"

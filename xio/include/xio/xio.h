@@ -468,6 +468,18 @@ xio_err xio_file_stat(xio_file *f, xio_file_info *out, xio_error *err);
  */
 xio_err xio_stat(xio_ctx *ctx, const char *target, xio_file_info *out, xio_error *err);
 
+/**
+ * 1 once the lease of `f` is known lost: the service refused a request carrying it
+ * (another client broke or took it; the lease keeper's next renewal finds out, at
+ * most lease_renew_s after), or the lease clock ran past the lease duration with no
+ * renewal acknowledged (a paused process). It never comes back: the file's writes
+ * fail with XIO_ELEASELOST from then on, and what the caller cached from the file
+ * may be stale, as another client may have written it since. 0 while the lease is
+ * held, and for a file that holds none (opened without XIO_OPEN_EXCLUSIVE, or a
+ * local file, whose lock cannot be lost). No request; never blocks; any thread.
+ */
+int xio_file_lease_lost(const xio_file *f);
+
 /** A lease action of xio_lease. */
 typedef enum xio_lease_action {
   XIO_LEASE_ACQUIRE, /* take the lease (fails XIO_EBUSY when another holds it) */
