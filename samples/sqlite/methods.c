@@ -104,12 +104,14 @@ static int m_size(sqlite3_file *file, sqlite3_int64 *size) {
   return SQLITE_OK;
 }
 
+/* A transaction starts here: not on a database whose lease is lost. */
 static int m_lock(sqlite3_file *file, int level) {
   xio__sq_file *f = F(file);
   if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_LOCK);
   if (f->role != XIO__SQ_DB) return SQLITE_OK;
   pthread_mutex_lock(&f->node->mu);
-  int rc = xio__sq_lock(f->node, &f->lock, level);
+  int rc = level > f->lock ? xio__sq_store_lease_check(f->node, SQLITE_IOERR_LOCK) : SQLITE_OK;
+  if (rc == SQLITE_OK) rc = xio__sq_lock(f->node, &f->lock, level);
   pthread_mutex_unlock(&f->node->mu);
   return rc;
 }

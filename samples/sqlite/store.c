@@ -131,7 +131,23 @@ int xio__sq_store_check(xio__sq_node *node, xio__sq_role role, int *exists) {
 
 /* ------------------------------------------------------------- reading ---- */
 
+int xio__sq_store_lease_check(xio__sq_node *node, int code) {
+  for (int r = 0; r < 3; r++) {
+    xio_file *xf = node->st[r].xf;
+    if (xf && xio_file_lease_lost(xf))
+      return xio__sq_fail(code,
+                          "the lease on %s was lost (another process took the database over, "
+                          "or this one was paused past its lease): what this process holds of "
+                          "it may be stale, so nothing more is read or written; close the "
+                          "database and open it again",
+                          xio_file_path(xf));
+  }
+  return SQLITE_OK;
+}
+
 int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt, uint64_t off) {
+  int lost = xio__sq_store_lease_check(node, SQLITE_IOERR_READ);
+  if (lost != SQLITE_OK) return lost;
   xio__sq_store *s = &node->st[role];
   size_t len = (size_t)amt, avail = 0;
   if (off < s->size) avail = s->size - off < len ? (size_t)(s->size - off) : len;

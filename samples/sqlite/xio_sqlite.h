@@ -10,9 +10,12 @@
  * README.md). Every other name goes to the VFS that was the default before, unchanged.
  *
  * One process holds a database at a time (a blob lease, renewed while it is open);
- * another process is refused with SQLITE_BUSY. A child made by fork() is another
- * process: it opens databases afresh (its own xio context), and a connection it
- * inherited fails with SQLITE_IOERR naming fork, leaving the parent's alone.
+ * another process is refused with SQLITE_BUSY. A process whose lease was taken over
+ * (or ran out while it was paused) gets SQLITE_IOERR for every read and write from
+ * the moment it knows, and xio_sqlite_last_error() names the lease. A child made by
+ * fork() is another process: it opens databases afresh (its own xio context), and a
+ * connection it inherited fails with SQLITE_IOERR naming fork, leaving the parent's
+ * alone.
  * Takeover after the holder died: wait until its lease runs out (60 s, or
  * XIO_SQLITE_LEASE_S=15..60 as the holder had it), or open with the URL query
  * parameter xio_takeover=1 (or the environment variable XIO_SQLITE_TAKEOVER=1), which

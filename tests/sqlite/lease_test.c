@@ -1,15 +1,26 @@
 /*
- * lease_test.c - the file layer tells when a file's lease is known lost
- * (xio_file_lease_lost): the lease clock ran past it, as in a paused process, or
- * the service refused a request carrying it.
+ * lease_test.c - a lost lease stops reads, not only writes. The file layer tells
+ * when a file's lease is known lost (xio_file_lease_lost: the lease clock ran past
+ * it, as in a paused process, or the service refused it); the VFS asks before it
+ * serves a read and when a transaction starts. Another process takes a database
+ * over and writes to it; once the old holder's lease keeper has found out, at its
+ * next renewal (5 s with XIO_SQLITE_LEASE_S=15), every read of the old holder fails
+ * with SQLITE_IOERR and a message naming the lease, in the middle of a transaction
+ * and at the start of the next, instead of answering from its cache what is no
+ * longer true; opened again, the database shows what the other process wrote.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <xio/xio.h>
 
 #include "sqfix.h"
 #include "test.h"
+#include "xio_sqlite.h"
 
 /* A lease clock the test moves ahead. */
 static _Atomic int64_t clock_us = 1000000000;
@@ -79,3 +90,69 @@ TEST(lease_taken_over_is_known_at_the_next_refused_request) {
   xio_ctx_free(c);
   xio_ctx_free(other);
 }
+
+/* The first column of `sql`; `*rc` gets SQLite's code (SQLITE_ROW when it worked). */
+static long long try_int(sqlite3 *db, const char *sql, int *rc) {
+  sqlite3_stmt *st = NULL;
+  long long v = -1;
+  *rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+  if (*rc == SQLITE_OK) *rc = sqlite3_step(st);
+  if (*rc == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+static void reads_stop(const char *mode) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  setenv("XIO_SQLITE_LEASE_S", "15", 1); /* renewed every 5 s */
+  char url[512], takeover[600], sql[128], out[512];
+  sqfix_url(&fx, "taken.sqlite", url, sizeof url);
+  snprintf(takeover, sizeof takeover, "%s?xio_takeover=1", url);
+  sqlite3 *db = sqfix_open(url);
+  snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s", mode);
+  sqfix_exec(db, sql);
+  sqfix_exec(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); BEGIN; " SERIES(
+                     200) " INSERT INTO t(v) SELECT printf('%01000d', value) FROM s; COMMIT");
+  /* SQLite keeps only a few pages itself: every scan reads through the VFS. */
+  sqfix_exec(db, "PRAGMA cache_size=4");
+  sqfix_exec(db, "BEGIN");
+  ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 200);
+  /* Another process takes the database over and adds rows. */
+  const char *args[] = {"insert", takeover, "50", NULL};
+  int st = sqfix_run(args, out, sizeof out);
+  if (st != 0) FAIL("the takeover: %s", out);
+  ASSERT_STR_EQ(out, "250\n");
+  /* Reads in the open transaction go on from the cache until the lease keeper's next
+   * renewal is refused; from then on they fail. */
+  struct timespec start, now, pause = {0, 100 * 1000 * 1000};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  int rc;
+  long long n;
+  while ((n = try_int(db, "SELECT count(*) + 0 * sum(length(v)) FROM t", &rc)) == 200) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > 30)
+      FAIL("%s mode: reads still answered %ld s after the takeover (%lld rows)", mode,
+           (long)(now.tv_sec - start.tv_sec), n);
+    nanosleep(&pause, NULL);
+  }
+  if ((rc & 0xff) != SQLITE_IOERR) FAIL("%s mode: rc=%d, %lld rows", mode, rc, n);
+  ASSERT_CONTAINS(xio_sqlite_last_error(), "lease");
+  ASSERT_CONTAINS(xio_sqlite_last_error(), "was lost");
+  ASSERT_CONTAINS(xio_sqlite_last_error(), "taken.sqlite");
+  sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
+  /* A new transaction does not start either. */
+  try_int(db, "SELECT count(*) FROM t", &rc);
+  ASSERT_EQ(rc & 0xff, SQLITE_IOERR);
+  ASSERT_CONTAINS(xio_sqlite_last_error(), "was lost");
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  /* Opened again (the other process has closed it): what it wrote. */
+  db = sqfix_open(url);
+  ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 250);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  unsetenv("XIO_SQLITE_LEASE_S");
+}
+
+TEST(lost_lease_stops_reads_delete) { reads_stop("DELETE"); }
+
+TEST(lost_lease_stops_reads_wal) { reads_stop("WAL"); }
