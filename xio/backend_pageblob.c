@@ -205,6 +205,7 @@ static xio_err take_lease(pb_file *p, int break_first, xio_error *err) {
   p->leased = 1;
   p->lease.file = &p->base;
   p->lease.target = p->target;
+  p->base.lease = &p->lease;
   xio__lease_keep(ctx, &p->lease, sent);
   return XIO_OK;
 }

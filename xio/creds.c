@@ -456,6 +456,8 @@ xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blo
 xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err) {
   xio_auth_url u;
   *out = NULL;
+  /* Every request of a context starts here: none from a forked child (ctx.c). */
+  if (xio__ctx_check_process(ctx, err) != XIO_OK) return XIO_EINVAL;
   xio_err rc = xio_auth_url_parse(url, &u, err);
   if (rc != XIO_OK) return rc;
   /* A SAS in the URL wins: the target takes it from there. */

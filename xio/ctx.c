@@ -4,6 +4,10 @@
  * keeper and the local workers, loading credentials, opening the trace file; and,
  * at the end, closing files still open and stopping it all in order.
  *
+ * A context belongs to the process that made it: a child forked from that process
+ * has none of its threads, so every call that would reach them checks the process
+ * first (xio__ctx_check_process) and fails at once instead of waiting for ever.
+ *
  * Ownership of the option strings: the caller's strings are borrowed only during
  * xio_ctx_new. trace_path, connection_string and credential_file are read once
  * (the file opened, the credentials parsed); ca_file is copied, because the engine
@@ -16,6 +20,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xio/alloc.h>
 
@@ -126,6 +131,7 @@ xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err) 
   if (!ctx) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   /* The caller's strings are borrowed for setup only (see the top of this file). */
   ctx->opts = opts ? *opts : xio_ctx_options_default();
+  ctx->pid = getpid();
   pthread_mutex_init(&ctx->trace_mu, NULL);
   xio__tracked_init(&ctx->open_files);
   xio_err rc = setup(ctx, err);
@@ -150,11 +156,24 @@ static void close_open_files(xio_ctx *ctx) {
 
 xio_err xio_ctx_free(xio_ctx *ctx) {
   if (!ctx) return XIO_OK;
+  /* In a forked child the threads to stop are not there, and the connections and
+   * leases are the parent's: leave it all alone. */
+  if (xio__ctx_check_process(ctx, NULL) != XIO_OK) return XIO_EINVAL;
   /* On the context's own threads, stopping them would wait for ourselves. */
   if (xio__ctx_on_io_thread(ctx) || xio__keeper_is_keeper(ctx)) return XIO_EINVAL;
   close_open_files(ctx);
   teardown(ctx);
   return XIO_OK;
+}
+
+xio_err xio__ctx_check_process(const xio_ctx *ctx, xio_error *err) {
+  if (getpid() == ctx->pid) return XIO_OK;
+  return xio_error_set(err, XIO_EINVAL,
+                       "this xio context was made by process %ld, which then forked this one: "
+                       "a child process cannot use its parent's contexts and files (their I/O "
+                       "threads, connections and leases stay with the parent); make its own "
+                       "context with xio_ctx_new",
+                       (long)ctx->pid);
 }
 
 xio_blob_engine *xio__ctx_engine(xio_ctx *ctx) { return ctx->engine; }

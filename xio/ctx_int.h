@@ -7,6 +7,7 @@
 #define XIO_CTX_INT_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <xio/auth.h>
 
@@ -47,6 +48,7 @@ struct xio_ctx {
   xio__keeper keeper;
   xio__tracked open_files; /* files open in this context (tracked_int.h) */
   void *zeros;
+  pid_t pid; /* the process that made it: its threads and leases live there only */
 };
 
 /** Loads credentials from the options and (when asked) the environment.

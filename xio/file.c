@@ -102,6 +102,11 @@ static void add_pieces(xio__io_state *st, xio__sub_op op, uint64_t off, uint64_t
 
 static int in_callback(xio_file *f) { return xio__ctx_on_io_thread(f->ctx); }
 
+/* XIO_EINVAL in a child forked from the process that opened `f` (ctx.c). */
+static xio_err check_process(const xio_file *f, xio_error *err) {
+  return xio__ctx_check_process(f->ctx, err);
+}
+
 static xio_err refuse_in_callback(xio_file *f, const char *what, xio_error *err) {
   return xio_error_set(err, XIO_EINVAL,
                        "%s would block: not allowed from a completion callback on %s", what,
@@ -470,6 +475,7 @@ static xio_err submit_zero(xio_file *f, xio_io *io, xio_error *err) {
 
 xio_err xio_file_submit(xio_file *f, xio_io *io, xio_error *err) {
   if (!f || !io) return xio_error_set(err, XIO_EINVAL, "no file or request");
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if ((io->op == XIO_IO_READ || io->op == XIO_IO_WRITE) && io->length && !io->buf)
     return xio_error_set(err, XIO_EINVAL, "no buffer");
   switch (io->op) {
@@ -554,6 +560,7 @@ static xio_err grow_locked(xio_file *f, uint64_t size, xio_init init, xio_error 
 }
 
 xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *err) {
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   xio_err rc = check_writable(f, "resize", err);
   if (rc != XIO_OK) return rc;
   if (in_callback(f)) return refuse_in_callback(f, "set_size", err);
@@ -581,6 +588,7 @@ static void wait_idle(xio_file *f) {
 }
 
 xio_err xio_file_flush(xio_file *f, xio_error *err) {
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "flush", err);
   wait_idle(f);
   xio_err rc = f->backend->sync(f, err);
@@ -595,17 +603,20 @@ xio_err xio_file_flush(xio_file *f, xio_error *err) {
 }
 
 xio_err xio_file_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "listing ranges", err);
   return f->backend->ranges(f, out, err);
 }
 
 xio_err xio_file_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "a snapshot", err);
   wait_idle(f);
   return f->backend->snapshot(f, id, size, err);
 }
 
 xio_err xio_file_stat(xio_file *f, xio_file_info *out, xio_error *err) {
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "stat", err);
   memset(out, 0, sizeof *out);
   out->backend = f->backend->name;
@@ -647,6 +658,7 @@ xio_err xio_lease(xio_ctx *ctx, const char *target, const xio_lease_request *req
   out->remaining_s = -1;
   if (!ctx || !target || !*target || !req)
     return xio_error_set(err, XIO_EINVAL, "no context, target or lease request");
+  if (xio__ctx_check_process(ctx, err) != XIO_OK) return XIO_EINVAL;
   if (xio__ctx_on_io_thread(ctx))
     return xio_error_set(err, XIO_EINVAL,
                          "a lease request would block: not allowed from a completion callback");
@@ -661,6 +673,7 @@ xio_kind xio_file_kind(const xio_file *f) { return f->kind; }
 int xio_file_incomplete(const xio_file *f) { return f->incomplete; }
 
 xio_err xio_file_set_incomplete(xio_file *f, int incomplete, xio_error *err) {
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   xio_err rc = check_writable(f, "mark", err);
   incomplete = incomplete != 0;
   if (rc != XIO_OK || incomplete == f->incomplete) return rc;
@@ -678,6 +691,7 @@ xio_err xio_file_set_incomplete(xio_file *f, int incomplete, xio_error *err) {
 xio_err xio_file_set_kind(xio_file *f, xio_kind kind, xio_error *err) {
   if (kind != XIO_KIND_DATA && kind != XIO_KIND_LOG)
     return xio_error_set(err, XIO_EINVAL, "unknown file kind %d", (int)kind);
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   xio_err rc = check_writable(f, "change the kind of", err);
   if (rc != XIO_OK || kind == f->kind) return rc;
   if (in_callback(f)) return refuse_in_callback(f, "set_kind", err);
@@ -741,6 +755,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
   xio_open_options o = opts ? *opts : xio_open_options_default();
   *out = NULL;
   if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
+  if (xio__ctx_check_process(ctx, err) != XIO_OK) return XIO_EINVAL;
   xio_err rc = check_open(&o, err);
   if (rc != XIO_OK) return rc;
   const xio_backend *b = xio__backend_for(target);
@@ -772,6 +787,8 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
 
 xio_err xio_file_close(xio_file *f, xio_error *err) {
   if (!f) return XIO_OK;
+  /* A forked child leaves the file to its parent: no lease released, nothing freed. */
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "close", err);
   xio__tracked_remove(xio__ctx_open_files(f->ctx), &f->open_node);
   wait_idle(f);
@@ -780,12 +797,14 @@ xio_err xio_file_close(xio_file *f, xio_error *err) {
 
 xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err) {
   if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
+  if (xio__ctx_check_process(ctx, err) != XIO_OK) return XIO_EINVAL;
   const xio_backend *b = xio__backend_for(target);
   return b ? b->remove(ctx, target, 1, err) : unsupported_target(target, err);
 }
 
 xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err) {
   if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
+  if (xio__ctx_check_process(ctx, err) != XIO_OK) return XIO_EINVAL;
   const xio_backend *b = xio__backend_for(target);
   return b ? b->remove(ctx, target, 0, err) : unsupported_target(target, err);
 }

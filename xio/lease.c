@@ -12,7 +12,9 @@
  * (SIGSTOP, a frozen VM) therefore resumes with a lease it no longer trusts: its
  * keeper does not renew it, even where the service would still renew an expired
  * lease of a blob nobody modified, because the file's writes refused during the
- * gap must not be followed by later ones that succeed.
+ * gap must not be followed by later ones that succeed. xio_file_lease_lost asks the
+ * same test without writing, for an engine that must not serve cached reads once
+ * another process may have changed the file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
@@ -158,3 +160,5 @@ void xio__lease_forget(xio_ctx *ctx, xio__lease *l) {
     }
   pthread_mutex_unlock(&k->mu);
 }
+
+int xio_file_lease_lost(const xio_file *f) { return f->lease && !xio__lease_valid(f->lease); }

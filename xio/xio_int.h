@@ -191,6 +191,7 @@ struct xio_file {
   pthread_cond_t rmw_cv;
   struct xio__rlock *rmw_locked;
   struct xio__io_state *flush_waiting; /* async flushes waiting for in-flight I/O */
+  struct xio__lease *lease;            /* the lease an exclusive open holds, or NULL */
   struct {
     _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared, bytes_zero_written,
         requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts;
@@ -297,6 +298,11 @@ xio_blob_engine *xio__ctx_engine(xio_ctx *ctx);
  * `*out`. Errors: those of xio_blob_target_new, and of getting a token.
  */
 xio_err xio__ctx_blob_target(xio_ctx *ctx, const char *url, xio_blob_target **out, xio_error *err);
+
+/** XIO_OK when the calling process is the one that made `ctx`; in a child forked
+ *  from it (which has none of its threads) XIO_EINVAL, with a message that names
+ *  fork, before anything is touched. One getpid(). */
+xio_err xio__ctx_check_process(const xio_ctx *ctx, xio_error *err);
 
 /** The context's set of open files: a file adds its open_node once opened and
  *  removes it on close; xio_ctx_free closes the files still in it. */

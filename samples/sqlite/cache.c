@@ -2,20 +2,21 @@
  * cache.c - the read cache of one file: bounded, in lines of 64 KiB, with read-ahead.
  *
  * SQLite reads one page at a time; a request per page would make a table scan cost
- * one round trip per 4 KiB. A miss reads a window of lines at once: one line after a
- * random miss, sixteen times as many as last time after a miss that continues the
- * previous window (up to 16 MiB, read as concurrent requests of 1 MiB, and at most
- * half the cache). The cache is coherent because the lease keeps every other
- * writer out: the only writes are this process's, and store.c copies each one into
- * the lines it touches once it is on storage (whole lines it wrote become cached).
- * Lines are evicted least recently used first.
+ * one round trip per 4 KiB. A miss reads a window of lines at once: the lines the
+ * read needs after a random miss, sixteen times as many as last time after a miss
+ * that continues the previous window or the previous read (up to 16 MiB, read as
+ * concurrent requests of 1 MiB, and at most half the cache). The cache is coherent
+ * because the lease keeps every other writer out: the only writes are this
+ * process's, and store.c copies each one into the lines it touches once it is on
+ * storage (whole lines it wrote become cached). Lines are evicted least recently
+ * used first.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sq_int.h"
 
-#define MAX_AHEAD 256u /* lines: 16 MiB, read as four concurrent 4 MiB requests */
+#define MAX_AHEAD 256u /* lines: 16 MiB, read as sixteen concurrent 1 MiB requests */
 
 int xio__sq_cache_init(xio__sq_cache *c, uint64_t bytes) {
   memset(c, 0, sizeof *c);
@@ -67,9 +68,15 @@ static void evict_one(xio__sq_cache *c) {
   }
 }
 
-/* Stores one line read from storage (the caller gives its 64 KiB). */
+/* Stores one line read from storage (the caller gives its 64 KiB). A line already
+ * held keeps its bytes (they may be newer) and counts as just used, like the rest of
+ * the window it came with. */
 static void insert(xio__sq_cache *c, uint64_t idx, const unsigned char *data) {
-  if (find(c, idx)) return;
+  xio__sq_line *held = find(c, idx);
+  if (held) {
+    held->tick = ++c->tick;
+    return;
+  }
   while (c->nlines >= c->maxlines)
     evict_one(c);
   xio__sq_line *l = malloc(sizeof *l + XIO__SQ_LINE);
@@ -126,12 +133,16 @@ static xio_err fill(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t firs
   return rc;
 }
 
-/* A miss at line idx: how many lines to read. A miss where the last sequential
- * window ended grows the window; any other miss reads one line and leaves the
- * sequential stream as it was (a scan also reads interior pages elsewhere). */
-static unsigned window(xio__sq_cache *c, uint64_t idx, uint64_t fsize) {
+/* A miss at line idx of a read that needs `want` lines from there: how many lines
+ * to read (at least `want`, unless the last of them is cached). A miss that goes on
+ * from the last sequential window's end, or from where the previous read ended (a
+ * reader that walked on through lines already cached, or whose window was evicted
+ * under it by the transaction's own writes), grows the window; any other miss reads
+ * what it needs and leaves the sequential stream as it was (a scan also reads
+ * interior pages elsewhere). */
+static unsigned window(xio__sq_cache *c, uint64_t idx, unsigned want, uint64_t fsize) {
   unsigned n = 1;
-  int sequential = idx == c->last_miss_end && idx != 0;
+  int sequential = idx != 0 && (idx == c->last_miss_end || idx == c->next_line);
   if (sequential) {
     c->ahead = c->ahead * 16 > MAX_AHEAD ? MAX_AHEAD : c->ahead * 16;
     n = c->ahead;
@@ -139,6 +150,7 @@ static unsigned window(xio__sq_cache *c, uint64_t idx, uint64_t fsize) {
     c->ahead = 1; /* the first miss starts a stream */
   }
   if (n > c->maxlines / 2 && c->maxlines >= 2) n = (unsigned)(c->maxlines / 2);
+  if (n < want) n = want;
   uint64_t lines_in_file = (fsize + XIO__SQ_LINE - 1) / XIO__SQ_LINE;
   if (idx + n > lines_in_file) n = lines_in_file > idx ? (unsigned)(lines_in_file - idx) : 1;
   while (n > 1 && find(c, idx + n - 1)) /* do not re-read lines already held */
@@ -151,6 +163,7 @@ static unsigned window(xio__sq_cache *c, uint64_t idx, uint64_t fsize) {
 xio_err xio__sq_cache_read(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
                            size_t len, xio_error *err) {
   unsigned char *out = buf;
+  uint64_t end = len ? (off + len - 1) / XIO__SQ_LINE + 1 : off / XIO__SQ_LINE;
   while (len > 0) {
     uint64_t idx = off / XIO__SQ_LINE;
     size_t in = (size_t)(off % XIO__SQ_LINE), n = XIO__SQ_LINE - in;
@@ -158,7 +171,8 @@ xio_err xio__sq_cache_read(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64
     xio__sq_line *l = find(c, idx);
     if (!l) {
       c->misses++;
-      xio_err rc = fill(c, f, fsize, idx, window(c, idx, fsize), err);
+      unsigned want = end - idx < MAX_AHEAD ? (unsigned)(end - idx) : MAX_AHEAD;
+      xio_err rc = fill(c, f, fsize, idx, window(c, idx, want, fsize), err);
       if (rc != XIO_OK) return rc;
       l = find(c, idx);
     } else {
@@ -179,6 +193,7 @@ xio_err xio__sq_cache_read(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64
     off += n;
     len -= n;
   }
+  c->next_line = end;
   return XIO_OK;
 }
 

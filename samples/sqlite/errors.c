@@ -32,7 +32,8 @@ static const char *hint(xio_err code) {
     return " (no valid credential: put a SAS granting rcw in the URL, or set "
            "AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY)";
   case XIO_ELEASELOST:
-    return " (another process took the database over: close it; nothing more is written)";
+    return " (another process took the database over: close it; nothing more is read or "
+           "written)";
   default: return "";
   }
 }

@@ -17,6 +17,10 @@
  * Not claimed: SEQUENTIAL (runs of one sync are sent concurrently, so a later write
  * may land before an earlier one) and the ATOMIC flags (a sync of several runs is not
  * atomic as a whole). The sector size is 512 bytes, the page blob's page.
+ *
+ * A connection the parent process opened before fork() reaches the child as memory
+ * only (node.c): every method there fails at once, without touching the node, and
+ * closing it just lets go of it.
  */
 #include <string.h>
 
@@ -26,10 +30,20 @@
 
 static xio__sq_file *F(sqlite3_file *f) { return (xio__sq_file *)f; }
 
+/* `code`, for a method called in a child on a connection of its parent. */
+static int inherited(xio__sq_file *f, int code) {
+  return xio__sq_fail(code,
+                      "%s was opened by the parent process before fork(): a connection does "
+                      "not cross fork(); open the database again in this process",
+                      f->node->key);
+}
+
 static int m_close(sqlite3_file *file) {
   xio__sq_file *f = F(file);
   if (!f->node) return SQLITE_OK;
   xio__sq_node *node = f->node;
+  f->node = NULL;
+  if (xio__sq_node_inherited(node)) return SQLITE_OK; /* the parent's: left alone */
   pthread_mutex_lock(&node->mu);
   if (f->role == XIO__SQ_DB) {
     xio__sq_shm_unmap(node, &f->shm);
@@ -37,13 +51,13 @@ static int m_close(sqlite3_file *file) {
     xio__sq_unlock(node, &f->lock, SQLITE_LOCK_NONE);
   }
   pthread_mutex_unlock(&node->mu);
-  f->node = NULL;
   xio__sq_node_release(node);
   return SQLITE_OK;
 }
 
 static int m_read(sqlite3_file *file, void *buf, int amt, sqlite3_int64 off) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_READ);
   pthread_mutex_lock(&f->node->mu);
   int rc = xio__sq_store_read(f->node, f->role, buf, amt, (uint64_t)off);
   pthread_mutex_unlock(&f->node->mu);
@@ -52,6 +66,7 @@ static int m_read(sqlite3_file *file, void *buf, int amt, sqlite3_int64 off) {
 
 static int m_write(sqlite3_file *file, const void *buf, int amt, sqlite3_int64 off) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_WRITE);
   if (f->node->readonly) return SQLITE_READONLY;
   pthread_mutex_lock(&f->node->mu);
   int rc = xio__sq_store_write(f->node, f->role, buf, amt, (uint64_t)off);
@@ -61,6 +76,7 @@ static int m_write(sqlite3_file *file, const void *buf, int amt, sqlite3_int64 o
 
 static int m_truncate(sqlite3_file *file, sqlite3_int64 size) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_TRUNCATE);
   if (f->node->readonly) return SQLITE_READONLY;
   pthread_mutex_lock(&f->node->mu);
   int rc = xio__sq_store_truncate(f->node, f->role, (uint64_t)size);
@@ -71,6 +87,7 @@ static int m_truncate(sqlite3_file *file, sqlite3_int64 size) {
 static int m_sync(sqlite3_file *file, int flags) {
   (void)flags;
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_FSYNC);
   if (f->node->readonly) return SQLITE_OK;
   pthread_mutex_lock(&f->node->mu);
   int rc = xio__sq_store_sync(f->node, f->role);
@@ -80,17 +97,21 @@ static int m_sync(sqlite3_file *file, int flags) {
 
 static int m_size(sqlite3_file *file, sqlite3_int64 *size) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_FSTAT);
   pthread_mutex_lock(&f->node->mu);
   *size = (sqlite3_int64)f->node->st[f->role].size;
   pthread_mutex_unlock(&f->node->mu);
   return SQLITE_OK;
 }
 
+/* A transaction starts here: not on a database whose lease is lost. */
 static int m_lock(sqlite3_file *file, int level) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_LOCK);
   if (f->role != XIO__SQ_DB) return SQLITE_OK;
   pthread_mutex_lock(&f->node->mu);
-  int rc = xio__sq_lock(f->node, &f->lock, level);
+  int rc = level > f->lock ? xio__sq_store_lease_check(f->node, SQLITE_IOERR_LOCK) : SQLITE_OK;
+  if (rc == SQLITE_OK) rc = xio__sq_lock(f->node, &f->lock, level);
   pthread_mutex_unlock(&f->node->mu);
   return rc;
 }
@@ -99,6 +120,7 @@ static int m_lock(sqlite3_file *file, int level) {
  * is on storage when it ends even with synchronous=OFF or NORMAL. */
 static int m_unlock(sqlite3_file *file, int level) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_UNLOCK);
   if (f->role != XIO__SQ_DB) return SQLITE_OK;
   pthread_mutex_lock(&f->node->mu);
   int rc = SQLITE_OK;
@@ -111,6 +133,7 @@ static int m_unlock(sqlite3_file *file, int level) {
 
 static int m_reserved(sqlite3_file *file, int *out) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_CHECKRESERVEDLOCK);
   pthread_mutex_lock(&f->node->mu);
   *out = f->role == XIO__SQ_DB && xio__sq_reserved(f->node);
   pthread_mutex_unlock(&f->node->mu);
@@ -122,6 +145,7 @@ static int m_fcntl(sqlite3_file *file, int op, void *arg) {
   switch (op) {
   case SQLITE_FCNTL_VFSNAME: *(char **)arg = sqlite3_mprintf("xio"); return SQLITE_OK;
   case XIO__SQ_FCNTL_SNAPSHOT: {
+    if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR);
     pthread_mutex_lock(&f->node->mu);
     int rc = xio__sq_snapshot_fcntl(f, arg);
     pthread_mutex_unlock(&f->node->mu);
@@ -142,6 +166,7 @@ static int m_device(sqlite3_file *file) {
 
 static int m_shm_map(sqlite3_file *file, int region, int size, int extend, void volatile **pp) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_SHMMAP);
   pthread_mutex_lock(&f->node->mu);
   int rc = xio__sq_shm_map(f->node, &f->shm, region, size, extend, pp);
   pthread_mutex_unlock(&f->node->mu);
@@ -150,6 +175,7 @@ static int m_shm_map(sqlite3_file *file, int region, int size, int extend, void 
 
 static int m_shm_lock(sqlite3_file *file, int ofst, int n, int flags) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_SHMLOCK);
   pthread_mutex_lock(&f->node->mu);
   int writer_done = (flags & SQLITE_SHM_UNLOCK) && ofst == 0 && (f->shm.excl_mask & 1u);
   int rc = xio__sq_shm_lock(f->node, &f->shm, ofst, n, flags);
@@ -162,6 +188,7 @@ static int m_shm_lock(sqlite3_file *file, int ofst, int n, int flags) {
  * ThreadSanitizer sees it). */
 static void m_shm_barrier(sqlite3_file *file) {
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return;
   pthread_mutex_lock(&f->node->mu);
   pthread_mutex_unlock(&f->node->mu);
 }
@@ -169,6 +196,7 @@ static void m_shm_barrier(sqlite3_file *file) {
 static int m_shm_unmap(sqlite3_file *file, int delete_flag) {
   (void)delete_flag;
   xio__sq_file *f = F(file);
+  if (xio__sq_node_inherited(f->node)) return SQLITE_OK; /* the parent's index stays */
   pthread_mutex_lock(&f->node->mu);
   xio__sq_shm_unmap(f->node, &f->shm);
   pthread_mutex_unlock(&f->node->mu);

@@ -9,11 +9,21 @@
  * files SQLite opened on it. The first connection opens the database blob with a
  * lease; the last one to close sends what is pending, closes the journal and WAL
  * (deleting a journal that holds nothing live) and releases the lease.
+ *
+ * fork(): the child is another process, with none of the context's threads. A
+ * handler run in the child right after fork() (pthread_atfork) makes the state the
+ * child's own: the parent's context is set aside, and the parent's nodes stay in the
+ * table, marked by the process that made them, but no lookup finds them and no
+ * method touches them (methods.c refuses a connection the parent opened). So the
+ * child opens databases with a context of its own, and never flushes, closes or
+ * releases what the parent holds; the parent's leases keep other processes out, the
+ * child included.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sq_int.h"
 
@@ -21,11 +31,36 @@
 
 static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
 static xio__sq_node *table;
+static pthread_mutex_t ctx_mu = PTHREAD_MUTEX_INITIALIZER;
 static xio_ctx *ctx;
 static xio_error ctx_error;
+static pid_t self;           /* this process: nodes made by another are the parent's */
+static xio_ctx *parents_ctx; /* set aside in a forked child, never used there */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-void xio__sq_table_lock(void) { pthread_mutex_lock(&table_mu); }
+/* Runs in the child of a fork(), on its only thread, before fork() returns there.
+ * Whatever the parent's threads held is the parent's: the locks start afresh. */
+static void in_child(void) {
+  pthread_mutex_init(&table_mu, NULL);
+  pthread_mutex_init(&ctx_mu, NULL);
+  self = getpid();
+  if (ctx) parents_ctx = ctx;
+  ctx = NULL;
+  xio_error_clear(&ctx_error);
+}
+
+static void setup(void) {
+  self = getpid();
+  pthread_atfork(NULL, NULL, in_child);
+}
+
+void xio__sq_table_lock(void) {
+  pthread_once(&once, setup);
+  pthread_mutex_lock(&table_mu);
+}
 void xio__sq_table_unlock(void) { pthread_mutex_unlock(&table_mu); }
+
+int xio__sq_node_inherited(const xio__sq_node *node) { return node->pid != self; }
 
 /* Environment variable `name` as an integer in lo..hi, or `dflt` when it is unset
  * or not such a number. */
@@ -55,19 +90,19 @@ static xio_ctx_options ctx_options(void) {
 }
 
 xio_ctx *xio__sq_ctx(xio_error *err) {
-  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-  pthread_mutex_lock(&mu);
+  pthread_once(&once, setup);
+  pthread_mutex_lock(&ctx_mu);
   xio_ctx_options o = ctx_options();
   if (!ctx && xio_ctx_new(&o, &ctx, &ctx_error) != XIO_OK) ctx = NULL;
   xio_ctx *c = ctx;
   if (!c && err) *err = ctx_error;
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&ctx_mu);
   return c;
 }
 
 xio__sq_node *xio__sq_node_find(const char *key) {
   for (xio__sq_node *n = table; n; n = n->next)
-    if (strcmp(n->key, key) == 0) return n;
+    if (n->pid == self && strcmp(n->key, key) == 0) return n;
   return NULL;
 }
 
@@ -118,6 +153,7 @@ static xio__sq_node *new_node(const xio__sq_name *n, int readonly) {
   if (!node) return NULL;
   snprintf(node->key, sizeof node->key, "%s%s%s", n->key, n->snapshot[0] ? "?snapshot=" : "",
            n->snapshot);
+  node->pid = self;
   node->readonly = readonly || n->snapshot[0];
   node->takeover = n->takeover;
   node->cache_bytes = (uint64_t)(n->cache_mb >= 0 ? n->cache_mb : DEFAULT_CACHE_MB) << 20;

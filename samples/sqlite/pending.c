@@ -126,6 +126,36 @@ void xio__sq_pending_truncate(xio__sq_pending *p, uint64_t size) {
   p->n = k;
 }
 
+int xio__sq_pending_take(xio__sq_pending *p, uint64_t end, xio__sq_pending *out) {
+  size_t k = 0;
+  for (; k < p->n && p->v[k].off < end; k++) {
+    const xio__sq_run *r = &p->v[k];
+    size_t n = r->off + r->len <= end ? r->len : (size_t)(end - r->off);
+    if (xio__sq_pending_write(out, r->off, r->buf, n)) {
+      xio__sq_pending_clear(out);
+      return -1;
+    }
+  }
+  /* Everything below `end` is copied: take it out of `p`. */
+  size_t drop = k;
+  if (k && p->v[k - 1].off + p->v[k - 1].len > end) { /* goes on past `end`: keep its tail */
+    xio__sq_run *r = &p->v[k - 1];
+    size_t head = (size_t)(end - r->off);
+    memmove(r->buf, r->buf + head, r->len - head);
+    r->off = end;
+    r->len -= head;
+    p->bytes -= head;
+    drop = k - 1;
+  }
+  for (size_t i = 0; i < drop; i++) {
+    p->bytes -= p->v[i].len;
+    free(p->v[i].buf);
+  }
+  memmove(p->v, p->v + drop, (p->n - drop) * sizeof *p->v);
+  p->n -= drop;
+  return 0;
+}
+
 uint64_t xio__sq_pending_end(const xio__sq_pending *p) {
   return p->n ? p->v[p->n - 1].off + p->v[p->n - 1].len : 0;
 }

@@ -27,6 +27,7 @@ SQLITE_EXTENSION_INIT3
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <xio/xio.h>
 
 #define XIO__SQ_SECTOR   512u
@@ -79,6 +80,9 @@ int xio__sq_pending_write(xio__sq_pending *p, uint64_t off, const void *buf, siz
 int xio__sq_pending_overlay(const xio__sq_pending *p, uint64_t off, void *buf, size_t len);
 /** Drops every pending byte at or past `size`. */
 void xio__sq_pending_truncate(xio__sq_pending *p, uint64_t size);
+/** Moves every pending byte below `end` into `out` (empty), cutting a run that goes
+ *  on past `end` in two. 0, or -1 on OOM (then `p` is unchanged and `out` empty). */
+int xio__sq_pending_take(xio__sq_pending *p, uint64_t end, xio__sq_pending *out);
 /** The largest end of any run (0 when empty). */
 uint64_t xio__sq_pending_end(const xio__sq_pending *p);
 /** Frees every run. */
@@ -100,7 +104,8 @@ typedef struct xio__sq_line {
 typedef struct xio__sq_cache {
   xio__sq_line **buckets;
   size_t nbuckets, nlines, maxlines;
-  uint64_t tick, last_miss_end; /* line after the last miss's window */
+  uint64_t tick, last_miss_end; /* line after the last sequential miss's window */
+  uint64_t next_line;           /* line after the last one the previous read needed */
   unsigned ahead;               /* lines to read on the next sequential miss */
   uint64_t hits, misses;
 } xio__sq_cache;
@@ -152,6 +157,7 @@ typedef struct xio__sq_store {
 /** Everything this process knows about one database (shared by its connections). */
 typedef struct xio__sq_node {
   char key[XIO__SQ_KEY_MAX]; /* URL without query (and ?snapshot=ID for a snapshot) */
+  pid_t pid;                 /* the process that made it (see node.c on fork) */
   int refs;
   pthread_mutex_t mu; /* guards the whole node; taken by every VFS method */
   xio__sq_store st[3];
@@ -172,7 +178,7 @@ typedef struct xio__sq_node {
 } xio__sq_node;
 
 /** The process's xio context, made on first use from the environment (NULL and a
- *  message in `err` when it cannot be made). */
+ *  message in `err` when it cannot be made); a forked child makes its own. */
 xio_ctx *xio__sq_ctx(xio_error *err);
 
 /** Finds or makes the node for `n` and opens its database file (taking the lease);
@@ -180,8 +186,11 @@ xio_ctx *xio__sq_ctx(xio_error *err);
 int xio__sq_node_acquire(const xio__sq_name *n, int readonly, int create, xio__sq_node **out);
 /** Drops a reference; the last one flushes, closes every file and frees the node. */
 void xio__sq_node_release(xio__sq_node *node);
-/** The node of an open database `key`, or NULL (no reference taken). Call with the
- *  table lock held (xio__sq_table_lock). */
+/** 1 when `node` was made by the parent of this process, before a fork(): it is the
+ *  parent's, and nothing in this process may use, flush or release it. */
+int xio__sq_node_inherited(const xio__sq_node *node);
+/** The node of an open database `key` made by this process, or NULL (no reference
+ *  taken). Call with the table lock held (xio__sq_table_lock). */
 xio__sq_node *xio__sq_node_find(const char *key);
 void xio__sq_table_lock(void);
 void xio__sq_table_unlock(void);
@@ -193,8 +202,12 @@ void xio__sq_table_unlock(void);
 int xio__sq_store_open(xio__sq_node *node, xio__sq_role role, int create);
 /** Learns whether the journal or WAL exists (one request, the first time). */
 int xio__sq_store_check(xio__sq_node *node, xio__sq_role role, int *exists);
+/** SQLITE_OK while the node's files hold their leases; once one is known lost
+ *  (xio_file_lease_lost: taken over, or paused past it), `code` with a message
+ *  naming the lease, since what the process cached may be stale from then on. */
+int xio__sq_store_lease_check(xio__sq_node *node, int code);
 /** SQLite's xRead: pending writes over the cache over storage; past the size SQLite
- *  sees, zeros and SQLITE_IOERR_SHORT_READ. */
+ *  sees, zeros and SQLITE_IOERR_SHORT_READ. Fails once the lease is lost. */
 int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt, uint64_t off);
 /** SQLite's xWrite: held in memory until a sync (sent early past 64 MiB). */
 int xio__sq_store_write(xio__sq_node *node, xio__sq_role role, const void *buf, int amt,

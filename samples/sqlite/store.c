@@ -30,6 +30,7 @@
 
 #define LOG_MIN_SIZE (4u * 1024u * 1024u)
 #define PENDING_MAX  (64u * 1024u * 1024u) /* send early past this much */
+#define PAGE1_HELD   65536u                /* held until the sync: page 1 of any page size */
 
 static uint64_t rdown(uint64_t v) { return v / XIO__SQ_SECTOR * XIO__SQ_SECTOR; }
 static uint64_t rup(uint64_t v) {
@@ -130,7 +131,23 @@ int xio__sq_store_check(xio__sq_node *node, xio__sq_role role, int *exists) {
 
 /* ------------------------------------------------------------- reading ---- */
 
+int xio__sq_store_lease_check(xio__sq_node *node, int code) {
+  for (int r = 0; r < 3; r++) {
+    xio_file *xf = node->st[r].xf;
+    if (xf && xio_file_lease_lost(xf))
+      return xio__sq_fail(code,
+                          "the lease on %s was lost (another process took the database over, "
+                          "or this one was paused past its lease): what this process holds of "
+                          "it may be stale, so nothing more is read or written; close the "
+                          "database and open it again",
+                          xio_file_path(xf));
+  }
+  return SQLITE_OK;
+}
+
 int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt, uint64_t off) {
+  int lost = xio__sq_store_lease_check(node, SQLITE_IOERR_READ);
+  if (lost != SQLITE_OK) return lost;
   xio__sq_store *s = &node->st[role];
   size_t len = (size_t)amt, avail = 0;
   if (off < s->size) avail = s->size - off < len ? (size_t)(s->size - off) : len;
@@ -158,25 +175,17 @@ static int flush_store(xio__sq_node *node, xio__sq_role role);
 
 /* Sends a transaction's writes before its sync, when too much is held. The database's
  * first 64 KiB (page 1, whatever the page size) stay held: page 1 may reach storage
- * only at a sync, after everything else (see journal.c). */
+ * only at a sync, after everything else (see journal.c). Only those bytes: a run that
+ * starts there and goes on (pages 1 to N written in order by a checkpoint, a VACUUM or
+ * a commit from a large cache) is cut at 64 KiB and its rest sent, so what stays held
+ * is small and the next early send comes only after another PENDING_MAX. */
 static int flush_early(xio__sq_node *node, xio__sq_role role) {
   if (role != XIO__SQ_DB) return flush_store(node, role);
   int rc = flush_store(node, XIO__SQ_JOURNAL);
   if (rc != SQLITE_OK) return rc;
   xio__sq_pending *p = &node->st[XIO__SQ_DB].pend, held = {NULL, 0, 0, 0};
-  size_t k = 0;
-  while (k < p->n && p->v[k].off < 65536)
-    k++;
-  if (k) {
-    held.v = malloc(k * sizeof *held.v);
-    if (!held.v) return xio__sq_fail(SQLITE_IOERR_NOMEM, "out of memory sending writes");
-    memcpy(held.v, p->v, k * sizeof *held.v);
-    held.n = held.cap = k;
-    memmove(p->v, p->v + k, (p->n - k) * sizeof *p->v);
-    p->n -= k;
-    for (size_t i = 0; i < k; i++)
-      p->bytes -= held.v[i].len;
-  }
+  if (xio__sq_pending_take(p, PAGE1_HELD, &held))
+    return xio__sq_fail(SQLITE_IOERR_NOMEM, "out of memory sending writes");
   rc = flush_store(node, XIO__SQ_DB);
   for (size_t i = 0; i < held.n; i++) /* back in front of whatever is still pending */
     if (xio__sq_pending_write(p, held.v[i].off, held.v[i].buf, held.v[i].len) && rc == SQLITE_OK)

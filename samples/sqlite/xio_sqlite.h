@@ -10,10 +10,16 @@
  * README.md). Every other name goes to the VFS that was the default before, unchanged.
  *
  * One process holds a database at a time (a blob lease, renewed while it is open);
- * another process is refused with SQLITE_BUSY. Takeover after the holder died: wait
- * until its lease runs out (60 s, or XIO_SQLITE_LEASE_S=15..60 as the holder had
- * it), or open with the URL query parameter
- * xio_takeover=1 (or the environment variable XIO_SQLITE_TAKEOVER=1), which breaks it.
+ * another process is refused with SQLITE_BUSY. A process whose lease was taken over
+ * (or ran out while it was paused) gets SQLITE_IOERR for every read and write from
+ * the moment it knows, and xio_sqlite_last_error() names the lease. A child made by
+ * fork() is another process: it opens databases afresh (its own xio context), and a
+ * connection it inherited fails with SQLITE_IOERR naming fork, leaving the parent's
+ * alone.
+ * Takeover after the holder died: wait until its lease runs out (60 s, or
+ * XIO_SQLITE_LEASE_S=15..60 as the holder had it), or open with the URL query
+ * parameter xio_takeover=1 (or the environment variable XIO_SQLITE_TAKEOVER=1), which
+ * breaks it.
  * Read cache: 32 MiB per database by default; xio_cache_mb=N in the URL or
  * XIO_SQLITE_CACHE_MB=N changes it.
  * Retries (read when the first database opens): XIO_SQLITE_RETRIES=N retries per

@@ -4,10 +4,13 @@
 #define _GNU_SOURCE
 #include "sqfix.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "scratch.h"
@@ -152,5 +155,25 @@ int sqfix_shell(const char *cmd, char *buf, size_t size) {
   size_t n = fread(buf, 1, size - 1, p);
   buf[n] = '\0';
   int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int sqfix_wait(pid_t pid, int seconds, const char *what) {
+  struct timespec start, now, pause = {0, 50 * 1000 * 1000};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  int st;
+  for (;;) {
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) FAIL("waitpid %d: %s", (int)pid, strerror(errno));
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec >= seconds) {
+      if (getpgid(pid) == pid) kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      FAIL("%s: still running after %d s, killed", what, seconds);
+    }
+    nanosleep(&pause, NULL);
+  }
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -1,7 +1,8 @@
 /*
  * sqfix.h - fixtures of the SQLite VFS tests: the emulator's credentials in the
  * environment, the VFS registered as the default, a fresh container per test, the
- * trace (XIO_TRACE JSON lines) counted by request type, and child processes.
+ * trace (XIO_TRACE JSON lines) counted by request type, and child processes (waited
+ * for with a deadline, so that one that hangs fails the test instead of stalling it).
  */
 #ifndef XIO_TEST_SQFIX_H
 #define XIO_TEST_SQFIX_H
@@ -61,5 +62,10 @@ int sqfix_run(const char *const *args, char *buf, size_t size);
 
 /** Runs a shell command to the end with its output in `buf`; returns its status. */
 int sqfix_shell(const char *cmd, char *buf, size_t size);
+
+/** Waits for child `pid` to end, at most `seconds`: a child still running then is
+ *  killed (with its process group when it leads one) and the test fails, naming
+ *  `what`. Returns its exit status, or -1 when a signal ended it. */
+int sqfix_wait(pid_t pid, int seconds, const char *what);
 
 #endif

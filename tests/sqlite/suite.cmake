@@ -1,6 +1,7 @@
 # The SQLite VFS on page blobs (samples/sqlite) against Azurite, with the system's
-# libsqlite3: workloads in WAL and DELETE mode, request counts per commit, one
-# process at a time, crashes, bad input, interop with the xio CLI, snapshots.
+# libsqlite3: workloads in WAL and DELETE mode, request counts per commit and per
+# large transaction, one process at a time, fork, lost leases, crashes, bad input,
+# interop with the xio CLI, snapshots.
 if(TARGET xio_sqlite)
   add_executable(sqlite_worker ${CMAKE_CURRENT_LIST_DIR}/worker.c)
   target_link_libraries(sqlite_worker PRIVATE xio_sqlite)
@@ -12,6 +13,9 @@ if(TARGET xio_sqlite)
       ${CMAKE_CURRENT_LIST_DIR}/process_test.c
       ${CMAKE_CURRENT_LIST_DIR}/edge_test.c
       ${CMAKE_CURRENT_LIST_DIR}/names_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/large_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/fork_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/lease_test.c
     LIBS xio_sqlite xio Threads::Threads)
   target_compile_definitions(test_sqlite PRIVATE
     SQLITE_WORKER="$<TARGET_FILE:sqlite_worker>" XIO_CLI="$<TARGET_FILE:xio_cli>"
@@ -19,11 +23,13 @@ if(TARGET xio_sqlite)
   add_dependencies(test_sqlite sqlite_worker xio_cli xio_sqlite_ext)
 endif()
 
-# The stock sqlite3 shell loading the extension. Not under AddressSanitizer: the
-# shell is not built with it, so it cannot load a module that is.
+# Stock programs loading the extension: the sqlite3 shell, and Python's sqlite3
+# module forking workers. Not under AddressSanitizer: they are not built with it, so
+# they cannot load a module that is.
 if(TARGET xio_sqlite_ext)
   xio_add_suite(NAME sqlite_shell AZURITE LABELS no-asan
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/sqfix.c ${CMAKE_CURRENT_LIST_DIR}/shell_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/python_test.c
     LIBS xio_sqlite xio Threads::Threads)
   target_compile_definitions(test_sqlite_shell PRIVATE
     SQLITE_WORKER="$<TARGET_FILE:sqlite_worker>" SQLITE_EXT="$<TARGET_FILE:xio_sqlite_ext>")

@@ -9,6 +9,8 @@
  *   sqlite_worker open URL               open and read the schema; print
  *                                        "ok" or "rc=N errmsg | VFS message"
  *   sqlite_worker check URL              print "COUNT SUM INTEGRITY"
+ *   sqlite_worker insert URL N           add N rows to t(id, v) in one transaction and
+ *                                        print the row count
  * Exit status 0 when it did what it was asked, 1 otherwise.
  */
 #include <sqlite3.h>
@@ -87,9 +89,31 @@ static int check(const char *url) {
   return sqlite3_close(db) == SQLITE_OK ? 0 : 1;
 }
 
+static int insert(const char *url, const char *rows) {
+  int rc;
+  sqlite3 *db = open_db(url, &rc);
+  if (rc != SQLITE_OK) return fail(db, rc);
+  char sql[256];
+  snprintf(sql, sizeof sql,
+           "BEGIN; WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM s WHERE "
+           "value < %d) INSERT INTO t(v) SELECT printf('%%01000d', value) FROM s; COMMIT",
+           (int)strtol(rows, NULL, 10));
+  rc = sqlite3_exec(db, sql, 0, 0, 0);
+  sqlite3_stmt *st = NULL;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &st, NULL);
+  if (rc == SQLITE_OK && sqlite3_step(st) != SQLITE_ROW) rc = sqlite3_errcode(db);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return fail(db, rc);
+  }
+  printf("%lld\n", sqlite3_column_int64(st, 0));
+  sqlite3_finalize(st);
+  return sqlite3_close(db) == SQLITE_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: sqlite_worker loop|hold|open|check URL [JOURNAL_MODE]\n");
+    fprintf(stderr, "usage: sqlite_worker loop|hold|open|check|insert URL [MODE|ROWS]\n");
     return 2;
   }
   if (xio_sqlite_register(1) != SQLITE_OK) return 1;
@@ -97,6 +121,7 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "loop") == 0 && argc > 3) return loop(url, argv[3], argc > 4 ? argv[4] : "FULL");
   if (strcmp(mode, "hold") == 0) return hold(url);
   if (strcmp(mode, "check") == 0) return check(url);
+  if (strcmp(mode, "insert") == 0 && argc > 3) return insert(url, argv[3]);
   if (strcmp(mode, "open") == 0) {
     int rc;
     sqlite3 *db = open_db(url, &rc);

@@ -29,6 +29,18 @@
  * once. Completion callbacks run on the context's I/O or worker threads: they must
  * not block and must not call the synchronous functions (which fail with
  * XIO_EINVAL there); they may submit further asynchronous requests.
+ *
+ * Processes: a context and its files belong to the process that made the context.
+ * A child made by fork() has none of the context's threads; it makes a context of
+ * its own with xio_ctx_new (as after exec) and opens its files there. Every call on
+ * a context or file of the parent fails in the child at once with XIO_EINVAL, the
+ * message naming fork; xio_file_close and xio_ctx_free there do nothing, so the
+ * child never releases or renews the parent's leases nor touches its connections,
+ * and the parent goes on unaffected (the parent's memory stays allocated in the
+ * child). An exclusive open in the child is another client for the lease: a file
+ * the parent holds is refused with XIO_EBUSY. Only an asynchronous request the
+ * parent had in flight must not be waited on in the child (xio_io_wait would wait
+ * for ever).
  */
 #ifndef XIO_XIO_H
 #define XIO_XIO_H
@@ -185,7 +197,9 @@ xio_ctx_options xio_ctx_options_default(void);
 /**
  * Creates a context: starts the REST engine, the lease keeper and the local workers,
  * loads credentials (options first, then the environment when use_environment) and
- * opens the trace file. `opts` may be NULL. Errors: XIO_EINVAL (a bad option, named),
+ * opens the trace file. The context belongs to the calling process: in a child
+ * forked from it, it and its files refuse every call with XIO_EINVAL (see
+ * "Processes" at the top). `opts` may be NULL. Errors: XIO_EINVAL (a bad option, named),
  * XIO_EPARSE (a malformed connection string or credential file, or a CA file that
  * holds no PEM certificate), XIO_EIO (credential, CA or trace file
  * unreadable/unwritable), XIO_EPERM (a credential file others may write, or read
@@ -202,8 +216,9 @@ xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err);
  * once the call starts. Call it from an application thread, never from a
  * completion or trace callback: on the context's own threads (I/O, workers, lease
  * keeper) it would wait for itself, so there it does nothing and returns
- * XIO_EINVAL. Otherwise returns XIO_OK (failures to release leases are not
- * reported: close files first to see them). `ctx` may be NULL.
+ * XIO_EINVAL; so it does in a child forked from the process that made `ctx`.
+ * Otherwise returns XIO_OK (failures to release leases are not reported: close
+ * files first to see them). `ctx` may be NULL.
  */
 xio_err xio_ctx_free(xio_ctx *ctx);
 
@@ -477,6 +492,18 @@ xio_err xio_file_stat(xio_file *f, xio_file_info *out, xio_error *err);
  * xio_file_open and xio_file_stat.
  */
 xio_err xio_stat(xio_ctx *ctx, const char *target, xio_file_info *out, xio_error *err);
+
+/**
+ * 1 once the lease of `f` is known lost: the service refused a request carrying it
+ * (another client broke or took it; the lease keeper's next renewal finds out, at
+ * most lease_renew_s after), or the lease clock ran past the lease duration with no
+ * renewal acknowledged (a paused process). It never comes back: the file's writes
+ * fail with XIO_ELEASELOST from then on, and what the caller cached from the file
+ * may be stale, as another client may have written it since. 0 while the lease is
+ * held, and for a file that holds none (opened without XIO_OPEN_EXCLUSIVE, or a
+ * local file, whose lock cannot be lost). No request; never blocks; any thread.
+ */
+int xio_file_lease_lost(const xio_file *f);
 
 /** A lease action of xio_lease. */
 typedef enum xio_lease_action {
