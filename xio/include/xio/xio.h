@@ -43,6 +43,33 @@
 extern "C" {
 #endif
 
+/* -------------------------------------------------------------- errors ---- */
+
+/*
+ * Storage errors: the codes a storage request (one REST call to a page blob, or one
+ * system call on a local file) can end with. A function whose errors include
+ * "storage errors" may return any of them besides the codes it names, with the
+ * detail in its xio_error: the operation, the HTTP status, the service's error code,
+ * the request ids and the log-safe target. A page-blob request is retried where
+ * another try can help (timeouts, throttling, 5xx, transport failures, a corrupted
+ * body), so these come once the retries ran out:
+ *  - the service's answer: XIO_ENOTFOUND (no such file, snapshot or container),
+ *    XIO_EEXIST, XIO_EBUSY (leased by another client), XIO_ELEASELOST (the service
+ *    refused our lease), XIO_ECONFLICT (409, or 412: a condition not met),
+ *    XIO_EAUTH (401/403: the credential was refused), XIO_EPERM (403: it lacks a
+ *    permission), XIO_EINVAL (400), XIO_ERANGE (416), XIO_ELIMIT (413),
+ *    XIO_ECHECKSUM (the body arrived corrupted), XIO_ETHROTTLED (503 ServerBusy,
+ *    429), XIO_ETIMEDOUT (500 OperationTimedOut, 408, 504, or no answer within the
+ *    per-try timeout or the deadline), XIO_EHTTP (another status, or an answer that
+ *    cannot be read);
+ *  - on the way there: XIO_ETRANSPORT (no connection, or one reset or cut short),
+ *    XIO_EINSECURE (plain http to a remote host), XIO_EEXPIRED and XIO_ENOTYET (a
+ *    SAS outside its validity), XIO_ENOCRED (no credential could be had, such as an
+ *    Entra ID token), XIO_ECANCELED (the context was being freed), XIO_ENOMEM;
+ *  - on a local file: XIO_EIO (a system call failed; its errno in the detail), and
+ *    XIO_ENOTFOUND, XIO_EEXIST, XIO_EPERM or XIO_ENOMEM where the errno says so.
+ */
+
 /* ------------------------------------------------------------- tracing ---- */
 
 /* XX(enum, name): the storage request types, named as SQL Server names them in
@@ -275,7 +302,7 @@ const char *xio_init_name(xio_init init);
   0x40 /* open a file marked incomplete (xio_file_set_incomplete); without it such an              \
           open is refused with XIO_ECONFLICT */
 #define XIO_OPEN_PINNED                                                                            \
-  0x80 /* with READONLY: every read and range listing sees the version of the file the open       \
+  0x80 /* with READONLY: every read and range listing sees the version of the file the open        \
           saw, or fails with XIO_ECHANGED (see below) */
 
 typedef struct xio_open_options {
@@ -337,12 +364,13 @@ xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_
 /** Writes `len` bytes at `offset`, growing the file when the write ends past it to
  *  the end this handle knows of: several writers of one file not opened with
  *  XIO_OPEN_EXCLUSIVE must agree on its size beforehand (create it at full size or
- *  let one writer grow it), since a growth sets the size outright. Unaligned offsets or lengths need XIO_OPEN_UNALIGNED on a page blob (else
- *  XIO_EALIGN); on a file not opened with XIO_OPEN_EXCLUSIVE each unaligned edge
- *  sector is written only if no other write reached the file since it was read,
- *  else read and written again. Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN,
- *  XIO_ECONFLICT (an edge sector changed under other writers on every try; that
- *  sector is left as they wrote it), storage errors. */
+ *  let one writer grow it), since a growth sets the size outright. Unaligned offsets
+ *  or lengths need XIO_OPEN_UNALIGNED on a page blob (else XIO_EALIGN); on a file not
+ *  opened with XIO_OPEN_EXCLUSIVE each unaligned edge sector is written only if no
+ *  other write reached the file since it was read, else read and written again.
+ *  Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN, XIO_ECONFLICT (an edge sector
+ *  changed under other writers on every try; that sector is left as they wrote it),
+ *  storage errors. */
 xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len, xio_error *err);
 
 /** Makes [offset, offset+len) read as zeros (inside the file) with `how`: CLEAR or
@@ -677,10 +705,9 @@ struct xio_io {
   xio_err result;
   size_t transferred; /* bytes read or written */
   xio_error error;
-  /* private */
-  struct xio__io_state *state_;
-  xio_file *file_;
-  int complete_;
+  /* Reserved: the file layer's record of the request (its file, whether it has
+   * completed) from submit on. Never read or write it; it keeps xio_io's size. */
+  void *reserved_[3];
 };
 
 /**
