@@ -5,8 +5,8 @@
  * missing), and for exclusive opens acquires a lease that the lease keeper renews.
  * Reads, writes and clears are single REST calls submitted to the context's engine;
  * their completions arrive on the engine's I/O thread. The blob's size is always a
- * multiple of 512; a logical size that is not is kept in the blob's metadata
- * (xiosize), beside the file kind (xiokind).
+ * multiple of 512; a logical size that is not is kept in the blob's metadata,
+ * beside the file kind (blobmeta.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -16,11 +16,8 @@
 
 #include <xio/alloc.h>
 
+#include "blobmeta_int.h"
 #include "ctx_int.h"
-
-#define META_KIND       "xiokind"
-#define META_SIZE       "xiosize"
-#define META_INCOMPLETE "xioincomplete" /* "1" while a transfer into the blob runs */
 
 /*
  * The largest Get Blob of one sub. The service sets no limit on a range read
@@ -38,7 +35,7 @@ typedef struct pb_file {
   xio_file base; /* first: the generic layer sees an xio_file */
   xio_blob_target *target;
   _Atomic uint64_t blob_size; /* physical size, a multiple of 512 */
-  int has_size_meta;          /* the blob carries xiosize */
+  int has_size_meta;          /* the blob records its logical size (blobmeta.c) */
   int leased;
   xio__lease lease;
   char pin[80]; /* XIO_OPEN_PINNED: the ETag every read must still find; "" when unpinned */
@@ -50,46 +47,6 @@ static const char *lease_id(const pb_file *p) { return p->leased ? p->lease.id :
 
 /* 1 when the file holds a lease that can no longer be trusted (lease.c). */
 static int lease_gone(pb_file *p) { return p->leased && !xio__lease_valid(&p->lease); }
-
-/* ---------------------------------------------------------- metadata ---- */
-
-static int make_meta(xio_kind kind, uint64_t logical, int incomplete, xio_blob_meta meta[3]) {
-  int n = 1;
-  memset(meta, 0, 3 * sizeof *meta);
-  snprintf(meta[0].name, sizeof meta[0].name, META_KIND);
-  snprintf(meta[0].value, sizeof meta[0].value, kind == XIO_KIND_LOG ? "log" : "data");
-  if (logical % 512) {
-    snprintf(meta[n].name, sizeof meta[n].name, META_SIZE);
-    snprintf(meta[n].value, sizeof meta[n].value, "%" PRIu64, logical);
-    n++;
-  }
-  if (incomplete) {
-    snprintf(meta[n].name, sizeof meta[n].name, META_INCOMPLETE);
-    snprintf(meta[n].value, sizeof meta[n].value, "1");
-    n++;
-  }
-  return n;
-}
-
-/* The logical size and kind recorded in `props`. */
-static void read_meta(const xio_blob_props *props, uint64_t *logical, xio_kind *kind, int *has_size,
-                      int *incomplete) {
-  const char *inc = xio_blob_props_meta(props, META_INCOMPLETE);
-  *incomplete = inc && strcmp(inc, "1") == 0;
-  const char *k = xio_blob_props_meta(props, META_KIND);
-  const char *s = xio_blob_props_meta(props, META_SIZE);
-  *kind = k && strcmp(k, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
-  *logical = props->size;
-  *has_size = 0;
-  if (s) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end == '\0' && v <= props->size && props->size - v < 512) {
-      *logical = v;
-      *has_size = 1;
-    }
-  }
-}
 
 /* --------------------------------------------------------- requests ---- */
 
@@ -105,8 +62,8 @@ static xio_err get_props(xio_ctx *ctx, const char *path, xio_blob_target *t, xio
 
 static xio_err create_blob(xio_ctx *ctx, const char *path, xio_blob_target *t,
                            const xio_open_options *o, xio_error *err) {
-  xio_blob_meta meta[3];
-  int nmeta = make_meta(o->kind, o->size, 0, meta);
+  xio_blob_meta meta[XIO__BLOBMETA_MAX];
+  int nmeta = xio__blobmeta_make(o->kind, o->size, 0, meta);
   xio_blob_cond cond = {NULL, NULL, "*"};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_create(t, pages(o->size), meta, nmeta, &cond, &c, err);
@@ -152,7 +109,7 @@ static xio_err open_or_create(xio_ctx *ctx, const char *path, xio_blob_target *t
   *created = 1;
   memset(props, 0, sizeof *props);
   props->size = pages(o->size);
-  props->nmeta = make_meta(o->kind, o->size, 0, props->meta);
+  props->nmeta = xio__blobmeta_make(o->kind, o->size, 0, props->meta);
   snprintf(props->blob_type, sizeof props->blob_type, "PageBlob");
   return XIO_OK;
 }
@@ -249,15 +206,14 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
   if (rc == XIO_OK) rc = open_or_create(ctx, path, p->target, o, &props, created, err);
   if (rc == XIO_OK && strcmp(props.blob_type, "PageBlob") != 0)
     rc = xio_error_set(err, XIO_EINVAL, "%s is a %s, not a page blob", path, props.blob_type);
-  uint64_t logical = 0;
-  xio_kind kind = XIO_KIND_DATA;
   if (rc == XIO_OK) {
-    int incomplete = 0;
-    read_meta(&props, &logical, &kind, &p->has_size_meta, &incomplete);
+    xio__blobmeta m;
+    xio__blobmeta_from_props(&props, &m);
+    p->has_size_meta = m.has_size;
     atomic_store(&p->blob_size, props.size);
-    if (xio__file_init(&p->base, &xio__pageblob_backend, ctx, path, kind, o->flags, logical))
+    if (xio__file_init(&p->base, &xio__pageblob_backend, ctx, path, m.kind, o->flags, m.size))
       rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
-    p->base.incomplete = incomplete;
+    p->base.incomplete = m.incomplete;
   }
   if (rc == XIO_OK && (o->flags & XIO_OPEN_PINNED)) rc = pin_version(p, q, &props, err);
   if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE))
@@ -430,8 +386,8 @@ static void pb_submit(xio_file *f, xio__sub *s) {
 /* ------------------------------------------------------------- sync ---- */
 
 static xio_err set_meta(pb_file *p, uint64_t logical, xio_error *err) {
-  xio_blob_meta meta[3];
-  int n = make_meta(p->base.kind, logical, p->base.incomplete, meta);
+  xio_blob_meta meta[XIO__BLOBMETA_MAX];
+  int n = xio__blobmeta_make(p->base.kind, logical, p->base.incomplete, meta);
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_set_metadata(p->target, meta, n, &cond, &c, err);
@@ -563,10 +519,11 @@ static xio_err pb_stat(xio_file *f, xio_file_info *out, xio_error *err) {
   if (rc == XIO_OK) rc = xio_blob_call_props(c, &props, err);
   xio_blob_call_free(c);
   if (rc != XIO_OK) return rc;
+  xio__blobmeta m;
+  xio__blobmeta_from_props(&props, &m);
   out->stored_size = props.size;
   out->allocated = XIO_UNKNOWN_SIZE;
-  const char *inc = xio_blob_props_meta(&props, META_INCOMPLETE);
-  out->incomplete = inc && strcmp(inc, "1") == 0;
+  out->incomplete = m.incomplete;
   out->sequence_number = props.sequence_number;
 #define COPY(field) snprintf(out->field, sizeof out->field, "%s", props.field)
   COPY(blob_type);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "blobmeta_int.h"
 #include "ctx_int.h"
 
 #define MAX_POLL_MS 5000
@@ -184,14 +185,6 @@ static xio_err allocated(copy_job *j, xio_blob_target *t, uint64_t size, uint64_
   return rc;
 }
 
-/* Logical size recorded by xio in the source's metadata, else its size. */
-static uint64_t logical(const xio_blob_props *p) {
-  const char *s = xio_blob_props_meta(p, "xiosize");
-  char *end;
-  unsigned long long v = s ? strtoull(s, &end, 10) : 0;
-  return s && *end == '\0' && v <= p->size && p->size - v < 512 ? v : p->size;
-}
-
 static xio_err run_copy(copy_job *j, const char *src, const char *dst, xio_error *err) {
   xio_err rc = xio__ctx_blob_target(j->ctx, src, &j->src, err);
   if (rc == XIO_OK) rc = xio__ctx_blob_target(j->ctx, dst, &j->dst, err);
@@ -206,7 +199,9 @@ static xio_err run_copy(copy_job *j, const char *src, const char *dst, xio_error
   if (rc == XIO_OK) rc = start_copy(j, &cs, err);
   if (rc == XIO_OK) rc = wait_copy(j, &cs, err);
   if (rc != XIO_OK) return rc;
-  j->res.size = logical(&j->sp);
+  xio__blobmeta m;
+  xio__blobmeta_from_props(&j->sp, &m);
+  j->res.size = m.size;
   rc = allocated(j, j->src, j->sp.size, &j->res.src_allocated, err);
   if (rc == XIO_OK) rc = allocated(j, j->dst, j->sp.size, &j->res.dst_allocated, err);
   return rc;

@@ -12,11 +12,8 @@
 
 #include <xio/alloc.h>
 
+#include "blobmeta_int.h"
 #include "ctx_int.h"
-
-#define META_KIND       "xiokind"
-#define META_SIZE       "xiosize"
-#define META_INCOMPLETE "xioincomplete" /* "1" while a transfer into the blob runs */
 
 xio_list_options xio_list_options_default(void) {
   xio_list_options o = {NULL, 0, 0};
@@ -77,28 +74,23 @@ static xio_err allocated_of(const lister *l, const xio_blob_item *item, uint64_t
   return rc;
 }
 
-/* The logical size xio recorded (xiosize, when it fits the blob), else the size. */
-static uint64_t logical_size(const xio_blob_item *item) {
-  const char *s = xio_blob_item_meta(item, META_SIZE);
-  if (!s) return item->size;
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  return *end == '\0' && v <= item->size && item->size - v < 512 ? v : item->size;
-}
-
 /* Hands one listed blob to the callback. */
 static xio_err emit(const lister *l, const xio_blob_item *item, xio_error *err) {
   if (l->only && (strcmp(item->name, l->only) != 0 || !item->snapshot)) return XIO_OK;
-  const char *kind = xio_blob_item_meta(item, META_KIND);
-  xio_list_entry e = {
-      item->name,          item->snapshot,
-      item->blob_type,     kind && strcmp(kind, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA,
-      logical_size(item),  item->size,
-      XIO_UNKNOWN_SIZE,    item->lease_state,
-      item->lease_status,  item->lease_duration,
-      item->last_modified, 0};
-  const char *inc = xio_blob_item_meta(item, META_INCOMPLETE);
-  e.incomplete = inc && strcmp(inc, "1") == 0;
+  xio__blobmeta m;
+  xio__blobmeta_from_item(item, &m);
+  xio_list_entry e = {item->name,
+                      item->snapshot,
+                      item->blob_type,
+                      m.kind,
+                      m.size,
+                      item->size,
+                      XIO_UNKNOWN_SIZE,
+                      item->lease_state,
+                      item->lease_status,
+                      item->lease_duration,
+                      item->last_modified,
+                      m.incomplete};
   if ((l->flags & XIO_LIST_ALLOCATED) && strcmp(item->blob_type, "PageBlob") == 0) {
     xio_err rc = allocated_of(l, item, &e.allocated, err);
     if (rc != XIO_OK) return rc;
