@@ -65,9 +65,9 @@ xio_ctx_options xio_ctx_options_default(void) {
 }
 
 static xio_err check_options(const xio_ctx_options *o, xio_error *err) {
-  if (o->lease_duration_s < 15 || o->lease_duration_s > 60)
-    return xio_error_set(err, XIO_EINVAL, "lease_duration_s %d outside 15..60",
-                         o->lease_duration_s);
+  if (!xio_blob_lease_duration_ok(o->lease_duration_s, 0))
+    return xio_error_set(err, XIO_EINVAL, "lease_duration_s %d outside %d..%d", o->lease_duration_s,
+                         XIO_BLOB_LEASE_MIN_S, XIO_BLOB_LEASE_MAX_S);
   if (o->lease_renew_s < 1 || o->lease_renew_s >= o->lease_duration_s)
     return xio_error_set(err, XIO_EINVAL,
                          "lease_renew_s %d must be at least 1 and below the lease duration",

@@ -630,12 +630,12 @@ static xio_err check_lease(const xio_lease_request *r, xio_error *err) {
   if ((r->action == XIO_LEASE_RENEW || r->action == XIO_LEASE_RELEASE) &&
       (!r->lease_id || !*r->lease_id))
     return xio_error_set(err, XIO_EINVAL, "renewing or releasing a lease needs its id");
-  if (r->action == XIO_LEASE_ACQUIRE && r->duration_s != -1 &&
-      (r->duration_s < 15 || r->duration_s > 60))
-    return xio_error_set(err, XIO_EINVAL, "lease duration %d: use -1 (infinite) or 15..60",
-                         r->duration_s);
-  if (r->action == XIO_LEASE_BREAK && (r->break_period_s < 0 || r->break_period_s > 60))
-    return xio_error_set(err, XIO_EINVAL, "break period %d outside 0..60", r->break_period_s);
+  if (r->action == XIO_LEASE_ACQUIRE && !xio_blob_lease_duration_ok(r->duration_s, 1))
+    return xio_error_set(err, XIO_EINVAL, "lease duration %d: use -1 (infinite) or %d..%d",
+                         r->duration_s, XIO_BLOB_LEASE_MIN_S, XIO_BLOB_LEASE_MAX_S);
+  if (r->action == XIO_LEASE_BREAK && !xio_blob_break_period_ok(r->break_period_s, 0))
+    return xio_error_set(err, XIO_EINVAL, "break period %d outside 0..%d", r->break_period_s,
+                         XIO_BLOB_BREAK_MAX_S);
   return XIO_OK;
 }
 

@@ -37,6 +37,20 @@ extern "C" {
 #define XIO_BLOB_MAX_SIZE     (8ull * 1024u * 1024u * 1024u * 1024u)
 /* Largest range for which the service returns a transactional checksum on read. */
 #define XIO_BLOB_MAX_CHECKED_READ (4u * 1024u * 1024u)
+/* Lease Blob's limits: an acquired lease lasts 15..60 s (or -1: until released), a
+ * break lets the lease run on 0..60 s. */
+#define XIO_BLOB_LEASE_MIN_S 15
+#define XIO_BLOB_LEASE_MAX_S 60
+#define XIO_BLOB_BREAK_MAX_S 60
+
+/** 1 when Lease Blob takes `duration_s` as an acquire's duration:
+ *  XIO_BLOB_LEASE_MIN_S..XIO_BLOB_LEASE_MAX_S, or -1 (infinite) when `infinite_ok`;
+ *  else 0. */
+int xio_blob_lease_duration_ok(int duration_s, int infinite_ok);
+
+/** 1 when Lease Blob takes `period_s` as a break period: 0..XIO_BLOB_BREAK_MAX_S, or
+ *  -1 (the service's default) when `default_ok`; else 0. */
+int xio_blob_break_period_ok(int period_s, int default_ok);
 
 /* ------------------------------------------------------- call arguments ---- */
 
