@@ -102,6 +102,10 @@ const char *xio_blob_call_client_request_id(const xio_blob_call *c) { return c->
 
 const char *xio_blob_call_operation(const xio_blob_call *c) { return c->operation; }
 
+void xio_blob_call_set_tag(xio_blob_call *c, const void *tag) { c->tag = tag; }
+
+const void *xio_blob_call_tag(const xio_blob_call *c) { return c->tag; }
+
 const char *xio_blob_call_safe_url(const xio_blob_call *c) { return c->target->safe_url; }
 
 const xio_auth_cred *xio__blob_call_cred(const xio_blob_call *c) {

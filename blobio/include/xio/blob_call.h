@@ -257,6 +257,15 @@ xio_err xio_blob_call_user_delegation_key(const xio_blob_target *t, time_t start
 /** Frees a call that is not in flight. `c` may be NULL. */
 void xio_blob_call_free(xio_blob_call *c);
 
+/** Attaches `tag` to `c`: the sender's note of what the call is for, which the
+ *  engine's hooks (xio_blob_engine_options on_try and on_complete) read back with
+ *  xio_blob_call_tag. Borrowed: it must stay valid until the call completes. The
+ *  engine itself never reads it. NULL (the default) attaches nothing. */
+void xio_blob_call_set_tag(xio_blob_call *c, const void *tag);
+
+/** The tag attached to `c`, or NULL. */
+const void *xio_blob_call_tag(const xio_blob_call *c);
+
 /* Sending. */
 
 /** Sends `c` asynchronously; `done` runs once on the engine's I/O thread when it has
