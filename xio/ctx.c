@@ -1,8 +1,9 @@
 /*
  * ctx.c - the context's life: options and their checks, starting the REST engine
- * (the file layer's retry and checksum settings mapped to blobio's here), the lease
- * keeper and the local workers, loading credentials, opening the trace file; and,
- * at the end, closing files still open and stopping it all in order.
+ * (the file layer's retry and checksum settings mapped to blobio's here, and its
+ * completion hook set to the trace's), the lease keeper and the local workers,
+ * loading credentials, opening the trace file; and, at the end, closing files still
+ * open and stopping it all in order.
  *
  * Ownership of the option strings: the caller's strings are borrowed only during
  * xio_ctx_new. trace_path, connection_string and credential_file are read once
@@ -88,6 +89,8 @@ static xio_err start_engine(xio_ctx *ctx, xio_error *err) {
   e.ca_file = ctx->ca_file;
   e.allow_insecure_remote = ctx->opts.allow_insecure_remote;
   e.clock = ctx->opts.clock;
+  e.on_complete = xio__trace_call_done; /* every call it completes is traced */
+  e.on_complete_ud = ctx;
   return xio_blob_engine_new(&e, &ctx->engine, err);
 }
 

@@ -52,9 +52,10 @@ static char *blob_url(const lister *l, const char *name, const char *snapshot) {
   return url;
 }
 
-/* Sends one Get Page Ranges of the allocated-bytes walk, traced on the blob. */
+/* Sends one Get Page Ranges of the allocated-bytes walk (traced on the blob). */
 static xio_err send_ranges(void *ud, xio_blob_call *c, xio_error *err) {
-  return xio__send_traced(ud, NULL, xio_blob_call_safe_url(c), c, XIO_REQ_RANGES, 0, 0, err);
+  xio__req r = {XIO_REQ_RANGES, NULL, 0, 0, NULL};
+  return xio__send(ud, c, &r, err);
 }
 
 /* The bytes in the page ranges of `item`. */
@@ -104,11 +105,11 @@ static xio_err list_page(lister *l, const char *prefix, int page_size, char **ma
                          xio_error *err) {
   unsigned include =
       XIO_BLOB_LIST_METADATA | (l->flags & XIO_LIST_SNAPSHOTS ? XIO_BLOB_LIST_SNAPSHOTS : 0u);
+  xio__req r = {XIO_REQ_LIST, NULL, 0, 0, NULL};
   xio_blob_call *c = NULL;
   xio_blob_list page = {NULL, 0, NULL};
   xio_err rc = xio_blob_call_list_include(l->cont, prefix, *marker, page_size, include, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(l->ctx, NULL, xio_blob_call_safe_url(c), c, XIO_REQ_LIST, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(l->ctx, c, &r, err);
   if (rc == XIO_OK) rc = xio_blob_call_list_result(c, &page, err);
   xio_blob_call_free(c);
   for (size_t i = 0; rc == XIO_OK && i < page.n; i++)

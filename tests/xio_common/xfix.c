@@ -19,6 +19,7 @@ static void record(const xio_trace_event *ev, void *ud) {
   pthread_mutex_lock(&t->mu);
   if (t->n < XFIX_MAX_EVENTS) {
     xfix_event *e = &t->ev[t->n++];
+    snprintf(e->event, sizeof e->event, "%s", ev->event);
     e->type = ev->request_type;
     snprintf(e->path, sizeof e->path, "%s", ev->file_path);
     snprintf(e->result, sizeof e->result, "%s", ev->result);
@@ -27,6 +28,8 @@ static void record(const xio_trace_event *ev, void *ud) {
     e->length = ev->length;
     e->http_status = ev->http_status;
     e->retries = ev->retries;
+    snprintf(e->request_id, sizeof e->request_id, "%s", ev->request_id);
+    snprintf(e->client_request_id, sizeof e->client_request_id, "%s", ev->client_request_id);
   }
   if (line) {
     size_t n = strlen(line);
@@ -108,7 +111,16 @@ int xfix_count(xfix *fx, xio_request_type type) {
   int n = 0;
   pthread_mutex_lock(&fx->trace.mu);
   for (int i = 0; i < fx->trace.n; i++)
-    n += fx->trace.ev[i].type == type;
+    n += fx->trace.ev[i].type == type && strcmp(fx->trace.ev[i].event, "xio_send_complete") == 0;
+  pthread_mutex_unlock(&fx->trace.mu);
+  return n;
+}
+
+int xfix_count_event(xfix *fx, const char *event) {
+  int n = 0;
+  pthread_mutex_lock(&fx->trace.mu);
+  for (int i = 0; i < fx->trace.n; i++)
+    n += strcmp(fx->trace.ev[i].event, event) == 0;
   pthread_mutex_unlock(&fx->trace.mu);
   return n;
 }
