@@ -91,6 +91,8 @@ static xio_err start_engine(xio_ctx *ctx, xio_error *err) {
   e.clock = ctx->opts.clock;
   e.on_complete = xio__trace_call_done; /* every call it completes is traced */
   e.on_complete_ud = ctx;
+  e.on_try = xio__trace_try_done; /* and every try that failed on the way */
+  e.on_try_ud = ctx;
   return xio_blob_engine_new(&e, &ctx->engine, err);
 }
 

@@ -708,6 +708,7 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
   o->stall_write_us = atomic_load(&f->stats.stall_write_us);
   o->stall_other_us = atomic_load(&f->stats.stall_other_us);
   o->rmw_conflicts = atomic_load(&f->stats.rmw_conflicts);
+  o->throttled = atomic_load(&f->stats.throttled);
 }
 
 /* ------------------------------------------------------ open / close ---- */

@@ -1,16 +1,17 @@
 /*
  * trace.c - the completion hook every storage request passes, and the trace events it
- * emits: xio_send_complete, one per storage request, formatted as JSON lines with
- * cJSON (the fields of xio_trace_event by name; see xio_trace_event_json in xio.h),
- * delivered to the context's callback and trace file; and the per-file request
- * counters that go with them.
+ * emits: xio_send_complete, one per storage request, and xio_failed_request, one per
+ * try of a page-blob request that failed and was sent again; formatted as JSON lines
+ * with cJSON (the fields of xio_trace_event by name; see xio_trace_event_json in
+ * xio.h), delivered to the context's callback and trace file; and the per-file
+ * request counters that go with them (throttling answers among them).
  *
  * Nothing here sends. The context's engine hands every call it completes to
  * xio__trace_call_done, tagged with what it is for (send.c) or not: a call somebody
  * sent without saying is traced by its operation and URL, so no request of the
- * engine goes untraced. The local backend hands each of its requests to
- * xio__request_done itself. Request types become their names only here, where the
- * JSON line is written.
+ * engine goes untraced; its per-try hook gives each try to xio__trace_try_done. The
+ * local backend hands each of its requests to xio__request_done itself. Request
+ * types become their names only here, where the JSON line is written.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -191,6 +192,28 @@ void xio__trace_call_done(const xio_blob_call *c, void *ud) {
                     .retries = xio_blob_call_retries(c),
                     .result = r.judge ? r.judge(c, &r) : xio_blob_call_result(c, NULL)};
   xio__request_done(ud, &r, &o);
+}
+
+void xio__trace_try_done(const xio_blob_try_info *t, void *ud) {
+  xio_ctx *ctx = ud;
+  xio__req r = req_of(t->call);
+  if (r.file && xio_blob_call_throttled(t->call)) atomic_fetch_add(&r.file->stats.throttled, 1);
+  /* The last try of a request is told by its xio_send_complete. */
+  if (!t->will_retry || (!ctx->opts.trace && !ctx->trace_file)) return;
+  xio_trace_event ev = {"xio_failed_request",
+                        wall_us(),
+                        r.file ? r.file->path : t->safe_url,
+                        r.type,
+                        r.offset,
+                        r.length,
+                        t->http_status,
+                        xio_blob_call_service_code(t->call),
+                        xio_blob_call_request_id(t->call),
+                        xio_blob_call_client_request_id(t->call),
+                        t->duration_us,
+                        t->attempt,
+                        t->result == XIO_OK ? "ok" : xio_err_name(t->result)};
+  emit(ctx, &ev);
 }
 
 xio_err xio__trace_open(xio_ctx *ctx, xio_error *err) {

@@ -64,8 +64,11 @@ void xio__request_done(xio_ctx *ctx, const xio__req *r, const xio__outcome *o);
 
 /** The engine's hooks (the context sets them when it starts its engine, with itself
  *  as their user data, see trace.c): each call the engine completes goes to
- *  xio__request_done. */
+ *  xio__request_done; each try that failed and is sent again becomes an
+ *  xio_failed_request event, and each try answered with a throttling answer counts
+ *  in its file's statistics. */
 void xio__trace_call_done(const xio_blob_call *c, void *ctx);
+void xio__trace_try_done(const xio_blob_try_info *t, void *ctx);
 
 /** Sends `c`, tagged with `r` (borrowed until the call completes), on the context's
  *  engine and waits for it (send.c). Returns the call's result, detail in `err`:
@@ -221,7 +224,8 @@ struct xio_file {
   struct xio__io_state *flush_waiting; /* async flushes waiting for in-flight I/O */
   struct {
     _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared, bytes_zero_written,
-        requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts;
+        requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts,
+        throttled;
   } stats;
   xio__tracked_node open_node; /* in the context's set of open files */
 };

@@ -46,8 +46,11 @@ static void record(const xio_trace_event *ev, void *ud) {
   pthread_mutex_unlock(&t->mu);
 }
 
-void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
+/* A context on the local backend (endpoint NULL) or on the dev account at `endpoint`. */
+static void setup(xfix *fx, const char *endpoint, const xio_ctx_options *opts) {
   xio_error e;
+  char conn[1024];
+  int local = endpoint == NULL;
   memset(fx, 0, sizeof *fx);
   pthread_mutex_init(&fx->trace.mu, NULL);
   fx->trace.ev = calloc(XFIX_MAX_EVENTS, sizeof *fx->trace.ev);
@@ -57,15 +60,26 @@ void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
   o.use_environment = 0;
   o.trace = record;
   o.trace_ud = &fx->trace;
-  if (!local) o.connection_string = test_dev_connection_string();
+  if (!local) {
+    test_dev_connection_string_at(endpoint, conn, sizeof conn);
+    o.connection_string = conn;
+  }
   ASSERT_OK(xio_ctx_new(&o, &fx->ctx, &e), &e);
   if (local) {
     test_scratch_dir(fx->base, sizeof fx->base, "xio-test");
   } else {
     char name[64];
     test_unique_name(name, sizeof name, "xio");
-    snprintf(fx->base, sizeof fx->base, "%s/%s", test_account_url(), name);
+    snprintf(fx->base, sizeof fx->base, "%s/devstoreaccount1/%s", endpoint, name);
   }
+}
+
+void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
+  setup(fx, local ? NULL : test_endpoint(), opts);
+}
+
+void xfix_setup_at(xfix *fx, const char *endpoint, const xio_ctx_options *opts) {
+  setup(fx, endpoint, opts);
 }
 
 void xfix_teardown(xfix *fx) {

@@ -44,6 +44,10 @@ typedef struct xfix {
  *  backend (local = 1: a fresh temporary directory). */
 void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts);
 
+/** The page-blob context of xfix_setup for the dev account at `endpoint` (a fault
+ *  proxy in front of the emulator, say) instead of the emulator's own. */
+void xfix_setup_at(xfix *fx, const char *endpoint, const xio_ctx_options *opts);
+
 /** Frees the context and removes the temporary directory. */
 void xfix_teardown(xfix *fx);
 

@@ -298,6 +298,11 @@ const char *xio_blob_call_header(const xio_blob_call *c, const char *name);
 /** The service error code of a failed call ("LeaseIdMissing"), or "" (never NULL). */
 const char *xio_blob_call_service_code(const xio_blob_call *c);
 
+/** 1 when the last try was answered with one of the service's throttling answers,
+ *  503 ServerBusy or 500 OperationTimedOut (the service asking its clients to slow
+ *  down), else 0. */
+int xio_blob_call_throttled(const xio_blob_call *c);
+
 /** x-ms-request-id / x-ms-client-request-id (never NULL; "" when unknown). */
 const char *xio_blob_call_request_id(const xio_blob_call *c);
 const char *xio_blob_call_client_request_id(const xio_blob_call *c);

@@ -17,7 +17,8 @@
  * of a log file reads as zeros.
  *
  * Every request that reaches storage emits one trace event, xio_send_complete, and
- * is counted in the file's statistics.
+ * is counted in the file's statistics; each try of it that failed and was sent again
+ * emits an xio_failed_request event.
  *
  * Beside files, the layer answers what a tool asks of a target without writing
  * it: its properties (xio_stat), its allocated ranges, its lease (xio_lease); and
@@ -102,10 +103,25 @@ typedef enum xio_request_type {
  *  list. Static string; cannot fail. */
 const char *xio_request_type_name(xio_request_type t);
 
-/** One completed storage request. Strings are borrowed
- *  for the duration of the callback; file_path is log-safe (no query string). */
+/**
+ * A trace event. Strings are borrowed for the duration of the callback; file_path is
+ * log-safe (no query string). Two events share these fields:
+ *  - xio_send_complete: one storage request completed, whatever its result, after
+ *    all its tries; exactly one per request. Its http_status, error_code and
+ *    request_id are those of its last try, retries counts the tries before it (and
+ *    the times libcurl sent it again on a new connection by itself).
+ *  - xio_failed_request: one try of a page-blob request failed and the request was
+ *    sent again (a retry, or once more with a renewed credential): a 5xx, a
+ *    throttling answer, a rejected checksum, a transport failure. It carries that
+ *    try's http_status (0: no answer), error_code and request_id (what support asks
+ *    for), the request's type, path, range and client_request_id (the same on every
+ *    try of a request), duration_us of the try, retries as the retries made before
+ *    this try (0: the first), result as the try's xio_err name. The last try of a
+ *    request is told by its xio_send_complete, never by this event.
+ * The callback and the trace file get both: tell them apart by `event`.
+ */
 typedef struct xio_trace_event {
-  const char *event;    /* "xio_send_complete" */
+  const char *event;    /* "xio_send_complete" or "xio_failed_request" */
   int64_t timestamp_us; /* completion, microseconds since the epoch (UTC) */
   const char *file_path;
   xio_request_type request_type; /* written as its name: "XIOTypeWriteFile", ... */
@@ -120,6 +136,10 @@ typedef struct xio_trace_event {
   const char *result; /* "ok" or the xio_err name, e.g. "XIO_ELEASELOST" */
 } xio_trace_event;
 
+/** Receives every trace event of a context (both kinds, see above), on the thread
+ *  that completed the request or try: an I/O or worker thread, or for some requests
+ *  of local files the caller's. Like a completion callback it must not block, nor
+ *  call the synchronous functions. */
 typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
 
 /** Formats `ev` as one JSON line (no newline): the fields above by their names, the
@@ -450,13 +470,17 @@ typedef struct xio_file_stats {
   uint64_t bytes_read, bytes_written;
   uint64_t bytes_cleared;      /* zeroed by metadata (clear) */
   uint64_t bytes_zero_written; /* zeroed by writing zeros */
-  uint64_t requests;           /* storage requests (trace events) */
+  uint64_t requests;           /* storage requests (xio_send_complete events) */
   uint64_t retries;
   uint64_t failures;                                      /* storage requests that failed */
   uint64_t stall_read_us, stall_write_us, stall_other_us; /* summed request time */
   uint64_t rmw_conflicts; /* edge sectors of unaligned writes read and written again because
                              another writer changed the file in between (HTTP 412 on a page
                              blob; each is a failed request in the trace) */
+  uint64_t throttled;     /* tries of the file's requests the service answered with a
+                             throttling answer, 503 ServerBusy or 500 OperationTimedOut,
+                             whether the request then succeeded or not (each retried try
+                             is an xio_failed_request event) */
 } xio_file_stats;
 
 /** Copies the file's counters into `out`. */
