@@ -388,10 +388,9 @@ static const char *lease_action_name(xio_blob_lease_action a) {
 static xio_err check_lease(const xio_blob_lease_args *a, xio_error *err) {
   if (!a || !lease_action_name(a->action))
     return xio_error_set(err, XIO_EINVAL, "LeaseBlob: unknown lease action");
-  if (a->action == XIO_BLOB_LEASE_ACQUIRE && a->duration_s != -1 &&
-      (a->duration_s < 15 || a->duration_s > 60))
-    return xio_error_set(err, XIO_EINVAL, "LeaseBlob: duration %d s is neither -1 nor 15..60",
-                         a->duration_s);
+  if (a->action == XIO_BLOB_LEASE_ACQUIRE && !xio_blob_lease_duration_ok(a->duration_s, 1))
+    return xio_error_set(err, XIO_EINVAL, "LeaseBlob: duration %d s is neither -1 nor %d..%d",
+                         a->duration_s, XIO_BLOB_LEASE_MIN_S, XIO_BLOB_LEASE_MAX_S);
   if ((a->action == XIO_BLOB_LEASE_RENEW || a->action == XIO_BLOB_LEASE_CHANGE ||
        a->action == XIO_BLOB_LEASE_RELEASE) &&
       (!a->lease_id || !*a->lease_id))
@@ -399,9 +398,9 @@ static xio_err check_lease(const xio_blob_lease_args *a, xio_error *err) {
                          lease_action_name(a->action));
   if (a->action == XIO_BLOB_LEASE_CHANGE && (!a->proposed_id || !*a->proposed_id))
     return xio_error_set(err, XIO_EINVAL, "LeaseBlob: change needs a proposed lease id");
-  if (a->action == XIO_BLOB_LEASE_BREAK && (a->break_period_s < -1 || a->break_period_s > 60))
-    return xio_error_set(err, XIO_EINVAL, "LeaseBlob: break period %d s outside 0..60",
-                         a->break_period_s);
+  if (a->action == XIO_BLOB_LEASE_BREAK && !xio_blob_break_period_ok(a->break_period_s, 1))
+    return xio_error_set(err, XIO_EINVAL, "LeaseBlob: break period %d s outside 0..%d",
+                         a->break_period_s, XIO_BLOB_BREAK_MAX_S);
   return XIO_OK;
 }
 

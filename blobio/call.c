@@ -98,9 +98,19 @@ const char *xio_blob_call_request_id(const xio_blob_call *c) {
 
 const char *xio_blob_call_service_code(const xio_blob_call *c) { return c->err.service_code; }
 
+int xio_blob_call_throttled(const xio_blob_call *c) {
+  const char *code = c->err.service_code;
+  return (c->status == 503 && strcmp(code, "ServerBusy") == 0) ||
+         (c->status == 500 && strcmp(code, "OperationTimedOut") == 0);
+}
+
 const char *xio_blob_call_client_request_id(const xio_blob_call *c) { return c->client_request_id; }
 
 const char *xio_blob_call_operation(const xio_blob_call *c) { return c->operation; }
+
+void xio_blob_call_set_tag(xio_blob_call *c, const void *tag) { c->tag = tag; }
+
+const void *xio_blob_call_tag(const xio_blob_call *c) { return c->tag; }
 
 const char *xio_blob_call_safe_url(const xio_blob_call *c) { return c->target->safe_url; }
 

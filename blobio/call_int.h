@@ -73,9 +73,11 @@ struct xio_blob_call {
   uint32_t need_perms;      /* SAS permission letters the operation needs, all of */
   uint32_t need_any;        /* ... and at least one of these */
   char client_request_id[37];
+  const void *tag; /* the sender's, for the engine's hooks (borrowed) */
 
   /* The current try (transport.c). */
   int attempt;
+  int64_t try_us; /* when it started */
   int status;
   CURLcode curl_rc;
   char curl_err[CURL_ERROR_SIZE];

@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,9 +58,10 @@ struct xio_blob_engine {
   uint64_t rng;
   int curl_initialized;
   int tls_initialized;
-  xio__blob_tls tls;       /* trust store and TLS sessions of every connection */
-  xio__blob_socks socks;   /* the sockets of every connection (rcvlowat.c) */
-  xio__blob_events events; /* what the I/O thread waits for (events.c) */
+  xio__blob_tls tls;          /* trust store and TLS sessions of every connection */
+  xio__blob_socks socks;      /* the sockets of every connection (rcvlowat.c) */
+  xio__blob_events events;    /* what the I/O thread waits for (events.c) */
+  _Atomic uint64_t completed; /* calls completed (xio_blob_engine_completed) */
 };
 
 static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0};
@@ -77,6 +79,8 @@ xio_blob_engine_options xio_blob_engine_options_default(void) {
 const xio_blob_engine_options *xio_blob_engine_options_get(const xio_blob_engine *e) {
   return &e->opts;
 }
+
+uint64_t xio_blob_engine_completed(const xio_blob_engine *e) { return atomic_load(&e->completed); }
 
 /* ------------------------------------------------------------- queues ---- */
 
@@ -110,11 +114,12 @@ static void wait_insert(xio_blob_engine *e, xio_blob_call *c) {
 /* ---------------------------------------------------------- completion ---- */
 
 static void complete(xio_blob_engine *e, xio_blob_call *c, xio_err code) {
-  (void)e;
   c->result = code;
   c->err.code = code;
   c->done_us = xio_auth_monotonic_us();
   c->finished = 1;
+  atomic_fetch_add(&e->completed, 1);
+  if (e->opts.on_complete) e->opts.on_complete(c, e->opts.on_complete_ud);
   if (c->done) c->done(c, c->ud);
 }
 
@@ -138,7 +143,8 @@ static CURLM *new_multi(xio_blob_engine *e) {
   return m;
 }
 
-static void report_try(xio_blob_engine *e, const xio_blob_call *c, int retry, int delay) {
+static void report_try(xio_blob_engine *e, const xio_blob_call *c, xio_err result, int retry,
+                       int delay) {
   if (!e->opts.on_try) return;
   xio_blob_try_info info = {
       c->operation,
@@ -147,7 +153,10 @@ static void report_try(xio_blob_engine *e, const xio_blob_call *c, int retry, in
       c->status,
       c->curl_rc ? (c->curl_err[0] ? c->curl_err : curl_easy_strerror(c->curl_rc)) : NULL,
       retry,
-      delay};
+      delay,
+      c,
+      result,
+      xio_auth_monotonic_us() - c->try_us};
   e->opts.on_try(&info, e->opts.on_try_ud);
 }
 
@@ -243,6 +252,7 @@ static void start_try(xio_blob_engine *e, xio_blob_call *c) {
     if (!easy) rc = xio_error_set(&detail, XIO_ENOMEM, "out of memory for a libcurl handle");
   }
   c->refused = xio_alloc_failures(); /* libcurl may send a mangled request when short */
+  c->try_us = now;
   if (rc == XIO_OK)
     rc = xio__blob_try_prepare(c, easy, &e->opts, &e->tls, &e->socks,
                                xio_auth_clock_now(&e->opts.clock), try_timeout(e, c, now), &detail);
@@ -311,12 +321,12 @@ static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   if (!retry && refused_credential(c, v.code) && renewed_credential(c)) {
     /* Sent again at once with what the source read anew (a rotated SAS or key, a
      * fresh token); the service applied nothing, so this is not a retry. */
-    report_try(e, c, 1, 0);
+    report_try(e, c, v.code, 1, 0);
     c->next_try_us = now;
     wait_insert(e, c);
     return;
   }
-  report_try(e, c, retry, delay);
+  report_try(e, c, v.code, retry, delay);
   if (!retry) {
     complete(e, c, v.code);
     return;

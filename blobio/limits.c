@@ -1,8 +1,8 @@
 /*
  * limits.c - the service limits, enforced by the client before anything is sent:
  * page alignment, the 4 MiB Put Page body, the 8 TiB blob, ranges inside the
- * blob. Azurite accepts some requests that Azure refuses; these checks make both
- * behave as Azure does.
+ * blob, lease durations and break periods. Azurite accepts some requests that Azure
+ * refuses; these checks make both behave as Azure does.
  */
 #include <inttypes.h>
 
@@ -45,4 +45,13 @@ xio_err xio__blob_check_read(const char *op, uint64_t offset, uint64_t len, xio_
   if (offset > XIO_BLOB_MAX_SIZE || len > XIO_BLOB_MAX_SIZE - offset)
     return xio_error_set(err, XIO_ELIMIT, "%s: range ends past the 8 TiB page blob limit", op);
   return XIO_OK;
+}
+
+int xio_blob_lease_duration_ok(int duration_s, int infinite_ok) {
+  return (infinite_ok && duration_s == -1) ||
+         (duration_s >= XIO_BLOB_LEASE_MIN_S && duration_s <= XIO_BLOB_LEASE_MAX_S);
+}
+
+int xio_blob_break_period_ok(int period_s, int default_ok) {
+  return (default_ok && period_s == -1) || (period_s >= 0 && period_s <= XIO_BLOB_BREAK_MAX_S);
 }

@@ -1,11 +1,13 @@
 /*
  * sync.c - the synchronous operations programs use (<xio/blob_sync.h>): creating a
- * container, and all page ranges of a blob through a caller's sender. Each builds its
- * calls, sends them, reads the result and frees them; the file layer uses calls
- * directly so that many can be in flight.
+ * container (also where a call that makes a blob finds its container missing), and
+ * all page ranges of a blob through a caller's sender. Each builds its calls, sends
+ * them, reads the result and frees them; the file layer uses calls directly so that
+ * many can be in flight.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
+#include <string.h>
 
 #include <xio/alloc.h>
 
@@ -31,6 +33,15 @@ xio_err xio_blob_create_container(xio_blob_engine *e, const xio_blob_target *t, 
     return XIO_OK;
   }
   return rc;
+}
+
+xio_err xio_blob_send_in_container(xio_blob_engine *e, xio_blob_call *c, xio_error *err) {
+  xio_err rc = xio_blob_send(e, c, err);
+  if (rc != XIO_ENOTFOUND || strcmp(xio_blob_call_service_code(c), "ContainerNotFound") != 0)
+    return rc;
+  xio_error_clear(err);
+  rc = xio_blob_create_container(e, c->target, 1, err);
+  return rc == XIO_OK ? xio_blob_send(e, c, err) : rc;
 }
 
 /* One segment [off, off+len), following NextMarker until the service is done. */

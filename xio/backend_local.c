@@ -10,7 +10,10 @@
  * flock, which no other open file description (in this or another process) can
  * take or break. The file kind lives in the extended attribute user.xio.kind, as
  * the page blob keeps it in its xiokind metadata. Every storage request (open,
- * create, read, write, clear, resize, lock, delete) emits one trace event.
+ * create, read, write, clear, resize, lock, delete, ranges) is a local_call run by
+ * local_send, the one place that makes its system calls and hands it to the
+ * completion hook (its trace event, its file's counters), as every page-blob request
+ * passes the engine.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,21 +55,32 @@ typedef struct local_job {
   xio__sub *sub;
 } local_job;
 
-/* ---------------------------------------------------- time and errors ---- */
+/* ------------------------------------------------------------ requests ---- */
 
-/* Emits the trace event of one storage request that started at `start_us`. */
-static void report(xio_ctx *ctx, xio_file *f, const char *path, xio_request_type type,
-                   uint64_t offset, uint64_t length, int64_t start_us, xio_err rc) {
-  xio__request_report r;
-  memset(&r, 0, sizeof r);
-  r.request_type = type;
-  r.offset = offset;
-  r.length = length;
-  r.request_id = "";
-  r.client_request_id = "";
-  r.duration_us = xio_auth_monotonic_us() - start_us;
-  r.result = rc;
-  xio__trace_request(ctx, f, path, &r);
+/* One storage request of this backend, as a call is one of the page blob's: what it
+ * is for, the system calls that make it, their arguments and what they moved. */
+typedef struct local_call local_call;
+struct local_call {
+  xio__req req;                                 /* type, file (or NULL) and range */
+  const char *path;                             /* the file's path */
+  xio_err (*io)(local_call *c, xio_error *err); /* its system calls */
+  const xio_open_options *o;                    /* open, create, lock: the open's */
+  int *fd;                                      /* open, create: the descriptor made */
+  local_file *lf;                               /* the open file, for the others */
+  xio__sub *sub;                                /* read, write, clear */
+  uint64_t size;                                /* resize: the new size; ranges: up to */
+  xio_ranges *ranges;                           /* ranges: appended to */
+  size_t moved;                                 /* read, write: bytes moved */
+};
+
+/* Runs the system calls of `c`, then hands the request, timed, to the completion hook
+ * whatever they returned: every storage request of this backend goes through here. */
+static xio_err local_send(xio_ctx *ctx, local_call *c, xio_error *err) {
+  int64_t t0 = xio_auth_monotonic_us();
+  xio_err rc = c->io(c, err);
+  xio__outcome o = {c->path, 0, NULL, "", "", xio_auth_monotonic_us() - t0, 0, rc};
+  xio__request_done(ctx, &c->req, &o);
+  return rc;
 }
 
 /* ------------------------------------------------------------ targets ---- */
@@ -154,35 +168,47 @@ static int truncate_to(int fd, uint64_t size) {
   return r;
 }
 
+static xio_err io_open(local_call *c, xio_error *err) {
+  if ((*c->fd = open(c->path, open_flags(c->o->flags))) < 0)
+    return xio_error_from_errno(err, errno, "OpenFile", "open", c->path);
+  return XIO_OK;
+}
+
 /* Opens an existing file: one XIOTypeOpenFile request. */
-static xio_err open_existing(xio_ctx *ctx, const char *path, unsigned flags, int *fd,
+static xio_err open_existing(xio_ctx *ctx, const char *path, const xio_open_options *o, int *fd,
                              xio_error *err) {
-  int64_t t0 = xio_auth_monotonic_us();
-  xio_err rc = XIO_OK;
-  if ((*fd = open(path, open_flags(flags))) < 0)
-    rc = xio_error_from_errno(err, errno, "OpenFile", "open", path);
-  report(ctx, NULL, path, XIO_REQ_OPEN, 0, 0, t0, rc);
-  return rc;
+  local_call c = {
+      .req = {XIO_REQ_OPEN, NULL, 0, 0, NULL}, .path = path, .io = io_open, .o = o, .fd = fd};
+  return local_send(ctx, &c, err);
+}
+
+/* A file left half made is removed. */
+static xio_err io_create(local_call *c, xio_error *err) {
+  const xio_open_options *o = c->o;
+  int *fd = c->fd;
+  if ((*fd = open(c->path, open_flags(o->flags) | O_CREAT | O_EXCL, 0666)) < 0)
+    return xio_error_from_errno(err, errno, "CreateFile", "open", c->path);
+  if (truncate_to(*fd, o->size) != 0) {
+    xio_err rc = xio_error_from_errno(err, errno, "CreateFile", "ftruncate", c->path);
+    close(*fd);
+    unlink(c->path);
+    *fd = -1;
+    return rc;
+  }
+  write_kind(*fd, o->kind);
+  return XIO_OK;
 }
 
 /* Creates the file (it must not exist) with `o->size` zero bytes and its kind: one
- * XIOTypeCreateFile request. A file left half made is removed. */
+ * XIOTypeCreateFile request. */
 static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options *o, int *fd,
                           xio_error *err) {
-  int64_t t0 = xio_auth_monotonic_us();
-  xio_err rc = XIO_OK;
-  if ((*fd = open(path, open_flags(o->flags) | O_CREAT | O_EXCL, 0666)) < 0) {
-    rc = xio_error_from_errno(err, errno, "CreateFile", "open", path);
-  } else if (truncate_to(*fd, o->size) != 0) {
-    rc = xio_error_from_errno(err, errno, "CreateFile", "ftruncate", path);
-    close(*fd);
-    unlink(path);
-    *fd = -1;
-  } else {
-    write_kind(*fd, o->kind);
-  }
-  report(ctx, NULL, path, XIO_REQ_CREATE, 0, o->size, t0, rc);
-  return rc;
+  local_call c = {.req = {XIO_REQ_CREATE, NULL, 0, o->size, NULL},
+                  .path = path,
+                  .io = io_create,
+                  .o = o,
+                  .fd = fd};
+  return local_send(ctx, &c, err);
 }
 
 /* Opens or creates per the flags, like the page blob: an open first unless
@@ -191,13 +217,13 @@ static xio_err open_or_create(xio_ctx *ctx, const char *path, const xio_open_opt
                               int *created, xio_error *err) {
   int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
   xio_err rc = XIO_ENOTFOUND;
-  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = open_existing(ctx, path, o->flags, fd, err);
+  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = open_existing(ctx, path, o, fd, err);
   if (rc != XIO_ENOTFOUND || !create) return rc;
   xio_error_clear(err);
   rc = create_new(ctx, path, o, fd, err);
   if (rc == XIO_EEXIST && !(o->flags & XIO_OPEN_CREATE_ONLY)) {
     xio_error_clear(err); /* created by someone else meanwhile */
-    return open_existing(ctx, path, o->flags, fd, err);
+    return open_existing(ctx, path, o, fd, err);
   }
   if (rc == XIO_OK) *created = 1;
   return rc;
@@ -251,19 +277,23 @@ static xio_err busy(const char *path, unsigned flags, xio_error *err) {
   return XIO_EBUSY;
 }
 
-/* Takes the exclusive lock of an exclusive open: one XIOTypeLease request. */
-static xio_err take_lock(local_file *lf, unsigned flags, xio_error *err) {
-  const char *path = lf->base.path;
-  int64_t t0 = xio_auth_monotonic_us();
-  int r = flock(lf->fd, LOCK_EX | LOCK_NB);
+static xio_err io_lock(local_call *c, xio_error *err) {
+  int r = flock(c->lf->fd, LOCK_EX | LOCK_NB);
   while (r != 0 && errno == EINTR)
-    r = flock(lf->fd, LOCK_EX | LOCK_NB);
-  xio_err rc = XIO_OK;
-  if (r != 0 && errno == EWOULDBLOCK)
-    rc = busy(path, flags, err);
-  else if (r != 0)
-    rc = xio_error_from_errno(err, errno, "OpenFile", "flock", path);
-  report(lf->base.ctx, NULL, path, XIO_REQ_LEASE, 0, 0, t0, rc);
+    r = flock(c->lf->fd, LOCK_EX | LOCK_NB);
+  if (r != 0 && errno == EWOULDBLOCK) return busy(c->path, c->o->flags, err);
+  if (r != 0) return xio_error_from_errno(err, errno, "OpenFile", "flock", c->path);
+  return XIO_OK;
+}
+
+/* Takes the exclusive lock of an exclusive open: one XIOTypeLease request. */
+static xio_err take_lock(local_file *lf, const xio_open_options *o, xio_error *err) {
+  local_call c = {.req = {XIO_REQ_LEASE, NULL, 0, 0, NULL},
+                  .path = lf->base.path,
+                  .io = io_lock,
+                  .o = o,
+                  .lf = lf};
+  xio_err rc = local_send(lf->base.ctx, &c, err);
   lf->locked = rc == XIO_OK;
   return rc;
 }
@@ -283,7 +313,7 @@ static xio_err lf_open(xio_ctx *ctx, const char *target, const xio_open_options 
   if (rc == XIO_OK) rc = open_or_create(ctx, path, o, &fd, created, err);
   if (rc == XIO_OK) rc = make_file(ctx, path, fd, o, *created, &lf, err);
   if (rc != XIO_OK && fd >= 0) close(fd);
-  if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE)) rc = take_lock(lf, o->flags, err);
+  if (rc == XIO_OK && lf && (o->flags & XIO_OPEN_EXCLUSIVE)) rc = take_lock(lf, o, err);
   if (rc != XIO_OK && lf) free_file(lf);
   xio_free(path);
   if (rc != XIO_OK) return rc;
@@ -391,27 +421,32 @@ static xio_request_type sub_type(const xio__sub *s) {
   return s->op == XIO__SUB_CLEAR || s->zeroing ? XIO_REQ_ZERO : XIO_REQ_WRITE;
 }
 
-/* A worker runs one sub: its system calls, its trace event, its completion. */
+/* A sub's read, write or clear. */
+static xio_err io_sub(local_call *c, xio_error *err) {
+  xio__sub *s = c->sub;
+  local_file *lf = c->lf;
+  if (s->op == XIO__SUB_READ) {
+    xio_err rc = do_read(lf, s, &c->moved, err);
+    return rc == XIO_OK ? check_pin(lf, "ReadFile", err) : rc;
+  }
+  if (s->op == XIO__SUB_WRITE)
+    return pwrite_all(lf, s->buf, s->length, s->offset, s->zeroing ? "ZeroFile" : "WriteFile",
+                      &c->moved, err);
+  return do_clear(lf, s, err);
+}
+
+/* A worker runs one sub: its request, then its completion. */
 static void run_sub(xio__job *job) {
   xio__sub *s = ((local_job *)job)->sub;
   local_file *lf = (local_file *)s->file;
   xio_free(job);
   xio_error e;
   xio_error_clear(&e);
-  size_t moved = 0;
-  int64_t t0 = xio_auth_monotonic_us();
-  xio_err rc;
-  if (s->op == XIO__SUB_READ) {
-    rc = do_read(lf, s, &moved, &e);
-    if (rc == XIO_OK) rc = check_pin(lf, "ReadFile", &e);
-  } else if (s->op == XIO__SUB_WRITE)
-    rc = pwrite_all(lf, s->buf, s->length, s->offset, s->zeroing ? "ZeroFile" : "WriteFile", &moved,
-                    &e);
-  else
-    rc = do_clear(lf, s, &e);
-  uint64_t len = s->op == XIO__SUB_CLEAR ? s->clear_length : s->length;
-  report(lf->base.ctx, &lf->base, NULL, sub_type(s), s->offset, len, t0, rc);
-  xio__sub_done(s, rc, &e, rc == XIO_OK ? moved : 0);
+  s->req = (xio__req){sub_type(s), &lf->base, s->offset,
+                      s->op == XIO__SUB_CLEAR ? s->clear_length : s->length, NULL};
+  local_call c = {.req = s->req, .path = lf->base.path, .io = io_sub, .lf = lf, .sub = s};
+  xio_err rc = local_send(lf->base.ctx, &c, &e);
+  xio__sub_done(s, rc, &e, rc == XIO_OK ? c.moved : 0);
 }
 
 static void lf_submit(xio_file *f, xio__sub *s) {
@@ -430,15 +465,20 @@ static void lf_submit(xio_file *f, xio__sub *s) {
 
 /* -------------------------------------------------------------- sync ---- */
 
+static xio_err io_resize(local_call *c, xio_error *err) {
+  if (truncate_to(c->lf->fd, c->size) != 0)
+    return xio_error_from_errno(err, errno, "SetFileSize", "ftruncate", c->path);
+  return XIO_OK;
+}
+
 /* Sets the file's size exactly: one XIOTypeSetFileSize request. */
 static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
-  local_file *lf = (local_file *)f;
-  int64_t t0 = xio_auth_monotonic_us();
-  xio_err rc = XIO_OK;
-  if (truncate_to(lf->fd, size) != 0)
-    rc = xio_error_from_errno(err, errno, "SetFileSize", "ftruncate", f->path);
-  report(f->ctx, f, NULL, XIO_REQ_SET_SIZE, 0, size, t0, rc);
-  return rc;
+  local_call c = {.req = {XIO_REQ_SET_SIZE, f, 0, size, NULL},
+                  .path = f->path,
+                  .io = io_resize,
+                  .lf = (local_file *)f,
+                  .size = size};
+  return local_send(f->ctx, &c, err);
 }
 
 /* Makes written data durable. Not a storage request of the trace schema: no event. */
@@ -449,13 +489,17 @@ static xio_err lf_sync(xio_file *f, xio_error *err) {
   return XIO_OK;
 }
 
+static xio_err io_unlock(local_call *c, xio_error *err) {
+  if (flock(c->lf->fd, LOCK_UN) != 0)
+    return xio_error_from_errno(err, errno, "CloseFile", "flock", c->path);
+  return XIO_OK;
+}
+
 /* Drops the lock of an exclusive open: one XIOTypeLease request. */
 static xio_err release_lock(local_file *lf, xio_error *err) {
-  int64_t t0 = xio_auth_monotonic_us();
-  xio_err rc = XIO_OK;
-  if (flock(lf->fd, LOCK_UN) != 0)
-    rc = xio_error_from_errno(err, errno, "CloseFile", "flock", lf->base.path);
-  report(lf->base.ctx, NULL, lf->base.path, XIO_REQ_LEASE, 0, 0, t0, rc);
+  local_call c = {
+      .req = {XIO_REQ_LEASE, NULL, 0, 0, NULL}, .path = lf->base.path, .io = io_unlock, .lf = lf};
+  xio_err rc = local_send(lf->base.ctx, &c, err);
   lf->locked = 0;
   return rc;
 }
@@ -491,15 +535,16 @@ static xio_err unlink_unlocked(const char *path, xio_error *err) {
   return rc;
 }
 
+static xio_err io_unlink(local_call *c, xio_error *err) { return unlink_unlocked(c->path, err); }
+
 /* Deletes the file: one XIOTypeDeleteFile request. */
 static xio_err lf_remove(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err) {
   (void)with_snapshots; /* a local file has none */
   char *path;
   xio_err rc = target_path(target, &path, err);
   if (rc != XIO_OK) return rc;
-  int64_t t0 = xio_auth_monotonic_us();
-  rc = unlink_unlocked(path, err);
-  report(ctx, NULL, path, XIO_REQ_DELETE, 0, 0, t0, rc);
+  local_call c = {.req = {XIO_REQ_DELETE, NULL, 0, 0, NULL}, .path = path, .io = io_unlink};
+  rc = local_send(ctx, &c, err);
   xio_free(path);
   return rc;
 }
@@ -527,14 +572,21 @@ static xio_err walk_extents(local_file *lf, uint64_t size, xio_ranges *out, xio_
   return XIO_OK;
 }
 
+static xio_err io_ranges(local_call *c, xio_error *err) {
+  xio_err rc = walk_extents(c->lf, c->size, c->ranges, err);
+  return rc == XIO_OK ? check_pin(c->lf, "GetRanges", err) : rc;
+}
+
+/* The file's data extents: one XIOTypeGetRanges request. */
 static xio_err lf_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
-  local_file *lf = (local_file *)f;
   uint64_t size = atomic_load(&f->size);
-  int64_t t0 = xio_auth_monotonic_us();
-  xio_err rc = walk_extents(lf, size, out, err);
-  if (rc == XIO_OK) rc = check_pin(lf, "GetRanges", err);
-  report(f->ctx, f, NULL, XIO_REQ_RANGES, 0, size, t0, rc);
-  return rc;
+  local_call c = {.req = {XIO_REQ_RANGES, f, 0, size, NULL},
+                  .path = f->path,
+                  .io = io_ranges,
+                  .lf = (local_file *)f,
+                  .size = size,
+                  .ranges = out};
+  return local_send(f->ctx, &c, err);
 }
 
 static xio_err lf_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {

@@ -5,8 +5,8 @@
  * missing), and for exclusive opens acquires a lease that the lease keeper renews.
  * Reads, writes and clears are single REST calls submitted to the context's engine;
  * their completions arrive on the engine's I/O thread. The blob's size is always a
- * multiple of 512; a logical size that is not is kept in the blob's metadata
- * (xiosize), beside the file kind (xiokind).
+ * multiple of 512; a logical size that is not is kept in the blob's metadata,
+ * beside the file kind (blobmeta.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -16,11 +16,8 @@
 
 #include <xio/alloc.h>
 
+#include "blobmeta_int.h"
 #include "ctx_int.h"
-
-#define META_KIND       "xiokind"
-#define META_SIZE       "xiosize"
-#define META_INCOMPLETE "xioincomplete" /* "1" while a transfer into the blob runs */
 
 /*
  * The largest Get Blob of one sub. The service sets no limit on a range read
@@ -38,7 +35,7 @@ typedef struct pb_file {
   xio_file base; /* first: the generic layer sees an xio_file */
   xio_blob_target *target;
   _Atomic uint64_t blob_size; /* physical size, a multiple of 512 */
-  int has_size_meta;          /* the blob carries xiosize */
+  int has_size_meta;          /* the blob records its logical size (blobmeta.c) */
   int leased;
   xio__lease lease;
   char pin[80]; /* XIO_OPEN_PINNED: the ETag every read must still find; "" when unpinned */
@@ -51,108 +48,48 @@ static const char *lease_id(const pb_file *p) { return p->leased ? p->lease.id :
 /* 1 when the file holds a lease that can no longer be trusted (lease.c). */
 static int lease_gone(pb_file *p) { return p->leased && !xio__lease_valid(&p->lease); }
 
-/* ---------------------------------------------------------- metadata ---- */
-
-static int make_meta(xio_kind kind, uint64_t logical, int incomplete, xio_blob_meta meta[3]) {
-  int n = 1;
-  memset(meta, 0, 3 * sizeof *meta);
-  snprintf(meta[0].name, sizeof meta[0].name, META_KIND);
-  snprintf(meta[0].value, sizeof meta[0].value, kind == XIO_KIND_LOG ? "log" : "data");
-  if (logical % 512) {
-    snprintf(meta[n].name, sizeof meta[n].name, META_SIZE);
-    snprintf(meta[n].value, sizeof meta[n].value, "%" PRIu64, logical);
-    n++;
-  }
-  if (incomplete) {
-    snprintf(meta[n].name, sizeof meta[n].name, META_INCOMPLETE);
-    snprintf(meta[n].value, sizeof meta[n].value, "1");
-    n++;
-  }
-  return n;
-}
-
-/* The logical size and kind recorded in `props`. */
-static void read_meta(const xio_blob_props *props, uint64_t *logical, xio_kind *kind, int *has_size,
-                      int *incomplete) {
-  const char *inc = xio_blob_props_meta(props, META_INCOMPLETE);
-  *incomplete = inc && strcmp(inc, "1") == 0;
-  const char *k = xio_blob_props_meta(props, META_KIND);
-  const char *s = xio_blob_props_meta(props, META_SIZE);
-  *kind = k && strcmp(k, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
-  *logical = props->size;
-  *has_size = 0;
-  if (s) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end == '\0' && v <= props->size && props->size - v < 512) {
-      *logical = v;
-      *has_size = 1;
-    }
-  }
-}
-
 /* --------------------------------------------------------- requests ---- */
 
-static xio_err get_props(xio_ctx *ctx, const char *path, xio_blob_target *t, xio_blob_props *props,
-                         xio_error *err) {
+static xio_err get_props(xio_ctx *ctx, xio_blob_target *t, xio_blob_props *props, xio_error *err) {
+  xio__req r = {XIO_REQ_OPEN, NULL, 0, 0, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_REQ_OPEN, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
   if (rc == XIO_OK) rc = xio_blob_call_props(c, props, err);
   xio_blob_call_free(c);
   return rc;
 }
 
-static xio_err create_blob(xio_ctx *ctx, const char *path, xio_blob_target *t,
-                           const xio_open_options *o, xio_error *err) {
-  xio_blob_meta meta[3];
-  int nmeta = make_meta(o->kind, o->size, 0, meta);
+/* Creates the blob (and its container when that is what is missing). */
+static xio_err create_blob(xio_ctx *ctx, xio_blob_target *t, const xio_open_options *o,
+                           xio_error *err) {
+  xio_blob_meta meta[XIO__BLOBMETA_MAX];
+  int nmeta = xio__blobmeta_make(o->kind, o->size, 0, meta);
   xio_blob_cond cond = {NULL, NULL, "*"};
+  xio__req r = {XIO_REQ_CREATE, NULL, 0, pages(o->size), NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_create(t, pages(o->size), meta, nmeta, &cond, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(ctx, NULL, path, c, XIO_REQ_CREATE, 0, pages(o->size), err);
+  if (rc == XIO_OK) rc = xio__send_in_container(ctx, c, &r, err);
   xio_blob_call_free(c);
-  return rc;
-}
-
-static xio_err create_container(xio_ctx *ctx, const char *path, xio_blob_target *t,
-                                xio_error *err) {
-  xio_blob_call *c = NULL;
-  xio_err rc = xio_blob_call_create_container(t, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(ctx, NULL, path, c, XIO_REQ_CREATE, 0, 0, err);
-  xio_blob_call_free(c);
-  return rc == XIO_EEXIST ? XIO_OK : rc;
-}
-
-/* Creates the blob (and its container when that is what is missing). */
-static xio_err create_with_container(xio_ctx *ctx, const char *path, xio_blob_target *t,
-                                     const xio_open_options *o, xio_error *err) {
-  xio_err rc = create_blob(ctx, path, t, o, err);
-  if (rc == XIO_ENOTFOUND && err && strcmp(err->service_code, "ContainerNotFound") == 0) {
-    rc = create_container(ctx, path, t, err);
-    if (rc == XIO_OK) rc = create_blob(ctx, path, t, o, err);
-  }
   return rc;
 }
 
 /* Opens or creates per the flags; fills props of the blob opened. */
-static xio_err open_or_create(xio_ctx *ctx, const char *path, xio_blob_target *t,
-                              const xio_open_options *o, xio_blob_props *props, int *created,
-                              xio_error *err) {
+static xio_err open_or_create(xio_ctx *ctx, xio_blob_target *t, const xio_open_options *o,
+                              xio_blob_props *props, int *created, xio_error *err) {
   int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
   xio_err rc = XIO_ENOTFOUND;
-  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = get_props(ctx, path, t, props, err);
+  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = get_props(ctx, t, props, err);
   if (rc != XIO_ENOTFOUND || !create) return rc;
   xio_error_clear(err);
-  rc = create_with_container(ctx, path, t, o, err);
+  rc = create_blob(ctx, t, o, err);
   if (rc == XIO_EEXIST && !(o->flags & XIO_OPEN_CREATE_ONLY))
-    return get_props(ctx, path, t, props, err); /* created by someone else meanwhile */
+    return get_props(ctx, t, props, err); /* created by someone else meanwhile */
   if (rc != XIO_OK) return rc;
   *created = 1;
   memset(props, 0, sizeof *props);
   props->size = pages(o->size);
-  props->nmeta = make_meta(o->kind, o->size, 0, props->meta);
+  props->nmeta = xio__blobmeta_make(o->kind, o->size, 0, props->meta);
   snprintf(props->blob_type, sizeof props->blob_type, "PageBlob");
   return XIO_OK;
 }
@@ -160,10 +97,10 @@ static xio_err open_or_create(xio_ctx *ctx, const char *path, xio_blob_target *t
 /* ----------------------------------------------------------- leases ---- */
 
 static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out, xio_error *err) {
+  xio__req r = {XIO_REQ_LEASE, NULL, 0, 0, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(p->target, a, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(p->base.ctx, NULL, p->base.path, c, XIO_REQ_LEASE, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(p->base.ctx, c, &r, err);
   if (rc == XIO_OK && id_out) rc = xio_blob_call_lease_id(c, id_out, err);
   xio_blob_call_free(c);
   return rc;
@@ -247,18 +184,17 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
     rc = xio_error_set(err, XIO_EINVAL, "a snapshot is read-only: open it with XIO_OPEN_READONLY");
   xio_blob_props props;
   const char *path = p->target ? xio_blob_target_safe_url(p->target) : target;
-  if (rc == XIO_OK) rc = open_or_create(ctx, path, p->target, o, &props, created, err);
+  if (rc == XIO_OK) rc = open_or_create(ctx, p->target, o, &props, created, err);
   if (rc == XIO_OK && strcmp(props.blob_type, "PageBlob") != 0)
     rc = xio_error_set(err, XIO_EINVAL, "%s is a %s, not a page blob", path, props.blob_type);
-  uint64_t logical = 0;
-  xio_kind kind = XIO_KIND_DATA;
   if (rc == XIO_OK) {
-    int incomplete = 0;
-    read_meta(&props, &logical, &kind, &p->has_size_meta, &incomplete);
+    xio__blobmeta m;
+    xio__blobmeta_from_props(&props, &m);
+    p->has_size_meta = m.has_size;
     atomic_store(&p->blob_size, props.size);
-    if (xio__file_init(&p->base, &xio__pageblob_backend, ctx, path, kind, o->flags, logical))
+    if (xio__file_init(&p->base, &xio__pageblob_backend, ctx, path, m.kind, o->flags, m.size))
       rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
-    p->base.incomplete = incomplete;
+    p->base.incomplete = m.incomplete;
   }
   if (rc == XIO_OK && (o->flags & XIO_OPEN_PINNED)) rc = pin_version(p, q, &props, err);
   if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE))
@@ -316,10 +252,15 @@ static xio_err changed(const pb_file *p, const char *operation, const xio_error 
   return XIO_ECHANGED;
 }
 
-/* A read of a pinned file refused by its If-Match: the blob has another version now. */
-static int read_found_change(const pb_file *p, const xio__sub *s, const xio_blob_call *c) {
-  return p->pin[0] && s->op == XIO__SUB_READ && xio_blob_call_result(c, NULL) == XIO_ECONFLICT &&
-         strcmp(xio_blob_call_service_code(c), "ConditionNotMet") == 0;
+/* What a finished request of a sub means to the file layer (xio__req's judge): a read
+ * of a pinned file refused by its If-Match found the blob at another version. */
+static xio_err pb_judge(const xio_blob_call *c, const xio__req *r) {
+  const pb_file *p = (const pb_file *)r->file;
+  xio_err rc = xio_blob_call_result(c, NULL);
+  if (p->pin[0] && r->type == XIO_REQ_READ && rc == XIO_ECONFLICT &&
+      strcmp(xio_blob_call_service_code(c), "ConditionNotMet") == 0)
+    return XIO_ECHANGED;
+  return rc;
 }
 
 static void on_done(xio_blob_call *c, void *ud) {
@@ -327,12 +268,7 @@ static void on_done(xio_blob_call *c, void *ud) {
   pb_file *p = (pb_file *)s->file;
   xio_error detail;
   xio_err rc = xio_blob_call_result(c, &detail);
-  if (read_found_change(p, s, c)) rc = changed(p, "ReadFile", &detail, &detail);
-  xio__request_report r;
-  uint64_t len = s->op == XIO__SUB_CLEAR ? s->clear_length : s->length;
-  xio__report_from_call(&r, c, sub_type(s), s->offset, len);
-  r.result = rc;
-  xio__trace_request(p->base.ctx, &p->base, NULL, &r);
+  if (pb_judge(c, &s->req) == XIO_ECHANGED) rc = changed(p, "ReadFile", &detail, &detail);
   note_version(s, c);
   if (rc == XIO_ELEASELOST) xio__lease_lose(&p->lease, XIO__LEASE_REFUSED);
   xio_blob_call_free(c);
@@ -425,19 +361,21 @@ static void pb_submit(xio_file *f, xio__sub *s) {
     xio__sub_done(s, rc, &e, 0);
     return;
   }
-  xio_blob_submit(xio__ctx_engine(f->ctx), c, on_done, s);
+  s->req = (xio__req){sub_type(s), f, s->offset,
+                      s->op == XIO__SUB_CLEAR ? s->clear_length : s->length, pb_judge};
+  xio__submit(f->ctx, c, &s->req, on_done, s);
 }
 
 /* ------------------------------------------------------------- sync ---- */
 
 static xio_err set_meta(pb_file *p, uint64_t logical, xio_error *err) {
-  xio_blob_meta meta[3];
-  int n = make_meta(p->base.kind, logical, p->base.incomplete, meta);
+  xio_blob_meta meta[XIO__BLOBMETA_MAX];
+  int n = xio__blobmeta_make(p->base.kind, logical, p->base.incomplete, meta);
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
+  xio__req r = {XIO_REQ_SET_SIZE, &p->base, logical, 0, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_set_metadata(p->target, meta, n, &cond, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_REQ_SET_SIZE, logical, 0, err);
+  if (rc == XIO_OK) rc = xio__send(p->base.ctx, c, &r, err);
   xio_blob_call_free(c);
   if (rc == XIO_OK) p->has_size_meta = logical % 512 != 0;
   return rc;
@@ -454,9 +392,10 @@ static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
   uint64_t phys = pages(size);
   if (phys != atomic_load(&p->blob_size)) {
     xio_blob_cond cond = {lease_id(p), NULL, NULL};
+    xio__req r = {XIO_REQ_SET_SIZE, f, 0, phys, NULL};
     xio_blob_call *c = NULL;
     rc = xio_blob_call_resize(p->target, phys, &cond, &c, err);
-    if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_REQ_SET_SIZE, 0, phys, err);
+    if (rc == XIO_OK) rc = xio__send(f->ctx, c, &r, err);
     xio_blob_call_free(c);
     if (rc == XIO_OK) atomic_store(&p->blob_size, phys);
   }
@@ -495,22 +434,23 @@ static xio_err pb_close(xio_file *f, xio_error *err) {
 }
 
 static xio_err pb_remove(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err) {
+  xio__req r = {XIO_REQ_DELETE, NULL, 0, 0, NULL};
   xio_blob_target *t = NULL;
   xio_err rc = xio__ctx_blob_target(ctx, target, &t, err);
   xio_blob_call *c = NULL;
   if (rc == XIO_OK) rc = xio_blob_call_delete(t, with_snapshots, NULL, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_REQ_DELETE, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
   xio_blob_call_free(c);
   xio_blob_target_free(t);
   return rc;
 }
 
-/* Sends one Get Page Ranges call of xio_blob_get_ranges_with, traced. A pinned file
- * checks that the ranges are of its version: the answer carries the blob's ETag. */
+/* Sends one Get Page Ranges call of xio_blob_get_ranges_with, on the file. A pinned
+ * file checks that the ranges are of its version: the answer carries the blob's ETag. */
 static xio_err send_ranges_call(void *ud, xio_blob_call *c, xio_error *err) {
   pb_file *p = ud;
-  xio_err rc = xio__send_traced(p->base.ctx, &p->base, NULL, c, XIO_REQ_RANGES, 0, 0, err);
+  xio__req r = {XIO_REQ_RANGES, &p->base, 0, 0, NULL};
+  xio_err rc = xio__send(p->base.ctx, c, &r, err);
   const char *etag = xio_blob_call_header(c, "ETag");
   if (rc != XIO_OK || !p->pin[0]) return rc;
   if (!etag)
@@ -542,10 +482,11 @@ static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   pb_file *p = (pb_file *)f;
   if (lease_gone(p)) return lost_lease(p, err);
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
+  xio__req r = {XIO_REQ_SNAPSHOT, f, 0, 0, NULL};
   xio_blob_call *c = NULL;
   char snap[64];
   xio_err rc = xio_blob_call_snapshot(p->target, &cond, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_REQ_SNAPSHOT, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(f->ctx, c, &r, err);
   if (rc == XIO_OK) rc = xio_blob_call_snapshot_id(c, snap, err);
   xio_blob_call_free(c);
   if (rc == XIO_OK && (size_t)snprintf(id, size, "%s", snap) >= size)
@@ -557,17 +498,19 @@ static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
 
 static xio_err pb_stat(xio_file *f, xio_file_info *out, xio_error *err) {
   pb_file *p = (pb_file *)f;
+  xio__req r = {XIO_REQ_GET_SIZE, f, 0, 0, NULL};
   xio_blob_call *c = NULL;
   xio_blob_props props;
   xio_err rc = xio_blob_call_get_properties(p->target, NULL, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(f->ctx, f, NULL, c, XIO_REQ_GET_SIZE, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(f->ctx, c, &r, err);
   if (rc == XIO_OK) rc = xio_blob_call_props(c, &props, err);
   xio_blob_call_free(c);
   if (rc != XIO_OK) return rc;
+  xio__blobmeta m;
+  xio__blobmeta_from_props(&props, &m);
   out->stored_size = props.size;
   out->allocated = XIO_UNKNOWN_SIZE;
-  const char *inc = xio_blob_props_meta(&props, META_INCOMPLETE);
-  out->incomplete = inc && strcmp(inc, "1") == 0;
+  out->incomplete = m.incomplete;
   out->sequence_number = props.sequence_number;
 #define COPY(field) snprintf(out->field, sizeof out->field, "%s", props.field)
   COPY(blob_type);
@@ -612,12 +555,12 @@ static xio_err pb_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
   } else {
     a.lease_id = req->lease_id;
   }
+  xio__req r = {XIO_REQ_LEASE, NULL, 0, 0, NULL};
   xio_blob_target *t = NULL;
   xio_blob_call *c = NULL;
   xio_err rc = xio__ctx_blob_target(ctx, target, &t, err);
   if (rc == XIO_OK) rc = xio_blob_call_lease(t, &a, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_REQ_LEASE, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
   if (rc == XIO_OK) rc = lease_result(c, req->action, out, err);
   xio_blob_call_free(c);
   xio_blob_target_free(t);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "blobmeta_int.h"
 #include "ctx_int.h"
 
 #define MAX_POLL_MS 5000
@@ -41,9 +42,10 @@ static const char *url_of(const xio_blob_target *t) { return xio_blob_target_saf
 /* Get Blob Properties of `t`, traced as `type`. */
 static xio_err props_of(copy_job *j, xio_blob_target *t, xio_request_type type, xio_blob_props *p,
                         xio_blob_copy_state *cs, xio_error *err) {
+  xio__req r = {type, NULL, 0, 0, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
-  if (rc == XIO_OK) rc = xio__send_traced(j->ctx, NULL, url_of(t), c, type, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(j->ctx, c, &r, err);
   if (rc == XIO_OK) rc = xio_blob_call_props(c, p, err);
   if (rc == XIO_OK && cs) rc = xio_blob_call_copy_state(c, cs, err);
   xio_blob_call_free(c);
@@ -109,35 +111,17 @@ static xio_err copy_refused(copy_job *j, xio_err rc, xio_error *err) {
   return rc;
 }
 
-/* Sends Copy Blob once; fills `cs` with what it answered. */
-static xio_err send_copy(copy_job *j, xio_blob_copy_state *cs, xio_error *err) {
+/* Sends Copy Blob (creating the destination's container when it is missing); fills
+ * `cs` with what it answered. */
+static xio_err start_copy(copy_job *j, xio_blob_copy_state *cs, xio_error *err) {
   xio_blob_cond cond = {NULL, NULL, j->dst_exists ? NULL : "*"};
   if (j->dst_exists && j->dp.etag[0]) cond.if_match = j->dp.etag; /* unchanged since checked */
+  xio__req r = {XIO_REQ_COPY, NULL, 0, j->sp.size, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_copy(j->dst, j->src, &cond, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(j->ctx, NULL, url_of(j->dst), c, XIO_REQ_COPY, 0, j->sp.size, err);
+  if (rc == XIO_OK) rc = xio__send_in_container(j->ctx, c, &r, err);
   if (rc == XIO_OK) rc = xio_blob_call_copy_state(c, cs, err);
   xio_blob_call_free(c);
-  return rc;
-}
-
-static xio_err create_container(copy_job *j, xio_error *err) {
-  xio_blob_call *c = NULL;
-  xio_err rc = xio_blob_call_create_container(j->dst, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(j->ctx, NULL, url_of(j->dst), c, XIO_REQ_CREATE, 0, 0, err);
-  xio_blob_call_free(c);
-  return rc == XIO_EEXIST ? XIO_OK : rc;
-}
-
-static xio_err start_copy(copy_job *j, xio_blob_copy_state *cs, xio_error *err) {
-  xio_err rc = send_copy(j, cs, err);
-  if (rc == XIO_ENOTFOUND && err && strcmp(err->service_code, "ContainerNotFound") == 0) {
-    xio_error_clear(err);
-    rc = create_container(j, err);
-    if (rc == XIO_OK) rc = send_copy(j, cs, err);
-  }
   return rc == XIO_OK ? XIO_OK : copy_refused(j, rc, err);
 }
 
@@ -171,7 +155,8 @@ static xio_err wait_copy(copy_job *j, xio_blob_copy_state *cs, xio_error *err) {
 }
 
 static xio_err send_ranges(void *ud, xio_blob_call *c, xio_error *err) {
-  return xio__send_traced(ud, NULL, xio_blob_call_safe_url(c), c, XIO_REQ_RANGES, 0, 0, err);
+  xio__req r = {XIO_REQ_RANGES, NULL, 0, 0, NULL};
+  return xio__send(ud, c, &r, err);
 }
 
 static xio_err allocated(copy_job *j, xio_blob_target *t, uint64_t size, uint64_t *out,
@@ -182,14 +167,6 @@ static xio_err allocated(copy_job *j, xio_blob_target *t, uint64_t size, uint64_
   *out = xio_ranges_bytes(&r);
   xio_ranges_clear(&r);
   return rc;
-}
-
-/* Logical size recorded by xio in the source's metadata, else its size. */
-static uint64_t logical(const xio_blob_props *p) {
-  const char *s = xio_blob_props_meta(p, "xiosize");
-  char *end;
-  unsigned long long v = s ? strtoull(s, &end, 10) : 0;
-  return s && *end == '\0' && v <= p->size && p->size - v < 512 ? v : p->size;
 }
 
 static xio_err run_copy(copy_job *j, const char *src, const char *dst, xio_error *err) {
@@ -206,7 +183,9 @@ static xio_err run_copy(copy_job *j, const char *src, const char *dst, xio_error
   if (rc == XIO_OK) rc = start_copy(j, &cs, err);
   if (rc == XIO_OK) rc = wait_copy(j, &cs, err);
   if (rc != XIO_OK) return rc;
-  j->res.size = logical(&j->sp);
+  xio__blobmeta m;
+  xio__blobmeta_from_props(&j->sp, &m);
+  j->res.size = m.size;
   rc = allocated(j, j->src, j->sp.size, &j->res.src_allocated, err);
   if (rc == XIO_OK) rc = allocated(j, j->dst, j->sp.size, &j->res.dst_allocated, err);
   return rc;

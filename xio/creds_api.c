@@ -97,13 +97,12 @@ xio_err xio_ctx_set_credential(xio_ctx *ctx, const char *prefix, const xio_auth_
 
 static xio_err get_key(xio_ctx *ctx, const char *url, time_t start, time_t expiry,
                        xio_auth_udk *key, xio_error *err) {
+  xio__req r = {XIO_REQ_USER_DELEGATION_KEY, NULL, 0, 0, NULL};
   xio_blob_target *t = NULL;
   xio_blob_call *c = NULL;
   xio_err rc = xio__creds_target(ctx, url, 1, &t, err);
   if (rc == XIO_OK) rc = xio_blob_call_user_delegation_key(t, start, expiry, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(ctx, NULL, xio_blob_call_safe_url(c), c, XIO_REQ_USER_DELEGATION_KEY, 0,
-                          0, err);
+  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
   if (rc == XIO_OK) rc = xio_blob_call_udk(c, key, err);
   xio_blob_call_free(c);
   xio_blob_target_free(t);

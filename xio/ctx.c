@@ -1,8 +1,9 @@
 /*
  * ctx.c - the context's life: options and their checks, starting the REST engine
- * (the file layer's retry and checksum settings mapped to blobio's here), the lease
- * keeper and the local workers, loading credentials, opening the trace file; and,
- * at the end, closing files still open and stopping it all in order.
+ * (the file layer's retry and checksum settings mapped to blobio's here, and its
+ * completion hook set to the trace's), the lease keeper and the local workers,
+ * loading credentials, opening the trace file; and, at the end, closing files still
+ * open and stopping it all in order.
  *
  * A context belongs to the process that made it: a child forked from that process
  * has none of its threads, so every call that would reach them checks the process
@@ -70,9 +71,9 @@ xio_ctx_options xio_ctx_options_default(void) {
 }
 
 static xio_err check_options(const xio_ctx_options *o, xio_error *err) {
-  if (o->lease_duration_s < 15 || o->lease_duration_s > 60)
-    return xio_error_set(err, XIO_EINVAL, "lease_duration_s %d outside 15..60",
-                         o->lease_duration_s);
+  if (!xio_blob_lease_duration_ok(o->lease_duration_s, 0))
+    return xio_error_set(err, XIO_EINVAL, "lease_duration_s %d outside %d..%d", o->lease_duration_s,
+                         XIO_BLOB_LEASE_MIN_S, XIO_BLOB_LEASE_MAX_S);
   if (o->lease_renew_s < 1 || o->lease_renew_s >= o->lease_duration_s)
     return xio_error_set(err, XIO_EINVAL,
                          "lease_renew_s %d must be at least 1 and below the lease duration",
@@ -93,6 +94,10 @@ static xio_err start_engine(xio_ctx *ctx, xio_error *err) {
   e.ca_file = ctx->ca_file;
   e.allow_insecure_remote = ctx->opts.allow_insecure_remote;
   e.clock = ctx->opts.clock;
+  e.on_complete = xio__trace_call_done; /* every call it completes is traced */
+  e.on_complete_ud = ctx;
+  e.on_try = xio__trace_try_done; /* and every try that failed on the way */
+  e.on_try_ud = ctx;
   return xio_blob_engine_new(&e, &ctx->engine, err);
 }
 

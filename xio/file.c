@@ -641,12 +641,12 @@ static xio_err check_lease(const xio_lease_request *r, xio_error *err) {
   if ((r->action == XIO_LEASE_RENEW || r->action == XIO_LEASE_RELEASE) &&
       (!r->lease_id || !*r->lease_id))
     return xio_error_set(err, XIO_EINVAL, "renewing or releasing a lease needs its id");
-  if (r->action == XIO_LEASE_ACQUIRE && r->duration_s != -1 &&
-      (r->duration_s < 15 || r->duration_s > 60))
-    return xio_error_set(err, XIO_EINVAL, "lease duration %d: use -1 (infinite) or 15..60",
-                         r->duration_s);
-  if (r->action == XIO_LEASE_BREAK && (r->break_period_s < 0 || r->break_period_s > 60))
-    return xio_error_set(err, XIO_EINVAL, "break period %d outside 0..60", r->break_period_s);
+  if (r->action == XIO_LEASE_ACQUIRE && !xio_blob_lease_duration_ok(r->duration_s, 1))
+    return xio_error_set(err, XIO_EINVAL, "lease duration %d: use -1 (infinite) or %d..%d",
+                         r->duration_s, XIO_BLOB_LEASE_MIN_S, XIO_BLOB_LEASE_MAX_S);
+  if (r->action == XIO_LEASE_BREAK && !xio_blob_break_period_ok(r->break_period_s, 0))
+    return xio_error_set(err, XIO_EINVAL, "break period %d outside 0..%d", r->break_period_s,
+                         XIO_BLOB_BREAK_MAX_S);
   return XIO_OK;
 }
 
@@ -722,6 +722,7 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
   o->stall_write_us = atomic_load(&f->stats.stall_write_us);
   o->stall_other_us = atomic_load(&f->stats.stall_other_us);
   o->rmw_conflicts = atomic_load(&f->stats.rmw_conflicts);
+  o->throttled = atomic_load(&f->stats.throttled);
 }
 
 /* ------------------------------------------------------ open / close ---- */

@@ -45,6 +45,19 @@ void xio__rlock_release(xio_file *f, xio__rlock *l) {
 
 /* -------------------------------------------------------------- states ---- */
 
+/* What the file layer keeps in an xio_io (its reserved member, see xio.h): the file it
+ * was submitted on, and a mark set once it has completed (the io itself, as any
+ * pointer other than NULL would do). */
+enum { IO_FILE, IO_COMPLETE };
+
+static xio_file *io_file(const xio_io *io) { return io->reserved_[IO_FILE]; }
+
+static int io_complete(const xio_io *io) { return io->reserved_[IO_COMPLETE] != NULL; }
+
+static void io_set_complete(xio_io *io, int complete) {
+  io->reserved_[IO_COMPLETE] = complete ? io : NULL;
+}
+
 xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out, xio_error *err) {
   xio__io_state *st = xio_calloc(1, sizeof *st + (size_t)nsubs * sizeof(xio__sub));
   *out = NULL;
@@ -53,9 +66,8 @@ xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out, x
   st->file = f;
   st->cap = nsubs;
   pthread_mutex_init(&st->mu, NULL);
-  io->state_ = st;
-  io->file_ = f;
-  io->complete_ = 0;
+  io->reserved_[IO_FILE] = f;
+  io_set_complete(io, 0);
   io->result = XIO_OK;
   io->transferred = 0;
   xio_error_clear(&io->error);
@@ -122,20 +134,19 @@ static void finish(xio__io_state *st) {
   xio_free(st->tmp);
   pthread_mutex_destroy(&st->mu);
   xio_free(st);
-  io->state_ = NULL;
   xio_io_done_fn done = io->done;
   if (done) {
     /* The callback may free or reuse `io`: mark it complete first, never touch it
      * after. The file stays in flight until the callback returns. */
     pthread_mutex_lock(&f->io_mu);
-    io->complete_ = 1;
+    io_set_complete(io, 1);
     pthread_cond_broadcast(&f->io_cv);
     pthread_mutex_unlock(&f->io_mu);
     done(io, io->ud);
   }
   pthread_mutex_lock(&f->io_mu);
   f->inflight--;
-  if (!done) io->complete_ = 1;
+  if (!done) io_set_complete(io, 1);
   xio__io_state *flushes = take_flushes_locked(f);
   pthread_cond_broadcast(&f->io_cv);
   pthread_mutex_unlock(&f->io_mu);
@@ -258,17 +269,17 @@ void xio__io_flush(xio_file *f, xio__io_state *st) {
 /* ---------------------------------------------------------- waiting ---- */
 
 int xio_io_poll(const xio_io *io) {
-  xio_file *f = io->file_;
+  xio_file *f = io_file(io);
   pthread_mutex_lock(&f->io_mu);
-  int done = io->complete_;
+  int done = io_complete(io);
   pthread_mutex_unlock(&f->io_mu);
   return done;
 }
 
 xio_err xio_io_wait(xio_io *io) {
-  xio_file *f = io->file_;
+  xio_file *f = io_file(io);
   pthread_mutex_lock(&f->io_mu);
-  while (!io->complete_)
+  while (!io_complete(io))
     pthread_cond_wait(&f->io_cv, &f->io_mu);
   pthread_mutex_unlock(&f->io_mu);
   return io->result;

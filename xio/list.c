@@ -12,11 +12,8 @@
 
 #include <xio/alloc.h>
 
+#include "blobmeta_int.h"
 #include "ctx_int.h"
-
-#define META_KIND       "xiokind"
-#define META_SIZE       "xiosize"
-#define META_INCOMPLETE "xioincomplete" /* "1" while a transfer into the blob runs */
 
 xio_list_options xio_list_options_default(void) {
   xio_list_options o = {NULL, 0, 0};
@@ -55,9 +52,10 @@ static char *blob_url(const lister *l, const char *name, const char *snapshot) {
   return url;
 }
 
-/* Sends one Get Page Ranges of the allocated-bytes walk, traced on the blob. */
+/* Sends one Get Page Ranges of the allocated-bytes walk (traced on the blob). */
 static xio_err send_ranges(void *ud, xio_blob_call *c, xio_error *err) {
-  return xio__send_traced(ud, NULL, xio_blob_call_safe_url(c), c, XIO_REQ_RANGES, 0, 0, err);
+  xio__req r = {XIO_REQ_RANGES, NULL, 0, 0, NULL};
+  return xio__send(ud, c, &r, err);
 }
 
 /* The bytes in the page ranges of `item`. */
@@ -77,28 +75,23 @@ static xio_err allocated_of(const lister *l, const xio_blob_item *item, uint64_t
   return rc;
 }
 
-/* The logical size xio recorded (xiosize, when it fits the blob), else the size. */
-static uint64_t logical_size(const xio_blob_item *item) {
-  const char *s = xio_blob_item_meta(item, META_SIZE);
-  if (!s) return item->size;
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  return *end == '\0' && v <= item->size && item->size - v < 512 ? v : item->size;
-}
-
 /* Hands one listed blob to the callback. */
 static xio_err emit(const lister *l, const xio_blob_item *item, xio_error *err) {
   if (l->only && (strcmp(item->name, l->only) != 0 || !item->snapshot)) return XIO_OK;
-  const char *kind = xio_blob_item_meta(item, META_KIND);
-  xio_list_entry e = {
-      item->name,          item->snapshot,
-      item->blob_type,     kind && strcmp(kind, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA,
-      logical_size(item),  item->size,
-      XIO_UNKNOWN_SIZE,    item->lease_state,
-      item->lease_status,  item->lease_duration,
-      item->last_modified, 0};
-  const char *inc = xio_blob_item_meta(item, META_INCOMPLETE);
-  e.incomplete = inc && strcmp(inc, "1") == 0;
+  xio__blobmeta m;
+  xio__blobmeta_from_item(item, &m);
+  xio_list_entry e = {item->name,
+                      item->snapshot,
+                      item->blob_type,
+                      m.kind,
+                      m.size,
+                      item->size,
+                      XIO_UNKNOWN_SIZE,
+                      item->lease_state,
+                      item->lease_status,
+                      item->lease_duration,
+                      item->last_modified,
+                      m.incomplete};
   if ((l->flags & XIO_LIST_ALLOCATED) && strcmp(item->blob_type, "PageBlob") == 0) {
     xio_err rc = allocated_of(l, item, &e.allocated, err);
     if (rc != XIO_OK) return rc;
@@ -112,11 +105,11 @@ static xio_err list_page(lister *l, const char *prefix, int page_size, char **ma
                          xio_error *err) {
   unsigned include =
       XIO_BLOB_LIST_METADATA | (l->flags & XIO_LIST_SNAPSHOTS ? XIO_BLOB_LIST_SNAPSHOTS : 0u);
+  xio__req r = {XIO_REQ_LIST, NULL, 0, 0, NULL};
   xio_blob_call *c = NULL;
   xio_blob_list page = {NULL, 0, NULL};
   xio_err rc = xio_blob_call_list_include(l->cont, prefix, *marker, page_size, include, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(l->ctx, NULL, xio_blob_call_safe_url(c), c, XIO_REQ_LIST, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(l->ctx, c, &r, err);
   if (rc == XIO_OK) rc = xio_blob_call_list_result(c, &page, err);
   xio_blob_call_free(c);
   for (size_t i = 0; rc == XIO_OK && i < page.n; i++)

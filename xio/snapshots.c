@@ -69,12 +69,12 @@ xio_err xio_snapshot_delete(xio_ctx *ctx, const char *target, const char *id, xi
   char *base = NULL, *in_url = NULL, *snap = NULL;
   xio_err rc = split_snapshot(target, &base, &in_url, err);
   if (rc == XIO_OK) rc = pick_id(id, in_url, &snap, err);
+  xio__req r = {XIO_REQ_DELETE, NULL, 0, 0, NULL};
   xio_blob_target *t = NULL;
   xio_blob_call *c = NULL;
   if (rc == XIO_OK) rc = xio__ctx_blob_target(ctx, base, &t, err);
   if (rc == XIO_OK) rc = xio_blob_call_delete_snapshot(t, snap, NULL, &c, err);
-  if (rc == XIO_OK)
-    rc = xio__send_traced(ctx, NULL, xio_blob_target_safe_url(t), c, XIO_REQ_DELETE, 0, 0, err);
+  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
   if (rc != XIO_OK && t && err && !err->target[0])
     xio_error_set_target(err, xio_blob_target_safe_url(t));
   xio_blob_call_free(c);

@@ -1,9 +1,17 @@
 /*
- * trace.c - xio_send_complete events: one per storage request, formatted as JSON
- * lines with cJSON (the fields of xio_trace_event by name; see xio_trace_event_json
- * in xio.h), delivered to the context's callback and trace file; and the per-file
- * request counters that go with them. Request types become their names only here,
- * where the JSON line is written.
+ * trace.c - the completion hook every storage request passes, and the trace events it
+ * emits: xio_send_complete, one per storage request, and xio_failed_request, one per
+ * try of a page-blob request that failed and was sent again; formatted as JSON lines
+ * with cJSON (the fields of xio_trace_event by name; see xio_trace_event_json in
+ * xio.h), delivered to the context's callback and trace file; and the per-file
+ * request counters that go with them (throttling answers among them).
+ *
+ * Nothing here sends. The context's engine hands every call it completes to
+ * xio__trace_call_done, tagged with what it is for (send.c) or not: a call somebody
+ * sent without saying is traced by its operation and URL, so no request of the
+ * engine goes untraced; its per-try hook gives each try to xio__trace_try_done. The
+ * local backend hands each of its requests to xio__request_done itself. Request
+ * types become their names only here, where the JSON line is written.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -85,12 +93,12 @@ static int64_t wall_us(void) {
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void count(xio_file *f, const xio__request_report *r) {
-  uint64_t us = r->duration_us > 0 ? (uint64_t)r->duration_us : 0;
+static void count(xio_file *f, const xio__req *r, const xio__outcome *o) {
+  uint64_t us = o->duration_us > 0 ? (uint64_t)o->duration_us : 0;
   atomic_fetch_add(&f->stats.requests, 1);
-  atomic_fetch_add(&f->stats.retries, (uint64_t)r->retries);
-  if (r->result != XIO_OK) atomic_fetch_add(&f->stats.failures, 1);
-  switch (r->request_type) {
+  atomic_fetch_add(&f->stats.retries, (uint64_t)o->retries);
+  if (o->result != XIO_OK) atomic_fetch_add(&f->stats.failures, 1);
+  switch (r->type) {
   case XIO_REQ_READ: atomic_fetch_add(&f->stats.stall_read_us, us); break;
   case XIO_REQ_WRITE:
   case XIO_REQ_ZERO: atomic_fetch_add(&f->stats.stall_write_us, us); break;
@@ -109,49 +117,103 @@ static void write_line(xio_ctx *ctx, const xio_trace_event *ev) {
   xio_free(line);
 }
 
-void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path, const xio__request_report *r) {
-  if (f) count(f, r);
+static void emit(xio_ctx *ctx, const xio_trace_event *ev) {
+  if (ctx->opts.trace) ctx->opts.trace(ev, ctx->opts.trace_ud);
+  if (ctx->trace_file) write_line(ctx, ev);
+}
+
+void xio__request_done(xio_ctx *ctx, const xio__req *r, const xio__outcome *o) {
+  if (r->file) count(r->file, r, o);
   if (!ctx->opts.trace && !ctx->trace_file) return;
   xio_trace_event ev = {"xio_send_complete",
                         wall_us(),
-                        f ? f->path : path,
-                        r->request_type,
+                        r->file ? r->file->path : o->path,
+                        r->type,
                         r->offset,
                         r->length,
-                        r->http_status,
-                        r->error_code,
-                        r->request_id ? r->request_id : "",
-                        r->client_request_id ? r->client_request_id : "",
-                        r->duration_us,
-                        r->retries,
-                        r->result == XIO_OK ? "ok" : xio_err_name(r->result)};
-  if (ctx->opts.trace) ctx->opts.trace(&ev, ctx->opts.trace_ud);
-  if (ctx->trace_file) write_line(ctx, &ev);
+                        o->http_status,
+                        o->error_code,
+                        o->request_id ? o->request_id : "",
+                        o->client_request_id ? o->client_request_id : "",
+                        o->duration_us,
+                        o->retries,
+                        o->result == XIO_OK ? "ok" : xio_err_name(o->result)};
+  emit(ctx, &ev);
 }
 
-void xio__report_from_call(xio__request_report *r, const xio_blob_call *c,
-                           xio_request_type request_type, uint64_t offset, uint64_t length) {
-  memset(r, 0, sizeof *r);
-  r->request_type = request_type;
-  r->offset = offset;
-  r->length = length;
-  r->result = xio_blob_call_result(c, NULL);
-  r->http_status = xio_blob_call_status(c);
-  r->error_code = xio_blob_call_service_code(c);
-  r->request_id = xio_blob_call_request_id(c);
-  r->client_request_id = xio_blob_call_client_request_id(c);
-  r->duration_us = xio_blob_call_duration_us(c);
-  r->retries = xio_blob_call_retries(c);
+/* The request type of a call sent without a tag, by its operation; XIO_REQ_COUNT (traced
+ * as "?") for an operation not listed here. */
+static xio_request_type type_of_operation(const char *op) {
+  static const struct {
+    const char *operation;
+    xio_request_type type;
+  } types[] = {
+      {"CreateContainer", XIO_REQ_CREATE},
+      {"CreatePageBlob", XIO_REQ_CREATE},
+      {"GetBlobProperties", XIO_REQ_GET_SIZE},
+      {"ResizeBlob", XIO_REQ_SET_SIZE},
+      {"SetBlobMetadata", XIO_REQ_SET_SIZE},
+      {"PutPage", XIO_REQ_WRITE},
+      {"ClearPages", XIO_REQ_ZERO},
+      {"GetBlob", XIO_REQ_READ},
+      {"GetPageRanges", XIO_REQ_RANGES},
+      {"DeleteBlob", XIO_REQ_DELETE},
+      {"DeleteSnapshot", XIO_REQ_DELETE},
+      {"LeaseBlob", XIO_REQ_LEASE},
+      {"SnapshotBlob", XIO_REQ_SNAPSHOT},
+      {"ListBlobs", XIO_REQ_LIST},
+      {"CopyBlob", XIO_REQ_COPY},
+      {"AbortCopyBlob", XIO_REQ_COPY},
+      {"GetUserDelegationKey", XIO_REQ_USER_DELEGATION_KEY},
+  };
+  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+    if (strcmp(op, types[i].operation) == 0) return types[i].type;
+  return XIO_REQ_COUNT;
 }
 
-xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_call *c,
-                         xio_request_type request_type, uint64_t offset, uint64_t length,
-                         xio_error *err) {
-  xio_err rc = xio_blob_send(xio__ctx_engine(ctx), c, err);
-  xio__request_report r;
-  xio__report_from_call(&r, c, request_type, offset, length);
-  xio__trace_request(ctx, f, path, &r);
-  return rc;
+/* What `c` is for: its tag, else what its operation says (on no file, whole). */
+static xio__req req_of(const xio_blob_call *c) {
+  const xio__req *tag = xio_blob_call_tag(c);
+  if (tag) return *tag;
+  xio__req r;
+  memset(&r, 0, sizeof r);
+  r.type = type_of_operation(xio_blob_call_operation(c));
+  return r;
+}
+
+void xio__trace_call_done(const xio_blob_call *c, void *ud) {
+  xio__req r = req_of(c);
+  xio__outcome o = {.path = xio_blob_call_safe_url(c),
+                    .http_status = xio_blob_call_status(c),
+                    .error_code = xio_blob_call_service_code(c),
+                    .request_id = xio_blob_call_request_id(c),
+                    .client_request_id = xio_blob_call_client_request_id(c),
+                    .duration_us = xio_blob_call_duration_us(c),
+                    .retries = xio_blob_call_retries(c),
+                    .result = r.judge ? r.judge(c, &r) : xio_blob_call_result(c, NULL)};
+  xio__request_done(ud, &r, &o);
+}
+
+void xio__trace_try_done(const xio_blob_try_info *t, void *ud) {
+  xio_ctx *ctx = ud;
+  xio__req r = req_of(t->call);
+  if (r.file && xio_blob_call_throttled(t->call)) atomic_fetch_add(&r.file->stats.throttled, 1);
+  /* The last try of a request is told by its xio_send_complete. */
+  if (!t->will_retry || (!ctx->opts.trace && !ctx->trace_file)) return;
+  xio_trace_event ev = {"xio_failed_request",
+                        wall_us(),
+                        r.file ? r.file->path : t->safe_url,
+                        r.type,
+                        r.offset,
+                        r.length,
+                        t->http_status,
+                        xio_blob_call_service_code(t->call),
+                        xio_blob_call_request_id(t->call),
+                        xio_blob_call_client_request_id(t->call),
+                        t->duration_us,
+                        t->attempt,
+                        t->result == XIO_OK ? "ok" : xio_err_name(t->result)};
+  emit(ctx, &ev);
 }
 
 xio_err xio__trace_open(xio_ctx *ctx, xio_error *err) {

@@ -7,8 +7,11 @@
  * only storage I/O, one request at a time; splitting into <= max_request pieces,
  * bounds and alignment checks, growth before writes past the end, read-modify-write
  * of unaligned edges, sticky errors and the per-file API counters live in the
- * generic layer. Each storage request a backend makes is reported once through
- * xio__trace_request, which emits the trace event and counts the request.
+ * generic layer. Every storage request of either backend ends in one completion
+ * hook, xio__request_done, which alone emits its trace event and counts it in the
+ * file's statistics: a page-blob request passes it from the engine (every call the
+ * engine completes does, whoever sent it), a local one from the local backend's
+ * one runner of system calls.
  */
 #ifndef XIO_XIO_INT_H
 #define XIO_XIO_INT_H
@@ -27,33 +30,60 @@ typedef struct xio__sub xio__sub;
 
 /* ------------------------------------------------------------ requests ---- */
 
-/** What one storage request did, for its trace event and the file's counters. */
-typedef struct xio__request_report {
-  xio_request_type request_type;
+/**
+ * What a storage request is for: how its trace event names it and which file counts
+ * it. A page-blob request carries it as its call's tag (xio__send, xio__submit); a
+ * call without one is traced all the same, by its operation and log-safe URL.
+ */
+typedef struct xio__req {
+  xio_request_type type;
+  xio_file *file; /* the file whose statistics count it, or NULL */
   uint64_t offset, length;
-  int http_status;        /* 0: local or no response */
-  const char *error_code; /* service code or NULL */
-  const char *request_id; /* NULL or "" when none */
+  /** What the finished call means to the file layer where that is not its result
+   *  (a pinned read refused by If-Match: XIO_ECHANGED); NULL: its result. */
+  xio_err (*judge)(const xio_blob_call *c, const struct xio__req *r);
+} xio__req;
+
+/** How a storage request ended. */
+typedef struct xio__outcome {
+  const char *path;       /* log-safe; traced when the request counts on no file */
+  int http_status;        /* 0: local, or no response */
+  const char *error_code; /* service code, or NULL / "" */
+  const char *request_id; /* "" when none */
   const char *client_request_id;
   int64_t duration_us;
   int retries;
   xio_err result;
-} xio__request_report;
+} xio__outcome;
 
-/** Emits the xio_send_complete event for one storage request of `f` (or, for a
- *  request made without an open file, of `path` in `ctx`: pass f NULL) and adds it
- *  to f's counters (requests, retries, failures, stall time by type). */
-void xio__trace_request(xio_ctx *ctx, xio_file *f, const char *path, const xio__request_report *r);
+/** The completion hook: every storage request of either backend comes here once,
+ *  when it ends, and nothing else emits xio_send_complete or counts requests. Emits
+ *  the event and adds the request to r->file's statistics (requests, retries,
+ *  failures, stall time by type) when it names a file. Any thread. */
+void xio__request_done(xio_ctx *ctx, const xio__req *r, const xio__outcome *o);
 
-/** Fills a report from a finished blob call. */
-void xio__report_from_call(xio__request_report *r, const xio_blob_call *c,
-                           xio_request_type request_type, uint64_t offset, uint64_t length);
+/** The engine's hooks (the context sets them when it starts its engine, with itself
+ *  as their user data, see trace.c): each call the engine completes goes to
+ *  xio__request_done; each try that failed and is sent again becomes an
+ *  xio_failed_request event, and each try answered with a throttling answer counts
+ *  in its file's statistics. */
+void xio__trace_call_done(const xio_blob_call *c, void *ctx);
+void xio__trace_try_done(const xio_blob_try_info *t, void *ctx);
 
-/** Sends `c` synchronously and reports it as one `request_type` request of `f`
- *  (or `path`). Returns the call's result. */
-xio_err xio__send_traced(xio_ctx *ctx, xio_file *f, const char *path, xio_blob_call *c,
-                         xio_request_type request_type, uint64_t offset, uint64_t length,
-                         xio_error *err);
+/** Sends `c`, tagged with `r` (borrowed until the call completes), on the context's
+ *  engine and waits for it (send.c). Returns the call's result, detail in `err`:
+ *  storage errors, and XIO_EINVAL on the engine's I/O thread, where it cannot wait. */
+xio_err xio__send(xio_ctx *ctx, xio_blob_call *c, const xio__req *r, xio_error *err);
+
+/** As xio__send, and when the service answers that the call's container is missing,
+ *  creates it and sends `c` once more (xio_blob_send_in_container); errors as
+ *  xio__send's. */
+xio_err xio__send_in_container(xio_ctx *ctx, xio_blob_call *c, const xio__req *r, xio_error *err);
+
+/** Submits `c`, tagged with `r` (borrowed until the call completes), on the context's
+ *  engine; `done(c, ud)` runs on the I/O thread once it completes. */
+void xio__submit(xio_ctx *ctx, xio_blob_call *c, const xio__req *r, xio_blob_done_fn done,
+                 void *ud);
 
 /* ---------------------------------------------------------------- subs ---- */
 
@@ -92,6 +122,7 @@ struct xio__sub {
   xio__version *version; /* with a flag: the caller's, valid until the sub completes */
   struct xio__io_state *owner;
   void *backend_data; /* the backend's own, e.g. its blob call */
+  xio__req req;       /* what its storage request is for, filled by the backend */
 };
 
 /** Completes a sub with its result; `detail` may be NULL on success; `transferred`
@@ -194,7 +225,8 @@ struct xio_file {
   struct xio__lease *lease;            /* the lease an exclusive open holds, or NULL */
   struct {
     _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared, bytes_zero_written,
-        requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts;
+        requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts,
+        throttled;
   } stats;
   xio__tracked_node open_node; /* in the context's set of open files */
 };

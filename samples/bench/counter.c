@@ -1,7 +1,8 @@
 /*
  * counter.c - counting storage requests. The context's trace callback sees every
- * request that reaches storage (one xio_send_complete event each); the counter
- * tallies them by request type, so a measurement can say "clear growth: 1
+ * request that reaches storage (one xio_send_complete event each, beside an
+ * xio_failed_request for each try refused on the way); the counter tallies the
+ * requests by request type, so a measurement can say "clear growth: 1
  * XIOTypeSetFileSize + 1 XIOTypeZeroFile". Events arrive on I/O and worker
  * threads, hence the mutex.
  */
@@ -42,6 +43,7 @@ void bench_counter_free(bench_counter *c) {
 
 void bench_counter_trace(const xio_trace_event *ev, void *ud) {
   bench_counter *c = ud;
+  if (strcmp(ev->event, "xio_send_complete") != 0) return; /* a refused try, not a request */
   int i = type_index(ev->request_type);
   pthread_mutex_lock(&c->mu);
   c->counts.total++;

@@ -45,6 +45,7 @@ typedef struct recorder {
 
 static void on_event(const xio_trace_event *ev, void *ud) {
   recorder *r = ud;
+  if (strcmp(ev->event, "xio_send_complete") != 0) return; /* a refused try, not a request */
   char *line = r->keep_lines ? xio_trace_event_json(ev) : NULL;
   pthread_mutex_lock(&r->mu);
   r->requests++;

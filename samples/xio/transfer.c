@@ -198,7 +198,8 @@ typedef struct put_job {
   cli_source src; /* LOCAL, read a chunk ahead of the requests */
   uint64_t pos;   /* everything below was sent or skipped */
   uint64_t scanned, sent, pages_sent, writes;
-  xio_ranges ext; /* the local file's data extents */
+  uint64_t throttled; /* the target's tries answered with a throttling answer */
+  xio_ranges ext;     /* the local file's data extents */
   cli_progress prog;
   int overwrite; /* the target existed and is being overwritten in place */
   int marked;    /* the target was marked incomplete */
@@ -436,6 +437,17 @@ static xio_err create_target(put_job *j, const char *target, int force, xio_erro
   return rc;
 }
 
+/* The line that says the service throttled a transfer's requests (`tries` of them
+ * answered 503 ServerBusy or 500 OperationTimedOut, each retried), when it did. */
+static void say_throttled(const cli *c, const char *cmd, uint64_t tries) {
+  if (tries)
+    cli_say(c,
+            "%s: the service throttled %" PRIu64 " tr%s (503 ServerBusy or 500 "
+            "OperationTimedOut), each retried after a wait; --trace shows each as an "
+            "xio_failed_request",
+            cmd, tries, tries == 1 ? "y" : "ies");
+}
+
 static void put_report(const put_job *j, const char *target, double secs) {
   uint64_t pages = (j->size + PAGE - 1) / PAGE;
   double rate = secs > 0 ? (double)j->sent / secs / (1024.0 * 1024.0) : 0;
@@ -456,6 +468,7 @@ static void put_report(const put_job *j, const char *target, double secs) {
     cli_json_u64(o, "bytes_bridged", j->m.bridged); /* zeros sent inside merged writes */
     cJSON_AddBoolToObject(o, "direct", j->src.direct);
     cli_json_u64(o, "bytes_direct", j->src.bytes_direct);
+    cli_json_u64(o, "throttled", j->throttled); /* tries answered 503/500 throttling */
     cJSON_AddNumberToObject(o, "seconds", secs);
     cJSON_AddNumberToObject(o, "mib_per_s", rate);
     cli_json_print(o);
@@ -468,6 +481,7 @@ static void put_report(const put_job *j, const char *target, double secs) {
           samples_fmt_size(j->scanned, hc, sizeof hc), samples_fmt_size(j->sent, hn, sizeof hn),
           j->writes, cli_plural(j->writes), pages - j->pages_sent,
           cli_plural(pages - j->pages_sent), samples_fmt_secs(secs, ht, sizeof ht), rate);
+  say_throttled(j->c, "put", j->throttled);
 }
 
 /* Lists LOCAL's data extents and, unless --kind says, its recorded kind, through the
@@ -601,6 +615,9 @@ static int put_run(put_job *j, const char *target, int force) {
     return j->overwrite ? overwrite_failed(j, target, rc, &e) : cli_fail(j->c, rc, &e);
   char *safe = xio_strdup(xio_file_path(j->f));
   rc = upload(j, &e);
+  xio_file_stats st;
+  xio_file_get_stats(j->f, &st);
+  j->throttled = st.throttled;
   xio_err crc = xio_file_close(j->f, &ce);
   if (rc == XIO_OK && crc != XIO_OK) {
     rc = crc;
@@ -873,6 +890,8 @@ static void get_report(const get_job *j, double secs) {
   double rate = secs > 0 ? (double)j->fetched / secs / (1024.0 * 1024.0) : 0;
   char hs[32], hf[32], ht[32];
   xio_kind kind = xio_file_kind(j->f);
+  xio_file_stats st;
+  xio_file_get_stats(j->f, &st);
   if (j->c->json) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "get");
@@ -886,6 +905,7 @@ static void get_report(const get_job *j, double secs) {
     cli_json_u64(o, "bytes_bridged", j->m.bridged);   /* gaps read through, not written */
     cJSON_AddBoolToObject(o, "direct", j->direct);    /* LOCAL's file system took O_DIRECT */
     cli_json_u64(o, "bytes_direct", j->direct_bytes); /* written with it, the rest buffered */
+    cli_json_u64(o, "throttled", st.throttled);       /* tries answered 503/500 throttling */
     if (j->snapshot[0]) cJSON_AddStringToObject(o, "snapshot", j->snapshot);
     cJSON_AddNumberToObject(o, "seconds", secs);
     cJSON_AddNumberToObject(o, "mib_per_s", rate);
@@ -899,6 +919,7 @@ static void get_report(const get_job *j, double secs) {
           cli_kind_name(kind), samples_fmt_size(j->fetched, hf, sizeof hf), j->ranges.n,
           cli_plural(j->ranges.n), j->reads, cli_plural(j->reads),
           samples_fmt_secs(secs, ht, sizeof ht), rate);
+  say_throttled(j->c, "get", st.throttled);
   if (j->snapshot[0])
     cli_say(j->c, "read from snapshot %s, taken for this copy and deleted after it", j->snapshot);
 }

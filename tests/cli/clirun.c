@@ -293,14 +293,16 @@ const char *clirun_str(const cJSON *o, const char *name) {
   return v->valuestring;
 }
 
-/* Calls fn for each trace event (one JSON object a line). */
+/* Calls fn for each storage request in the trace: its xio_send_complete event (one
+ * JSON object a line; the other events, such as a refused try's xio_failed_request,
+ * are left out). */
 static void each_event(const clirun *r, void (*fn)(const cJSON *ev, void *ud), void *ud) {
   const char *p = r->trace;
   while (*p) {
     size_t n = strcspn(p, "\n");
     cJSON *ev = cJSON_ParseWithLength(p, n);
     if (!ev) FAIL("a trace line is not JSON: %.*s", (int)n, p);
-    fn(ev, ud);
+    if (strcmp(clirun_str(ev, "event"), "xio_send_complete") == 0) fn(ev, ud);
     cJSON_Delete(ev);
     p += n;
     if (*p) p++;
@@ -361,6 +363,15 @@ int clirun_trace_on(const clirun *r, const char *type, const char *path) {
   on_state s = {type, path, 0};
   each_event(r, count_on, &s);
   return s.n;
+}
+
+int clirun_trace_events(const clirun *r, const char *event) {
+  char key[96];
+  snprintf(key, sizeof key, "{\"event\":\"%s\"", event);
+  int n = 0;
+  for (const char *p = r->trace; (p = strstr(p, key)); p++)
+    n += p == r->trace || p[-1] == '\n';
+  return n;
 }
 
 /* ------------------------------------------------------- local files ---- */

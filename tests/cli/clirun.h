@@ -99,15 +99,21 @@ double clirun_num(const cJSON *o, const char *name);
 /** A string member of `o` (fails the test when missing). */
 const char *clirun_str(const cJSON *o, const char *name);
 
-/** Sums the lengths of the trace's events of `type`; *count gets how many (may be
+/* The trace helpers below count storage requests: the trace's xio_send_complete
+ * events. */
+
+/** Sums the lengths of the trace's requests of `type`; *count gets how many (may be
  *  NULL). */
 uint64_t clirun_trace_sum(const clirun *r, const char *type, int *count);
 
-/** Number of trace events that are not of the listed types (NULL-terminated). */
+/** Number of the trace's requests that are not of the listed types (NULL-terminated). */
 int clirun_trace_others(const clirun *r, const char *const *types);
 
-/** Number of trace events of `type` whose file_path is `path`. */
+/** Number of the trace's requests of `type` whose file_path is `path`. */
 int clirun_trace_on(const clirun *r, const char *type, const char *path);
+
+/** Number of the trace's lines that are events named `event` ("xio_failed_request"). */
+int clirun_trace_events(const clirun *r, const char *event);
 
 /** Writes `size` bytes (a multiple of 4 MiB) of random data to a new local file, each
  *  4 MiB block different, drawn from `seed`. */

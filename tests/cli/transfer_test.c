@@ -3,8 +3,8 @@
  * trace's XIOTypeWriteFile events), only allocated ranges are fetched, the result
  * is byte-identical and sparse; a 1 GiB file with 1% data makes the round trip in
  * seconds. Also: unaligned sizes and kinds survive, existing targets are refused
- * unless --force, the progress bar appears only when asked for on a pipe, and a
- * local target works like a blob.
+ * unless --force, the progress bar appears only when asked for on a pipe, a local
+ * target works like a blob, and a transfer the service throttled on the way says so.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "cliproxy.h"
 #include "clirun.h"
 #include "test.h"
 #include "util.h"
@@ -221,5 +222,50 @@ TEST(put_and_get_with_a_local_target) {
   clirun_expect_same_files(src, back);
   struct stat st;
   ASSERT(stat(back, &st) == 0 && (uint64_t)st.st_blocks * 512 < 1 * MiB);
+  clirun_free(&r);
+}
+
+/* A put and a get that the service throttled on the way (through the fault proxy:
+ * one Put Page answered 503 ServerBusy, one Get Page Ranges 500 OperationTimedOut,
+ * each then retried) say so in a line of their output and in --json; the refused try
+ * is in the trace as an xio_failed_request; an unthrottled transfer says nothing. */
+TEST(put_and_get_say_when_the_service_throttled_them) {
+  clirun r = {0};
+  char container[64], url[512], local[512], back[512];
+  clirun_container(container, sizeof container);
+  cliproxy_url(container, "slowed.mdf", url, sizeof url);
+  clirun_path("slowed.bin", local, sizeof local);
+  clirun_path("slowed.back", back, sizeof back);
+  static char data[64 * 1024];
+  test_fill_random(data, sizeof data, 31);
+  clirun_write_file(local, data, sizeof data);
+  cliproxy_refuse("PUT", "comp=page", 0, 503, "ServerBusy");
+  XIO_PROXIED(&r, "put", local, url);
+  EXPECT_EXIT(&r, 0);
+  ASSERT_CONTAINS(r.out, "put: the service throttled 1 try (503 ServerBusy or 500 "
+                         "OperationTimedOut), each retried after a wait");
+  ASSERT_EQ(clirun_trace_events(&r, "xio_failed_request"), 1);
+  ASSERT_CONTAINS(r.trace, "\"http_status\":503,\"error_code\":\"ServerBusy\"");
+  cliproxy_refuse("GET", "comp=pagelist", 0, 500, "OperationTimedOut");
+  XIO_PROXIED(&r, "--json", "get", url, back);
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  ASSERT_EQ(clirun_num(j, "throttled"), 1);
+  cJSON_Delete(j);
+  ASSERT_EQ(clirun_trace_events(&r, "xio_failed_request"), 1);
+  clirun_expect_same_files(local, back);
+  /* Nothing refused: no line, and 0 in --json. */
+  cliproxy_refuse("PUT", "no-such-request", 0, 503, "ServerBusy");
+  XIO_PROXIED(&r, "get", "--force", url, back);
+  EXPECT_EXIT(&r, 0);
+  ASSERT_NOT_CONTAINS(r.out, "the service throttled");
+  ASSERT_EQ(clirun_trace_events(&r, "xio_failed_request"), 0);
+  XIO_PROXIED(&r, "--json", "put", "--force", local, url);
+  EXPECT_EXIT(&r, 0);
+  j = clirun_json(&r);
+  ASSERT_EQ(clirun_num(j, "throttled"), 0);
+  cJSON_Delete(j);
+  XIO_PROXIED(&r, "rm", url);
+  EXPECT_EXIT(&r, 0);
   clirun_free(&r);
 }

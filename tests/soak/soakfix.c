@@ -78,6 +78,7 @@ void soakfix_count(soak_trace *t, int retries, int ok, const char *json) {
 }
 
 static void on_trace(const xio_trace_event *ev, void *ud) {
+  if (strcmp(ev->event, "xio_send_complete") != 0) return; /* a refused try: its request counts */
   int ok = strcmp(ev->result, "ok") == 0;
   char *json = ok ? NULL : xio_trace_event_json(ev);
   soakfix_count(ud, ev->retries, ok, json);

@@ -19,6 +19,7 @@ static void record(const xio_trace_event *ev, void *ud) {
   pthread_mutex_lock(&t->mu);
   if (t->n < XFIX_MAX_EVENTS) {
     xfix_event *e = &t->ev[t->n++];
+    snprintf(e->event, sizeof e->event, "%s", ev->event);
     e->type = ev->request_type;
     snprintf(e->path, sizeof e->path, "%s", ev->file_path);
     snprintf(e->result, sizeof e->result, "%s", ev->result);
@@ -27,6 +28,8 @@ static void record(const xio_trace_event *ev, void *ud) {
     e->length = ev->length;
     e->http_status = ev->http_status;
     e->retries = ev->retries;
+    snprintf(e->request_id, sizeof e->request_id, "%s", ev->request_id);
+    snprintf(e->client_request_id, sizeof e->client_request_id, "%s", ev->client_request_id);
   }
   if (line) {
     size_t n = strlen(line);
@@ -43,8 +46,11 @@ static void record(const xio_trace_event *ev, void *ud) {
   pthread_mutex_unlock(&t->mu);
 }
 
-void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
+/* A context on the local backend (endpoint NULL) or on the dev account at `endpoint`. */
+static void setup(xfix *fx, const char *endpoint, const xio_ctx_options *opts) {
   xio_error e;
+  char conn[1024];
+  int local = endpoint == NULL;
   memset(fx, 0, sizeof *fx);
   pthread_mutex_init(&fx->trace.mu, NULL);
   fx->trace.ev = calloc(XFIX_MAX_EVENTS, sizeof *fx->trace.ev);
@@ -54,15 +60,26 @@ void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
   o.use_environment = 0;
   o.trace = record;
   o.trace_ud = &fx->trace;
-  if (!local) o.connection_string = test_dev_connection_string();
+  if (!local) {
+    test_dev_connection_string_at(endpoint, conn, sizeof conn);
+    o.connection_string = conn;
+  }
   ASSERT_OK(xio_ctx_new(&o, &fx->ctx, &e), &e);
   if (local) {
     test_scratch_dir(fx->base, sizeof fx->base, "xio-test");
   } else {
     char name[64];
     test_unique_name(name, sizeof name, "xio");
-    snprintf(fx->base, sizeof fx->base, "%s/%s", test_account_url(), name);
+    snprintf(fx->base, sizeof fx->base, "%s/devstoreaccount1/%s", endpoint, name);
   }
+}
+
+void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts) {
+  setup(fx, local ? NULL : test_endpoint(), opts);
+}
+
+void xfix_setup_at(xfix *fx, const char *endpoint, const xio_ctx_options *opts) {
+  setup(fx, endpoint, opts);
 }
 
 void xfix_teardown(xfix *fx) {
@@ -108,7 +125,16 @@ int xfix_count(xfix *fx, xio_request_type type) {
   int n = 0;
   pthread_mutex_lock(&fx->trace.mu);
   for (int i = 0; i < fx->trace.n; i++)
-    n += fx->trace.ev[i].type == type;
+    n += fx->trace.ev[i].type == type && strcmp(fx->trace.ev[i].event, "xio_send_complete") == 0;
+  pthread_mutex_unlock(&fx->trace.mu);
+  return n;
+}
+
+int xfix_count_event(xfix *fx, const char *event) {
+  int n = 0;
+  pthread_mutex_lock(&fx->trace.mu);
+  for (int i = 0; i < fx->trace.n; i++)
+    n += strcmp(fx->trace.ev[i].event, event) == 0;
   pthread_mutex_unlock(&fx->trace.mu);
   return n;
 }

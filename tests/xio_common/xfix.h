@@ -12,6 +12,7 @@
 #define XFIX_MAX_EVENTS 4096
 
 typedef struct xfix_event {
+  char event[32]; /* "xio_send_complete", ... */
   xio_request_type type;
   char path[512];
   char result[32];
@@ -19,6 +20,8 @@ typedef struct xfix_event {
   uint64_t offset, length;
   int http_status;
   int retries;
+  char request_id[128];
+  char client_request_id[64];
 } xfix_event;
 
 typedef struct xfix_trace {
@@ -41,6 +44,10 @@ typedef struct xfix {
  *  backend (local = 1: a fresh temporary directory). */
 void xfix_setup(xfix *fx, int local, const xio_ctx_options *opts);
 
+/** The page-blob context of xfix_setup for the dev account at `endpoint` (a fault
+ *  proxy in front of the emulator, say) instead of the emulator's own. */
+void xfix_setup_at(xfix *fx, const char *endpoint, const xio_ctx_options *opts);
+
 /** Frees the context and removes the temporary directory. */
 void xfix_teardown(xfix *fx);
 
@@ -57,7 +64,11 @@ xio_file *xfix_open(xfix *fx, const char *name, unsigned flags, xio_kind kind, u
 /** Forgets the events recorded so far. */
 void xfix_trace_reset(xfix *fx);
 
-/** Number of recorded events of `type` (e.g. XIO_REQ_ZERO). */
+/** Number of recorded xio_send_complete events (storage requests) of `type` (e.g.
+ *  XIO_REQ_ZERO). */
 int xfix_count(xfix *fx, xio_request_type type);
+
+/** Number of recorded events named `event` ("xio_send_complete", ...), any type. */
+int xfix_count_event(xfix *fx, const char *event);
 
 #endif

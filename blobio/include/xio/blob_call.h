@@ -37,6 +37,20 @@ extern "C" {
 #define XIO_BLOB_MAX_SIZE     (8ull * 1024u * 1024u * 1024u * 1024u)
 /* Largest range for which the service returns a transactional checksum on read. */
 #define XIO_BLOB_MAX_CHECKED_READ (4u * 1024u * 1024u)
+/* Lease Blob's limits: an acquired lease lasts 15..60 s (or -1: until released), a
+ * break lets the lease run on 0..60 s. */
+#define XIO_BLOB_LEASE_MIN_S 15
+#define XIO_BLOB_LEASE_MAX_S 60
+#define XIO_BLOB_BREAK_MAX_S 60
+
+/** 1 when Lease Blob takes `duration_s` as an acquire's duration:
+ *  XIO_BLOB_LEASE_MIN_S..XIO_BLOB_LEASE_MAX_S, or -1 (infinite) when `infinite_ok`;
+ *  else 0. */
+int xio_blob_lease_duration_ok(int duration_s, int infinite_ok);
+
+/** 1 when Lease Blob takes `period_s` as a break period: 0..XIO_BLOB_BREAK_MAX_S, or
+ *  -1 (the service's default) when `default_ok`; else 0. */
+int xio_blob_break_period_ok(int period_s, int default_ok);
 
 /* ------------------------------------------------------- call arguments ---- */
 
@@ -243,6 +257,15 @@ xio_err xio_blob_call_user_delegation_key(const xio_blob_target *t, time_t start
 /** Frees a call that is not in flight. `c` may be NULL. */
 void xio_blob_call_free(xio_blob_call *c);
 
+/** Attaches `tag` to `c`: the sender's note of what the call is for, which the
+ *  engine's hooks (xio_blob_engine_options on_try and on_complete) read back with
+ *  xio_blob_call_tag. Borrowed: it must stay valid until the call completes. The
+ *  engine itself never reads it. NULL (the default) attaches nothing. */
+void xio_blob_call_set_tag(xio_blob_call *c, const void *tag);
+
+/** The tag attached to `c`, or NULL. */
+const void *xio_blob_call_tag(const xio_blob_call *c);
+
 /* Sending. */
 
 /** Sends `c` asynchronously; `done` runs once on the engine's I/O thread when it has
@@ -274,6 +297,11 @@ const char *xio_blob_call_header(const xio_blob_call *c, const char *name);
 
 /** The service error code of a failed call ("LeaseIdMissing"), or "" (never NULL). */
 const char *xio_blob_call_service_code(const xio_blob_call *c);
+
+/** 1 when the last try was answered with one of the service's throttling answers,
+ *  503 ServerBusy or 500 OperationTimedOut (the service asking its clients to slow
+ *  down), else 0. */
+int xio_blob_call_throttled(const xio_blob_call *c);
 
 /** x-ms-request-id / x-ms-client-request-id (never NULL; "" when unknown). */
 const char *xio_blob_call_request_id(const xio_blob_call *c);

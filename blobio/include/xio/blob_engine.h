@@ -8,7 +8,8 @@
  * and sent with <xio/blob_call.h>.
  *
  * Threads: every function may be called from any thread. The engine options' on_try
- * callback runs on the I/O thread.
+ * and on_complete hooks run on the I/O thread (on_complete also on the thread that
+ * frees the engine, for the calls it cancels).
  */
 #ifndef XIO_BLOB_ENGINE_H
 #define XIO_BLOB_ENGINE_H
@@ -35,6 +36,8 @@ typedef struct xio_blob_retry_policy {
   int deadline_ms;    /* whole call including waits; 0: none (default 0) */
 } xio_blob_retry_policy;
 
+typedef struct xio_blob_call xio_blob_call; /* a REST call: <xio/blob_call.h> */
+
 /** One finished try, for tracing and fault studies. Borrowed for the callback. */
 typedef struct xio_blob_try_info {
   const char *operation; /* "PutPage" */
@@ -42,8 +45,13 @@ typedef struct xio_blob_try_info {
   int attempt;                 /* 0 for the first try */
   int http_status;             /* 0 when no response */
   const char *transport_error; /* libcurl's text, or NULL */
-  int will_retry;
-  int delay_ms; /* before the next try, when will_retry */
+  int will_retry;              /* the call is sent again: a retry, or once more with a
+                                  credential its source renewed after a refusal */
+  int delay_ms;                /* before the next try, when will_retry */
+  const xio_blob_call *call;   /* the call: its tag (xio_blob_call_tag), and this try's
+                                  service code and request ids (xio_blob_call_*) */
+  xio_err result;              /* how this try ended: XIO_OK or its failure */
+  int64_t duration_us;         /* this try, from its start to its end */
 } xio_blob_try_info;
 
 typedef struct xio_blob_engine_options {
@@ -63,6 +71,12 @@ typedef struct xio_blob_engine_options {
   xio_auth_clock clock;       /* for x-ms-date; zeroed: system clock */
   void (*on_try)(const xio_blob_try_info *info, void *ud); /* may be NULL; I/O thread */
   void *on_try_ud;
+  /* Runs once for every call the engine completes, whatever its result (sent,
+   * refused before sending, or canceled), just before the call's own completion
+   * callback: the one place every call passes. The call's results are final; it must
+   * not be sent or freed here. May be NULL. */
+  void (*on_complete)(const xio_blob_call *call, void *ud);
+  void *on_complete_ud;
 } xio_blob_engine_options;
 
 typedef struct xio_blob_engine xio_blob_engine;
@@ -88,6 +102,10 @@ int xio_blob_engine_on_io_thread(const xio_blob_engine *e);
 
 /** The options the engine runs with (read-only). */
 const xio_blob_engine_options *xio_blob_engine_options_get(const xio_blob_engine *e);
+
+/** How many calls the engine has completed since it started: each call counts once,
+ *  when it completes (as its on_complete hook runs), whatever its result. */
+uint64_t xio_blob_engine_completed(const xio_blob_engine *e);
 
 #ifdef __cplusplus
 }

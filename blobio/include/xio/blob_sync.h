@@ -24,9 +24,16 @@ extern "C" {
 xio_err xio_blob_create_container(xio_blob_engine *e, const xio_blob_target *container,
                                   int if_missing, xio_error *err);
 
+/** Sends `c`, a call that makes a blob (Create Page Blob, Copy Blob), with `e` and
+ *  waits for it; when the service answers that the blob's container does not exist
+ *  (ContainerNotFound), creates the container as xio_blob_create_container does (one
+ *  made meanwhile is fine) and sends `c` once more. Returns the last result, detail in
+ *  `err`. Errors: those of xio_blob_send and xio_blob_create_container. */
+xio_err xio_blob_send_in_container(xio_blob_engine *e, xio_blob_call *c, xio_error *err);
+
 /** Sends one call synchronously and returns its result (xio_blob_send's shape), so
  *  that a caller can route the calls of a multi-call operation its own way (the file
- *  layer sends through it to trace each request). */
+ *  layer sends through it to say what each request is for). */
 typedef xio_err (*xio_blob_send_fn)(void *ud, xio_blob_call *c, xio_error *err);
 
 /**

@@ -17,7 +17,8 @@
  * of a log file reads as zeros.
  *
  * Every request that reaches storage emits one trace event, xio_send_complete, and
- * is counted in the file's statistics.
+ * is counted in the file's statistics; each try of it that failed and was sent again
+ * emits an xio_failed_request event.
  *
  * Beside files, the layer answers what a tool asks of a target without writing
  * it: its properties (xio_stat), its allocated ranges, its lease (xio_lease); and
@@ -55,6 +56,33 @@
 extern "C" {
 #endif
 
+/* -------------------------------------------------------------- errors ---- */
+
+/*
+ * Storage errors: the codes a storage request (one REST call to a page blob, or one
+ * system call on a local file) can end with. A function whose errors include
+ * "storage errors" may return any of them besides the codes it names, with the
+ * detail in its xio_error: the operation, the HTTP status, the service's error code,
+ * the request ids and the log-safe target. A page-blob request is retried where
+ * another try can help (timeouts, throttling, 5xx, transport failures, a corrupted
+ * body), so these come once the retries ran out:
+ *  - the service's answer: XIO_ENOTFOUND (no such file, snapshot or container),
+ *    XIO_EEXIST, XIO_EBUSY (leased by another client), XIO_ELEASELOST (the service
+ *    refused our lease), XIO_ECONFLICT (409, or 412: a condition not met),
+ *    XIO_EAUTH (401/403: the credential was refused), XIO_EPERM (403: it lacks a
+ *    permission), XIO_EINVAL (400), XIO_ERANGE (416), XIO_ELIMIT (413),
+ *    XIO_ECHECKSUM (the body arrived corrupted), XIO_ETHROTTLED (503 ServerBusy,
+ *    429), XIO_ETIMEDOUT (500 OperationTimedOut, 408, 504, or no answer within the
+ *    per-try timeout or the deadline), XIO_EHTTP (another status, or an answer that
+ *    cannot be read);
+ *  - on the way there: XIO_ETRANSPORT (no connection, or one reset or cut short),
+ *    XIO_EINSECURE (plain http to a remote host), XIO_EEXPIRED and XIO_ENOTYET (a
+ *    SAS outside its validity), XIO_ENOCRED (no credential could be had, such as an
+ *    Entra ID token), XIO_ECANCELED (the context was being freed), XIO_ENOMEM;
+ *  - on a local file: XIO_EIO (a system call failed; its errno in the detail), and
+ *    XIO_ENOTFOUND, XIO_EEXIST, XIO_EPERM or XIO_ENOMEM where the errno says so.
+ */
+
 /* ------------------------------------------------------------- tracing ---- */
 
 /* XX(enum, name): the storage request types, named as SQL Server names them in
@@ -87,10 +115,25 @@ typedef enum xio_request_type {
  *  list. Static string; cannot fail. */
 const char *xio_request_type_name(xio_request_type t);
 
-/** One completed storage request. Strings are borrowed
- *  for the duration of the callback; file_path is log-safe (no query string). */
+/**
+ * A trace event. Strings are borrowed for the duration of the callback; file_path is
+ * log-safe (no query string). Two events share these fields:
+ *  - xio_send_complete: one storage request completed, whatever its result, after
+ *    all its tries; exactly one per request. Its http_status, error_code and
+ *    request_id are those of its last try, retries counts the tries before it (and
+ *    the times libcurl sent it again on a new connection by itself).
+ *  - xio_failed_request: one try of a page-blob request failed and the request was
+ *    sent again (a retry, or once more with a renewed credential): a 5xx, a
+ *    throttling answer, a rejected checksum, a transport failure. It carries that
+ *    try's http_status (0: no answer), error_code and request_id (what support asks
+ *    for), the request's type, path, range and client_request_id (the same on every
+ *    try of a request), duration_us of the try, retries as the retries made before
+ *    this try (0: the first), result as the try's xio_err name. The last try of a
+ *    request is told by its xio_send_complete, never by this event.
+ * The callback and the trace file get both: tell them apart by `event`.
+ */
 typedef struct xio_trace_event {
-  const char *event;    /* "xio_send_complete" */
+  const char *event;    /* "xio_send_complete" or "xio_failed_request" */
   int64_t timestamp_us; /* completion, microseconds since the epoch (UTC) */
   const char *file_path;
   xio_request_type request_type; /* written as its name: "XIOTypeWriteFile", ... */
@@ -105,6 +148,10 @@ typedef struct xio_trace_event {
   const char *result; /* "ok" or the xio_err name, e.g. "XIO_ELEASELOST" */
 } xio_trace_event;
 
+/** Receives every trace event of a context (both kinds, see above), on the thread
+ *  that completed the request or try: an I/O or worker thread, or for some requests
+ *  of local files the caller's. Like a completion callback it must not block, nor
+ *  call the synchronous functions. */
 typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
 
 /** Formats `ev` as one JSON line (no newline): the fields above by their names, the
@@ -290,7 +337,7 @@ const char *xio_init_name(xio_init init);
   0x40 /* open a file marked incomplete (xio_file_set_incomplete); without it such an              \
           open is refused with XIO_ECONFLICT */
 #define XIO_OPEN_PINNED                                                                            \
-  0x80 /* with READONLY: every read and range listing sees the version of the file the open       \
+  0x80 /* with READONLY: every read and range listing sees the version of the file the open        \
           saw, or fails with XIO_ECHANGED (see below) */
 
 typedef struct xio_open_options {
@@ -352,12 +399,13 @@ xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_
 /** Writes `len` bytes at `offset`, growing the file when the write ends past it to
  *  the end this handle knows of: several writers of one file not opened with
  *  XIO_OPEN_EXCLUSIVE must agree on its size beforehand (create it at full size or
- *  let one writer grow it), since a growth sets the size outright. Unaligned offsets or lengths need XIO_OPEN_UNALIGNED on a page blob (else
- *  XIO_EALIGN); on a file not opened with XIO_OPEN_EXCLUSIVE each unaligned edge
- *  sector is written only if no other write reached the file since it was read,
- *  else read and written again. Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN,
- *  XIO_ECONFLICT (an edge sector changed under other writers on every try; that
- *  sector is left as they wrote it), storage errors. */
+ *  let one writer grow it), since a growth sets the size outright. Unaligned offsets
+ *  or lengths need XIO_OPEN_UNALIGNED on a page blob (else XIO_EALIGN); on a file not
+ *  opened with XIO_OPEN_EXCLUSIVE each unaligned edge sector is written only if no
+ *  other write reached the file since it was read, else read and written again.
+ *  Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN, XIO_ECONFLICT (an edge sector
+ *  changed under other writers on every try; that sector is left as they wrote it),
+ *  storage errors. */
 xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len, xio_error *err);
 
 /** Makes [offset, offset+len) read as zeros (inside the file) with `how`: CLEAR or
@@ -437,13 +485,17 @@ typedef struct xio_file_stats {
   uint64_t bytes_read, bytes_written;
   uint64_t bytes_cleared;      /* zeroed by metadata (clear) */
   uint64_t bytes_zero_written; /* zeroed by writing zeros */
-  uint64_t requests;           /* storage requests (trace events) */
+  uint64_t requests;           /* storage requests (xio_send_complete events) */
   uint64_t retries;
   uint64_t failures;                                      /* storage requests that failed */
   uint64_t stall_read_us, stall_write_us, stall_other_us; /* summed request time */
   uint64_t rmw_conflicts; /* edge sectors of unaligned writes read and written again because
                              another writer changed the file in between (HTTP 412 on a page
                              blob; each is a failed request in the trace) */
+  uint64_t throttled;     /* tries of the file's requests the service answered with a
+                             throttling answer, 503 ServerBusy or 500 OperationTimedOut,
+                             whether the request then succeeded or not (each retried try
+                             is an xio_failed_request event) */
 } xio_file_stats;
 
 /** Copies the file's counters into `out`. */
@@ -704,10 +756,9 @@ struct xio_io {
   xio_err result;
   size_t transferred; /* bytes read or written */
   xio_error error;
-  /* private */
-  struct xio__io_state *state_;
-  xio_file *file_;
-  int complete_;
+  /* Reserved: the file layer's record of the request (its file, whether it has
+   * completed) from submit on. Never read or write it; it keeps xio_io's size. */
+  void *reserved_[3];
 };
 
 /**
