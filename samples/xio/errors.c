@@ -3,7 +3,8 @@
  * storage operation, the message, the HTTP status, the service error code and the
  * request id (what a support case needs), the log-safe target, and a "hint:" line
  * chosen by the error code that says what to do about it. With --json the same
- * record also goes to stdout as {"command": ..., "error": {...}}.
+ * record also goes to stdout as {"command": ..., "error": {...}}, the reason by its
+ * name (null when there is none).
  *
  * Everything printed comes from the library's detail record, which never holds a
  * secret (targets are redacted where they enter the library).
@@ -204,6 +205,7 @@ static void print_json(const cli *c, const xio_error *e) {
   cJSON_AddItemToObject(o, "error", r);
   cJSON_AddStringToObject(r, "code", xio_err_name(e->code));
   cJSON_AddStringToObject(r, "text", xio_strerror(e->code));
+  add_string(r, "reason", e->reason ? xio_reason_name(e->reason) : NULL);
   add_string(r, "operation", e->operation);
   add_string(r, "message", e->message);
   cJSON_AddNumberToObject(r, "http_status", e->http_status);
