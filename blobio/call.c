@@ -48,6 +48,7 @@ void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *r
 void xio__blob_call_reset_try(xio_blob_call *c) {
   c->status = 0;
   c->curl_rc = CURLE_OK;
+  c->verify_result = 0;
   c->curl_err[0] = '\0';
   xio__blob_hdrs_reset(&c->resp_headers);
   c->resp_len = 0;

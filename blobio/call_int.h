@@ -78,6 +78,7 @@ struct xio_blob_call {
   int attempt;
   int status;
   CURLcode curl_rc;
+  long verify_result; /* OpenSSL's verdict on a refused certificate (X509_V_ERR_*), else 0 */
   char curl_err[CURL_ERROR_SIZE];
   xio__blob_hdrs resp_headers;
   char *resp_body; /* body of errors and XML results */

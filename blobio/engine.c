@@ -161,11 +161,14 @@ static xio_err first_try_checks(xio_blob_engine *e, xio_blob_call *c, xio_error 
   const xio_blob_target *t = c->target;
   if (c->early) return xio_error_set(err, c->early, "out of memory preparing the request");
   if (strcmp(t->url.scheme, "http") == 0 && !xio_auth_host_is_loopback(t->url.host) &&
-      !e->opts.allow_insecure_remote)
-    return xio_error_set(err, XIO_EINSECURE,
-                         "plain http to %s would expose the request; use https "
-                         "(or allow insecure remote hosts explicitly)",
-                         t->url.host);
+      !e->opts.allow_insecure_remote) {
+    xio_error_set(err, XIO_EINSECURE,
+                  "plain http to %s would expose the request; use https "
+                  "(or allow insecure remote hosts explicitly)",
+                  t->url.host);
+    xio_error_set_reason(err, XIO_REASON_HTTP_REMOTE);
+    return XIO_EINSECURE;
+  }
   if (!t->has_sas) return XIO_OK;
   return check_sas(e, c, &t->sas, err);
 }

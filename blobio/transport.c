@@ -197,10 +197,12 @@ static xio_err sign(xio_blob_call *c, const char *query, const char *date,
  * set as a credential, a user delegation key request). Errors: XIO_EINSECURE. */
 static xio_err bearer_allowed(const xio_blob_call *c, xio_error *err) {
   if (strcmp(c->target->url.scheme, "https") == 0) return XIO_OK;
-  return xio_error_set(err, XIO_EINSECURE,
-                       "refused to send an Entra ID token over plain http to %s: tokens go "
-                       "only over https (use the https:// URL, or a key or SAS)",
-                       c->target->safe_url);
+  xio_error_set(err, XIO_EINSECURE,
+                "refused to send an Entra ID token over plain http to %s: tokens go "
+                "only over https (use the https:// URL, or a key or SAS)",
+                c->target->safe_url);
+  xio_error_set_reason(err, XIO_REASON_TOKEN_OVER_HTTP);
+  return XIO_EINSECURE;
 }
 
 static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xio_error *err) {
@@ -342,6 +344,9 @@ void xio__blob_try_finished(xio_blob_call *c, CURLcode rc) {
   curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
   c->status = (int)status;
   c->curl_rc = rc;
+  /* Which check refused the server's certificate, for the error's reason. */
+  if (rc == CURLE_PEER_FAILED_VERIFICATION)
+    curl_easy_getinfo(c->easy, CURLINFO_SSL_VERIFYRESULT, &c->verify_result);
   xio__blob_rcvlowat_end(c);
   if (c->sends > 1) c->resends += c->sends - 1;
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */

@@ -157,6 +157,8 @@ xio_err xio_auth_entra_fetch(const xio_auth_entra_options *opts, xio_auth_entra_
   if (rc != XIO_OK) {
     xio_error_set(err, rc, "no Entra ID token (%s): %s", xio_auth_entra_method_name(method),
                   report);
+    xio_error_set_reason(err, rc == XIO_ENOCRED ? XIO_REASON_NO_TOKEN_SOURCE
+                                                : XIO_REASON_TOKEN_SOURCES_FAILED);
     xio__auth_operation(err, "GetToken");
   }
   return rc;

@@ -114,7 +114,14 @@ TEST(cli_without_any_token_source_says_what_was_tried) {
   RUN(&r, 1, "create", url, "--size", "1M");
   ASSERT_CONTAINS(r.err, "az login");
   ASSERT_CONTAINS(r.err, "IDENTITY_ENDPOINT");
-  ASSERT_CONTAINS(r.err, "hint:");
+  ASSERT_CONTAINS(r.err, "hint: no Entra ID token (each source and why is listed above)");
+  RUN(&r, 1, "--json", "create", url, "--size", "1M");
+  cJSON *j = clirun_json(&r);
+  const cJSON *e = cJSON_GetObjectItem(j, "error");
+  ASSERT_STR_EQ(clirun_str(e, "code"), "XIO_EAUTH");
+  ASSERT_STR_EQ(clirun_str(e, "reason"), "XIO_REASON_TOKEN_SOURCES_FAILED");
+  ASSERT_CONTAINS(clirun_str(e, "hint"), "sign in with `az login`");
+  cJSON_Delete(j);
   clirun_free(&r);
 }
 

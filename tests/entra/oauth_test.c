@@ -164,6 +164,7 @@ TEST(chain_failure_names_every_source) {
   o.flags = XIO_OPEN_CREATE;
   o.size = 512;
   ASSERT_ERR(xio_file_open(f.ctx, url, &o, &file, &e), XIO_EAUTH, &e);
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_TOKEN_SOURCES_FAILED");
   ASSERT_CONTAINS(e.message, "token callback: none is set");
   ASSERT_CONTAINS(e.message, "IDENTITY_ENDPOINT is not set");
   ASSERT_CONTAINS(e.message, "az login");

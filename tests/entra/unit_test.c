@@ -169,6 +169,7 @@ TEST(chain_report_lists_every_source) {
   xio_error e;
   ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_DEFAULT, NULL, &e), XIO_EAUTH, &e);
   ASSERT_STR_EQ(e.operation, "GetToken");
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_TOKEN_SOURCES_FAILED");
   ASSERT_CONTAINS(e.message, "token callback: none is set");
   ASSERT_CONTAINS(e.message, "IDENTITY_ENDPOINT is not set");
   ASSERT_CONTAINS(e.message, "Azure CLI: az failed (exit 1): ERROR: Please run 'az login'");
@@ -177,6 +178,7 @@ TEST(chain_report_lists_every_source) {
   /* Nothing configured at all: the chain does not apply (XIO_ENOCRED). */
   standin_env_reset(0, NULL);
   ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_DEFAULT, NULL, &e), XIO_ENOCRED, &e);
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_NO_TOKEN_SOURCE");
   ASSERT_CONTAINS(e.message, "not installed");
 }
 
