@@ -1,7 +1,7 @@
 /*
  * call.c - the life of a call object: allocation with its client request id,
- * request headers and conditions, per-try reset, and the accessors that read a
- * finished call's outcome.
+ * request headers and conditions, per-try reset, the release (a secret answer
+ * wiped), and the accessors that read a finished call's outcome.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -66,12 +66,16 @@ void xio_blob_call_free(xio_blob_call *c) {
   xio_free(c->query);
   xio__blob_hdrs_free(&c->headers);
   xio__blob_hdrs_free(&c->resp_headers);
-  xio_free(c->resp_body);
+  if (c->secret_body)
+    xio_auth_secret_free(c->resp_body, c->resp_cap);
+  else
+    xio_free(c->resp_body);
   xio_free(c->full_url);
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
   xio_auth_cred_clear(&c->auth);
   xio_free(c->owned_body);
   xio_free(c->owned_path);
+  xio_blob_target_free(c->owned_target);
   xio_free(c);
 }
 
