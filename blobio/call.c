@@ -1,7 +1,7 @@
 /*
  * call.c - the life of a call object: allocation with its client request id,
- * request headers and conditions, per-try reset, and the accessors that read a
- * finished call's outcome.
+ * request headers and conditions, per-try reset, the release (a secret answer
+ * wiped), and the accessors that read a finished call's outcome.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -48,6 +48,7 @@ void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *r
 void xio__blob_call_reset_try(xio_blob_call *c) {
   c->status = 0;
   c->curl_rc = CURLE_OK;
+  c->verify_result = 0;
   c->curl_err[0] = '\0';
   xio__blob_hdrs_reset(&c->resp_headers);
   c->resp_len = 0;
@@ -65,12 +66,16 @@ void xio_blob_call_free(xio_blob_call *c) {
   xio_free(c->query);
   xio__blob_hdrs_free(&c->headers);
   xio__blob_hdrs_free(&c->resp_headers);
-  xio_free(c->resp_body);
+  if (c->secret_body)
+    xio_auth_secret_free(c->resp_body, c->resp_cap);
+  else
+    xio_free(c->resp_body);
   xio_free(c->full_url);
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */
   xio_auth_cred_clear(&c->auth);
   xio_free(c->owned_body);
   xio_free(c->owned_path);
+  xio_blob_target_free(c->owned_target);
   xio_free(c);
 }
 

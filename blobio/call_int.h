@@ -29,7 +29,7 @@ typedef struct xio__blob_hdrs {
 xio_err xio__blob_hdrs_add(xio__blob_hdrs *h, const char *name, const char *value);
 /** First value whose name matches case-insensitively, or NULL. */
 const char *xio__blob_hdrs_get(const xio__blob_hdrs *h, const char *name);
-/** Frees every pair; keeps the array for reuse. */
+/** Frees every pair (values wiped); keeps the array for reuse. */
 void xio__blob_hdrs_reset(xio__blob_hdrs *h);
 /** Frees everything. */
 void xio__blob_hdrs_free(xio__blob_hdrs *h);
@@ -62,16 +62,23 @@ struct xio_blob_call {
   size_t body_len;
   void *rbuf; /* borrowed receive buffer for a read, or NULL */
   size_t rbuf_len;
-  int retryable;            /* idempotent: may be sent again */
-  int missing_ok_on_retry;  /* a 404 on a retry means an earlier try succeeded */
-  int unleased_ok_on_retry; /* a release: "no such lease" on a retry means the same */
-  xio_err early;            /* failure found at submit, reported by the I/O thread */
-  int container_level;      /* addresses the container, not the blob */
-  int service_level;        /* addresses the account (the blob service) at owned_path */
-  char *owned_path;         /* the account's encoded path: "/ACCOUNT/" or "/" */
-  char *owned_body;         /* a body the builder made (freed with the call) */
-  uint32_t need_perms;      /* SAS permission letters the operation needs, all of */
-  uint32_t need_any;        /* ... and at least one of these */
+  int retryable;                 /* idempotent: may be sent again */
+  int missing_ok_on_retry;       /* a 404 on a retry means an earlier try succeeded */
+  int unleased_ok_on_retry;      /* a release: "no such lease" on a retry means the same */
+  xio_err early;                 /* failure found at submit, reported by the I/O thread */
+  int container_level;           /* addresses the container, not the blob */
+  int service_level;             /* addresses the account (the blob service) at owned_path */
+  char *owned_path;              /* the account's encoded path: "/ACCOUNT/" or "/" */
+  char *owned_body;              /* a body the builder made (freed with the call) */
+  xio_blob_target *owned_target; /* a target the builder made (token requests) */
+  int foreign;                   /* not a storage request: no x-ms-date, x-ms-version */
+  int no_proxy;                  /* never sent through a proxy */
+  int link_local_ok;             /* plain http to a link-local host is allowed */
+  int secret_body;               /* the response body is a secret: wiped when freed */
+  int connect_timeout_ms;        /* 0: the engine's */
+  int deadline_ms;               /* the whole call with its retries; 0: the engine's */
+  uint32_t need_perms;           /* SAS permission letters the operation needs, all of */
+  uint32_t need_any;             /* ... and at least one of these */
   char client_request_id[37];
   const void *tag; /* the sender's, for the engine's hooks (borrowed) */
 
@@ -80,6 +87,7 @@ struct xio_blob_call {
   int64_t try_us; /* when it started */
   int status;
   CURLcode curl_rc;
+  long verify_result; /* OpenSSL's verdict on a refused certificate (X509_V_ERR_*), else 0 */
   char curl_err[CURL_ERROR_SIZE];
   xio__blob_hdrs resp_headers;
   char *resp_body; /* body of errors and XML results */
@@ -133,6 +141,12 @@ void xio__blob_call_cond(xio_blob_call *c, const xio_blob_cond *cond, xio_err *r
 
 /** Clears per-try state before a new try. */
 void xio__blob_call_reset_try(xio_blob_call *c);
+
+/** A target for `url`, an http(s) URL that is not a blob service's (a token
+ *  endpoint): scheme, host, port, path and query taken as given, no credential, the
+ *  log-safe URL without the query. Errors: XIO_EPARSE (names what is wrong, never
+ *  quotes the query), XIO_ENOMEM. */
+xio_err xio__blob_target_endpoint(const char *url, xio_blob_target **out, xio_error *err);
 
 /** The encoded path of the account of `t`: "/ACCOUNT/" in path style, else "/"
  *  (malloc'd through xio_malloc; NULL on out-of-memory). */

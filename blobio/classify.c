@@ -2,11 +2,15 @@
  * classify.c - what a finished try means: success, a failure worth retrying (a
  * transport error, a torn body, throttling, a checksum the service rejected), or a
  * final failure, mapped from libcurl's result, the HTTP status and the service
- * error code to one xio_err, with the detail record filled for people.
+ * error code to one xio_err, with the detail record filled for people. A transport
+ * failure also gets its reason from libcurl's code and, for a refused certificate,
+ * OpenSSL's verify result: which check refused the server.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/x509_vfy.h>
 
 #include "engine_int.h"
 #include "xml_int.h"
@@ -96,6 +100,34 @@ static int retryable_curl(CURLcode rc) {
   }
 }
 
+/* Which check refused the server's certificate, from OpenSSL's verify result. */
+static xio_reason certificate_reason(long verify_result) {
+  switch (verify_result) {
+  case X509_V_ERR_HOSTNAME_MISMATCH:
+  case X509_V_ERR_IP_ADDRESS_MISMATCH: return XIO_REASON_TLS_HOSTNAME;
+  case X509_V_ERR_CERT_HAS_EXPIRED:
+  case X509_V_ERR_CERT_NOT_YET_VALID: return XIO_REASON_TLS_EXPIRED;
+  default: return XIO_REASON_TLS_UNTRUSTED;
+  }
+}
+
+/* The reason of a transport failure, by libcurl's code. */
+static xio_reason transport_reason(CURLcode rc, long verify_result) {
+  switch (rc) {
+  case CURLE_COULDNT_RESOLVE_HOST:
+  case CURLE_COULDNT_RESOLVE_PROXY: return XIO_REASON_RESOLVE;
+  case CURLE_COULDNT_CONNECT: return XIO_REASON_CONNECT;
+  case CURLE_SEND_ERROR:
+  case CURLE_RECV_ERROR:
+  case CURLE_GOT_NOTHING:
+  case CURLE_PARTIAL_FILE: return XIO_REASON_CONNECTION_LOST;
+  case CURLE_SSL_CONNECT_ERROR: return XIO_REASON_TLS_HANDSHAKE;
+  case CURLE_SSL_CACERT_BADFILE: return XIO_REASON_CA_FILE;
+  case CURLE_PEER_FAILED_VERIFICATION: return certificate_reason(verify_result);
+  default: return XIO_REASON_NONE;
+  }
+}
+
 /* Common fields of the detail record for the try that just finished. */
 static void fill_detail(xio_blob_call *c, xio_err code) {
   xio_error *e = &c->err;
@@ -115,13 +147,18 @@ static xio__blob_verdict transport_failure(xio_blob_call *c) {
   if (c->curl_rc == CURLE_OUT_OF_MEMORY || c->oom) v.code = XIO_ENOMEM, v.retry = 0;
   if (c->curl_rc == CURLE_WRITE_ERROR && c->overflow) v.code = XIO_EHTTP, v.retry = 0;
   const char *what = c->curl_err[0] ? c->curl_err : curl_easy_strerror(c->curl_rc);
+  xio_reason reason = transport_reason(c->curl_rc, c->verify_result);
   if (c->overflow)
     xio_error_set(&c->err, v.code, "response body larger than the %zu bytes asked for",
                   c->rbuf ? c->rbuf_len : (size_t)0);
   else if (c->oom)
     xio_error_set(&c->err, v.code, "out of memory during the request");
+  else if (reason == XIO_REASON_TLS_HOSTNAME) /* OpenSSL's words do not name the host */
+    xio_error_set(&c->err, v.code, "%s (the certificate is not for the host name %s)", what,
+                  c->target->url.host);
   else
     xio_error_set(&c->err, v.code, "%s", what);
+  if (!c->overflow && !c->oom) xio_error_set_reason(&c->err, reason);
   fill_detail(c, v.code);
   return v;
 }
@@ -132,12 +169,14 @@ static xio__blob_verdict short_read(xio_blob_call *c) {
   unsigned long long announced = cl ? strtoull(cl, NULL, 10) : 0;
   xio__blob_verdict v = {XIO_ETRANSPORT, 1};
   if (cl && announced == c->rbuf_got) v.code = XIO_ERANGE, v.retry = 0;
-  if (v.retry)
+  if (v.retry) {
     xio_error_set(&c->err, v.code, "torn response: body ended after %zu of %zu bytes", c->rbuf_got,
                   c->rbuf_len);
-  else
+    xio_error_set_reason(&c->err, XIO_REASON_CONNECTION_LOST);
+  } else {
     xio_error_set(&c->err, v.code, "read past the end of the blob: %zu of %zu bytes exist",
                   c->rbuf_got, c->rbuf_len);
+  }
   fill_detail(c, v.code);
   return v;
 }
@@ -193,4 +232,5 @@ void xio__blob_fail_early(xio_blob_call *c, xio_err code, const xio_error *detai
   xio_error_clear(&c->err);
   fill_detail(c, code);
   snprintf(c->err.message, sizeof c->err.message, "%s", detail ? detail->message : "");
+  c->err.reason = detail ? detail->reason : XIO_REASON_NONE;
 }

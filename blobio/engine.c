@@ -165,16 +165,22 @@ static void report_try(xio_blob_engine *e, const xio_blob_call *c, xio_err resul
 static xio_err check_sas(xio_blob_engine *e, const xio_blob_call *c, const xio_auth_sas *sas,
                          xio_error *err);
 
-/* Checks that cannot change between tries: insecure transport, SAS validity. */
+/* Checks that cannot change between tries: plain http that would leave the machine
+ * (loopback stays on it, and so does a link-local host for a token request that
+ * allows it), SAS validity. */
 static xio_err first_try_checks(xio_blob_engine *e, xio_blob_call *c, xio_error *err) {
   const xio_blob_target *t = c->target;
   if (c->early) return xio_error_set(err, c->early, "out of memory preparing the request");
-  if (strcmp(t->url.scheme, "http") == 0 && !xio_auth_host_is_loopback(t->url.host) &&
-      !e->opts.allow_insecure_remote)
-    return xio_error_set(err, XIO_EINSECURE,
-                         "plain http to %s would expose the request; use https "
-                         "(or allow insecure remote hosts explicitly)",
-                         t->url.host);
+  int stays_local = xio_auth_host_is_loopback(t->url.host) ||
+                    (c->link_local_ok && xio_auth_host_is_link_local(t->url.host));
+  if (strcmp(t->url.scheme, "http") == 0 && !stays_local && !e->opts.allow_insecure_remote) {
+    xio_error_set(err, XIO_EINSECURE,
+                  "plain http to %s would expose the request; use https "
+                  "(or allow insecure remote hosts explicitly)",
+                  t->url.host);
+    xio_error_set_reason(err, XIO_REASON_HTTP_REMOTE);
+    return XIO_EINSECURE;
+  }
   if (!t->has_sas) return XIO_OK;
   return check_sas(e, c, &t->sas, err);
 }
@@ -591,8 +597,8 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
   c->auth_refused = c->auth_renewed = 0;
   xio_error_clear(&c->err);
   c->submit_us = xio_auth_monotonic_us();
-  c->deadline_us =
-      e->opts.retry.deadline_ms ? c->submit_us + (int64_t)e->opts.retry.deadline_ms * 1000 : 0;
+  int deadline_ms = c->deadline_ms ? c->deadline_ms : e->opts.retry.deadline_ms;
+  c->deadline_us = deadline_ms ? c->submit_us + (int64_t)deadline_ms * 1000 : 0;
   c->early = add_checksum(e, c);
   pthread_mutex_lock(&e->mu);
   push(&e->incoming, &e->incoming_tail, c);

@@ -24,8 +24,8 @@ xio_err xio__blob_try_prepare(xio_blob_call *c, CURL *easy, const xio_blob_engin
                               xio__blob_tls *tls, xio__blob_socks *socks, time_t now,
                               long timeout_ms, xio_error *err);
 
-/** After libcurl finished a try with `rc`: records the status and releases the
- *  per-try header list. */
+/** After libcurl finished a try with `rc`: records the status (and, for a refused
+ *  certificate, OpenSSL's verify result) and releases the per-try header list. */
 void xio__blob_try_finished(xio_blob_call *c, CURLcode rc);
 
 /** Verdict on a finished try. */
@@ -44,7 +44,8 @@ xio__blob_verdict xio__blob_classify(xio_blob_call *c);
 int xio__blob_retry_delay_ms(const xio_blob_retry_policy *p, int attempt,
                              const xio__blob_hdrs *resp, uint64_t *rng);
 
-/** Fills `c->err` from a failure that happened before anything was sent. */
+/** Fills `c->err` from a failure that happened before anything was sent (the
+ *  message and reason of `detail`, which may be NULL). */
 void xio__blob_fail_early(xio_blob_call *c, xio_err code, const xio_error *detail);
 
 #endif

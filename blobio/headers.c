@@ -1,8 +1,9 @@
 /*
  * headers.c - a small list of owned HTTP header name/value pairs, kept in insertion
  * order and searched case-insensitively. Used for request headers before they are
- * signed and for response headers as they arrive; and the wiping release of the
- * "Name: value" lines handed to libcurl.
+ * signed and for response headers as they arrive; values are wiped when released,
+ * as a request header may be a secret (a managed identity's X-IDENTITY-HEADER). And
+ * the wiping release of the "Name: value" lines handed to libcurl.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -44,6 +45,7 @@ const char *xio__blob_hdrs_get(const xio__blob_hdrs *h, const char *name) {
 void xio__blob_hdrs_reset(xio__blob_hdrs *h) {
   for (size_t i = 0; i < h->n; i++) {
     xio_free(h->v[i].name);
+    OPENSSL_cleanse(h->v[i].value, strlen(h->v[i].value));
     xio_free(h->v[i].value);
   }
   h->n = 0;

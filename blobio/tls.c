@@ -26,6 +26,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include "call_int.h"
 #include "tls_int.h"
 
 /* Gives each connection its read-ahead buffer and its write gathering as its
@@ -51,15 +52,21 @@ static void on_info(const SSL *ssl, int where, int ret) {
     atomic_fetch_add(&t->full_handshakes, 1);
 }
 
-/* Sets up each TLS context libcurl makes: the engine's store and how chains are
- * judged against it (trust.c), and the callback that gives connections their
- * read-ahead buffer and counts handshakes. */
+/* The host the transfer on `easy` connects to: its call's target's. */
+static const char *host_of(CURL *easy) {
+  xio_blob_call *c = NULL;
+  if (curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&c) != CURLE_OK || !c) return NULL;
+  return c->target->url.host;
+}
+
+/* Sets up each TLS context libcurl makes: the engine's store and how chains and
+ * the host name are judged against it (trust.c), and the callback that gives
+ * connections their read-ahead buffer and counts handshakes. */
 static CURLcode on_ssl_ctx(CURL *easy, void *sslctx, void *ud) {
   SSL_CTX *ctx = sslctx;
   xio__blob_tls *t = ud;
-  (void)easy;
   atomic_fetch_add(&t->contexts, 1);
-  CURLcode rc = xio__blob_trust_install(t, ctx);
+  CURLcode rc = xio__blob_trust_install(t, ctx, host_of(easy));
   if (rc != CURLE_OK) return rc;
   SSL_CTX_set_app_data(ctx, t);
   if (!SSL_CTX_get_info_callback(ctx)) SSL_CTX_set_info_callback(ctx, on_info);

@@ -89,9 +89,13 @@ void xio__blob_tls_free(xio__blob_tls *t);
 xio_err xio__blob_trust_init(xio__blob_tls *t, const char *ca_file, xio_error *err);
 
 /** Makes TLS context `ctx` use `t`'s store and judge chains against it, the system
- *  bundle given its chance on a failure. CURLE_SSL_CACERT_BADFILE when there is
- *  nothing to trust at all (no ca_file, no CA directory, no readable bundle). */
-CURLcode xio__blob_trust_install(xio__blob_tls *t, SSL_CTX *ctx);
+ *  bundle given its chance on a failure, and the server's certificate against
+ *  `host` (the URL's host; NULL: libcurl's own check after the handshake only), so
+ *  that OpenSSL's verify result tells a certificate for another name
+ *  (X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH) from an untrusted
+ *  chain. CURLE_SSL_CACERT_BADFILE when there is nothing to trust at all (no
+ *  ca_file, no CA directory, no readable bundle); CURLE_OUT_OF_MEMORY. */
+CURLcode xio__blob_trust_install(xio__blob_tls *t, SSL_CTX *ctx, const char *host);
 
 /** Releases the store and the paths (called by xio__blob_tls_free). */
 void xio__blob_trust_free(xio__blob_tls *t);

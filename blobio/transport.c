@@ -3,7 +3,9 @@
  * credential, the headers that change each try (x-ms-date, the Shared Key signature
  * or the bearer token, which goes over https only), the method and borrowed body,
  * and the callbacks that take the response headers and body. Bodies go out straight from the
- * caller's buffer and reads land straight in it: no payload is copied here.
+ * caller's buffer and reads land straight in it: no payload is copied here. A token
+ * request (token.c) goes the same way, without the storage headers, with its own
+ * connect timeout, never through a proxy, its answer wiped wherever it is moved.
  *
  * libcurl would add a form Content-Type to a PUT with a body, and an
  * "Expect: 100-continue" round trip before large bodies, and would resolve dot
@@ -52,13 +54,23 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud) {
   return 0;
 }
 
+/* A bigger buffer for the response body; a secret one is copied and the old wiped,
+ * where realloc could leave a copy behind. NULL for want of memory. */
+static char *grow(xio_blob_call *c, size_t cap) {
+  if (!c->secret_body) return xio_realloc(c->resp_body, cap);
+  char *b = xio_malloc(cap);
+  if (b && c->resp_len) memcpy(b, c->resp_body, c->resp_len);
+  if (b) xio_auth_secret_free(c->resp_body, c->resp_cap);
+  return b;
+}
+
 static int append_body(xio_blob_call *c, const char *p, size_t len) {
   if (c->resp_len + len > MAX_RESPONSE_BODY) return 0;
   if (c->resp_len + len > c->resp_cap) {
     size_t cap = c->resp_cap ? c->resp_cap : 4096;
     while (cap < c->resp_len + len)
       cap *= 2;
-    char *b = xio_realloc(c->resp_body, cap);
+    char *b = grow(c, cap);
     if (!b) {
       c->oom = 1;
       return 0;
@@ -197,10 +209,12 @@ static xio_err sign(xio_blob_call *c, const char *query, const char *date,
  * set as a credential, a user delegation key request). Errors: XIO_EINSECURE. */
 static xio_err bearer_allowed(const xio_blob_call *c, xio_error *err) {
   if (strcmp(c->target->url.scheme, "https") == 0) return XIO_OK;
-  return xio_error_set(err, XIO_EINSECURE,
-                       "refused to send an Entra ID token over plain http to %s: tokens go "
-                       "only over https (use the https:// URL, or a key or SAS)",
-                       c->target->safe_url);
+  xio_error_set(err, XIO_EINSECURE,
+                "refused to send an Entra ID token over plain http to %s: tokens go "
+                "only over https (use the https:// URL, or a key or SAS)",
+                c->target->safe_url);
+  xio_error_set_reason(err, XIO_REASON_TOKEN_OVER_HTTP);
+  return XIO_EINSECURE;
 }
 
 static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xio_error *err) {
@@ -220,8 +234,10 @@ static xio_err build_headers(xio_blob_call *c, const char *query, time_t now, xi
   struct curl_slist *l = NULL;
   for (size_t i = 0; i < c->headers.n; i++)
     add_line(&l, c->headers.v[i].name, c->headers.v[i].value, &ok);
-  add_line(&l, "x-ms-date", date, &ok);
-  add_line(&l, "x-ms-version", XIO_AUTH_API_VERSION, &ok);
+  if (!c->foreign) { /* a token request is no storage request */
+    add_line(&l, "x-ms-date", date, &ok);
+    add_line(&l, "x-ms-version", XIO_AUTH_API_VERSION, &ok);
+  }
   add_line(&l, "x-ms-client-request-id", c->client_request_id, &ok);
   /* Headers libcurl would add on its own, removed (a Content-Type the call sets stays). */
   static const char *const unset[] = {"Content-Type:", "Expect:", "Accept:"};
@@ -297,7 +313,9 @@ static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine
   SET(easy, CURLOPT_ERRORBUFFER, c->curl_err);
   SET(easy, CURLOPT_PREREQFUNCTION, on_prereq);
   SET(easy, CURLOPT_PREREQDATA, c);
-  SET(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)o->connect_timeout_ms);
+  SET(easy, CURLOPT_CONNECTTIMEOUT_MS,
+      (long)(c->connect_timeout_ms ? c->connect_timeout_ms : o->connect_timeout_ms));
+  if (c->no_proxy) SET(easy, CURLOPT_NOPROXY, "*");
   SET(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
   SET(easy, CURLOPT_BUFFERSIZE, 512L * 1024);
   /* libcurl copies a body into this buffer on its way to the socket. Small enough
@@ -342,6 +360,9 @@ void xio__blob_try_finished(xio_blob_call *c, CURLcode rc) {
   curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
   c->status = (int)status;
   c->curl_rc = rc;
+  /* Which check refused the server's certificate, for the error's reason. */
+  if (rc == CURLE_PEER_FAILED_VERIFICATION)
+    curl_easy_getinfo(c->easy, CURLINFO_SSL_VERIFYRESULT, &c->verify_result);
   xio__blob_rcvlowat_end(c);
   if (c->sends > 1) c->resends += c->sends - 1;
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */

@@ -17,16 +17,23 @@
  *
  * Verification stays on, with the store flags libcurl would set (trusted first,
  * partial chains), and a chain is trusted exactly when it would be with every CA
- * loaded from the start.
+ * loaded from the start. OpenSSL also checks the certificate against the URL's
+ * host while it verifies the chain, so that its verify result names a certificate
+ * issued for another name as such (libcurl checks the name again after the
+ * handshake, by its own rules); no bundle can mend a wrong name, so such a
+ * refusal never costs the parse.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 #include <xio/alloc.h>
 
@@ -82,7 +89,8 @@ static int verify_again(X509_STORE_CTX *failed, X509_STORE *store) {
   int ok = v &&
            X509_STORE_CTX_init(v, store, X509_STORE_CTX_get0_cert(failed),
                                X509_STORE_CTX_get0_untrusted(failed)) == 1 &&
-           X509_VERIFY_PARAM_set1(X509_STORE_CTX_get0_param(v), X509_STORE_CTX_get0_param(failed)) == 1 &&
+           X509_VERIFY_PARAM_set1(X509_STORE_CTX_get0_param(v),
+                                  X509_STORE_CTX_get0_param(failed)) == 1 &&
            X509_verify_cert(v) == 1;
   if (v && !ok && X509_STORE_CTX_get_error(v) != X509_V_OK)
     X509_STORE_CTX_set_error(failed, X509_STORE_CTX_get_error(v));
@@ -113,7 +121,8 @@ static int trusted_with_bundle(X509_STORE_CTX *ctx) {
 }
 
 /* OpenSSL's verdict on each certificate of the server's chain, after the bundle
- * had its chance. On a failure the thread's error queue is emptied first: it may
+ * had its chance (not for a certificate issued for another name, which no CA
+ * mends). On a failure the thread's error queue is emptied first: it may
  * hold the low-level cause (a signature made by another key leaves "asn1 encoding
  * routines::EVP lib"), and libcurl judges a failed handshake by the earliest queued
  * error. With the queue empty that is OpenSSL's "certificate verify failed", which
@@ -122,9 +131,31 @@ static int trusted_with_bundle(X509_STORE_CTX *ctx) {
  * as it was, the same refusal came out as CURLE_SSL_CONNECT_ERROR, a failure we
  * retry, with a message that never mentions the certificate. */
 static int on_verify(int ok, X509_STORE_CTX *ctx) {
-  if (!ok) ok = trusted_with_bundle(ctx);
+  int error = X509_STORE_CTX_get_error(ctx);
+  int wrong_name = error == X509_V_ERR_HOSTNAME_MISMATCH || error == X509_V_ERR_IP_ADDRESS_MISMATCH;
+  if (!ok && !wrong_name) ok = trusted_with_bundle(ctx);
   if (!ok) ERR_clear_error();
   return ok;
+}
+
+/* Has OpenSSL check the server's certificate against `host` as it verifies the
+ * chain: an IP literal (IPv6 in brackets or not) against the certificate's IP
+ * addresses, a name against its DNS names, a wildcard only as a whole first label,
+ * as libcurl matches them. 0 when OpenSSL ran out of memory. */
+static int expect_host(SSL_CTX *ctx, const char *host) {
+  char name[256];
+  unsigned char addr[16];
+  size_t n = strlen(host);
+  if (n >= 2 && host[0] == '[' && host[n - 1] == ']') host++, n -= 2;
+  if (n > 1 && host[n - 1] == '.') n--;     /* the root's dot is not part of the name */
+  if (n == 0 || n >= sizeof name) return 1; /* no such certificate name: libcurl refuses it */
+  memcpy(name, host, n);
+  name[n] = '\0';
+  X509_VERIFY_PARAM *p = SSL_CTX_get0_param(ctx);
+  if (inet_pton(AF_INET, name, addr) == 1 || inet_pton(AF_INET6, name, addr) == 1)
+    return X509_VERIFY_PARAM_set1_ip_asc(p, name) == 1;
+  X509_VERIFY_PARAM_set_hostflags(p, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+  return X509_VERIFY_PARAM_set1_host(p, name, n) == 1;
 }
 
 /* `name` from the environment, else libcurl's `fallback`; a copy, or NULL. */
@@ -146,14 +177,20 @@ xio_err xio__blob_trust_init(xio__blob_tls *t, const char *ca_file, xio_error *e
   if (bad || !(t->store = new_store(t))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (!ca_file) return XIO_OK;
   FILE *f = fopen(ca_file, "r");
-  if (!f) return xio_error_set(err, XIO_EIO, "cannot open the CA file %s", ca_file);
-  fclose(f);
-  if (!load_file(t->store, ca_file, &t->private_ca_loads))
-    return xio_error_set(err, XIO_EPARSE, "the CA file %s holds no CA certificate (PEM)", ca_file);
-  return XIO_OK;
+  xio_err rc = XIO_OK;
+  if (!f)
+    rc = xio_error_set(err, XIO_EIO, "cannot open the CA file %s", ca_file);
+  else if (fclose(f), !load_file(t->store, ca_file, &t->private_ca_loads))
+    rc = xio_error_set(err, XIO_EPARSE, "the CA file %s holds no CA certificate (PEM)", ca_file);
+  if (rc != XIO_OK) xio_error_set_reason(err, XIO_REASON_CA_FILE);
+  return rc;
 }
 
-CURLcode xio__blob_trust_install(xio__blob_tls *t, SSL_CTX *ctx) {
+CURLcode xio__blob_trust_install(xio__blob_tls *t, SSL_CTX *ctx, const char *host) {
+  if (host && !expect_host(ctx, host)) {
+    ERR_clear_error();
+    return CURLE_OUT_OF_MEMORY;
+  }
   if (!SSL_CTX_get_verify_callback(ctx))
     SSL_CTX_set_verify(ctx, SSL_CTX_get_verify_mode(ctx), on_verify);
   else

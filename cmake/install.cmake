@@ -13,6 +13,7 @@ install(FILES auth/include/xio/error.h auth/include/xio/base.h auth/include/xio/
               xio/include/xio/xio.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xio)
 install(FILES auth/include/xio/entra.h xio/include/xio/credentials.h
+              xio/include/xio/entra_sources.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xio)
 
 set(XIO_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/xio)

@@ -85,18 +85,23 @@ xio_err xio__creds_load(xio__creds *c, const xio_ctx_options *o, xio_error *err)
   s->clock = o->clock;
   s->use_environment = o->use_environment;
   s->watch = xio_cred_options_default();
-  s->entra = xio_auth_entra_options_default();
+  s->entra = xio_entra_options_default();
   s->entra.use_environment = o->use_environment;
   s->entra.clock = o->clock;
   c->src = s;
   return setup(s, o, err);
 }
 
-static void credsrc_free(xio__credsrc *s) {
-  for (int i = 0; i < s->ncaches; i++) {
-    xio_auth_tokens_free(s->caches[i].tokens);
-    xio_free(s->caches[i].client_id);
+/* Frees `n` token caches (after their threads end). */
+static void free_caches(xio__token_cache *caches, int n) {
+  for (int i = 0; i < n; i++) {
+    xio_entra_tokens_free(caches[i].tokens);
+    xio_free(caches[i].client_id);
   }
+}
+
+static void credsrc_free(xio__credsrc *s) {
+  free_caches(s->caches, s->ncaches);
   if (s->has_file) xio__credfile_free(&s->file);
   xio_auth_credstore_free(s->api);
   xio_auth_account_clear(&s->conn);
@@ -125,25 +130,55 @@ void xio__creds_free(xio__creds *c) {
   c->src = NULL;
 }
 
-xio_auth_tokens *xio__creds_tokens(xio__credsrc *s, xio_auth_entra_method method,
-                                   const char *client_id) {
+void xio__creds_set_engine(xio__creds *c, xio_blob_engine *engine) {
+  pthread_mutex_lock(&c->src->mu);
+  c->src->engine = engine;
+  pthread_mutex_unlock(&c->src->mu);
+}
+
+void xio__creds_stop_tokens(xio__creds *c) {
+  xio__credsrc *s = c->src;
+  xio__token_cache caches[XIO__MAX_TOKEN_CACHES];
+  if (!s) return;
+  /* Taken out under the lock (the engine's I/O thread asks the caches only under
+   * it), stopped after it: a refresh thread may wait for the I/O thread to finish
+   * its fetch, and the I/O thread for the lock. */
+  pthread_mutex_lock(&s->mu);
+  int n = s->ncaches;
+  memcpy(caches, s->caches, (size_t)n * sizeof *caches);
+  s->ncaches = 0;
+  s->engine = NULL;
+  pthread_mutex_unlock(&s->mu);
+  free_caches(caches, n);
+}
+
+xio_err xio__creds_tokens(xio__credsrc *s, xio_auth_entra_method method, const char *client_id,
+                          xio_entra_tokens **out, xio_error *err) {
+  *out = NULL;
+  if (!s->engine) return xio_error_set(err, XIO_ECLOSED, "the context is closed: no token");
   for (int i = 0; i < s->ncaches; i++) {
     xio__token_cache *tc = &s->caches[i];
     if (!tc->retired && tc->method == method &&
-        (tc->client_id ? client_id && strcmp(tc->client_id, client_id) == 0 : !client_id))
-      return tc->tokens;
+        (tc->client_id ? client_id && strcmp(tc->client_id, client_id) == 0 : !client_id)) {
+      *out = tc->tokens;
+      return XIO_OK;
+    }
   }
-  if (s->ncaches == XIO__MAX_TOKEN_CACHES) return NULL;
+  if (s->ncaches == XIO__MAX_TOKEN_CACHES)
+    return xio_error_set(err, XIO_ENOMEM, "every token cache is taken");
   xio__token_cache *tc = &s->caches[s->ncaches];
   memset(tc, 0, sizeof *tc);
-  if (client_id && !(tc->client_id = xio_strdup(client_id))) return NULL;
-  if (xio_auth_tokens_new(&s->entra, method, client_id, &tc->tokens, NULL) != XIO_OK) {
+  if (client_id && !(tc->client_id = xio_strdup(client_id)))
+    return xio_error_set(err, XIO_ENOMEM, "out of memory for a token cache");
+  xio_err rc = xio_entra_tokens_new(s->engine, &s->entra, method, client_id, &tc->tokens, err);
+  if (rc != XIO_OK) {
     xio_free(tc->client_id);
-    return NULL;
+    return rc;
   }
   tc->method = method;
   s->ncaches++;
-  return tc->tokens;
+  *out = tc->tokens;
+  return XIO_OK;
 }
 
 /* ---------------------------------------------------------- resolution ---- */
@@ -346,11 +381,12 @@ static xio_err update(xio_auth_cred *cred, const xio_auth_cred *fresh, xio_error
  * with no source that applies gives NONE (anonymous). */
 static xio_err to_token(xio__credsrc *s, const resolved *res, int refused, xio_auth_cred *cred,
                         int *wait_ms, xio_error *err) {
-  xio_auth_tokens *t = xio__creds_tokens(s, res->cred.entra, res->cred.client_id);
-  if (!t) return xio_error_set(err, XIO_ENOMEM, "out of memory for a token cache");
+  xio_entra_tokens *t = NULL;
+  xio_err rc = xio__creds_tokens(s, res->cred.entra, res->cred.client_id, &t, err);
+  if (rc != XIO_OK) return rc;
   xio_auth_token tok;
   const char *stale = refused && cred->kind == XIO_AUTH_CRED_BEARER ? cred->token : NULL;
-  xio_err rc = xio_auth_tokens_peek(t, XIO_AUTH_STORAGE_SCOPE, stale, &tok, err);
+  rc = xio_entra_tokens_peek(t, XIO_AUTH_STORAGE_SCOPE, stale, &tok, err);
   if (rc == XIO_ENOCRED && res->implicit) /* nothing configured: anonymous */
     return update(cred, &(xio_auth_cred){.kind = XIO_AUTH_CRED_NONE}, err);
   if (rc != XIO_OK) return rc;
@@ -399,14 +435,14 @@ static xio_err warm_up(credref *r, xio_error *err) {
   xio_err rc = refresh_resolution(r, 0, err);
   const xio_auth_cred *c = &r->res.cred;
   int entra = rc == XIO_OK && c->kind == XIO_AUTH_CRED_ENTRA, implicit = r->res.implicit;
-  xio_auth_tokens *t = entra ? xio__creds_tokens(s, c->entra, c->client_id) : NULL;
+  xio_entra_tokens *t = NULL;
+  if (entra) rc = xio__creds_tokens(s, c->entra, c->client_id, &t, err);
   time_t expiry = r->sas_expiry;
   snprintf(label, sizeof label, "%s", r->res.label);
   pthread_mutex_unlock(&s->mu);
-  if (entra && !t) rc = xio_error_set(err, XIO_ENOMEM, "out of memory for a token cache");
   if (t) {
     xio_auth_token tok;
-    rc = xio_auth_tokens_get(t, XIO_AUTH_STORAGE_SCOPE, &tok, err);
+    rc = xio_entra_tokens_get(t, XIO_AUTH_STORAGE_SCOPE, &tok, err);
     xio_auth_token_clear(&tok);
     if (rc == XIO_ENOCRED && implicit) rc = XIO_OK;
   }

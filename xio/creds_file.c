@@ -72,12 +72,13 @@ static char *read_all(FILE *f, const char *path, xio_error *err) {
  * requests and where they go), whatever it holds. Errors: XIO_EPERM. */
 static xio_err check_writers(const char *path, mode_t mode, xio_error *err) {
   if (!(mode & (S_IWGRP | S_IWOTH))) return XIO_OK;
-  return xio_error_set(err, XIO_EPERM,
-                       "the credential file %s may be written by %s (mode %04o), who could "
-                       "change what signs requests and where they go: make it the owner's "
-                       "alone with chmod 600 %s",
-                       path, mode & S_IWOTH ? "others" : "its group", (unsigned)(mode & 07777),
-                       path);
+  xio_error_set(err, XIO_EPERM,
+                "the credential file %s may be written by %s (mode %04o), who could "
+                "change what signs requests and where they go: make it the owner's "
+                "alone with chmod 600 %s",
+                path, mode & S_IWOTH ? "others" : "its group", (unsigned)(mode & 07777), path);
+  xio_error_set_reason(err, XIO_REASON_CRED_FILE_EXPOSED);
+  return XIO_EPERM;
 }
 
 /* Refuses a file that holds a secret (SAS, key, connection string) and that group
@@ -85,11 +86,12 @@ static xio_err check_writers(const char *path, mode_t mode, xio_error *err) {
 static xio_err check_readers(const char *path, mode_t mode, const xio_auth_credstore *s,
                              xio_error *err) {
   if (!(mode & (S_IRGRP | S_IROTH)) || !xio_auth_credstore_has_secret(s)) return XIO_OK;
-  return xio_error_set(err, XIO_EPERM,
-                       "the credential file %s holds a secret and may be read by %s (mode "
-                       "%04o): make it the owner's alone with chmod 600 %s",
-                       path, mode & S_IROTH ? "others" : "its group", (unsigned)(mode & 07777),
-                       path);
+  xio_error_set(err, XIO_EPERM,
+                "the credential file %s holds a secret and may be read by %s (mode "
+                "%04o): make it the owner's alone with chmod 600 %s",
+                path, mode & S_IROTH ? "others" : "its group", (unsigned)(mode & 07777), path);
+  xio_error_set_reason(err, XIO_REASON_CRED_FILE_EXPOSED);
+  return XIO_EPERM;
 }
 
 /* Reads the open file `f` (its mode `mode`) and parses it into a new store. */

@@ -14,6 +14,7 @@
 
 #include <xio/alloc.h>
 #include <xio/credentials.h>
+#include <xio/entra_sources.h>
 
 #include "xio_int.h"
 
@@ -49,7 +50,7 @@ void xio__credfile_free(xio__credfile *f);
 typedef struct xio__token_cache {
   xio_auth_entra_method method;
   char *client_id;
-  xio_auth_tokens *tokens;
+  xio_entra_tokens *tokens;
   int retired; /* the options changed: kept until the end, not used */
 } xio__token_cache;
 
@@ -68,7 +69,9 @@ typedef struct xio__credsrc {
   unsigned char *env_key;
   size_t env_key_len;
   char *env_sas;
-  xio_auth_entra_options entra; /* the callback; the rest from the environment */
+  xio_entra_options entra;      /* the callback; the rest from the environment */
+  xio_blob_engine *engine;      /* the context's: sends the token requests; NULL
+                                   before it starts and once the context closes */
   xio_auth_entra_method method; /* for URLs without another credential */
   char *client_id;
   xio__token_cache caches[XIO__MAX_TOKEN_CACHES];
@@ -83,13 +86,14 @@ typedef struct xio__credsrc {
 } xio__credsrc;
 
 /* The Entra ID token cache for method/client_id, made on first use; under src->mu.
- * NULL on out-of-memory or when every slot is taken. */
-xio_auth_tokens *xio__creds_tokens(xio__credsrc *s, xio_auth_entra_method method,
-                                   const char *client_id);
+ * Errors: XIO_ECLOSED (the context has no engine: not started, or closed),
+ * XIO_ENOMEM (also when every slot is taken). */
+xio_err xio__creds_tokens(xio__credsrc *s, xio_auth_entra_method method, const char *client_id,
+                          xio_entra_tokens **out, xio_error *err);
 
 /* A target for `url` whose credential the context's source resolves before every
  * request; `entra_only` makes it always an Entra ID token. Gets a needed token first
- * (on this thread). Errors: those of the resolution and of xio_auth_tokens_get. */
+ * (on this thread). Errors: those of the resolution and of xio_entra_tokens_get. */
 xio_err xio__creds_target(xio_ctx *ctx, const char *url, int entra_only, xio_blob_target **out,
                           xio_error *err);
 

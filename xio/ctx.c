@@ -112,6 +112,7 @@ static xio_err setup(xio_ctx *ctx, xio_error *err) {
   if (rc == XIO_OK) rc = xio__creds_load(&ctx->creds, &ctx->opts, err);
   if (rc == XIO_OK) rc = xio__trace_open(ctx, err);
   if (rc == XIO_OK) rc = start_engine(ctx, err);
+  if (rc == XIO_OK) xio__creds_set_engine(&ctx->creds, ctx->engine);
   if (rc == XIO_OK) rc = xio__workers_start(&ctx->workers, ctx->opts.local_threads, err);
   if (rc == XIO_OK) rc = xio__keeper_start(ctx, err);
   return rc;
@@ -120,6 +121,7 @@ static xio_err setup(xio_ctx *ctx, xio_error *err) {
 static void teardown(xio_ctx *ctx) {
   xio__keeper_stop(ctx);
   xio__workers_stop(&ctx->workers);
+  xio__creds_stop_tokens(&ctx->creds); /* their fetches send on the engine */
   xio_blob_engine_free(ctx->engine);
   xio__trace_close(ctx);
   xio__creds_free(&ctx->creds);

@@ -56,6 +56,15 @@ struct xio_ctx {
 xio_err xio__creds_load(xio__creds *c, const xio_ctx_options *o, xio_error *err);
 void xio__creds_free(xio__creds *c);
 
+/** Gives the credentials the engine that sends their token requests (the
+ *  managed identity's), once it has started. */
+void xio__creds_set_engine(xio__creds *c, xio_blob_engine *engine);
+
+/** Stops every token cache (each after the fetch it runs) and takes the engine
+ *  away, before the engine stops: a target that outlives the context then gets
+ *  XIO_ECLOSED when it needs a token. */
+void xio__creds_stop_tokens(xio__creds *c);
+
 /** Opens the trace file of the options / XIO_TRACE. Errors: XIO_EIO. */
 xio_err xio__trace_open(xio_ctx *ctx, xio_error *err);
 void xio__trace_close(xio_ctx *ctx);

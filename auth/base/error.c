@@ -1,6 +1,6 @@
 /*
- * error.c - names and texts of the xio error codes, and the helpers that fill and
- * format an xio_error detail record.
+ * error.c - names and texts of the xio error codes and reasons, and the helpers that
+ * fill and format an xio_error detail record.
  * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -33,6 +33,27 @@ const char *xio_err_name(xio_err code) {
   }
 }
 
+const char *xio_reason_text(xio_reason reason) {
+  switch (reason) {
+#define XIO__REASON_TEXT(name, text)                                                               \
+  case XIO_REASON_##name: return text;
+    XIO_REASON_MAP(XIO__REASON_TEXT)
+#undef XIO__REASON_TEXT
+  default: return "";
+  }
+}
+
+const char *xio_reason_name(xio_reason reason) {
+  switch (reason) {
+  case XIO_REASON_NONE: return "XIO_REASON_NONE";
+#define XIO__REASON_NAME(name, text)                                                               \
+  case XIO_REASON_##name: return "XIO_REASON_" #name;
+    XIO_REASON_MAP(XIO__REASON_NAME)
+#undef XIO__REASON_NAME
+  default: return "XIO_REASON_?";
+  }
+}
+
 void xio_error_clear(xio_error *e) {
   if (e) memset(e, 0, sizeof *e);
 }
@@ -50,6 +71,10 @@ xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...) {
 
 static void copy_field(char *dst, size_t size, const char *src) {
   snprintf(dst, size, "%s", src ? src : "");
+}
+
+void xio_error_set_reason(xio_error *e, xio_reason reason) {
+  if (e) e->reason = reason;
 }
 
 void xio_error_set_operation(xio_error *e, const char *operation) {

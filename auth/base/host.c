@@ -1,6 +1,7 @@
 /*
  * host.c - what kind of host a URL names: an IP literal (v4 or [v6]), a dotless name,
- * a loopback address. Decides path-style addressing and whether plain http is local.
+ * a loopback or link-local address. Decides path-style addressing and whether plain
+ * http stays on the machine.
  * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
 #define _DEFAULT_SOURCE /* inet_pton */
@@ -43,4 +44,12 @@ int xio_auth_host_is_loopback(const char *host) {
   static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   if (memcmp(a, loop6, 16) == 0) return 1;
   return memcmp(a, mapped, 12) == 0 && a[12] == 127; /* ::ffff:127.x.y.z */
+}
+
+int xio_auth_host_is_link_local(const char *host) {
+  unsigned char a[16];
+  char buf[64];
+  if (!host || unbracket(host, buf, sizeof buf) != 0) return 0;
+  if (inet_pton(AF_INET, buf, a) == 1) return a[0] == 169 && a[1] == 254;
+  return inet_pton(AF_INET6, buf, a) == 1 && a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
 }

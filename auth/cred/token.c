@@ -1,7 +1,6 @@
 /*
- * token.c - Entra ID access tokens as values: wiping release, the JSON answers of
- * managed identity endpoints and of the Azure CLI, the default options of the token
- * sources, and the test that tells an Azure VM by its DMI chassis asset tag.
+ * token.c - Entra ID access tokens as values: wiping release, and the JSON answers
+ * of managed identity endpoints and of the Azure CLI.
  * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -13,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <openssl/crypto.h>
 
+#include <xio/alloc.h>
 #include <xio/entra.h>
 
 #include "cred_int.h"
@@ -21,26 +21,6 @@ void xio_auth_token_clear(xio_auth_token *t) {
   if (!t) return;
   xio__auth_str_free(t->value);
   memset(t, 0, sizeof *t);
-}
-
-xio_auth_entra_options xio_auth_entra_options_default(void) {
-  xio_auth_entra_options o;
-  memset(&o, 0, sizeof o);
-  o.timeout_ms = 10000;
-  o.use_environment = 1;
-  return o;
-}
-
-int xio_auth_is_azure_vm(const char *dmi_path) {
-  char tag[128];
-  FILE *f = fopen(dmi_path ? dmi_path : XIO_AUTH_DMI_ASSET_TAG, "r");
-  if (!f) return 0;
-  size_t n = fread(tag, 1, sizeof tag - 1, f);
-  fclose(f);
-  tag[n] = '\0';
-  while (n > 0 && (tag[n - 1] == '\n' || tag[n - 1] == ' ' || tag[n - 1] == '\r'))
-    tag[--n] = '\0';
-  return strcmp(tag, XIO_AUTH_AZURE_ASSET_TAG) == 0;
 }
 
 static void wipe_tree(cJSON *node) {
@@ -104,10 +84,15 @@ xio_err xio_auth_token_parse_json(const char *json, time_t now, xio_auth_token *
   if (!out) return xio_error_set(err, XIO_EINVAL, "no output for the token");
   memset(out, 0, sizeof *out);
   if (!json) return xio_error_set(err, XIO_EINVAL, "no token answer");
+  unsigned long refused = xio_alloc_failures();
   cJSON *root = cJSON_Parse(json);
-  xio_err rc = cJSON_IsObject(root)
-                   ? from_tree(root, now, out, err)
-                   : xio_error_set(err, XIO_EPARSE, "the answer is not a JSON object");
+  xio_err rc;
+  if (!root && xio_alloc_failures() != refused)
+    rc = xio_error_set(err, XIO_ENOMEM, "out of memory reading the token answer");
+  else if (!cJSON_IsObject(root))
+    rc = xio_error_set(err, XIO_EPARSE, "the answer is not a JSON object");
+  else
+    rc = from_tree(root, now, out, err);
   wipe_tree(root);
   cJSON_Delete(root);
   return rc;

@@ -2,8 +2,12 @@
  * errors.c - how a failed operation is reported: one line naming the command, the
  * storage operation, the message, the HTTP status, the service error code and the
  * request id (what a support case needs), the log-safe target, and a "hint:" line
- * chosen by the error code that says what to do about it. With --json the same
- * record also goes to stdout as {"command": ..., "error": {...}}.
+ * that says what to do about it. The hint is chosen by the error code and the
+ * reason the library gives beside it (which TLS check refused the server, why a
+ * credential was not used), and by the service's error code or whether a local file
+ * failed; never by the message, which is for people to read. With --json the same
+ * record also goes to stdout as {"command": ..., "error": {...}}, the reason by its
+ * name (null when there is none).
  *
  * Everything printed comes from the library's detail record, which never holds a
  * secret (targets are redacted where they enter the library).
@@ -38,7 +42,7 @@ static const char *hint_busy(const xio_error *e) {
 }
 
 static const char *hint_auth(const xio_error *e) {
-  if (strcmp(e->operation, "GetToken") == 0)
+  if (e->reason == XIO_REASON_TOKEN_SOURCES_FAILED)
     return "no Entra ID token (each source and why is listed above): sign in with `az login`, "
            "run where a managed identity is (IDENTITY_ENDPOINT), or use a key or SAS instead";
   if (strcmp(e->service_code, "NoAuthenticationInformation") == 0)
@@ -61,7 +65,7 @@ static const char *hint_changed(const xio_error *e) {
 }
 
 static const char *hint_perm(const xio_error *e) {
-  if (strstr(e->message, "credential file") && strstr(e->message, "chmod 600"))
+  if (e->reason == XIO_REASON_CRED_FILE_EXPOSED)
     return "a credential file must be its owner's alone, as ssh wants its key files: run the "
            "chmod above; to load it as it is anyway, pass --allow-exposed-credentials (or set "
            "XIO_ALLOW_EXPOSED_CREDENTIALS=1)";
@@ -70,28 +74,33 @@ static const char *hint_perm(const xio_error *e) {
          "with the right letters, e.g. `xio sas TARGET --permissions rcwd --expiry 1h`";
 }
 
-/* A transport failure; libcurl's words in the message tell a server certificate
- * this machine does not trust, or one issued for another name, from the rest.
- * Certificates are always verified: no hint ever offers a way around that. */
+/* A transport failure; the reason tells a server certificate this machine does not
+ * trust, or one issued for another name, from the rest. Certificates are always
+ * verified: no hint ever offers a way around that. */
 static const char *hint_transport(const xio_error *e) {
-  if (strstr(e->message, "target host name") || strstr(e->message, "subject name") ||
-      strstr(e->message, "Hostname mismatch"))
+  switch (e->reason) {
+  case XIO_REASON_TLS_HOSTNAME:
     return "the server's certificate is not for this host name: use the name it was "
            "issued for (the message quotes the name in the URL); a CA file does not "
            "change this";
-  if (strstr(e->message, "certificate"))
+  case XIO_REASON_TLS_UNTRUSTED:
     return "the server's certificate is not trusted here: if a private CA signed it (an "
            "Azurite started with --cert/--key, a company proxy), pass --cacert FILE or set "
            "XIO_CA_BUNDLE=FILE with that CA's certificate (PEM); otherwise check that "
            "the URL names the server you meant";
-  return "could not talk to the service: check the host and port, the network, and "
-         "--cacert FILE (or XIO_CA_BUNDLE) when the server uses a private CA";
+  case XIO_REASON_TLS_EXPIRED:
+    return "the server's certificate has expired or is not valid yet: check that this "
+           "machine's clock is right; otherwise the server's certificate must be renewed";
+  default:
+    return "could not talk to the service: check the host and port, the network, and "
+           "--cacert FILE (or XIO_CA_BUNDLE) when the server uses a private CA";
+  }
 }
 
 /* Plain http refused: for a remote host, --allow-insecure-http is the way around;
  * for a bearer token there is none. */
 static const char *hint_insecure(const xio_error *e) {
-  if (strstr(e->message, "token"))
+  if (e->reason == XIO_REASON_TOKEN_OVER_HTTP)
     return "Entra ID tokens go only over https, to any host: use the https:// URL (an "
            "Azurite that takes tokens runs with --cert/--key and --oauth basic), or a key or "
            "SAS, which plain http may carry";
@@ -204,6 +213,7 @@ static void print_json(const cli *c, const xio_error *e) {
   cJSON_AddItemToObject(o, "error", r);
   cJSON_AddStringToObject(r, "code", xio_err_name(e->code));
   cJSON_AddStringToObject(r, "text", xio_strerror(e->code));
+  add_string(r, "reason", e->reason ? xio_reason_name(e->reason) : NULL);
   add_string(r, "operation", e->operation);
   add_string(r, "message", e->message);
   cJSON_AddNumberToObject(r, "http_status", e->http_status);

@@ -3,7 +3,8 @@
 # allocations and libcurl's, libxml2's and cJSON's (all through xio's allocator, see
 # failalloc.h). Scenarios: parsing credentials, building and signing each request
 # type, reading response bodies, a page blob's open/write/read/grow/zero/close on
-# Azurite, the trace sink, and the command line's put and get of a small file (run
+# Azurite, the trace sink, a managed identity token fetched through an engine from a
+# stand-in endpoint, and the command line's put and get of a small file (run
 # in-process). Each run must end in XIO_OK or a clean XIO_ENOMEM with nothing leaked
 # or half-written. Runs in the ASan build too, where LeakSanitizer checks again.
 
@@ -31,11 +32,17 @@ xio_add_suite(NAME allocfail AZURITE TIMEOUT 300
     ${CMAKE_CURRENT_LIST_DIR}/sign_test.c
     ${CMAKE_CURRENT_LIST_DIR}/pageblob_test.c
     ${CMAKE_CURRENT_LIST_DIR}/trace_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/token_test.c
+    ${PROJECT_SOURCE_DIR}/tests/entra/standin.c
     ${ALLOCFAIL_CLI_TEST}
     ${PROJECT_SOURCE_DIR}/tests/xio_common/xfix.c
-  LIBS xio xio_blob PkgConfig::CJSON PkgConfig::CURL LibXml2::LibXml2 Threads::Threads)
+  LIBS xio xio_blob PkgConfig::CJSON PkgConfig::CURL LibXml2::LibXml2 OpenSSL::SSL
+       Threads::Threads)
 target_include_directories(test_allocfail PRIVATE ${PROJECT_SOURCE_DIR}/blobio
-                           ${PROJECT_SOURCE_DIR}/tests/xio_common)
+                           ${PROJECT_SOURCE_DIR}/tests/xio_common ${PROJECT_SOURCE_DIR}/tests/entra)
+# standin.c names the directory of the stand-in `az` (not run here).
+target_compile_definitions(test_allocfail PRIVATE
+                           XIO_TEST_AZ_DIR="${PROJECT_SOURCE_DIR}/tests/entra")
 if(TARGET allocfail_cli)
   target_sources(test_allocfail PRIVATE $<TARGET_OBJECTS:allocfail_cli>)
   target_link_libraries(test_allocfail PRIVATE xio_demo xio_samples_common xio_faultproxy)

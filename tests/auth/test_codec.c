@@ -115,3 +115,22 @@ TEST(host_loopback) {
     if (xio_auth_host_is_loopback(no[i])) FAIL("%s is not loopback", no[i]);
   ASSERT(!xio_auth_host_is_loopback(NULL));
 }
+
+TEST(host_link_local) {
+  static const char *yes[] = {"169.254.169.254", "169.254.0.1", "[fe80::1]", "fe80::1",
+                              "[febf::1]"};
+  static const char *no[] = {"169.253.169.254",
+                             "170.254.0.1",
+                             "127.0.0.1",
+                             "[fec0::1]",
+                             "[::1]",
+                             "localhost",
+                             "169.254.169.254.example.com",
+                             "",
+                             "[fe80::1"};
+  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+    if (!xio_auth_host_is_link_local(yes[i])) FAIL("%s is link-local", yes[i]);
+  for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+    if (xio_auth_host_is_link_local(no[i])) FAIL("%s is not link-local", no[i]);
+  ASSERT(!xio_auth_host_is_link_local(NULL));
+}

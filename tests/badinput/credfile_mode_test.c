@@ -58,6 +58,7 @@ static void expect_refused(const char *path, unsigned flags, const char *mode, c
   ASSERT_CONTAINS(e.message, mode);
   ASSERT_CONTAINS(e.message, who);
   ASSERT_CONTAINS(e.message, "chmod 600");
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_CRED_FILE_EXPOSED");
   ASSERT_STR_EQ(e.operation, "LoadCredentials");
   ASSERT_STR_EQ(e.target, path);
   ASSERT_STR_EQ(bi_secret_in(e.message), "");

@@ -166,6 +166,7 @@ TEST(insecure_remote_http_is_refused) {
   xio_blob_props p;
   ASSERT_ERR(xio_blob_get_properties(eng, b, NULL, &p, &e), XIO_EINSECURE, &e);
   ASSERT_EQ(e.http_status, 0);
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_HTTP_REMOTE");
   xio_blob_target_free(b);
   xio_blob_engine_free(eng);
 }

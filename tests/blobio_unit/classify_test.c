@@ -1,10 +1,13 @@
 /*
  * classify_test.c - how a finished try is judged (success, retry, or which final
  * error) and how long to wait before the next, from statuses, service codes,
- * libcurl results and the service's retry hints; no service needed.
+ * libcurl results (and their reasons) and the service's retry hints; no service
+ * needed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
+
+#include <openssl/x509_vfy.h>
 
 #include "engine_int.h"
 #include "test.h"
@@ -117,6 +120,7 @@ TEST(classify_transport_and_torn_bodies) {
   v = xio__blob_classify(c);
   ASSERT(v.code == XIO_ETRANSPORT && v.retry);
   ASSERT_CONTAINS(c->err.message, "torn");
+  ASSERT_EQ(c->err.reason, XIO_REASON_CONNECTION_LOST);
   /* ... but one that announced fewer bytes than asked reached the end of the blob. */
   xio__blob_hdrs_reset(&c->resp_headers);
   xio__blob_hdrs_add(&c->resp_headers, "Content-Length", "600");
@@ -124,6 +128,45 @@ TEST(classify_transport_and_torn_bodies) {
   ASSERT(v.code == XIO_ERANGE && !v.retry);
   xio_blob_call_free(c);
   xio_blob_target_free(t);
+}
+
+/* A transport failure: its reason from libcurl's code and, for a refused
+ * certificate, from OpenSSL's verify result. */
+static void expect_reason(CURLcode rc, long verify_result, xio_reason want) {
+  xio_blob_target *t = target();
+  xio_blob_call *c = finished(t, 0, NULL, NULL, NULL);
+  c->curl_rc = rc;
+  c->verify_result = verify_result;
+  xio__blob_classify(c);
+  if (c->err.reason != want)
+    FAIL("CURLcode %d, verify result %ld: reason %s, wanted %s", (int)rc, verify_result,
+         xio_reason_name(c->err.reason), xio_reason_name(want));
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+}
+
+TEST(classify_transport_reasons) {
+  expect_reason(CURLE_COULDNT_RESOLVE_HOST, 0, XIO_REASON_RESOLVE);
+  expect_reason(CURLE_COULDNT_CONNECT, 0, XIO_REASON_CONNECT);
+  expect_reason(CURLE_RECV_ERROR, 0, XIO_REASON_CONNECTION_LOST);
+  expect_reason(CURLE_SEND_ERROR, 0, XIO_REASON_CONNECTION_LOST);
+  expect_reason(CURLE_GOT_NOTHING, 0, XIO_REASON_CONNECTION_LOST);
+  expect_reason(CURLE_PARTIAL_FILE, 0, XIO_REASON_CONNECTION_LOST);
+  expect_reason(CURLE_SSL_CONNECT_ERROR, 0, XIO_REASON_TLS_HANDSHAKE);
+  expect_reason(CURLE_SSL_CACERT_BADFILE, 0, XIO_REASON_CA_FILE);
+  expect_reason(CURLE_PEER_FAILED_VERIFICATION, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
+                XIO_REASON_TLS_UNTRUSTED);
+  expect_reason(CURLE_PEER_FAILED_VERIFICATION, X509_V_ERR_CERT_SIGNATURE_FAILURE,
+                XIO_REASON_TLS_UNTRUSTED);
+  expect_reason(CURLE_PEER_FAILED_VERIFICATION, X509_V_ERR_HOSTNAME_MISMATCH,
+                XIO_REASON_TLS_HOSTNAME);
+  expect_reason(CURLE_PEER_FAILED_VERIFICATION, X509_V_ERR_IP_ADDRESS_MISMATCH,
+                XIO_REASON_TLS_HOSTNAME);
+  expect_reason(CURLE_PEER_FAILED_VERIFICATION, X509_V_ERR_CERT_HAS_EXPIRED,
+                XIO_REASON_TLS_EXPIRED);
+  expect_reason(CURLE_PEER_FAILED_VERIFICATION, X509_V_ERR_CERT_NOT_YET_VALID,
+                XIO_REASON_TLS_EXPIRED);
+  expect_reason(CURLE_OPERATION_TIMEDOUT, 0, XIO_REASON_NONE); /* XIO_ETIMEDOUT says it */
 }
 
 TEST(delete_404_on_retry_is_success) {

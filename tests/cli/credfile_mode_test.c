@@ -39,7 +39,7 @@ static void key_file(const char *name, mode_t mode, char *path, size_t psize, ch
 }
 
 /* `xio --credentials path stat url` must fail, naming `path`, `mode` and `who` may
- * read or write it, and send nothing. */
+ * read or write it, and send nothing; --json names the reason. */
 static void refused(const char *path, const char *url, const char *mode, const char *who) {
   clirun r = {0};
   XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "--credentials", path, "stat", url);
@@ -51,6 +51,14 @@ static void refused(const char *path, const char *url, const char *mode, const c
   ASSERT_CONTAINS(r.err, "hint:");
   ASSERT_CONTAINS(r.err, "--allow-exposed-credentials");
   ASSERT_STR_EQ(r.trace, "");
+  XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "--json", "--credentials", path, "stat", url);
+  EXPECT_EXIT(&r, 1);
+  cJSON *j = clirun_json(&r);
+  const cJSON *e = cJSON_GetObjectItem(j, "error");
+  ASSERT_STR_EQ(clirun_str(e, "code"), "XIO_EPERM");
+  ASSERT_STR_EQ(clirun_str(e, "reason"), "XIO_REASON_CRED_FILE_EXPOSED");
+  ASSERT_CONTAINS(clirun_str(e, "hint"), "--allow-exposed-credentials");
+  cJSON_Delete(j);
   clirun_free(&r);
 }
 

@@ -1,7 +1,8 @@
 /*
  * error_test.c - failures as the command line reports them: exit 1, one line with
  * the operation, the HTTP status, the service error code and the request id, the
- * target, and a hint; the same record as JSON with --json. Covers a missing blob
+ * target, and a hint; the same record as JSON with --json, with the reason's name
+ * (null when the failure has none beside its code). Covers a missing blob
  * and container, an expired SAS (says when), plain http to a remote host, and a
  * credential file; and no secret in any output, trace or error along the way.
  */
@@ -54,6 +55,7 @@ TEST(json_error_record) {
   ASSERT_STR_EQ(clirun_str(j, "command"), "stat");
   const cJSON *e = cJSON_GetObjectItem(j, "error");
   ASSERT_STR_EQ(clirun_str(e, "code"), "XIO_ENOTFOUND");
+  ASSERT(cJSON_IsNull(cJSON_GetObjectItem(e, "reason"))); /* the service code says it all */
   ASSERT_STR_EQ(clirun_str(e, "operation"), "GetBlobProperties");
   ASSERT_STR_EQ(clirun_str(e, "service_code"), "ContainerNotFound");
   ASSERT_STR_EQ(clirun_str(e, "target"), url);
@@ -160,6 +162,14 @@ TEST(plain_http_to_a_remote_host_is_refused) {
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, "plain http");
   ASSERT_CONTAINS(r.err, "hint: use https://, or pass --allow-insecure-http");
+  XIO(&r, "--json", "stat", "http://192.0.2.1/devstoreaccount1/cont/db.mdf");
+  EXPECT_EXIT(&r, 1);
+  cJSON *j = clirun_json(&r);
+  const cJSON *e = cJSON_GetObjectItem(j, "error");
+  ASSERT_STR_EQ(clirun_str(e, "code"), "XIO_EINSECURE");
+  ASSERT_STR_EQ(clirun_str(e, "reason"), "XIO_REASON_HTTP_REMOTE");
+  ASSERT_CONTAINS(clirun_str(e, "hint"), "--allow-insecure-http");
+  cJSON_Delete(j);
   clirun_free(&r);
 }
 

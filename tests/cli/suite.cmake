@@ -32,6 +32,13 @@ if(TARGET xio_cli)
   target_compile_definitions(test_cli PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
 endif()
 
+# The command line's hints follow an error's code and reason, never words found in
+# its message: no strstr on a message anywhere under samples/ (a reworded message
+# from libcurl or the library must not change what people are told).
+add_test(NAME cli.hints_never_read_messages
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/message_match.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.hints_never_read_messages PROPERTIES LABELS cli)
+
 # put's read-ahead ring (samples/xio/source.c, its memory from hugemem.c) on its own,
 # on a local file: offsets around the ring and its end, its mapping, O_DIRECT and
 # buffered reads, a shrinking file.

@@ -95,6 +95,39 @@ TEST(cli_every_command_with_managed_identity) {
   standin_idserver_stop(&mi);
 }
 
+/* A managed identity endpoint over https, its certificate from the test CA: the
+ * token request trusts what the storage requests trust, --cacert (or
+ * XIO_CA_BUNDLE); without it the token is refused at the handshake, and the
+ * message says so. */
+TEST(cli_managed_identity_over_https_with_cacert) {
+  char cert[512], key[512], url[128], cont[64], blob[600];
+  const char *ca = getenv("XIO_TEST_CA_FILE");
+  standin_env_reset(0, NULL);
+  efix_fixture_file("server.pem", cert, sizeof cert);
+  efix_fixture_file("server.key", key, sizeof key);
+  standin_idserver mi;
+  standin_idserver_start_tls(&mi, 0, 3600, cert, key);
+  standin_idserver_url(&mi, url, sizeof url);
+  setenv("IDENTITY_ENDPOINT", url, 1);
+  setenv("IDENTITY_HEADER", STANDIN_HEADER_SECRET, 1);
+  clirun r = {0};
+  clirun_container(cont, sizeof cont);
+  clirun_url(cont, "mi-tls.mdf", blob, sizeof blob);
+  XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "--cacert", ca, "create", blob, "--size", "64K");
+  EXPECT_EXIT(&r, 0);
+  no_tokens(&r);
+  RUN(&r, 0, "stat", blob); /* XIO_CA_BUNDLE */
+  ASSERT_EQ(atomic_load(&mi.tokens), 2);
+  XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "stat", blob);
+  EXPECT_EXIT(&r, 1);
+  no_tokens(&r);
+  ASSERT_CONTAINS(r.err, "managed identity (IDENTITY_ENDPOINT): no answer (SSL certificate");
+  ASSERT_CONTAINS(r.err, "hint: no Entra ID token");
+  ASSERT_EQ(atomic_load(&mi.requests), 2);
+  clirun_free(&r);
+  standin_idserver_stop(&mi);
+}
+
 TEST(cli_every_command_with_azure_cli) {
   char log[512];
   standin_path("az.log", log, sizeof log);
@@ -114,7 +147,14 @@ TEST(cli_without_any_token_source_says_what_was_tried) {
   RUN(&r, 1, "create", url, "--size", "1M");
   ASSERT_CONTAINS(r.err, "az login");
   ASSERT_CONTAINS(r.err, "IDENTITY_ENDPOINT");
-  ASSERT_CONTAINS(r.err, "hint:");
+  ASSERT_CONTAINS(r.err, "hint: no Entra ID token (each source and why is listed above)");
+  RUN(&r, 1, "--json", "create", url, "--size", "1M");
+  cJSON *j = clirun_json(&r);
+  const cJSON *e = cJSON_GetObjectItem(j, "error");
+  ASSERT_STR_EQ(clirun_str(e, "code"), "XIO_EAUTH");
+  ASSERT_STR_EQ(clirun_str(e, "reason"), "XIO_REASON_TOKEN_SOURCES_FAILED");
+  ASSERT_CONTAINS(clirun_str(e, "hint"), "sign in with `az login`");
+  cJSON_Delete(j);
   clirun_free(&r);
 }
 

@@ -57,6 +57,15 @@ void efix_teardown(efix *f) {
   f->ctx = NULL;
 }
 
+void efix_fixture_file(const char *name, char *out, size_t size) {
+  const char *c = ca(), *slash = strrchr(c, '/');
+  int n = snprintf(out, size, "%.*s/%s", slash ? (int)(slash - c) : 1, slash ? c : ".", name);
+  if (n < 0 || (size_t)n >= size) FAIL("the path of %s does not fit", name);
+  FILE *f = fopen(out, "r");
+  if (!f) FAIL("the fixture made no %s", out);
+  fclose(f);
+}
+
 void efix_blob(const efix *f, const char *name, char *out, size_t size) {
   snprintf(out, size, "%s/%s", f->container_url, name);
 }

@@ -31,6 +31,11 @@ void efix_name(efix *f);
 void efix_setup(efix *f, const xio_ctx_options *o);
 void efix_teardown(efix *f);
 
+/** `out` = the fixture's file `name` beside its CA (XIO_TEST_CA_FILE): "server.pem",
+ *  "server.key" (a certificate for 127.0.0.1 and localhost signed by that CA). Fails
+ *  the test when it does not exist. */
+void efix_fixture_file(const char *name, char *out, size_t size);
+
 /** `out` = container URL + "/" + name. */
 void efix_blob(const efix *f, const char *name, char *out, size_t size);
 

@@ -3,10 +3,10 @@
  * there: a credential for an http:// prefix that names an Entra ID method (through
  * the API or the credential file), a token set as the credential itself, `xio sas
  * --as-user` on an http:// URL; loopback included, and --allow-insecure-http changes
- * nothing. The request fails with XIO_EINSECURE naming the URL and https, and the
- * http host (a stand-in that counts what it is sent) gets no request at all. The
- * token fetch itself, from a managed identity endpoint on loopback, is not a storage
- * request and still happens.
+ * nothing. The request fails with XIO_EINSECURE (reason XIO_REASON_TOKEN_OVER_HTTP)
+ * naming the URL and https, and the http host (a stand-in that counts what it is
+ * sent) gets no request at all. The token fetch itself, from a managed identity
+ * endpoint on loopback, is not a storage request and still happens.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -44,6 +44,7 @@ static void open_refused(xio_ctx *ctx, const char *blob) {
   xio_error e;
   xio_error_clear(&e);
   ASSERT_ERR(xio_file_open(ctx, blob, &oo, &f, &e), XIO_EINSECURE, &e);
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_TOKEN_OVER_HTTP");
   ASSERT_CONTAINS(e.message, "over plain http");
   ASSERT_CONTAINS(e.message, "https");
   ASSERT_CONTAINS(e.message, blob);
@@ -109,6 +110,15 @@ TEST(bearer_never_over_http_from_the_cli) {
   XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "--allow-insecure-http", "--credentials", path, "stat", blob);
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, "over plain http");
+  no_token_in(&r);
+  XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "--json", "--credentials", path, "stat", blob);
+  EXPECT_EXIT(&r, 1);
+  cJSON *j = clirun_json(&r);
+  const cJSON *e = cJSON_GetObjectItem(j, "error");
+  ASSERT_STR_EQ(clirun_str(e, "code"), "XIO_EINSECURE");
+  ASSERT_STR_EQ(clirun_str(e, "reason"), "XIO_REASON_TOKEN_OVER_HTTP");
+  ASSERT_CONTAINS(clirun_str(e, "hint"), "tokens go only over https");
+  cJSON_Delete(j);
   no_token_in(&r);
   /* A user delegation SAS for an http URL: its key request would carry the token. */
   XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "sas", blob, "--as-user", "--permissions", "r", "--expiry",

@@ -99,6 +99,48 @@ TEST(file_api_with_managed_identity) {
   standin_idserver_stop(&mi);
 }
 
+/* A managed identity endpoint over https with a certificate from the test CA: the
+ * token request goes out on the context's engine, so the context's CA file is what
+ * makes it trusted. Without it the endpoint is refused at the handshake (it never
+ * gets the request, nor the identity header) and the report says why. */
+TEST(managed_identity_over_https_trusts_the_context_ca_file) {
+  char cert[512], key[512], url[128], blob[600];
+  standin_env_reset(0, NULL);
+  efix_fixture_file("server.pem", cert, sizeof cert);
+  efix_fixture_file("server.key", key, sizeof key);
+  standin_idserver mi;
+  standin_idserver_start_tls(&mi, 0, 3600, cert, key);
+  standin_idserver_url(&mi, url, sizeof url);
+  ASSERT_CONTAINS(url, "https://127.0.0.1:");
+  setenv("IDENTITY_ENDPOINT", url, 1);
+  setenv("IDENTITY_HEADER", STANDIN_HEADER_SECRET, 1);
+  efix f;
+  efix_name(&f);
+  efix_setup(&f, NULL); /* the context's ca_file is the test CA */
+  xio_file *file = open_new(&f, "mi-tls.mdf", 4096, XIO_KIND_DATA);
+  ASSERT_OK(xio_file_close(file, NULL), NULL);
+  efix_teardown(&f);
+  ASSERT_EQ(atomic_load(&mi.tokens), 1);
+  ASSERT_EQ(atomic_load(&mi.bad), 0);
+
+  /* A context without the CA file: the system store does not know the test CA. */
+  unsetenv("XIO_CA_BUNDLE");
+  xio_ctx *ctx = NULL;
+  xio_error e;
+  ASSERT_OK(xio_ctx_new(NULL, &ctx, &e), &e);
+  efix_blob(&f, "mi-tls.mdf", blob, sizeof blob);
+  xio_open_options ro = xio_open_options_default();
+  ro.flags = XIO_OPEN_READONLY;
+  file = NULL;
+  ASSERT_ERR(xio_file_open(ctx, blob, &ro, &file, &e), XIO_EAUTH, &e);
+  ASSERT_CONTAINS(e.message, "managed identity (IDENTITY_ENDPOINT): no answer (SSL certificate");
+  ASSERT(!standin_has_token(e.message));
+  ASSERT_NOT_CONTAINS(e.message, STANDIN_HEADER_SECRET);
+  xio_ctx_free(ctx);
+  ASSERT_EQ(atomic_load(&mi.requests), 1); /* the first context's only */
+  standin_idserver_stop(&mi);
+}
+
 TEST(file_api_with_azure_cli) {
   char log[512];
   standin_path("az.log", log, sizeof log);
@@ -164,6 +206,7 @@ TEST(chain_failure_names_every_source) {
   o.flags = XIO_OPEN_CREATE;
   o.size = 512;
   ASSERT_ERR(xio_file_open(f.ctx, url, &o, &file, &e), XIO_EAUTH, &e);
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_TOKEN_SOURCES_FAILED");
   ASSERT_CONTAINS(e.message, "token callback: none is set");
   ASSERT_CONTAINS(e.message, "IDENTITY_ENDPOINT is not set");
   ASSERT_CONTAINS(e.message, "az login");

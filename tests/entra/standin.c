@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/ssl.h>
 
 #include "scratch.h"
 #include "test.h"
@@ -68,22 +71,43 @@ static int well_formed(const standin_idserver *s, const char *req, const char *q
          strstr(query, "api-version=2019-08-01");
 }
 
-static void answer(int c, int status, const char *body) {
+/* One accepted connection: its socket and, over https, its TLS session. */
+typedef struct conn {
+  int fd;
+  SSL *ssl;
+} conn;
+
+static ssize_t conn_read(conn *c, char *buf, size_t n) {
+  return c->ssl ? SSL_read(c->ssl, buf, (int)n) : read(c->fd, buf, n);
+}
+
+static int conn_write(conn *c, const char *buf, size_t n) {
+  if (c->ssl) return SSL_write(c->ssl, buf, (int)n) == (int)n;
+  return send(c->fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n; /* the client may be gone */
+}
+
+static void answer(conn *c, int status, const char *body) {
   char head[256];
   int n = snprintf(head, sizeof head,
                    "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
                    "Connection: close\r\n\r\n",
                    status, status == 200 ? "OK" : "Error", strlen(body));
-  if (write(c, head, (size_t)n) < 0 || write(c, body, strlen(body)) < 0) return;
+  if (!conn_write(c, head, (size_t)n) || !conn_write(c, body, strlen(body))) return;
 }
 
-static void serve_one(standin_idserver *s, int c) {
+/* 1 when this request is one of those to answer 500 (counting it down). */
+static int take_failure(standin_idserver *s) {
+  int left = atomic_load(&s->fail);
+  while (left > 0 && !atomic_compare_exchange_weak(&s->fail, &left, left - 1)) {
+  }
+  return left > 0;
+}
+
+static void serve_one(standin_idserver *s, conn *c) {
   char req[8192];
   size_t len = 0;
-  struct timeval tv = {2, 0};
-  setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   while (len < sizeof req - 1) {
-    ssize_t n = read(c, req + len, sizeof req - 1 - len);
+    ssize_t n = conn_read(c, req + len, sizeof req - 1 - len);
     if (n <= 0) break;
     len += (size_t)n;
     req[len] = '\0';
@@ -100,7 +124,7 @@ static void serve_one(standin_idserver *s, int c) {
   int ok = well_formed(s, req, query) &&
            strstr(query, "resource=https%3A%2F%2Fstorage.azure.com%2F") != NULL;
   if (!ok) atomic_fetch_add(&s->bad, 1);
-  if (!ok || atomic_load(&s->fail)) {
+  if (!ok || take_failure(s)) {
     answer(c, ok ? 500 : 400, "{\"error\":\"unavailable\"}");
     return;
   }
@@ -119,18 +143,33 @@ static void *serve(void *ud) {
   while (!atomic_load(&s->stop)) {
     struct pollfd p = {s->fd, POLLIN, 0};
     if (poll(&p, 1, 50) <= 0) continue;
-    int c = accept(s->fd, NULL, NULL);
-    if (c < 0) continue;
-    serve_one(s, c);
-    close(c);
+    conn c = {accept(s->fd, NULL, NULL), NULL};
+    if (c.fd < 0) continue;
+    struct timeval tv = {2, 0};
+    setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(c.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    if (s->tls &&
+        (!(c.ssl = SSL_new(s->tls)) || SSL_set_fd(c.ssl, c.fd) != 1 || SSL_accept(c.ssl) != 1)) {
+      SSL_free(c.ssl); /* the client refused the certificate: no request */
+      close(c.fd);
+      continue;
+    }
+    serve_one(s, &c);
+    if (c.ssl) SSL_shutdown(c.ssl);
+    SSL_free(c.ssl);
+    close(c.fd);
   }
   return NULL;
 }
 
-void standin_idserver_start(standin_idserver *s, int imds, int lifetime_s) {
+/* Starts the endpoint, serving TLS with `tls` when not NULL (then owned). */
+static void start(standin_idserver *s, int imds, int lifetime_s, SSL_CTX *tls) {
   memset(s, 0, sizeof *s);
   s->imds = imds;
   s->lifetime_s = lifetime_s;
+  s->tls = tls;
+  struct sigaction ignore = {.sa_handler = SIG_IGN};
+  sigaction(SIGPIPE, &ignore, NULL); /* a TLS write to a client that went away ends no test */
   pthread_mutex_init(&s->mu, NULL);
   s->fd = socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in a;
@@ -145,15 +184,29 @@ void standin_idserver_start(standin_idserver *s, int imds, int lifetime_s) {
   if (pthread_create(&s->thread, NULL, serve, s) != 0) FAIL("cannot start the stand-in endpoint");
 }
 
+void standin_idserver_start(standin_idserver *s, int imds, int lifetime_s) {
+  start(s, imds, lifetime_s, NULL);
+}
+
+void standin_idserver_start_tls(standin_idserver *s, int imds, int lifetime_s,
+                                const char *cert_file, const char *key_file) {
+  SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+  if (!ctx || SSL_CTX_use_certificate_chain_file(ctx, cert_file) != 1 ||
+      SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) != 1)
+    FAIL("cannot load %s and %s", cert_file, key_file);
+  start(s, imds, lifetime_s, ctx);
+}
+
 void standin_idserver_stop(standin_idserver *s) {
   atomic_store(&s->stop, 1);
   pthread_join(s->thread, NULL);
   close(s->fd);
+  SSL_CTX_free(s->tls);
   pthread_mutex_destroy(&s->mu);
 }
 
 void standin_idserver_url(const standin_idserver *s, char *out, size_t size) {
-  snprintf(out, size, "http://127.0.0.1:%d/msi/token", s->port);
+  snprintf(out, size, "%s://127.0.0.1:%d/msi/token", s->tls ? "https" : "http", s->port);
 }
 
 void standin_idserver_last_query(standin_idserver *s, char *out, size_t size) {

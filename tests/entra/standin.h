@@ -3,8 +3,9 @@
  * that Azurite's `--oauth basic` accepts (audience https://storage.azure.com, issuer
  * https://sts.windows.net/TENANT/, nbf/iat a second ago, exp after `lifetime_s`),
  * and a managed identity endpoint on 127.0.0.1 (the App Service protocol, or the
- * instance metadata service's) that mints them and counts what it was asked. Only
- * loopback is ever listened on or contacted.
+ * instance metadata service's), over http or https, that mints them, counts what it
+ * was asked and can answer 500 a given number of times. Only loopback is ever
+ * listened on or contacted.
  */
 #ifndef XIO_TEST_STANDIN_H
 #define XIO_TEST_STANDIN_H
@@ -31,7 +32,8 @@ typedef struct standin_idserver {
   int fd, port;
   int imds;            /* answer as the metadata service (Metadata: true) */
   int lifetime_s;      /* of the tokens it mints */
-  atomic_int fail;     /* answer 500 while set */
+  void *tls;           /* an SSL_CTX when serving https, else NULL */
+  atomic_int fail;     /* answer 500 to this many requests more */
   atomic_int requests; /* requests received */
   atomic_int tokens;   /* tokens handed out */
   atomic_int bad;      /* requests that broke the protocol (header, version, resource) */
@@ -43,9 +45,15 @@ typedef struct standin_idserver {
 
 /** Starts an endpoint on 127.0.0.1 at a free port. */
 void standin_idserver_start(standin_idserver *s, int imds, int lifetime_s);
+
+/** The same over https, with the certificate and key in `cert_file`, `key_file`
+ *  (PEM). A client that refuses the certificate is not counted as a request. */
+void standin_idserver_start_tls(standin_idserver *s, int imds, int lifetime_s,
+                                const char *cert_file, const char *key_file);
+
 void standin_idserver_stop(standin_idserver *s);
 
-/** "http://127.0.0.1:PORT/msi/token" (static buffer per server). */
+/** "http://127.0.0.1:PORT/msi/token", or https:// when it serves TLS. */
 void standin_idserver_url(const standin_idserver *s, char *out, size_t size);
 
 /** The last query string received (copied). */

@@ -3,8 +3,11 @@
  * endpoints and the Azure CLI, the chain's order and its report, the rule that the
  * instance metadata service is asked only on an Azure VM or on request (with the
  * DMI file and the service's address pointed at test stand-ins on loopback), the
- * token cache's refresh margin, credential file entries naming a method, and the
- * user delegation SAS against vectors computed by Azurite's own implementation.
+ * managed identity requests sent by a page-blob engine (a 500 retried, plain http
+ * to a remote host refused before anything is sent, the metadata service's probe
+ * asking again after an answer worth another try), the token cache's refresh
+ * margin, credential file entries naming a method, and the user delegation SAS
+ * against vectors computed by Azurite's own implementation.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -13,7 +16,8 @@
 #include <time.h>
 
 #include <xio/alloc.h>
-#include <xio/entra.h>
+#include <xio/blob.h>
+#include <xio/entra_sources.h>
 
 #include "standin.h"
 #include "test.h"
@@ -91,10 +95,24 @@ static xio_err callback(const char *scope, xio_auth_token *out, void *ud, xio_er
   return XIO_OK;
 }
 
-static xio_err fetch(xio_auth_entra_options *o, xio_auth_entra_method m,
-                     xio_auth_entra_method *used, xio_error *e) {
+static xio_blob_engine *the_engine;
+
+static void free_engine(void) { xio_blob_engine_free(the_engine); }
+
+/* The engine the managed identity requests go out on: default options (3 retries,
+ * 800 ms apart and more), one per test process. */
+static xio_blob_engine *engine(void) {
+  xio_error e;
+  if (the_engine) return the_engine;
+  ASSERT_OK(xio_blob_engine_new(NULL, &the_engine, &e), &e);
+  atexit(free_engine);
+  return the_engine;
+}
+
+static xio_err fetch(xio_entra_options *o, xio_auth_entra_method m, xio_auth_entra_method *used,
+                     xio_error *e) {
   xio_auth_token t;
-  xio_err rc = xio_auth_entra_fetch(o, m, NULL, XIO_AUTH_STORAGE_SCOPE, &t, used, e);
+  xio_err rc = xio_entra_fetch(engine(), o, m, NULL, XIO_AUTH_STORAGE_SCOPE, &t, used, e);
   if (rc == XIO_OK) {
     ASSERT(standin_has_token(t.value));
     ASSERT(t.expires_on > time(NULL));
@@ -113,7 +131,7 @@ TEST(chain_order_callback_first) {
   setenv("IDENTITY_ENDPOINT", url, 1);
   setenv("IDENTITY_HEADER", STANDIN_HEADER_SECRET, 1);
   cb_state cb = {0, 0, 3600};
-  xio_auth_entra_options o = xio_auth_entra_options_default();
+  xio_entra_options o = xio_entra_options_default();
   o.callback = callback;
   o.callback_ud = &cb;
   xio_auth_entra_method used;
@@ -146,7 +164,7 @@ TEST(managed_identity_user_assigned) {
   setenv("IDENTITY_ENDPOINT", url, 1);
   setenv("IDENTITY_HEADER", STANDIN_HEADER_SECRET, 1);
   setenv("AZURE_CLIENT_ID", "0bd5b1a8-user-assigned", 1);
-  xio_auth_entra_options o = xio_auth_entra_options_default();
+  xio_entra_options o = xio_entra_options_default();
   xio_error e;
   ASSERT_OK(fetch(&o, XIO_AUTH_ENTRA_MANAGED_IDENTITY, NULL, &e), &e);
   standin_idserver_last_query(&mi, q, sizeof q);
@@ -160,15 +178,86 @@ TEST(managed_identity_user_assigned) {
   standin_idserver_stop(&mi);
 }
 
+/* The managed identity request is a call on the engine: a 500 from the endpoint
+ * is retried as any request's, and the token comes with the second answer. */
+TEST(managed_identity_retries_a_500) {
+  char url[128];
+  standin_env_reset(0, NULL);
+  standin_idserver mi;
+  standin_idserver_start(&mi, 0, 3600);
+  standin_idserver_url(&mi, url, sizeof url);
+  setenv("IDENTITY_ENDPOINT", url, 1);
+  setenv("IDENTITY_HEADER", STANDIN_HEADER_SECRET, 1);
+  atomic_store(&mi.fail, 1);
+  xio_entra_options o = xio_entra_options_default();
+  xio_error e;
+  ASSERT_OK(fetch(&o, XIO_AUTH_ENTRA_MANAGED_IDENTITY, NULL, &e), &e);
+  ASSERT_EQ(atomic_load(&mi.requests), 2);
+  ASSERT_EQ(atomic_load(&mi.tokens), 1);
+  ASSERT_EQ(atomic_load(&mi.bad), 0);
+  standin_idserver_stop(&mi);
+}
+
+/* An endpoint that keeps answering 500 fails once the retries are spent (the
+ * engine's 3), naming the status. */
+TEST(managed_identity_gives_up_after_the_retries) {
+  char url[128];
+  standin_env_reset(0, NULL);
+  standin_idserver mi;
+  standin_idserver_start(&mi, 0, 3600);
+  standin_idserver_url(&mi, url, sizeof url);
+  setenv("IDENTITY_ENDPOINT", url, 1);
+  setenv("IDENTITY_HEADER", STANDIN_HEADER_SECRET, 1);
+  atomic_store(&mi.fail, 1000);
+  xio_entra_options o = xio_entra_options_default();
+  o.timeout_ms = 60000; /* the retries, not the deadline, end it */
+  xio_error e;
+  ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_MANAGED_IDENTITY, NULL, &e), XIO_EAUTH, &e);
+  ASSERT_CONTAINS(e.message,
+                  "managed identity (IDENTITY_ENDPOINT): the endpoint answered HTTP 500");
+  ASSERT_EQ(atomic_load(&mi.requests), 4);
+  ASSERT_EQ(atomic_load(&mi.tokens), 0);
+  standin_idserver_stop(&mi);
+}
+
+/* The identity header is a secret: plain http may carry it to loopback only. An
+ * endpoint at a remote address (TEST-NET-1, never routed) is refused before any
+ * connection is tried, as every request's would be. */
+TEST(managed_identity_plain_http_to_a_remote_host_refused) {
+  standin_env_reset(0, NULL);
+  setenv("IDENTITY_ENDPOINT", "http://192.0.2.1:9/msi/token", 1);
+  setenv("IDENTITY_HEADER", STANDIN_HEADER_SECRET, 1);
+  xio_entra_options o = xio_entra_options_default();
+  xio_error e;
+  ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_MANAGED_IDENTITY, NULL, &e), XIO_EAUTH, &e);
+  ASSERT_CONTAINS(e.message, "managed identity (IDENTITY_ENDPOINT): plain http to 192.0.2.1");
+  ASSERT_NOT_CONTAINS(e.message, STANDIN_HEADER_SECRET);
+}
+
+/* An endpoint URL that cannot be sent is named as such, not tried. */
+TEST(managed_identity_bad_endpoint_named) {
+  standin_env_reset(0, NULL);
+  setenv("IDENTITY_ENDPOINT", "ftp://127.0.0.1/msi/token", 1);
+  setenv("IDENTITY_HEADER", STANDIN_HEADER_SECRET, 1);
+  xio_entra_options o = xio_entra_options_default();
+  xio_error e;
+  ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_MANAGED_IDENTITY, NULL, &e), XIO_EAUTH, &e);
+  ASSERT_CONTAINS(e.message, "the token endpoint URL must start with http:// or https://");
+  setenv("IDENTITY_ENDPOINT", "http://127.0.0.1/msi token", 1);
+  ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_MANAGED_IDENTITY, NULL, &e), XIO_EAUTH, &e);
+  ASSERT_CONTAINS(e.message, "path has a space");
+}
+
 TEST(chain_report_lists_every_source) {
   char log[512];
   standin_path("az.log", log, sizeof log);
   standin_env_reset(1, log);
   setenv("XIO_TEST_AZ_FAIL", "1", 1);
-  xio_auth_entra_options o = xio_auth_entra_options_default();
+  xio_entra_options o = xio_entra_options_default();
   xio_error e;
   ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_DEFAULT, NULL, &e), XIO_EAUTH, &e);
   ASSERT_STR_EQ(e.operation, "GetToken");
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_TOKEN_SOURCES_FAILED");
   ASSERT_CONTAINS(e.message, "token callback: none is set");
   ASSERT_CONTAINS(e.message, "IDENTITY_ENDPOINT is not set");
   ASSERT_CONTAINS(e.message, "Azure CLI: az failed (exit 1): ERROR: Please run 'az login'");
@@ -177,6 +266,7 @@ TEST(chain_report_lists_every_source) {
   /* Nothing configured at all: the chain does not apply (XIO_ENOCRED). */
   standin_env_reset(0, NULL);
   ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_DEFAULT, NULL, &e), XIO_ENOCRED, &e);
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_NO_TOKEN_SOURCE");
   ASSERT_CONTAINS(e.message, "not installed");
 }
 
@@ -188,21 +278,21 @@ static void imds_setup(standin_idserver *imds, int azure) {
   standin_idserver_url(imds, url, sizeof url);
   setenv("XIO_IMDS_ENDPOINT", url, 1);
   standin_path("asset_tag", tag, sizeof tag);
-  standin_write_file(tag, azure ? XIO_AUTH_AZURE_ASSET_TAG "\n" : "Default string\n");
+  standin_write_file(tag, azure ? XIO_ENTRA_AZURE_ASSET_TAG "\n" : "Default string\n");
 }
 
 TEST(imds_only_on_azure_vm) {
   standin_idserver imds;
   imds_setup(&imds, 0);
-  xio_auth_entra_options o = xio_auth_entra_options_default();
+  xio_entra_options o = xio_entra_options_default();
   xio_auth_entra_method used;
   xio_error e;
-  ASSERT(!xio_auth_is_azure_vm(getenv("XIO_DMI_ASSET_TAG_FILE")));
+  ASSERT(!xio_entra_is_azure_vm(getenv("XIO_DMI_ASSET_TAG_FILE")));
   ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_DEFAULT, &used, &e), XIO_ENOCRED, &e);
   ASSERT_EQ(atomic_load(&imds.requests), 0);
   standin_idserver_stop(&imds);
   imds_setup(&imds, 1);
-  ASSERT(xio_auth_is_azure_vm(getenv("XIO_DMI_ASSET_TAG_FILE")));
+  ASSERT(xio_entra_is_azure_vm(getenv("XIO_DMI_ASSET_TAG_FILE")));
   ASSERT_OK(fetch(&o, XIO_AUTH_ENTRA_DEFAULT, &used, &e), &e);
   ASSERT_EQ(used, XIO_AUTH_ENTRA_IMDS);
   ASSERT_EQ(atomic_load(&imds.tokens), 1);
@@ -213,13 +303,19 @@ TEST(imds_only_on_azure_vm) {
 TEST(imds_when_asked_for) {
   standin_idserver imds;
   imds_setup(&imds, 0);
-  xio_auth_entra_options o = xio_auth_entra_options_default();
+  xio_entra_options o = xio_entra_options_default();
   xio_auth_entra_method used;
   xio_error e;
   ASSERT_OK(fetch(&o, XIO_AUTH_ENTRA_MANAGED_IDENTITY, &used, &e), &e);
   ASSERT_EQ(used, XIO_AUTH_ENTRA_IMDS);
   ASSERT_OK(fetch(&o, XIO_AUTH_ENTRA_IMDS, &used, &e), &e);
   ASSERT_EQ(atomic_load(&imds.tokens), 2);
+  ASSERT_EQ(atomic_load(&imds.requests), 2); /* the probe's answer was the token */
+  /* A probe answered with a 500: asked again, with retries. */
+  atomic_store(&imds.fail, 2);
+  ASSERT_OK(fetch(&o, XIO_AUTH_ENTRA_IMDS, &used, &e), &e);
+  ASSERT_EQ(atomic_load(&imds.requests), 5);
+  ASSERT_EQ(atomic_load(&imds.tokens), 3);
   /* A metadata service that is not there fails fast and says so. */
   setenv("XIO_IMDS_ENDPOINT", "http://127.0.0.1:9/metadata/identity/oauth2/token", 1);
   ASSERT_ERR(fetch(&o, XIO_AUTH_ENTRA_IMDS, NULL, &e), XIO_EAUTH, &e);
@@ -235,31 +331,31 @@ static time_t fake_clock(void *ud) {
   return fake_now;
 }
 
-static xio_err cache_peek(xio_auth_tokens *t, xio_auth_token *tok, xio_error *e) {
+static xio_err cache_peek(xio_entra_tokens *t, xio_auth_token *tok, xio_error *e) {
   xio_auth_token_clear(tok);
-  return xio_auth_tokens_peek(t, XIO_AUTH_STORAGE_SCOPE, NULL, tok, e);
+  return xio_entra_tokens_peek(t, XIO_AUTH_STORAGE_SCOPE, NULL, tok, e);
 }
 
 /* Waits (bounded) until the cache has made `n` fetches. */
-static void wait_fetches(xio_auth_tokens *t, unsigned n) {
-  for (int i = 0; i < 500 && xio_auth_tokens_fetches(t) < n; i++)
+static void wait_fetches(xio_entra_tokens *t, unsigned n) {
+  for (int i = 0; i < 500 && xio_entra_tokens_fetches(t) < n; i++)
     nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-  ASSERT_EQ(xio_auth_tokens_fetches(t), n);
+  ASSERT_EQ(xio_entra_tokens_fetches(t), n);
 }
 
 TEST(token_cache_refreshes_at_half_life_and_retries) {
   standin_env_reset(0, NULL);
   cb_state cb = {0, 0, 8};
   fake_now = time(NULL);
-  xio_auth_entra_options o = xio_auth_entra_options_default();
+  xio_entra_options o = xio_entra_options_default();
   o.callback = callback;
   o.callback_ud = &cb;
   o.clock = (xio_auth_clock){fake_clock, NULL};
-  xio_auth_tokens *t;
+  xio_entra_tokens *t;
   xio_auth_token tok = {NULL, 0};
   xio_error e;
-  ASSERT_OK(xio_auth_tokens_new(&o, XIO_AUTH_ENTRA_CALLBACK, NULL, &t, &e), &e);
-  ASSERT_OK(xio_auth_tokens_get(t, XIO_AUTH_STORAGE_SCOPE, &tok, &e), &e);
+  ASSERT_OK(xio_entra_tokens_new(engine(), &o, XIO_AUTH_ENTRA_CALLBACK, NULL, &t, &e), &e);
+  ASSERT_OK(xio_entra_tokens_get(t, XIO_AUTH_STORAGE_SCOPE, &tok, &e), &e);
   ASSERT_EQ(cb.calls, 1);
   char first[2048];
   snprintf(first, sizeof first, "%s", tok.value);
@@ -267,7 +363,7 @@ TEST(token_cache_refreshes_at_half_life_and_retries) {
   fake_now += 3;
   ASSERT_OK(cache_peek(t, &tok, &e), &e);
   ASSERT_STR_EQ(tok.value, first);
-  ASSERT_EQ(xio_auth_tokens_fetches(t), 1u);
+  ASSERT_EQ(xio_entra_tokens_fetches(t), 1u);
   /* Past half its life: the old token still, a refresh in the background. */
   fake_now += 2;
   cb.fail = 1;
@@ -278,7 +374,7 @@ TEST(token_cache_refreshes_at_half_life_and_retries) {
    * a pause, not at every request. */
   ASSERT_OK(cache_peek(t, &tok, &e), &e);
   ASSERT_STR_EQ(tok.value, first);
-  ASSERT_EQ(xio_auth_tokens_fetches(t), 2u);
+  ASSERT_EQ(xio_entra_tokens_fetches(t), 2u);
   fake_now += 1;
   cb.fail = 0;
   ASSERT_OK(cache_peek(t, &tok, &e), &e);
@@ -294,7 +390,7 @@ TEST(token_cache_refreshes_at_half_life_and_retries) {
   ASSERT_ERR(cache_peek(t, &tok, &e), XIO_EAUTH, &e);
   ASSERT_CONTAINS(e.message, "token callback: identity library offline");
   xio_auth_token_clear(&tok);
-  xio_auth_tokens_free(t);
+  xio_entra_tokens_free(t);
 }
 
 /* ------------------------------------------------- credential file ---- */

@@ -6,12 +6,12 @@
 #  - With -DXIO_FUZZ=ON (clang): fuzz_TARGET linked with libFuzzer, all of them
 #    built by the target xio_fuzzers (make fuzz builds and runs them).
 set(XIO_FUZZ_TARGETS connstr sas url dates size credfile redact headers
-    xml_error xml_page_list xml_blob_list token_json xml_udk)
+    xml_error xml_page_list xml_blob_list token_json xml_udk token_endpoint)
 
 # Sources and libraries a target needs beyond its own file.
 function(xio_fuzz_setup exe name)
   target_sources(${exe} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/util.c)
-  if(name MATCHES "^(xml_|headers)")
+  if(name MATCHES "^(xml_|headers|token_endpoint)")
     target_include_directories(${exe} PRIVATE ${PROJECT_SOURCE_DIR}/blobio)
     target_link_libraries(${exe} PRIVATE xio_blob)
   elseif(name STREQUAL "size")

@@ -83,7 +83,7 @@ TEST(blob_without_ca_file_is_refused_once) {
   char url[512];
   tls_engine_setup(&t, NULL); /* the system store only: it does not know the test CA */
   tls_container_url(url, sizeof url);
-  tls_expect_refused(&t, url, NULL);
+  tls_expect_refused(&t, url, XIO_REASON_TLS_UNTRUSTED, NULL);
   tls_engine_teardown(&t);
 }
 
@@ -95,12 +95,13 @@ TEST(blob_unrelated_ca_is_refused_once) {
   tls_fixture_file("other-ca.pem", other, sizeof other);
   tls_engine_setup(&t, other);
   tls_container_url(url, sizeof url);
-  tls_expect_refused(&t, url, NULL);
+  tls_expect_refused(&t, url, XIO_REASON_TLS_UNTRUSTED, NULL);
   tls_engine_teardown(&t);
 }
 
 /* A certificate signed by the trusted CA but issued for another host name: the
- * chain is fine, the name is not. The signed request must never be sent. */
+ * chain is fine, the name is not, and the reason says so (not an untrusted chain);
+ * the message names the host. The signed request must never be sent. */
 TEST(blob_wrong_host_name_is_refused_once) {
   tls_engine t;
   char cert[512], key[512], url[512];
@@ -110,7 +111,7 @@ TEST(blob_wrong_host_name_is_refused_once) {
   snprintf(url, sizeof url, "https://127.0.0.1:%d/devstoreaccount1/tls-wrong-host",
            tlsserver_port(s));
   tls_engine_setup(&t, tls_ca_file());
-  tls_expect_refused(&t, url, "host name");
+  tls_expect_refused(&t, url, XIO_REASON_TLS_HOSTNAME, "host name 127.0.0.1");
   ASSERT_EQ(tlsserver_connections(s), 1);
   ASSERT_EQ(tlsserver_requests(s), 0);
   tls_engine_teardown(&t);
@@ -165,9 +166,11 @@ TEST(blob_ca_file_checked_at_start) {
   ASSERT(engine == NULL);
   ASSERT_CONTAINS(e.message, key);
   ASSERT_CONTAINS(e.message, "no CA certificate");
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_CA_FILE");
   snprintf(missing, sizeof missing, "%s.missing", tls_ca_file());
   o.ca_file = missing;
   ASSERT_ERR(xio_blob_engine_new(&o, &engine, &e), XIO_EIO, &e);
   ASSERT(engine == NULL);
   ASSERT_CONTAINS(e.message, missing);
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_CA_FILE");
 }

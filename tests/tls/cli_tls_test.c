@@ -3,7 +3,8 @@
  * and XIO_CA_BUNDLE make it trust the emulator's private CA; without them it exits
  * 1 naming the certificate, with a hint to pass the CA and never one to turn
  * verification off; a certificate for another host name gets a hint of its own; a
- * --cacert that is not a CA file is named as such.
+ * --cacert that is not a CA file is named as such. --json names the reason of each
+ * (XIO_REASON_TLS_UNTRUSTED, XIO_REASON_TLS_HOSTNAME, XIO_REASON_CA_FILE).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -68,6 +69,7 @@ TEST(cli_without_cacert_is_refused) {
   cJSON *j = clirun_json(&r);
   const cJSON *e = cJSON_GetObjectItem(j, "error");
   ASSERT_STR_EQ(clirun_str(e, "code"), "XIO_ETRANSPORT");
+  ASSERT_STR_EQ(clirun_str(e, "reason"), "XIO_REASON_TLS_UNTRUSTED");
   ASSERT_CONTAINS(clirun_str(e, "message"), "certificate");
   ASSERT_CONTAINS(clirun_str(e, "hint"), "--cacert FILE");
   cJSON_Delete(j);
@@ -113,6 +115,15 @@ TEST(cli_wrong_host_name_hint) {
   ASSERT_CONTAINS(r.err, "host name");
   ASSERT_CONTAINS(r.err, "hint: the server's certificate is not for this host name");
   expect_no_insecure_advice(&r);
+  XIO(&r, "--cacert", tls_ca_file(), "--json", "stat", url);
+  EXPECT_EXIT(&r, 1);
+  cJSON *j = clirun_json(&r);
+  const cJSON *e = cJSON_GetObjectItem(j, "error");
+  ASSERT_STR_EQ(clirun_str(e, "code"), "XIO_ETRANSPORT");
+  ASSERT_STR_EQ(clirun_str(e, "reason"), "XIO_REASON_TLS_HOSTNAME");
+  ASSERT_CONTAINS(clirun_str(e, "message"), "127.0.0.1");
+  ASSERT_CONTAINS(clirun_str(e, "hint"), "not for this host name");
+  cJSON_Delete(j);
   ASSERT_EQ(tlsserver_requests(s), 0);
   tlsserver_free(s);
   clirun_free(&r);
@@ -127,6 +138,11 @@ TEST(cli_cacert_not_a_ca_file) {
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, key);
   ASSERT_CONTAINS(r.err, "no CA certificate");
+  XIO(&r, "--cacert", key, "--json", "create", url, "--size", "1M");
+  EXPECT_EXIT(&r, 1);
+  cJSON *j = clirun_json(&r);
+  ASSERT_STR_EQ(clirun_str(cJSON_GetObjectItem(j, "error"), "reason"), "XIO_REASON_CA_FILE");
+  cJSON_Delete(j);
   snprintf(missing, sizeof missing, "%s/no-such-ca.pem", clirun_dir());
   XIO(&r, "--cacert", missing, "create", url, "--size", "1M");
   EXPECT_EXIT(&r, 1);

@@ -71,7 +71,8 @@ static void round_trip(xio_ctx *ctx) {
   ASSERT_OK(xio_file_close(f, &e), &e);
 }
 
-/* Opening (creating) a file fails on the certificate, once. */
+/* Opening (creating) a file fails on the certificate, once, and the file layer
+ * hands on the reason: a chain not trusted here. */
 static void expect_refused(xio_ctx *ctx) {
   xio_error e;
   char url[512];
@@ -83,6 +84,7 @@ static void expect_refused(xio_ctx *ctx) {
   ASSERT_ERR(xio_file_open(ctx, url, &oo, &f, &e), XIO_ETRANSPORT, &e);
   ASSERT(f == NULL);
   ASSERT_CONTAINS(e.message, "certificate");
+  ASSERT_STR_EQ(xio_reason_name(e.reason), "XIO_REASON_TLS_UNTRUSTED");
   ASSERT_EQ(e.retries, 0);
   ASSERT_EQ(e.http_status, 0);
 }

@@ -106,7 +106,7 @@ void tls_container_url(char *out, size_t size) {
   snprintf(out, size, "%s/%s", test_account_url(), name);
 }
 
-void tls_expect_refused(tls_engine *t, const char *url, const char *also) {
+void tls_expect_refused(tls_engine *t, const char *url, xio_reason reason, const char *also) {
   xio_error e;
   xio_blob_target *target = tls_target(t, url);
   xio_blob_call *c = NULL;
@@ -116,6 +116,7 @@ void tls_expect_refused(tls_engine *t, const char *url, const char *also) {
   ASSERT_OK(xio_blob_call_create_container(target, &c, &e), &e);
   ASSERT_ERR(xio_blob_send(t->engine, c, &e), XIO_ETRANSPORT, &e);
   ASSERT_EQ(e.http_status, 0);
+  ASSERT_STR_EQ(xio_reason_name(e.reason), xio_reason_name(reason));
   ASSERT_CONTAINS(e.message, "certificate");
   if (also) ASSERT_CONTAINS(e.message, also);
   ASSERT_STR_EQ(e.operation, "CreateContainer");

@@ -79,10 +79,11 @@ void tls_container_url(char *out, size_t size);
 
 /**
  * Sends Create Container for `url` through `t` and asserts a final certificate
- * failure: XIO_ETRANSPORT, no HTTP status, a message from libcurl that mentions the
- * certificate (and `also` when not NULL), no retry, exactly one try.
+ * failure: XIO_ETRANSPORT with reason `reason` (which check refused the server), no
+ * HTTP status, a message from libcurl that mentions the certificate (and `also`
+ * when not NULL), no retry, exactly one try.
  */
-void tls_expect_refused(tls_engine *t, const char *url, const char *also);
+void tls_expect_refused(tls_engine *t, const char *url, xio_reason reason, const char *also);
 
 /** Counts the completions of calls submitted with xio_blob_submit(e, call,
  *  tls_batch_done, &batch). Initialize with TLS_BATCH_INIT. */

@@ -111,7 +111,8 @@ TEST(trust_system_bundle_with_another_ca_is_refused_once) {
   tls_engine_setup(&t, NULL);
   char url[512];
   tls_container_url(url, sizeof url);
-  tls_expect_refused(&t, url, "signature failure"); /* the reason with every CA at hand */
+  /* The reason with every CA at hand. */
+  tls_expect_refused(&t, url, XIO_REASON_TLS_UNTRUSTED, "signature failure");
   xio__blob_engine_tls_counts(t.engine, &n);
   ASSERT_EQ(n.system_ca_loads, 1);
   tls_engine_teardown(&t);

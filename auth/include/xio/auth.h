@@ -5,10 +5,11 @@
  * It builds on the shared base, <xio/base.h> (clock, base64, URLs, percent-encoding),
  * which it includes.
  *
- * This part is pure: it sends nothing, reads no files and keeps no global state.
- * Time comes from an injectable clock so that signatures are reproducible in tests.
- * The one exception is declared apart, in <xio/entra.h>: the Entra ID token sources
- * (managed identity endpoints, the Azure CLI) and their token cache.
+ * This part is pure: it sends nothing, reads no files, runs no program, starts no
+ * thread and keeps no global state. Time comes from an injectable clock so that
+ * signatures are reproducible in tests. Entra ID tokens as values are beside it in
+ * <xio/entra.h>; the sources that fetch them (managed identity endpoints, the Azure
+ * CLI) and their token cache do I/O and belong to libxio (<xio/entra_sources.h>).
  * Secrets (account keys, SAS signatures) never appear in an xio_error it fills.
  *
  * Ownership: every `char *` or struct member this library returns is heap memory
@@ -209,7 +210,7 @@ typedef enum xio_auth_cred_kind {
   XIO_AUTH_CRED_ENTRA       /* get Entra ID tokens with the method `entra` names */
 } xio_auth_cred_kind;
 
-/** How Entra ID tokens are obtained (see <xio/entra.h>). */
+/** How Entra ID tokens are obtained (see <xio/entra_sources.h>). */
 typedef enum xio_auth_entra_method {
   XIO_AUTH_ENTRA_DEFAULT = 0,      /* the chain: callback, managed identity endpoint, Azure
                                       CLI, instance metadata service (on Azure VMs only) */

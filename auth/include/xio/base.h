@@ -113,6 +113,10 @@ char *xio_auth_encode_path(const char *name);
 /** 1 when `host` is a loopback name or address (localhost, 127.0.0.0/8, ::1). */
 int xio_auth_host_is_loopback(const char *host);
 
+/** 1 when `host` is a link-local address (169.254.0.0/16, fe80::/10), such as the
+ *  instance metadata service's 169.254.169.254: never routed off the link. */
+int xio_auth_host_is_link_local(const char *host);
+
 /**
  * 1 when `u` is one of the URLs of account `account` itself, the only ones a
  * credential known by nothing but its account name (AZURE_STORAGE_ACCOUNT with

@@ -7,9 +7,16 @@
  * positive code from XIO_ERRNO_MAP. Codes are append-only: a code's number never
  * changes once released. Functions that can fail also take an optional
  * `xio_error *` (may be NULL) which they fill with what went wrong: the operation,
- * the HTTP status, the service error code, the request ids, the log-safe target,
- * and a message. Nothing in a detail record is ever secret: targets are redacted
- * before they are stored, and messages never quote keys or signatures.
+ * the reason, the HTTP status, the service error code, the request ids, the
+ * log-safe target, and a message. Nothing in a detail record is ever secret:
+ * targets are redacted before they are stored, and messages never quote keys or
+ * signatures.
+ *
+ * A reason (XIO_REASON_MAP) says more than the code where the failure site knows
+ * more, as libcurl's codes tell a certificate from a connection failure: which TLS
+ * check refused the server, what broke the connection, why a credential was not
+ * used. Programs decide what to tell people from the code and the reason; the
+ * message is for people to read, never for programs to parse.
  */
 #ifndef XIO_ERROR_H
 #define XIO_ERROR_H
@@ -51,6 +58,22 @@ extern "C" {
   XX(ECLOSED, "file or context is closed")                                                         \
   XX(ECHANGED, "file changed since it was opened")
 
+/* XX(name, text): what exactly went wrong, beside the code. Append only. */
+#define XIO_REASON_MAP(XX)                                                                         \
+  XX(RESOLVE, "the host name could not be resolved")                                               \
+  XX(CONNECT, "no connection could be made to the host")                                           \
+  XX(CONNECTION_LOST, "the connection broke before the answer was complete")                       \
+  XX(TLS_HANDSHAKE, "the TLS handshake failed")                                                    \
+  XX(TLS_UNTRUSTED, "the server's certificate is not trusted here")                                \
+  XX(TLS_HOSTNAME, "the server's certificate is not for this host name")                           \
+  XX(TLS_EXPIRED, "the server's certificate has expired or is not valid yet")                      \
+  XX(CA_FILE, "the CA file cannot be used")                                                        \
+  XX(HTTP_REMOTE, "plain http to a host that is not loopback")                                     \
+  XX(TOKEN_OVER_HTTP, "an Entra ID token would go over plain http")                                \
+  XX(CRED_FILE_EXPOSED, "the credential file is open to other users")                              \
+  XX(NO_TOKEN_SOURCE, "no Entra ID token source applies here")                                     \
+  XX(TOKEN_SOURCES_FAILED, "every Entra ID token source tried failed")
+
 /** Result of every fallible xio call. 0 is success. */
 typedef enum xio_err {
   XIO_OK = 0,
@@ -60,6 +83,16 @@ typedef enum xio_err {
       XIO__ERR_COUNT
 } xio_err;
 
+/** The reason of a failure, finer than its code. XIO_REASON_NONE (0) when the
+ *  failure site knows nothing more than the code says. */
+typedef enum xio_reason {
+  XIO_REASON_NONE = 0,
+#define XIO__REASON_ENUM(name, text) XIO_REASON_##name,
+  XIO_REASON_MAP(XIO__REASON_ENUM)
+#undef XIO__REASON_ENUM
+      XIO__REASON_COUNT
+} xio_reason;
+
 /**
  * What went wrong, beside an xio_err. All fields are NUL-terminated and empty
  * (or 0) when unknown. Fixed-size, so it can live on the caller's stack and be
@@ -67,6 +100,7 @@ typedef enum xio_err {
  */
 typedef struct xio_error {
   xio_err code;               /* same as the returned code */
+  xio_reason reason;          /* finer than the code, or XIO_REASON_NONE */
   int http_status;            /* 0 when no HTTP response was received */
   int sys_errno;              /* errno of a local I/O failure, else 0 */
   int retries;                /* retries made before giving up */
@@ -83,6 +117,14 @@ const char *xio_strerror(xio_err code);
 
 /** Name of a code ("XIO_ELEASELOST"). Never NULL; "XIO_E?" for unknown codes. */
 const char *xio_err_name(xio_err code);
+
+/** Short description of a reason ("the server's certificate is not for this host
+ *  name"); "" for XIO_REASON_NONE and for unknown reasons. Never NULL. */
+const char *xio_reason_text(xio_reason reason);
+
+/** Name of a reason ("XIO_REASON_TLS_HOSTNAME"); "XIO_REASON_NONE" for none,
+ *  "XIO_REASON_?" for unknown reasons. Never NULL. */
+const char *xio_reason_name(xio_reason reason);
 
 /** Resets every field of `e` (may be NULL). */
 void xio_error_clear(xio_error *e);
@@ -105,6 +147,9 @@ xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...)
  */
 xio_err xio_error_from_errno(xio_error *e, int errnum, const char *operation, const char *call,
                              const char *path);
+
+/** Sets e->reason; `e` may be NULL. Call it after xio_error_set, which clears it. */
+void xio_error_set_reason(xio_error *e, xio_reason reason);
 
 /** Sets e->operation (truncated to fit); `e` may be NULL. */
 void xio_error_set_operation(xio_error *e, const char *operation);

@@ -4,7 +4,9 @@
  * (xio_blob_submit, completion callback on the engine's I/O thread) or synchronously
  * (xio_blob_send), and read back through the result accessors. Also the arguments
  * and results calls carry (conditions, metadata, properties, page ranges, listings,
- * lease actions) and the UUIDs a client makes up for lease and request ids.
+ * lease actions) and the UUIDs a client makes up for lease and request ids. One call
+ * is no storage operation: the request for an Entra ID token from a managed
+ * identity endpoint, sent through the same engine as every other.
  *
  * Limits are enforced by the builders before anything is sent: offsets and lengths
  * of page operations are multiples of 512, a Put Page carries at most 4 MiB, a blob
@@ -253,6 +255,44 @@ xio_err xio_blob_call_set_metadata(const xio_blob_target *blob, const xio_blob_m
  *  a credential source that yields bearer tokens. Read the key with xio_blob_call_udk. */
 xio_err xio_blob_call_user_delegation_key(const xio_blob_target *t, time_t start, time_t expiry,
                                           xio_blob_call **out, xio_error *err);
+
+/** A request for an Entra ID token from a managed identity endpoint (the App
+ *  Service protocol: IDENTITY_ENDPOINT with X-IDENTITY-HEADER) or the instance
+ *  metadata service ("Metadata: true"). The builder copies the strings. */
+typedef struct xio_blob_token_request {
+  const char *url;          /* the endpoint with its query (api-version, resource,
+                               client_id): http or https */
+  const char *header_name;  /* "X-IDENTITY-HEADER" or "Metadata" */
+  const char *header_value; /* its value; the identity header is a secret, wiped with
+                               the call */
+  int metadata_service;     /* the instance metadata service: plain http to a
+                               link-local address (169.254.0.0/16, fe80::/10) is
+                               allowed, as it never leaves the machine */
+  int probe;                /* one try, never retried (the metadata service's probe) */
+  int connect_timeout_ms;   /* 0: the engine's */
+  int deadline_ms;          /* the whole call with its retries; 0: the engine's */
+} xio_blob_token_request;
+
+/**
+ * GET a token from r->url. It goes out like every call, through the engine's
+ * transport: its trust store and ca_file, its timeouts, its retries of transport
+ * failures and of 408, 429 and 5xx answers (none for a probe), and XIO_EINSECURE
+ * for plain http to a host that is not loopback (nor, for the metadata service,
+ * link-local). It carries no storage headers and no credential, and never goes
+ * through a proxy. Read the token with xio_blob_call_token_result. Errors:
+ * XIO_EINVAL (a missing field, a negative timeout), XIO_EPARSE (the URL: names the
+ * part that is wrong), XIO_ENOMEM.
+ */
+xio_err xio_blob_call_token(const xio_blob_token_request *r, xio_blob_call **out, xio_error *err);
+
+/**
+ * The token of a finished GetToken call, into `out` (a secret: xio_auth_token_clear),
+ * its expiry from the answer's expires_on or, counted from `now`, expires_in.
+ * Errors: the call's own (the endpoint's status in err->http_status), XIO_EPARSE (the
+ * answer holds no token or no expiry; never quotes it), XIO_ENOMEM.
+ */
+xio_err xio_blob_call_token_result(const xio_blob_call *c, time_t now, xio_auth_token *out,
+                                   xio_error *err);
 
 /** Frees a call that is not in flight. `c` may be NULL. */
 void xio_blob_call_free(xio_blob_call *c);

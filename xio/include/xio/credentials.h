@@ -8,14 +8,15 @@
  * prefix -> SAS, key, connection string or an Entra ID method); the connection
  * string (URLs under its blob endpoint); AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY or
  * AZURE_STORAGE_SAS_TOKEN (the account's own URLs: xio_auth_url_of_account); then,
- * for https URLs, Entra ID (<xio/entra.h>: the token callback, a managed identity at
- * IDENTITY_ENDPOINT, the Azure CLI, the instance metadata service on Azure VMs),
- * narrowed to one method by XIO_ENTRA_METHOD or xio_ctx_set_entra_method. When no
- * Entra ID source applies at all (none configured), requests go anonymous. A bearer
- * token goes over https only: a request to an http:// URL that would carry one
- * (an Entra ID method or a token set for an http:// prefix, a user delegation SAS
- * for an http:// URL) fails with XIO_EINSECURE before it is sent, loopback and
- * allow_insecure_remote included.
+ * for https URLs, Entra ID (<xio/entra_sources.h>: the token callback, a managed
+ * identity at IDENTITY_ENDPOINT, the Azure CLI, the instance metadata service on
+ * Azure VMs; the managed identity requests go out on the context's engine, with its
+ * CA file, timeouts, retries and rules for plain http), narrowed to one method by
+ * XIO_ENTRA_METHOD or xio_ctx_set_entra_method. When no Entra ID source applies at
+ * all (none configured), requests go anonymous. A bearer token goes over https
+ * only: a request to an http:// URL that would carry one (an Entra ID method or a
+ * token set for an http:// prefix, a user delegation SAS for an http:// URL) fails
+ * with XIO_EINSECURE before it is sent, loopback and allow_insecure_remote included.
  *
  * The credential is resolved again for every request: a credential file that
  * changed (checked by size, mode, time and inode, at most every recheck_ms) is
@@ -131,7 +132,7 @@ xio_err xio_cred_file_load(const char *path, unsigned flags, xio_auth_credstore 
  * delegation key valid for the SAS's lifetime (Get User Delegation Key) and signs
  * with it. `*token` is the malloc'd SAS without '?' (a secret: wipe it). No account
  * key is used. Errors: XIO_EINVAL (options, a URL without a container), those of
- * xio_auth_entra_fetch, storage errors of the key request, XIO_ENOMEM.
+ * xio_entra_fetch, storage errors of the key request, XIO_ENOMEM.
  */
 xio_err xio_ctx_user_delegation_sas(xio_ctx *ctx, const char *url, const xio_auth_sas_options *o,
                                     char **token, xio_error *err);

@@ -4,7 +4,6 @@
  * with no shell, stdin from /dev/null, and its output captured, never shown. A CLI
  * that is not installed makes the source not apply; one that fails or overruns the
  * timeout (it is then killed) is reported with the first line it wrote on stderr.
- * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -4,8 +4,7 @@
  * credential: the callback, a managed identity endpoint named by the environment,
  * the Azure CLI, and last the instance metadata service, which only an Azure VM (by
  * its DMI chassis asset tag) or an explicit request for a managed identity ever
- * contacts.
- * Part of libxio_auth's credentials and signing (auth/cred/).
+ * contacts. Also the sources' default options and the look at the DMI file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -14,16 +13,37 @@
 
 #include "entra_int.h"
 
+xio_entra_options xio_entra_options_default(void) {
+  xio_entra_options o;
+  memset(&o, 0, sizeof o);
+  o.timeout_ms = 10000;
+  o.use_environment = 1;
+  return o;
+}
+
+int xio_entra_is_azure_vm(const char *dmi_path) {
+  char tag[128];
+  FILE *f = fopen(dmi_path ? dmi_path : XIO_ENTRA_DMI_ASSET_TAG, "r");
+  if (!f) return 0;
+  size_t n = fread(tag, 1, sizeof tag - 1, f);
+  fclose(f);
+  tag[n] = '\0';
+  while (n > 0 && (tag[n - 1] == '\n' || tag[n - 1] == ' ' || tag[n - 1] == '\r'))
+    tag[--n] = '\0';
+  return strcmp(tag, XIO_ENTRA_AZURE_ASSET_TAG) == 0;
+}
+
 static const char *pick(const char *given, int use_env, const char *var) {
   if (given) return given;
   const char *v = use_env ? getenv(var) : NULL;
   return v && *v ? v : NULL;
 }
 
-void xio__entra_env_read(const xio_auth_entra_options *o, const char *client_id,
+void xio__entra_env_read(xio_blob_engine *engine, const xio_entra_options *o, const char *client_id,
                          xio__entra_env *env) {
   int ue = o->use_environment;
   memset(env, 0, sizeof *env);
+  env->engine = engine;
   env->callback = o->callback;
   env->callback_ud = o->callback_ud;
   env->identity_endpoint = pick(o->identity_endpoint, ue, "IDENTITY_ENDPOINT");
@@ -31,7 +51,7 @@ void xio__entra_env_read(const xio_auth_entra_options *o, const char *client_id,
   env->client_id = client_id ? client_id : pick(o->client_id, ue, "AZURE_CLIENT_ID");
   env->az = pick(o->az, 0, NULL);
   env->imds_endpoint = pick(o->imds_endpoint, ue, "XIO_IMDS_ENDPOINT");
-  if (!env->imds_endpoint) env->imds_endpoint = XIO_AUTH_IMDS_ENDPOINT;
+  if (!env->imds_endpoint) env->imds_endpoint = XIO_ENTRA_IMDS_ENDPOINT;
   env->dmi = pick(o->dmi_asset_tag, ue, "XIO_DMI_ASSET_TAG_FILE");
   env->timeout_ms = o->timeout_ms;
   env->now = xio_auth_clock_now(&o->clock);
@@ -41,7 +61,7 @@ char *xio__entra_resource(const char *scope) {
   const char *suffix = ".default";
   size_t n = strlen(scope), s = strlen(suffix);
   if (n > s && strcmp(scope + n - s, suffix) == 0) n -= s;
-  return xio__auth_strndup(scope, n);
+  return xio_strndup(scope, n);
 }
 
 static xio_err from_callback(const xio__entra_env *env, const char *scope, xio_auth_token *out,
@@ -115,7 +135,7 @@ static int plan(xio_auth_entra_method method, const xio__entra_env *env,
   out[1] = XIO_AUTH_ENTRA_MANAGED_IDENTITY;
   out[2] = XIO_AUTH_ENTRA_AZURE_CLI;
   out[3] = XIO_AUTH_ENTRA_IMDS;
-  return xio_auth_is_azure_vm(env->dmi) ? 4 : 3;
+  return xio_entra_is_azure_vm(env->dmi) ? 4 : 3;
 }
 
 static xio_err chain(const xio__entra_env *env, xio_auth_entra_method method, const char *scope,
@@ -143,21 +163,23 @@ static xio_err chain(const xio__entra_env *env, xio_auth_entra_method method, co
   return rc == XIO_OK || rc == XIO_ENOMEM ? rc : tried ? XIO_EAUTH : XIO_ENOCRED;
 }
 
-xio_err xio_auth_entra_fetch(const xio_auth_entra_options *opts, xio_auth_entra_method method,
-                             const char *client_id, const char *scope, xio_auth_token *out,
-                             xio_auth_entra_method *used, xio_error *err) {
+xio_err xio_entra_fetch(xio_blob_engine *engine, const xio_entra_options *opts,
+                        xio_auth_entra_method method, const char *client_id, const char *scope,
+                        xio_auth_token *out, xio_auth_entra_method *used, xio_error *err) {
   char report[sizeof err->message] = "";
   xio__entra_env env;
-  if (!opts || !out) return xio_error_set(err, XIO_EINVAL, "missing argument");
+  if (!engine || !opts || !out) return xio_error_set(err, XIO_EINVAL, "missing argument");
   memset(out, 0, sizeof *out);
-  xio__entra_env_read(opts, client_id, &env);
+  xio__entra_env_read(engine, opts, client_id, &env);
   xio_err rc =
       chain(&env, method, scope ? scope : XIO_AUTH_STORAGE_SCOPE, out, used, report, sizeof report);
   if (rc == XIO_ENOMEM) return xio_error_set(err, rc, "out of memory getting a token");
   if (rc != XIO_OK) {
     xio_error_set(err, rc, "no Entra ID token (%s): %s", xio_auth_entra_method_name(method),
                   report);
-    xio__auth_operation(err, "GetToken");
+    xio_error_set_reason(err, rc == XIO_ENOCRED ? XIO_REASON_NO_TOKEN_SOURCE
+                                                : XIO_REASON_TOKEN_SOURCES_FAILED);
+    xio_error_set_operation(err, "GetToken");
   }
   return rc;
 }

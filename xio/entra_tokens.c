@@ -1,5 +1,5 @@
 /*
- * token_cache.c - Entra ID tokens of one method, cached per scope and refreshed on
+ * entra_tokens.c - Entra ID tokens of one method, cached per scope and refreshed on
  * a thread of their own, so that a request never waits for a fetch while the
  * current token is still good.
  *
@@ -9,8 +9,8 @@
  * old. A failed fetch is tried again by later requests after a pause (1 s, doubling
  * up to 30 s) while the old token lasts; once it has expired, requests get the error
  * of the last fetch, which names the method and why it failed. In the default chain
- * the first method that gives a token is kept for every refresh after it.
- * Part of libxio_auth's credentials and signing (auth/cred/).
+ * the first method that gives a token is kept for every refresh after it. Fetches
+ * send their managed identity requests on the engine the cache was made with.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -34,13 +34,14 @@ typedef struct slot {
   time_t retry_at;
 } slot;
 
-struct xio_auth_tokens {
+struct xio_entra_tokens {
   pthread_mutex_t mu;
   pthread_cond_t wake; /* the thread waits for work */
   pthread_cond_t done; /* waiters wait for a fetch */
   pthread_t thread;
   int started, stopping;
-  xio_auth_entra_options opts; /* strings below are owned copies */
+  xio_blob_engine *engine; /* borrowed: sends the managed identity requests */
+  xio_entra_options opts;  /* strings below are owned copies */
   char *own[7];
   xio_auth_entra_method method, sticky;
   char *client_id;
@@ -51,12 +52,12 @@ struct xio_auth_tokens {
 
 static int copy_opt(const char **field, char **own) {
   if (!*field) return 1;
-  if (!(*own = xio__auth_strdup(*field))) return 0;
+  if (!(*own = xio_strdup(*field))) return 0;
   *field = *own;
   return 1;
 }
 
-static int copy_options(xio_auth_tokens *t, const xio_auth_entra_options *o) {
+static int copy_options(xio_entra_tokens *t, const xio_entra_options *o) {
   t->opts = *o;
   const char **f[7] = {&t->opts.identity_endpoint,
                        &t->opts.identity_header,
@@ -70,26 +71,29 @@ static int copy_options(xio_auth_tokens *t, const xio_auth_entra_options *o) {
   return 1;
 }
 
-xio_err xio_auth_tokens_new(const xio_auth_entra_options *opts, xio_auth_entra_method method,
-                            const char *client_id, xio_auth_tokens **out, xio_error *err) {
+xio_err xio_entra_tokens_new(xio_blob_engine *engine, const xio_entra_options *opts,
+                             xio_auth_entra_method method, const char *client_id,
+                             xio_entra_tokens **out, xio_error *err) {
   *out = NULL;
-  xio_auth_tokens *t = xio_calloc(1, sizeof *t);
+  if (!engine) return xio_error_set(err, XIO_EINVAL, "no engine for the token cache");
+  xio_entra_tokens *t = xio_calloc(1, sizeof *t);
   if (!t) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  xio_auth_entra_options d = xio_auth_entra_options_default();
-  if (!copy_options(t, opts ? opts : &d) ||
-      (client_id && !(t->client_id = xio__auth_strdup(client_id)))) {
-    xio_auth_tokens_free(t);
-    return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  }
-  t->method = t->sticky = method;
   pthread_mutex_init(&t->mu, NULL);
   pthread_cond_init(&t->wake, NULL);
   pthread_cond_init(&t->done, NULL);
+  t->engine = engine;
+  t->method = t->sticky = method;
+  xio_entra_options d = xio_entra_options_default();
+  if (!copy_options(t, opts ? opts : &d) ||
+      (client_id && !(t->client_id = xio_strdup(client_id)))) {
+    xio_entra_tokens_free(t);
+    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  }
   *out = t;
   return XIO_OK;
 }
 
-void xio_auth_tokens_free(xio_auth_tokens *t) {
+void xio_entra_tokens_free(xio_entra_tokens *t) {
   if (!t) return;
   pthread_mutex_lock(&t->mu);
   t->stopping = 1;
@@ -111,7 +115,7 @@ void xio_auth_tokens_free(xio_auth_tokens *t) {
   xio_free(t);
 }
 
-unsigned xio_auth_tokens_fetches(xio_auth_tokens *t) {
+unsigned xio_entra_tokens_fetches(xio_entra_tokens *t) {
   pthread_mutex_lock(&t->mu);
   unsigned n = t->fetches;
   pthread_mutex_unlock(&t->mu);
@@ -120,14 +124,14 @@ unsigned xio_auth_tokens_fetches(xio_auth_tokens *t) {
 
 /* ------------------------------------------------------------- thread ---- */
 
-static slot *next_job(xio_auth_tokens *t) {
+static slot *next_job(xio_entra_tokens *t) {
   for (int i = 0; i < t->nslots; i++)
     if (t->slots[i].fetching) return &t->slots[i];
   return NULL;
 }
 
 /* Records the outcome of a fetch in `s`; under the lock. */
-static void settle(xio_auth_tokens *t, slot *s, xio_err rc, xio_auth_token *tok,
+static void settle(xio_entra_tokens *t, slot *s, xio_err rc, xio_auth_token *tok,
                    xio_auth_entra_method used, const xio_error *e) {
   time_t now = xio_auth_clock_now(&t->opts.clock);
   t->fetches++;
@@ -152,23 +156,23 @@ static void settle(xio_auth_tokens *t, slot *s, xio_err rc, xio_auth_token *tok,
 }
 
 static void *refresher(void *arg) {
-  xio_auth_tokens *t = arg;
+  xio_entra_tokens *t = arg;
   pthread_mutex_lock(&t->mu);
   for (;;) {
     slot *s;
     while (!t->stopping && !(s = next_job(t)))
       pthread_cond_wait(&t->wake, &t->mu);
     if (t->stopping) break;
-    char *scope = xio__auth_strdup(s->scope);
+    char *scope = xio_strdup(s->scope);
     xio_auth_entra_method method = t->sticky;
     pthread_mutex_unlock(&t->mu);
     xio_auth_token tok;
     xio_auth_entra_method used = method;
     xio_error e;
     xio_error_clear(&e);
-    xio_err rc = scope
-                     ? xio_auth_entra_fetch(&t->opts, method, t->client_id, scope, &tok, &used, &e)
-                     : xio_error_set(&e, XIO_ENOMEM, "out of memory");
+    xio_err rc =
+        scope ? xio_entra_fetch(t->engine, &t->opts, method, t->client_id, scope, &tok, &used, &e)
+              : xio_error_set(&e, XIO_ENOMEM, "out of memory");
     xio_free(scope);
     pthread_mutex_lock(&t->mu);
     settle(t, s, rc, &tok, used, &e);
@@ -180,7 +184,7 @@ static void *refresher(void *arg) {
 
 /* Asks the thread for a fetch for `s` (starting the thread the first time); under
  * the lock. Errors: XIO_ENOMEM (no thread). */
-static xio_err ask(xio_auth_tokens *t, slot *s) {
+static xio_err ask(xio_entra_tokens *t, slot *s) {
   if (!t->started) {
     if (pthread_create(&t->thread, NULL, refresher, t) != 0) return XIO_ENOMEM;
     t->started = 1;
@@ -192,13 +196,13 @@ static xio_err ask(xio_auth_tokens *t, slot *s) {
 
 /* ------------------------------------------------------------ lookups ---- */
 
-static slot *find_slot(xio_auth_tokens *t, const char *scope) {
+static slot *find_slot(xio_entra_tokens *t, const char *scope) {
   for (int i = 0; i < t->nslots; i++)
     if (strcmp(t->slots[i].scope, scope) == 0) return &t->slots[i];
   if (t->nslots == MAX_SCOPES) return NULL;
   slot *s = &t->slots[t->nslots];
   memset(s, 0, sizeof *s);
-  if (!(s->scope = xio__auth_strdup(scope))) return NULL;
+  if (!(s->scope = xio_strdup(scope))) return NULL;
   t->nslots++;
   return s;
 }
@@ -212,14 +216,14 @@ static int due(const slot *s, time_t now) {
 }
 
 static xio_err give(const slot *s, xio_auth_token *out, xio_error *err) {
-  if (!(out->value = xio__auth_strdup(s->tok.value)))
+  if (!(out->value = xio_strdup(s->tok.value)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   out->expires_on = s->tok.expires_on;
   return XIO_OK;
 }
 
 /* With a valid token: hands it out, asking for a refresh when due. */
-static xio_err give_valid(xio_auth_tokens *t, slot *s, time_t now, xio_auth_token *out,
+static xio_err give_valid(xio_entra_tokens *t, slot *s, time_t now, xio_auth_token *out,
                           xio_error *err) {
   if (due(s, now) && !s->fetching && now >= s->retry_at) ask(t, s);
   return give(s, out, err);
@@ -230,8 +234,8 @@ static xio_err last_failure(const slot *s, xio_error *err) {
   return s->last.code != XIO_OK ? s->last.code : XIO_EAUTH;
 }
 
-xio_err xio_auth_tokens_peek(xio_auth_tokens *t, const char *scope, const char *stale,
-                             xio_auth_token *out, xio_error *err) {
+xio_err xio_entra_tokens_peek(xio_entra_tokens *t, const char *scope, const char *stale,
+                              xio_auth_token *out, xio_error *err) {
   memset(out, 0, sizeof *out);
   pthread_mutex_lock(&t->mu);
   time_t now = xio_auth_clock_now(&t->opts.clock);
@@ -251,8 +255,8 @@ xio_err xio_auth_tokens_peek(xio_auth_tokens *t, const char *scope, const char *
   return rc;
 }
 
-xio_err xio_auth_tokens_get(xio_auth_tokens *t, const char *scope, xio_auth_token *out,
-                            xio_error *err) {
+xio_err xio_entra_tokens_get(xio_entra_tokens *t, const char *scope, xio_auth_token *out,
+                             xio_error *err) {
   memset(out, 0, sizeof *out);
   pthread_mutex_lock(&t->mu);
   time_t now = xio_auth_clock_now(&t->opts.clock);

@@ -1,0 +1,34 @@
+#!/bin/sh
+# message_match.sh - fails when the command-line programs under samples/ look for
+# words in an error's message (strstr or strcasestr on a `message` field) to decide
+# what to tell people: an error's code and reason say what went wrong, and its
+# message is for people to read, so a library rewording a message must not change
+# a hint.
+#   message_match.sh SOURCE_DIR
+# Looks at the C sources and headers under samples/ (comments and string literals
+# left out). Prints each offending call as FILE:LINE: TEXT and exits 1 if there is any.
+set -eu
+src=${1:?usage: message_match.sh SOURCE_DIR}
+cd "$src"
+files=$(find samples -name '*.[ch]' | sort)
+# shellcheck disable=SC2086
+perl -e '
+  my $bad = 0;
+  for my $f (@ARGV) {
+    open my $in, "<", $f or die "$f: $!";
+    local $/;
+    my $s = <$in>;
+    my @text = split /\n/, $s, -1;
+    # Blank out comments and literals, keeping newlines so line numbers hold.
+    $s =~ s{(/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\x27(?:\\.|[^\x27\\\n])*\x27)}{
+      my $t = $1; $t =~ s/[^\n]/ /g; $t }gse;
+    while ($s =~ /\b(str(?:case)?str)\s*\(([^;{}]*?\bmessage\b[^;{}]*?)\)/gs) {
+      my ($fn, $at) = ($1, $-[0]);
+      my $line = 1 + (substr($s, 0, $at) =~ tr/\n//);
+      (my $src = $text[$line - 1]) =~ s/^\s+//;
+      print "$f:$line: $fn reads an error message (decide by the code and reason): $src\n";
+      $bad = 1;
+    }
+  }
+  exit $bad;
+' $files
