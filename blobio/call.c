@@ -113,6 +113,8 @@ const char *xio_blob_call_client_request_id(const xio_blob_call *c) { return c->
 
 const char *xio_blob_call_operation(const xio_blob_call *c) { return c->operation; }
 
+int xio_blob_call_is_storage(const xio_blob_call *c) { return !c->foreign; }
+
 void xio_blob_call_set_tag(xio_blob_call *c, const void *tag) { c->tag = tag; }
 
 const void *xio_blob_call_tag(const xio_blob_call *c) { return c->tag; }

@@ -181,7 +181,14 @@ static xio__req req_of(const xio_blob_call *c) {
   return r;
 }
 
+/* A token request (a managed identity's, the metadata service's) goes through the
+ * engine like every other, but reaches no storage: it is no xio_send_complete (the
+ * trace's requests are storage requests, as SQL Server's are), and what went wrong
+ * with it comes back in the credential error that follows. */
+static int reaches_storage(const xio_blob_call *c) { return xio_blob_call_is_storage(c); }
+
 void xio__trace_call_done(const xio_blob_call *c, void *ud) {
+  if (!reaches_storage(c)) return;
   xio__req r = req_of(c);
   xio__outcome o = {.path = xio_blob_call_safe_url(c),
                     .http_status = xio_blob_call_status(c),
@@ -196,6 +203,7 @@ void xio__trace_call_done(const xio_blob_call *c, void *ud) {
 
 void xio__trace_try_done(const xio_blob_try_info *t, void *ud) {
   xio_ctx *ctx = ud;
+  if (!reaches_storage(t->call)) return;
   xio__req r = req_of(t->call);
   if (r.file && xio_blob_call_throttled(t->call)) atomic_fetch_add(&r.file->stats.throttled, 1);
   /* The last try of a request is told by its xio_send_complete. */

@@ -18,6 +18,10 @@ static void on_trace(const xio_trace_event *ev, void *ud) {
   char *line = xio_trace_event_json(ev);
   if (line && (standin_has_token(line) || strstr(line, "sig=")))
     FAIL("a secret appears in a trace event: %s", line);
+  /* The token requests go through the context's engine too, but they reach no storage:
+   * no event of the trace is one (it would have no request type of the list). */
+  if ((unsigned)ev->request_type >= XIO_REQ_COUNT)
+    FAIL("a request that reaches no storage was traced: %s", line ? line : ev->file_path);
   xio_free(line);
   if (strcmp(ev->event, "xio_send_complete") != 0) return; /* a refused try: its request counts */
   atomic_fetch_add(&f->requests, 1);

@@ -351,6 +351,10 @@ const char *xio_blob_call_client_request_id(const xio_blob_call *c);
 const char *xio_blob_call_operation(const xio_blob_call *c);
 const char *xio_blob_call_safe_url(const xio_blob_call *c);
 
+/** 1 when `c` is a storage request, 0 for a request that reaches no storage (a token
+ *  request, xio_blob_call_token). */
+int xio_blob_call_is_storage(const xio_blob_call *c);
+
 /** Properties from a finished get_properties / create / resize call. Errors:
  *  XIO_EINVAL (the call did not succeed), XIO_EHTTP (a size that is not a number). */
 xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *out, xio_error *err);
