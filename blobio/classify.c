@@ -4,7 +4,10 @@
  * final failure, mapped from libcurl's result, the HTTP status and the service
  * error code to one xio_err, with the detail record filled for people. A transport
  * failure also gets its reason from libcurl's code and, for a refused certificate,
- * OpenSSL's verify result: which check refused the server.
+ * OpenSSL's verify result: which check refused the server. A request that went
+ * without a credential and was refused as unauthenticated is XIO_ENOCRED (nothing
+ * was wrong with a credential: there was none), and any failure of such a request
+ * carries the reason NO_CREDENTIAL_SENT.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,11 +192,18 @@ static xio__blob_verdict service_failure(xio_blob_call *c) {
   if (!code[0] && hdr) snprintf(code, sizeof code, "%s", hdr);
   xio__blob_verdict v = {map_service(c, c->status, code), 0};
   v.retry = retryable_status(c->status, v.code);
-  if (msg[0])
+  int anonymous = xio__blob_call_cred(c)->kind == XIO_AUTH_CRED_NONE;
+  if (anonymous && v.code == XIO_EAUTH) v.code = XIO_ENOCRED;
+  if (v.code == XIO_ENOCRED)
+    xio_error_set(&c->err, v.code,
+                  "no credential applies to this URL, so the request went without one and the "
+                  "service refused it");
+  else if (msg[0])
     xio_error_set(&c->err, v.code, "%s", msg);
   else
     xio_error_set(&c->err, v.code, "the service answered HTTP %d%s%s", c->status,
                   code[0] ? " " : "", code);
+  if (anonymous) xio_error_set_reason(&c->err, XIO_REASON_NO_CREDENTIAL_SENT);
   fill_detail(c, v.code);
   snprintf(c->err.service_code, sizeof c->err.service_code, "%s", code);
   return v;

@@ -291,7 +291,8 @@ static void drop_active(xio_blob_engine *e, xio_blob_call *c) {
 /* A 401/403 refusal of the credential (not of a permission) on a target whose
  * credential source may have a newer one; once per call. */
 static int refused_credential(const xio_blob_call *c, xio_err code) {
-  return code == XIO_EAUTH && (c->status == 401 || c->status == 403) && c->target->source.get &&
+  return (code == XIO_EAUTH || code == XIO_ENOCRED) && (c->status == 401 || c->status == 403) &&
+         c->target->source.get &&
          !c->auth_renewed;
 }
 

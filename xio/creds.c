@@ -250,6 +250,11 @@ static xio_err resolve(xio__credsrc *c, const char *url, int env_own, int https,
   const char *label = "";
   xio_auth_cred env = entra_only ? (xio_auth_cred){.kind = XIO_AUTH_CRED_NONE}
                                  : from_environment(c, url, env_own, &label);
+  if (env.kind == XIO_AUTH_CRED_NONE && env_own && !https && !entra_only)
+    return xio_error_set(err, XIO_ENOCRED,
+                         "AZURE_STORAGE_ACCOUNT names this URL's account, but neither "
+                         "AZURE_STORAGE_KEY nor AZURE_STORAGE_SAS_TOKEN is set: set one (or "
+                         "unset AZURE_STORAGE_ACCOUNT to send without a credential)");
   if (env.kind == XIO_AUTH_CRED_NONE && (https || entra_only)) {
     env =
         (xio_auth_cred){.kind = XIO_AUTH_CRED_ENTRA, .entra = c->method, .client_id = c->client_id};

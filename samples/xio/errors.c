@@ -26,6 +26,10 @@ static int is_local(const xio_error *e) {
 }
 
 static const char *hint_not_found(const xio_error *e) {
+  if (e->reason == XIO_REASON_NO_CREDENTIAL_SENT)
+    return "no credential applies to this URL, so the request went without one, and a "
+           "private container answers such requests as if nothing were there: set a "
+           "credential (see `xio --help`, Credentials) or check the URL";
   if (strcmp(e->service_code, "ContainerNotFound") == 0)
     return "no such container: check the URL (names are case-sensitive); "
            "`xio create TARGET --size SIZE` makes the container along with the blob";
@@ -50,9 +54,18 @@ static const char *hint_auth(const xio_error *e) {
            "AZURE_STORAGE_CONNECTION_STRING (or AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, "
            "or --credentials FILE)";
   return "authentication failed: check the account key (connection string or "
-         "AZURE_STORAGE_KEY) or the SAS signature, and that this machine's clock is right; "
-         "with no key or SAS set, the request went without one: sign in with `az login` or "
-         "run where a managed identity is, for an Entra ID token";
+         "AZURE_STORAGE_KEY) or the SAS signature, and that this machine's clock is right";
+}
+
+/* No credential: the ways to give one, Entra ID only where a token may go (https). */
+static const char *hint_no_credential(const xio_error *e) {
+  if (strncmp(e->target, "https://", 8) == 0)
+    return "set AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT and "
+           "AZURE_STORAGE_KEY, or put a SAS in the URL, or use --credentials FILE; or sign in "
+           "with `az login` (or run where a managed identity is) for an Entra ID token";
+  return "set AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT and "
+         "AZURE_STORAGE_KEY, or put a SAS in the URL, or use --credentials FILE (Entra ID "
+         "tokens go only over https)";
 }
 
 static const char *hint_changed(const xio_error *e) {
@@ -126,9 +139,6 @@ static const char *hint_by_code(xio_err code) {
            "name, or use --force where the command takes it (put, get, cp)";
   case XIO_EALIGN:
     return "page blobs take offsets and lengths in multiples of 512 bytes: round them to 512";
-  case XIO_ENOCRED:
-    return "set AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT and "
-           "AZURE_STORAGE_KEY, or put a SAS in the URL, or use --credentials FILE";
   case XIO_EPARSE:
     return "check the syntax of the URL, connection string, credential file or CA file "
            "(the message names the part that is wrong)";
@@ -146,6 +156,7 @@ const char *cli_hint(const xio_error *e) {
   case XIO_ENOTFOUND: return hint_not_found(e);
   case XIO_EBUSY: return hint_busy(e);
   case XIO_EAUTH: return hint_auth(e);
+  case XIO_ENOCRED: return hint_no_credential(e);
   case XIO_EPERM: return hint_perm(e);
   case XIO_ECHANGED: return hint_changed(e);
   case XIO_ETRANSPORT: return hint_transport(e);

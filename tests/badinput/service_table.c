@@ -175,8 +175,9 @@ static const bi_api_row rows[] = {
      "slow down"},
     {judged, "412\nx-ms-error-code: LeaseIdMissing\n\n<Error><Code>", XIO_EBUSY,
      "the service answered HTTP 412 LeaseIdMissing"},
-    {judged, "403\n\n" ERRBODY("AuthenticationFailed", ""), XIO_EAUTH,
-     "the service answered HTTP 403 AuthenticationFailed"},
+    /* The fixture's target sends no credential: a refusal says there was none. */
+    {judged, "403\n\n" ERRBODY("AuthenticationFailed", ""), XIO_ENOCRED,
+     "so the request went without one and the service refused it"},
     {judged, "404\nx-ms-error-code: BlobNotFound\n\n" ERRBODY("ContainerNotFound", "gone"),
      XIO_ENOTFOUND, "gone"},
     {judged, "400\n\n", XIO_EINVAL, "the service answered HTTP 400"},

@@ -57,7 +57,7 @@ TEST(classify_statuses_and_codes) {
   expect(412, "LeaseIdMismatchWithBlobOperation", "id", XIO_ELEASELOST, 0);
   expect(412, "LeaseNotPresentWithBlobOperation", "id", XIO_ELEASELOST, 0);
   expect(412, "ConditionNotMet", NULL, XIO_ECONFLICT, 0);
-  expect(403, "AuthenticationFailed", NULL, XIO_EAUTH, 0);
+  expect(403, "AuthenticationFailed", NULL, XIO_ENOCRED, 0); /* the target sends none */
   expect(403, "AuthorizationPermissionMismatch", NULL, XIO_EPERM, 0);
   expect(400, "Crc64Mismatch", NULL, XIO_ECHECKSUM, 1);
   expect(400, "Md5Mismatch", NULL, XIO_ECHECKSUM, 1);
@@ -234,4 +234,29 @@ TEST(retry_delays) {
   xio__blob_hdrs_add(&h, "Retry-After", "100000"); /* capped */
   ASSERT_EQ(xio__blob_retry_delay_ms(&p, 1, &h, &rng), 60000);
   xio__blob_hdrs_free(&h);
+}
+
+/* A refusal of a credential that was sent is an authentication failure; of a
+ * request that went without one, "no credential", with the reason saying so. */
+TEST(classify_refusal_with_and_without_a_credential) {
+  xio_auth_cred sas = {.kind = XIO_AUTH_CRED_SAS, .sas = "sv=2022-11-02&sr=b&sp=r&sig=AAAA"};
+  xio_blob_target *t = NULL;
+  xio_error e;
+  ASSERT_OK(xio_blob_target_new("http://127.0.0.1:1/devstoreaccount1/cont/b.mdf", &sas, &t, &e),
+            &e);
+  xio_blob_call *c = finished(t, 403, "AuthenticationFailed", NULL, NULL);
+  ASSERT_EQ(xio__blob_classify(c).code, XIO_EAUTH);
+  ASSERT_EQ(c->err.reason, XIO_REASON_NONE);
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+  t = target();
+  c = finished(t, 404, "ResourceNotFound", NULL, NULL);
+  ASSERT_EQ(xio__blob_classify(c).code, XIO_ENOTFOUND);
+  ASSERT_EQ(c->err.reason, XIO_REASON_NO_CREDENTIAL_SENT);
+  xio_blob_call_free(c);
+  c = finished(t, 401, "NoAuthenticationInformation", NULL, NULL);
+  ASSERT_EQ(xio__blob_classify(c).code, XIO_ENOCRED);
+  ASSERT_CONTAINS(c->err.message, "went without one");
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
 }

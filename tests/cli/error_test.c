@@ -3,8 +3,10 @@
  * the operation, the HTTP status, the service error code and the request id, the
  * target, and a hint; the same record as JSON with --json, with the reason's name
  * (null when the failure has none beside its code). Covers a missing blob
- * and container, an expired SAS (says when), plain http to a remote host, and a
- * credential file; and no secret in any output, trace or error along the way.
+ * and container, an expired SAS (says when), plain http to a remote host, a
+ * credential file, no credential at all and a partial environment (an account
+ * with neither key nor SAS); and no secret in any output, trace or error along the
+ * way.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -195,5 +197,46 @@ TEST(credential_file) {
   XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "stat", url);
   EXPECT_EXIT(&r, 1); /* anonymous: the emulator refuses */
   free(tok);
+  clirun_free(&r);
+}
+
+/* No credential at all: the request goes anonymously, and its refusal is "no
+ * credential" (XIO_ENOCRED, reason NO_CREDENTIAL_SENT), never "authentication
+ * failed"; over http the hint offers no `az login` (tokens go only over https). */
+TEST(no_credential_is_not_an_authentication_failure) {
+  clirun r = {0};
+  char container[64], url[512];
+  clirun_container(container, sizeof container);
+  clirun_url(container, "nocred.mdf", url, sizeof url);
+  XIO(&r, "create", url, "--size", "1M");
+  EXPECT_EXIT(&r, 0);
+  XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "stat", url);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "no credential applies to this URL");
+  ASSERT_CONTAINS(r.err, "hint: set AZURE_STORAGE_CONNECTION_STRING");
+  ASSERT(!strstr(r.err, "authentication failed"));
+  ASSERT(!strstr(r.err, "az login"));
+  XIO_ENV(&r, CLIRUN_NO_CREDS, NULL, "--json", "stat", url);
+  EXPECT_EXIT(&r, 1);
+  cJSON *j = clirun_json(&r);
+  const cJSON *e = cJSON_GetObjectItem(j, "error");
+  ASSERT_STR_EQ(clirun_str(e, "code"), "XIO_ENOCRED");
+  ASSERT_STR_EQ(clirun_str(e, "reason"), "XIO_REASON_NO_CREDENTIAL_SENT");
+  cJSON_Delete(j);
+  clirun_free(&r);
+}
+
+/* AZURE_STORAGE_ACCOUNT naming the URL's account without a key or SAS is refused
+ * before anything is sent, naming the variables, instead of going anonymously. */
+TEST(account_without_key_or_sas_is_refused) {
+  clirun r = {0};
+  char container[64], url[512];
+  clirun_container(container, sizeof container);
+  clirun_url(container, "partial.mdf", url, sizeof url);
+  const char *env[] = {"AZURE_STORAGE_ACCOUNT=devstoreaccount1", NULL};
+  XIO_ENV(&r, CLIRUN_NO_CREDS, env, "--trace", "-", "stat", url);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "neither AZURE_STORAGE_KEY nor AZURE_STORAGE_SAS_TOKEN is set");
+  ASSERT(!strstr(r.err, "xio_send_complete")); /* nothing went out */
   clirun_free(&r);
 }

@@ -72,7 +72,8 @@ extern "C" {
   XX(TOKEN_OVER_HTTP, "an Entra ID token would go over plain http")                                \
   XX(CRED_FILE_EXPOSED, "the credential file is open to other users")                              \
   XX(NO_TOKEN_SOURCE, "no Entra ID token source applies here")                                     \
-  XX(TOKEN_SOURCES_FAILED, "every Entra ID token source tried failed")
+  XX(TOKEN_SOURCES_FAILED, "every Entra ID token source tried failed")                             \
+  XX(NO_CREDENTIAL_SENT, "the request went without a credential")
 
 /** Result of every fallible xio call. 0 is success. */
 typedef enum xio_err {
