@@ -2,9 +2,11 @@
  * output.c - what the commands print: human output on stdout (silenced by --quiet
  * and --json), JSON objects (cJSON) for --json, and the log-safe form of a target,
  * which is the only form in which a target is ever printed. Sizes and times for
- * people come from samples/common (samples_fmt_size, samples_fmt_secs).
+ * people come from samples/common (samples_fmt_size, samples_fmt_secs); in JSON,
+ * fractions are rounded to a millionth.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +29,20 @@ void cli_say(const cli *c, const char *fmt, ...) {
   putchar('\n');
 }
 
+/* Rounds every fractional number in `o` to a millionth, so that a time or a rate
+ * prints as 0.02129, not as the 17 digits of the binary double (0.021290000000021791)
+ * that cJSON writes when fewer would not read back as the same double. */
+static void round_fractions(cJSON *o) {
+  for (cJSON *i = o ? o->child : NULL; i; i = i->next) {
+    if (cJSON_IsNumber(i) && i->valuedouble != floor(i->valuedouble) &&
+        fabs(i->valuedouble) < 1e9)
+      cJSON_SetNumberValue(i, round(i->valuedouble * 1e6) / 1e6);
+    round_fractions(i);
+  }
+}
+
 void cli_json_print(cJSON *o) {
+  round_fractions(o);
   char *text = o ? cJSON_Print(o) : NULL;
   if (text)
     printf("%s\n", text);
