@@ -196,7 +196,8 @@ const char *cli_plural(uint64_t n);
 /**
  * Reports a failed operation on stderr: "xio: CMD failed: OPERATION: MESSAGE (HTTP
  * STATUS CODE, request id ID)", the target, and a "hint:" line chosen by the error
- * code; with --json also an {"error": ...} object on stdout. Returns CLI_FAILED.
+ * code; with --json also an {"error": ...} object on stdout. Returns CLI_FAILED, or
+ * CLI_USAGE when the target URL itself is malformed (operation ParseUrl).
  */
 int cli_fail(const cli *c, xio_err rc, const xio_error *e);
 

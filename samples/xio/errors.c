@@ -256,5 +256,6 @@ int cli_fail(const cli *c, xio_err rc, const xio_error *e) {
     printable(texts[i]);
   print_human(c, &copy);
   if (c->json) print_json(c, &copy);
-  return CLI_FAILED;
+  /* A target that is not a valid URL is bad usage, as a bad option is: nothing was tried. */
+  return strcmp(copy.operation, "ParseUrl") == 0 ? CLI_USAGE : CLI_FAILED;
 }

@@ -73,7 +73,8 @@ static const char globals[] =
     "the SAS in AZURE_STORAGE_SAS_TOKEN or the credential file, or the whole URL in\n"
     "a file given as @FILE (or on standard input, @-). SIZE takes binary suffixes\n"
     "K, M, G, T.\n"
-    "Exit status: 0 done, 1 the operation failed, 2 bad usage.\n";
+    "Exit status: 0 done, 1 the operation failed, 2 bad usage (an option, an argument, or\n"
+    "a target URL that is malformed).\n";
 
 static void print_help(FILE *out) {
   fputs(intro, out);

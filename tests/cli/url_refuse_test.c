@@ -4,7 +4,8 @@
  * resolve it, so a put with a SAS would write blob "b", an rm would delete it, and
  * with a key the request would be refused with a hint blaming the key), and a query
  * that is not a SAS or snapshot= (a '?' typed in a blob name, a stray "?comp=list").
- * Nothing is written or deleted, and a name with an escaped '?' (%3F) works.
+ * Nothing is written or deleted, the exit status is 2 (bad usage, as a bad option),
+ * and a name with an escaped '?' (%3F) works.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -77,21 +78,21 @@ TEST(dot_segments_reach_nothing) {
   /* With a SAS: the put would have written b.mdf, the rm deleted it. */
   sas_url(cont, "a/../b.mdf", url, sizeof url);
   XIO(&r, "put", other, url, "--force");
-  EXPECT_EXIT(&r, 1);
+  EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "'.' or '..' path segment");
   ASSERT_NOT_CONTAINS(r.err, "clock");
   XIO(&r, "rm", url);
-  EXPECT_EXIT(&r, 1);
+  EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "'.' or '..' path segment");
   sas_url(cont, "a/%2E%2E/b.mdf", url, sizeof url);
   XIO(&r, "rm", url);
-  EXPECT_EXIT(&r, 1);
+  EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "'.' or '..' path segment");
   expect_intact(cont, "b.mdf");
   /* With the key: refused for what it is, not with a hint about the key and clock. */
   clirun_url(cont, "a/./c.mdf", url, sizeof url);
   XIO(&r, "put", other, url);
-  EXPECT_EXIT(&r, 1);
+  EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "'.' or '..' path segment");
   ASSERT_NOT_CONTAINS(r.err, "HTTP 403");
   ASSERT_NOT_CONTAINS(r.err, "clock");
@@ -107,7 +108,7 @@ TEST(stray_query_refused_escaped_question_mark_works) {
   clirun_url(cont, "b.mdf", base, sizeof base);
   snprintf(url, sizeof url, "%s?comp=list", base);
   XIO(&r, "stat", url);
-  EXPECT_EXIT(&r, 1);
+  EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "query parameter 'comp'");
   ASSERT_CONTAINS(r.err, "%3F");
   ASSERT_NOT_CONTAINS(r.err, "HTTP 403");
@@ -115,7 +116,7 @@ TEST(stray_query_refused_escaped_question_mark_works) {
   /* A '?' typed in a blob name: refused, and nothing is made under either name. */
   clirun_url(cont, "what?.mdf", url, sizeof url);
   XIO(&r, "put", local, url);
-  EXPECT_EXIT(&r, 1);
+  EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "query parameter '.mdf'");
   ASSERT_CONTAINS(r.err, "written %3F");
   expect_absent(cont, "what");
