@@ -317,7 +317,11 @@ static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine
       (long)(c->connect_timeout_ms ? c->connect_timeout_ms : o->connect_timeout_ms));
   if (c->no_proxy) SET(easy, CURLOPT_NOPROXY, "*");
   SET(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
-  SET(easy, CURLOPT_BUFFERSIZE, 512L * 1024);
+  /* Not SET: libcurl 7.88 refuses a new receive buffer size while it still holds the
+   * buffer of a try that failed to resolve the host, which would turn the retry of
+   * a "could not resolve host" into "bad argument". The size is the same every try,
+   * so the buffer it holds already has it. */
+  (void)curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 512L * 1024);
   /* libcurl copies a body into this buffer on its way to the socket. Small enough
    * to stay in the core's cache between that copy and the kernel's: in a profile
    * of a 1 GiB put, both copies took a quarter of the time they took with 1 MiB

@@ -26,6 +26,12 @@ static int is_local(const xio_error *e) {
 }
 
 static const char *hint_not_found(const xio_error *e) {
+  /* ResourceNotFound, not BlobNotFound or ContainerNotFound: nothing of the account. */
+  if (strcmp(e->service_code, "ResourceNotFound") == 0)
+    return "nothing answers to this URL: check the account name in it (ACCOUNT in "
+           "http://HOST:PORT/ACCOUNT/... or https://ACCOUNT.blob.core.windows.net/...), then "
+           "that a credential applies to it (a private container answers requests without "
+           "one as if nothing were there)";
   if (e->reason == XIO_REASON_NO_CREDENTIAL_SENT)
     return "no credential applies to this URL, so the request went without one, and a "
            "private container answers such requests as if nothing were there: set a "
@@ -104,6 +110,9 @@ static const char *hint_transport(const xio_error *e) {
   case XIO_REASON_TLS_EXPIRED:
     return "the server's certificate has expired or is not valid yet: check that this "
            "machine's clock is right; otherwise the server's certificate must be renewed";
+  case XIO_REASON_RESOLVE:
+    return "no such host: check the account name in the URL (ACCOUNT in "
+           "https://ACCOUNT.blob.core.windows.net/...), then this machine's DNS";
   default:
     return "could not talk to the service: check the host and port, the network, and "
            "--cacert FILE (or XIO_CA_BUNDLE) when the server uses a private CA";

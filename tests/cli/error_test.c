@@ -240,3 +240,20 @@ TEST(account_without_key_or_sas_is_refused) {
   ASSERT(!strstr(r.err, "xio_send_complete")); /* nothing went out */
   clirun_free(&r);
 }
+
+/* A typo in the account's name: the emulator knows no such account
+ * (ResourceNotFound), and the hint points at the account's name, not at a blob. */
+TEST(misspelt_account_points_at_the_account_name) {
+  clirun r = {0};
+  char url[512];
+  clirun_url("cont", "db.mdf", url, sizeof url);
+  char *acct = strstr(url, "/devstoreaccount1/");
+  ASSERT(acct != NULL);
+  memcpy(acct, "/devstoreaccout11/", 18); /* same length, one letter moved */
+  XIO(&r, "stat", url);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "ResourceNotFound");
+  ASSERT_CONTAINS(r.err, "hint: nothing answers to this URL: check the account name");
+  ASSERT_NOT_CONTAINS(r.err, "no such blob");
+  clirun_free(&r);
+}
