@@ -44,7 +44,13 @@ test-tsan: build-tsan
 	  -L '^(xio_conf_local|xio_conf_pageblob|xio_pageblob|xio_local|blobio_fault|blobio)$$'
 
 # The create-database demo on the embedded Azurite, stopped again however it ends.
-demo: build
+# Builds only the xio program it runs, quietly (the build's output shows only when
+# it fails).
+demo: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@echo "demo: building the xio program..."
+	@log="$$(mktemp)"; cmake --build $(BUILD) -j $(JOBS) --target xio_cli >"$$log" 2>&1 \
+	  || { cat "$$log"; rm -f "$$log"; exit 1; }; rm -f "$$log"
 	@state="$(abspath $(BUILD))/demo-azurite"; \
 	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
 	  tests/azurite/azurite.sh start "$$state" >/dev/null || exit 1; \
