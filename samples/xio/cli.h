@@ -172,8 +172,8 @@ static inline int cli_is_url(const char *target) {
   return xio_target_classify(target) == XIO_TARGET_BLOB;
 }
 
-/** The log-safe form of `target` (a URL without its query; a path as is). malloc'd;
- *  NULL only on out-of-memory. */
+/** The log-safe form of `target` (a URL without its query, but for snapshot=; a path
+ *  as is). malloc'd; NULL only on out-of-memory. */
 char *cli_safe_target(const char *target);
 
 /** Prints a line of human output on stdout, unless --quiet or --json. */

@@ -154,6 +154,7 @@ TEST(cp_restores_a_snapshot) {
   EXPECT_EXIT(&r, 0);
   cJSON *j = clirun_json(&r);
   ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(j, "restored")));
+  ASSERT_STR_EQ(cJSON_GetObjectItem(j, "source")->valuestring, snap); /* names the snapshot */
   cJSON_Delete(j);
   expect_same_blobs(snap, url);
   ctx = reader();
