@@ -1,7 +1,8 @@
 /*
  * errors.c - how the VFS reports a failure: an SQLite code for SQLite, and a message
- * naming the problem for people, through sqlite3_log, the VFS's xGetLastError and
- * xio_sqlite_last_error() (thread-local, like errno). Messages come from xio's
+ * naming the problem for people, through sqlite3_log (in pieces that SQLite does not
+ * cut, what to do first), the VFS's xGetLastError and xio_sqlite_last_error()
+ * (thread-local, like errno). Messages come from xio's
  * detail records, which never hold a secret (targets are log-safe URLs).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -13,12 +14,32 @@
 
 static _Thread_local char last[1024];
 
+/* SQLite formats a log message into a buffer of about 200 characters and cuts what
+ * is longer, so a long message goes out in pieces that fit, each cut at a space. */
+#define LOG_PIECE 180
+
+static void log_in_pieces(int code, const char *msg) {
+  size_t n = strlen(msg), at = 0;
+  while (at < n) {
+    size_t len = n - at;
+    if (len > LOG_PIECE) {
+      len = LOG_PIECE;
+      while (len > LOG_PIECE / 2 && msg[at + len] != ' ')
+        len--;
+    }
+    sqlite3_log(code, "xio: %s%.*s", at ? "... " : "", (int)len, msg + at);
+    at += len;
+    while (msg[at] == ' ')
+      at++;
+  }
+}
+
 int xio__sq_fail(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(last, sizeof last, fmt, ap);
   va_end(ap);
-  sqlite3_log(code, "xio: %s", last);
+  log_in_pieces(code, last);
   return code;
 }
 
@@ -42,7 +63,8 @@ int xio__sq_fail_xio(int code, const char *what, const xio_error *e) {
   char buf[900];
   xio_error_format(e, buf, sizeof buf);
   if (e->code == XIO_ELEASELOST && code != SQLITE_CANTOPEN) code = SQLITE_IOERR_WRITE;
-  return xio__sq_fail(code, "%s: %s%s", what, buf, hint(e->code));
+  /* The hint before the detail record: what to do is read first, the request ids after. */
+  return xio__sq_fail(code, "%s: %s%s: %s", what, xio_strerror(e->code), hint(e->code), buf);
 }
 
 const char *xio__sq_last_error(void) { return last; }

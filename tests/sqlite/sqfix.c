@@ -20,8 +20,17 @@
 
 static char last_log[1024];
 
+/* The last message; the VFS's continued pieces ("xio: ... ") are joined to it,
+ * and no piece is longer than SQLite's log buffer. */
 static void on_log(void *ud, int code, const char *msg) {
   (void)ud, (void)code;
+  if (strncmp(msg, "xio: ", 5) == 0 && strlen(msg) > 200)
+    FAIL("a log message longer than SQLite keeps: %s", msg);
+  if (strncmp(msg, "xio: ... ", 9) == 0) {
+    size_t n = strlen(last_log);
+    snprintf(last_log + n, sizeof last_log - n, " %s", msg + 9);
+    return;
+  }
   snprintf(last_log, sizeof last_log, "%s", msg);
 }
 
