@@ -109,6 +109,25 @@ xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const c
   return xio_blob_call_list_include(t, prefix, marker, maxresults, 0, out, err);
 }
 
+/* The query of a listing: `base`, then include=, prefix=, marker= and maxresults=
+ * where given. malloc'd; NULL on out-of-memory. */
+static char *list_query(const char *base, unsigned include, const char *prefix,
+                        const char *marker, int maxresults) {
+  char *p = prefix ? escape(prefix) : NULL, *m = marker ? escape(marker) : NULL;
+  size_t n = strlen(base) + 96 + (p ? strlen(p) : 0) + (m ? strlen(m) : 0);
+  char *q = (prefix && !p) || (marker && !m) ? NULL : xio_malloc(n);
+  if (q) {
+    int len = snprintf(q, n, "%s", base);
+    if (include) len += snprintf(q + len, n - (size_t)len, "&include=%s", include_value(include));
+    if (p) len += snprintf(q + len, n - (size_t)len, "&prefix=%s", p);
+    if (m) len += snprintf(q + len, n - (size_t)len, "&marker=%s", m);
+    if (maxresults) snprintf(q + len, n - (size_t)len, "&maxresults=%d", maxresults);
+  }
+  xio_free(p);
+  xio_free(m);
+  return q;
+}
+
 xio_err xio_blob_call_list_include(const xio_blob_target *t, const char *prefix, const char *marker,
                                    int maxresults, unsigned include, xio_blob_call **out,
                                    xio_error *err) {
@@ -119,26 +138,34 @@ xio_err xio_blob_call_list_include(const xio_blob_target *t, const char *prefix,
     return xio_error_set(err, XIO_EINVAL, "ListBlobs: maxresults %d outside 1..5000", maxresults);
   if (include & ~(unsigned)(XIO_BLOB_LIST_SNAPSHOTS | XIO_BLOB_LIST_METADATA))
     return xio_error_set(err, XIO_EINVAL, "ListBlobs: unknown include flags 0x%x", include);
-  char *p = prefix ? escape(prefix) : NULL, *m = marker ? escape(marker) : NULL;
-  size_t n = 96 + (p ? strlen(p) : 0) + (m ? strlen(m) : 0);
-  char *q = xio_malloc(n);
-  if (!q || (prefix && !p) || (marker && !m)) {
-    rc = xio_error_set(err, XIO_ENOMEM, "out of memory building ListBlobs");
-  } else {
-    int len = snprintf(q, n, "restype=container&comp=list");
-    if (include) len += snprintf(q + len, n - (size_t)len, "&include=%s", include_value(include));
-    if (p) len += snprintf(q + len, n - (size_t)len, "&prefix=%s", p);
-    if (m) len += snprintf(q + len, n - (size_t)len, "&marker=%s", m);
-    if (maxresults) snprintf(q + len, n - (size_t)len, "&maxresults=%d", maxresults);
-  }
+  char *q = list_query("restype=container&comp=list", include, prefix, marker, maxresults);
+  if (!q) return xio_error_set(err, XIO_ENOMEM, "out of memory building ListBlobs");
   xio_blob_call *c = NULL;
-  if (rc == XIO_OK) rc = xio__blob_call_new(t, "ListBlobs", "GET", q, &c, err);
-  xio_free(p);
-  xio_free(m);
+  rc = xio__blob_call_new(t, "ListBlobs", "GET", q, &c, err);
   xio_free(q);
   if (rc != XIO_OK) return rc;
   c->container_level = 1;
   c->need_perms = PERM('l');
+  return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_list_containers(const xio_blob_target *t, const char *prefix,
+                                      const char *marker, int maxresults, xio_blob_call **out,
+                                      xio_error *err) {
+  *out = NULL;
+  if (!t) return xio_error_set(err, XIO_EINVAL, "ListContainers: no target");
+  if (maxresults < 0 || maxresults > 5000)
+    return xio_error_set(err, XIO_EINVAL, "ListContainers: maxresults %d outside 1..5000",
+                         maxresults);
+  char *q = list_query("comp=list", 0, prefix, marker, maxresults);
+  if (!q) return xio_error_set(err, XIO_ENOMEM, "out of memory building ListContainers");
+  xio_blob_call *c = NULL;
+  xio_err rc = xio__blob_call_new(t, "ListContainers", "GET", q, &c, err);
+  xio_free(q);
+  if (rc != XIO_OK) return rc;
+  c->service_level = 1;
+  c->need_perms = PERM('l');
+  if (!(c->owned_path = xio__blob_target_account_path(t))) rc = XIO_ENOMEM;
   return finish(c, rc, out, err);
 }
 

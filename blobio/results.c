@@ -88,6 +88,13 @@ xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out, xi
   return xio__blob_xml_blob_list(c->resp_body, c->resp_len, out, err);
 }
 
+xio_err xio_blob_call_container_list_result(const xio_blob_call *c, xio_blob_container_list *out,
+                                            xio_error *err) {
+  xio_err rc = need_success(c, "container list", err);
+  if (rc != XIO_OK) return rc;
+  return xio__blob_xml_container_list(c->resp_body, c->resp_len, out, err);
+}
+
 static xio_err header_value(const xio_blob_call *c, const char *name, const char *what,
                             char out[64], xio_error *err) {
   out[0] = '\0';

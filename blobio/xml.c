@@ -506,6 +506,76 @@ static xio_err read_blob_list(const char *body, size_t len, xio_blob_list *out, 
   return XIO_OK;
 }
 
+/* ----------------------------------------------------- container list ---- */
+
+/* One <Container>: its <Name> (required, not empty) and Properties/Last-Modified. */
+static xio_err read_container(const xmlNode *el, size_t index, xio_blob_container *c,
+                              xio_error *err) {
+  char what[48];
+  xmlNode *name, *props, *lm;
+  memset(c, 0, sizeof *c);
+  snprintf(what, sizeof what, "Container %zu", index);
+  xio_err rc = one_child(el, what, "Name", &name, err);
+  if (rc == XIO_OK && find_child(el, "Properties", &props) == 1 &&
+      find_child(props, "Last-Modified", &lm) == 1 &&
+      text_copy(lm, c->last_modified, sizeof c->last_modified, 1, 1) != XIO_OK)
+    rc = FAIL_AS(err, XIO_ENOMEM, "out of memory reading %s", what);
+  if (rc == XIO_OK) rc = text_dup(name, &c->name, err);
+  if (rc == XIO_OK && !c->name) rc = FAIL_AS(err, XIO_EPARSE, "%s has an empty <Name>", what);
+  return rc;
+}
+
+/* Appends every <Container> of `list` to `out`; on failure `out` keeps only what it
+ * held before. Errors: XIO_EPARSE, XIO_ENOMEM. */
+static xio_err append_containers(const xmlNode *list, xio_blob_container_list *out,
+                                 xio_error *err) {
+  size_t count = 0, old_n = out->n, index = 0;
+  for (const xmlNode *n = list->children; n; n = n->next)
+    count += is_elem(n, "Container");
+  if (count == 0) return XIO_OK;
+  if (count > SIZE_MAX / sizeof *out->v - old_n)
+    return FAIL_AS(err, XIO_ENOMEM, "too many containers in a listing");
+  xio_blob_container *v = xio_realloc(out->v, (old_n + count) * sizeof *v);
+  if (!v) return FAIL_AS(err, XIO_ENOMEM, "out of memory for %zu containers", count);
+  out->v = v;
+  for (const xmlNode *n = list->children; n; n = n->next) {
+    if (!is_elem(n, "Container")) continue;
+    xio_err rc = read_container(n, ++index, &out->v[out->n], err);
+    if (rc != XIO_OK) {
+      xio_free(out->v[out->n].name);
+      while (out->n > old_n)
+        xio_free(out->v[--out->n].name);
+      return rc;
+    }
+    out->n++;
+  }
+  return XIO_OK;
+}
+
+static xio_err read_container_list(const char *body, size_t len, xio_blob_container_list *out,
+                                   xio_error *err) {
+  xmlDoc *doc;
+  xmlNode *root, *list;
+  char *marker = NULL;
+  if (!out || (!body && len > 0))
+    return FAIL_AS(err, XIO_EINVAL, "container list: no body or no output");
+  unsigned long refused = xio_alloc_failures();
+  xio_err rc = parse_doc(body, len, "EnumerationResults", &doc, &root, err);
+  if (rc != XIO_OK) return rc;
+  rc = one_child(root, "EnumerationResults", "Containers", &list, err);
+  if (rc == XIO_OK) rc = next_marker_of(root, &marker, err);
+  if (rc == XIO_OK) rc = append_containers(list, out, err);
+  xmlFreeDoc(doc);
+  rc = oom_if_refused(rc, refused, err);
+  if (rc != XIO_OK) {
+    xio_free(marker);
+    return rc;
+  }
+  xio_free(out->next_marker);
+  out->next_marker = marker;
+  return XIO_OK;
+}
+
 /* ------------------------------------------------------ entry points ---- */
 
 xio_err xio__blob_xml_error(const char *body, size_t len, char *code, size_t code_size,
@@ -530,6 +600,15 @@ xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out
   quiet q;
   quiet_begin(&q);
   xio_err rc = read_blob_list(body, len, out, err);
+  quiet_end(&q);
+  return rc;
+}
+
+xio_err xio__blob_xml_container_list(const char *body, size_t len, xio_blob_container_list *out,
+                                     xio_error *err) {
+  quiet q;
+  quiet_begin(&q);
+  xio_err rc = read_container_list(body, len, out, err);
   quiet_end(&q);
   return rc;
 }

@@ -44,6 +44,15 @@ xio_err xio__blob_xml_page_list(const char *body, size_t len, xio_ranges *ranges
  */
 xio_err xio__blob_xml_blob_list(const char *body, size_t len, xio_blob_list *out, xio_error *err);
 
+/**
+ * Reads <EnumerationResults><Containers><Container><Name/><Properties>
+ * <Last-Modified/>...</Properties></Container>...</Containers><NextMarker/>: each
+ * container's name (required) and last-modified date. Appends to `out`; sets
+ * out->next_marker (NULL when empty). Errors: XIO_EPARSE, XIO_ENOMEM.
+ */
+xio_err xio__blob_xml_container_list(const char *body, size_t len, xio_blob_container_list *out,
+                                     xio_error *err);
+
 /** Frees what a listed blob owns (name, snapshot, metadata) and clears those
  *  fields (list.c). */
 void xio__blob_item_free(xio_blob_item *item);

@@ -2,8 +2,9 @@
  * list.c - what is in a container: xio_list walks a container's blobs page by page
  * (List Blobs, following the continuation marker), turns each into an
  * xio_list_entry (xio's kind, logical size and incomplete mark come from the blob's
- * metadata, its allocated bytes from its page ranges when asked), and
- * xio_snapshot_list is the same walk narrowed to one blob's snapshots.
+ * metadata, its allocated bytes from its page ranges when asked),
+ * xio_snapshot_list is the same walk narrowed to one blob's snapshots, and
+ * xio_container_list walks an account's containers (List Containers).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -189,5 +190,49 @@ xio_err xio_snapshot_list(xio_ctx *ctx, const char *target, unsigned flags, xio_
   if (rc != XIO_OK && l.cont && err && !err->target[0])
     xio_error_set_target(err, xio_blob_target_safe_url(l.cont));
   xio_blob_target_free(l.cont);
+  return rc;
+}
+
+/* Lists one page of containers from `*marker` (replaced by the next one, NULL at
+ * the end). */
+static xio_err container_page(xio_ctx *ctx, xio_blob_target *account, const char *prefix,
+                              char **marker, xio_container_fn fn, void *ud, xio_error *err) {
+  xio__req r = {XIO_REQ_LIST, NULL, 0, 0, NULL};
+  xio_blob_call *c = NULL;
+  xio_blob_container_list page = {NULL, 0, NULL};
+  xio_err rc = xio_blob_call_list_containers(account, prefix, *marker, 0, &c, err);
+  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
+  if (rc == XIO_OK) rc = xio_blob_call_container_list_result(c, &page, err);
+  xio_blob_call_free(c);
+  for (size_t i = 0; rc == XIO_OK && i < page.n; i++) {
+    xio_container_entry e = {page.v[i].name, page.v[i].last_modified};
+    if (fn(&e, ud) != 0) rc = xio_error_set(err, XIO_ECANCELED, "listing stopped");
+  }
+  xio_free(*marker);
+  *marker = NULL;
+  if (rc == XIO_OK && page.next_marker) *marker = page.next_marker, page.next_marker = NULL;
+  xio_blob_container_list_clear(&page);
+  return rc;
+}
+
+xio_err xio_container_list(xio_ctx *ctx, const char *account_url, const char *prefix,
+                           xio_container_fn fn, void *ud, xio_error *err) {
+  if (!ctx || !account_url || !fn)
+    return xio_error_set(err, XIO_EINVAL, "xio_container_list: no context, URL or callback");
+  if (xio_target_classify(account_url) != XIO_TARGET_BLOB)
+    return xio_error_set(err, XIO_EUNSUPPORTED,
+                         "listing containers needs an account URL (http:// or https://), not a "
+                         "local path");
+  xio_blob_target *account = NULL;
+  xio_err rc = xio__ctx_blob_target(ctx, account_url, &account, err);
+  char *marker = NULL;
+  while (rc == XIO_OK) {
+    rc = container_page(ctx, account, prefix, &marker, fn, ud, err);
+    if (!marker) break;
+  }
+  xio_free(marker);
+  if (rc != XIO_OK && account && err && !err->target[0])
+    xio_error_set_target(err, xio_blob_target_safe_url(account));
+  xio_blob_target_free(account);
   return rc;
 }

@@ -266,5 +266,5 @@ int cli_fail(const cli *c, xio_err rc, const xio_error *e) {
   print_human(c, &copy);
   if (c->json) print_json(c, &copy);
   /* A target that is not a valid URL is bad usage, as a bad option is: nothing was tried. */
-  return strcmp(copy.operation, "ParseUrl") == 0 ? CLI_USAGE : CLI_FAILED;
+  return rc == XIO_EPARSE && strcmp(copy.operation, "ParseUrl") == 0 ? CLI_USAGE : CLI_FAILED;
 }

@@ -3,9 +3,10 @@
  * size, kind, allocated bytes, lease, and INCOMPLETE after a blob that an
  * interrupted transfer left marked) and, with --snapshots, one per snapshot under
  * its blob (Azure lists snapshots before their blob, Azurite around it: lines that
- * come first are held until the blob's); --json prints the same as an array for scripts. The
- * listing is paged through the file layer (xio_list follows the service's continuation markers), so
- * a container of any size streams out as it is read.
+ * come first are held until the blob's); --json prints the same as an array for
+ * scripts. The listing is paged through the file layer (xio_list follows the
+ * service's continuation markers), so a container of any size streams out as it is
+ * read. Given an account URL, ls lists the account's containers (xio_container_list).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include <xio/alloc.h>
+#include <xio/auth.h>
 
 #include "cli.h"
 
@@ -186,6 +188,58 @@ static void summary(ls_state *s, const char *target) {
   xio_free(safe);
 }
 
+/* ------------------------------------------------------ containers ---- */
+
+/* What the container listing keeps: the JSON array, or the count for people. */
+typedef struct containers_state {
+  cli *c;
+  cJSON *array;
+  uint64_t n;
+} containers_state;
+
+static int on_container(const xio_container_entry *e, void *ud) {
+  containers_state *s = ud;
+  s->n++;
+  if (s->array) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", e->name);
+    cJSON_AddStringToObject(o, "last_modified", e->last_modified);
+    cJSON_AddItemToArray(s->array, o);
+    return 0;
+  }
+  if (s->n == 1) cli_say(s->c, "%-40s %s", "CONTAINER", "LAST MODIFIED");
+  cli_say(s->c, "%-40s %s", e->name, e->last_modified);
+  return 0;
+}
+
+/* ls ACCOUNT_URL: the account's containers (a URL that names no container). */
+static int list_containers(cli *c, const char *url, const char *prefix) {
+  containers_state s = {c, c->json ? cJSON_CreateArray() : NULL, 0};
+  xio_ctx *ctx = NULL;
+  xio_error e;
+  xio_err rc = cli_context(c, &ctx, &e);
+  if (rc == XIO_OK) rc = xio_container_list(ctx, url, prefix, on_container, &s, &e);
+  if (rc != XIO_OK) {
+    cJSON_Delete(s.array);
+    return cli_fail(c, rc, &e);
+  }
+  if (s.array)
+    cli_json_print(s.array);
+  else
+    cli_say(c, "%" PRIu64 " container%s", s.n, cli_plural(s.n));
+  return CLI_OK;
+}
+
+/* 1 when `url` parses and names an account but no container. */
+static int names_no_container(const char *url) {
+  xio_auth_url u;
+  xio_error ignored;
+  memset(&u, 0, sizeof u);
+  int account_only = xio_auth_url_parse(url, &u, &ignored) == XIO_OK && !u.container;
+  xio_auth_url_clear(&u);
+  return account_only;
+}
+
 static int run_ls(cli *c, int argc, char **argv) {
   const char *pos[1], *prefix = NULL, *page = NULL;
   int snaps = 0;
@@ -199,7 +253,13 @@ static int run_ls(cli *c, int argc, char **argv) {
   if (page && (r = cli_value_int(c, "--page-size", page, 1, 5000, &o.page_size)) != CLI_CONTINUE)
     return r;
   if (!cli_is_url(pos[0]))
-    return cli_usage_error(c, "CONTAINER_URL must be a container URL (http:// or https://)");
+    return cli_usage_error(c, "CONTAINER_URL must be a container or account URL (http:// or "
+                              "https://)");
+  if (names_no_container(pos[0])) {
+    if (snaps || page) return cli_usage_error(c, "--snapshots and --page-size list blobs: give a "
+                                                 "container URL");
+    return list_containers(c, pos[0], prefix);
+  }
   o.prefix = prefix;
   o.flags = XIO_LIST_ALLOCATED | (snaps ? XIO_LIST_SNAPSHOTS : 0u);
   ls_state s;
@@ -225,8 +285,10 @@ static int run_ls(cli *c, int argc, char **argv) {
 
 const cli_command cli_cmd_ls = {
     "ls",
-    "list the blobs of a container: size, kind, allocated bytes, lease, incomplete",
-    "ls CONTAINER_URL [--prefix P] [--snapshots] [--page-size N]",
+    "list the blobs of a container (size, kind, allocated bytes, lease, incomplete), or an "
+    "account's containers",
+    "ls CONTAINER_URL [--prefix P] [--snapshots] [--page-size N]\n"
+    "       ls ACCOUNT_URL [--prefix P]",
     "Lists the blobs of a container, one line each: name, logical size, kind (data\n"
     "or log for xio's page blobs, the blob type for others), allocated bytes (the\n"
     "page ranges, one request per page blob) and lease state; INCOMPLETE ends the\n"
@@ -235,6 +297,9 @@ const cli_command cli_cmd_ls = {
     "The listing is paged: it follows the service's continuation markers, so\n"
     "containers of any size are listed completely.\n"
     "A SAS as the credential must grant list (l) on the container.\n"
+    "Given an account URL (https://ACCOUNT.blob.core.windows.net, or\n"
+    "http://127.0.0.1:PORT/ACCOUNT on the emulator), lists the account's containers\n"
+    "with their last-modified dates (a SAS must be an account SAS granting list).\n"
     "\n"
     "  --prefix P        only blobs whose names start with P\n"
     "  --snapshots       also each blob's snapshots (lines starting with @ID)\n"

@@ -95,7 +95,7 @@ static const cli_row usage_rows[] = {
     {ARGS("--credentials"), 2, "option --credentials needs a value"},
     {ARGS("--cacert"), 2, "option --cacert needs a value"},
     {ARGS("ls"), 2, "missing CONTAINER_URL"},
-    {ARGS("ls", "@D"), 2, "CONTAINER_URL must be a container URL"},
+    {ARGS("ls", "@D"), 2, "CONTAINER_URL must be a container or account URL"},
     {ARGS("ls", "@C", "--page-size", "0"), 2, "--page-size"},
     {ARGS("cp", "@C/data.mdf"), 2, "missing DST"},
     {ARGS("cp", "@D/src.img", "@D/other.img"), 2, "SRC or DST must be a blob URL",

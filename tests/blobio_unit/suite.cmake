@@ -11,6 +11,7 @@ xio_add_suite(NAME blobio_unit
     ${CMAKE_CURRENT_LIST_DIR}/xml_error_test.c
     ${CMAKE_CURRENT_LIST_DIR}/xml_page_list_test.c
     ${CMAKE_CURRENT_LIST_DIR}/xml_blob_list_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/xml_container_list_test.c
     ${CMAKE_CURRENT_LIST_DIR}/buildfix.c
     ${CMAKE_CURRENT_LIST_DIR}/build_test.c
     ${CMAKE_CURRENT_LIST_DIR}/build_ops_test.c

@@ -2,7 +2,8 @@
  * ls_test.c - xio ls and xio snapshot list|delete against Azurite: an empty
  * container, a listing longer than one page (more than one List Blobs request in
  * the trace, every blob once, in order), leases as the service reports them, and
- * snapshots listed under their blob and deleted one by one.
+ * snapshots listed under their blob and deleted one by one; and an account URL,
+ * which lists the account's containers.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "clirun.h"
 #include "test.h"
+#include "util.h"
 
 /* A fresh container holding `n` blobs "f0.mdf".. of 512 bytes (created through the
  * CLI), or none; its URL into `cont`. */
@@ -228,5 +230,43 @@ TEST(ls_and_snapshot_list_delete) {
   XIO(&r, "snapshot", "delete", url);
   EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "--id");
+  clirun_free(&r);
+}
+
+/* ls ACCOUNT_URL lists containers: those under a prefix of this test's own, in
+ * order, in both output modes, with one List Containers request; the options that
+ * only list blobs are refused as usage. */
+TEST(ls_account_lists_containers) {
+  char base[64], name[96], url[512];
+  clirun r = {0};
+  clirun_container(base, sizeof base);
+  for (int i = 0; i < 3; i++) {
+    snprintf(name, sizeof name, "%s%d", base, i);
+    clirun_url(name, "x.mdf", url, sizeof url);
+    XIO(&r, "create", url, "--size", "512"); /* makes the container along with the blob */
+    EXPECT_EXIT(&r, 0);
+  }
+  XIO(&r, "ls", test_account_url(), "--prefix", base);
+  EXPECT_EXIT(&r, 0);
+  snprintf(name, sizeof name, "%s0 ", base);
+  const char *a = strstr(r.out, name);
+  snprintf(name, sizeof name, "%s2 ", base);
+  const char *c = strstr(r.out, name);
+  ASSERT(a && c && a < c);
+  ASSERT_CONTAINS(r.out, "3 containers");
+  ASSERT_EQ(clirun_trace_on(&r, "XIOTypeListFiles", test_account_url()), 1);
+  const char *const lists[] = {"XIOTypeListFiles", NULL};
+  ASSERT_EQ(clirun_trace_others(&r, lists), 0);
+  XIO(&r, "--json", "ls", test_account_url(), "--prefix", base);
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  ASSERT_EQ(cJSON_GetArraySize(j), 3);
+  snprintf(name, sizeof name, "%s1", base);
+  ASSERT_STR_EQ(clirun_str(cJSON_GetArrayItem(j, 1), "name"), name);
+  ASSERT(strlen(clirun_str(cJSON_GetArrayItem(j, 1), "last_modified")) > 20);
+  cJSON_Delete(j);
+  XIO(&r, "ls", test_account_url(), "--snapshots");
+  EXPECT_EXIT(&r, 2);
+  ASSERT_CONTAINS(r.err, "give a container URL");
   clirun_free(&r);
 }

@@ -118,6 +118,22 @@ typedef struct xio_blob_list {
 /** Frees what `l` owns and zeroes it; `l` may be NULL. */
 void xio_blob_list_clear(xio_blob_list *l);
 
+/** One container of a listing (List Containers). */
+typedef struct xio_blob_container {
+  char *name;             /* malloc'd */
+  char last_modified[40]; /* the service's HTTP date, or "" */
+} xio_blob_container;
+
+/** One page of containers, as xio_blob_list for blobs. */
+typedef struct xio_blob_container_list {
+  xio_blob_container *v; /* malloc'd */
+  size_t n;
+  char *next_marker; /* malloc'd, NULL when this was the last page */
+} xio_blob_container_list;
+
+/** Frees what `l` owns and zeroes it; `l` may be NULL. */
+void xio_blob_container_list_clear(xio_blob_container_list *l);
+
 typedef enum xio_blob_lease_action {
   XIO_BLOB_LEASE_ACQUIRE,
   XIO_BLOB_LEASE_RENEW,
@@ -173,6 +189,13 @@ xio_err xio_blob_call_list(const xio_blob_target *container, const char *prefix,
 xio_err xio_blob_call_list_include(const xio_blob_target *container, const char *prefix,
                                    const char *marker, int maxresults, unsigned include,
                                    xio_blob_call **out, xio_error *err);
+
+/** List Containers, one page, of the account `account` addresses (a URL of the
+ *  account or of anything in it; prefix, marker may be NULL; maxresults 0: service
+ *  default, else 1..5000). A SAS must be an account SAS granting list. */
+xio_err xio_blob_call_list_containers(const xio_blob_target *account, const char *prefix,
+                                      const char *marker, int maxresults, xio_blob_call **out,
+                                      xio_error *err);
 
 /** Create a page blob of `size` bytes (multiple of 512, <= 8 TiB), with optional
  *  metadata; cond->if_none_match = "*" makes it create-only. */
@@ -366,6 +389,11 @@ xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_ranges *out, char **nex
 
 /** The page of a finished list call. */
 xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out, xio_error *err);
+
+/** The page of a finished List Containers call, appended to `out` (which starts
+ *  zeroed); out->next_marker is replaced. Errors: as xio_blob_call_list_result. */
+xio_err xio_blob_call_container_list_result(const xio_blob_call *c, xio_blob_container_list *out,
+                                            xio_error *err);
 
 /** The copy state of a finished copy or get_properties call (all fields empty when
  *  the blob was never a copy's destination). Errors: XIO_EINVAL (the call did not

@@ -649,6 +649,30 @@ xio_list_options xio_list_options_default(void);
 xio_err xio_list(xio_ctx *ctx, const char *container_url, const xio_list_options *opts,
                  xio_list_fn fn, void *ud, xio_error *err);
 
+/** One container of an account's listing (xio_container_list). Strings are borrowed
+ *  for the duration of the callback. */
+typedef struct xio_container_entry {
+  const char *name;          /* the container's name */
+  const char *last_modified; /* the service's HTTP date, or "" */
+} xio_container_entry;
+
+/** Called once per container, by name; return 0 to go on, anything else to stop
+ *  (xio_container_list then returns XIO_ECANCELED). */
+typedef int (*xio_container_fn)(const xio_container_entry *e, void *ud);
+
+/**
+ * Lists the containers of the account `account_url` names (its endpoint, such as
+ * https://ACCOUNT.blob.core.windows.net or http://127.0.0.1:10000/devstoreaccount1,
+ * or any URL in it) whose names start with `prefix` (NULL: all), following the
+ * service's continuation markers, and calls `fn` for each. Each List Containers
+ * request is traced as XIOTypeListFiles on the account's log-safe URL. A SAS must be
+ * an account SAS that grants list. Errors: XIO_EINVAL (no context, URL or callback),
+ * XIO_EUNSUPPORTED (a local path), XIO_ECANCELED (`fn` stopped it), XIO_ENOMEM,
+ * credential and storage errors.
+ */
+xio_err xio_container_list(xio_ctx *ctx, const char *account_url, const char *prefix,
+                           xio_container_fn fn, void *ud, xio_error *err);
+
 /** Called while a copy runs, with the bytes copied so far and the total, on the
  *  calling thread. */
 typedef void (*xio_copy_progress_fn)(uint64_t copied, uint64_t total, void *ud);
