@@ -146,6 +146,7 @@ need_root() {
 # fuse_attach NAME DIR: the export NAME as the file DIR/nbd through nbdfuse.
 fuse_attach() {
   mkdir -p "$2"
+  rm -f "$scratch/fuse-$1.pid"
   nbdfuse -P "$scratch/fuse-$1.pid" "$2/nbd" --unix "$scratch/$1.sock" 2>"$scratch/fuse-$1.err" &
   pids+=("$!")
   fuses+=("$2")
@@ -154,3 +155,111 @@ fuse_attach() {
   return 1
 }
 fuse_detach() { fusermount3 -u "$1" 2>/dev/null || fusermount3 -uz "$1" 2>/dev/null; }
+
+# loop_attach FILE: a loop device with direct I/O on FILE, named in $loop (not a
+# command substitution: the teardown must know it).
+loop_attach() {
+  loop=$(losetup --direct-io=on -f --show "$1") || return 1
+  loops+=("$loop")
+}
+
+# pg CMD ARGS...: a PostgreSQL 15 program as the postgres user, on this case's
+# socket directory and port.
+pg() {
+  local cmd=$1; shift
+  runuser -u postgres -- "$pgbin/$cmd" "$@"
+}
+pgq() { pg psql -X -q -At -h "$scratch/run" -p 5439 -d postgres -v ON_ERROR_STOP=1 "$@"; }
+pg_start() {
+  pg pg_ctl -D "$pgdata" -l "$scratch/run/pg.log" -w -t 60 \
+    -o "-k $scratch/run -p 5439 -c listen_addresses= -c shared_buffers=32MB" start >/dev/null ||
+    { cat "$scratch/run/pg.log" >&2; return 1; }
+}
+
+# The export up to a mounted ext4 (nbdkit -> nbdfuse -> loop -> ext4) on $scratch/mnt.
+# $1: mkfs to make the file system, fsck to check it first.
+chain_up() {
+  fuse_attach a "$scratch/fuse" || die "nbdfuse"
+  loop_attach "$scratch/fuse/nbd" || die "losetup"
+  local l=$loop
+  if [ "$1" = mkfs ]; then
+    mkfs.ext4 -q "$l" || die "mkfs.ext4"
+  else
+    e2fsck -fy "$l" >"$scratch/fsck.log" 2>&1
+    local rc=$?
+    [ $rc -le 1 ] || die "e2fsck exit $rc: $(tail -5 "$scratch/fsck.log")"
+    say "e2fsck after the kill: exit $rc ($(tail -1 "$scratch/fsck.log"))"
+  fi
+  mkdir -p "$scratch/mnt"
+  mount "$l" "$scratch/mnt" || die "mount"
+  mounts+=("$scratch/mnt")
+}
+
+# Everything down after the kill: PostgreSQL (immediate), the mount, the loop
+# device, the FUSE mount; each as it can, since the export under them is gone.
+chain_down() {
+  pg pg_ctl -D "$pgdata" -m immediate stop >/dev/null 2>&1
+  local ppid_; ppid_=$(head -1 "$pgdata/postmaster.pid" 2>/dev/null)
+  [ -n "$ppid_" ] && kill -9 "$ppid_" 2>/dev/null
+  umount "$scratch/mnt" 2>/dev/null || umount -l "$scratch/mnt" || die "umount"
+  mounts=()
+  for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+  loops=()
+  fuse_detach "$scratch/fuse"
+  fuses=()
+}
+
+# PostgreSQL 15 on ext4 on the export: pgbench -i, a load that records each commit
+# PostgreSQL acknowledged, SIGKILL of nbdkit in the middle of it, a restart that
+# takes the lease over (the stale socket removed), fsck, PostgreSQL's crash
+# recovery: every acknowledged commit is there, pgbench's books balance and
+# pg_amcheck finds nothing wrong.
+case_postgres() {
+  need_root || return 77
+  [ -x "$pgbin/postgres" ] || die "PostgreSQL 15 is not installed ($pgbin): make deps"
+  local url; url=$(blob p)
+  chmod 755 "$scratch"
+  start_nbdkit a "$url" size=4G || die "nbdkit: $(cat "$scratch/a.err")"
+  chain_up mkfs
+  pgdata="$scratch/mnt/pg"
+  mkdir -p "$pgdata" "$scratch/run"
+  chown postgres: "$pgdata" "$scratch/run"
+  pg initdb -D "$pgdata" -A trust -U postgres >/dev/null || die "initdb"
+  pg_start || die "PostgreSQL did not start"
+  pg pgbench -i -q -s 2 -h "$scratch/run" -p 5439 postgres >/dev/null 2>&1 || die "pgbench -i"
+  pgq -c "CREATE TABLE acks (n int PRIMARY KEY)" || die "create table"
+  # The load: pgbench, and one session inserting 1, 2, 3, ... that prints "ack N"
+  # once PostgreSQL acknowledged the commit of N (autocommit).
+  pg pgbench -n -c 2 -T 60 -h "$scratch/run" -p 5439 postgres >"$scratch/pgbench.log" 2>&1 &
+  local bench=$!; pids+=("$bench")
+  seq 1 10000000 | sed 's/.*/INSERT INTO acks VALUES (&);\n\\echo ack &/' |
+    pgq >"$scratch/acks.out" 2>&1 &
+  local acker=$!; pids+=("$acker")
+  sleep 5
+  kill -9 "$pid_a"
+  wait "$pid_a" 2>/dev/null
+  say "nbdkit killed after $(grep -c '^ack ' "$scratch/acks.out") acknowledged commits"
+  for _ in $(seq 300); do kill -0 "$acker" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$acker" 2>/dev/null && die "the load went on for 30 s without its storage"
+  kill "$bench" 2>/dev/null
+  local acked; acked=$(grep '^ack ' "$scratch/acks.out" | tail -1 | cut -d' ' -f2)
+  [ -n "$acked" ] && [ "$acked" -gt 0 ] || die "no commit was acknowledged before the kill"
+  chain_down
+
+  rm -f "$scratch/a.sock" # the killed nbdkit's socket, left behind
+  start_nbdkit a "$url" takeover=1 || die "restart: $(cat "$scratch/a.err")"
+  chain_up fsck
+  pg_start || die "PostgreSQL's crash recovery failed"
+  grep -q "database system was interrupted\|redo done\|redo starts" "$scratch/run/pg.log" ||
+    say "(no recovery message in the log)"
+  local have; have=$(pgq -c "SELECT count(*) FROM acks WHERE n <= $acked") || die "query"
+  local extra; extra=$(pgq -c "SELECT count(*) FROM acks WHERE n > $acked")
+  say "acknowledged commits: $acked; present after recovery: $have (and $extra not yet acknowledged)"
+  [ "$have" -eq "$acked" ] || die "$((acked - have)) acknowledged commits lost"
+  local books; books=$(pgq -c "SELECT (SELECT sum(abalance) FROM pgbench_accounts) =
+    (SELECT coalesce(sum(delta), 0) FROM pgbench_history)")
+  [ "$books" = t ] || die "pgbench's accounts and history disagree after recovery"
+  pg pg_amcheck -h "$scratch/run" -p 5439 --install-missing -d postgres >"$scratch/amcheck" 2>&1 ||
+    die "pg_amcheck: $(head -20 "$scratch/amcheck")"
+  pg pg_ctl -D "$pgdata" -m fast stop >/dev/null || die "PostgreSQL did not stop"
+}

@@ -28,13 +28,14 @@ base="$XIO_TEST_BLOB_ENDPOINT/devstoreaccount1/nbdkit"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/nbdkit_test.XXXXXX") || die "no scratch directory"
 pids=() mounts=() loops=() fuses=()
+pgbin=/usr/lib/postgresql/15/bin pgdata=""
 
 # Teardown, whatever happened: PostgreSQL, mounts, loop devices, FUSE mounts, the
 # processes this script started (by their ids), then the scratch directory.
 cleanup() {
   local rc=$?
-  if [ -f "$scratch/pgdata/postmaster.pid" ]; then
-    runuser -u postgres -- "$pgbin/pg_ctl" -D "$scratch/pgdata" -m immediate stop >/dev/null 2>&1
+  if [ -n "$pgdata" ] && [ -f "$pgdata/postmaster.pid" ]; then
+    runuser -u postgres -- "$pgbin/pg_ctl" -D "$pgdata" -m immediate stop >/dev/null 2>&1
   fi
   for m in "${mounts[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
   for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
