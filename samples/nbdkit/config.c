@@ -5,7 +5,7 @@
  * environment, read by the xio context (AZURE_STORAGE_CONNECTION_STRING,
  * XIO_CREDENTIALS, Entra ID, XIO_TRACE), as for the xio command.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE    200809L
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 #include <stdlib.h>
@@ -37,8 +37,7 @@ static int parse_size(const char *value) {
     return -1;
   }
   if (size == 0 || size % 512 != 0 || size > XIO_FILE_MAX_SIZE) {
-    nbdkit_error("xio: size=%s: must be a positive multiple of 512 bytes of at most 8T",
-                 value);
+    nbdkit_error("xio: size=%s: must be a positive multiple of 512 bytes of at most 8T", value);
     return -1;
   }
   xio__nbd_cfg.size = size;

@@ -20,8 +20,7 @@ static int add(struct nbdkit_extents *extents, uint64_t from, uint64_t to, uint3
   return nbdkit_add_extent(extents, from, to - from, type);
 }
 
-int xio__nbd_extents(uint32_t count, uint64_t offset, int req_one,
-                     struct nbdkit_extents *extents) {
+int xio__nbd_extents(uint32_t count, uint64_t offset, int req_one, struct nbdkit_extents *extents) {
   xio_ranges r;
   xio_error err;
   memset(&r, 0, sizeof r);

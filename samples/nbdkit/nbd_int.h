@@ -20,11 +20,11 @@
 
 /** The plugin's parameters, as nbdkit passed them. */
 typedef struct xio__nbd_config {
-  char *url;        /* url=: any xio target (malloc'd), required */
-  uint64_t size;    /* size=: the size to create with (0: none given) */
-  int resize;       /* resize=1: an existing target of another size is resized */
-  int takeover;     /* takeover=1: break another holder's lease */
-  int has_size;     /* size= was given */
+  char *url;     /* url=: any xio target (malloc'd), required */
+  uint64_t size; /* size=: the size to create with (0: none given) */
+  int resize;    /* resize=1: an existing target of another size is resized */
+  int takeover;  /* takeover=1: break another holder's lease */
+  int has_size;  /* size= was given */
 } xio__nbd_config;
 
 /** The one configuration of the loaded plugin. */
@@ -43,11 +43,11 @@ void xio__nbd_config_free(void);
 
 /** The help text of the parameters, for nbdkit's --help. */
 #define XIO__NBD_CONFIG_HELP                                                                       \
-  "url=URL        (required) the page blob (URL, SAS URL, snapshot URL) or local file\n"          \
-  "size=SIZE      create the target with this size when it does not exist\n"                    \
-  "resize=1       an existing target of another size than size= is resized to it\n"             \
-  "takeover=1     break another client's lease on the target and serve it\n"                    \
-  "Credentials: AZURE_STORAGE_CONNECTION_STRING, a SAS in the URL, XIO_CREDENTIALS or\n"       \
+  "url=URL        (required) the page blob (URL, SAS URL, snapshot URL) or local file\n"           \
+  "size=SIZE      create the target with this size when it does not exist\n"                       \
+  "resize=1       an existing target of another size than size= is resized to it\n"                \
+  "takeover=1     break another client's lease on the target and serve it\n"                       \
+  "Credentials: AZURE_STORAGE_CONNECTION_STRING, a SAS in the URL, XIO_CREDENTIALS or\n"           \
   "Entra ID, as the xio command. XIO_TRACE=FILE writes one JSON line per request."
 
 /* ---------------------------------------------------------- export.c ---- */
@@ -143,7 +143,6 @@ struct nbdkit_extents;
 
 /** extents: the allocated ranges of the target over [offset, offset+count) as data,
  *  the rest as HOLE|ZERO. `req_one` stops after the first extent. 0 or -1. */
-int xio__nbd_extents(uint32_t count, uint64_t offset, int req_one,
-                     struct nbdkit_extents *extents);
+int xio__nbd_extents(uint32_t count, uint64_t offset, int req_one, struct nbdkit_extents *extents);
 
 #endif /* XIO_NBD_INT_H */

@@ -50,11 +50,10 @@ static int64_t xio_nbd_get_size(void *h) {
   return (int64_t)xio__nbd_ex.size;
 }
 
-static int xio_nbd_block_size(void *h, uint32_t *minimum, uint32_t *preferred,
-                              uint32_t *maximum) {
+static int xio_nbd_block_size(void *h, uint32_t *minimum, uint32_t *preferred, uint32_t *maximum) {
   (void)h;
-  *minimum = 512;               /* a page */
-  *preferred = 4096;            /* what file systems write */
+  *minimum = 512;                /* a page */
+  *preferred = 4096;             /* what file systems write */
   *maximum = 4u * 1024u * 1024u; /* Put Page's largest */
   return 0;
 }

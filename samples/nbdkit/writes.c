@@ -48,8 +48,8 @@ static int send_plan(const xio__nbd_plan *plan, const char *buf, uint64_t offset
   }
   for (size_t i = 0; i < submitted; i++) {
     if (xio_io_wait(&ios[i]) != XIO_OK && rc == 0)
-      rc = xio__nbd_fail(ios[i].op == XIO_IO_ZERO ? "clear" : "write", ios[i].offset,
-                         ios[i].length, &ios[i].error);
+      rc = xio__nbd_fail(ios[i].op == XIO_IO_ZERO ? "clear" : "write", ios[i].offset, ios[i].length,
+                         &ios[i].error);
   }
   free(ios);
   return rc;
@@ -103,8 +103,7 @@ int xio__nbd_zero(uint32_t count, uint64_t offset) {
 int xio__nbd_flush(void) {
   xio_error err;
   memset(&err, 0, sizeof err);
-  if (xio_file_flush(xio__nbd_ex.file, &err) != XIO_OK)
-    return xio__nbd_fail("flush", 0, 0, &err);
+  if (xio_file_flush(xio__nbd_ex.file, &err) != XIO_OK) return xio__nbd_fail("flush", 0, 0, &err);
   if (xio_file_lease_lost(xio__nbd_ex.file)) {
     nbdkit_error("xio: flush: the lease on %s is lost (another client took the target "
                  "over): writes are refused",

@@ -102,7 +102,8 @@ int xio__nbd_plan_write(const void *buf, size_t len, xio__nbd_plan *out) {
   }
   split(buf, len, out);
   size_t split_reqs = 0;
-  for (size_t i = 0; i < out->n; i++) split_reqs += piece_requests(&out->v[i]);
+  for (size_t i = 0; i < out->n; i++)
+    split_reqs += piece_requests(&out->v[i]);
   size_t plain_reqs = (len + XIO__NBD_MAX_REQUEST - 1) / XIO__NBD_MAX_REQUEST;
   if (out->n <= 1) return 0;
   if (split_reqs > plain_reqs &&

@@ -60,9 +60,9 @@ static int failed(const char *step) {
 /* Runs one step at argv[0]; returns how many arguments it took, or -1 on failure. */
 static int step(struct nbd_handle *h, int argc, char **argv) {
   const char *s = argv[0];
-  int args = strcmp(s, "flush") == 0 ? 0
+  int args = strcmp(s, "flush") == 0                              ? 0
              : (strcmp(s, "zero") == 0 || strcmp(s, "trim") == 0) ? 2
-                                                                    : 3;
+                                                                  : 3;
   if (argc < args + 1) {
     fprintf(stderr, "nbd_probe: %s needs %d arguments\n", s, args);
     exit(2);

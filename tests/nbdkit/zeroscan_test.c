@@ -15,7 +15,8 @@
 static unsigned char *buffer(size_t len, const size_t *blocks, size_t n) {
   unsigned char *b = calloc(1, len);
   ASSERT(b != NULL);
-  for (size_t i = 0; i < n; i++) memset(b + blocks[i], 0xab, 4 * KIB);
+  for (size_t i = 0; i < n; i++)
+    memset(b + blocks[i], 0xab, 4 * KIB);
   return b;
 }
 
@@ -62,7 +63,8 @@ TEST(data_then_long_zeros_splits) {
 TEST(short_zero_runs_ride_along) {
   /* data every 32 KiB: no zero run reaches 64 KiB, so one plain write */
   size_t at[32];
-  for (size_t i = 0; i < 32; i++) at[i] = i * 32 * KIB;
+  for (size_t i = 0; i < 32; i++)
+    at[i] = i * 32 * KIB;
   unsigned char *b = buffer(MIB, at, 32);
   xio__nbd_plan p;
   ASSERT_EQ(xio__nbd_plan_write(b, MIB, &p), 0);
@@ -118,7 +120,8 @@ TEST(odd_tail_is_covered) {
   xio__nbd_plan p;
   ASSERT_EQ(xio__nbd_plan_write(b, len, &p), 0);
   size_t covered = 0;
-  for (size_t i = 0; i < p.n; i++) covered += p.v[i].len;
+  for (size_t i = 0; i < p.n; i++)
+    covered += p.v[i].len;
   ASSERT_EQ(covered, len);
   ASSERT_EQ(p.v[p.n - 1].clear, 0); /* the last byte is data */
   xio__nbd_plan_free(&p);
