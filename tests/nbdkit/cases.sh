@@ -15,6 +15,14 @@ case_map() {
   [ "$(wc -l < "$scratch/map")" -eq 3 ] || die "3 data extents expected"
   printf '1048576 4096\n10485760 1048576\n41943040 65536\n' | diff - "$scratch/map" ||
     die "the data extents are not the three written ranges"
+  # A snapshot URL serves read-only, the same map and data, with no lease.
+  local id; id=$("$xio" --quiet snapshot "$url") || die "xio snapshot"
+  start_nbdkit s "$url?snapshot=$id" || die "nbdkit on the snapshot: $(cat "$scratch/s.err")"
+  nbdinfo "$(uri s)" | grep -q 'is_read_only: true' || die "the snapshot export is writable"
+  map_data "$(uri s)" | diff "$scratch/map" - || die "the snapshot's map differs"
+  "$probe" "$(uri s)" expect 10M 1M 2 || die "the snapshot's data"
+  local out; out=$("$probe" "$(uri s)" write 0 4K 1) && die "a write to the snapshot succeeded"
+  stop_nbdkit s
 }
 
 # nbdcopy of a 256 MiB file with holes in and out: byte-identical, holes kept on the
