@@ -234,7 +234,7 @@ case_postgres() {
   chown postgres: "$pgdata" "$scratch/run"
   pg initdb -D "$pgdata" -A trust -U postgres >/dev/null || die "initdb"
   pg_start || die "PostgreSQL did not start"
-  pg pgbench -i -q -s 2 -h "$scratch/run" -p 5439 postgres >/dev/null 2>&1 || die "pgbench -i"
+  pg pgbench -i -q -s 1 -h "$scratch/run" -p 5439 postgres >/dev/null 2>&1 || die "pgbench -i"
   pgq -c "CREATE TABLE acks (n int PRIMARY KEY)" || die "create table"
   # The load: pgbench, and one session inserting 1, 2, 3, ... that prints "ack N"
   # once PostgreSQL acknowledged the commit of N (autocommit).
@@ -243,7 +243,7 @@ case_postgres() {
   seq 1 10000000 | sed 's/.*/INSERT INTO acks VALUES (&);\n\\echo ack &/' |
     pgq >"$scratch/acks.out" 2>&1 &
   local acker=$!; pids+=("$acker")
-  sleep 5
+  sleep 4
   kill -9 "$pid_a"
   wait "$pid_a" 2>/dev/null
   say "nbdkit killed after $(grep -c '^ack ' "$scratch/acks.out") acknowledged commits"
