@@ -94,7 +94,7 @@ static void plain(xio__nbd_plan *p, size_t len) {
 int xio__nbd_plan_write(const void *buf, size_t len, xio__nbd_plan *out) {
   memset(out, 0, sizeof *out);
   size_t cap = len / XIO__NBD_ZERO_UNIT + 2;
-  out->v = malloc(cap * sizeof *out->v);
+  out->v = calloc(cap, sizeof *out->v);
   if (!out->v) return -1;
   if (len > 0 && xio__nbd_all_zero(buf, len)) {
     add_piece(out, 0, len, 1);
