@@ -8,7 +8,7 @@ MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan build-tsan test test-asan test-tsan test-fast demo bench format \
-        lint clean bench-sqlite bench-peers fuzz soak
+        lint clean bench-sqlite bench-peers bench-nbdkit fuzz soak
 
 all: build
 
@@ -79,6 +79,14 @@ bench-sqlite: build
 	  $(BUILD)/samples/sqlite/xio-sqlite-bench --endpoint-file "$$state/endpoint" \
 	    --local-dir "$$out" --out "$$out/sqlite.md"; \
 	  rc=$$?; echo "bench-sqlite: report in $$out/sqlite.md"; exit $$rc
+
+# The nbdkit plugin's benchmark (samples/nbdkit/bench/bench.sh, as root): fio through
+# NBD on a page blob, on nbdkit's memory plugin and xio-bench's random I/O; pgbench on
+# ext4 on the export against a local file; bytes shipped vs cleared by mkfs.ext4 and
+# new WAL segments. An Azurite of its own; the report in $(BUILD)/bench-nbdkit.md
+# (copy it to docs/benchmarks/nbdkit.md). FIO_SECONDS, PGBENCH_SECONDS, PGBENCH_SCALE.
+bench-nbdkit: build
+	@samples/nbdkit/bench/bench.sh $(BUILD) $(abspath $(BUILD))/bench-nbdkit.md
 
 # The fault soak (tests/soak/) at length: each soak test runs SOAK_SECONDS (default
 # 300, ten minutes for the two) through the fault proxy, each on a fresh Azurite

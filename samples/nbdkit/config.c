@@ -1,0 +1,87 @@
+/*
+ * config.c - the plugin's parameters: url= (the target), size= (create with this
+ * size), resize=1 (change an existing target's size to size=) and takeover=1
+ * (break another client's lease). Credentials and tracing come from the
+ * environment, read by the xio context (AZURE_STORAGE_CONNECTION_STRING,
+ * XIO_CREDENTIALS, Entra ID, XIO_TRACE), as for the xio command.
+ */
+#define _POSIX_C_SOURCE    200809L
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nbd_int.h"
+
+xio__nbd_config xio__nbd_cfg;
+
+/* A 0/1 parameter into `out`. 0, or -1 after nbdkit_error. */
+static int parse_flag(const char *key, const char *value, int *out) {
+  int b = nbdkit_parse_bool(value);
+  if (b == -1) {
+    nbdkit_error("xio: %s=%s: not a boolean (use 1 or 0)", key, value);
+    return -1;
+  }
+  *out = b;
+  return 0;
+}
+
+/* size= into the configuration: a size xio reads ("4G"), a whole number of 512-byte
+ * pages, at most a page blob's limit. 0, or -1 after nbdkit_error. */
+static int parse_size(const char *value) {
+  uint64_t size = 0;
+  xio_error err;
+  memset(&err, 0, sizeof err);
+  if (xio_size_parse(value, &size, &err) != XIO_OK) {
+    nbdkit_error("xio: size=%s: %s", value, err.message);
+    return -1;
+  }
+  if (size == 0 || size % 512 != 0 || size > XIO_FILE_MAX_SIZE) {
+    nbdkit_error("xio: size=%s: must be a positive multiple of 512 bytes of at most 8T", value);
+    return -1;
+  }
+  xio__nbd_cfg.size = size;
+  xio__nbd_cfg.has_size = 1;
+  return 0;
+}
+
+int xio__nbd_config_key(const char *key, const char *value) {
+  if (strcmp(key, "url") == 0) {
+    if (xio__nbd_cfg.url) {
+      nbdkit_error("xio: url= given twice");
+      return -1;
+    }
+    if (xio_target_classify(value) == XIO_TARGET_UNSUPPORTED) {
+      nbdkit_error("xio: url=: not a page-blob URL (http, https) or local path");
+      return -1;
+    }
+    xio__nbd_cfg.url = strdup(value);
+    if (!xio__nbd_cfg.url) {
+      nbdkit_error("xio: out of memory");
+      return -1;
+    }
+    return 0;
+  }
+  if (strcmp(key, "size") == 0) return parse_size(value);
+  if (strcmp(key, "resize") == 0) return parse_flag(key, value, &xio__nbd_cfg.resize);
+  if (strcmp(key, "takeover") == 0) return parse_flag(key, value, &xio__nbd_cfg.takeover);
+  nbdkit_error("xio: unknown parameter '%s' (url=, size=, resize=, takeover=)", key);
+  return -1;
+}
+
+int xio__nbd_config_complete(void) {
+  if (!xio__nbd_cfg.url) {
+    nbdkit_error("xio: url= is required (a page-blob URL or a local path)");
+    return -1;
+  }
+  if (xio__nbd_cfg.resize && !xio__nbd_cfg.has_size) {
+    nbdkit_error("xio: resize=1 needs size=");
+    return -1;
+  }
+  return 0;
+}
+
+void xio__nbd_config_free(void) {
+  free(xio__nbd_cfg.url);
+  memset(&xio__nbd_cfg, 0, sizeof xio__nbd_cfg);
+}

@@ -1,0 +1,134 @@
+/*
+ * export.c - the served target: one xio context and one open file for the whole
+ * nbdkit process, made after nbdkit forked into the background (the context runs
+ * threads, which a fork would lose) and closed when nbdkit stops.
+ *
+ * A writable target is opened exclusively: the file holds the blob's lease for the
+ * export's whole life, renewed by the context's lease keeper, so no second export
+ * (or any other xio writer) can write it meanwhile. takeover=1 breaks another
+ * holder's lease first; that holder's later writes then fail. A clean stop
+ * (SIGTERM, SIGINT, the last client of --run leaving) runs cleanup, which closes
+ * the file and so releases the lease; a killed process leaves the lease to expire
+ * or to be taken over. A snapshot URL is served read-only, with no lease.
+ */
+#define NBDKIT_API_VERSION 2
+#include <errno.h>
+#include <inttypes.h>
+#include <nbdkit-plugin.h>
+#include <string.h>
+
+#include "nbd_int.h"
+
+xio__nbd_export xio__nbd_ex;
+
+int xio__nbd_fail(const char *op, uint64_t offset, uint64_t len, const xio_error *err) {
+  nbdkit_error("xio: %s at %" PRIu64 "+%" PRIu64 ": %s: %s", op, offset, len,
+               xio_err_name(err->code), err->message[0] ? err->message : xio_strerror(err->code));
+  int e = EIO;
+  if (err->code == XIO_ENOMEM) e = ENOMEM;
+  if (err->code == XIO_EREADONLY) e = EROFS;
+  nbdkit_set_error(e);
+  return -1;
+}
+
+/* 1 when the URL names a snapshot (a "snapshot=" parameter in its query). */
+static int is_snapshot_url(const char *url) {
+  const char *q = strchr(url, '?');
+  return q && (strstr(q, "?snapshot=") || strstr(q, "&snapshot="));
+}
+
+/* The refusal of an open that found the target leased by another client: names the
+ * lease as the service reports it and the way to take over. Returns -1. */
+static int refuse_busy(const xio_error *err) {
+  xio_file_info info;
+  xio_error e2;
+  memset(&info, 0, sizeof info);
+  memset(&e2, 0, sizeof e2);
+  const char *state = "leased", *duration = "";
+  if (xio_stat(xio__nbd_ex.ctx, xio__nbd_cfg.url, &info, &e2) == XIO_OK) {
+    if (info.lease_state[0]) state = info.lease_state;
+    duration = info.lease_duration;
+  }
+  nbdkit_error("xio: %s is in use: another client holds its lease (lease state %s%s%s; "
+               "another nbdkit or xio program serving it). Stop that one, or start with "
+               "takeover=1 to break its lease (its writes then fail) [%s]",
+               err->target[0] ? err->target : "the target", state, duration[0] ? ", duration " : "",
+               duration, xio_err_name(err->code));
+  return -1;
+}
+
+/* Brings an existing target to size= when resize=1, or refuses a size mismatch.
+ * 0, or -1 after nbdkit_error. */
+static int check_size(void) {
+  uint64_t have = xio_file_size(xio__nbd_ex.file);
+  if (!xio__nbd_cfg.has_size || have == xio__nbd_cfg.size) return 0;
+  if (!xio__nbd_cfg.resize) {
+    nbdkit_error("xio: the target exists with size %" PRIu64 ", not size=%" PRIu64
+                 ": give resize=1 to resize it, or leave size= out to serve it as it is",
+                 have, xio__nbd_cfg.size);
+    return -1;
+  }
+  xio_error err;
+  memset(&err, 0, sizeof err);
+  if (xio_file_set_size(xio__nbd_ex.file, xio__nbd_cfg.size, XIO_INIT_CLEAR, &err) != XIO_OK)
+    return xio__nbd_fail("resize", 0, xio__nbd_cfg.size, &err);
+  return 0;
+}
+
+/* The open flags the configuration asks for. */
+static xio_open_options open_options(void) {
+  xio_open_options o = xio_open_options_default();
+  if (xio__nbd_ex.readonly) {
+    o.flags = XIO_OPEN_READONLY;
+    return o;
+  }
+  o.flags = XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED;
+  if (xio__nbd_cfg.takeover) o.flags |= XIO_OPEN_BREAK_LEASE;
+  if (xio__nbd_cfg.has_size) {
+    o.flags |= XIO_OPEN_CREATE;
+    o.size = xio__nbd_cfg.size;
+    o.init = XIO_INIT_NONE; /* a new page blob reads as zeros already */
+  }
+  return o;
+}
+
+int xio__nbd_export_open(void) {
+  xio_error err;
+  memset(&err, 0, sizeof err);
+  xio_ctx_options co = xio_ctx_options_default(); /* environment: credentials, XIO_TRACE */
+  if (xio_ctx_new(&co, &xio__nbd_ex.ctx, &err) != XIO_OK) {
+    nbdkit_error("xio: cannot start: %s: %s", xio_err_name(err.code), err.message);
+    return -1;
+  }
+  xio__nbd_ex.readonly = is_snapshot_url(xio__nbd_cfg.url);
+  xio_open_options o = open_options();
+  xio_err rc = xio_file_open(xio__nbd_ex.ctx, xio__nbd_cfg.url, &o, &xio__nbd_ex.file, &err);
+  if (rc == XIO_EBUSY) return refuse_busy(&err);
+  if (rc == XIO_ENOTFOUND && !xio__nbd_cfg.has_size && !xio__nbd_ex.readonly) {
+    nbdkit_error("xio: %s does not exist: give size= to create it", err.target);
+    return -1;
+  }
+  if (rc != XIO_OK) {
+    nbdkit_error("xio: cannot open %s: %s: %s", err.target[0] ? err.target : "the target",
+                 xio_err_name(rc), err.message);
+    return -1;
+  }
+  if (!xio__nbd_ex.readonly && check_size() != 0) return -1;
+  xio__nbd_ex.size = xio_file_size(xio__nbd_ex.file);
+  nbdkit_debug("xio: serving %s (%s, %" PRIu64 " bytes%s)", xio_file_path(xio__nbd_ex.file),
+               xio_file_backend(xio__nbd_ex.file), xio__nbd_ex.size,
+               xio__nbd_ex.readonly ? ", read-only snapshot" : ", lease held");
+  return 0;
+}
+
+void xio__nbd_export_close(void) {
+  if (xio__nbd_ex.file) {
+    xio_error err;
+    memset(&err, 0, sizeof err);
+    if (xio_file_close(xio__nbd_ex.file, &err) != XIO_OK)
+      nbdkit_error("xio: close: %s: %s", xio_err_name(err.code), err.message);
+    xio__nbd_ex.file = NULL;
+  }
+  xio_ctx_free(xio__nbd_ex.ctx);
+  xio__nbd_ex.ctx = NULL;
+}
