@@ -6,7 +6,7 @@
  * 4 MiB points straight into the ring, so no byte is copied by the command; its
  * bytes must be contiguous there, so no request may run past the ring's end onto
  * its start, and the caller sends the request being built before that could
- * happen (transfer.c: make_room). A load never runs past it: it stays inside one
+ * happen (put.c: make_room). A load never runs past it: it stays inside one
  * 4 MiB-aligned chunk, the ring is a whole number of chunks, and the O_DIRECT
  * round-up of the file's last partial block stays inside its chunk. The caller
  * also keeps what is live (the requests in flight, the one being built, the chunk
