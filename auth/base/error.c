@@ -3,7 +3,8 @@
  * fill and format an xio_error detail record.
  * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE           200809L
+#define XIO__ERROR_SET_DEFINITION /* not the analyzer's stand-in of error.h */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

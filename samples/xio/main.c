@@ -77,12 +77,14 @@ static const char globals[] =
 
 static void print_help(FILE *out) {
   fputs(intro, out);
+  /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
   fputs(globals, out);
 }
 
 static const cli_command *find_command(const char *name) {
+  /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
   for (size_t i = 0; i < NCOMMANDS; i++)
     if (strcmp(commands[i]->name, name) == 0) return commands[i];
   return NULL;

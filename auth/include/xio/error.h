@@ -137,6 +137,11 @@ void xio_error_clear(xio_error *e);
  */
 xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+#if defined(__clang_analyzer__) && !defined(XIO__ERROR_SET_DEFINITION)
+/* The static analyzer sees one file at a time, so it cannot know that the call
+ * returns `code`, and follows paths where a failure returned XIO_OK. */
+#define xio_error_set(e, code, ...) (xio_error_set((e), (code), __VA_ARGS__), (code))
+#endif
 
 /**
  * Records the failure of system call `call` (errno `errnum`) during `operation` on
