@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "events_int.h"
+#include <xio/error_int.h>
 
 #define MAX_EVENTS 64
 

@@ -36,6 +36,7 @@
 #include <openssl/x509v3.h>
 
 #include <xio/alloc.h>
+#include <xio/error_int.h>
 
 #include "tls_int.h"
 

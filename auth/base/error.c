@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <xio/error.h>
+#include <xio/error_int.h>
 
 const char *xio_strerror(xio_err code) {
   switch (code) {

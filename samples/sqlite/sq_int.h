@@ -28,6 +28,7 @@ SQLITE_EXTENSION_INIT3
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <xio/error_int.h>
 #include <xio/xio.h>
 
 #define XIO__SQ_SECTOR   512u

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <xio/url_int.h>
 #include <xio/xio.h>
 
 #include "samples_common.h"
