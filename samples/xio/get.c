@@ -25,8 +25,8 @@
  *
  * Memory is bounded by design, whatever the file's size. With N reads in flight
  * (--in-flight, default GET_IN_FLIGHT = 4): peak RSS <= N x 8 MiB of read buffers
- * + fixed, where fixed (program, libraries, connections, the library's own
- * buffers) measures about 18 MiB: about 50 MiB at the default. The command
+ * + a fixed part (program, libraries, connections, the library's own buffers;
+ * measured: docs/benchmarks/design.md#transfer-memory). The command
  * allocates nothing per byte of file: its only buffers are the N reads'.
  * What put and get share (--in-flight, stop signals) is in transfer.c.
  */

@@ -19,7 +19,8 @@
  * Memory is bounded by design, whatever the file's size. With N writes in flight
  * (--in-flight, default PUT_IN_FLIGHT = 6): peak RSS <= (N + 2) x 4 MiB (CHUNK) of
  * ring (the requests in flight, the one being built and the chunk being scanned)
- * + fixed, about 24 MiB here: at most 56 MiB at the default, 53 to 56 MiB measured.
+ * + a fixed part (program, libraries, connections, the library's own buffers;
+ * measured: docs/benchmarks/design.md#transfer-memory).
  * The command allocates nothing per byte of file: its only buffer is the ring.
  * What put and get share (--in-flight, stop signals) is in transfer.c.
  */
