@@ -134,7 +134,7 @@ lint: build
 	@scripts/install-deps.sh clang-tidy cppcheck
 	@git ls-files '*.c' | grep -v '^tests/' | xargs clang-tidy -p $(BUILD) --quiet
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --suppress=missingIncludeSystem --inline-suppr -I auth/include -I blobio/include \
+	  --suppress=missingIncludeSystem --inline-suppr -I auth/include -I auth/internal -I blobio/include \
 	  -I xio/include auth blobio xio samples
 
 clean:
