@@ -139,13 +139,16 @@ fuzz:
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target xio_fuzzers
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
-format:
+# Rewrites the tracked C sources and headers to .clang-format; make test checks the
+# same files (tests/format/check.sh, ctest -L format) and fails on drift.
+format: deps
 	@git ls-files '*.c' '*.h' | xargs clang-format -i
 
 lint: build
+	@scripts/install-deps.sh clang-tidy cppcheck
 	@git ls-files '*.c' | grep -v '^tests/' | xargs clang-tidy -p $(BUILD) --quiet
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --suppress=missingIncludeSystem --inline-suppr -I auth/include -I blobio/include \
+	  --suppress=missingIncludeSystem --inline-suppr -I auth/include -I auth/internal -I blobio/include \
 	  -I xio/include auth blobio xio samples
 
 clean:

@@ -10,6 +10,7 @@
 
 #include <xio/alloc.h>
 #include <xio/blob_alloc.h>
+#include <xio/error_int.h>
 
 xio_err xio_blob_share_allocator(xio_error *err) {
   cJSON_Hooks hooks = {xio_malloc, xio_free};

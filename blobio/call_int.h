@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <xio/blob.h>
+#include <xio/url_int.h>
 
 /* A header list: owned name/value pairs in insertion order. */
 typedef struct xio__blob_hdr {

@@ -1,16 +1,17 @@
 /*
  * crc64_clmul.c - CRC-64/NVME by carry-less multiplication (x86-64 PCLMULQDQ),
- * folding 128 bytes per step and ending with a Barrett reduction; several times
- * faster than slicing-by-8 on the 4 MiB bodies of Put Page. checksum.c calls it
- * only where the CPU has PCLMULQDQ and SSE4.1; the functions that use them carry
+ * folding 128 bytes per step and ending with a Barrett reduction; much faster than
+ * slicing-by-8 on the 4 MiB bodies of Put Page (docs/benchmarks/design.md#crc64-clmul). checksum.c
+ * calls it only where the CPU has PCLMULQDQ and SSE4.1; the functions that use them carry
  * __attribute__((target)), so the rest of the project is built for the baseline.
  * On other architectures or compilers the file holds stubs (never chosen).
  *
  * Where the CPU also has VPCLMULQDQ and AVX2 (x86-64 since about 2019: AMD Zen 3,
  * Intel Ice Lake), xio__blob_crc64_vpclmul folds two blocks per instruction in
  * 256-bit registers, 256 bytes per step. The 128-bit version is bound by the
- * multiplier, not by memory: it runs at the same 14 GB/s whether the bytes are in
- * cache or not; the wide one at about twice that. Both end the same way.
+ * multiplier, not by memory: it runs as fast whether the bytes are in cache or
+ * not, so doing twice the work per instruction is what makes the wide one faster.
+ * Both end the same way.
  *
  * Notation. Polynomials are over GF(2); P = x^64 + 0xAD93D23594C93659 (normal
  * form). The CRC is reflected: the first bit of the message is the lowest bit of

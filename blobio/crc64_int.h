@@ -35,7 +35,7 @@ uint64_t xio__blob_crc64_clmul(uint64_t crc, const void *data, size_t n);
 int xio__blob_crc64_vpclmul_supported(void);
 
 /** The same folding two blocks per instruction (VPCLMULQDQ on 256-bit registers),
- *  about twice the speed of xio__blob_crc64_clmul on long inputs; inputs under
+ *  faster than xio__blob_crc64_clmul on long inputs; inputs under
  *  256 bytes go to that one. Call only when xio__blob_crc64_vpclmul_supported();
  *  where the build has no such version it is the table implementation. */
 uint64_t xio__blob_crc64_vpclmul(uint64_t crc, const void *data, size_t n);

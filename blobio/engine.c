@@ -511,6 +511,7 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
   if (ca_file && !(e->opts.ca_file = xio_strdup(ca_file)))
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (RAND_bytes((unsigned char *)&e->rng, sizeof e->rng) != 1) e->rng = (uint64_t)(uintptr_t)e;
+  /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
   e->active = xio_calloc((size_t)e->opts.max_in_flight, sizeof *e->active);
   if (!e->active) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   CURLcode grc = curl_global_init(CURL_GLOBAL_DEFAULT);

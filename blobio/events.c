@@ -5,15 +5,12 @@
  * libcurl drives its transfers in one of two ways. curl_multi_perform runs every
  * transfer on each call, and each checks its own socket with a poll of its own, so
  * each pass of the loop costs a poll per transfer plus the wait's poll over all of
- * them: an upload of 1 GiB in six connections made some 7,000 passes and 48,700
- * polls. curl_multi_socket_action runs only the transfers whose socket the kernel
- * reported ready, with what it reported, and libcurl says which sockets to watch
- * for what (CURLMOPT_SOCKETFUNCTION) and when its next timeout falls
- * (CURLMOPT_TIMERFUNCTION): the engine keeps them in an epoll set, which the
- * kernel maintains between waits instead of taking the whole list on every wait.
- * The same upload then makes 7,500 waits and 800 epoll changes instead of 48,700
- * polls, and its client CPU over plain HTTP falls from 0.53 s to 0.46 s (median
- * of five, each on a fresh Azurite); a download of 1 GiB from 0.29 s to 0.27 s.
+ * them, thousands of polls per GiB. curl_multi_socket_action runs only the transfers whose socket
+ * the kernel reported ready, with what it reported, and libcurl says which sockets to watch for
+ * what (CURLMOPT_SOCKETFUNCTION) and when its next timeout falls (CURLMOPT_TIMERFUNCTION): the
+ * engine keeps them in an epoll set, which the kernel maintains between waits instead of taking the
+ * whole list on every wait. An upload then makes far fewer system calls and uses less client CPU, a
+ * download a little less (measured: docs/benchmarks/design.md#engine-epoll).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +20,7 @@
 #include <unistd.h>
 
 #include "events_int.h"
+#include <xio/error_int.h>
 
 #define MAX_EVENTS 64
 

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 
 #include "limits_int.h"
+#include <xio/error_int.h>
 
 xio_err xio__blob_check_size(const char *op, uint64_t size, xio_error *err) {
   if (size % XIO_BLOB_PAGE_SIZE)

@@ -5,10 +5,9 @@
  *
  * OpenSSL hands each record to its write BIO on its own, and libcurl's BIO sends
  * each at once: one send per 16 KiB of a request body, and on loopback each send
- * also does the peer's TCP receive work. Measured with `xio put` over HTTPS against
- * the emulator, gathering up to GATHER_BUFFER bytes cut the sends of 256 MiB from
- * 16,537 to 1,433, and the client's CPU for 512 MiB (medians of five, twice) from
- * 0.75 to 0.58 s and from 0.70 to 0.66 s, the extra copy into the buffer included.
+ * also does the peer's TCP receive work. Gathering up to GATHER_BUFFER bytes cuts
+ * the sends of an upload about tenfold and its client CPU with them, the extra copy
+ * into the buffer included (measured: docs/benchmarks/design.md#tls-coalesce).
  *
  * Only full records (as long as TLS allows one to be) gather: a shorter write ends
  * what the caller had to say (request headers, the end of a body, a handshake
@@ -33,8 +32,8 @@
 
 #include "tls_int.h"
 
-/* What gathers before it is sent. Larger buffers measured no better: the copy
- * into them leaves the cache. */
+/* What gathers before it is sent. Larger buffers do no better: the copy into them
+ * leaves the cache (docs/benchmarks/design.md#tls-coalesce). */
 #define GATHER_BUFFER (256 * 1024)
 
 /* A write of at least this length is a full record (16 KiB of payload and its

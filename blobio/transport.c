@@ -323,10 +323,9 @@ static CURLcode set_transfer(xio_blob_call *c, CURL *easy, const xio_blob_engine
    * so the buffer it holds already has it. */
   (void)curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 512L * 1024);
   /* libcurl copies a body into this buffer on its way to the socket. Small enough
-   * to stay in the core's cache between that copy and the kernel's: in a profile
-   * of a 1 GiB put, both copies took a quarter of the time they took with 1 MiB
-   * (the whole put's CPU, median of four: 0.78 s against 0.89), and six
-   * connections hold 9 MiB less. */
+   * to stay in the core's cache between that copy and the kernel's, which makes
+   * both copies cheaper than with a large buffer, and each connection holds less
+   * (measured: docs/benchmarks/design.md#upload-buffer). */
   SET(easy, CURLOPT_UPLOAD_BUFFERSIZE, 128L * 1024);
   /* libcurl silently sends a request again on a fresh connection when a reused one
    * dies before any response byte: harmless for idempotent calls, wrong for a call

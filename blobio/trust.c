@@ -6,14 +6,13 @@
  * the system's CAs: libcurl's default CA directory and bundle, or SSL_CERT_DIR and
  * SSL_CERT_FILE when set (the names OpenSSL's own tools read). The directory is
  * looked up by subject name as a chain needs a certificate of it; nothing of it is
- * read before. The bundle, some 140 certificates that OpenSSL 3.0 takes about 30 ms
- * of CPU to parse, is parsed only when a chain fails without it. Then, once per
- * engine, a store is made as libcurl would make it (the bundle, the private CA, the
+ * read before. The bundle, whose parse costs a short command much of its CPU
+ * (docs/benchmarks/design.md#trust-bundle), is parsed only when a chain fails without it. Then,
+ * once per engine, a store is made as libcurl would make it (the bundle, the private CA, the
  * directory last), the chain is verified again against it, and that verdict is the
  * chain's; new connections get that store from then on. A chain signed by the
  * private CA, or ending at a CA of the directory (a Debian system's bundle and
- * directory hold the same CAs), never costs the parse: a short command over HTTPS
- * then takes a third to a half of the CPU time it took.
+ * directory hold the same CAs), never costs the parse.
  *
  * Verification stays on, with the store flags libcurl would set (trusted first,
  * partial chains), and a chain is trusted exactly when it would be with every CA
@@ -36,6 +35,7 @@
 #include <openssl/x509v3.h>
 
 #include <xio/alloc.h>
+#include <xio/error_int.h>
 
 #include "tls_int.h"
 

@@ -14,6 +14,7 @@
 #include <openssl/rand.h>
 
 #include <xio/blob.h>
+#include <xio/error_int.h>
 
 /* Fills `n` bytes from the kernel's generator. Returns 0, or -1 with errno set. */
 static int kernel_random(unsigned char *b, size_t n) {

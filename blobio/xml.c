@@ -43,6 +43,7 @@
 #include <xio/alloc.h>
 #include <xio/blob.h>
 #include <xio/entra.h>
+#include <xio/error_int.h>
 
 #include "xml_int.h"
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building and testing xio needs, and nothing when it is all present:
-# the Debian development packages, Node.js for the emulator, and Azurite pinned by
-# tests/azurite/package-lock.json. Safe to run again; quiet when there is nothing to do.
+# the Debian development packages, clang-format (the format check in make test), Node.js
+# for the emulator, and Azurite pinned by tests/azurite/package-lock.json. Safe to run again; quiet when there is nothing to do.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev
           libcjson-dev ca-certificates openssl valgrind libsqlite3-dev sqlite3
+          clang-format # the format check in make test
           # the nbdkit plugin (samples/nbdkit), its tests and its benchmark
           nbdkit nbdkit-plugin-dev libnbd-bin libnbd-dev qemu-utils fuse3 e2fsprogs procps
           postgresql-15 fio)

@@ -248,8 +248,8 @@ static xio_err resolve(xio__credsrc *c, const char *url, int env_own, int https,
   if (found && (!entra_only || r->cred.kind == XIO_AUTH_CRED_ENTRA)) return XIO_OK;
   xio_auth_cred_clear(&r->cred);
   const char *label = "";
-  xio_auth_cred env = entra_only ? (xio_auth_cred){.kind = XIO_AUTH_CRED_NONE}
-                                 : from_environment(c, url, env_own, &label);
+  xio_auth_cred env = {.kind = XIO_AUTH_CRED_NONE};
+  if (!entra_only) env = from_environment(c, url, env_own, &label);
   if (env.kind == XIO_AUTH_CRED_NONE && env_own && !https && !entra_only)
     return xio_error_set(err, XIO_ENOCRED,
                          "AZURE_STORAGE_ACCOUNT names this URL's account, but neither "

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "entra_int.h"
+#include <xio/error_int.h>
 
 xio_entra_options xio_entra_options_default(void) {
   xio_entra_options o;

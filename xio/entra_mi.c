@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <xio/blob_call.h>
+#include <xio/url_int.h>
 
 #include "entra_int.h"
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "entra_int.h"
+#include <xio/error_int.h>
 
 #define MAX_SCOPES   4
 #define MAX_MARGIN_S 300

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "xio/xio.h"
+#include <xio/error_int.h>
 
 static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
 

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include <xio/blob.h> /* the page-blob backend's REST calls; never in xio.h */
+#include <xio/url_int.h>
 #include <xio/xio.h>
 
 #include "tracked_int.h"

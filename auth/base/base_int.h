@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <xio/base.h>
+#include <xio/url_int.h>
 
 /* ------------------------------------------------------------- buffer ---- */
 

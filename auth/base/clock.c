@@ -42,10 +42,11 @@ static char *put_num(char *p, int v, int width) {
   return p + width;
 }
 
+/* Copies the text `s` to `p` without its NUL; returns the end. */
 static char *put_text(char *p, const char *s) {
-  size_t n = strlen(s);
-  memcpy(p, s, n);
-  return p + n;
+  while (*s)
+    *p++ = *s++;
+  return p;
 }
 
 char *xio_auth_format_rfc1123(time_t t, char buf[30]) {

@@ -3,13 +3,14 @@
  * fill and format an xio_error detail record.
  * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE           200809L
+#define XIO__ERROR_SET_DEFINITION /* not the analyzer's stand-in of error.h */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <xio/error.h>
+#include <xio/error_int.h>
 
 const char *xio_strerror(xio_err code) {
   switch (code) {

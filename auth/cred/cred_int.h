@@ -1,7 +1,7 @@
 /*
  * cred_int.h - helpers shared by the credential files of libxio_auth but not
- * public (SAS permission-letter sets and the parts every SAS shares, merging credential stores). Includes the base
- * helpers. Never installed.
+ * public (SAS permission-letter sets and the parts every SAS shares, merging
+ * credential stores). Includes the base helpers. Never installed.
  * Part of libxio_auth's credentials and signing (auth/cred/).
  */
 #ifndef XIO_CRED_INT_H

@@ -109,7 +109,7 @@ static xio_err service_sas(const char *account, const unsigned char *key, size_t
                               blob ? "a blob SAS" : "a container SAS", &v.c, err);
   if (rc != XIO_OK) return rc;
   v.sr = blob ? "b" : "c";
-  v.si = opts->identifier ? opts->identifier : "";
+  v.si = opts && opts->identifier ? opts->identifier : "";
   xio__auth_buf sts;
   xio__auth_buf_init(&sts);
   service_string(&sts, &v, account, container, blob);
@@ -149,7 +149,7 @@ static xio_err account_sas(const char *account, const unsigned char *key, size_t
   if (rc == XIO_OK)
     rc = xio__auth_sas_common(opts, opts ? opts->permissions : NULL, XIO__AUTH_PERM_ACCOUNT_ORDER,
                               "an account SAS", &v.c, err);
-  if (rc == XIO_OK && opts->identifier)
+  if (rc == XIO_OK && opts && opts->identifier)
     rc = xio_error_set(err, XIO_EINVAL, "an account SAS cannot use a stored access policy");
   if (rc != XIO_OK) return rc;
   v.sr = v.si = "";

@@ -48,7 +48,7 @@ static xio_err fill_values(const char *blob, const char *perms, const xio_auth_s
   xio_err rc = xio__auth_sas_common(o, perms, XIO__AUTH_PERM_BLOB_ORDER,
                                     blob ? "a blob SAS" : "a container SAS", &v->c, err);
   if (rc != XIO_OK) return rc;
-  if (o->identifier)
+  if (o && o->identifier)
     return xio_error_set(err, XIO_EINVAL,
                          "a user delegation SAS cannot use a stored access policy");
   v->sr = blob ? "b" : "c";

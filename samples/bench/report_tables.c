@@ -35,7 +35,9 @@ static int sizes_of(const bench_results *r, const char *backend, const char *op,
   int n = 0;
   for (size_t i = 0; i < r->n && n < BENCH_MAX_SIZES + 1; i++) {
     const bench_row *w = &r->rows[i];
-    if (strcmp(w->kind, "growth") || strcmp(w->backend, backend) || strcmp(w->op, op)) continue;
+    if (strcmp(w->kind, "growth") != 0 || strcmp(w->backend, backend) != 0 ||
+        strcmp(w->op, op) != 0)
+      continue;
     int seen = 0;
     for (int k = 0; k < n; k++)
       seen |= out[k] == w->size;
@@ -108,7 +110,9 @@ static void footnotes(const bench_report *rep, const char *backend, const char *
   int extrap = 0;
   for (size_t i = 0; i < rep->res->n; i++) {
     const bench_row *w = &rep->res->rows[i];
-    if (strcmp(w->kind, "growth") || strcmp(w->backend, backend) || strcmp(w->op, op)) continue;
+    if (strcmp(w->kind, "growth") != 0 || strcmp(w->backend, backend) != 0 ||
+        strcmp(w->op, op) != 0)
+      continue;
     extrap |= w->extrapolated;
     char s[32];
     int ok = strcmp(w->status, "ok") == 0;

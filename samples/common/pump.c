@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "samples_common.h"
+#include <xio/error_int.h>
 
 typedef struct pump pump;
 

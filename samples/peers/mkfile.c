@@ -65,7 +65,7 @@ static int make_frag(int fd, uint64_t pages, uint64_t seed, unsigned char *buf) 
 
 int peers_mkfile(int argc, char **argv) {
   uint64_t n = 0, seed = 1;
-  if (argc < 3 || (strcmp(argv[0], "random") && strcmp(argv[0], "frag"))) {
+  if (argc < 3 || (strcmp(argv[0], "random") != 0 && strcmp(argv[0], "frag") != 0)) {
     fprintf(stderr, "usage: xio-peers mkfile random PATH SIZE | frag PATH PAGES [--seed N]\n");
     return 2;
   }

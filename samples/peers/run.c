@@ -35,12 +35,12 @@ static int write_result(const char *path, double wall, const struct rusage *ru, 
 int peers_run(int argc, char **argv) {
   const char *out = NULL;
   int i = 0;
-  for (; i < argc && strcmp(argv[i], "--"); i++)
-    if (!strcmp(argv[i], "--out") && i + 1 < argc)
+  for (; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
       out = argv[++i];
     else
       break;
-  if (!out || i >= argc || strcmp(argv[i], "--") || i + 1 >= argc) {
+  if (!out || i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc) {
     fprintf(stderr, "usage: xio-peers run --out FILE -- CMD [ARGS...]\n");
     return 2;
   }

@@ -22,12 +22,12 @@ static int compare(FILE *in, xio_file *f, uint64_t size, unsigned char *a, unsig
       return 1;
     }
     if (xio_file_read(f, off, b, n, &got, &e) != XIO_OK) return peers_fail("read", &e);
-    if (got != n || memcmp(a, b, n)) {
+    if (got != n || memcmp(a, b, n) != 0) {
       size_t i = 0;
       while (i < got && a[i] == b[i])
         i++;
       fprintf(stderr, "xio-peers verify: the blob differs from the local file at byte %llu\n",
-              (unsigned long long)(off + i));
+              (unsigned long long)off + i);
       return 1;
     }
   }

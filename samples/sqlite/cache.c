@@ -25,6 +25,7 @@ int xio__sq_cache_init(xio__sq_cache *c, uint64_t bytes) {
   c->nbuckets = 64;
   while (c->nbuckets < c->maxlines)
     c->nbuckets *= 2;
+  /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
   c->buckets = calloc(c->nbuckets, sizeof *c->buckets);
   c->ahead = 1;
   return c->buckets ? 0 : -1;

@@ -28,6 +28,7 @@ SQLITE_EXTENSION_INIT3
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <xio/error_int.h>
 #include <xio/xio.h>
 
 #define XIO__SQ_SECTOR   512u
@@ -251,8 +252,8 @@ typedef struct xio__sq_shm_conn {
 /** SQLite's xShmMap: region `region` of `size` bytes (made when `extend`), or NULL. */
 int xio__sq_shm_map(xio__sq_node *node, xio__sq_shm_conn *c, int region, int size, int extend,
                     void volatile **pp);
-/** SQLite's xShmLock on slots [ofst, ofst+n): SQLITE_OK or SQLITE_BUSY. */
-int xio__sq_shm_lock(xio__sq_node *node, xio__sq_shm_conn *c, int ofst, int n, int flags);
+/** SQLite's xShmLock on slots [ofst, ofst+cnt): SQLITE_OK or SQLITE_BUSY. */
+int xio__sq_shm_lock(xio__sq_node *node, xio__sq_shm_conn *c, int ofst, int cnt, int flags);
 /** Drops the connection's locks and mapping; the last one frees the index. */
 void xio__sq_shm_unmap(xio__sq_node *node, xio__sq_shm_conn *c);
 /** 1 when every frame in the WAL index has been copied into the database. */

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <xio/url_int.h>
 #include <xio/xio.h>
 
 #include "samples_common.h"
@@ -235,6 +236,45 @@ void *cli_huge_map(size_t size);
 
 /** Releases a mapping of cli_huge_map with the same `size`; NULL does nothing. */
 void cli_huge_unmap(void *p, size_t size);
+
+/* -------------------------------------------------------- transfer.c ---- */
+
+/** --in-flight N (1..64) of put and get into c->in_flight; NULL `text` leaves
+ *  `dflt`. Returns CLI_CONTINUE, or 2 after a usage error naming the bad value. */
+int cli_take_in_flight(cli *c, const char *text, int dflt);
+
+/** Catches SIGINT and SIGTERM for a transfer: from then on the signal only sets the
+ *  flag cli_stop_signal reads, and the transfer stops issuing requests. */
+void cli_catch_stop_signals(void);
+
+/** The stop signal received (SIGINT or SIGTERM), or 0 when none came. */
+int cli_stop_signal(void);
+
+/** "SIGINT" or "SIGTERM": the stop signal received, for a message. */
+const char *cli_stop_name(void);
+
+/** XIO_ECANCELED ("interrupted by SIGINT", in `err`) when a stop signal came,
+ *  else XIO_OK. */
+xio_err cli_check_stop(xio_error *err);
+
+/** The exit status of a transfer stopped by a signal: 128 + the signal (130, 143). */
+int cli_stop_status(void);
+
+/** Says on stderr that `cmd` was stopped before it changed anything ("xio: CMD
+ *  interrupted by SIGTERM before " and the formatted rest); returns cli_stop_status. */
+int cli_stopped_before(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** Says on stderr that a stop signal came as `cmd` finished and `done` is complete;
+ *  returns cli_stop_status. */
+int cli_stopped_after(const char *cmd, const char *done);
+
+/** 1 when the local paths `a` and `b` name the same existing file; 0 otherwise (a
+ *  URL, a missing file). */
+int cli_same_file(const char *a, const char *b);
+
+/** Says (unless --quiet) how many of `cmd`'s tries the service throttled (503
+ *  ServerBusy, 500 OperationTimedOut), when any was. */
+void cli_say_throttled(const cli *c, const char *cmd, uint64_t tries);
 
 /* ---------------------------------------------------------- window.c ---- */
 

@@ -143,6 +143,7 @@ int cli_emu_state_write(const char *dir, const cli_emu_state *st, char *err, siz
 }
 
 void cli_emu_state_remove(const char *dir) {
+  /* STATE_FILE ".tmp" is one name. NOLINTNEXTLINE(bugprone-suspicious-missing-comma) */
   static const char *const names[] = {STATE_FILE,           STATE_FILE ".tmp", "proxy.endpoint",
                                       "proxy.endpoint.tmp", "proxy.stats",     "proxy.stats.tmp"};
   char path[4200];

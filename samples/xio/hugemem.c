@@ -5,11 +5,10 @@
  * put's ring (source.c) and get's read buffers (window.c) are written once per
  * byte moved, by the disk or by the network. In 4 KiB pages their first pass costs
  * a fault per page, 2,048 per 8 MiB buffer, and a fault is dear in a virtual
- * machine (measured here: some 6 us each, 0.05 to 0.09 s of a 1 GiB get's 0.6 s of
- * CPU); in 2 MiB pages, wherever the kernel grants them on madvise (as it does
- * here), it costs 4. An O_DIRECT write or read of 4 MiB also pins 2 pages instead
- * of 1,024. A kernel that refuses the advice gives small pages: the memory works
- * the same. Pages are only backed once touched, so a mapping larger than what a
+ * machine (a noticeable share of a get's CPU: docs/benchmarks/design.md#put-ring-huge-pages);
+ * in 2 MiB pages, wherever the kernel grants them on madvise, it costs 4. An O_DIRECT write or read
+ * of 4 MiB also pins 2 pages instead of 1,024. A kernel that refuses the advice gives small pages:
+ * the memory works the same. Pages are only backed once touched, so a mapping larger than what a
  * transfer uses costs address space, not memory.
  */
 #define _GNU_SOURCE

@@ -8,7 +8,7 @@
  * request each, so a mostly empty file moves only what it holds.
  *
  * Bridging a gap trades a request for the gap's bytes, and the two directions weigh
- * that differently (transfer.c picks the gaps, and says why there): a merge may
+ * that differently (put.c and get.c pick the gaps, and say why there): a merge may
  * also bridge a gap only when it is no longer than the data already in the
  * request, so that bridged bytes never outnumber the data they travel with.
  */

@@ -6,7 +6,7 @@
  * 4 MiB points straight into the ring, so no byte is copied by the command; its
  * bytes must be contiguous there, so no request may run past the ring's end onto
  * its start, and the caller sends the request being built before that could
- * happen (transfer.c: make_room). A load never runs past it: it stays inside one
+ * happen (put.c: make_room). A load never runs past it: it stays inside one
  * 4 MiB-aligned chunk, the ring is a whole number of chunks, and the O_DIRECT
  * round-up of the file's last partial block stays inside its chunk. The caller
  * also keeps what is live (the requests in flight, the one being built, the chunk
@@ -14,14 +14,14 @@
  * next chunk.
  *
  * The ring is one mapping of transparent huge pages (hugemem.c), not shared
- * memory (a memory file gets none): reading 1 GiB with O_DIRECT in 4 MiB reads
- * cost 0.11 s of system CPU into such a ring, 0.145 s into one of 4 KiB pages.
+ * memory (a memory file gets none): reads into it cost less system CPU than into
+ * 4 KiB pages (docs/benchmarks/design.md#put-ring-huge-pages).
  *
  * Reads go through a descriptor opened with O_DIRECT where the file system takes
  * it, as database engines read their own files: the disk fills the ring by DMA,
  * with none of the page-cache copying or page-table work that a buffered read or
- * a mapping of the file costs per 4 KiB (measured on 1 GiB here: 0.05 s of system
- * CPU direct, 0.24 s buffered, 0.2 s mapped and populated), and a file larger than
+ * a mapping of the file costs per 4 KiB (several times the system CPU:
+ * docs/benchmarks/design.md#put-direct-reads), and a file larger than
  * memory does not push everything else out of the page cache. Bytes before the
  * first DIRECT_ALIGN boundary of a load are read buffered, and so is everything
  * once the file system has refused O_DIRECT (EINVAL at open or on a read).

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <xio/xio.h>
+#include <xio/error_int.h>
 
 #include "failalloc.h"
 #include "scratch.h"

@@ -15,6 +15,7 @@
 #include <xio/alloc.h>
 #include <xio/auth.h>
 #include <xio/xio.h>
+#include <xio/url_int.h>
 
 #include "failalloc.h"
 #include "scratch.h"

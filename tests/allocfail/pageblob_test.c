@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <xio/xio.h>
+#include <xio/error_int.h>
 
 #include "failalloc.h"
 #include "test.h"

@@ -14,6 +14,7 @@
 
 #include <xio/alloc.h>
 #include <xio/xio.h>
+#include <xio/error_int.h>
 
 #include "failalloc.h"
 #include "scratch.h"

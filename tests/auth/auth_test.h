@@ -6,6 +6,7 @@
 #define XIO_AUTH_TEST_H
 
 #include <xio/auth.h>
+#include <xio/url_int.h>
 
 #include "test.h"
 

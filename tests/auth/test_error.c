@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <xio/error.h>
+#include <xio/error_int.h>
 
 #include "test.h"
 

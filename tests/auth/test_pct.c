@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <xio/base.h>
+#include <xio/url_int.h>
 
 #include "test.h"
 

@@ -16,6 +16,7 @@
 #include <xio/auth.h>
 #include <xio/blob.h>
 #include <xio/xio.h>
+#include <xio/url_int.h>
 
 #include "badinput.h"
 #include "clirun.h"

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include <xio/auth.h>
+#include <xio/url_int.h>
 
 #include "badinput.h"
 #include "clirun.h"

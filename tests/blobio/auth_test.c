@@ -13,6 +13,7 @@
 #include "fixture.h"
 #include "test.h"
 #include "util.h"
+#include <xio/url_int.h>
 
 /* Generates a service SAS for the fixture's container (blob NULL) or one blob. */
 static char *service_sas(fixture *fx, const char *blob, const char *perms, time_t expiry) {

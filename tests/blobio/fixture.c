@@ -8,6 +8,7 @@
 
 #include "test.h"
 #include "util.h"
+#include <xio/url_int.h>
 
 void fixture_setup(fixture *fx, const xio_blob_engine_options *opts) {
   xio_error e;

@@ -12,6 +12,7 @@
 
 #include "test.h"
 #include "util.h"
+#include <xio/url_int.h>
 
 /* The engine's on_try hook: copies what it is told (I/O thread). */
 static void log_try(const xio_blob_try_info *info, void *ud) {

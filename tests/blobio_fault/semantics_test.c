@@ -17,6 +17,7 @@
 #include "proxy_fixture.h"
 #include "test.h"
 #include "util.h"
+#include <xio/url_int.h>
 
 #define BLOB_SIZE 65536u
 

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <xio/auth.h>
+#include <xio/url_int.h>
 
 #include "clirun.h"
 #include "test.h"

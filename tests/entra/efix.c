@@ -12,6 +12,7 @@
 #include "standin.h"
 #include "test.h"
 #include "util.h"
+#include <xio/url_int.h>
 
 static void on_trace(const xio_trace_event *ev, void *ud) {
   efix *f = ud;

@@ -14,6 +14,7 @@
 #include "efix.h"
 #include "standin.h"
 #include "test.h"
+#include <xio/error_int.h>
 
 static double now_s(void) {
   struct timespec ts;

@@ -18,6 +18,7 @@
 #include <xio/alloc.h>
 #include <xio/blob.h>
 #include <xio/entra_sources.h>
+#include <xio/error_int.h>
 
 #include "standin.h"
 #include "test.h"

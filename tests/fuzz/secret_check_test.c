@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <xio/auth.h>
+#include <xio/url_int.h>
 
 #include "fuzz.h"
 #include "test.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <xio/auth.h>
+#include <xio/url_int.h>
 
 #include "fuzz.h"
 

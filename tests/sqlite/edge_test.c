@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <xio/auth.h>
 #include <xio/xio.h>
+#include <xio/url_int.h>
 
 #include "scratch.h"
 #include "sqfix.h"

@@ -12,6 +12,7 @@
 
 #include <curl/curl.h>
 #include <xio/auth.h>
+#include <xio/url_int.h>
 
 #include "blob_sync_test_util.h"
 #include "tls_int.h"

@@ -25,6 +25,7 @@
 
 #include <curl/curl.h>
 #include <xio/auth.h>
+#include <xio/url_int.h>
 
 #include "leaseclock.h"
 #include "test.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <xio/auth.h>
+#include <xio/url_int.h>
 
 #include "scratch.h"
 #include "test.h"

@@ -2,7 +2,7 @@
  * xio/auth.h - credentials and signing for Azure Blob Storage (the credentials part
  * of libxio_auth): connection strings, Shared Key request signing, SAS tokens (parse,
  * check, generate), a credential store keyed by URL prefix, and redaction of secrets.
- * It builds on the shared base, <xio/base.h> (clock, base64, URLs, percent-encoding),
+ * It builds on the shared base, <xio/base.h> (clock, time formats, ranges),
  * which it includes.
  *
  * This part is pure: it sends nothing, reads no files, runs no program, starts no

@@ -131,34 +131,6 @@ const char *xio_reason_name(xio_reason reason);
 void xio_error_clear(xio_error *e);
 
 /**
- * Starts a fresh record in `e` (may be NULL): every field is reset, then `code` and
- * the printf-style message are set, and `code` is returned, so a failure site can
- * `return xio_error_set(e, XIO_EINVAL, "...")`. Fill other fields after this call.
- * Callers must never pass secrets in the message.
- */
-xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/**
- * Records the failure of system call `call` (errno `errnum`) during `operation` on
- * `path` in `e` (may be NULL): a fresh record with sys_errno, operation, target and
- * the message "CALL failed: <strerror>", and the code the errno maps to (ENOENT ->
- * XIO_ENOTFOUND, EEXIST -> XIO_EEXIST, EACCES and EPERM -> XIO_EPERM, ENOMEM ->
- * XIO_ENOMEM, anything else XIO_EIO), which it returns.
- */
-xio_err xio_error_from_errno(xio_error *e, int errnum, const char *operation, const char *call,
-                             const char *path);
-
-/** Sets e->reason; `e` may be NULL. Call it after xio_error_set, which clears it. */
-void xio_error_set_reason(xio_error *e, xio_reason reason);
-
-/** Sets e->operation (truncated to fit); `e` may be NULL. */
-void xio_error_set_operation(xio_error *e, const char *operation);
-
-/** Sets e->target (truncated to fit); `e` may be NULL. Pass only log-safe text. */
-void xio_error_set_target(xio_error *e, const char *target);
-
-/**
  * Formats `e` on one line for people: "PutPage failed: lease lost: ... (HTTP 412
  * LeaseIdMismatchWithBlobOperation, request 1234) on http://..". Writes at most
  * `size` bytes including the NUL and returns `buf`.

@@ -43,7 +43,8 @@ typedef struct xio_blob_cred_source {
 } xio_blob_cred_source;
 
 /**
- * Makes a target from a container or blob URL (see xio_auth_url_parse). The
+ * Makes a target from a container or blob URL (virtual-host or path
+ * style; no dot segments; no query parameters but a SAS's and snapshot). The
  * credential is `cred` when given (copied); otherwise a SAS in the URL's query;
  * otherwise anonymous. A SAS in the URL is parsed and checked for expiry at each
  * call. Errors: XIO_EPARSE (URL or SAS), XIO_EINSECURE is not raised here (the
@@ -71,7 +72,11 @@ void xio_blob_target_free(xio_blob_target *t);
 /** Log-safe URL of the target: no query string, never a secret. */
 const char *xio_blob_target_safe_url(const xio_blob_target *t);
 
-/** Parsed parts of the target's URL (account, container, blob...). */
+/** A blob service URL taken apart: its fields are declared in <xio/url_int.h>, for
+ *  the libraries and programs of the xio source tree; opaque to others. */
+typedef struct xio_auth_url xio_auth_url;
+
+/** Parsed parts of the target's URL (account, container, blob...), owned by `t`. */
 const xio_auth_url *xio_blob_target_url(const xio_blob_target *t);
 
 /** The target's credential kind (NONE for a target with a credential source). */

@@ -7,16 +7,16 @@
  * xio_ctx_set_credential; the credential file (XIO_CREDENTIALS or the option;
  * prefix -> SAS, key, connection string or an Entra ID method); the connection
  * string (URLs under its blob endpoint); AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY or
- * AZURE_STORAGE_SAS_TOKEN (the account's own URLs: xio_auth_url_of_account); then,
- * for https URLs, Entra ID (<xio/entra_sources.h>: the token callback, a managed
- * identity at IDENTITY_ENDPOINT, the Azure CLI, the instance metadata service on
- * Azure VMs; the managed identity requests go out on the context's engine, with its
- * CA file, timeouts, retries and rules for plain http), narrowed to one method by
- * XIO_ENTRA_METHOD or xio_ctx_set_entra_method. When no Entra ID source applies at
- * all (none configured), requests go anonymous. A bearer token goes over https
- * only: a request to an http:// URL that would carry one (an Entra ID method or a
- * token set for an http:// prefix, a user delegation SAS for an http:// URL) fails
- * with XIO_EINSECURE before it is sent, loopback and allow_insecure_remote included.
+ * AZURE_STORAGE_SAS_TOKEN (the account's own URLs: its blob.core.windows.net host, or a loopback
+ * emulator whose path starts with the account); then, for https URLs, Entra ID
+ * (<xio/entra_sources.h>: the token callback, a managed identity at IDENTITY_ENDPOINT, the Azure
+ * CLI, the instance metadata service on Azure VMs; the managed identity requests go out on the
+ * context's engine, with its CA file, timeouts, retries and rules for plain http), narrowed to one
+ * method by XIO_ENTRA_METHOD or xio_ctx_set_entra_method. When no Entra ID source applies at all
+ * (none configured), requests go anonymous. A bearer token goes over https only: a request to an
+ * http:// URL that would carry one (an Entra ID method or a token set for an http:// prefix, a user
+ * delegation SAS for an http:// URL) fails with XIO_EINSECURE before it is sent, loopback and
+ * allow_insecure_remote included.
  *
  * The credential is resolved again for every request: a credential file that
  * changed (checked by size, mode, time and inode, at most every recheck_ms) is
