@@ -165,26 +165,6 @@ static void print_started(const cli *c, const emu_opts *o, const cli_emu_state *
 
 /* ------------------------------------------------------------ start ---- */
 
-/* The URL in Azurite's "successfully listens on http://127.0.0.1:PORT" line of its
- * log, or "" when it has not said so yet. */
-static void azurite_url_from_log(const char *dir, char *out, size_t size) {
-  static const char said[] = "successfully listens on http://127.0.0.1:";
-  char path[4200], line[1024];
-  out[0] = '\0';
-  if (cli_emu_path(dir, "azurite.log", path, sizeof path) != 0) return;
-  FILE *f = fopen(path, "r");
-  while (f && fgets(line, sizeof line, f)) {
-    char *p = strstr(line, said);
-    if (!p) continue;
-    p += strlen("successfully listens on ");
-    size_t n = strlen("http://127.0.0.1:");
-    n += strspn(p + n, "0123456789");
-    snprintf(out, size, "%.*s", (int)n, p);
-    break;
-  }
-  if (f) fclose(f);
-}
-
 /* Appends the last lines of dir/name to `out` (for a failure message). */
 static void log_tail(const char *dir, const char *name, char *out, size_t size) {
   char path[4200];
@@ -202,47 +182,36 @@ static void log_tail(const char *dir, const char *name, char *out, size_t size) 
   text_to(out, size, "; its log (%s) ends:\n%s", path, n ? buf : "(empty)\n");
 }
 
-/* Starts Azurite and waits until it answers. 0, or -1 with a message. Azurite runs
- * as the tests' harness (tests/azurite/azurite.sh) runs it, with the same preload,
- * gc_interval.js: its garbage collector sweeps the store every 10 minutes, and a
- * sweep stops the emulator answering for seconds to minutes. */
+/* Notes the Azurite the starter left running (STATE_DIR/pid) in `st` and the state
+ * file, so that stop finds it even when the start goes wrong afterwards. */
+static void note_azurite(const emu_opts *o, cli_emu_state *st) {
+  char line[32], err[256];
+  if (cli_emu_read_line(o->path, "pid", line, sizeof line) != 0) return;
+  if (cli_emu_proc_of(strtol(line, NULL, 10), &st->azurite) == 0)
+    cli_emu_state_write(o->path, st, err, sizeof err);
+}
+
+/* Starts Azurite through the one program that starts it for the tests, the
+ * benchmarks and this command (azurite.sh start DIR: in memory, on a free loopback
+ * port, with the preload that turns its garbage-collection sweep off, which stops
+ * the emulator answering for seconds to minutes), then checks that it answers.
+ * 0, or -1 with a message (the starter's own words when it failed). */
 static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t errsize) {
-  char bin[4096], log[4200], tail[1700], preload[4096], node_options[8800];
-  if (cli_emu_find_azurite(bin, sizeof bin, err, errsize) != 0) return -1;
-  if (cli_emu_find_preload(preload, sizeof preload, err, errsize) != 0) return -1;
-  if (cli_emu_node_options(preload, node_options, sizeof node_options) != 0) {
-    snprintf(err, errsize, "NODE_OPTIONS is too long to add the preload to");
-    return -1;
-  }
-  if (cli_emu_path(o->path, "azurite.log", log, sizeof log) != 0) return -1;
-  const char *env[] = {node_options, NULL};
-  /* --skipApiVersionCheck: newer SDKs send service versions this Azurite predates. */
-  const char *argv[] = {bin,
-                        "--blobHost",
-                        "127.0.0.1",
-                        "--blobPort",
-                        "0",
-                        "--inMemoryPersistence",
-                        "--silent",
-                        "--disableTelemetry",
-                        "--skipApiVersionCheck",
-                        NULL};
-  if (cli_emu_spawn(argv, env, o->path, log, &st->azurite, err, errsize) != 0) return -1;
-  /* Known at once, so that stop finds it even if this command is interrupted. */
-  cli_emu_state_write(o->path, st, err, errsize);
-  for (int64_t end = cli_emu_now_ms() + AZURITE_START_MS; cli_emu_now_ms() < end;) {
-    if (!st->azurite_url[0]) azurite_url_from_log(o->path, st->azurite_url, sizeof st->azurite_url);
-    if (st->azurite_url[0] && cli_emu_answers(st->azurite_url, 1000)) return 0;
-    cli_emu_reap(&st->azurite);
-    if (!cli_emu_alive(&st->azurite)) {
-      log_tail(o->path, "azurite.log", tail, sizeof tail);
-      text_to(err, errsize, "Azurite (%s) ended before it listened%s", bin, tail);
-      return -1;
-    }
-    cli_emu_sleep_ms(50);
-  }
-  log_tail(o->path, "azurite.log", tail, sizeof tail);
-  snprintf(err, errsize, "Azurite did not answer within %d s%s", AZURITE_START_MS / 1000, tail);
+  char script[4096], log[4200], tail[1700];
+  cli_emu_proc runner;
+  if (cli_emu_find_script(script, sizeof script, err, errsize) != 0) return -1;
+  if (cli_emu_path(o->path, "start.log", log, sizeof log) != 0) return -1;
+  const char *argv[] = {script, "start", o->path, NULL};
+  if (cli_emu_spawn(argv, NULL, o->path, log, &runner, err, errsize) != 0) return -1;
+  int rc = cli_emu_wait(&runner, AZURITE_START_MS);
+  note_azurite(o, st);
+  if (rc == 0 &&
+      cli_emu_read_line(o->path, "endpoint", st->azurite_url, sizeof st->azurite_url) == 0 &&
+      cli_emu_answers(st->azurite_url, 5000))
+    return 0;
+  log_tail(o->path, "start.log", tail, sizeof tail);
+  text_to(err, errsize, "Azurite did not start (%s start %s, exit %d)%s", script, o->path, rc,
+          tail);
   return -1;
 }
 
@@ -439,8 +408,10 @@ static const emu_sub subs[] = {
      "                 eval \"$(xio emulator start --shell)\"\n"
      "  --json         print the endpoints, pids and connection string as JSON\n"
      "\n"
-     "Azurite is found through $XIO_AZURITE (an azurite-blob program), else in the\n"
-     "source tree where scripts/install-deps.sh installs it.\n",
+     "Azurite is started by share/xio/azurite.sh, installed with xio, which finds it\n"
+     "through $XIO_AZURITE (an azurite-blob program), else in share/xio/node_modules\n"
+     "(`npm ci` there installs the pinned version), else azurite-blob on PATH or in\n"
+     "npm's global prefix.\n",
      run_start, 1},
     {"stop", "emulator stop [--dir DIR]",
      "Stops the emulator started from DIR (and its fault proxy), leaving no process\n"
