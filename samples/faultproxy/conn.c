@@ -22,16 +22,21 @@
 
 #include "faultproxy_int.h"
 
-/* Forwards a request and passes back the response, or applies LOST_RESPONSE / TORN.
+/* Forwards a request through the fidelity front and passes back the response, or
+ * applies LOST_RESPONSE / TORN.
  * 1: keep the client connection, 0: it has been (or must be) closed. */
 static int forward(faultproxy *p, int fd, buf *in, const request *r, const action *a) {
   buf up = {0};
   msg resp;
+  refusal no;
   int keep = 0;
   if (a->kind == FAULTPROXY_CORRUPT_BODY && r->m.body_len)
     in->d[r->m.head_len + r->m.body_len / 2] ^= 0x5A;
+  if (faultproxy__front_refuse(p, in, r, &no)) /* Azure's limits and targets */
+    return faultproxy__send_refusal(p, fd, r, &no) == 0 && !r->client_close;
   if (faultproxy__exchange(p, in, r, &up, &resp) == 0) {
     char code[64];
+    faultproxy__front_answer(p, in, r, &up, &resp);
     faultproxy__header(up.d, resp.head_len, "x-ms-error-code", code, sizeof code);
     faultproxy__note_answer(p, r, resp.status, code);
     if (a->kind == FAULTPROXY_LOST_RESPONSE) faultproxy__count_fault(p, a);
@@ -228,6 +233,7 @@ void faultproxy_free(faultproxy *p) {
   }
   close(p->lfd);
   faultproxy_clear_faults(p);
+  free(p->front);
   free(p->records);
   pthread_mutex_destroy(&p->mu);
   pthread_mutex_destroy(&p->obs_mu);

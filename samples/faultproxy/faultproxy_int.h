@@ -36,6 +36,40 @@ typedef struct slot {
   int left;
 } slot;
 
+/* What the front knows of one blob: its size, as seen in the requests that set it,
+ * and its throttling buckets. */
+typedef struct blob_entry {
+  char path[512];    /* "/account/container/blob", "" when the entry is free */
+  int64_t size;      /* -1: not seen */
+  double req_tokens; /* throttling: requests left in the bucket */
+  double byte_tokens;
+  int64_t refilled_us; /* when the buckets were last refilled */
+  int64_t used_us;     /* last use, to pick an entry to recycle */
+} blob_entry;
+
+#define FRONT_BLOBS 1024
+
+/* The throttling buckets of the account. */
+typedef struct bucket {
+  double req_tokens, byte_tokens;
+  int64_t refilled_us;
+} bucket;
+
+/* The front's state (fidelity.c, throttle.c), under the proxy's mu. */
+typedef struct front {
+  faultproxy_profile prof;
+  bucket account;
+  blob_entry blobs[FRONT_BLOBS];
+} front;
+
+/* An answer of the front's own making, in Azure's shape. */
+typedef struct refusal {
+  int status;
+  char code[64];
+  char message[160];
+  char detail[320]; /* extra XML elements after <Message>, or "" */
+} refusal;
+
 /* One client connection and its thread. */
 typedef struct conn {
   faultproxy *p;
@@ -61,6 +95,7 @@ struct faultproxy {
   faultproxy_rates rates;             /* under mu */
   int rates_on;                       /* under mu */
   faultproxy_stats stats;             /* under mu */
+  front *front;                       /* under mu; NULL: no fidelity front ("none") */
   faultproxy_observer observer;       /* under obs_mu */
   void *observer_ud;
   pthread_mutex_t obs_mu;            /* one observer call at a time, in the order of the counts */
@@ -171,7 +206,41 @@ void faultproxy__admit(faultproxy *p, const buf *b, request *r, int conn_no, act
 /** Notes the service's answer (status 0: none) and when the client was answered. */
 void faultproxy__note_answer(faultproxy *p, const request *r, int status, const char *code);
 
+/** Tells the observer the counts have changed (call without mu held). */
+void faultproxy__notify(faultproxy *p);
+
 /** Counts a random fault as applied (scripted ones show in the records). */
 void faultproxy__count_fault(faultproxy *p, const action *a);
+
+/* ------------------------------------------------------------ fidelity.c ---- */
+/* (faultproxy__front_answer lives in answers.c) */
+
+/** Before a request is forwarded: 1 with `out` filled when the front answers it in
+ *  the service's place (a limit of Azure's, or over the profile's targets: counted),
+ *  else 0. */
+int faultproxy__front_refuse(faultproxy *p, const buf *in, const request *r, refusal *out);
+
+/** After the service answered: makes the response in `up` (framed by `m`) what Azure
+ *  would send (pages of Get Page Ranges, the byte-order mark on XML bodies) and notes
+ *  what it says of blob sizes. On a failure to rewrite, the response stays as it was. */
+void faultproxy__front_answer(faultproxy *p, const buf *in, const request *r, buf *up, msg *m);
+
+/** Sends `f` as the service would: status, x-ms-error-code, an XML error body with the
+ *  BOM and Azure's RequestId/Time lines, no retry hint. 0, or -1 client gone. */
+int faultproxy__send_refusal(faultproxy *p, int fd, const request *r, const refusal *f);
+
+/** The value of query parameter `name` of `target`, percent-decoded, into `out`:
+ *  1 found, 0 not ("" then). */
+int faultproxy__query(const char *target, const char *name, char *out, size_t size);
+
+/* ------------------------------------------------------------ throttle.c ---- */
+
+/** Under mu: the entry of blob `path` (made, or recycled from the least recently
+ *  used, when new). Never NULL. */
+blob_entry *faultproxy__blob(front *f, const char *path, int64_t now_us);
+
+/** Under mu: takes one request and `bytes` from the blob's and the account's buckets;
+ *  1 with a 503 ServerBusy in `out` when either is spent, else 0. */
+int faultproxy__throttle(front *f, const char *path, uint64_t bytes, refusal *out);
 
 #endif

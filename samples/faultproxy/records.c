@@ -21,7 +21,7 @@ static uint64_t fnv1a(const char *s) {
 
 /* Tells the observer the counts have changed: before the client is answered, so a
  * client that has its answer can read counts that include it. */
-static void notify(faultproxy *p) {
+void faultproxy__notify(faultproxy *p) {
   pthread_mutex_lock(&p->obs_mu);
   if (p->observer) {
     faultproxy_stats now;
@@ -37,7 +37,7 @@ void faultproxy__count_fault(faultproxy *p, const action *a) {
   pthread_mutex_lock(&p->mu);
   p->stats.injected[a->rule]++;
   pthread_mutex_unlock(&p->mu);
-  notify(p);
+  faultproxy__notify(p);
 }
 
 /* Fills a record from the request head in `b`. */
@@ -70,7 +70,7 @@ void faultproxy__admit(faultproxy *p, const buf *b, request *r, int conn_no, act
   r->rec = p->nrecords < FAULTPROXY_MAX_RECORDS ? p->nrecords++ : -1;
   if (r->rec >= 0) p->records[r->rec] = rec;
   pthread_mutex_unlock(&p->mu);
-  notify(p);
+  faultproxy__notify(p);
 }
 
 /* Notes the service's answer (status 0: none) and the time the client was answered. */

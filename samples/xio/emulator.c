@@ -1,7 +1,8 @@
 /*
  * emulator.c - the emulator command: `xio emulator start|stop|status` runs the
- * pinned Azurite in memory on a free loopback port for any client, optionally with
- * the fault proxy (xio-faultproxy) in front of it, and prints how to reach it: the
+ * pinned Azurite in memory on a free loopback port for any client, behind a proxy
+ * (xio-faultproxy) that makes it answer as Azure does (--profile, default standard;
+ * none: raw Azurite) and injects faults on top (--faults), and prints how to reach it: the
  * blob endpoint and the dev account's connection string (for people, --json, or
  * --shell for `eval`). State lives in a directory (--dir, or a per-user default) so
  * that stop and status find what start left running.
@@ -25,7 +26,7 @@
 #define STOP_GRACE_MS    10000
 
 typedef struct emu_opts {
-  const char *dir, *faults, *seed;
+  const char *dir, *faults, *seed, *profile;
   int shell;
   faultproxy_rates rates;
   char path[4096]; /* the state directory, absolute */
@@ -100,6 +101,9 @@ static cJSON *stats_json(const cli_emu_stats *s) {
   cJSON_AddNumberToObject(j, "requests", (double)s->requests);
   for (int i = 0; i < FAULTPROXY_NRULES; i++)
     cJSON_AddNumberToObject(j, faultproxy_rule_name(i), (double)s->injected[i]);
+  cJSON_AddNumberToObject(j, "throttled", (double)s->throttled);
+  cJSON_AddNumberToObject(j, "refused", (double)s->refused);
+  cJSON_AddNumberToObject(j, "paged", (double)s->paged);
   return j;
 }
 
@@ -109,6 +113,10 @@ static void stats_line(const cli_emu_stats *s, char *out, size_t size) {
   for (int i = 0; i < FAULTPROXY_NRULES && k < size; i++)
     k += (size_t)snprintf(out + k, size - k, "%s %s %llu", i ? "," : "", faultproxy_rule_name(i),
                           s->injected[i]);
+  if (k < size)
+    snprintf(out + k, size - k,
+             "; as Azure: throttled %llu, refused for limits %llu, page lists paged %llu",
+             s->throttled, s->refused, s->paged);
 }
 
 /* The parts of start's and status's JSON that say where things run. */
@@ -133,6 +141,7 @@ static void where_json(cJSON *o, const emu_opts *op, const cli_emu_state *st) {
   cJSON_AddStringToObject(px, "endpoint", st->proxy_url);
   cJSON_AddBoolToObject(px, "running", cli_emu_alive(&st->proxy));
   cJSON_AddStringToObject(px, "faults", st->faults);
+  cJSON_AddStringToObject(px, "profile", st->profile);
   cJSON_AddNumberToObject(px, "seed", (double)st->seed);
 }
 
@@ -156,8 +165,10 @@ static void print_started(const cli *c, const emu_opts *o, const cli_emu_state *
     printf("Azurite runs in memory (pid %ld) at %s; state in %s\n", st->azurite.pid,
            st->azurite_url, o->path);
     if (st->proxy.pid)
-      printf("fault proxy (pid %ld) in front of it at %s: faults %s, seed %llu\n", st->proxy.pid,
-             st->proxy_url, st->faults, st->seed);
+      printf("proxy (pid %ld) in front of it at %s: answers as Azure (profile %s), faults %s, "
+             "seed %llu\n",
+             st->proxy.pid, st->proxy_url, st->profile, st->faults[0] ? st->faults : "none",
+             st->seed);
     printf("blob endpoint:     %s\nconnection string: %s\n", ep, cs);
     printf("stop it with: xio emulator stop%s\n", dir_hint(o, hint, sizeof hint));
   }
@@ -201,7 +212,8 @@ static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t
   cli_emu_proc runner;
   if (cli_emu_find_script(script, sizeof script, err, errsize) != 0) return -1;
   if (cli_emu_path(o->path, "start.log", log, sizeof log) != 0) return -1;
-  const char *argv[] = {script, "start", o->path, NULL};
+  /* --skipApiVersionCheck: newer SDKs send service versions this Azurite predates. */
+  const char *argv[] = {script, "start", o->path, "--skipApiVersionCheck", NULL};
   if (cli_emu_spawn(argv, NULL, o->path, log, &runner, err, errsize) != 0) return -1;
   int rc = cli_emu_wait(&runner, AZURITE_START_MS);
   note_azurite(o, st);
@@ -226,9 +238,10 @@ static int start_proxy(const emu_opts *o, cli_emu_state *st, char *err, size_t e
       cli_emu_path(o->path, "proxy.stats", stats, sizeof stats) != 0 ||
       cli_emu_path(o->path, "proxy.endpoint", epfile, sizeof epfile) != 0)
     return -1;
+  snprintf(st->profile, sizeof st->profile, "%s", o->profile);
   const char *argv[] = {bin,      "--upstream", st->azurite_url, "--faults", st->faults,
                         "--seed", seed,         "--stats",       stats,      "--endpoint-file",
-                        epfile,   NULL};
+                        epfile,   "--profile",  st->profile,     NULL};
   if (cli_emu_spawn(argv, NULL, o->path, log, &st->proxy, err, errsize) != 0) return -1;
   cli_emu_state_write(o->path, st, err, errsize);
   for (int64_t end = cli_emu_now_ms() + PROXY_START_MS; cli_emu_now_ms() < end;) {
@@ -266,7 +279,8 @@ static int run_start(cli *c, emu_opts *o) {
   int r = check_free(c, o);
   if (r != CLI_CONTINUE) return r;
   if (start_azurite(o, &st, err, sizeof err) != 0 ||
-      (o->faults && start_proxy(o, &st, err, sizeof err) != 0) ||
+      ((o->faults || strcmp(o->profile, "none") != 0) &&
+       start_proxy(o, &st, err, sizeof err) != 0) ||
       cli_emu_state_write(o->path, &st, err, sizeof err) != 0) {
     cli_emu_terminate(&st.proxy, STOP_GRACE_MS);
     cli_emu_terminate(&st.azurite, STOP_GRACE_MS);
@@ -367,8 +381,9 @@ static int run_status(cli *c, emu_opts *o) {
   printf("  Azurite:     pid %ld at %s (%s)\n", st.azurite.pid, st.azurite_url,
          az ? "running" : "gone");
   if (st.proxy.pid)
-    printf("  fault proxy: pid %ld at %s (%s), faults %s, seed %llu\n", st.proxy.pid, st.proxy_url,
-           px ? "running" : "gone", st.faults, st.seed);
+    printf("  proxy:       pid %ld at %s (%s), profile %s, faults %s, seed %llu\n", st.proxy.pid,
+           st.proxy_url, px ? "running" : "gone", st.profile, st.faults[0] ? st.faults : "none",
+           st.seed);
   if (st.proxy.pid && s.valid) {
     stats_line(&s, line, sizeof line);
     printf("  so far:      %s\n", line);
@@ -383,7 +398,8 @@ static int run_status(cli *c, emu_opts *o) {
 /* ------------------------------------------------------------ command ---- */
 
 static const emu_sub subs[] = {
-    {"start", "emulator start [--dir DIR] [--faults SPEC] [--seed N] [--json | --shell]",
+    {"start",
+     "emulator start [--dir DIR] [--profile NAME] [--faults SPEC] [--seed N] [--json | --shell]",
      "Starts Azurite (the version xio's tests pin) in memory on a free port of\n"
      "127.0.0.1, waits until it answers, and prints its blob endpoint and the\n"
      "connection string of its development account. Nothing is kept on disk. It runs\n"
@@ -392,7 +408,13 @@ static const emu_sub subs[] = {
      "\n"
      "  --dir DIR      where the state is kept (default $XDG_RUNTIME_DIR/xio-emulator,\n"
      "                 else /tmp/xio-emulator-UID); stop and status take the same\n"
-     "  --faults SPEC  put the fault proxy (xio-faultproxy) in front: a share of the\n"
+     "  --profile NAME how Azure-like the answers are: a proxy (xio-faultproxy) in\n"
+     "                 front of Azurite pages Get Page Ranges, puts the byte-order\n"
+     "                 mark on XML bodies and enforces Azure's limits with Azure's\n"
+     "                 errors, and throttles each blob and the account to a tier's\n"
+     "                 targets with 503 ServerBusy: standard (default), premium-p10\n"
+     "                 .. premium-p80, unthrottled (no targets), none (raw Azurite)\n"
+     "  --faults SPEC  faults on top, from the same proxy: a share of the\n"
      "                 requests gets a fault, by kind:\n"
      "                   503=R%[:DURATION]   503 ServerBusy with a retry hint (1000ms)\n"
      "                   500=R%              500 OperationTimedOut\n"
@@ -430,9 +452,13 @@ static int wants_help(int argc, char **argv) {
   return 0;
 }
 
-/* --faults and --seed into o->rates. */
+/* --profile (default standard), --faults and --seed into o->rates. */
 static int parse_faults(const cli *c, emu_opts *o) {
-  char err[256];
+  char err[512];
+  faultproxy_profile prof;
+  if (!o->profile) o->profile = "standard";
+  if (faultproxy_profile_parse(o->profile, &prof, err, sizeof err) != 0)
+    return cli_usage_error(c, "--profile: %s", err);
   if (o->shell && c->json) return cli_usage_error(c, "--shell and --json exclude each other");
   if (o->seed && !o->faults) return cli_usage_error(c, "--seed needs --faults");
   if (!o->faults) return CLI_CONTINUE;
@@ -457,11 +483,9 @@ static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
     printf("usage: xio %s\n\n%s", sub->synopsis, sub->help);
     return CLI_OK;
   }
-  const cli_opt start_opts[] = {{"--dir", &o.dir, NULL},
-                                {"--faults", &o.faults, NULL},
-                                {"--seed", &o.seed, NULL},
-                                {"--shell", NULL, &o.shell},
-                                {NULL, NULL, NULL}},
+  const cli_opt start_opts[] = {{"--dir", &o.dir, NULL},       {"--profile", &o.profile, NULL},
+                                {"--faults", &o.faults, NULL}, {"--seed", &o.seed, NULL},
+                                {"--shell", NULL, &o.shell},   {NULL, NULL, NULL}},
                 other_opts[] = {{"--dir", &o.dir, NULL}, {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, sub->takes_start_options ? start_opts : other_opts, "", 0, NULL);
   if (r == CLI_CONTINUE) r = parse_faults(c, &o);
@@ -485,7 +509,7 @@ static int run_emulator(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_emulator = {
     "emulator",
     "run Azurite for any client, optionally behind a fault-injecting proxy",
-    "emulator start [--dir DIR] [--faults SPEC] [--seed N] [--json | --shell]\n"
+    "emulator start [--dir DIR] [--profile NAME] [--faults SPEC] [--seed N] [--json | --shell]\n"
     "emulator stop [--dir DIR]\n"
     "emulator status [--dir DIR]",
     "Runs the storage emulator (Azurite, in memory, on 127.0.0.1) in the background\n"

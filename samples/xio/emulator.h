@@ -33,10 +33,11 @@ typedef struct cli_emu_proc {
 /** What runs from one state directory. */
 typedef struct cli_emu_state {
   cli_emu_proc azurite;
-  cli_emu_proc proxy;      /* pid 0 without --faults */
+  cli_emu_proc proxy;      /* pid 0 with --profile none and no --faults */
   char azurite_url[64];    /* "http://127.0.0.1:PORT" */
-  char proxy_url[64];      /* "" without --faults */
+  char proxy_url[64];      /* "" without a proxy */
   char faults[256];        /* the spec as the proxy took it, "" without */
+  char profile[32];        /* the proxy's fidelity profile ("standard", ...) */
   unsigned long long seed; /* the proxy's seed */
 } cli_emu_state;
 
@@ -46,6 +47,7 @@ typedef struct cli_emu_stats {
   int valid; /* the stats file was there and read */
   unsigned long long requests;
   unsigned long long injected[FAULTPROXY_NRULES];
+  unsigned long long throttled, refused, paged; /* the fidelity front's answers */
 } cli_emu_stats;
 
 /* --------------------------------------------------- emulator_proc.c ---- */

@@ -3,8 +3,14 @@
 # service only), for the tests, the benchmarks, the demo and `xio emulator start`
 # (which runs it from where xio is installed, share/xio/azurite.sh): in memory,
 # telemetry off, on 127.0.0.1 at a free port the kernel picks.
-#   azurite.sh start STATE_DIR      start; write STATE_DIR/endpoint (http://127.0.0.1:PORT)
-#                                   and STATE_DIR/pid (Azurite's, a session leader)
+#   azurite.sh start STATE_DIR [--front PROGRAM [--profile NAME]] [AZURITE_OPTION...]
+#                                   start; write STATE_DIR/endpoint (http://127.0.0.1:PORT)
+#                                   and STATE_DIR/pid (Azurite's, a session leader). With
+#                                   --front, PROGRAM (xio-faultproxy) runs in front of it
+#                                   with the fidelity profile NAME (default standard; see
+#                                   xio-faultproxy --help): endpoint is then the front's,
+#                                   azurite.endpoint Azurite's, front.pid and front.stats
+#                                   the front's pid and counts
 #   azurite.sh start-tls STATE_DIR  the same over HTTPS (--cert/--key): first make a
 #                                   throwaway private CA and a server certificate it signs
 #                                   for 127.0.0.1 and localhost; write STATE_DIR/endpoint
@@ -128,10 +134,10 @@ find_azurite() {
   return 1
 }
 
-# start [--cert FILE --key FILE]: the emulator, over HTTPS when given a certificate.
+# start [AZURITE_OPTION...]: the emulator, over HTTPS when given a certificate (--cert).
 start() {
   local bin scheme=http
-  [ $# -gt 0 ] && scheme=https
+  case " $* " in *" --cert "*) scheme=https ;; esac
   bin=$(find_azurite) || exit 1
   rm -f "$state/endpoint"
   # The log exists before the emulator starts: the wait loop below reads it at once,
@@ -141,7 +147,7 @@ start() {
   # gc_interval.js: no garbage-collection sweep (which stalls the emulator) during a run.
   (cd "$state" && NODE_PATH="$here/node_modules" \
       NODE_OPTIONS="--require $here/gc_interval.js ${NODE_OPTIONS:-}" exec setsid "$bin" --blobHost 127.0.0.1 --blobPort 0 --inMemoryPersistence \
-      --extentMemoryLimit 6144 --silent --disableTelemetry --skipApiVersionCheck "$@" \
+      --extentMemoryLimit 6144 --silent --disableTelemetry "$@" \
       >"$state/azurite.log" 2>&1 </dev/null) &
   echo $! > "$state/pid"
   # Azurite says "Azurite Blob service successfully listens on http://127.0.0.1:PORT"
@@ -164,7 +170,48 @@ start() {
   echo "azurite.sh: Azurite listening on $url"
 }
 
+# start_front PROGRAM PROFILE: the fidelity front before the Azurite in
+# $state/endpoint, which it then replaces.
+start_front() {
+  local url i ep=""
+  url=$(cat "$state/endpoint")
+  rm -f "$state/front.endpoint"
+  (cd "$state" && exec setsid "$1" --upstream "$url" --profile "$2" \
+      --endpoint-file "$state/front.endpoint" --stats "$state/front.stats" \
+      >"$state/front.log" 2>&1 </dev/null) &
+  echo $! > "$state/front.pid"
+  for i in $(seq 1 100); do
+    ep=$(cat "$state/front.endpoint" 2>/dev/null || true)
+    [ -n "$ep" ] && break
+    kill -0 "$(cat "$state/front.pid")" 2>/dev/null || break
+    sleep 0.05
+  done
+  if [ -z "$ep" ]; then
+    echo "azurite.sh: the front ($1) did not start; its log:" >&2
+    cat "$state/front.log" >&2
+    stop_quietly
+    exit 1
+  fi
+  echo "$url" > "$state/azurite.endpoint"
+  echo "$ep" > "$state/endpoint"
+  echo "azurite.sh: front ($2) listening on $ep"
+}
+
+# stop_pid FILE: ends the process FILE names (TERM, then KILL after 5 s).
+stop_pid() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null || true)
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$1"
+}
+
 stop_quietly() {
+  stop_pid "$state/front.pid"
+  rm -f "$state/front.endpoint" "$state/azurite.endpoint"
   local pid
   pid=$(cat "$state/pid" 2>/dev/null || true)
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
@@ -178,8 +225,18 @@ stop_quietly() {
 
 case "$cmd" in
   start)
+    shift 2
+    front="" profile=standard
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --front) front=${2:?--front needs a program}; shift 2 ;;
+        --profile) profile=${2:?--profile needs a name}; shift 2 ;;
+        *) break ;;
+      esac
+    done
     stop_quietly
-    start ;;
+    start "$@"
+    if [ -n "$front" ] && [ "$profile" != none ]; then start_front "$front" "$profile"; fi ;;
   start-tls)
     stop_quietly
     make_certificates
