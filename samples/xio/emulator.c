@@ -239,9 +239,13 @@ static int start_proxy(const emu_opts *o, cli_emu_state *st, char *err, size_t e
       cli_emu_path(o->path, "proxy.endpoint", epfile, sizeof epfile) != 0)
     return -1;
   snprintf(st->profile, sizeof st->profile, "%s", o->profile);
-  const char *argv[] = {bin,      "--upstream", st->azurite_url, "--faults", st->faults,
-                        "--seed", seed,         "--stats",       stats,      "--endpoint-file",
-                        epfile,   "--profile",  st->profile,     NULL};
+  const char *argv[16] = {bin,    "--upstream", st->azurite_url, "--seed",
+                          seed,   "--stats",    stats,           "--endpoint-file",
+                          epfile, "--profile",  st->profile};
+  if (st->faults[0]) { /* the faults, when any, on top */
+    argv[11] = "--faults";
+    argv[12] = st->faults;
+  }
   if (cli_emu_spawn(argv, NULL, o->path, log, &st->proxy, err, errsize) != 0) return -1;
   cli_emu_state_write(o->path, st, err, errsize);
   for (int64_t end = cli_emu_now_ms() + PROXY_START_MS; cli_emu_now_ms() < end;) {
@@ -256,17 +260,21 @@ static int start_proxy(const emu_opts *o, cli_emu_state *st, char *err, size_t e
   return -1;
 }
 
-/* Refuses to start over a running emulator; clears what a dead one left. */
+/* Refuses to start over a running emulator; clears what a dead one left (a proxy
+ * whose Azurite has ended is stopped). */
 static int check_free(const cli *c, const emu_opts *o) {
   cli_emu_state old;
   char err[512], hint[4200];
   int r = cli_emu_state_read(o->path, &old, err, sizeof err);
   if (r < 0) return emu_fail(c, "start", "%s", err);
-  if (r > 0 && (cli_emu_alive(&old.azurite) || cli_emu_alive(&old.proxy)))
+  if (r > 0 && cli_emu_alive(&old.azurite))
     return emu_fail(c, "start",
                     "an emulator already runs from %s (Azurite pid %ld at %s): stop it with "
                     "`xio emulator stop%s`, or start another with a different --dir",
                     o->path, old.azurite.pid, front_url(&old), dir_hint(o, hint, sizeof hint));
+  if (r > 0 && cli_emu_terminate(&old.proxy, STOP_GRACE_MS) != 0)
+    return emu_fail(c, "start", "the proxy left by a dead emulator (pid %ld) would not end",
+                    old.proxy.pid);
   cli_emu_state_remove(o->path);
   return CLI_CONTINUE;
 }
