@@ -11,9 +11,10 @@
  * arrival time (a virtual clock, with 50 ms of burst allowed). Additive increase,
  * multiplicative decrease: a throttling answer cuts the rates to 70% (with +-10%
  * jitter, so that clients sharing an account do not move in step), at most once per
- * 100 ms since the answers to requests already on the wire arrive together; every
- * other answer adds 1% of the target back, up to the target (or the cap). All on the
- * engine's I/O thread: no lock.
+ * 100 ms since the answers to requests already on the wire arrive together; other
+ * answers add back, once per 100 ms, 5% of the rate the last cut left (a step that
+ * scales with what the service allowed, whatever the tier), up to the target (or
+ * the cap). All on the engine's I/O thread: no lock.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -133,14 +134,20 @@ static double jitter(xio__blob_pacer *p) {
 static void cut(xio__blob_pacer *p, xio__pace_slot *s, int64_t now) {
   if (now - s->cut_us < CUT_EVERY_US && s->cut_us) return;
   double f = 0.7 * jitter(p);
-  s->cut_us = now;
+  s->cut_us = s->raised_us = now;
   s->rps = s->rps * f > 1.0 ? s->rps * f : 1.0;
   s->bps = s->bps * f > 64 * 1024.0 ? s->bps * f : 64 * 1024.0;
+  s->step_rps = s->rps * 0.05;
+  s->step_bps = s->bps * 0.05;
 }
 
-static void raise_rates(xio__pace_slot *s) {
-  s->rps += s->target_rps * 0.01;
-  s->bps += s->target_bps * 0.01;
+/* Additive increase: once per window, the step set at the last cut (5% of the rate
+ * it left), up to the target; before any cut the rates are at the target. */
+static void raise_rates(xio__pace_slot *s, int64_t now) {
+  if (now - s->raised_us < CUT_EVERY_US) return;
+  s->raised_us = now;
+  s->rps += s->step_rps;
+  s->bps += s->step_bps;
   if (s->rps > s->target_rps) s->rps = s->target_rps;
   if (s->bps > s->target_bps) s->bps = s->target_bps;
 }
@@ -164,6 +171,6 @@ void xio__blob_pace_answer(xio__blob_pacer *p, const char *blob, const char *acc
     cut(p, a, now_us);
     return;
   }
-  raise_rates(b);
-  raise_rates(a);
+  raise_rates(b, now_us);
+  raise_rates(a, now_us);
 }

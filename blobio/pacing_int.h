@@ -18,6 +18,8 @@ typedef struct xio__pace_slot {
   double target_rps, target_bps; /* the documented targets (or the cap) */
   int64_t tat_us;                /* when the next request may start without a wait */
   int64_t cut_us;                /* the last decrease: one per window */
+  int64_t raised_us;             /* the last increase: one per window */
+  double step_rps, step_bps;     /* the increase per window, set by the last cut */
   int64_t used_us;
 } xio__pace_slot;
 
@@ -44,9 +46,9 @@ int64_t xio__blob_pace(xio__blob_pacer *p, const char *blob, const char *account
 
 /** Tells the pacer how a request of blob `blob` ended: `throttled` (503 ServerBusy or
  *  500 OperationTimedOut) cuts its rates (and its account's) by about 30% with
- *  jitter, at most once per 100 ms; any other answer raises them by 1% of the
- *  target, up to the target. `tier` (x-ms-access-tier of the answer, or NULL) moves
- *  the blob to a premium tier's targets. */
+ *  jitter, at most once per 100 ms; other answers raise them, once per 100 ms, by
+ *  5% of the rate the last cut left, up to the target. `tier` (x-ms-access-tier of the answer, or
+ * NULL) moves the blob to a premium tier's targets. */
 void xio__blob_pace_answer(xio__blob_pacer *p, const char *blob, const char *account, int throttled,
                            const char *tier, int64_t now_us);
 

@@ -5,7 +5,7 @@
  * curl). `xio emulator start --faults` runs it in the background.
  *
  *   xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]
- *                  [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file FILE]
+ *                  [--scale F] [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file FILE]
  *
  * In front of the upstream, unless --profile none, the fidelity front makes it answer
  * as Azure does (faultproxy_profile: paged page lists, byte-order marks, Azure's
@@ -30,7 +30,8 @@
 
 static const char usage[] =
     "usage: xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]\n"
-    "                      [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file FILE]\n";
+    "                      [--scale F] [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file "
+    "FILE]\n";
 
 static const char help[] =
     "\n"
@@ -51,12 +52,14 @@ static const char help[] =
     "                      account; unthrottled: the behaviour without targets; none:\n"
     "                      the upstream's answers unchanged\n"
     "  --page-list-size N  ranges per Get Page Ranges page (default 2000)\n"
+    "  --scale F           multiply the profile's targets by F (e.g. 0.1: a tenth,\n"
+    "                      for an emulator slower than the real targets)\n"
     "  --stats FILE        counts so far, rewritten as they change\n"
     "  --endpoint-file F   where the proxy's endpoint is written once it listens\n"
     "SIGTERM or SIGINT stops it. Exit status: 0 stopped, 1 failed, 2 bad usage.\n";
 
 typedef struct opts {
-  const char *upstream, *faults, *seed, *stats, *endpoint_file, *profile, *page_list_size;
+  const char *upstream, *faults, *seed, *stats, *endpoint_file, *profile, *page_list_size, *scale;
 } opts;
 
 static int bad_usage(const char *fmt, const char *arg) {
@@ -77,6 +80,7 @@ static int parse_args(int argc, char **argv, opts *o) {
                         : strcmp(a, "--endpoint-file") == 0  ? &o->endpoint_file
                         : strcmp(a, "--profile") == 0        ? &o->profile
                         : strcmp(a, "--page-list-size") == 0 ? &o->page_list_size
+                        : strcmp(a, "--scale") == 0          ? &o->scale
                                                              : NULL;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       printf("%s%s", usage, help);
@@ -120,6 +124,16 @@ static int parse_profile(const opts *o, faultproxy_profile *pr) {
       return bad_usage("--page-list-size: '%s' is not a whole number in 1..100000",
                        o->page_list_size);
     pr->page_list_size = (int)n;
+  }
+  if (o->scale) {
+    char *end;
+    double f = strtod(o->scale, &end);
+    if (end == o->scale || *end || !(f > 0) || f > 1000)
+      return bad_usage("--scale: '%s' is not a factor in (0, 1000]", o->scale);
+    pr->blob_iops *= f;
+    pr->blob_bps *= f;
+    pr->account_iops *= f;
+    pr->account_bps *= f;
   }
   return -1;
 }

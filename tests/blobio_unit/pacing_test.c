@@ -72,7 +72,8 @@ TEST(pacing_modes_and_loopback) {
 }
 
 /* A throttling answer cuts the rates to 63..77% of what they were, once per 100 ms
- * however many arrive; each other answer adds 1% of the target back, up to it. */
+ * however many arrive; other answers add back 5% of the cut rate per 100 ms, up to
+ * the target. */
 TEST(pacing_backs_off_on_throttling_and_recovers) {
   static xio__blob_pacer p;
   xio__blob_pacer_init(&p, AUTO, 0, 7);
@@ -87,10 +88,12 @@ TEST(pacing_backs_off_on_throttling_and_recovers) {
   xio__blob_pace_answer(&p, BLOB, ACCOUNT, 1, NULL, 1000 + 100000);
   ASSERT(b->rps < once * 0.78); /* a second cut, 100 ms later */
   double low = b->rps;
-  xio__blob_pace_answer(&p, BLOB, ACCOUNT, 0, NULL, 300000);
-  ASSERT(b->rps > low + 4.99 && b->rps < low + 5.01);
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, 0, NULL, 1000 + 150000); /* too soon */
+  ASSERT(b->rps == low);
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, 0, NULL, 1000 + 200000);
+  ASSERT(b->rps > low * 1.0499 && b->rps < low * 1.0501);
   for (int i = 0; i < 200; i++)
-    xio__blob_pace_answer(&p, BLOB, ACCOUNT, 0, NULL, 400000);
+    xio__blob_pace_answer(&p, BLOB, ACCOUNT, 0, NULL, 300000 + i * 100000);
   ASSERT(b->rps == 500.0);
   ASSERT(b->bps == 60 * MIB);
 }
