@@ -47,7 +47,7 @@ run() {
 }
 run "upload, no pacing" "xio put --pacing off" "$xio" --pacing off put "$work/file" "$url/off.mdf"
 run "upload, pacing" "xio put --pacing on" "$xio" --pacing on put "$work/file" "$url/on.mdf"
-cap="$(echo "60 * $scale" | bc)MiB" # the pacer's start on Azure: the (scaled) target
+cap=$(echo "60 * 1048576 * $scale / 1" | bc) # bytes/s: the pacer's start on Azure, the (scaled) target
 run "upload, pacing at the target" "xio put --max-rate $cap" "$xio" --max-rate "$cap" put "$work/file" "$url/cap.mdf"
 run "upload" "JS SDK 12.32.0" env NODE_PATH="$src/tests/azurite/node_modules" \
   node "$src/tests/azurite/sdk_transfer.js" upload bench sdk.mdf $((mib * 1024 * 1024))

@@ -166,6 +166,38 @@ TEST(profile_none_is_raw_azurite) {
   cJSON_Delete(stop);
 }
 
+/* The SDK lists a fragmented blob's page ranges through the default front as it
+ * does from Azure: by pages of maxresults, following markers shaped like Azure's,
+ * and whole; every range once, in order. */
+TEST(js_sdk_lists_page_ranges_in_pages) {
+  const char *dir = emurun_dir();
+  char script[2048], np[1024];
+  snprintf(script, sizeof script,
+           "set -e; eval \"$('%s' emulator start --dir '%s' --shell)\"; exec node '%s' 250 100",
+           XIO_CLI_PATH, dir, XIO_EMU_PAGES_JS);
+  snprintf(np, sizeof np, "NODE_PATH=%s", XIO_NODE_MODULES);
+  emurun r = {0};
+  emurun_v(&r, (const char *const[]){np, NULL},
+           (const char *const[]){"/bin/sh", "-c", script, NULL});
+  EXPECT_STATUS(&r, 0);
+  cJSON *out = emurun_json(&r);
+  ASSERT(emurun_bool(out, "ok", NULL));
+  ASSERT_EQ(emurun_num(out, "pages", NULL), 3);
+  ASSERT_EQ(emurun_num(out, "paged", NULL), 250);
+  ASSERT_EQ(emurun_num(out, "whole", NULL), 250);
+  ASSERT(emurun_bool(out, "in_order", NULL));
+  const cJSON *markers = emurun_get(out, "markers", NULL);
+  ASSERT_EQ(cJSON_GetArraySize(markers), 2);
+  for (int i = 0; i < 2; i++)
+    ASSERT(strncmp(cJSON_GetArrayItem(markers, i)->valuestring, "2!", 2) == 0);
+  cJSON *stop = stop_json(dir);
+  ASSERT_EQ(emurun_num(stop, "stats", "paged"), 3);
+  ASSERT_EQ(emurun_num(stop, "stats", "throttled"), 0);
+  emurun_free(&r);
+  cJSON_Delete(out);
+  cJSON_Delete(stop);
+}
+
 /* The SDK against the connection string a shell gets from eval of --shell. */
 TEST(js_sdk_through_shell_eval) {
   const char *dir = emurun_dir();
