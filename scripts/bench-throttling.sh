@@ -37,7 +37,8 @@ run() {
   shift 2
   r0=$(stats requests) t0=$(stats throttled) s0=$(date +%s.%N)
   local outcome=done
-  "$@" > "$work/out" 2>&1 || outcome="FAILED: $(grep -m1 -o 'failed: .*' "$work/out" | cut -c9-80)"
+  "$@" > "$work/out" 2>&1 ||
+    outcome="FAILED: $(grep -m1 -o -e 'failed: .*' -e '"message":"[^"\\]*' "$work/out" | cut -c1-90 || true)"
   s1=$(date +%s.%N) r1=$(stats requests) t1=$(stats throttled)
   case "$name" in *random*) mb=0 ;; *) mb=$mib ;; esac
   awk -v n="$name" -v c="$client" -v s="$(echo "$s1 - $s0" | bc)" -v m="$mb" \
@@ -51,11 +52,12 @@ cap=$(echo "60 * 1048576 * $scale / 1" | bc) # bytes/s: the pacer's start on Azu
 run "upload, pacing at the target" "xio put --max-rate $cap" "$xio" --max-rate "$cap" put "$work/file" "$url/cap.mdf"
 run "upload" "JS SDK 12.32.0" env NODE_PATH="$src/tests/azurite/node_modules" \
   node "$src/tests/azurite/sdk_transfer.js" upload bench sdk.mdf $((mib * 1024 * 1024))
-run "download, no pacing" "xio get --pacing off" "$xio" --pacing off get "$url/off.mdf" "$work/got-off"
+# The downloads read what the paced upload put (the unpaced one may have failed).
+run "download, no pacing" "xio get --pacing off" "$xio" --pacing off get "$url/on.mdf" "$work/got-off"
 run "download, pacing" "xio get --pacing on" "$xio" --pacing on get "$url/on.mdf" "$work/got-on"
-run "download, pacing at the target" "xio get --max-rate $cap" "$xio" --max-rate "$cap" get "$url/cap.mdf" "$work/got-cap"
+run "download, pacing at the target" "xio get --max-rate $cap" "$xio" --max-rate "$cap" get "$url/on.mdf" "$work/got-cap"
 run "download" "JS SDK 12.32.0" env NODE_PATH="$src/tests/azurite/node_modules" \
-  node "$src/tests/azurite/sdk_transfer.js" download bench sdk.mdf $((mib * 1024 * 1024))
+  node "$src/tests/azurite/sdk_transfer.js" download bench on.mdf $((mib * 1024 * 1024))
 for f in got-off got-on got-cap; do
   [ -f "$work/$f" ] && ! cmp -s "$work/file" "$work/$f" && echo "$f differs from what was put"
 done
