@@ -36,7 +36,7 @@ run() {
   local name=$1 client=$2 r0 t0 r1 t1 s0 s1
   shift 2
   r0=$(stats requests) t0=$(stats throttled) s0=$(date +%s.%N)
-  local outcome=done
+  local outcome="done"
   "$@" > "$work/out" 2>&1 ||
     outcome="FAILED: $(grep -m1 -o -e 'failed: .*' -e '"message":"[^"\\]*' "$work/out" | cut -c1-90 || true)"
   s1=$(date +%s.%N) r1=$(stats requests) t1=$(stats throttled)

@@ -173,14 +173,14 @@ start() {
 # start_front PROGRAM PROFILE: the fidelity front before the Azurite in
 # $state/endpoint, which it then replaces.
 start_front() {
-  local url i ep=""
+  local url ep=""
   url=$(cat "$state/endpoint")
   rm -f "$state/front.endpoint"
   (cd "$state" && exec setsid "$1" --upstream "$url" --profile "$2" \
       --endpoint-file "$state/front.endpoint" --stats "$state/front.stats" \
       >"$state/front.log" 2>&1 </dev/null) &
   echo $! > "$state/front.pid"
-  for i in $(seq 1 100); do
+  for _ in $(seq 1 100); do
     ep=$(cat "$state/front.endpoint" 2>/dev/null || true)
     [ -n "$ep" ] && break
     kill -0 "$(cat "$state/front.pid")" 2>/dev/null || break
