@@ -6,7 +6,12 @@
  * runs it in the background for any client, with random faults at given rates
  * (`xio emulator start --faults` starts that program). Requests are forwarded
  * unchanged (the Host header included: Shared Key and SAS signatures do not cover
- * it) and responses sent back unchanged, except where a fault says otherwise.
+ * it) and responses sent back unchanged, except where a fault says otherwise, or the
+ * fidelity front (faultproxy_set_profile: off unless set; xio-faultproxy and `xio
+ * emulator start` set the standard profile) makes the emulator answer as Azure
+ * does. The code: http.c (HTTP framing and forwarding), conn.c (connections),
+ * faults.c, records.c, rates.c (fault specs), profile.c, throttle.c, fidelity.c and
+ * answers.c (the front), sharing faultproxy_int.h.
  *
  * Faults (each scripted with faultproxy_add, applied to matching requests only as
  * many times as asked, then spent; or drawn at random, see faultproxy_set_rates):
