@@ -37,6 +37,7 @@
 
 #include "engine_int.h"
 #include "events_int.h"
+#include "pacing_int.h"
 
 #define POOL_MAX 256
 
@@ -62,6 +63,8 @@ struct xio_blob_engine {
   xio__blob_socks socks;      /* the sockets of every connection (rcvlowat.c) */
   xio__blob_events events;    /* what the I/O thread waits for (events.c) */
   _Atomic uint64_t completed; /* calls completed (xio_blob_engine_completed) */
+  xio__blob_pacer pacer;      /* I/O thread only (pacing.c) */
+  _Atomic uint64_t paced_waits, paced_throttled; /* the pacer's counts, for any thread */
 };
 
 static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0};
@@ -81,6 +84,11 @@ const xio_blob_engine_options *xio_blob_engine_options_get(const xio_blob_engine
 }
 
 uint64_t xio_blob_engine_completed(const xio_blob_engine *e) { return atomic_load(&e->completed); }
+
+void xio_blob_engine_pacing(const xio_blob_engine *e, xio_blob_pacing_stats *out) {
+  out->waits = atomic_load(&e->paced_waits);
+  out->throttled = atomic_load(&e->paced_throttled);
+}
 
 /* ------------------------------------------------------------- queues ---- */
 
@@ -235,10 +243,56 @@ static long try_timeout(const xio_blob_engine *e, const xio_blob_call *c, int64_
   return t;
 }
 
+/* 1 when the host of `t` is this machine (an emulator). */
+static int loopback_target(const xio_blob_target *t) {
+  const char *h = t->url.host ? t->url.host : "";
+  return strcmp(h, "127.0.0.1") == 0 || strcmp(h, "localhost") == 0 || strcmp(h, "[::1]") == 0 ||
+         strcmp(h, "::1") == 0;
+}
+
+/* The pacer's keys of a call: its blob (origin and path) and its account. */
+static void pace_keys(const xio_blob_call *c, char *blob, size_t bsize, char *account,
+                      size_t asize) {
+  const xio_blob_target *t = c->target;
+  snprintf(blob, bsize, "%s", t->safe_url ? t->safe_url : "");
+  snprintf(account, asize, "%s/%s", t->origin ? t->origin : "",
+           t->url.account ? t->url.account : "");
+}
+
+/* Holds the call back until its blob and account have room under their rates
+ * (pacing.c); 1 when it was parked, once per try. Token and other foreign requests
+ * are not paced. */
+static int paced(xio_blob_engine *e, xio_blob_call *c, int64_t now) {
+  if (c->foreign || c->paced_try == c->attempt + 1) return 0;
+  char blob[1024], account[512];
+  pace_keys(c, blob, sizeof blob, account, sizeof account);
+  c->paced_try = c->attempt + 1;
+  int64_t start = xio__blob_pace(&e->pacer, blob, account, loopback_target(c->target),
+                                 c->body_len ? c->body_len : c->rbuf_len, now);
+  if (start <= now) return 0;
+  atomic_store(&e->paced_waits, e->pacer.waits);
+  c->next_try_us = start;
+  wait_insert(e, c);
+  return 1;
+}
+
+/* Tells the pacer how the try of `c` ended. */
+static void pace_answer(xio_blob_engine *e, const xio_blob_call *c, xio_err code) {
+  if (c->foreign || !c->status) return;
+  char blob[1024], account[512];
+  pace_keys(c, blob, sizeof blob, account, sizeof account);
+  int throttled = code == XIO_ETHROTTLED || (c->status == 500 && code == XIO_ETIMEDOUT);
+  xio__blob_pace_answer(&e->pacer, blob, account, throttled,
+                        xio__blob_hdrs_get(&c->resp_headers, "x-ms-access-tier"),
+                        xio_auth_monotonic_us());
+  atomic_store(&e->paced_throttled, e->pacer.throttled);
+}
+
 static void start_try(xio_blob_engine *e, xio_blob_call *c) {
   xio_error detail;
   xio_error_clear(&detail);
   int64_t now = xio_auth_monotonic_us();
+  if (paced(e, c, now)) return;
   xio_err rc = c->attempt == 0 ? first_try_checks(e, c, &detail) : XIO_OK;
   if (rc == XIO_OK && c->target->source.get) {
     int wait_ms = 0;
@@ -319,6 +373,7 @@ static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   release_easy(e, c);
   drop_active(e, c);
   xio__blob_verdict v = xio__blob_classify(c);
+  pace_answer(e, c, v.code);
   int64_t now = xio_auth_monotonic_us();
   int retry = v.code != XIO_OK && v.retry && c->retryable && c->attempt < e->opts.retry.max_retries;
   int delay =
@@ -496,12 +551,18 @@ static xio_err check_options(const xio_blob_engine_options *o, xio_error *err) {
     return xio_error_set(err, XIO_EINVAL, "negative delay or timeout");
   if ((unsigned)o->checksum > XIO_BLOB_CHECKSUM_NONE)
     return xio_error_set(err, XIO_EINVAL, "unknown checksum kind %d", (int)o->checksum);
+  if ((unsigned)o->pacing > XIO_BLOB_PACING_ON)
+    return xio_error_set(err, XIO_EINVAL, "unknown pacing mode %d", (int)o->pacing);
+  if (!(o->max_rate_bps >= 0) || o->max_rate_bps > 1e15)
+    return xio_error_set(err, XIO_EINVAL, "max_rate_bps must be 0 (none) or a rate in bytes/s");
   return XIO_OK;
 }
 
 static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *opts,
                             xio_error *err) {
   e->opts = opts ? *opts : xio_blob_engine_options_default();
+  xio__blob_pacer_init(&e->pacer, (int)e->opts.pacing, e->opts.max_rate_bps,
+                       (uint64_t)xio_auth_monotonic_us());
   /* e->opts.ca_file is only ever the engine's own copy: engine_release frees it,
    * also when setup fails before the copy is made. */
   const char *ca_file = e->opts.ca_file;

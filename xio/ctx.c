@@ -86,14 +86,32 @@ static xio_err check_options(const xio_ctx_options *o, xio_error *err) {
   return XIO_OK;
 }
 
+/* The pacing mode: the option, else with use_environment XIO_PACING (auto, on, off).
+ * XIO_EINVAL naming the variable when it holds anything else. */
+static xio_err pacing_mode(const xio_ctx *ctx, xio_blob_pacing *out, xio_error *err) {
+  static const char *const names[] = {"auto", "off", "on"};
+  const char *env = ctx->opts.use_environment ? getenv("XIO_PACING") : NULL;
+  *out = (xio_blob_pacing)ctx->opts.pacing; /* the same three values */
+  if (ctx->opts.pacing != XIO_PACING_AUTO || !env || !*env) return XIO_OK;
+  for (int i = 0; i < 3; i++)
+    if (strcmp(env, names[i]) == 0) {
+      *out = (xio_blob_pacing)i;
+      return XIO_OK;
+    }
+  return xio_error_set(err, XIO_EINVAL, "XIO_PACING is '%s': use auto, on or off", env);
+}
+
 static xio_err start_engine(xio_ctx *ctx, xio_error *err) {
   xio_blob_engine_options e = xio_blob_engine_options_default();
+  xio_err rc = pacing_mode(ctx, &e.pacing, err);
+  if (rc != XIO_OK) return rc;
   e.max_in_flight = ctx->opts.max_in_flight;
   e.retry = retry_to_blob(ctx->opts.retry);
   e.checksum = checksum_to_blob(ctx->opts.checksum);
   e.ca_file = ctx->ca_file;
   e.allow_insecure_remote = ctx->opts.allow_insecure_remote;
   e.clock = ctx->opts.clock;
+  e.max_rate_bps = ctx->opts.max_rate_bps;
   e.on_complete = xio__trace_call_done; /* every call it completes is traced */
   e.on_complete_ud = ctx;
   e.on_try = xio__trace_try_done; /* and every try that failed on the way */

@@ -6,7 +6,12 @@
  * runs it in the background for any client, with random faults at given rates
  * (`xio emulator start --faults` starts that program). Requests are forwarded
  * unchanged (the Host header included: Shared Key and SAS signatures do not cover
- * it) and responses sent back unchanged, except where a fault says otherwise.
+ * it) and responses sent back unchanged, except where a fault says otherwise, or the
+ * fidelity front (faultproxy_set_profile: off unless set; xio-faultproxy and `xio
+ * emulator start` set the standard profile) makes the emulator answer as Azure
+ * does. The code: http.c (HTTP framing and forwarding), conn.c (connections),
+ * faults.c, records.c, rates.c (fault specs), profile.c, throttle.c, fidelity.c and
+ * answers.c (the front), sharing faultproxy_int.h.
  *
  * Faults (each scripted with faultproxy_add, applied to matching requests only as
  * many times as asked, then spent; or drawn at random, see faultproxy_set_rates):
@@ -130,7 +135,36 @@ typedef struct faultproxy_rates {
 typedef struct faultproxy_stats {
   uint64_t requests;                    /* requests read in full */
   uint64_t injected[FAULTPROXY_NRULES]; /* random faults applied, by kind */
+  uint64_t throttled;                   /* 503 ServerBusy answers of the profile's targets */
+  uint64_t refused;                     /* requests refused for Azure's limits */
+  uint64_t paged;                       /* Get Page Ranges answers cut into pages */
 } faultproxy_stats;
+
+/**
+ * The fidelity front: how far the proxy makes the emulator behind it answer as Azure
+ * does (fidelity.c, throttle.c), on top of which the faults apply. Every profile but
+ * "none" pages Get Page Ranges, puts the UTF-8 byte-order mark on XML bodies and
+ * enforces Azure's limits with Azure's status, code and message; the targets (zero:
+ * none) are what it throttles to, per blob and per account, answering 503 ServerBusy
+ * without a retry hint over them, as the service does.
+ */
+typedef struct faultproxy_profile {
+  char name[32];       /* "standard", "premium-p10".."premium-p80", "unthrottled", "none" */
+  int faithful;        /* 0: "none", requests and answers pass unchanged */
+  double blob_iops;    /* requests per second per blob */
+  double blob_bps;     /* bytes per second per blob (request bodies and ranges read) */
+  double account_iops; /* requests per second over all blobs */
+  double account_bps;  /* bytes per second over all blobs */
+  int page_list_size;  /* ranges per Get Page Ranges page (default 2000) */
+} faultproxy_profile;
+
+/** Fills `out` for profile `name` (see faultproxy_profile). Returns 0, or -1 with the
+ *  profiles there are named in `err`. */
+int faultproxy_profile_parse(const char *name, faultproxy_profile *out, char *err, size_t errsize);
+
+/** Puts the fidelity front on (a copy of `prof`) or off (`prof` NULL: the default, as
+ *  "none"). */
+void faultproxy_set_profile(faultproxy *p, const faultproxy_profile *prof);
 
 /**
  * Starts a proxy forwarding to `upstream` ("http://HOST:PORT", no path; HOST numeric

@@ -1,9 +1,23 @@
-# The fault proxy as a static library (faultproxy.c, rates.c), defined once for
+# The fault proxy as a static library (every .c here but main.c), defined once for
 # both of its users: the xio-faultproxy program beside it and the fault tests
 # (tests/blobio_fault), which are built even without the samples.
 if(NOT TARGET xio_faultproxy)
   add_library(xio_faultproxy STATIC
-    ${CMAKE_CURRENT_LIST_DIR}/faultproxy.c ${CMAKE_CURRENT_LIST_DIR}/rates.c)
+    ${CMAKE_CURRENT_LIST_DIR}/http.c ${CMAKE_CURRENT_LIST_DIR}/conn.c
+    ${CMAKE_CURRENT_LIST_DIR}/faults.c ${CMAKE_CURRENT_LIST_DIR}/records.c
+    ${CMAKE_CURRENT_LIST_DIR}/rates.c ${CMAKE_CURRENT_LIST_DIR}/profile.c
+    ${CMAKE_CURRENT_LIST_DIR}/throttle.c ${CMAKE_CURRENT_LIST_DIR}/fidelity.c
+    ${CMAKE_CURRENT_LIST_DIR}/answers.c)
   target_include_directories(xio_faultproxy PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(xio_faultproxy PUBLIC Threads::Threads)
+endif()
+
+# The program (main.c), for `xio emulator start` and for the tests' harness, which
+# puts it in front of Azurite (tests/azurite/azurite.sh --front) even in a build
+# without the samples. Installed by samples/faultproxy/CMakeLists.txt.
+if(NOT TARGET xio-faultproxy)
+  add_executable(xio-faultproxy ${CMAKE_CURRENT_LIST_DIR}/main.c)
+  set_target_properties(xio-faultproxy PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                        ${PROJECT_BINARY_DIR}/samples)
+  target_link_libraries(xio-faultproxy PRIVATE xio_faultproxy)
 endif()

@@ -4,15 +4,20 @@
  * random faults at the rates it is given, for any client (xio, the official SDKs,
  * curl). `xio emulator start --faults` runs it in the background.
  *
- *   xio-faultproxy --upstream http://HOST:PORT [--faults SPEC] [--seed N]
- *                  [--stats FILE] [--endpoint-file FILE]
+ *   xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]
+ *                  [--scale F] [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file FILE]
+ *
+ * In front of the upstream, unless --profile none, the fidelity front makes it answer
+ * as Azure does (faultproxy_profile: paged page lists, byte-order marks, Azure's
+ * limits, the profile's throttling targets; default profile standard); the faults
+ * apply on top.
  *
  * Once listening it prints "listening on http://127.0.0.1:PORT" on stdout and writes
  * that endpoint to --endpoint-file. It rewrites --stats (the counts, one
- * "NAME VALUE" line each: requests, then each fault kind) whenever they change,
- * before it answers the request that changed them, so a client that has its answer
- * finds itself counted. SIGTERM or SIGINT stops it: it cuts open connections and
- * exits 0. Exit status: 0 stopped, 1 failed, 2 bad usage.
+ * "NAME VALUE" line each: requests, each fault kind, then throttled, refused, paged) whenever they
+ * change, before it answers the request that changed them, so a client that has its answer finds
+ * itself counted. SIGTERM or SIGINT stops it: it cuts open connections and exits 0. Exit status: 0
+ * stopped, 1 failed, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -24,13 +29,15 @@
 #include "faultproxy.h"
 
 static const char usage[] =
-    "usage: xio-faultproxy --upstream http://HOST:PORT [--faults SPEC] [--seed N]\n"
-    "                      [--stats FILE] [--endpoint-file FILE]\n";
+    "usage: xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]\n"
+    "                      [--scale F] [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file "
+    "FILE]\n";
 
 static const char help[] =
     "\n"
     "Forwards HTTP requests from 127.0.0.1:PORT (a free port) to the upstream storage\n"
-    "service and injects faults at random, at the rates of SPEC:\n"
+    "service, answering as Azure does where the emulator does not (--profile), and\n"
+    "injects faults at random on top, at the rates of SPEC:\n"
     "  503=R%[:DURATION]   503 ServerBusy with a retry hint (default 1000ms)\n"
     "  500=R%              500 OperationTimedOut\n"
     "  reset=R%            connection reset before the request is forwarded\n"
@@ -40,12 +47,19 @@ static const char help[] =
     "e.g. --faults 503=10%,500=2%,reset=2%,lost=2%,torn=5%,stall=1%:3000ms\n"
     "\n"
     "  --seed N            the faults drawn for each request number (default 1)\n"
+    "  --profile NAME      standard (default), premium-p10 .. premium-p80: Azure's\n"
+    "                      behaviour and that tier's throttling targets per blob and\n"
+    "                      account; unthrottled: the behaviour without targets; none:\n"
+    "                      the upstream's answers unchanged\n"
+    "  --page-list-size N  ranges per Get Page Ranges page (default 2000)\n"
+    "  --scale F           multiply the profile's targets by F (e.g. 0.1: a tenth,\n"
+    "                      for an emulator slower than the real targets)\n"
     "  --stats FILE        counts so far, rewritten as they change\n"
     "  --endpoint-file F   where the proxy's endpoint is written once it listens\n"
     "SIGTERM or SIGINT stops it. Exit status: 0 stopped, 1 failed, 2 bad usage.\n";
 
 typedef struct opts {
-  const char *upstream, *faults, *seed, *stats, *endpoint_file;
+  const char *upstream, *faults, *seed, *stats, *endpoint_file, *profile, *page_list_size, *scale;
 } opts;
 
 static int bad_usage(const char *fmt, const char *arg) {
@@ -59,12 +73,15 @@ static int bad_usage(const char *fmt, const char *arg) {
 static int parse_args(int argc, char **argv, opts *o) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    const char **slot = strcmp(a, "--upstream") == 0        ? &o->upstream
-                        : strcmp(a, "--faults") == 0        ? &o->faults
-                        : strcmp(a, "--seed") == 0          ? &o->seed
-                        : strcmp(a, "--stats") == 0         ? &o->stats
-                        : strcmp(a, "--endpoint-file") == 0 ? &o->endpoint_file
-                                                            : NULL;
+    const char **slot = strcmp(a, "--upstream") == 0         ? &o->upstream
+                        : strcmp(a, "--faults") == 0         ? &o->faults
+                        : strcmp(a, "--seed") == 0           ? &o->seed
+                        : strcmp(a, "--stats") == 0          ? &o->stats
+                        : strcmp(a, "--endpoint-file") == 0  ? &o->endpoint_file
+                        : strcmp(a, "--profile") == 0        ? &o->profile
+                        : strcmp(a, "--page-list-size") == 0 ? &o->page_list_size
+                        : strcmp(a, "--scale") == 0          ? &o->scale
+                                                             : NULL;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       printf("%s%s", usage, help);
       return 0;
@@ -95,6 +112,32 @@ static int parse_rates(const opts *o, faultproxy_rates *r) {
   return -1;
 }
 
+/* --profile and --page-list-size into `pr`. -1 to go on, else 2 after a message. */
+static int parse_profile(const opts *o, faultproxy_profile *pr) {
+  char err[512];
+  if (faultproxy_profile_parse(o->profile ? o->profile : "standard", pr, err, sizeof err) != 0)
+    return bad_usage("--profile: %s", err);
+  if (o->page_list_size) {
+    char *end;
+    long n = strtol(o->page_list_size, &end, 10);
+    if (end == o->page_list_size || *end || n < 1 || n > 100000)
+      return bad_usage("--page-list-size: '%s' is not a whole number in 1..100000",
+                       o->page_list_size);
+    pr->page_list_size = (int)n;
+  }
+  if (o->scale) {
+    char *end;
+    double f = strtod(o->scale, &end);
+    if (end == o->scale || *end || !(f > 0) || f > 1000)
+      return bad_usage("--scale: '%s' is not a factor in (0, 1000]", o->scale);
+    pr->blob_iops *= f;
+    pr->blob_bps *= f;
+    pr->account_iops *= f;
+    pr->account_bps *= f;
+  }
+  return -1;
+}
+
 /* Writes `text` to `path` through a temporary file and a rename, so that readers see
  * the old or the new content, never half. 0 ok, -1 failed. */
 static int write_atomically(const char *path, const char *text) {
@@ -114,6 +157,10 @@ static void format_stats(const faultproxy_stats *s, char *out, size_t size) {
   for (int i = 0; i < FAULTPROXY_NRULES && k < size; i++)
     k += (size_t)snprintf(out + k, size - k, "%s %llu\n", faultproxy_rule_name(i),
                           (unsigned long long)s->injected[i]);
+  if (k < size)
+    snprintf(out + k, size - k, "throttled %llu\nrefused %llu\npaged %llu\n",
+             (unsigned long long)s->throttled, (unsigned long long)s->refused,
+             (unsigned long long)s->paged);
 }
 
 /* Writes the counts to the stats file (the proxy's observer: called as they change,
@@ -136,9 +183,11 @@ static void serve(const sigset_t *stop) {
 int main(int argc, char **argv) {
   opts o;
   faultproxy_rates rates;
+  faultproxy_profile profile;
   memset(&o, 0, sizeof o);
   int rc = parse_args(argc, argv, &o);
   if (rc < 0) rc = parse_rates(&o, &rates);
+  if (rc < 0) rc = parse_profile(&o, &profile);
   if (rc >= 0) return rc;
   /* Blocked before any thread starts, so every thread inherits the mask. */
   sigset_t stop;
@@ -149,6 +198,7 @@ int main(int argc, char **argv) {
   faultproxy *p = faultproxy_start(o.upstream);
   if (!p) return 1;
   faultproxy_set_rates(p, &rates);
+  faultproxy_set_profile(p, &profile);
   if (o.stats) {
     faultproxy_stats zero;
     memset(&zero, 0, sizeof zero);
@@ -165,8 +215,8 @@ int main(int argc, char **argv) {
   }
   char spec[256];
   faultproxy_rates_format(&rates, spec, sizeof spec);
-  printf("listening on %s, forwarding to %s, faults %s, seed %llu\n", ep, o.upstream,
-         spec[0] ? spec : "none", (unsigned long long)rates.seed);
+  printf("listening on %s, forwarding to %s, profile %s, faults %s, seed %llu\n", ep, o.upstream,
+         profile.name, spec[0] ? spec : "none", (unsigned long long)rates.seed);
   fflush(stdout);
   serve(&stop);
   faultproxy_free(p); /* the observer has written the last counts */

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 
-#define MAX_GLOBALS 10
+#define MAX_GLOBALS 12
 
 /* 1 when `arg` is option `name`, alone or as "name=value" (*inline_value set). */
 static int match(const char *arg, const char *name, const char **inline_value) {
@@ -59,6 +59,8 @@ static void global_table(cli *c, cli_opt t[MAX_GLOBALS]) {
       {"--allow-insecure-http", NULL, &c->allow_insecure},
       {"--allow-exposed-credentials", NULL, &c->allow_exposed},
       {"--entra", &c->entra, NULL},
+      {"--pacing", &c->pacing, NULL},
+      {"--max-rate", &c->max_rate, NULL},
       {NULL, NULL, NULL},
   };
   memcpy(t, g, sizeof g);

@@ -49,6 +49,8 @@ struct cli_command;
 typedef struct cli {
   const char *trace;                        /* --trace FILE|- */
   const char *cacert;                       /* --cacert FILE */
+  const char *pacing;                       /* --pacing auto|on|off, or NULL */
+  const char *max_rate;                     /* --max-rate SIZE (per second), or NULL */
   const char *credentials;                  /* --credentials FILE */
   int json;                                 /* --json */
   int quiet;                                /* --quiet */

@@ -42,9 +42,31 @@ static xio_err setup(cli *c, xio_error *err) {
   return rc;
 }
 
+/* --pacing and --max-rate into `o`. XIO_EINVAL naming the option when bad. */
+static xio_err pacing_options(const cli *c, xio_ctx_options *o, xio_error *err) {
+  static const char *const modes[] = {"auto", "off", "on"};
+  if (c->pacing) {
+    size_t i = 0;
+    while (i < 3 && strcmp(c->pacing, modes[i]) != 0)
+      i++;
+    if (i == 3)
+      return xio_error_set(err, XIO_EINVAL, "bad --pacing '%s': use auto, on or off", c->pacing);
+    o->pacing = (xio_pacing)i;
+  }
+  uint64_t rate = 0;
+  if (c->max_rate && (xio_size_parse(c->max_rate, &rate, err) != XIO_OK || rate == 0))
+    return xio_error_set(err, XIO_EINVAL, "bad --max-rate '%s': give bytes per second, e.g. 40MiB",
+                         c->max_rate);
+  o->max_rate_bps = (double)rate;
+  if (c->max_rate && !c->pacing) o->pacing = XIO_PACING_ON; /* a cap asks for pacing */
+  return XIO_OK;
+}
+
 xio_err cli_context(cli *c, xio_ctx **out, xio_error *err) {
   if (!c->ctx) {
     xio_ctx_options o = xio_ctx_options_default();
+    xio_err prc = pacing_options(c, &o, err);
+    if (prc != XIO_OK) return prc;
     o.use_environment = 1;
     o.trace_path = c->trace;
     o.ca_file = c->cacert;

@@ -1,7 +1,8 @@
 /*
  * emulator.c - the emulator command: `xio emulator start|stop|status` runs the
- * pinned Azurite in memory on a free loopback port for any client, optionally with
- * the fault proxy (xio-faultproxy) in front of it, and prints how to reach it: the
+ * pinned Azurite in memory on a free loopback port for any client, behind a proxy
+ * (xio-faultproxy) that makes it answer as Azure does (--profile, default standard;
+ * none: raw Azurite) and injects faults on top (--faults), and prints how to reach it: the
  * blob endpoint and the dev account's connection string (for people, --json, or
  * --shell for `eval`). State lives in a directory (--dir, or a per-user default) so
  * that stop and status find what start left running.
@@ -25,7 +26,7 @@
 #define STOP_GRACE_MS    10000
 
 typedef struct emu_opts {
-  const char *dir, *faults, *seed;
+  const char *dir, *faults, *seed, *profile;
   int shell;
   faultproxy_rates rates;
   char path[4096]; /* the state directory, absolute */
@@ -100,6 +101,9 @@ static cJSON *stats_json(const cli_emu_stats *s) {
   cJSON_AddNumberToObject(j, "requests", (double)s->requests);
   for (int i = 0; i < FAULTPROXY_NRULES; i++)
     cJSON_AddNumberToObject(j, faultproxy_rule_name(i), (double)s->injected[i]);
+  cJSON_AddNumberToObject(j, "throttled", (double)s->throttled);
+  cJSON_AddNumberToObject(j, "refused", (double)s->refused);
+  cJSON_AddNumberToObject(j, "paged", (double)s->paged);
   return j;
 }
 
@@ -109,6 +113,10 @@ static void stats_line(const cli_emu_stats *s, char *out, size_t size) {
   for (int i = 0; i < FAULTPROXY_NRULES && k < size; i++)
     k += (size_t)snprintf(out + k, size - k, "%s %s %llu", i ? "," : "", faultproxy_rule_name(i),
                           s->injected[i]);
+  if (k < size)
+    snprintf(out + k, size - k,
+             "; as Azure: throttled %llu, refused for limits %llu, page lists paged %llu",
+             s->throttled, s->refused, s->paged);
 }
 
 /* The parts of start's and status's JSON that say where things run. */
@@ -133,6 +141,7 @@ static void where_json(cJSON *o, const emu_opts *op, const cli_emu_state *st) {
   cJSON_AddStringToObject(px, "endpoint", st->proxy_url);
   cJSON_AddBoolToObject(px, "running", cli_emu_alive(&st->proxy));
   cJSON_AddStringToObject(px, "faults", st->faults);
+  cJSON_AddStringToObject(px, "profile", st->profile);
   cJSON_AddNumberToObject(px, "seed", (double)st->seed);
 }
 
@@ -156,34 +165,16 @@ static void print_started(const cli *c, const emu_opts *o, const cli_emu_state *
     printf("Azurite runs in memory (pid %ld) at %s; state in %s\n", st->azurite.pid,
            st->azurite_url, o->path);
     if (st->proxy.pid)
-      printf("fault proxy (pid %ld) in front of it at %s: faults %s, seed %llu\n", st->proxy.pid,
-             st->proxy_url, st->faults, st->seed);
+      printf("proxy (pid %ld) in front of it at %s: answers as Azure (profile %s), faults %s, "
+             "seed %llu\n",
+             st->proxy.pid, st->proxy_url, st->profile, st->faults[0] ? st->faults : "none",
+             st->seed);
     printf("blob endpoint:     %s\nconnection string: %s\n", ep, cs);
     printf("stop it with: xio emulator stop%s\n", dir_hint(o, hint, sizeof hint));
   }
 }
 
 /* ------------------------------------------------------------ start ---- */
-
-/* The URL in Azurite's "successfully listens on http://127.0.0.1:PORT" line of its
- * log, or "" when it has not said so yet. */
-static void azurite_url_from_log(const char *dir, char *out, size_t size) {
-  static const char said[] = "successfully listens on http://127.0.0.1:";
-  char path[4200], line[1024];
-  out[0] = '\0';
-  if (cli_emu_path(dir, "azurite.log", path, sizeof path) != 0) return;
-  FILE *f = fopen(path, "r");
-  while (f && fgets(line, sizeof line, f)) {
-    char *p = strstr(line, said);
-    if (!p) continue;
-    p += strlen("successfully listens on ");
-    size_t n = strlen("http://127.0.0.1:");
-    n += strspn(p + n, "0123456789");
-    snprintf(out, size, "%.*s", (int)n, p);
-    break;
-  }
-  if (f) fclose(f);
-}
 
 /* Appends the last lines of dir/name to `out` (for a failure message). */
 static void log_tail(const char *dir, const char *name, char *out, size_t size) {
@@ -202,47 +193,37 @@ static void log_tail(const char *dir, const char *name, char *out, size_t size) 
   text_to(out, size, "; its log (%s) ends:\n%s", path, n ? buf : "(empty)\n");
 }
 
-/* Starts Azurite and waits until it answers. 0, or -1 with a message. Azurite runs
- * as the tests' harness (tests/azurite/azurite.sh) runs it, with the same preload,
- * gc_interval.js: its garbage collector sweeps the store every 10 minutes, and a
- * sweep stops the emulator answering for seconds to minutes. */
+/* Notes the Azurite the starter left running (STATE_DIR/pid) in `st` and the state
+ * file, so that stop finds it even when the start goes wrong afterwards. */
+static void note_azurite(const emu_opts *o, cli_emu_state *st) {
+  char line[32], err[256];
+  if (cli_emu_read_line(o->path, "pid", line, sizeof line) != 0) return;
+  if (cli_emu_proc_of(strtol(line, NULL, 10), &st->azurite) == 0)
+    cli_emu_state_write(o->path, st, err, sizeof err);
+}
+
+/* Starts Azurite through the one program that starts it for the tests, the
+ * benchmarks and this command (azurite.sh start DIR: in memory, on a free loopback
+ * port, with the preload that turns its garbage-collection sweep off, which stops
+ * the emulator answering for seconds to minutes), then checks that it answers.
+ * 0, or -1 with a message (the starter's own words when it failed). */
 static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t errsize) {
-  char bin[4096], log[4200], tail[1700], preload[4096], node_options[8800];
-  if (cli_emu_find_azurite(bin, sizeof bin, err, errsize) != 0) return -1;
-  if (cli_emu_find_preload(preload, sizeof preload, err, errsize) != 0) return -1;
-  if (cli_emu_node_options(preload, node_options, sizeof node_options) != 0) {
-    snprintf(err, errsize, "NODE_OPTIONS is too long to add the preload to");
-    return -1;
-  }
-  if (cli_emu_path(o->path, "azurite.log", log, sizeof log) != 0) return -1;
-  const char *env[] = {node_options, NULL};
+  char script[4096], log[4200], tail[1700];
+  cli_emu_proc runner;
+  if (cli_emu_find_script(script, sizeof script, err, errsize) != 0) return -1;
+  if (cli_emu_path(o->path, "start.log", log, sizeof log) != 0) return -1;
   /* --skipApiVersionCheck: newer SDKs send service versions this Azurite predates. */
-  const char *argv[] = {bin,
-                        "--blobHost",
-                        "127.0.0.1",
-                        "--blobPort",
-                        "0",
-                        "--inMemoryPersistence",
-                        "--silent",
-                        "--disableTelemetry",
-                        "--skipApiVersionCheck",
-                        NULL};
-  if (cli_emu_spawn(argv, env, o->path, log, &st->azurite, err, errsize) != 0) return -1;
-  /* Known at once, so that stop finds it even if this command is interrupted. */
-  cli_emu_state_write(o->path, st, err, errsize);
-  for (int64_t end = cli_emu_now_ms() + AZURITE_START_MS; cli_emu_now_ms() < end;) {
-    if (!st->azurite_url[0]) azurite_url_from_log(o->path, st->azurite_url, sizeof st->azurite_url);
-    if (st->azurite_url[0] && cli_emu_answers(st->azurite_url, 1000)) return 0;
-    cli_emu_reap(&st->azurite);
-    if (!cli_emu_alive(&st->azurite)) {
-      log_tail(o->path, "azurite.log", tail, sizeof tail);
-      text_to(err, errsize, "Azurite (%s) ended before it listened%s", bin, tail);
-      return -1;
-    }
-    cli_emu_sleep_ms(50);
-  }
-  log_tail(o->path, "azurite.log", tail, sizeof tail);
-  snprintf(err, errsize, "Azurite did not answer within %d s%s", AZURITE_START_MS / 1000, tail);
+  const char *argv[] = {script, "start", o->path, "--skipApiVersionCheck", NULL};
+  if (cli_emu_spawn(argv, NULL, o->path, log, &runner, err, errsize) != 0) return -1;
+  int rc = cli_emu_wait(&runner, AZURITE_START_MS);
+  note_azurite(o, st);
+  if (rc == 0 &&
+      cli_emu_read_line(o->path, "endpoint", st->azurite_url, sizeof st->azurite_url) == 0 &&
+      cli_emu_answers(st->azurite_url, 5000))
+    return 0;
+  log_tail(o->path, "start.log", tail, sizeof tail);
+  text_to(err, errsize, "Azurite did not start (%s start %s, exit %d)%s", script, o->path, rc,
+          tail);
   return -1;
 }
 
@@ -257,9 +238,14 @@ static int start_proxy(const emu_opts *o, cli_emu_state *st, char *err, size_t e
       cli_emu_path(o->path, "proxy.stats", stats, sizeof stats) != 0 ||
       cli_emu_path(o->path, "proxy.endpoint", epfile, sizeof epfile) != 0)
     return -1;
-  const char *argv[] = {bin,      "--upstream", st->azurite_url, "--faults", st->faults,
-                        "--seed", seed,         "--stats",       stats,      "--endpoint-file",
-                        epfile,   NULL};
+  snprintf(st->profile, sizeof st->profile, "%s", o->profile);
+  const char *argv[16] = {bin,    "--upstream", st->azurite_url, "--seed",
+                          seed,   "--stats",    stats,           "--endpoint-file",
+                          epfile, "--profile",  st->profile};
+  if (st->faults[0]) { /* the faults, when any, on top */
+    argv[11] = "--faults";
+    argv[12] = st->faults;
+  }
   if (cli_emu_spawn(argv, NULL, o->path, log, &st->proxy, err, errsize) != 0) return -1;
   cli_emu_state_write(o->path, st, err, errsize);
   for (int64_t end = cli_emu_now_ms() + PROXY_START_MS; cli_emu_now_ms() < end;) {
@@ -274,17 +260,21 @@ static int start_proxy(const emu_opts *o, cli_emu_state *st, char *err, size_t e
   return -1;
 }
 
-/* Refuses to start over a running emulator; clears what a dead one left. */
+/* Refuses to start over a running emulator; clears what a dead one left (a proxy
+ * whose Azurite has ended is stopped). */
 static int check_free(const cli *c, const emu_opts *o) {
   cli_emu_state old;
   char err[512], hint[4200];
   int r = cli_emu_state_read(o->path, &old, err, sizeof err);
   if (r < 0) return emu_fail(c, "start", "%s", err);
-  if (r > 0 && (cli_emu_alive(&old.azurite) || cli_emu_alive(&old.proxy)))
+  if (r > 0 && cli_emu_alive(&old.azurite))
     return emu_fail(c, "start",
                     "an emulator already runs from %s (Azurite pid %ld at %s): stop it with "
                     "`xio emulator stop%s`, or start another with a different --dir",
                     o->path, old.azurite.pid, front_url(&old), dir_hint(o, hint, sizeof hint));
+  if (r > 0 && cli_emu_terminate(&old.proxy, STOP_GRACE_MS) != 0)
+    return emu_fail(c, "start", "the proxy left by a dead emulator (pid %ld) would not end",
+                    old.proxy.pid);
   cli_emu_state_remove(o->path);
   return CLI_CONTINUE;
 }
@@ -297,7 +287,8 @@ static int run_start(cli *c, emu_opts *o) {
   int r = check_free(c, o);
   if (r != CLI_CONTINUE) return r;
   if (start_azurite(o, &st, err, sizeof err) != 0 ||
-      (o->faults && start_proxy(o, &st, err, sizeof err) != 0) ||
+      ((o->faults || strcmp(o->profile, "none") != 0) &&
+       start_proxy(o, &st, err, sizeof err) != 0) ||
       cli_emu_state_write(o->path, &st, err, sizeof err) != 0) {
     cli_emu_terminate(&st.proxy, STOP_GRACE_MS);
     cli_emu_terminate(&st.azurite, STOP_GRACE_MS);
@@ -398,8 +389,9 @@ static int run_status(cli *c, emu_opts *o) {
   printf("  Azurite:     pid %ld at %s (%s)\n", st.azurite.pid, st.azurite_url,
          az ? "running" : "gone");
   if (st.proxy.pid)
-    printf("  fault proxy: pid %ld at %s (%s), faults %s, seed %llu\n", st.proxy.pid, st.proxy_url,
-           px ? "running" : "gone", st.faults, st.seed);
+    printf("  proxy:       pid %ld at %s (%s), profile %s, faults %s, seed %llu\n", st.proxy.pid,
+           st.proxy_url, px ? "running" : "gone", st.profile, st.faults[0] ? st.faults : "none",
+           st.seed);
   if (st.proxy.pid && s.valid) {
     stats_line(&s, line, sizeof line);
     printf("  so far:      %s\n", line);
@@ -414,7 +406,8 @@ static int run_status(cli *c, emu_opts *o) {
 /* ------------------------------------------------------------ command ---- */
 
 static const emu_sub subs[] = {
-    {"start", "emulator start [--dir DIR] [--faults SPEC] [--seed N] [--json | --shell]",
+    {"start",
+     "emulator start [--dir DIR] [--profile NAME] [--faults SPEC] [--seed N] [--json | --shell]",
      "Starts Azurite (the version xio's tests pin) in memory on a free port of\n"
      "127.0.0.1, waits until it answers, and prints its blob endpoint and the\n"
      "connection string of its development account. Nothing is kept on disk. It runs\n"
@@ -423,7 +416,13 @@ static const emu_sub subs[] = {
      "\n"
      "  --dir DIR      where the state is kept (default $XDG_RUNTIME_DIR/xio-emulator,\n"
      "                 else /tmp/xio-emulator-UID); stop and status take the same\n"
-     "  --faults SPEC  put the fault proxy (xio-faultproxy) in front: a share of the\n"
+     "  --profile NAME how Azure-like the answers are: a proxy (xio-faultproxy) in\n"
+     "                 front of Azurite pages Get Page Ranges, puts the byte-order\n"
+     "                 mark on XML bodies and enforces Azure's limits with Azure's\n"
+     "                 errors, and throttles each blob and the account to a tier's\n"
+     "                 targets with 503 ServerBusy: standard (default), premium-p10\n"
+     "                 .. premium-p80, unthrottled (no targets), none (raw Azurite)\n"
+     "  --faults SPEC  faults on top, from the same proxy: a share of the\n"
      "                 requests gets a fault, by kind:\n"
      "                   503=R%[:DURATION]   503 ServerBusy with a retry hint (1000ms)\n"
      "                   500=R%              500 OperationTimedOut\n"
@@ -439,8 +438,10 @@ static const emu_sub subs[] = {
      "                 eval \"$(xio emulator start --shell)\"\n"
      "  --json         print the endpoints, pids and connection string as JSON\n"
      "\n"
-     "Azurite is found through $XIO_AZURITE (an azurite-blob program), else in the\n"
-     "source tree where scripts/install-deps.sh installs it.\n",
+     "Azurite is started by share/xio/azurite.sh, installed with xio, which finds it\n"
+     "through $XIO_AZURITE (an azurite-blob program), else in share/xio/node_modules\n"
+     "(`npm ci` there installs the pinned version), else azurite-blob on PATH or in\n"
+     "npm's global prefix.\n",
      run_start, 1},
     {"stop", "emulator stop [--dir DIR]",
      "Stops the emulator started from DIR (and its fault proxy), leaving no process\n"
@@ -459,9 +460,13 @@ static int wants_help(int argc, char **argv) {
   return 0;
 }
 
-/* --faults and --seed into o->rates. */
+/* --profile (default standard), --faults and --seed into o->rates. */
 static int parse_faults(const cli *c, emu_opts *o) {
-  char err[256];
+  char err[512];
+  faultproxy_profile prof;
+  if (!o->profile) o->profile = "standard";
+  if (faultproxy_profile_parse(o->profile, &prof, err, sizeof err) != 0)
+    return cli_usage_error(c, "--profile: %s", err);
   if (o->shell && c->json) return cli_usage_error(c, "--shell and --json exclude each other");
   if (o->seed && !o->faults) return cli_usage_error(c, "--seed needs --faults");
   if (!o->faults) return CLI_CONTINUE;
@@ -486,11 +491,9 @@ static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
     printf("usage: xio %s\n\n%s", sub->synopsis, sub->help);
     return CLI_OK;
   }
-  const cli_opt start_opts[] = {{"--dir", &o.dir, NULL},
-                                {"--faults", &o.faults, NULL},
-                                {"--seed", &o.seed, NULL},
-                                {"--shell", NULL, &o.shell},
-                                {NULL, NULL, NULL}},
+  const cli_opt start_opts[] = {{"--dir", &o.dir, NULL},       {"--profile", &o.profile, NULL},
+                                {"--faults", &o.faults, NULL}, {"--seed", &o.seed, NULL},
+                                {"--shell", NULL, &o.shell},   {NULL, NULL, NULL}},
                 other_opts[] = {{"--dir", &o.dir, NULL}, {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, sub->takes_start_options ? start_opts : other_opts, "", 0, NULL);
   if (r == CLI_CONTINUE) r = parse_faults(c, &o);
@@ -514,7 +517,7 @@ static int run_emulator(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_emulator = {
     "emulator",
     "run Azurite for any client, optionally behind a fault-injecting proxy",
-    "emulator start [--dir DIR] [--faults SPEC] [--seed N] [--json | --shell]\n"
+    "emulator start [--dir DIR] [--profile NAME] [--faults SPEC] [--seed N] [--json | --shell]\n"
     "emulator stop [--dir DIR]\n"
     "emulator status [--dir DIR]",
     "Runs the storage emulator (Azurite, in memory, on 127.0.0.1) in the background\n"

@@ -5,9 +5,10 @@
  * (emulator_state.c).
  *
  * `xio emulator start` leaves two programs running in the background, each in a
- * session of its own so that it outlives the command: Azurite (in memory, on a free
- * loopback port, with the tests' preload that turns its garbage-collection sweep
- * off) and, with --faults, xio-faultproxy in front of it. The state
+ * session of its own so that it outlives the command: Azurite, started by the one
+ * program that starts it for everyone (azurite.sh, installed in share/xio: in
+ * memory, on a free loopback port, without its garbage-collection sweep) and, with
+ * --faults, xio-faultproxy in front of it. The state
  * directory says which processes they are (pid and start time, so that a reused pid
  * is not taken for them), where they listen and what the proxy counted so far.
  */
@@ -32,10 +33,11 @@ typedef struct cli_emu_proc {
 /** What runs from one state directory. */
 typedef struct cli_emu_state {
   cli_emu_proc azurite;
-  cli_emu_proc proxy;      /* pid 0 without --faults */
+  cli_emu_proc proxy;      /* pid 0 with --profile none and no --faults */
   char azurite_url[64];    /* "http://127.0.0.1:PORT" */
-  char proxy_url[64];      /* "" without --faults */
+  char proxy_url[64];      /* "" without a proxy */
   char faults[256];        /* the spec as the proxy took it, "" without */
+  char profile[32];        /* the proxy's fidelity profile ("standard", ...) */
   unsigned long long seed; /* the proxy's seed */
 } cli_emu_state;
 
@@ -45,6 +47,7 @@ typedef struct cli_emu_stats {
   int valid; /* the stats file was there and read */
   unsigned long long requests;
   unsigned long long injected[FAULTPROXY_NRULES];
+  unsigned long long throttled, refused, paged; /* the fidelity front's answers */
 } cli_emu_stats;
 
 /* --------------------------------------------------- emulator_proc.c ---- */
@@ -73,26 +76,23 @@ void cli_emu_reap(const cli_emu_proc *p);
 int cli_emu_terminate(const cli_emu_proc *p, int grace_ms);
 
 /**
- * Finds the Azurite program: $XIO_AZURITE, else the one scripts/install-deps.sh
- * installs into the source tree (tests/azurite/node_modules/.bin/azurite-blob).
- * Returns 0 with the path in `out`, or -1 with what to do in `err`.
+ * Finds the emulator's starter, azurite.sh (the one program that starts Azurite, for
+ * the tests and the benchmarks too), where xio installs it: share/xio beside the bin
+ * directory this program runs from (the build tree has a link there). Nothing of the
+ * source tree is compiled in. Returns 0 with the path in `out`, or -1 with where it
+ * looked in `err`.
  */
-int cli_emu_find_azurite(char *out, size_t size, char *err, size_t errsize);
+int cli_emu_find_script(char *out, size_t size, char *err, size_t errsize);
+
+/** Fills `out` with process `pid` and its start time. 0, or -1 when it does not run. */
+int cli_emu_proc_of(long pid, cli_emu_proc *out);
+
+/** Waits up to `ms` for child `p` to exit: its exit status, or -1 when it was killed
+ *  by a signal, or did not end in time (it is then ended with its process group). */
+int cli_emu_wait(const cli_emu_proc *p, int ms);
 
 /** Finds xio-faultproxy: $XIO_FAULTPROXY, else next to this program. As above. */
 int cli_emu_find_proxy(char *out, size_t size, char *err, size_t errsize);
-
-/**
- * Finds the preload Azurite runs with, the one the tests' harness gives it
- * (tests/azurite/gc_interval.js: no garbage-collection sweep, which stalls the
- * emulator, for 6 hours): in the source tree, else where xio installs it
- * (share/xio). Returns 0 with the path in `out`, or -1 with what is missing in `err`.
- */
-int cli_emu_find_preload(char *out, size_t size, char *err, size_t errsize);
-
-/** `out` = "NODE_OPTIONS=--require \"PRELOAD\"", followed by this process's own
- *  NODE_OPTIONS when it has one. Returns 0, or -1 when it does not fit. */
-int cli_emu_node_options(const char *preload, char *out, size_t size);
 
 /** Sends one plain HTTP request to `url` ("http://127.0.0.1:PORT") and returns 1
  *  when an HTTP response comes back within `ms`, else 0. */

@@ -2,7 +2,8 @@
  * emulator_proc.c - the background processes of `xio emulator`: starting a program
  * detached from the command (its own session, its output in a log), telling whether
  * it still runs (pid and start time from /proc, zombies count as gone), ending it
- * with its process group, finding the programs to run and Azurite's preload, and
+ * with its process group, waiting for one, finding the programs to run (the
+ * emulator's starter, azurite.sh, and the fault proxy), and
  * asking an endpoint whether it answers HTTP. Everything here talks to 127.0.0.1
  * only.
  */
@@ -26,13 +27,6 @@
 #include <xio/alloc.h>
 
 #include "emulator.h"
-
-#ifndef XIO_SOURCE_DIR
-#define XIO_SOURCE_DIR "."
-#endif
-#ifndef XIO_DATA_DIR
-#define XIO_DATA_DIR "/usr/local/share/xio"
-#endif
 
 int64_t cli_emu_now_ms(void) {
   struct timespec ts;
@@ -193,26 +187,15 @@ static int executable(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0 ? 0 : -1;
 }
 
-int cli_emu_find_azurite(char *out, size_t size, char *err, size_t errsize) {
-  const char *env = getenv("XIO_AZURITE");
-  if (env && *env) {
-    snprintf(out, size, "%s", env);
-    if (executable(out) == 0) return 0;
-    snprintf(err, errsize,
-             "XIO_AZURITE names %s, which is no program: point it at Azurite's azurite-blob "
-             "(node_modules/.bin/azurite-blob), or unset it to use the one scripts/install-deps.sh "
-             "installs",
-             env);
-    return -1;
-  }
-  snprintf(out, size, "%s/tests/azurite/node_modules/.bin/azurite-blob", XIO_SOURCE_DIR);
-  if (executable(out) == 0) return 0;
-  snprintf(err, errsize,
-           "Azurite is not installed (looked for %s): run scripts/install-deps.sh in the xio "
-           "source tree, which installs the pinned Azurite and Node.js, or set XIO_AZURITE to an "
-           "azurite-blob program",
-           out);
-  return -1;
+/* The directory of this program (from /proc/self/exe) into `out`, "." if unknown. */
+static void own_dir(char *out, size_t size) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n < 0) n = 0;
+  self[n] = '\0';
+  char *slash = strrchr(self, '/');
+  if (slash) *slash = '\0';
+  snprintf(out, size, "%s", slash ? self : ".");
 }
 
 int cli_emu_find_proxy(char *out, size_t size, char *err, size_t errsize) {
@@ -221,12 +204,8 @@ int cli_emu_find_proxy(char *out, size_t size, char *err, size_t errsize) {
   if (env && *env) {
     snprintf(out, size, "%s", env);
   } else {
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n < 0) n = 0;
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash) *slash = '\0';
-    snprintf(out, size, "%s/xio-faultproxy", slash ? self : ".");
+    own_dir(self, sizeof self);
+    snprintf(out, size, "%s/xio-faultproxy", self);
   }
   if (executable(out) == 0) return 0;
   snprintf(err, errsize,
@@ -236,31 +215,36 @@ int cli_emu_find_proxy(char *out, size_t size, char *err, size_t errsize) {
   return -1;
 }
 
-int cli_emu_find_preload(char *out, size_t size, char *err, size_t errsize) {
-  static const char *const dirs[] = {XIO_SOURCE_DIR "/tests/azurite", XIO_DATA_DIR};
-  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-    struct stat st;
-    snprintf(out, size, "%s/gc_interval.js", dirs[i]);
-    if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, R_OK) == 0) return 0;
-  }
+int cli_emu_find_script(char *out, size_t size, char *err, size_t errsize) {
+  char dir[PATH_MAX];
+  own_dir(dir, sizeof dir);
+  snprintf(out, size, "%s/../share/xio/azurite.sh", dir);
+  if (executable(out) == 0) return 0;
   snprintf(err, errsize,
-           "the preload that turns Azurite's garbage-collection sweep off is not there "
-           "(looked for gc_interval.js in %s/tests/azurite and %s): it comes with the xio "
-           "source tree and is installed with xio",
-           XIO_SOURCE_DIR, XIO_DATA_DIR);
+           "the emulator's starter is not there (looked for %s): it is installed with xio in "
+           "share/xio beside the xio program's bin, and the build makes a link to it in the "
+           "build tree's share/xio",
+           out);
   return -1;
 }
 
-int cli_emu_node_options(const char *preload, char *out, size_t size) {
-  const char *old = getenv("NODE_OPTIONS");
-  size_t k = (size_t)snprintf(out, size, "NODE_OPTIONS=--require \"");
-  for (const char *p = preload; *p && k + 2 < size; p++) { /* quoted: it may hold blanks */
-    if (*p == '"' || *p == '\\') out[k++] = '\\';
-    out[k++] = *p;
+int cli_emu_proc_of(long pid, cli_emu_proc *out) {
+  char state;
+  memset(out, 0, sizeof *out);
+  if (pid <= 0 || proc_stat(pid, &state, &out->start) != 0) return -1;
+  out->pid = pid;
+  return 0;
+}
+
+int cli_emu_wait(const cli_emu_proc *p, int ms) {
+  int status = 0;
+  for (int64_t end = cli_emu_now_ms() + ms; cli_emu_now_ms() < end; cli_emu_sleep_ms(20)) {
+    pid_t r = waitpid((pid_t)p->pid, &status, WNOHANG);
+    if (r == (pid_t)p->pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (r < 0) return -1;
   }
-  if (k >= size) return -1;
-  int n = snprintf(out + k, size - k, "\"%s%s", old && *old ? " " : "", old && *old ? old : "");
-  return n < 0 || (size_t)n >= size - k ? -1 : 0;
+  cli_emu_terminate(p, 1000);
+  return -1;
 }
 
 /* ------------------------------------------------------------ probing ---- */

@@ -86,6 +86,7 @@ static void state_line(cli_emu_state *st, const char *name, const char *value) {
       {"azurite_url", st->azurite_url, sizeof st->azurite_url},
       {"proxy_url", st->proxy_url, sizeof st->proxy_url},
       {"faults", st->faults, sizeof st->faults},
+      {"profile", st->profile, sizeof st->profile},
   };
   for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
     if (strcmp(name, texts[i].name) == 0) snprintf(texts[i].text, texts[i].size, "%s", value);
@@ -132,8 +133,8 @@ int cli_emu_state_write(const char *dir, const cli_emu_state *st, char *err, siz
   fprintf(f, "azurite_pid %ld\nazurite_start %llu\nazurite_url %s\n", st->azurite.pid,
           st->azurite.start, st->azurite_url);
   if (st->proxy.pid)
-    fprintf(f, "proxy_pid %ld\nproxy_start %llu\nproxy_url %s\nfaults %s\nseed %llu\n",
-            st->proxy.pid, st->proxy.start, st->proxy_url, st->faults, st->seed);
+    fprintf(f, "proxy_pid %ld\nproxy_start %llu\nproxy_url %s\nfaults %s\nseed %llu\nprofile %s\n",
+            st->proxy.pid, st->proxy.start, st->proxy_url, st->faults, st->seed, st->profile);
   int ok = !ferror(f);
   ok = fclose(f) == 0 && ok;
   if (ok && rename(tmp, path) == 0) return 0;
@@ -144,8 +145,14 @@ int cli_emu_state_write(const char *dir, const cli_emu_state *st, char *err, siz
 
 void cli_emu_state_remove(const char *dir) {
   /* STATE_FILE ".tmp" is one name. NOLINTNEXTLINE(bugprone-suspicious-missing-comma) */
-  static const char *const names[] = {STATE_FILE,           STATE_FILE ".tmp", "proxy.endpoint",
-                                      "proxy.endpoint.tmp", "proxy.stats",     "proxy.stats.tmp"};
+  static const char *const names[] = {STATE_FILE,
+                                      STATE_FILE ".tmp",
+                                      "proxy.endpoint",
+                                      "proxy.endpoint.tmp",
+                                      "proxy.stats",
+                                      "proxy.stats.tmp",
+                                      "pid",
+                                      "endpoint"};
   char path[4200];
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (cli_emu_path(dir, names[i], path, sizeof path) == 0) remove(path);
@@ -177,6 +184,9 @@ void cli_emu_stats_read(const char *dir, cli_emu_stats *out) {
     if (strcmp(name, "requests") == 0) out->requests = v;
     for (int i = 0; i < FAULTPROXY_NRULES; i++)
       if (strcmp(name, faultproxy_rule_name(i)) == 0) out->injected[i] = v;
+    if (strcmp(name, "throttled") == 0) out->throttled = v;
+    if (strcmp(name, "refused") == 0) out->refused = v;
+    if (strcmp(name, "paged") == 0) out->paged = v;
   }
   fclose(f);
 }

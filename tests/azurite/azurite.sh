@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# Starts and stops the Azure Storage emulator (Azurite, blob service only) for the tests
-# and the demo: in memory, telemetry off, on 127.0.0.1 at a free port the kernel picks.
-#   azurite.sh start STATE_DIR      start; write STATE_DIR/endpoint (http://127.0.0.1:PORT)
+# The one program that starts and stops the Azure Storage emulator (Azurite, blob
+# service only), for the tests, the benchmarks, the demo and `xio emulator start`
+# (which runs it from where xio is installed, share/xio/azurite.sh): in memory,
+# telemetry off, on 127.0.0.1 at a free port the kernel picks.
+#   azurite.sh start STATE_DIR [--front PROGRAM [--profile NAME]] [AZURITE_OPTION...]
+#                                   start; write STATE_DIR/endpoint (http://127.0.0.1:PORT)
+#                                   and STATE_DIR/pid (Azurite's, a session leader). With
+#                                   --front, PROGRAM (xio-faultproxy) runs in front of it
+#                                   with the fidelity profile NAME (default standard; see
+#                                   xio-faultproxy --help): endpoint is then the front's,
+#                                   azurite.endpoint Azurite's, front.pid and front.stats
+#                                   the front's pid and counts
 #   azurite.sh start-tls STATE_DIR  the same over HTTPS (--cert/--key): first make a
 #                                   throwaway private CA and a server certificate it signs
 #                                   for 127.0.0.1 and localhost; write STATE_DIR/endpoint
@@ -13,6 +22,11 @@
 #                                   remove the keys and certificates start-tls made)
 #   azurite.sh run STATE_DIR CMD... run CMD with XIO_TEST_BLOB_ENDPOINT set from STATE_DIR,
 #                                   and XIO_TEST_CA_FILE (STATE_DIR/ca.pem) when present
+# Azurite is found, in this order: $XIO_AZURITE (an azurite-blob program);
+# node_modules/.bin/azurite-blob beside this script (scripts/install-deps.sh puts it
+# there in the source tree; `npm ci` in share/xio does for an installed xio, whose
+# package.json and package-lock.json pin the same version); azurite-blob on PATH;
+# the global npm prefix's bin. None: a message naming each place, exit 1.
 # Its garbage collector sleeps XIO_AZURITE_GC_INTERVAL_MS between sweeps (gc_interval.js;
 # default 6 hours instead of Azurite's 10 minutes, since a sweep stalls the emulator).
 # An XIO_TEST_BLOB_ENDPOINT already in the environment wins (an emulator started
@@ -23,7 +37,7 @@
 #   wrong-host.pem/key a server certificate signed by ca.pem for wrong-host.invalid only
 # The CA private keys are deleted once they have signed: nothing else can be issued.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd) # a link to it: where it lies
 usage="usage: azurite.sh start|start-tls|start-oauth|stop|run STATE_DIR [CMD...]"
 cmd=${1:?$usage}
 state=${2:?$usage}
@@ -99,11 +113,32 @@ make_certificates() {
   rm -f "$state/ca.key" "$state/other-ca.key"
 }
 
-# start [--cert FILE --key FILE]: the emulator, over HTTPS when given a certificate.
+# find_azurite: prints the azurite-blob program to run, or says where it looked.
+find_azurite() {
+  if [ -n "${XIO_AZURITE:-}" ]; then
+    [ -f "$XIO_AZURITE" ] && [ -x "$XIO_AZURITE" ] && { echo "$XIO_AZURITE"; return; }
+    echo "azurite.sh: XIO_AZURITE names $XIO_AZURITE, which is no program: point it at" \
+      "Azurite's azurite-blob (node_modules/.bin/azurite-blob), or unset it to use the" \
+      "one scripts/install-deps.sh installs (or \`npm ci\` beside this script)" >&2
+    return 1
+  fi
+  local local_bin="$here/node_modules/.bin/azurite-blob" prefix=""
+  [ -x "$local_bin" ] && { echo "$local_bin"; return; }
+  command -v azurite-blob 2>/dev/null && return
+  command -v npm >/dev/null 2>&1 && prefix=$(npm prefix -g 2>/dev/null || true)
+  [ -n "$prefix" ] && [ -x "$prefix/bin/azurite-blob" ] && { echo "$prefix/bin/azurite-blob"; return; }
+  echo "azurite.sh: Azurite is not installed: no XIO_AZURITE, no $local_bin, no" \
+    "azurite-blob on PATH${prefix:+ or in $prefix/bin}. Run scripts/install-deps.sh in the" \
+    "source tree, or \`npm ci\` in $here (the pinned version), or set XIO_AZURITE to an" \
+    "azurite-blob program" >&2
+  return 1
+}
+
+# start [AZURITE_OPTION...]: the emulator, over HTTPS when given a certificate (--cert).
 start() {
-  local bin="$here/node_modules/.bin/azurite-blob" scheme=http
-  [ $# -gt 0 ] && scheme=https
-  [ -x "$bin" ] || { echo "azurite.sh: Azurite is not installed; run scripts/install-deps.sh" >&2; exit 1; }
+  local bin scheme=http
+  case " $* " in *" --cert "*) scheme=https ;; esac
+  bin=$(find_azurite) || exit 1
   rm -f "$state/endpoint"
   # The log exists before the emulator starts: the wait loop below reads it at once,
   # and a missing file would end this script (set -e, pipefail).
@@ -135,7 +170,48 @@ start() {
   echo "azurite.sh: Azurite listening on $url"
 }
 
+# start_front PROGRAM PROFILE: the fidelity front before the Azurite in
+# $state/endpoint, which it then replaces.
+start_front() {
+  local url ep=""
+  url=$(cat "$state/endpoint")
+  rm -f "$state/front.endpoint"
+  (cd "$state" && exec setsid "$1" --upstream "$url" --profile "$2" \
+      --endpoint-file "$state/front.endpoint" --stats "$state/front.stats" \
+      >"$state/front.log" 2>&1 </dev/null) &
+  echo $! > "$state/front.pid"
+  for _ in $(seq 1 100); do
+    ep=$(cat "$state/front.endpoint" 2>/dev/null || true)
+    [ -n "$ep" ] && break
+    kill -0 "$(cat "$state/front.pid")" 2>/dev/null || break
+    sleep 0.05
+  done
+  if [ -z "$ep" ]; then
+    echo "azurite.sh: the front ($1) did not start; its log:" >&2
+    cat "$state/front.log" >&2
+    stop_quietly
+    exit 1
+  fi
+  echo "$url" > "$state/azurite.endpoint"
+  echo "$ep" > "$state/endpoint"
+  echo "azurite.sh: front ($2) listening on $ep"
+}
+
+# stop_pid FILE: ends the process FILE names (TERM, then KILL after 5 s).
+stop_pid() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null || true)
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$1"
+}
+
 stop_quietly() {
+  stop_pid "$state/front.pid"
+  rm -f "$state/front.endpoint" "$state/azurite.endpoint"
   local pid
   pid=$(cat "$state/pid" 2>/dev/null || true)
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
@@ -149,8 +225,18 @@ stop_quietly() {
 
 case "$cmd" in
   start)
+    shift 2
+    front="" profile=standard
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --front) front=${2:?--front needs a program}; shift 2 ;;
+        --profile) profile=${2:?--profile needs a name}; shift 2 ;;
+        *) break ;;
+      esac
+    done
     stop_quietly
-    start ;;
+    start "$@"
+    if [ -n "$front" ] && [ "$profile" != none ]; then start_front "$front" "$profile"; fi ;;
   start-tls)
     stop_quietly
     make_certificates

@@ -341,6 +341,12 @@ static const cli_row cred_rows[] = {
     {ARGS("--cacert", "@D/src.img", "stat", "@C/data.mdf"), 1, "holds no CA certificate (PEM)"},
     {ARGS("--trace", "/nonexistent/dir/t", "stat", "@C/data.mdf"), 1,
      "cannot open the trace file /nonexistent/dir/t"},
+    {ARGS("--pacing", "fast", "stat", "@C/data.mdf"), 1,
+     "bad --pacing 'fast': use auto, on or off"},
+    {ARGS("--max-rate", "12x", "stat", "@C/data.mdf"), 1, "bad --max-rate '12x'"},
+    {ARGS("--max-rate", "0", "stat", "@C/data.mdf"), 1, "bad --max-rate '0'"},
+    {ARGS("stat", "@C/data.mdf"), 1, "XIO_PACING is 'fast': use auto, on or off",
+     .env = {"XIO_PACING=fast"}},
 };
 
 /* ----------------------------------------------------------- local files ---- */

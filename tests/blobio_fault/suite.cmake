@@ -13,6 +13,7 @@ xio_add_suite(NAME blobio_fault AZURITE
     ${CMAKE_CURRENT_LIST_DIR}/exhaustion_test.c
     ${CMAKE_CURRENT_LIST_DIR}/semantics_test.c
     ${CMAKE_CURRENT_LIST_DIR}/inflight_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/front_test.c
   LIBS xio_faultproxy xio_blob xio_blob_sync_test Threads::Threads)
 target_include_directories(test_blobio_fault PRIVATE
   ${PROJECT_SOURCE_DIR}/tests/blobio ${PROJECT_SOURCE_DIR}/blobio)

@@ -101,10 +101,12 @@ TEST(start_status_stop) {
   cJSON *s = start_json(dir, NULL, NULL);
   long az = (long)emurun_num(s, "azurite", "pid");
   expect_sweep_preload(az);
-  ASSERT(cJSON_IsNull(emurun_get(s, "proxy", NULL)));
-  /* Without faults the printed endpoint is Azurite's own. */
+  /* By default the proxy answers as Azure does (profile standard), without faults,
+   * and the printed endpoint is its own. */
+  ASSERT_STR_EQ(emurun_str(s, "proxy", "profile"), "standard");
+  ASSERT_STR_EQ(emurun_str(s, "proxy", "faults"), "");
   char want[256];
-  snprintf(want, sizeof want, "%s/devstoreaccount1", emurun_str(s, "azurite", "endpoint"));
+  snprintf(want, sizeof want, "%s/devstoreaccount1", emurun_str(s, "proxy", "endpoint"));
   ASSERT_STR_EQ(emurun_str(s, "blob_endpoint", NULL), want);
   snprintf(want, sizeof want, "BlobEndpoint=%s;", emurun_str(s, "blob_endpoint", NULL));
   ASSERT_CONTAINS(emurun_str(s, "connection_string", NULL), want);
@@ -119,6 +121,7 @@ TEST(start_status_stop) {
   EXPECT_STATUS(&r, 0);
   ASSERT_CONTAINS(r.out, "running");
   ASSERT_CONTAINS(r.out, emurun_str(s, "azurite", "endpoint"));
+  ASSERT_CONTAINS(r.out, "profile standard");
   EMU_XIO(&r, "emulator", "start", "--dir", dir);
   EXPECT_STATUS(&r, 1);
   ASSERT_CONTAINS(r.err, "already runs from");
@@ -140,6 +143,61 @@ TEST(start_status_stop) {
   cJSON_Delete(after);
 }
 
+/* --profile none: raw Azurite, no proxy, its own endpoint printed; an unknown
+ * profile is refused with the names of those there are. */
+TEST(profile_none_is_raw_azurite) {
+  const char *dir = emurun_dir();
+  emurun r = {0};
+  EMU_XIO(&r, "emulator", "start", "--dir", dir, "--profile", "bogus");
+  EXPECT_STATUS(&r, 2);
+  ASSERT_CONTAINS(r.err, "unknown profile 'bogus'");
+  ASSERT_CONTAINS(r.err, "premium-p30");
+  EMU_XIO(&r, "emulator", "start", "--dir", dir, "--json", "--profile", "none");
+  EXPECT_STATUS(&r, 0);
+  cJSON *s = emurun_json(&r);
+  ASSERT(cJSON_IsNull(emurun_get(s, "proxy", NULL)));
+  char want[256];
+  snprintf(want, sizeof want, "%s/devstoreaccount1", emurun_str(s, "azurite", "endpoint"));
+  ASSERT_STR_EQ(emurun_str(s, "blob_endpoint", NULL), want);
+  cJSON *stop = stop_json(dir);
+  ASSERT(!cJSON_GetObjectItemCaseSensitive(stop, "stats"));
+  emurun_free(&r);
+  cJSON_Delete(s);
+  cJSON_Delete(stop);
+}
+
+/* The SDK lists a fragmented blob's page ranges through the default front as it
+ * does from Azure: by pages of maxresults, following markers shaped like Azure's,
+ * and whole; every range once, in order. */
+TEST(js_sdk_lists_page_ranges_in_pages) {
+  const char *dir = emurun_dir();
+  char script[2048], np[1024];
+  snprintf(script, sizeof script,
+           "set -e; eval \"$('%s' emulator start --dir '%s' --shell)\"; exec node '%s' 250 100",
+           XIO_CLI_PATH, dir, XIO_EMU_PAGES_JS);
+  snprintf(np, sizeof np, "NODE_PATH=%s", XIO_NODE_MODULES);
+  emurun r = {0};
+  emurun_v(&r, (const char *const[]){np, NULL},
+           (const char *const[]){"/bin/sh", "-c", script, NULL});
+  EXPECT_STATUS(&r, 0);
+  cJSON *out = emurun_json(&r);
+  ASSERT(emurun_bool(out, "ok", NULL));
+  ASSERT_EQ(emurun_num(out, "pages", NULL), 3);
+  ASSERT_EQ(emurun_num(out, "paged", NULL), 250);
+  ASSERT_EQ(emurun_num(out, "whole", NULL), 250);
+  ASSERT(emurun_bool(out, "in_order", NULL));
+  const cJSON *markers = emurun_get(out, "markers", NULL);
+  ASSERT_EQ(cJSON_GetArraySize(markers), 2);
+  for (int i = 0; i < 2; i++)
+    ASSERT(strncmp(cJSON_GetArrayItem(markers, i)->valuestring, "2!", 2) == 0);
+  cJSON *stop = stop_json(dir);
+  ASSERT_EQ(emurun_num(stop, "stats", "paged"), 3);
+  ASSERT_EQ(emurun_num(stop, "stats", "throttled"), 0);
+  emurun_free(&r);
+  cJSON_Delete(out);
+  cJSON_Delete(stop);
+}
+
 /* The SDK against the connection string a shell gets from eval of --shell. */
 TEST(js_sdk_through_shell_eval) {
   const char *dir = emurun_dir();
@@ -155,7 +213,7 @@ TEST(js_sdk_through_shell_eval) {
   EXPECT_STATUS(&r, 0);
   cJSON *client = emurun_json(&r);
   ASSERT(emurun_bool(client, "ok", NULL));
-  /* No proxy: every try succeeded at once. */
+  /* No faults, and nothing the standard profile refuses: every try succeeded at once. */
   ASSERT_EQ(client_count(client, "errors", NULL), 0);
   ASSERT_EQ(client_count(client, "statuses", "503"), 0);
   ASSERT_EQ(client_count(client, "app_retries", NULL), 0);
@@ -165,7 +223,9 @@ TEST(js_sdk_through_shell_eval) {
   long az = (long)emurun_num(st, "azurite", "pid");
   cJSON *stop = stop_json(dir);
   ASSERT(emurun_bool(stop, "was_running", NULL));
-  ASSERT(!cJSON_GetObjectItemCaseSensitive(stop, "stats"));
+  ASSERT(emurun_num(stop, "stats", "requests") >= 10); /* the SDK went through the front */
+  ASSERT_EQ(emurun_num(stop, "stats", "throttled"), 0);
+  ASSERT_EQ(emurun_num(stop, "stats", "refused"), 0);
   ASSERT(!emurun_pid_runs(az));
   emurun_free(&r);
   cJSON_Delete(client);

@@ -1,6 +1,7 @@
 # emulator: `xio emulator start|stop|status` run as a person or a script runs it,
 # each test starting its own Azurite through the command (on 127.0.0.1), with the
-# official JavaScript SDK (tests/azurite/node_modules, client.js) as the client,
+# official JavaScript SDK (tests/azurite/node_modules, client.js; pages.js for paged
+# page-range listings through the fidelity front) as the client,
 # through the fault proxy too; and the proxy's fault spec and draw on their own.
 if(TARGET xio_cli)
   xio_add_suite(NAME emulator TIMEOUT 300
@@ -13,5 +14,6 @@ if(TARGET xio_cli)
   target_compile_definitions(test_emulator PRIVATE
     XIO_CLI_PATH="$<TARGET_FILE:xio_cli>"
     XIO_NODE_MODULES="${PROJECT_SOURCE_DIR}/tests/azurite/node_modules"
-    XIO_EMU_CLIENT_JS="${CMAKE_CURRENT_LIST_DIR}/client.js")
+    XIO_EMU_CLIENT_JS="${CMAKE_CURRENT_LIST_DIR}/client.js"
+    XIO_EMU_PAGES_JS="${CMAKE_CURRENT_LIST_DIR}/pages.js")
 endif()

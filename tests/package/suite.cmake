@@ -4,3 +4,12 @@ add_test(NAME package.consumer_builds_against_install
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/check.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(package.consumer_builds_against_install PROPERTIES
                      LABELS "package;no-asan" TIMEOUT 300)
+# The installed xio finds the emulator's starter and Azurite without the source or
+# build tree (samples only: it installs the xio program).
+if(TARGET xio_cli)
+  add_test(NAME package.installed_xio_runs_the_emulator
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/emulator_check.sh ${CMAKE_BINARY_DIR}
+                   ${PROJECT_SOURCE_DIR})
+  set_tests_properties(package.installed_xio_runs_the_emulator PROPERTIES
+                       LABELS "package;no-asan" TIMEOUT 300)
+endif()

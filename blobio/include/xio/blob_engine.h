@@ -54,6 +54,13 @@ typedef struct xio_blob_try_info {
   int64_t duration_us;         /* this try, from its start to its end */
 } xio_blob_try_info;
 
+/** Whether the engine paces its requests (see xio_blob_engine_options.pacing). */
+typedef enum xio_blob_pacing {
+  XIO_BLOB_PACING_AUTO = 0, /* on for remote endpoints, off for loopback ones */
+  XIO_BLOB_PACING_OFF = 1,
+  XIO_BLOB_PACING_ON = 2 /* on everywhere, an emulator on this machine too */
+} xio_blob_pacing;
+
 typedef struct xio_blob_engine_options {
   int max_in_flight;      /* requests on the wire at once (default 32) */
   int connect_timeout_ms; /* default 10000 */
@@ -77,12 +84,30 @@ typedef struct xio_blob_engine_options {
    * not be sent or freed here. May be NULL. */
   void (*on_complete)(const xio_blob_call *call, void *ud);
   void *on_complete_ud;
+  /* Pacing: each blob and each account kept under the service's scale targets
+   * (a standard page blob 500 requests/s and 60 MiB/s, a premium one its tier's, an
+   * account 20,000 requests/s), backing off on throttling answers (additive increase,
+   * multiplicative decrease with jitter) and shared by every call of the engine.
+   * XIO_BLOB_PACING_AUTO (default): on for remote endpoints (Azure), off for a
+   * loopback emulator, which has no targets unless a front gives it some. */
+  xio_blob_pacing pacing;
+  double max_rate_bps; /* a cap per blob in bytes per second (0: the tier's target) */
 } xio_blob_engine_options;
+
+/** What the pacer did so far (xio_blob_engine_pacing). */
+typedef struct xio_blob_pacing_stats {
+  uint64_t waits;     /* requests held back to stay under a target */
+  uint64_t throttled; /* throttling answers (503 ServerBusy, 500 OperationTimedOut) seen */
+} xio_blob_pacing_stats;
 
 typedef struct xio_blob_engine xio_blob_engine;
 
 /** Default options; cannot fail. */
 xio_blob_engine_options xio_blob_engine_options_default(void);
+
+/** Copies the pacer's counts so far into `out`. Any thread; the counts are those of
+ *  calls already completed. */
+void xio_blob_engine_pacing(const xio_blob_engine *e, xio_blob_pacing_stats *out);
 
 /**
  * Starts an engine and its I/O thread. `opts` may be NULL (defaults); it is copied

@@ -210,6 +210,13 @@ typedef struct xio_lease_clock {
  * service refuses them once the lease has ended or passed to another client; they
  * fail with XIO_ELEASELOST too. Reads are not fenced. Reopen the file to go on.
  */
+/** Whether the context paces its page-blob requests (xio_ctx_options.pacing). */
+typedef enum xio_pacing {
+  XIO_PACING_AUTO = 0, /* on for remote endpoints, off for loopback emulators */
+  XIO_PACING_OFF = 1,
+  XIO_PACING_ON = 2 /* on everywhere: an emulator with targets (xio emulator's proxy) */
+} xio_pacing;
+
 typedef struct xio_ctx_options {
   int max_in_flight;     /* storage requests on the wire at once (default 32) */
   xio_retry retry;       /* default: 3 retries, 800 ms base, 120 s per try */
@@ -236,6 +243,14 @@ typedef struct xio_ctx_options {
    * secret (default 0: refused, see xio_cred_file_load; with use_environment,
    * XIO_ALLOW_EXPOSED_CREDENTIALS=1 allows it too). */
   int allow_exposed_credential_file;
+  /* Pacing of page-blob requests: each blob and account kept under the service's
+   * scale targets (standard: 500 requests/s and 60 MiB/s per blob; a premium tier's
+   * once the blob's properties name it), slowing on throttling answers and shared by
+   * every file and transfer of the context. XIO_PACING_AUTO (default): on for Azure,
+   * off for an emulator on this machine; with use_environment, XIO_PACING (auto, on,
+   * off) decides instead (anything else: XIO_EINVAL from xio_ctx_new). */
+  xio_pacing pacing;
+  double max_rate_bps; /* cap per blob in bytes per second; 0: the tier's target */
 } xio_ctx_options;
 
 /** Default options; cannot fail. */

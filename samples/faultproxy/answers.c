@@ -1,0 +1,288 @@
+/*
+ * answers.c - the fidelity front's side of the service's answers (fidelity.c says
+ * what the front is): Get Page Ranges cut into pages as Azure cuts them, the UTF-8
+ * byte-order mark put before every XML body, and the blob sizes the answers confirm
+ * (a page blob created, resized, deleted), which the front's range check uses. A
+ * rewritten answer carries a Content-Length (a chunked one is decoded first); an
+ * answer the front cannot read passes unchanged.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "faultproxy_int.h"
+
+#define BOM     "\xEF\xBB\xBF"
+#define BOM_LEN 3
+
+/* One range of a page list: <PageRange> (clear 0) or <ClearRange> (clear 1). */
+typedef struct prange {
+  uint64_t start, end;
+  int clear;
+} prange;
+
+/* ------------------------------------------------------------ bodies ---- */
+
+/* The body of the response in `up` as a malloc'd copy with its length: chunks
+ * decoded. NULL when malformed or out of memory. */
+static char *body_of(const buf *up, const msg *m, size_t *len) {
+  const char *b = up->d + m->head_len, *end = b + m->body_len;
+  char te[64];
+  char *out = malloc(m->body_len + 1);
+  if (!out) return NULL;
+  if (!faultproxy__header(up->d, m->head_len, "Transfer-Encoding", te, sizeof te)) {
+    memcpy(out, b, m->body_len);
+    *len = m->body_len;
+    return out;
+  }
+  size_t k = 0;
+  while (b < end) {
+    char *eol;
+    unsigned long long n = strtoull(b, &eol, 16);
+    const char *data = strstr(eol, "\r\n");
+    if (!data || (size_t)(end - data) < n + 2) break;
+    if (n == 0) {
+      *len = k;
+      return out;
+    }
+    memcpy(out + k, data + 2, n);
+    k += n;
+    b = data + 2 + n + 2;
+  }
+  free(out);
+  return NULL;
+}
+
+/* Replaces the body of the response in `up` with `body` (`len` bytes), framed by a
+ * Content-Length. 0, or -1 out of memory (the response unchanged). */
+static int replace_body(buf *up, msg *m, const char *body, size_t len) {
+  size_t cap = m->head_len + len + 64;
+  char *d = malloc(cap), *line = up->d;
+  if (!d) return -1;
+  size_t k = 0;
+  const char *end = up->d + m->head_len - 2; /* before the blank line */
+  while (line < end) {
+    char *eol = strstr(line, "\r\n");
+    size_t n = (size_t)(eol - line) + 2;
+    if (strncasecmp(line, "Content-Length:", 15) != 0 &&
+        strncasecmp(line, "Transfer-Encoding:", 18) != 0) {
+      memcpy(d + k, line, n);
+      k += n;
+    }
+    line = eol + 2;
+  }
+  k += (size_t)snprintf(d + k, cap - k, "Content-Length: %zu\r\n\r\n", len);
+  m->head_len = k;
+  memcpy(d + k, body, len);
+  free(up->d);
+  up->d = d;
+  up->n = up->cap = k + len;
+  m->body_len = len;
+  m->total = k + len;
+  m->until_close = 0;
+  return 0;
+}
+
+/* ------------------------------------------------------------ markers ---- */
+
+static void base64(const unsigned char *in, size_t n, char *out) {
+  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t k = 0;
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+                 (i + 2 < n ? in[i + 2] : 0);
+    out[k++] = t[v >> 18 & 63];
+    out[k++] = t[v >> 12 & 63];
+    out[k++] = i + 1 < n ? t[v >> 6 & 63] : '=';
+    out[k++] = i + 2 < n ? t[v & 63] : '=';
+  }
+  out[k] = '\0';
+}
+
+static int unbase64(const char *in, unsigned char *out, size_t size) {
+  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t k = 0;
+  uint32_t v = 0;
+  int bits = 0;
+  for (; *in && *in != '='; in++) {
+    const char *c = strchr(t, *in);
+    if (!c) return -1;
+    v = v << 6 | (uint32_t)(c - t);
+    if ((bits += 6) >= 8) {
+      if (k + 1 >= size) return -1;
+      out[k++] = (unsigned char)(v >> (bits -= 8));
+    }
+  }
+  out[k] = '\0';
+  return (int)k;
+}
+
+/* Azure's shape of a page list marker for the range starting at `offset`:
+ * "2!LEN!" then base64 of "NNNNNN!OFFSET!" (NNNNNN: the digits of OFFSET). */
+static void marker_for(uint64_t offset, char *out, size_t size) {
+  char digits[24], payload[40], b64[64];
+  int nd = snprintf(digits, sizeof digits, "%" PRIu64, offset);
+  int n = snprintf(payload, sizeof payload, "%06d!%s!", nd, digits);
+  base64((const unsigned char *)payload, (size_t)n, b64);
+  snprintf(out, size, "2!%zu!%s", strlen(b64), b64);
+}
+
+/* The offset a marker continues from: 0, or -1 when it is not one of ours. */
+static int marker_offset(const char *m, uint64_t *out) {
+  unsigned char payload[64];
+  const char *b = strchr(m, '!');
+  b = b ? strchr(b + 1, '!') : NULL;
+  if (strncmp(m, "2!", 2) != 0 || !b || unbase64(b + 1, payload, sizeof payload) < 8) return -1;
+  const char *o = strchr((const char *)payload, '!');
+  if (!o) return -1;
+  *out = strtoull(o + 1, NULL, 10);
+  return 0;
+}
+
+/* ------------------------------------------------------------ page lists ---- */
+
+/* The value of the element <name> in [s, e), or -1. */
+static int64_t element(const char *s, const char *e, const char *name) {
+  char open[32];
+  snprintf(open, sizeof open, "<%s>", name);
+  const char *v = memmem(s, (size_t)(e - s), open, strlen(open));
+  return v ? (int64_t)strtoull(v + strlen(open), NULL, 10) : -1;
+}
+
+/* The ranges of a page list body, in order. A malloc'd array, count in *n; NULL when
+ * there are none or on out of memory (*n 0). */
+static prange *parse_ranges(const char *body, size_t len, size_t *n) {
+  const char *end = body + len, *s = body;
+  size_t cap = 0;
+  prange *r = NULL;
+  *n = 0;
+  while ((s = memmem(s, (size_t)(end - s), "Range>", 6)) != NULL) {
+    int clear = s - body >= 6 && memcmp(s - 5, "Clear", 5) == 0 && s[-6] == '<';
+    int page = s - body >= 5 && memcmp(s - 4, "Page", 4) == 0 && s[-5] == '<';
+    s += 6;
+    if (!clear && !page) continue;
+    const char *close = memmem(s, (size_t)(end - s), "Range>", 6);
+    if (!close) break;
+    if (*n == cap) {
+      prange *g = realloc(r, (cap = cap ? cap * 2 : 256) * sizeof *r);
+      if (!g) break;
+      r = g;
+    }
+    r[*n].start = (uint64_t)element(s, close, "Start");
+    r[*n].end = (uint64_t)element(s, close, "End");
+    r[(*n)++].clear = clear;
+    s = close + 6;
+  }
+  return r;
+}
+
+/* Writes one page of `r` from `first` (at most `max`) as Azure's page list body. */
+static char *page_body(const prange *r, size_t n, size_t first, size_t max, size_t *len) {
+  size_t count = n - first < max ? n - first : max, cap = 256 + count * 96;
+  char *b = malloc(cap), marker[96] = "";
+  if (!b) return NULL;
+  size_t k = (size_t)snprintf(b, cap, BOM "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<PageList>");
+  for (size_t i = first; i < first + count; i++) {
+    const char *el = r[i].clear ? "ClearRange" : "PageRange";
+    k += (size_t)snprintf(b + k, cap - k,
+                          "<%s><Start>%" PRIu64 "</Start><End>%" PRIu64 "</End></%s>", el,
+                          r[i].start, r[i].end, el);
+  }
+  if (first + count < n) marker_for(r[first + count].start, marker, sizeof marker);
+  if (marker[0])
+    k += (size_t)snprintf(b + k, cap - k, "<NextMarker>%s</NextMarker></PageList>", marker);
+  else
+    k += (size_t)snprintf(b + k, cap - k, "<NextMarker /></PageList>");
+  *len = k;
+  return b;
+}
+
+/* Cuts a Get Page Ranges answer to the page the request's marker and maxresults
+ * ask for. 1 rewritten, 0 left as it was. */
+static int page_the_list(faultproxy *p, const char *target, int page_size, buf *up, msg *m) {
+  char v[256];
+  size_t len, n, first = 0, max = (size_t)page_size;
+  uint64_t from = 0;
+  if (faultproxy__query(target, "maxresults", v, sizeof v) && atol(v) > 0 && (size_t)atol(v) < max)
+    max = (size_t)atol(v);
+  int had_marker = faultproxy__query(target, "marker", v, sizeof v) && v[0];
+  if (had_marker && marker_offset(v, &from) != 0) return 0;
+  char *body = body_of(up, m, &len);
+  if (!body) return 0;
+  prange *r = parse_ranges(body, len, &n);
+  free(body);
+  while (first < n && r[first].start < from)
+    first++;
+  char *page = page_body(r, n, first, max, &len);
+  int ok = page && replace_body(up, m, page, len) == 0;
+  free(page);
+  free(r);
+  if (ok && (n - first > max || had_marker)) { /* one page of several */
+    pthread_mutex_lock(&p->mu);
+    p->stats.paged++;
+    pthread_mutex_unlock(&p->mu);
+    faultproxy__notify(p);
+  }
+  return ok;
+}
+
+/* Puts the byte-order mark before an XML body that lacks it. */
+static void add_bom(buf *up, msg *m) {
+  char type[128];
+  size_t len;
+  if (!m->body_len || !faultproxy__header(up->d, m->head_len, "Content-Type", type, sizeof type) ||
+      !strcasestr(type, "xml"))
+    return;
+  char *body = body_of(up, m, &len);
+  char *with = body ? malloc(len + BOM_LEN) : NULL;
+  if (with && (len < BOM_LEN || memcmp(body, BOM, BOM_LEN) != 0)) {
+    memcpy(with, BOM, BOM_LEN);
+    memcpy(with + BOM_LEN, body, len);
+    replace_body(up, m, with, len + BOM_LEN);
+  }
+  free(with);
+  free(body);
+}
+
+/* ------------------------------------------------------------ sizes ---- */
+
+/* Notes what a successful answer says of the blob's size. */
+static void note_size(faultproxy *p, const buf *in, const request *r, const char *target,
+                      int status) {
+  char comp[32], type[32], size[32], path[1024];
+  size_t hl = r->m.head_len;
+  faultproxy__query(target, "comp", comp, sizeof comp);
+  snprintf(path, sizeof path, "%.*s", (int)strcspn(target, "?"), target);
+  int64_t to = -2; /* -2: says nothing */
+  if (strcmp(r->method, "DELETE") == 0 && status == 202 && !strchr(target, '?')) to = -1;
+  if (strcmp(r->method, "PUT") == 0 && (status == 201 || status == 200) &&
+      faultproxy__header(in->d, hl, "x-ms-blob-content-length", size, sizeof size) &&
+      (strcmp(comp, "properties") == 0 ||
+       (!comp[0] && faultproxy__header(in->d, hl, "x-ms-blob-type", type, sizeof type) &&
+        strcasecmp(type, "PageBlob") == 0)))
+    to = (int64_t)strtoull(size, NULL, 10);
+  if (to == -2) return;
+  pthread_mutex_lock(&p->mu);
+  if (p->front) faultproxy__blob(p->front, path, faultproxy__now_us())->size = to;
+  pthread_mutex_unlock(&p->mu);
+}
+
+void faultproxy__front_answer(faultproxy *p, const buf *in, const request *r, buf *up, msg *m) {
+  char target[2048], prev[8];
+  pthread_mutex_lock(&p->mu);
+  int on = p->front != NULL, page_size = on ? p->front->prof.page_list_size : 0;
+  pthread_mutex_unlock(&p->mu);
+  if (!on) return;
+  faultproxy__request_target(in, r->m.head_len, target, sizeof target);
+  note_size(p, in, r, target, m->status);
+  char comp[32];
+  faultproxy__query(target, "comp", comp, sizeof comp);
+  if (strcmp(r->method, "GET") == 0 && strcmp(comp, "pagelist") == 0 && m->status == 200 &&
+      !faultproxy__query(target, "prevsnapshot", prev, sizeof prev) &&
+      page_the_list(p, target, page_size, up, m))
+    return;
+  if (!r->is_head) add_bom(up, m);
+}

@@ -1,0 +1,247 @@
+/*
+ * front_test.c - the fidelity front of the proxy (samples/faultproxy/fidelity.c,
+ * answers.c, throttle.c): Azurite answering as Azure does. The page-blob client
+ * follows Get Page Ranges pages shaped like Azure's; XML bodies carry the byte-order
+ * mark; Put Page ranges not 512-aligned, bodies over 4 MiB, sizes over 8 TiB and
+ * writes past a blob's end get Azure's status, code and message without reaching the
+ * emulator; and a blob over its target gets 503 ServerBusy with no retry hint. The
+ * limits and the throttle are checked with requests the client would never send,
+ * written by hand on a socket (the front answers them before any signature check).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "blob_sync_test_util.h"
+#include "proxy_fixture.h"
+#include "test.h"
+#include "util.h"
+
+#define RESP_MAX 65536
+
+/* A response read whole from a raw request. */
+typedef struct raw_resp {
+  int status;
+  char text[RESP_MAX]; /* head and body, NUL-terminated */
+  const char *body;    /* in text, after the blank line */
+} raw_resp;
+
+/* Sends `head` (request line and headers, each ending CRLF, no blank line) with
+ * "Connection: close" and `body` to the proxy, and reads the answer to the end. */
+static void raw(pfx *p, const char *head, const void *body, size_t len, raw_resp *out) {
+  const char *ep = faultproxy_endpoint(p->proxy);
+  struct sockaddr_in a = {0};
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)atoi(strrchr(ep, ':') + 1));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT(fd >= 0);
+  ASSERT_EQ(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  char h[2048];
+  int n =
+      snprintf(h, sizeof h, "%sHost: 127.0.0.1\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+               head, len);
+  ASSERT_EQ(send(fd, h, (size_t)n, MSG_NOSIGNAL), n);
+  for (size_t off = 0; off < len;) {
+    ssize_t w = send(fd, (const char *)body + off, len - off, MSG_NOSIGNAL);
+    if (w <= 0) break; /* the front may answer before it has the whole body */
+    off += (size_t)w;
+  }
+  size_t have = 0;
+  ssize_t r;
+  while (have < RESP_MAX - 1 && (r = recv(fd, out->text + have, RESP_MAX - 1 - have, 0)) > 0)
+    have += (size_t)r;
+  close(fd);
+  out->text[have] = '\0';
+  out->status = have > 12 ? atoi(out->text + 9) : 0;
+  const char *blank = strstr(out->text, "\r\n\r\n");
+  out->body = blank ? blank + 4 : "";
+}
+
+/* "/account/container" of the fixture, for raw requests. */
+static const char *container_path(pfx *p) { return strchr(p->fx.container_url + 7, '/'); }
+
+static void set_profile(pfx *p, const char *name, int page_list_size, double blob_iops) {
+  faultproxy_profile prof;
+  char err[512];
+  ASSERT_EQ(faultproxy_profile_parse(name, &prof, err, sizeof err), 0);
+  if (page_list_size) prof.page_list_size = page_list_size;
+  if (blob_iops > 0) {
+    prof.blob_iops = blob_iops;
+    prof.blob_bps = 0;
+    prof.account_iops = prof.account_bps = 0;
+  }
+  faultproxy_set_profile(p->proxy, &prof);
+}
+
+/* 300 separate ranges, 100 to a page: the client follows two markers shaped like
+ * Azure's (holding '!', sent escaped) and gets every range once. */
+TEST(front_pages_a_fragmented_page_list) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  set_profile(&p, "unthrottled", 100, 0);
+  xio_error e;
+  unsigned char page[512];
+  test_fill_random(page, sizeof page, 5);
+  xio_blob_target *direct = pfx_direct_blob(&p, "frag.mdf", 600 * 512, 0);
+  for (int i = 0; i < 300; i++) /* every other page: no two ranges touch */
+    ASSERT_OK(xio_blob_put_page(p.fx.engine, direct, (uint64_t)i * 1024, page, 512, NULL, &e), &e);
+  xio_blob_target *b = pfx_proxied(&p, "frag.mdf", NULL, NULL);
+  pfx_forget(&p);
+  xio_ranges r = {0};
+  ASSERT_OK(xio_blob_get_ranges(p.fx.engine, b, 0, 600 * 512, 0, &r, &e), &e);
+  ASSERT_EQ(r.n, 300);
+  for (size_t i = 0; i < r.n; i++) {
+    ASSERT_EQ(r.v[i].start, i * 1024);
+    ASSERT_EQ(r.v[i].end, i * 1024 + 511);
+  }
+  ASSERT_EQ(faultproxy_count(p.proxy), 3);
+  ASSERT(strstr(pfx_record(&p, 0).target, "marker=") == NULL);
+  ASSERT_CONTAINS(pfx_record(&p, 1).target, "marker=2%21");
+  ASSERT_CONTAINS(pfx_record(&p, 2).target, "marker=2%21");
+  faultproxy_stats s;
+  faultproxy_stats_get(p.proxy, &s);
+  ASSERT_EQ(s.paged, 3);
+  xio_ranges_clear(&r);
+  xio_blob_target_free(b);
+  xio_blob_target_free(direct);
+  pfx_teardown(&p);
+}
+
+/* maxresults cuts a page shorter; the last page ends with an empty NextMarker; XML
+ * bodies, errors too, start with the byte-order mark. */
+TEST(front_honours_maxresults_and_marks_xml_bodies) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  set_profile(&p, "unthrottled", 0, 0);
+  xio_error e;
+  unsigned char page[512] = {1};
+  xio_blob_target *direct = pfx_direct_blob(&p, "bom.mdf", 8 * 512, 0);
+  for (int i = 0; i < 3; i++)
+    ASSERT_OK(xio_blob_put_page(p.fx.engine, direct, (uint64_t)i * 1024, page, 512, NULL, &e), &e);
+  xio_blob_target *b = pfx_proxied(&p, "bom.mdf", NULL, NULL);
+  xio_blob_call *c = NULL;
+  ASSERT_OK(xio_blob_call_page_ranges(b, 0, 8 * 512, NULL, &c, &e), &e);
+  ASSERT_OK(xio_blob_send(p.fx.engine, c, &e), &e);
+  xio_ranges r = {0};
+  char *next = NULL;
+  ASSERT_OK(xio_blob_call_ranges(c, &r, &next, &e), &e);
+  ASSERT_EQ(r.n, 3);
+  ASSERT(next == NULL); /* <NextMarker /> */
+  xio_blob_call_free(c);
+  xio_ranges_clear(&r);
+  /* The error of an unsigned request, as the front passes it on. */
+  raw_resp *resp = malloc(sizeof *resp);
+  ASSERT(resp != NULL);
+  char head[1024];
+  snprintf(head, sizeof head, "GET %s/bom.mdf?comp=pagelist&maxresults=2 HTTP/1.1\r\n",
+           container_path(&p));
+  raw(&p, head, NULL, 0, resp);
+  ASSERT_EQ(resp->status, 403);
+  ASSERT(memcmp(resp->body, "\xEF\xBB\xBF<?xml", 8) == 0);
+  free(resp);
+  xio_blob_target_free(b);
+  xio_blob_target_free(direct);
+  pfx_teardown(&p);
+}
+
+/* Checks an Azure error answer of the front's own: status, code (header and body),
+ * message, no retry hint. */
+static void expect_azure_error(const raw_resp *r, int status, const char *code, const char *msg) {
+  char header[128], element[128];
+  ASSERT_EQ(r->status, status);
+  snprintf(header, sizeof header, "x-ms-error-code: %s\r\n", code);
+  snprintf(element, sizeof element, "<Code>%s</Code>", code);
+  ASSERT_CONTAINS(r->text, header);
+  ASSERT_CONTAINS(r->body, element);
+  ASSERT_CONTAINS(r->body, msg);
+  ASSERT(memcmp(r->body, "\xEF\xBB\xBF", 3) == 0);
+  ASSERT(strcasestr(r->text, "Retry-After") == NULL);
+}
+
+TEST(front_refuses_what_azure_refuses) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  set_profile(&p, "standard", 0, 0);
+  xio_error e;
+  xio_blob_target *b = pfx_proxied(&p, "limits.mdf", NULL, NULL);
+  ASSERT_OK(xio_blob_create(p.fx.engine, b, 64 * 1024, NULL, 0, NULL, &e), &e); /* size seen */
+  raw_resp *r = malloc(sizeof *r);
+  size_t big = 4u * 1024 * 1024 + 512;
+  char *body = calloc(1, big), head[1024];
+  ASSERT(r != NULL && body != NULL);
+  const char *cp = container_path(&p);
+  snprintf(head, sizeof head,
+           "PUT %s/limits.mdf?comp=page HTTP/1.1\r\nx-ms-page-write: update\r\n"
+           "x-ms-range: bytes=100-611\r\n",
+           cp);
+  raw(&p, head, body, 512, r);
+  expect_azure_error(r, 416, "InvalidPageRange", "The page range specified is invalid.");
+  snprintf(head, sizeof head,
+           "PUT %s/limits.mdf?comp=page HTTP/1.1\r\nx-ms-page-write: update\r\n"
+           "x-ms-range: bytes=0-%zu\r\n",
+           cp, big - 1);
+  raw(&p, head, body, big, r);
+  expect_azure_error(r, 413, "RequestBodyTooLarge", "exceeds the maximum permissible limit");
+  ASSERT_CONTAINS(r->body, "<MaxLimit>4194304</MaxLimit>");
+  snprintf(head, sizeof head,
+           "PUT %s/limits.mdf?comp=page HTTP/1.1\r\nx-ms-page-write: update\r\n"
+           "x-ms-range: bytes=65536-66047\r\n",
+           cp);
+  raw(&p, head, body, 512, r); /* one page past the end of the 64 KiB blob */
+  expect_azure_error(r, 416, "InvalidPageRange", "The page range specified is invalid.");
+  snprintf(head, sizeof head,
+           "PUT %s/huge.mdf HTTP/1.1\r\nx-ms-blob-type: PageBlob\r\n"
+           "x-ms-blob-content-length: 8796093023232\r\n",
+           cp); /* 8 TiB + 512 */
+  raw(&p, head, NULL, 0, r);
+  expect_azure_error(r, 400, "InvalidHeaderValue", "not in the correct format");
+  ASSERT_CONTAINS(r->body, "<HeaderName>x-ms-blob-content-length</HeaderName>");
+  faultproxy_stats s;
+  faultproxy_stats_get(p.proxy, &s);
+  ASSERT_EQ(s.refused, 4);
+  ASSERT_EQ(s.throttled, 0);
+  /* A write inside the blob passes the front. */
+  unsigned char page[512] = {7};
+  ASSERT_OK(xio_blob_put_page(p.fx.engine, b, 65536 - 512, page, 512, NULL, &e), &e);
+  free(body);
+  free(r);
+  xio_blob_target_free(b);
+  pfx_teardown(&p);
+}
+
+/* A blob with a target of 1 request/s: the first request passes, the next two, at
+ * once, get Azure's 503 ServerBusy with no retry hint, counted. */
+TEST(front_throttles_a_blob_over_its_target) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  set_profile(&p, "standard", 0, 1.0);
+  raw_resp *r = malloc(sizeof *r);
+  char head[1024];
+  ASSERT(r != NULL);
+  snprintf(head, sizeof head, "HEAD %s/busy.mdf HTTP/1.1\r\n", container_path(&p));
+  raw(&p, head, NULL, 0, r);
+  ASSERT(r->status != 503);
+  for (int i = 0; i < 2; i++) {
+    snprintf(head, sizeof head, "GET %s/busy.mdf HTTP/1.1\r\n", container_path(&p));
+    raw(&p, head, NULL, 0, r);
+    expect_azure_error(r, 503, "ServerBusy", "The server is busy.");
+  }
+  snprintf(head, sizeof head, "GET %s/other.mdf HTTP/1.1\r\n", container_path(&p));
+  raw(&p, head, NULL, 0, r); /* another blob has a bucket of its own */
+  ASSERT(r->status != 503);
+  faultproxy_stats s;
+  faultproxy_stats_get(p.proxy, &s);
+  ASSERT_EQ(s.throttled, 2);
+  free(r);
+  pfx_teardown(&p);
+}
