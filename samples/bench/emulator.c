@@ -1,7 +1,8 @@
 /*
  * emulator.c - the page-blob backend's server: Azurite, an in-memory emulator on
  * loopback. Three things about it matter to a benchmark:
- *   - where it listens (--endpoint, --endpoint-file, XIO_TEST_BLOB_ENDPOINT);
+ *   - where it listens (--endpoint, --endpoint-file, XIO_BLOB_ENDPOINT as `xio emulator
+ *     start --shell` exports it, XIO_TEST_BLOB_ENDPOINT);
  *   - how much we may upload: Azurite keeps every page in memory up to a limit
  *     (6 GiB in tests/azurite/azurite.sh), and a deleted blob's pages are freed only
  *     by its garbage collection, which runs every 10 minutes; so uploads add up
@@ -15,6 +16,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <xio/auth.h>
 
 #include "bench.h"
 
@@ -37,11 +40,16 @@ static int find_endpoint(bench_emulator *em) {
     snprintf(em->endpoint, sizeof em->endpoint, "%s", em->endpoint_opt);
   else if (em->endpoint_file)
     read_line(em->endpoint_file, em->endpoint, sizeof em->endpoint);
+  else if (getenv("XIO_BLOB_ENDPOINT") && *getenv("XIO_BLOB_ENDPOINT"))
+    snprintf(em->endpoint, sizeof em->endpoint, "%s", getenv("XIO_BLOB_ENDPOINT"));
   else if (getenv("XIO_TEST_BLOB_ENDPOINT"))
     snprintf(em->endpoint, sizeof em->endpoint, "%s", getenv("XIO_TEST_BLOB_ENDPOINT"));
-  size_t len = strlen(em->endpoint);
+  size_t len = strlen(em->endpoint), a = strlen("/" XIO_AUTH_DEV_ACCOUNT);
   while (len && em->endpoint[len - 1] == '/')
     em->endpoint[--len] = '\0';
+  /* The account's URL, as the emulator prints it, names the same endpoint. */
+  if (len > a && strcmp(em->endpoint + len - a, "/" XIO_AUTH_DEV_ACCOUNT) == 0)
+    em->endpoint[len -= a] = '\0';
   return len ? 0 : -1;
 }
 

@@ -133,7 +133,8 @@ int main(int argc, char **argv) {
   if (have_em) snprintf(x.endpoint, sizeof x.endpoint, "%s", em.endpoint);
   print_context(&c, &x);
   if (c.do_pageblob && !have_em)
-    printf("%s: no emulator endpoint (--endpoint, --endpoint-file or XIO_TEST_BLOB_ENDPOINT)\n",
+    printf("%s: no emulator endpoint (--endpoint, --endpoint-file, XIO_BLOB_ENDPOINT or "
+           "XIO_TEST_BLOB_ENDPOINT)\n",
            c.target ? "bulk and random I/O on page blobs not measured" : "page blobs not measured");
   bench_results r = {0};
   double t0 = samples_now();

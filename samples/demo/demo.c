@@ -278,8 +278,11 @@ static xio_err setup(demo *d, demo_result *r, xio_error *err) {
              "DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s/%s;",
              XIO_AUTH_DEV_ACCOUNT, XIO_AUTH_DEV_KEY, o->endpoint, XIO_AUTH_DEV_ACCOUNT);
     co.connection_string = d->conn;
-    snprintf(d->base, sizeof d->base, "%s/%s/demo-%ld-%ld", o->endpoint, XIO_AUTH_DEV_ACCOUNT,
-             (long)time(NULL), (long)getpid());
+    /* One container for every run (its blobs are deleted at the end, so nothing
+     * piles up in an emulator that outlives the demo), each run's blobs under a
+     * prefix of its own. */
+    snprintf(d->base, sizeof d->base, "%s/%s/xio-demo/run-%ld-%ld", o->endpoint,
+             XIO_AUTH_DEV_ACCOUNT, (long)time(NULL), (long)getpid());
     r->backend = "page blobs (Azurite, in memory, on loopback)";
     r->where = o->endpoint;
   } else {

@@ -4,19 +4,34 @@
  * Azurite and runs this command against it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <xio/auth.h>
 
 #include "cli.h"
 #include "demo.h"
 
-/* The emulator: --endpoint, else XIO_DEMO_ENDPOINT, else the test harness's
- * XIO_TEST_BLOB_ENDPOINT (what `make demo` sets). */
+/* The emulator: --endpoint, else XIO_DEMO_ENDPOINT, else XIO_BLOB_ENDPOINT (what
+ * `eval "$(xio emulator start --shell)"` exports), else the test harness's
+ * XIO_TEST_BLOB_ENDPOINT (what `make demo` sets). Given with the account's path
+ * (http://127.0.0.1:PORT/devstoreaccount1, as the emulator prints it) or without:
+ * the demo adds the account itself. NULL when none is set. */
 static const char *find_endpoint(const char *given) {
-  const char *env = getenv("XIO_DEMO_ENDPOINT");
-  if (given) return given;
-  if (env && *env) return env;
-  env = getenv("XIO_TEST_BLOB_ENDPOINT");
-  return env && *env ? env : NULL;
+  static const char *const vars[] = {"XIO_DEMO_ENDPOINT", "XIO_BLOB_ENDPOINT",
+                                     "XIO_TEST_BLOB_ENDPOINT"};
+  static char ep[1024];
+  const char *e = given;
+  for (size_t i = 0; !e && i < sizeof vars / sizeof *vars; i++)
+    if ((e = getenv(vars[i])) && !*e) e = NULL;
+  if (!e) return NULL;
+  snprintf(ep, sizeof ep, "%s", e);
+  size_t n = strlen(ep), a = strlen("/" XIO_AUTH_DEV_ACCOUNT);
+  while (n > 0 && ep[n - 1] == '/')
+    ep[--n] = '\0';
+  if (n > a && strcmp(ep + n - a, "/" XIO_AUTH_DEV_ACCOUNT) == 0) ep[n - a] = '\0';
+  return ep;
 }
 
 static int sizes(cli *c, const char *data, const char *log, const char *grow, xio_demo_options *o) {
@@ -65,7 +80,9 @@ const cli_command cli_cmd_demo = {
     "\n"
     "Options:\n"
     "  --endpoint URL     a running Azurite's blob endpoint, e.g. http://127.0.0.1:10000\n"
-    "                     (default: $XIO_DEMO_ENDPOINT, then $XIO_TEST_BLOB_ENDPOINT)\n"
+    "                     (the account's path may follow; default: $XIO_DEMO_ENDPOINT,\n"
+    "                     then $XIO_BLOB_ENDPOINT, which `xio emulator start --shell`\n"
+    "                     exports, then $XIO_TEST_BLOB_ENDPOINT)\n"
     "  --local DIR        run on local files in DIR instead (FALLOC_FL_ZERO_RANGE); the\n"
     "                     growth is capped to a quarter of the free space there\n"
     "  --data-size SIZE   data file size (default 2G)\n"

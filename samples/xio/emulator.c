@@ -151,6 +151,7 @@ static void print_started(const cli *c, const emu_opts *o, const cli_emu_state *
   connection_string(st, cs, sizeof cs);
   if (o->shell) {
     printf("export AZURE_STORAGE_CONNECTION_STRING='%s';\n", cs);
+    printf("export XIO_BLOB_ENDPOINT='%s';\n", ep);
     printf("# xio emulator: blob endpoint %s; stop it with: xio emulator stop%s\n", ep,
            dir_hint(o, hint, sizeof hint));
   } else if (c->json) {
@@ -531,6 +532,7 @@ const cli_command cli_cmd_emulator = {
     "\n"
     "`xio emulator ACTION --help` describes each one's options. For a shell:\n"
     "  eval \"$(xio emulator start --shell)\"   # exports AZURE_STORAGE_CONNECTION_STRING\n"
+    "                                          # and XIO_BLOB_ENDPOINT\n"
     "  ...\n"
     "  xio emulator stop\n",
     run_emulator,

@@ -223,10 +223,18 @@ static int list_containers(cli *c, const char *url, const char *prefix) {
     cJSON_Delete(s.array);
     return cli_fail(c, rc, &e);
   }
-  if (s.array)
-    cli_json_print(s.array);
-  else
+  if (s.array) {
+    cJSON *o = cJSON_CreateObject();
+    char *safe = cli_safe_target(url);
+    cJSON_AddStringToObject(o, "command", "ls");
+    cJSON_AddStringToObject(o, "account", safe ? safe : "");
+    cli_json_u64(o, "containers", s.n);
+    cJSON_AddItemToObject(o, "entries", s.array);
+    xio_free(safe);
+    cli_json_print(o);
+  } else {
     cli_say(c, "%" PRIu64 " container%s", s.n, cli_plural(s.n));
+  }
   return CLI_OK;
 }
 

@@ -260,10 +260,12 @@ TEST(ls_account_lists_containers) {
   XIO(&r, "--json", "ls", test_account_url(), "--prefix", base);
   EXPECT_EXIT(&r, 0);
   cJSON *j = clirun_json(&r);
-  ASSERT_EQ(cJSON_GetArraySize(j), 3);
+  ASSERT(clirun_num(j, "containers") == 3);
+  const cJSON *entries = cJSON_GetObjectItem(j, "entries");
+  ASSERT_EQ(cJSON_GetArraySize(entries), 3);
   snprintf(name, sizeof name, "%s1", base);
-  ASSERT_STR_EQ(clirun_str(cJSON_GetArrayItem(j, 1), "name"), name);
-  ASSERT(strlen(clirun_str(cJSON_GetArrayItem(j, 1), "last_modified")) > 20);
+  ASSERT_STR_EQ(clirun_str(cJSON_GetArrayItem(entries, 1), "name"), name);
+  ASSERT(strlen(clirun_str(cJSON_GetArrayItem(entries, 1), "last_modified")) > 20);
   cJSON_Delete(j);
   XIO(&r, "ls", test_account_url(), "--snapshots");
   EXPECT_EXIT(&r, 2);
