@@ -111,8 +111,8 @@ xio_err xio_blob_call_list(const xio_blob_target *t, const char *prefix, const c
 
 /* The query of a listing: `base`, then include=, prefix=, marker= and maxresults=
  * where given. malloc'd; NULL on out-of-memory. */
-static char *list_query(const char *base, unsigned include, const char *prefix,
-                        const char *marker, int maxresults) {
+static char *list_query(const char *base, unsigned include, const char *prefix, const char *marker,
+                        int maxresults) {
   char *p = prefix ? escape(prefix) : NULL, *m = marker ? escape(marker) : NULL;
   size_t n = strlen(base) + 96 + (p ? strlen(p) : 0) + (m ? strlen(m) : 0);
   char *q = (prefix && !p) || (marker && !m) ? NULL : xio_malloc(n);

@@ -85,7 +85,7 @@ struct xio_blob_call {
 
   /* The current try (transport.c). */
   int attempt;
-  int paced_try; /* attempt+1 of the try the pacer has scheduled (engine.c) */
+  int paced_try;  /* attempt+1 of the try the pacer has scheduled (engine.c) */
   int64_t try_us; /* when it started */
   int status;
   CURLcode curl_rc;

@@ -346,8 +346,7 @@ static void drop_active(xio_blob_engine *e, xio_blob_call *c) {
  * credential source may have a newer one; once per call. */
 static int refused_credential(const xio_blob_call *c, xio_err code) {
   return (code == XIO_EAUTH || code == XIO_ENOCRED) && (c->status == 401 || c->status == 403) &&
-         c->target->source.get &&
-         !c->auth_renewed;
+         c->target->source.get && !c->auth_renewed;
 }
 
 /* Tells the source the service refused the call's credential and asks for the

@@ -264,8 +264,9 @@ static int run_ls(cli *c, int argc, char **argv) {
     return cli_usage_error(c, "CONTAINER_URL must be a container or account URL (http:// or "
                               "https://)");
   if (names_no_container(pos[0])) {
-    if (snaps || page) return cli_usage_error(c, "--snapshots and --page-size list blobs: give a "
-                                                 "container URL");
+    if (snaps || page)
+      return cli_usage_error(c, "--snapshots and --page-size list blobs: give a "
+                                "container URL");
     return list_containers(c, pos[0], prefix);
   }
   o.prefix = prefix;

@@ -56,8 +56,7 @@ void cli_say(const cli *c, const char *fmt, ...) {
  * that cJSON writes when fewer would not read back as the same double. */
 static void round_fractions(cJSON *o) {
   for (cJSON *i = o ? o->child : NULL; i; i = i->next) {
-    if (cJSON_IsNumber(i) && i->valuedouble != floor(i->valuedouble) &&
-        fabs(i->valuedouble) < 1e9)
+    if (cJSON_IsNumber(i) && i->valuedouble != floor(i->valuedouble) && fabs(i->valuedouble) < 1e9)
       cJSON_SetNumberValue(i, round(i->valuedouble * 1e6) / 1e6);
     round_fractions(i);
   }

@@ -11,13 +11,13 @@
 #include "test.h"
 #include "xml_int.h"
 
-#define BOM  "\xEF\xBB\xBF"
+#define BOM "\xEF\xBB\xBF"
 #define HEAD                                                                                       \
   BOM "<?xml version=\"1.0\" encoding=\"utf-8\"?><EnumerationResults "                             \
       "ServiceEndpoint=\"https://acct.blob.core.windows.net/\"><MaxResults>2</MaxResults>"
 #define CONTAINER(name, modified)                                                                  \
   "<Container><Name>" name "</Name><Properties><Last-Modified>" modified                           \
-  "</Last-Modified><Etag>\"0x8DC0000000000\"</Etag><LeaseStatus>unlocked</LeaseStatus>"             \
+  "</Last-Modified><Etag>\"0x8DC0000000000\"</Etag><LeaseStatus>unlocked</LeaseStatus>"            \
   "<LeaseState>available</LeaseState></Properties></Container>"
 
 static xio_err parse(const char *body, xio_blob_container_list *l, xio_error *err) {
@@ -28,9 +28,10 @@ static xio_err parse(const char *body, xio_blob_container_list *l, xio_error *er
 TEST(container_list_pages_append) {
   xio_blob_container_list l = {0};
   xio_error err;
-  ASSERT_OK(parse(HEAD "<Containers>" CONTAINER("logs", "Mon, 01 Jan 2024 00:00:00 GMT")
-                      CONTAINER("mssql01", "Tue, 02 Jan 2024 03:04:05 GMT")
-                  "</Containers><NextMarker>/acct/nightly</NextMarker></EnumerationResults>",
+  ASSERT_OK(parse(HEAD "<Containers>" CONTAINER("logs", "Mon, 01 Jan 2024 00:00:00 GMT") CONTAINER(
+                      "mssql01",
+                      "Tue, 02 Jan 2024 03:04:05 GMT") "</Containers><NextMarker>/acct/nightly</"
+                                                       "NextMarker></EnumerationResults>",
                   &l, &err),
             &err);
   ASSERT_EQ(l.n, 2u);
@@ -39,10 +40,12 @@ TEST(container_list_pages_append) {
   ASSERT_STR_EQ(l.v[1].last_modified, "Tue, 02 Jan 2024 03:04:05 GMT");
   ASSERT_STR_EQ(l.next_marker, "/acct/nightly");
   /* The last page: an empty NextMarker ends the walk; entries append. */
-  ASSERT_OK(parse(HEAD "<Containers>" CONTAINER("nightly", "Wed, 03 Jan 2024 00:00:00 GMT")
-                      "</Containers><NextMarker/></EnumerationResults>",
-                  &l, &err),
-            &err);
+  ASSERT_OK(
+      parse(HEAD "<Containers>" CONTAINER(
+                "nightly",
+                "Wed, 03 Jan 2024 00:00:00 GMT") "</Containers><NextMarker/></EnumerationResults>",
+            &l, &err),
+      &err);
   ASSERT_EQ(l.n, 3u);
   ASSERT_STR_EQ(l.v[2].name, "nightly");
   ASSERT(l.next_marker == NULL);
@@ -58,9 +61,9 @@ TEST(container_list_refuses_malformed_bodies) {
             &err);
   ASSERT_EQ(parse(HEAD "</EnumerationResults>", &l, &err), XIO_EPARSE);
   ASSERT_CONTAINS(err.message, "<Containers>");
-  ASSERT_EQ(parse(HEAD "<Containers>" CONTAINER("", "") "</Containers></EnumerationResults>", &l,
-                  &err),
-            XIO_EPARSE);
+  ASSERT_EQ(
+      parse(HEAD "<Containers>" CONTAINER("", "") "</Containers></EnumerationResults>", &l, &err),
+      XIO_EPARSE);
   ASSERT_CONTAINS(err.message, "empty <Name>");
   ASSERT_EQ(parse(HEAD "<Containers><Container><Properties/></Container></Containers>"
                        "</EnumerationResults>",
