@@ -99,9 +99,18 @@ static void count(xio_file *f, const xio__req *r, const xio__outcome *o) {
   atomic_fetch_add(&f->stats.retries, (uint64_t)o->retries);
   if (o->result != XIO_OK) atomic_fetch_add(&f->stats.failures, 1);
   switch (r->type) {
-  case XIO_REQ_READ: atomic_fetch_add(&f->stats.stall_read_us, us); break;
+  case XIO_REQ_READ:
+    atomic_fetch_add(&f->stats.read_requests, 1);
+    atomic_fetch_add(&f->stats.stall_read_us, us);
+    break;
   case XIO_REQ_WRITE:
-  case XIO_REQ_ZERO: atomic_fetch_add(&f->stats.stall_write_us, us); break;
+    atomic_fetch_add(&f->stats.write_requests, 1);
+    atomic_fetch_add(&f->stats.stall_write_us, us);
+    break;
+  case XIO_REQ_ZERO:
+    atomic_fetch_add(&f->stats.zero_requests, 1);
+    atomic_fetch_add(&f->stats.stall_write_us, us);
+    break;
   default: atomic_fetch_add(&f->stats.stall_other_us, us); break;
   }
 }

@@ -49,7 +49,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <xio/base.h> /* the shared base: xio_auth_clock, URLs */
+#include <xio/alloc.h> /* xio_free: releases what xio hands out (trace JSON, ...) */
+#include <xio/base.h>  /* the shared base: xio_auth_clock, URLs */
 #include <xio/error.h>
 
 #ifdef __cplusplus
@@ -197,6 +198,31 @@ typedef struct xio_lease_clock {
   void *ud;
 } xio_lease_clock;
 
+typedef struct xio_file xio_file;
+
+/** What the lease keeper tells of the lease of an exclusively opened page blob. */
+typedef enum xio_lease_news {
+  XIO_LEASE_RENEW_FAILED = 1, /* a renewal got no answer or a passing error (timeout,
+                                 throttling, transport): the lease is still held and the
+                                 keeper tries again every second, until the lease clock
+                                 says the lease ran out (then XIO_LEASE_LOST) */
+  XIO_LEASE_LOST = 2          /* lost for good, as xio_file_lease_lost tells: told once
+                                 per file, before any later write of it fails for it */
+} xio_lease_news;
+
+/**
+ * Receives a context's lease news (xio_ctx_options.lease_news) the moment the layer
+ * learns it: a renewal refused (another client broke or took the lease, the blob is
+ * gone), a renewal that failed, the lease clock past the duration with no renewal
+ * acknowledged (a paused process), a write refused by the service for the lease.
+ * Runs on the thread that found out: the lease keeper's (at most a second after the
+ * lease clock runs out, without any write), an I/O thread, or the thread of a call
+ * on the file that found out first (before that call returns its XIO_ELEASELOST). It
+ * must not block, nor call the synchronous functions, nor close `f`; it may call
+ * xio_file_lease_lost and set flags the engine reads. `f` is valid for the callback.
+ */
+typedef void (*xio_lease_fn)(xio_file *f, xio_lease_news news, void *ud);
+
 /*
  * Leases of exclusive opens of page blobs. A lease is acquired for lease_duration_s
  * and renewed every lease_renew_s by the context's lease keeper. The duration is
@@ -236,6 +262,16 @@ typedef struct xio_ctx_options {
    * secret (default 0: refused, see xio_cred_file_load; with use_environment,
    * XIO_ALLOW_EXPOSED_CREDENTIALS=1 allows it too). */
   int allow_exposed_credential_file;
+  /* Appended. Writes of a file opened with XIO_OPEN_EXCLUSIVE wait in the file's
+   * write queue up to this many microseconds for more writes to combine with, unless
+   * something waits for them first (xio_io_wait on one, a flush, xio_file_wait,
+   * close): 0 means the default, 2000; a negative value sends each write at once
+   * (combining then only what queues behind writes in flight to the same sectors). */
+  int combine_window_us;
+  /* Appended. Lease news of the context's exclusively opened page blobs (see
+   * xio_lease_fn), or NULL. `lease_news_ud` is borrowed for the context's life. */
+  xio_lease_fn lease_news;
+  void *lease_news_ud;
 } xio_ctx_options;
 
 /** Default options; cannot fail. */
@@ -304,9 +340,21 @@ xio_target_kind xio_target_classify(const char *target);
  */
 size_t xio_target_scheme_length(const char *target);
 
-/* --------------------------------------------------------------- files ---- */
+/**
+ * Builds the URL of blob `blob` in container `container` of the context's own
+ * account into `out` (`size` bytes): the connection string's blob endpoint (an
+ * emulator's "http://127.0.0.1:PORT/devstoreaccount1" included), else
+ * "https://$AZURE_STORAGE_ACCOUNT.blob.core.windows.net". The blob name is
+ * percent-encoded but for '/'; the URL carries no credential (the context adds it on
+ * every request), so it may be logged. No request. Errors: XIO_EINVAL (a container
+ * name outside Azure's rules, an empty blob name or one that starts with '/'),
+ * XIO_ENOCRED (the context names no account), XIO_ERANGE (does not fit; `out` is
+ * then ""). Example: xio_target_url(ctx, "mssql", "db/log.ldf", url, sizeof url, &e).
+ */
+xio_err xio_target_url(xio_ctx *ctx, const char *container, const char *blob, char *out,
+                       size_t size, xio_error *err);
 
-typedef struct xio_file xio_file;
+/* --------------------------------------------------------------- files ---- */
 
 typedef enum xio_kind {
   XIO_KIND_DATA = 0, /* default init: none */
@@ -420,9 +468,31 @@ xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *
 /** The file's logical size (kept by the client; no request). */
 uint64_t xio_file_size(const xio_file *f);
 
-/** Waits until every request issued on the file so far has completed; the local
- *  backend also fsyncs. Returns the first failure among them since the last flush. */
+/**
+ * Waits until every request issued on the file so far has completed (writes still
+ * held for combining are sent at once), then makes them durable and returns the
+ * first failure among the file's requests since the last flush (clearing it), detail
+ * in `err`. What durable means per backend: a page blob's Put Page is durable on the
+ * service once acknowledged, so flush sends nothing more; a local file is fsync'ed.
+ * Not from a completion callback (XIO_EINVAL); use an XIO_IO_FLUSH request there.
+ */
 xio_err xio_file_flush(xio_file *f, xio_error *err);
+
+/**
+ * Waits until every request issued on `f` so far has completed, sending at once the
+ * writes held for combining: no fsync, and the file's first failure stays for the
+ * next flush to return. For an engine that must know its writes are acknowledged
+ * before it goes on (a page blob's acknowledged write is durable). Returns XIO_OK, or
+ * XIO_EINVAL from a completion callback or in a forked child.
+ */
+xio_err xio_file_wait(xio_file *f, xio_error *err);
+
+/**
+ * xio_file_wait for every file open in `ctx`: the group commit of a log and a data
+ * file waits once for both. Writes held for combining on every file are sent first,
+ * so the files' requests overlap. Errors: as xio_file_wait.
+ */
+xio_err xio_ctx_wait(xio_ctx *ctx, xio_error *err);
 
 /* Allocated ranges come as xio_ranges, from the shared base (<xio/base.h>). */
 
@@ -496,6 +566,13 @@ typedef struct xio_file_stats {
                              throttling answer, 503 ServerBusy or 500 OperationTimedOut,
                              whether the request then succeeded or not (each retried try
                              is an xio_failed_request event) */
+  /* Storage requests by kind (each also in `requests`; appended). */
+  uint64_t read_requests;     /* reads sent (XIOTypeReadFile), read-backs included */
+  uint64_t write_requests;    /* writes sent (XIOTypeWriteFile): after combining, one
+                                 per Put Page / pwrite, however many API writes it carried */
+  uint64_t zero_requests;     /* zeroing requests (XIOTypeZeroFile): clears and zero writes */
+  uint64_t readback_requests; /* of read_requests, the edge sectors of unaligned writes
+                                 read back because the handle knew nothing of them */
 } xio_file_stats;
 
 /** Copies the file's counters into `out`. */
