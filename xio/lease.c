@@ -53,7 +53,7 @@ static int64_t renew(xio_ctx *ctx, xio__lease *l) {
   int64_t sent = xio__lease_now(ctx);
   if (!xio__lease_valid(l)) return sent; /* lost: the keeper skips it from now on */
   xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
-  xio__req r = {XIO_REQ_LEASE, l->file, 0, 0, NULL};
+  xio__req r = {XIO_REQ_LEASE, l->file, 0, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(l->target, &a, &c, NULL);
   if (rc == XIO_OK) rc = xio__send(ctx, c, &r, NULL);

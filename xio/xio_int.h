@@ -42,6 +42,12 @@ typedef struct xio__req {
   /** What the finished call means to the file layer where that is not its result
    *  (a pinned read refused by If-Match: XIO_ECHANGED); NULL: its result. */
   xio_err (*judge)(const xio_blob_call *c, const struct xio__req *r);
+  /** A "not found" answer the caller expects and handles (the open that looks before
+   *  it creates, the first try of a create in a missing container): NULL, none; "",
+   *  any XIO_ENOTFOUND; else only with this service error code. Such an answer is no
+   *  failure: traced with result "ok" (its status and code kept), not counted in
+   *  xio_file_stats.failures. */
+  const char *expect_missing;
 } xio__req;
 
 /** How a storage request ended. */
@@ -55,6 +61,9 @@ typedef struct xio__outcome {
   int retries;
   xio_err result;
 } xio__outcome;
+
+/** 1 when `o` is the not-found answer `r` expects (xio__req.expect_missing). */
+int xio__outcome_expected(const xio__req *r, const xio__outcome *o);
 
 /** The completion hook: every storage request of either backend comes here once,
  *  when it ends, and nothing else emits xio_send_complete or counts requests. Emits
