@@ -150,9 +150,11 @@ typedef struct xio_trace_event {
 } xio_trace_event;
 
 /** Receives every trace event of a context (both kinds, see above), on the thread
- *  that completed the request or try: an I/O or worker thread, or for some requests
- *  of local files the caller's. Like a completion callback it must not block, nor
- *  call the synchronous functions. */
+ *  that completed the request or try: an I/O or worker thread, the lease keeper, or
+ *  for some requests (local files, the look before a create, read-backs) the
+ *  caller's. It may run on several threads at once, so it must be thread-safe (the
+ *  trace file sink serializes its own lines). Like a completion callback it must not
+ *  block, nor call the synchronous functions. */
 typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
 
 /** Formats `ev` as one JSON line (no newline): the fields above by their names, the
@@ -401,6 +403,18 @@ xio_open_options xio_open_options_default(void);
 /**
  * Opens (and with CREATE / CREATE_ONLY creates, including the container) a file.
  *
+ * An existing file is opened as it is: `size`, `kind` and `init` of the options
+ * apply only when the open creates the file, so XIO_OPEN_CREATE with a size on an
+ * existing file of another size keeps that file's size (xio_file_size tells it; grow
+ * or shrink it with xio_file_set_size).
+ *
+ * XIO_OPEN_EXCLUSIVE also makes the handle the file's only writer, which the file
+ * layer uses: its writes wait in a write queue (up to the context's combining
+ * window, xio_ctx_options.combine_window_us) and writes that touch or overlap are
+ * sent as one request of up to 4 MiB; the edge sectors of unaligned writes come from
+ * what the handle wrote (and zeros past what it wrote of a created, cleared or grown
+ * file), read back only when unknown (xio_file_stats.readback_requests).
+ *
  * XIO_OPEN_PINNED (with XIO_OPEN_READONLY only) is for readers that assemble a whole
  * copy of a file another client may be writing, such as a download: without it,
  * reads made while a writer writes can mix bytes of two versions. With it, every
@@ -439,8 +453,12 @@ xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err);
 xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err);
 
 /** Reads up to `len` bytes at `offset`; `*nread` (may be NULL) gets the count, which
- *  is short only at the end of the file. Errors: XIO_ECHANGED (opened with
- *  XIO_OPEN_PINNED, and the file changed since), storage errors. */
+ *  is short only at the end of the file: bytes of `buf` past `*nread` are left as
+ *  they were (not zeroed). Reads larger than 8 MiB on a page blob go out as 8 MiB
+ *  Get Blob requests in parallel (writes: 4 MiB Put Pages, the service's limit). A
+ *  read of bytes a write still in flight or queued covers may see the old or the new
+ *  bytes: wait for the write first (xio_io_wait, xio_file_wait). Errors: XIO_ECHANGED
+ *  (opened with XIO_OPEN_PINNED, and the file changed since), storage errors. */
 xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_t *nread,
                       xio_error *err);
 
@@ -461,8 +479,13 @@ xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len
 xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how, xio_error *err);
 
 /** Sets the file's size. Growing initializes the new bytes with `init` (DEFAULT: by
- *  kind); a 1 TiB log growth with CLEAR is two requests. Shrinking discards the tail.
- *  A size past XIO_FILE_MAX_SIZE is refused with XIO_ELIMIT on every backend. */
+ *  kind); a 1 TiB log growth with CLEAR is two requests; requests in flight go on
+ *  (the bytes they write stay where they are). Shrinking first waits for every
+ *  request in flight on the file (queued writes are sent), then discards the tail
+ *  and zeroes the rest of the last sector, so bytes past the end read as zero when the
+ *  file grows again; a request submitted during the shrink past the new end fails
+ *  with XIO_ERANGE or is undone by it. A size past XIO_FILE_MAX_SIZE is refused with
+ *  XIO_ELIMIT on every backend. */
 xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *err);
 
 /** The file's logical size (kept by the client; no request). */
@@ -814,7 +837,10 @@ typedef void (*xio_io_done_fn)(xio_io *io, void *ud);
 
 /**
  * An asynchronous request. The caller owns the struct and fills the request fields;
- * it must stay valid, untouched, until completion. `done` (may be NULL) runs once,
+ * it must stay valid, untouched, until completion. A completed request (its callback
+ * running or returned, or xio_io_poll/xio_io_wait saw it complete) may be submitted
+ * again as it is, from its own callback too: submit resets result, transferred and
+ * error. `done` (may be NULL) runs once,
  * on an I/O or worker thread, and may free or reuse the request; without it, poll
  * with xio_io_poll() or wait with xio_io_wait(). A request with a callback counts as
  * complete just before its callback runs, so do not free a request you wait on while
@@ -840,7 +866,11 @@ struct xio_io {
 
 /**
  * Submits `io` on `f`. Reads and writes inside the file go fully asynchronous, split
- * into requests of at most 4 MiB issued concurrently. Returns XIO_OK when submitted
+ * into requests issued concurrently (writes of at most 4 MiB, reads of at most
+ * 8 MiB on page blobs). On a file opened XIO_OPEN_EXCLUSIVE a write joins the file's
+ * write queue (see xio_file_open) and completes, with its own callback, once the
+ * request that carried its bytes is acknowledged; overlapping writes reach storage in
+ * the order they were submitted. Returns XIO_OK when submitted
  * (the result then comes with completion), or an error when the request was refused
  * at once (io->done is then not called). A request that needs no storage request
  * (empty, or a read at the end of the file) completes before submit returns.
@@ -852,10 +882,12 @@ struct xio_io {
  */
 xio_err xio_file_submit(xio_file *f, xio_io *io, xio_error *err);
 
-/** 1 when `io` has completed. */
+/** 1 when `io` has completed. Polling does not hurry a write held in the write queue
+ *  for combining: it goes when the window passes (or use xio_io_wait). */
 int xio_io_poll(const xio_io *io);
 
-/** Waits for `io` to complete and returns its result. */
+/** Waits for `io` to complete and returns its result; a write held in the write queue
+ *  is sent at once. */
 xio_err xio_io_wait(xio_io *io);
 
 #ifdef __cplusplus
