@@ -4,3 +4,10 @@ add_test(NAME package.consumer_builds_against_install
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/check.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(package.consumer_builds_against_install PROPERTIES
                      LABELS "package;no-asan" TIMEOUT 300)
+# The SQLite VFS's install (built with the samples).
+if(TARGET xio_sqlite)
+  add_test(NAME package.sqlite_consumer_builds_against_install
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/check.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR} sqlite)
+  set_tests_properties(package.sqlite_consumer_builds_against_install PROPERTIES
+                       LABELS "package;no-asan" TIMEOUT 300)
+endif()
