@@ -261,7 +261,7 @@ static xio_err widen(xio__run *r, uint64_t s, uint64_t e, xio_error *err) {
     cap *= 2;
   char *b = xio_malloc(cap);
   if (!b) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  memcpy(b + (r->start - ns), r->buf, (size_t)(r->end - r->start));
+  if (r->end > r->start) memcpy(b + (r->start - ns), r->buf, (size_t)(r->end - r->start));
   if (r->cap) xio_free(r->buf);
   r->buf = b;
   r->cap = cap;
