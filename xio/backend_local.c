@@ -176,9 +176,12 @@ static xio_err io_open(local_call *c, xio_error *err) {
 
 /* Opens an existing file: one XIOTypeOpenFile request. */
 static xio_err open_existing(xio_ctx *ctx, const char *path, const xio_open_options *o, int *fd,
-                             xio_error *err) {
-  local_call c = {
-      .req = {XIO_REQ_OPEN, NULL, 0, 0, NULL}, .path = path, .io = io_open, .o = o, .fd = fd};
+                             const char *expect_missing, xio_error *err) {
+  local_call c = {.req = {XIO_REQ_OPEN, NULL, 0, 0, NULL, expect_missing},
+                  .path = path,
+                  .io = io_open,
+                  .o = o,
+                  .fd = fd};
   return local_send(ctx, &c, err);
 }
 
@@ -203,7 +206,7 @@ static xio_err io_create(local_call *c, xio_error *err) {
  * XIOTypeCreateFile request. */
 static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options *o, int *fd,
                           xio_error *err) {
-  local_call c = {.req = {XIO_REQ_CREATE, NULL, 0, o->size, NULL},
+  local_call c = {.req = {XIO_REQ_CREATE, NULL, 0, o->size, NULL, NULL},
                   .path = path,
                   .io = io_create,
                   .o = o,
@@ -217,13 +220,15 @@ static xio_err open_or_create(xio_ctx *ctx, const char *path, const xio_open_opt
                               int *created, xio_error *err) {
   int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
   xio_err rc = XIO_ENOTFOUND;
-  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = open_existing(ctx, path, o, fd, err);
+  /* With create, a missing file is expected: it is created next. */
+  if (!(o->flags & XIO_OPEN_CREATE_ONLY))
+    rc = open_existing(ctx, path, o, fd, create ? "" : NULL, err);
   if (rc != XIO_ENOTFOUND || !create) return rc;
   xio_error_clear(err);
   rc = create_new(ctx, path, o, fd, err);
   if (rc == XIO_EEXIST && !(o->flags & XIO_OPEN_CREATE_ONLY)) {
     xio_error_clear(err); /* created by someone else meanwhile */
-    return open_existing(ctx, path, o, fd, err);
+    return open_existing(ctx, path, o, fd, NULL, err);
   }
   if (rc == XIO_OK) *created = 1;
   return rc;
@@ -288,7 +293,7 @@ static xio_err io_lock(local_call *c, xio_error *err) {
 
 /* Takes the exclusive lock of an exclusive open: one XIOTypeLease request. */
 static xio_err take_lock(local_file *lf, const xio_open_options *o, xio_error *err) {
-  local_call c = {.req = {XIO_REQ_LEASE, NULL, 0, 0, NULL},
+  local_call c = {.req = {XIO_REQ_LEASE, NULL, 0, 0, NULL, NULL},
                   .path = lf->base.path,
                   .io = io_lock,
                   .o = o,
@@ -443,7 +448,7 @@ static void run_sub(xio__job *job) {
   xio_error e;
   xio_error_clear(&e);
   s->req = (xio__req){sub_type(s), &lf->base, s->offset,
-                      s->op == XIO__SUB_CLEAR ? s->clear_length : s->length, NULL};
+                      s->op == XIO__SUB_CLEAR ? s->clear_length : s->length, NULL, NULL};
   local_call c = {.req = s->req, .path = lf->base.path, .io = io_sub, .lf = lf, .sub = s};
   xio_err rc = local_send(lf->base.ctx, &c, &e);
   xio__sub_done(s, rc, &e, rc == XIO_OK ? c.moved : 0);
@@ -473,7 +478,7 @@ static xio_err io_resize(local_call *c, xio_error *err) {
 
 /* Sets the file's size exactly: one XIOTypeSetFileSize request. */
 static xio_err lf_resize(xio_file *f, uint64_t size, xio_error *err) {
-  local_call c = {.req = {XIO_REQ_SET_SIZE, f, 0, size, NULL},
+  local_call c = {.req = {XIO_REQ_SET_SIZE, f, 0, size, NULL, NULL},
                   .path = f->path,
                   .io = io_resize,
                   .lf = (local_file *)f,
@@ -498,7 +503,7 @@ static xio_err io_unlock(local_call *c, xio_error *err) {
 /* Drops the lock of an exclusive open: one XIOTypeLease request. */
 static xio_err release_lock(local_file *lf, xio_error *err) {
   local_call c = {
-      .req = {XIO_REQ_LEASE, NULL, 0, 0, NULL}, .path = lf->base.path, .io = io_unlock, .lf = lf};
+      .req = {XIO_REQ_LEASE, NULL, 0, 0, NULL, NULL}, .path = lf->base.path, .io = io_unlock, .lf = lf};
   xio_err rc = local_send(lf->base.ctx, &c, err);
   lf->locked = 0;
   return rc;
@@ -543,7 +548,7 @@ static xio_err lf_remove(xio_ctx *ctx, const char *target, int with_snapshots, x
   char *path;
   xio_err rc = target_path(target, &path, err);
   if (rc != XIO_OK) return rc;
-  local_call c = {.req = {XIO_REQ_DELETE, NULL, 0, 0, NULL}, .path = path, .io = io_unlink};
+  local_call c = {.req = {XIO_REQ_DELETE, NULL, 0, 0, NULL, NULL}, .path = path, .io = io_unlink};
   rc = local_send(ctx, &c, err);
   xio_free(path);
   return rc;
@@ -580,7 +585,7 @@ static xio_err io_ranges(local_call *c, xio_error *err) {
 /* The file's data extents: one XIOTypeGetRanges request. */
 static xio_err lf_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   uint64_t size = atomic_load(&f->size);
-  local_call c = {.req = {XIO_REQ_RANGES, f, 0, size, NULL},
+  local_call c = {.req = {XIO_REQ_RANGES, f, 0, size, NULL, NULL},
                   .path = f->path,
                   .io = io_ranges,
                   .lf = (local_file *)f,

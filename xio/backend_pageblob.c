@@ -50,8 +50,9 @@ static int lease_gone(pb_file *p) { return p->leased && !xio__lease_valid(&p->le
 
 /* --------------------------------------------------------- requests ---- */
 
-static xio_err get_props(xio_ctx *ctx, xio_blob_target *t, xio_blob_props *props, xio_error *err) {
-  xio__req r = {XIO_REQ_OPEN, NULL, 0, 0, NULL};
+static xio_err get_props(xio_ctx *ctx, xio_blob_target *t, xio_blob_props *props,
+                         const char *expect_missing, xio_error *err) {
+  xio__req r = {XIO_REQ_OPEN, NULL, 0, 0, NULL, expect_missing};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
   if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
@@ -66,7 +67,7 @@ static xio_err create_blob(xio_ctx *ctx, xio_blob_target *t, const xio_open_opti
   xio_blob_meta meta[XIO__BLOBMETA_MAX];
   int nmeta = xio__blobmeta_make(o->kind, o->size, 0, meta);
   xio_blob_cond cond = {NULL, NULL, "*"};
-  xio__req r = {XIO_REQ_CREATE, NULL, 0, pages(o->size), NULL};
+  xio__req r = {XIO_REQ_CREATE, NULL, 0, pages(o->size), NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_create(t, pages(o->size), meta, nmeta, &cond, &c, err);
   if (rc == XIO_OK) rc = xio__send_in_container(ctx, c, &r, err);
@@ -79,12 +80,14 @@ static xio_err open_or_create(xio_ctx *ctx, xio_blob_target *t, const xio_open_o
                               xio_blob_props *props, int *created, xio_error *err) {
   int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
   xio_err rc = XIO_ENOTFOUND;
-  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = get_props(ctx, t, props, err);
+  /* With create, a missing blob is expected: it is created next. */
+  if (!(o->flags & XIO_OPEN_CREATE_ONLY))
+    rc = get_props(ctx, t, props, create ? "" : NULL, err);
   if (rc != XIO_ENOTFOUND || !create) return rc;
   xio_error_clear(err);
   rc = create_blob(ctx, t, o, err);
   if (rc == XIO_EEXIST && !(o->flags & XIO_OPEN_CREATE_ONLY))
-    return get_props(ctx, t, props, err); /* created by someone else meanwhile */
+    return get_props(ctx, t, props, NULL, err); /* created by someone else meanwhile */
   if (rc != XIO_OK) return rc;
   *created = 1;
   memset(props, 0, sizeof *props);
@@ -97,7 +100,7 @@ static xio_err open_or_create(xio_ctx *ctx, xio_blob_target *t, const xio_open_o
 /* ----------------------------------------------------------- leases ---- */
 
 static xio_err lease_call(pb_file *p, const xio_blob_lease_args *a, char *id_out, xio_error *err) {
-  xio__req r = {XIO_REQ_LEASE, NULL, 0, 0, NULL};
+  xio__req r = {XIO_REQ_LEASE, NULL, 0, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(p->target, a, &c, err);
   if (rc == XIO_OK) rc = xio__send(p->base.ctx, c, &r, err);
@@ -362,7 +365,7 @@ static void pb_submit(xio_file *f, xio__sub *s) {
     return;
   }
   s->req = (xio__req){sub_type(s), f, s->offset,
-                      s->op == XIO__SUB_CLEAR ? s->clear_length : s->length, pb_judge};
+                      s->op == XIO__SUB_CLEAR ? s->clear_length : s->length, pb_judge, NULL};
   xio__submit(f->ctx, c, &s->req, on_done, s);
 }
 
@@ -372,7 +375,7 @@ static xio_err set_meta(pb_file *p, uint64_t logical, xio_error *err) {
   xio_blob_meta meta[XIO__BLOBMETA_MAX];
   int n = xio__blobmeta_make(p->base.kind, logical, p->base.incomplete, meta);
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
-  xio__req r = {XIO_REQ_SET_SIZE, &p->base, logical, 0, NULL};
+  xio__req r = {XIO_REQ_SET_SIZE, &p->base, logical, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_set_metadata(p->target, meta, n, &cond, &c, err);
   if (rc == XIO_OK) rc = xio__send(p->base.ctx, c, &r, err);
@@ -392,7 +395,7 @@ static xio_err pb_resize(xio_file *f, uint64_t size, xio_error *err) {
   uint64_t phys = pages(size);
   if (phys != atomic_load(&p->blob_size)) {
     xio_blob_cond cond = {lease_id(p), NULL, NULL};
-    xio__req r = {XIO_REQ_SET_SIZE, f, 0, phys, NULL};
+    xio__req r = {XIO_REQ_SET_SIZE, f, 0, phys, NULL, NULL};
     xio_blob_call *c = NULL;
     rc = xio_blob_call_resize(p->target, phys, &cond, &c, err);
     if (rc == XIO_OK) rc = xio__send(f->ctx, c, &r, err);
@@ -434,7 +437,7 @@ static xio_err pb_close(xio_file *f, xio_error *err) {
 }
 
 static xio_err pb_remove(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err) {
-  xio__req r = {XIO_REQ_DELETE, NULL, 0, 0, NULL};
+  xio__req r = {XIO_REQ_DELETE, NULL, 0, 0, NULL, NULL};
   xio_blob_target *t = NULL;
   xio_err rc = xio__ctx_blob_target(ctx, target, &t, err);
   xio_blob_call *c = NULL;
@@ -449,7 +452,7 @@ static xio_err pb_remove(xio_ctx *ctx, const char *target, int with_snapshots, x
  * file checks that the ranges are of its version: the answer carries the blob's ETag. */
 static xio_err send_ranges_call(void *ud, xio_blob_call *c, xio_error *err) {
   pb_file *p = ud;
-  xio__req r = {XIO_REQ_RANGES, &p->base, 0, 0, NULL};
+  xio__req r = {XIO_REQ_RANGES, &p->base, 0, 0, NULL, NULL};
   xio_err rc = xio__send(p->base.ctx, c, &r, err);
   const char *etag = xio_blob_call_header(c, "ETag");
   if (rc != XIO_OK || !p->pin[0]) return rc;
@@ -482,7 +485,7 @@ static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   pb_file *p = (pb_file *)f;
   if (lease_gone(p)) return lost_lease(p, err);
   xio_blob_cond cond = {lease_id(p), NULL, NULL};
-  xio__req r = {XIO_REQ_SNAPSHOT, f, 0, 0, NULL};
+  xio__req r = {XIO_REQ_SNAPSHOT, f, 0, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   char snap[64];
   xio_err rc = xio_blob_call_snapshot(p->target, &cond, &c, err);
@@ -498,7 +501,7 @@ static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
 
 static xio_err pb_stat(xio_file *f, xio_file_info *out, xio_error *err) {
   pb_file *p = (pb_file *)f;
-  xio__req r = {XIO_REQ_GET_SIZE, f, 0, 0, NULL};
+  xio__req r = {XIO_REQ_GET_SIZE, f, 0, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_blob_props props;
   xio_err rc = xio_blob_call_get_properties(p->target, NULL, &c, err);
@@ -555,7 +558,7 @@ static xio_err pb_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
   } else {
     a.lease_id = req->lease_id;
   }
-  xio__req r = {XIO_REQ_LEASE, NULL, 0, 0, NULL};
+  xio__req r = {XIO_REQ_LEASE, NULL, 0, 0, NULL, NULL};
   xio_blob_target *t = NULL;
   xio_blob_call *c = NULL;
   xio_err rc = xio__ctx_blob_target(ctx, target, &t, err);

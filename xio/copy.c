@@ -42,7 +42,7 @@ static const char *url_of(const xio_blob_target *t) { return xio_blob_target_saf
 /* Get Blob Properties of `t`, traced as `type`. */
 static xio_err props_of(copy_job *j, xio_blob_target *t, xio_request_type type, xio_blob_props *p,
                         xio_blob_copy_state *cs, xio_error *err) {
-  xio__req r = {type, NULL, 0, 0, NULL};
+  xio__req r = {type, NULL, 0, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_get_properties(t, NULL, &c, err);
   if (rc == XIO_OK) rc = xio__send(j->ctx, c, &r, err);
@@ -116,7 +116,7 @@ static xio_err copy_refused(copy_job *j, xio_err rc, xio_error *err) {
 static xio_err start_copy(copy_job *j, xio_blob_copy_state *cs, xio_error *err) {
   xio_blob_cond cond = {NULL, NULL, j->dst_exists ? NULL : "*"};
   if (j->dst_exists && j->dp.etag[0]) cond.if_match = j->dp.etag; /* unchanged since checked */
-  xio__req r = {XIO_REQ_COPY, NULL, 0, j->sp.size, NULL};
+  xio__req r = {XIO_REQ_COPY, NULL, 0, j->sp.size, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_copy(j->dst, j->src, &cond, &c, err);
   if (rc == XIO_OK) rc = xio__send_in_container(j->ctx, c, &r, err);
@@ -155,7 +155,7 @@ static xio_err wait_copy(copy_job *j, xio_blob_copy_state *cs, xio_error *err) {
 }
 
 static xio_err send_ranges(void *ud, xio_blob_call *c, xio_error *err) {
-  xio__req r = {XIO_REQ_RANGES, NULL, 0, 0, NULL};
+  xio__req r = {XIO_REQ_RANGES, NULL, 0, 0, NULL, NULL};
   return xio__send(ud, c, &r, err);
 }
 

@@ -97,7 +97,7 @@ xio_err xio_ctx_set_credential(xio_ctx *ctx, const char *prefix, const xio_auth_
 
 static xio_err get_key(xio_ctx *ctx, const char *url, time_t start, time_t expiry,
                        xio_auth_udk *key, xio_error *err) {
-  xio__req r = {XIO_REQ_USER_DELEGATION_KEY, NULL, 0, 0, NULL};
+  xio__req r = {XIO_REQ_USER_DELEGATION_KEY, NULL, 0, 0, NULL, NULL};
   xio_blob_target *t = NULL;
   xio_blob_call *c = NULL;
   xio_err rc = xio__creds_target(ctx, url, 1, &t, err);

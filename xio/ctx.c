@@ -133,10 +133,12 @@ static xio_err setup(xio_ctx *ctx, xio_error *err) {
   if (rc == XIO_OK) xio__creds_set_engine(&ctx->creds, ctx->engine);
   if (rc == XIO_OK) rc = xio__workers_start(&ctx->workers, ctx->opts.local_threads, err);
   if (rc == XIO_OK) rc = xio__keeper_start(ctx, err);
+  if (rc == XIO_OK) rc = xio__combiner_start(ctx, err);
   return rc;
 }
 
 static void teardown(xio_ctx *ctx) {
+  xio__combiner_stop(ctx);
   xio__keeper_stop(ctx);
   xio__workers_stop(&ctx->workers);
   xio__creds_stop_tokens(&ctx->creds); /* their fetches send on the engine */

@@ -36,6 +36,17 @@ typedef struct xio__keeper {
   int stopping;
 } xio__keeper;
 
+/* The write combiner (combine.c): sends a file's queued writes once the combining
+ * window has passed since the first of them was queued. */
+typedef struct xio__combiner {
+  pthread_t thread;
+  int started, inited, stopping;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  xio_file *armed;   /* files with runs waiting for the window */
+  xio_file *kicking; /* the file being sent right now, or NULL */
+} xio__combiner;
+
 struct xio_ctx {
   xio_ctx_options opts; /* strings below are owned copies */
   char *ca_file;
@@ -46,6 +57,7 @@ struct xio_ctx {
   pthread_mutex_t trace_mu;
   xio__workers workers;
   xio__keeper keeper;
+  xio__combiner combiner;
   xio__tracked open_files; /* files open in this context (tracked_int.h) */
   void *zeros;
   pid_t pid; /* the process that made it: its threads and leases live there only */
@@ -73,6 +85,11 @@ void xio__trace_close(xio_ctx *ctx);
 xio_err xio__workers_start(xio__workers *w, int n, xio_error *err);
 void xio__workers_stop(xio__workers *w);
 int xio__workers_is_worker(const xio__workers *w);
+
+/** Starts / stops the write combiner. Errors: XIO_ENOMEM. */
+xio_err xio__combiner_start(xio_ctx *ctx, xio_error *err);
+void xio__combiner_stop(xio_ctx *ctx);
+int xio__combiner_is_combiner(const xio_ctx *ctx);
 
 /** Starts / stops the lease keeper. Errors: XIO_ENOMEM. */
 xio_err xio__keeper_start(xio_ctx *ctx, xio_error *err);

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -71,6 +72,7 @@ xio_err xio__file_init(xio_file *f, const xio_backend *b, xio_ctx *ctx, const ch
   pthread_cond_init(&f->io_cv, NULL);
   pthread_mutex_init(&f->rmw_mu, NULL);
   pthread_cond_init(&f->rmw_cv, NULL);
+  xio__wq_init(f);
   return XIO_OK;
 }
 
@@ -81,6 +83,7 @@ void xio__file_release(xio_file *f) {
   pthread_cond_destroy(&f->io_cv);
   pthread_mutex_destroy(&f->rmw_mu);
   pthread_cond_destroy(&f->rmw_cv);
+  xio__wq_release(f);
   xio_free(f->path);
   f->path = NULL;
 }
@@ -123,7 +126,7 @@ static xio_err wait_internal(xio__io_state *st, xio_io *io, xio_error *err) {
 }
 
 /* Reads [off, off+n) into buf, clamped to the logical size (the rest is left alone). */
-static xio_err read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_error *err) {
+xio_err xio__read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_error *err) {
   uint64_t size = atomic_load(&f->size);
   if (off >= size) return XIO_OK;
   if (n > size - off) n = (size_t)(size - off);
@@ -179,6 +182,15 @@ static xio_err grow_to(xio_file *f, uint64_t end, xio_error *err) {
   }
   pthread_mutex_unlock(&f->size_mu);
   return rc;
+}
+
+/* Sends what the write queue holds and waits until nothing is in flight on `f`. */
+static void wait_idle(xio_file *f) {
+  xio__wq_kick(f);
+  pthread_mutex_lock(&f->io_mu);
+  while (f->inflight > 0)
+    pthread_cond_wait(&f->io_cv, &f->io_mu);
+  pthread_mutex_unlock(&f->io_mu);
 }
 
 /* ------------------------------------------------------------ writes ---- */
@@ -340,42 +352,28 @@ static xio_err write_rmw_fenced(xio_file *f, xio_io *io, const void *src, int in
   return XIO_OK;
 }
 
-/* Read-modify-write: whole sectors around [off, off+len), edges read first, under a
- * sector range lock held until the write completes. On a file opened exclusively the
- * lock is all the fencing needed (the lease keeps other clients out); otherwise see
- * write_rmw_fenced. */
-static xio_err write_rmw(xio_file *f, xio_io *io, const void *src, int internal, xio_error *err) {
-  if (!(f->flags & XIO_OPEN_EXCLUSIVE)) return write_rmw_fenced(f, io, src, internal, err);
-  size_t a = f->backend->alignment;
-  uint64_t off = io->offset, start = round_down(off, a), end = round_up(off + io->length, a);
+/* A write of a file opened exclusively joins its write queue (combine.c), which
+ * combines it with the writes around it and fills its edge sectors from what the
+ * handle knows. A failure to queue completes the io with it. */
+static xio_err write_queued(xio_file *f, xio_io *io, const void *src, int internal,
+                            xio_error *err) {
   xio__io_state *st;
-  xio_err rc = xio__io_begin(f, io, count_pieces(end - start, f->backend->max_request), &st, err);
+  xio_err rc = xio__io_begin(f, io, 0, &st, err);
   if (rc != XIO_OK) return rc;
   st->internal = internal;
-  st->report_len = io->length;
-  char *tmp = st->tmp = xio_calloc(1, (size_t)(end - start));
-  if (!tmp) {
-    xio_error e;
-    xio_error_clear(&e);
-    xio__io_fail(st, xio_error_set(&e, XIO_ENOMEM, "out of memory"), &e);
-    return XIO_OK;
-  }
-  st->lock = (xio__rlock){start, end, NULL};
-  xio__rlock_acquire(f, &st->lock);
-  st->lock_held = 1;
   xio_error e;
   xio_error_clear(&e);
-  if (off != start) rc = read_internal(f, start, tmp, a, &e);
-  if (rc == XIO_OK && (off + io->length) % a && !(end - a == start && off != start))
-    rc = read_internal(f, end - a, tmp + (end - a - start), a, &e);
-  if (rc != XIO_OK) {
-    xio__io_fail(st, rc, &e);
-    return XIO_OK;
-  }
-  memcpy(tmp + (off - start), src, io->length);
-  add_pieces(st, XIO__SUB_WRITE, start, end - start, tmp, f->backend->max_request, 0);
-  xio__io_launch(st);
+  rc = xio__wq_submit(f, st, src, &e);
+  if (rc != XIO_OK) xio__io_fail(st, rc, &e);
   return XIO_OK;
+}
+
+/* Read-modify-write of an unaligned write: through the write queue on a file opened
+ * exclusively (the lease keeps other clients out, so what the handle knows of its
+ * sectors holds), else fenced (write_rmw_fenced). */
+static xio_err write_rmw(xio_file *f, xio_io *io, const void *src, int internal, xio_error *err) {
+  if (f->wq.enabled) return write_queued(f, io, src, internal, err);
+  return write_rmw_fenced(f, io, src, internal, err);
 }
 
 static xio_err submit_write(xio_file *f, xio_io *io, xio_error *err) {
@@ -397,6 +395,7 @@ static xio_err submit_write(xio_file *f, xio_io *io, xio_error *err) {
     if (rc != XIO_OK) return rc;
   }
   if (len && unaligned) return write_rmw(f, io, io->buf, 0, err);
+  if (len && f->wq.enabled) return write_queued(f, io, io->buf, 0, err);
   xio__io_state *st;
   rc = xio__io_begin(f, io, count_pieces(len, f->backend->max_request), &st, err);
   if (rc != XIO_OK) return rc;
@@ -456,6 +455,12 @@ static xio_err submit_zero(xio_file *f, xio_io *io, xio_error *err) {
   if (ms > me) ms = me = off; /* inside one sector: all edge */
   if ((ms != off || me != end) && in_callback(f))
     return refuse_in_callback(f, "an unaligned zero", err);
+  if (f->wq.enabled && !xio__wq_idle(f)) {
+    /* Writes still queued or in flight might land after the zeroing. */
+    if (in_callback(f)) return refuse_in_callback(f, "zeroing behind queued writes", err);
+    wait_idle(f);
+  }
+  xio__wq_forget(f, ms, me, 1);
   rc = zero_edge(f, off, ms - off, err);
   if (rc == XIO_OK) rc = zero_edge(f, me > ms ? me : ms, end - (me > ms ? me : ms), err);
   if (rc != XIO_OK) return rc;
@@ -540,12 +545,14 @@ xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how, 
 static xio_err shrink_locked(xio_file *f, uint64_t size, xio_error *err) {
   size_t a = f->backend->alignment;
   xio_err rc = XIO_OK;
+  wait_idle(f); /* no queued write may land past the new end */
   if (a > 1 && size % a) {
     uint64_t tail_end = round_up(size, a), old = atomic_load(&f->size);
     rc = zero_edge(f, size, (tail_end < old ? tail_end : old) - size, err);
   }
   if (rc == XIO_OK) rc = f->backend->resize(f, size, err);
   if (rc == XIO_OK) atomic_store(&f->size, size);
+  if (rc == XIO_OK) xio__wq_shrunk(f, size);
   return rc;
 }
 
@@ -580,12 +587,6 @@ xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *
 
 uint64_t xio_file_size(const xio_file *f) { return atomic_load(&f->size); }
 
-static void wait_idle(xio_file *f) {
-  pthread_mutex_lock(&f->io_mu);
-  while (f->inflight > 0)
-    pthread_cond_wait(&f->io_cv, &f->io_mu);
-  pthread_mutex_unlock(&f->io_mu);
-}
 
 xio_err xio_file_flush(xio_file *f, xio_error *err) {
   if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
@@ -600,6 +601,35 @@ xio_err xio_file_flush(xio_file *f, xio_error *err) {
   f->sticky = XIO_OK;
   pthread_mutex_unlock(&f->io_mu);
   return rc;
+}
+
+xio_err xio_file_wait(xio_file *f, xio_error *err) {
+  if (!f) return xio_error_set(err, XIO_EINVAL, "no file");
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
+  if (in_callback(f)) return refuse_in_callback(f, "waiting", err);
+  wait_idle(f);
+  return XIO_OK;
+}
+
+static void kick_one(xio__tracked_node *n, void *ud) {
+  (void)ud;
+  xio__wq_kick((xio_file *)((char *)n - offsetof(xio_file, open_node)));
+}
+
+static void wait_one(xio__tracked_node *n, void *ud) {
+  (void)ud;
+  wait_idle((xio_file *)((char *)n - offsetof(xio_file, open_node)));
+}
+
+xio_err xio_ctx_wait(xio_ctx *ctx, xio_error *err) {
+  if (!ctx) return xio_error_set(err, XIO_EINVAL, "no context");
+  if (xio__ctx_check_process(ctx, err) != XIO_OK) return XIO_EINVAL;
+  if (xio__ctx_on_io_thread(ctx))
+    return xio_error_set(err, XIO_EINVAL,
+                         "waiting would block: not allowed from a completion callback");
+  xio__tracked_each(xio__ctx_open_files(ctx), kick_one, NULL);
+  xio__tracked_each(xio__ctx_open_files(ctx), wait_one, NULL);
+  return XIO_OK;
 }
 
 xio_err xio_file_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
@@ -723,6 +753,10 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
   o->stall_other_us = atomic_load(&f->stats.stall_other_us);
   o->rmw_conflicts = atomic_load(&f->stats.rmw_conflicts);
   o->throttled = atomic_load(&f->stats.throttled);
+  o->read_requests = atomic_load(&f->stats.read_requests);
+  o->write_requests = atomic_load(&f->stats.write_requests);
+  o->zero_requests = atomic_load(&f->stats.zero_requests);
+  o->readback_requests = atomic_load(&f->stats.readback_requests);
 }
 
 /* ------------------------------------------------------ open / close ---- */
@@ -775,6 +809,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
     return rc;
   }
   xio_init init = resolve_init(f->kind, o.init);
+  if (created) xio__wq_all_zero(f); /* a created file reads as zeros, whatever the init */
   if (created && init != XIO_INIT_NONE)
     rc = zero_internal(f, 0, round_up(atomic_load(&f->size), b->alignment), init, err);
   if (rc != XIO_OK) {
@@ -793,6 +828,7 @@ xio_err xio_file_close(xio_file *f, xio_error *err) {
   if (in_callback(f)) return refuse_in_callback(f, "close", err);
   xio__tracked_remove(xio__ctx_open_files(f->ctx), &f->open_node);
   wait_idle(f);
+  xio__wq_disarm(f);
   return f->backend->close(f, err);
 }
 

@@ -48,7 +48,7 @@ void xio__rlock_release(xio_file *f, xio__rlock *l) {
 /* What the file layer keeps in an xio_io (its reserved member, see xio.h): the file it
  * was submitted on, and a mark set once it has completed (the io itself, as any
  * pointer other than NULL would do). */
-enum { IO_FILE, IO_COMPLETE };
+enum { IO_FILE, IO_COMPLETE, IO_QUEUED };
 
 static xio_file *io_file(const xio_io *io) { return io->reserved_[IO_FILE]; }
 
@@ -67,6 +67,7 @@ xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out, x
   st->cap = nsubs;
   pthread_mutex_init(&st->mu, NULL);
   io->reserved_[IO_FILE] = f;
+  io->reserved_[IO_QUEUED] = NULL; /* set by the write queue (combine.c) */
   io_set_complete(io, 0);
   io->result = XIO_OK;
   io->transferred = 0;
@@ -264,6 +265,7 @@ void xio__io_flush(xio_file *f, xio__io_state *st) {
   xio__io_state *flushes = take_flushes_locked(f);
   pthread_mutex_unlock(&f->io_mu);
   start_flushes(f, flushes);
+  xio__wq_kick(f); /* a flush waits for the queued writes: send them now */
 }
 
 /* ---------------------------------------------------------- waiting ---- */
@@ -278,6 +280,7 @@ int xio_io_poll(const xio_io *io) {
 
 xio_err xio_io_wait(xio_io *io) {
   xio_file *f = io_file(io);
+  if (io->reserved_[IO_QUEUED] && !xio_io_poll(io)) xio__wq_kick(f); /* send its run now */
   pthread_mutex_lock(&f->io_mu);
   while (!io_complete(io))
     pthread_cond_wait(&f->io_cv, &f->io_mu);

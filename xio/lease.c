@@ -29,9 +29,15 @@ int64_t xio__lease_now(const xio_ctx *ctx) {
   return c->now_us ? c->now_us(c->ud) : xio_auth_monotonic_us();
 }
 
+/* Tells the context's lease_news callback, if any. */
+static void tell(xio__lease *l, xio_lease_news news) {
+  const xio_ctx_options *o = &l->file->ctx->opts;
+  if (o->lease_news) o->lease_news(l->file, news, o->lease_news_ud);
+}
+
 void xio__lease_lose(xio__lease *l, xio__lease_state why) {
   int held = XIO__LEASE_HELD;
-  atomic_compare_exchange_strong(&l->lost, &held, (int)why);
+  if (atomic_compare_exchange_strong(&l->lost, &held, (int)why)) tell(l, XIO_LEASE_LOST);
 }
 
 int xio__lease_valid(xio__lease *l) {
@@ -47,7 +53,7 @@ static int64_t renew(xio_ctx *ctx, xio__lease *l) {
   int64_t sent = xio__lease_now(ctx);
   if (!xio__lease_valid(l)) return sent; /* lost: the keeper skips it from now on */
   xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
-  xio__req r = {XIO_REQ_LEASE, l->file, 0, 0, NULL};
+  xio__req r = {XIO_REQ_LEASE, l->file, 0, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(l->target, &a, &c, NULL);
   if (rc == XIO_OK) rc = xio__send(ctx, c, &r, NULL);
@@ -64,6 +70,7 @@ static int64_t renew(xio_ctx *ctx, xio__lease *l) {
     return sent;
   }
   /* Unreachable for now: try again soon, until the lease clock says it ran out. */
+  tell(l, XIO_LEASE_RENEW_FAILED);
   xio__lease_valid(l);
   return xio__lease_now(ctx) + RETRY_US;
 }

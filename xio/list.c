@@ -55,7 +55,7 @@ static char *blob_url(const lister *l, const char *name, const char *snapshot) {
 
 /* Sends one Get Page Ranges of the allocated-bytes walk (traced on the blob). */
 static xio_err send_ranges(void *ud, xio_blob_call *c, xio_error *err) {
-  xio__req r = {XIO_REQ_RANGES, NULL, 0, 0, NULL};
+  xio__req r = {XIO_REQ_RANGES, NULL, 0, 0, NULL, NULL};
   return xio__send(ud, c, &r, err);
 }
 
@@ -106,7 +106,7 @@ static xio_err list_page(lister *l, const char *prefix, int page_size, char **ma
                          xio_error *err) {
   unsigned include =
       XIO_BLOB_LIST_METADATA | (l->flags & XIO_LIST_SNAPSHOTS ? XIO_BLOB_LIST_SNAPSHOTS : 0u);
-  xio__req r = {XIO_REQ_LIST, NULL, 0, 0, NULL};
+  xio__req r = {XIO_REQ_LIST, NULL, 0, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_blob_list page = {NULL, 0, NULL};
   xio_err rc = xio_blob_call_list_include(l->cont, prefix, *marker, page_size, include, &c, err);

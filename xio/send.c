@@ -15,7 +15,11 @@ xio_err xio__send(xio_ctx *ctx, xio_blob_call *c, const xio__req *r, xio_error *
 }
 
 xio_err xio__send_in_container(xio_ctx *ctx, xio_blob_call *c, const xio__req *r, xio_error *err) {
-  xio_blob_call_set_tag(c, r);
+  /* Its first try may find the container missing: expected, as it is created then
+   * and the call sent again (lives until the call completes: this waits for it). */
+  xio__req tag = *r;
+  if (!tag.expect_missing) tag.expect_missing = "ContainerNotFound";
+  xio_blob_call_set_tag(c, &tag);
   return xio_blob_send_in_container(xio__ctx_engine(ctx), c, err);
 }
 

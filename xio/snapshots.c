@@ -69,7 +69,7 @@ xio_err xio_snapshot_delete(xio_ctx *ctx, const char *target, const char *id, xi
   char *base = NULL, *in_url = NULL, *snap = NULL;
   xio_err rc = split_snapshot(target, &base, &in_url, err);
   if (rc == XIO_OK) rc = pick_id(id, in_url, &snap, err);
-  xio__req r = {XIO_REQ_DELETE, NULL, 0, 0, NULL};
+  xio__req r = {XIO_REQ_DELETE, NULL, 0, 0, NULL, NULL};
   xio_blob_target *t = NULL;
   xio_blob_call *c = NULL;
   if (rc == XIO_OK) rc = xio__ctx_blob_target(ctx, base, &t, err);

@@ -93,15 +93,29 @@ static int64_t wall_us(void) {
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+int xio__outcome_expected(const xio__req *r, const xio__outcome *o) {
+  if (!r->expect_missing || o->result != XIO_ENOTFOUND) return 0;
+  return !*r->expect_missing || (o->error_code && strcmp(o->error_code, r->expect_missing) == 0);
+}
+
 static void count(xio_file *f, const xio__req *r, const xio__outcome *o) {
   uint64_t us = o->duration_us > 0 ? (uint64_t)o->duration_us : 0;
   atomic_fetch_add(&f->stats.requests, 1);
   atomic_fetch_add(&f->stats.retries, (uint64_t)o->retries);
-  if (o->result != XIO_OK) atomic_fetch_add(&f->stats.failures, 1);
+  if (o->result != XIO_OK && !xio__outcome_expected(r, o)) atomic_fetch_add(&f->stats.failures, 1);
   switch (r->type) {
-  case XIO_REQ_READ: atomic_fetch_add(&f->stats.stall_read_us, us); break;
+  case XIO_REQ_READ:
+    atomic_fetch_add(&f->stats.read_requests, 1);
+    atomic_fetch_add(&f->stats.stall_read_us, us);
+    break;
   case XIO_REQ_WRITE:
-  case XIO_REQ_ZERO: atomic_fetch_add(&f->stats.stall_write_us, us); break;
+    atomic_fetch_add(&f->stats.write_requests, 1);
+    atomic_fetch_add(&f->stats.stall_write_us, us);
+    break;
+  case XIO_REQ_ZERO:
+    atomic_fetch_add(&f->stats.zero_requests, 1);
+    atomic_fetch_add(&f->stats.stall_write_us, us);
+    break;
   default: atomic_fetch_add(&f->stats.stall_other_us, us); break;
   }
 }
@@ -137,7 +151,9 @@ void xio__request_done(xio_ctx *ctx, const xio__req *r, const xio__outcome *o) {
                         o->client_request_id ? o->client_request_id : "",
                         o->duration_us,
                         o->retries,
-                        o->result == XIO_OK ? "ok" : xio_err_name(o->result)};
+                        o->result == XIO_OK || xio__outcome_expected(r, o)
+                            ? "ok"
+                            : xio_err_name(o->result)};
   emit(ctx, &ev);
 }
 

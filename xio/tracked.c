@@ -38,3 +38,10 @@ xio__tracked_node *xio__tracked_take(xio__tracked *t) {
   pthread_mutex_unlock(&t->mu);
   return n;
 }
+
+void xio__tracked_each(xio__tracked *t, void (*fn)(xio__tracked_node *n, void *ud), void *ud) {
+  pthread_mutex_lock(&t->mu);
+  for (xio__tracked_node *n = t->head; n; n = n->next)
+    fn(n, ud);
+  pthread_mutex_unlock(&t->mu);
+}

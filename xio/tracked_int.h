@@ -31,6 +31,10 @@ void xio__tracked_add(xio__tracked *t, xio__tracked_node *n);
 /** Removes `n` when it is in `t` (a node already taken is left alone). */
 void xio__tracked_remove(xio__tracked *t, xio__tracked_node *n);
 
+/** Calls `fn(node, ud)` for each node of `t` with the set locked: `fn` must not add to
+ *  or remove from `t`. */
+void xio__tracked_each(xio__tracked *t, void (*fn)(xio__tracked_node *n, void *ud), void *ud);
+
 /** Removes and returns a node of `t`, or NULL when it is empty. */
 xio__tracked_node *xio__tracked_take(xio__tracked *t);
 

@@ -43,6 +43,12 @@ typedef struct xio__req {
   /** What the finished call means to the file layer where that is not its result
    *  (a pinned read refused by If-Match: XIO_ECHANGED); NULL: its result. */
   xio_err (*judge)(const xio_blob_call *c, const struct xio__req *r);
+  /** A "not found" answer the caller expects and handles (the open that looks before
+   *  it creates, the first try of a create in a missing container): NULL, none; "",
+   *  any XIO_ENOTFOUND; else only with this service error code. Such an answer is no
+   *  failure: traced with result "ok" (its status and code kept), not counted in
+   *  xio_file_stats.failures. */
+  const char *expect_missing;
 } xio__req;
 
 /** How a storage request ended. */
@@ -56,6 +62,9 @@ typedef struct xio__outcome {
   int retries;
   xio_err result;
 } xio__outcome;
+
+/** 1 when `o` is the not-found answer `r` expects (xio__req.expect_missing). */
+int xio__outcome_expected(const xio__req *r, const xio__outcome *o);
 
 /** The completion hook: every storage request of either backend comes here once,
  *  when it ends, and nothing else emits xio_send_complete or counts requests. Emits
@@ -204,6 +213,70 @@ const xio_backend *xio__backend_for(const char *target);
 
 /* ---------------------------------------------------------------- file ---- */
 
+/* ---------------------------------------------------- write queue (combine.c) ---- */
+
+#define XIO__WQ_CACHE 8 /* partial sectors an exclusive handle remembers */
+
+typedef struct xio__run xio__run;
+
+/** What an exclusive handle knows of its file and the writes it has not yet seen
+ *  acknowledged (combine.c). */
+typedef struct xio__wq {
+  int enabled; /* opened XIO_OPEN_EXCLUSIVE and writable */
+  pthread_mutex_t mu;
+  xio__run *head;     /* runs in the order they were made */
+  uint64_t zero_from; /* every byte from here on reads as zero */
+  uint64_t gen;       /* counts the writes queued, to notice one made during a read-back */
+  unsigned clock;
+  struct xio__wq_sector {
+    uint64_t offset;
+    int used;
+    unsigned stamp;
+    char *data; /* one sector */
+  } cache[XIO__WQ_CACHE];
+  /* under the context's combiner lock */
+  int armed;
+  int64_t deadline_us;
+  struct xio_file *next_armed;
+} xio__wq;
+
+/** Sets up / releases the queue of a new file (after its flags and size are set). */
+void xio__wq_init(xio_file *f);
+void xio__wq_release(xio_file *f);
+
+/** Queues the write `st` (begun on `f`, no subs) of its io's range from `src`, merging
+ *  it with the newest unsent run where it can; reads back an edge sector only where
+ *  nothing is known of it (blocking). On error nothing was queued and `st` is still
+ *  the caller's. Errors: XIO_ENOMEM, storage errors of a read-back. */
+xio_err xio__wq_submit(xio_file *f, struct xio__io_state *st, const void *src, xio_error *err);
+
+/** Sends every queued run of `f` as soon as the order of writes allows. Any thread;
+ *  never waits. Nothing on a file without a queue. */
+void xio__wq_kick(xio_file *f);
+
+/** 1 when no run is queued or in flight. */
+int xio__wq_idle(xio_file *f);
+
+/** Forgets (or, with `zeros`, sets to zeros where wholly inside) the cached sectors
+ *  that meet [from, to): the range was zeroed or is about to be. */
+void xio__wq_forget(xio_file *f, uint64_t from, uint64_t to, int zeros);
+
+/** The file shrank to `size`: sectors past it are gone, bytes past it read as zero. */
+void xio__wq_shrunk(xio_file *f, uint64_t size);
+
+/** The whole file reads as zero (just created). */
+void xio__wq_all_zero(xio_file *f);
+
+/** Takes the file off the combiner's timer (close, after the queue drained). */
+void xio__wq_disarm(xio_file *f);
+
+/** The context's combining window in microseconds (<0: none, send at once). */
+int xio__ctx_combine_window_us(const xio_ctx *ctx);
+
+/** Reads [off, off+n) of `f` into buf on this thread, clamped to the logical size
+ *  (the rest is left alone), as an internal request (file.c). Errors: storage. */
+xio_err xio__read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_error *err);
+
 /* The base struct: first member of every backend's file struct. */
 struct xio_file {
   const xio_backend *backend;
@@ -227,8 +300,9 @@ struct xio_file {
   struct {
     _Atomic uint64_t reads, writes, bytes_read, bytes_written, bytes_cleared, bytes_zero_written,
         requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts,
-        throttled;
+        throttled, read_requests, write_requests, zero_requests, readback_requests;
   } stats;
+  xio__wq wq; /* exclusive opens: write combining and known sectors (combine.c) */
   xio__tracked_node open_node; /* in the context's set of open files */
 };
 
@@ -269,6 +343,7 @@ typedef struct xio__io_state {
   int no_sticky; /* a failure the submitter handles (a conditional write it retries): not
                     recorded as the file's sticky error */
   struct xio__io_state *next_flush;
+  struct xio__io_state *next_member; /* in its run (combine.c) */
   xio__job job; /* finishing or flushing on a worker: no allocation, so it cannot fail */
   int nsubs, cap;
   xio__sub subs[];

@@ -19,6 +19,7 @@
  *   extrapolate.c  zero-write times past the cap, derived from the cap's rate
  *   bulk.c         bulk write/read throughput at several in-flight depths
  *   randio.c       8 KiB random reads and writes at queue depth 1 and 32
+ *   append.c       a log writer's appends, naive against hand-aligned
  *   context.c      the machine the numbers were measured on
  *   out_csv.c, out_json.c   the reports for programs
  *   out_md.c       the reports for people: results.md and the terminal summary
@@ -58,7 +59,8 @@ typedef struct bench_config {
   int zero_runs;     /* runs per init-zero measurement (they write every byte) */
   uint64_t zero_cap; /* init-zero sizes above this are extrapolated */
   int do_pageblob, do_local;
-  int do_growth, do_bulk, do_random;
+  int do_growth, do_bulk, do_random, do_append;
+  int append_records; /* records per append case (capped at 16 MiB of them) */
   const char *endpoint;       /* --endpoint */
   const char *endpoint_file;  /* --endpoint-file: read (again after a reset) */
   const char *target;         /* --target: a container URL of any account, or NULL */
@@ -236,6 +238,12 @@ void bench_sweep_hold(void);
 
 /** The file system type holding `path` ("ext4", "tmpfs", "xfs", ... or "unknown"). */
 const char *bench_fs_type(const char *path);
+
+/* -------------------------------------------------------------- append ---- */
+
+/** The append section (append.c): every case on each backend measured, printed and,
+ *  with --out, written to append.md and append.csv. Returns 1 when a case failed. */
+int bench_append(const bench_config *c, bench_emulator *em, int have_em);
 
 /* ------------------------------------------------------------- results ---- */
 

@@ -91,6 +91,10 @@ static int run_sections(const bench_config *c, bench_emulator *em, int have_em, 
     printf("\nrandom I/O on page blobs:\n");
     bench_random(c, em, r);
   }
+  if (c->do_append) {
+    printf("\nappends to a log (%d records per case, at most 16 MiB):\n", c->append_records);
+    failed |= bench_append(c, em, have_em);
+  }
   return failed;
 }
 

@@ -25,7 +25,9 @@ static const char usage[] =
     "  --zero-cap SIZE       init-zero sizes above this are extrapolated from it (default 1G;\n"
     "                        a multiple of 4M keeps the scaled request counts exact)\n"
     "  --backends LIST       pageblob,local (default both)\n"
-    "  --sections LIST       growth,bulk,random (default all)\n"
+    "  --sections LIST       growth,bulk,random,append (default growth,bulk,random;\n"
+    "                        append: a log's appends, naive against hand-aligned)\n"
+    "  --append-records N    records per append case (default 1000, at most 16 MiB)\n"
     "  --endpoint URL        emulator blob endpoint, e.g. http://127.0.0.1:10000\n"
     "                        (default: --endpoint-file, else $XIO_BLOB_ENDPOINT, else\n"
     "                        $XIO_TEST_BLOB_ENDPOINT)\n"
@@ -89,6 +91,7 @@ static void defaults(bench_config *c) {
   c->random_io = 8 * BENCH_KiB;
   c->random_seconds = 3;
   c->random_ops = 100000;
+  c->append_records = 1000;
   c->random_depths[0] = 1;
   c->random_depths[1] = 32;
   c->nrandom_depths = 2;
@@ -146,14 +149,14 @@ static int parse_ints(const char *s, int *out, int *n) {
 }
 
 /* "pageblob,local" or "growth,bulk,random": sets the flags of the names given. */
-static int parse_names(const char *s, const char *const names[3], int *flags[3]) {
+static int parse_names(const char *s, const char *const names[4], int *flags[4]) {
   char tmp[128], *save = NULL;
   snprintf(tmp, sizeof tmp, "%s", s);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     if (flags[i]) *flags[i] = 0;
   for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     int hit = 0;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
       if (names[i] && strcmp(tok, names[i]) == 0) *flags[i] = 1, hit = 1;
     if (!hit) return -1;
   }
@@ -186,6 +189,7 @@ enum {
   O_RANDOM_OPS,
   O_RANDOM_DEPTHS,
   O_SEED,
+  O_APPEND_RECORDS,
   O_CHECKSUM,
   O_HELP
 };
@@ -216,6 +220,7 @@ static const struct option long_opts[] = {
     {"random-ops", required_argument, NULL, O_RANDOM_OPS},
     {"random-depths", required_argument, NULL, O_RANDOM_DEPTHS},
     {"seed", required_argument, NULL, O_SEED},
+    {"append-records", required_argument, NULL, O_APPEND_RECORDS},
     {"checksum", required_argument, NULL, O_CHECKSUM},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0}};
@@ -233,14 +238,14 @@ static int count_opt(const char *opt, const char *val, long lo, long hi, long *o
 }
 
 static int names_opt(int id, const char *val, bench_config *c) {
-  static const char *const backends[3] = {"pageblob", "local", NULL};
-  static const char *const sections[3] = {"growth", "bulk", "random"};
-  int *bf[3] = {&c->do_pageblob, &c->do_local, NULL};
-  int *sf[3] = {&c->do_growth, &c->do_bulk, &c->do_random};
+  static const char *const backends[4] = {"pageblob", "local", NULL, NULL};
+  static const char *const sections[4] = {"growth", "bulk", "random", "append"};
+  int *bf[4] = {&c->do_pageblob, &c->do_local, NULL, NULL};
+  int *sf[4] = {&c->do_growth, &c->do_bulk, &c->do_random, &c->do_append};
   if (id == O_BACKENDS && parse_names(val, backends, bf) != 0)
     return bad("--backends", val, "expected pageblob and/or local");
   if (id == O_SECTIONS && parse_names(val, sections, sf) != 0)
-    return bad("--sections", val, "expected growth, bulk and/or random");
+    return bad("--sections", val, "expected growth, bulk, random and/or append");
   return 0;
 }
 
@@ -315,6 +320,10 @@ static int apply(bench_config *c, int id, const char *val) {
   case O_SEED:
     if (count_opt("--seed", val, 0, 0x7fffffffL, &n)) return 2;
     c->seed = (uint64_t)n;
+    return 0;
+  case O_APPEND_RECORDS:
+    if (count_opt("--append-records", val, 1, 1000000, &n)) return 2;
+    c->append_records = (int)n;
     return 0;
   case O_CHECKSUM:
     if (strcmp(val, "crc64") == 0)

@@ -5,7 +5,7 @@
  * context (made on first use from the environment: credentials, XIO_TRACE, ...,
  * XIO_SQLITE_LEASE_S for the lease duration and XIO_SQLITE_RETRIES,
  * XIO_SQLITE_RETRY_DELAY_MS, XIO_SQLITE_TRY_TIMEOUT_MS for the retry policy) and
- * one node per database, keyed by its URL without the query and refcounted by the
+ * lease news logged as it comes (on_lease_news), and one node per database, keyed by its URL without the query and refcounted by the
  * files SQLite opened on it. The first connection opens the database blob with a
  * lease; the last one to close sends what is pending, closes the journal and WAL
  * (deleting a journal that holds nothing live) and releases the lease.
@@ -76,8 +76,22 @@ static int env_int(const char *name, long lo, long hi, int dflt) {
  * the retry policy from XIO_SQLITE_RETRIES (retries per request, 0..100),
  * XIO_SQLITE_RETRY_DELAY_MS (the first delay, 1..60000) and XIO_SQLITE_TRY_TIMEOUT_MS
  * (per try, 0 for none .. 3600000). */
+/* Lease news from the file layer, on whatever thread learnt it: a lost lease is logged
+ * (sqlite3_log, SQLITE_IOERR_LOCK) the moment it is known, so the application hears
+ * that another process took the database over (or this one was paused past its
+ * lease) before its next statement fails on it. Nothing here blocks or calls xio. */
+static void on_lease_news(xio_file *f, xio_lease_news news, void *ud) {
+  (void)ud;
+  if (news == XIO_LEASE_LOST)
+    sqlite3_log(SQLITE_IOERR_LOCK,
+                "xio: lease lost on %s: another process may own the database now; every "
+                "read and write of it fails from here on (close it and open it again)",
+                xio_file_path(f));
+}
+
 static xio_ctx_options ctx_options(void) {
   xio_ctx_options o = xio_ctx_options_default();
+  o.lease_news = on_lease_news;
   int s = env_int("XIO_SQLITE_LEASE_S", 15, 60, 0);
   if (s) {
     o.lease_duration_s = s;

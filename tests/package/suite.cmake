@@ -13,3 +13,10 @@ if(TARGET xio_cli)
   set_tests_properties(package.installed_xio_runs_the_emulator PROPERTIES
                        LABELS "package;no-asan" TIMEOUT 300)
 endif()
+# The SQLite VFS's install (built with the samples).
+if(TARGET xio_sqlite)
+  add_test(NAME package.sqlite_consumer_builds_against_install
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/check.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR} sqlite)
+  set_tests_properties(package.sqlite_consumer_builds_against_install PROPERTIES
+                       LABELS "package;no-asan" TIMEOUT 300)
+endif()

@@ -5,6 +5,7 @@
 #include "sqfix.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +20,38 @@
 #include "xio_sqlite.h"
 
 static char last_log[1024];
+static char lease_log[1024]; /* the last "xio: lease lost" message */
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* The last message; the VFS's continued pieces ("xio: ... ") are joined to it,
- * and no piece is longer than SQLite's log buffer. */
+/* Any thread: the VFS logs lease news from the file layer's threads. The VFS's
+ * continued pieces ("xio: ... ") are joined to the message they continue, and no
+ * piece is longer than SQLite's log buffer. */
 static void on_log(void *ud, int code, const char *msg) {
   (void)ud, (void)code;
   if (strncmp(msg, "xio: ", 5) == 0 && strlen(msg) > 200)
     FAIL("a log message longer than SQLite keeps: %s", msg);
+  pthread_mutex_lock(&log_mu);
   if (strncmp(msg, "xio: ... ", 9) == 0) {
     size_t n = strlen(last_log);
     snprintf(last_log + n, sizeof last_log - n, " %s", msg + 9);
+    if (strncmp(last_log, "xio: lease lost", 15) == 0)
+      snprintf(lease_log, sizeof lease_log, "%s", last_log);
+    pthread_mutex_unlock(&log_mu);
     return;
   }
   snprintf(last_log, sizeof last_log, "%s", msg);
+  if (strncmp(msg, "xio: lease lost", 15) == 0) snprintf(lease_log, sizeof lease_log, "%s", msg);
+  pthread_mutex_unlock(&log_mu);
 }
 
 const char *sqfix_last_log(void) { return last_log; }
+
+void sqfix_lease_log(char *out, size_t size) {
+  pthread_mutex_lock(&log_mu);
+  snprintf(out, size, "%s", lease_log);
+  lease_log[0] = '\0';
+  pthread_mutex_unlock(&log_mu);
+}
 
 void sqfix_setup(sqfix *fx) {
   memset(fx, 0, sizeof *fx);

@@ -30,6 +30,10 @@ void sqfix_setup(sqfix *fx);
 /** The last message SQLite logged (sqlite3_log) in this process. */
 const char *sqfix_last_log(void);
 
+/** The last "xio: lease lost ..." message SQLite's log received since the last call
+ *  ("" when none), into `out`; clears it. */
+void sqfix_lease_log(char *out, size_t size);
+
 /** Writes the URL of blob `name` in the test's container. */
 void sqfix_url(const sqfix *fx, const char *name, char *out, size_t size);
 

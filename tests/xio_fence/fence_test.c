@@ -149,6 +149,9 @@ static void a_open(proc_a *a, const char *url, leaseclock *clock) {
   o.max_in_flight = 1;
   o.lease_duration_s = LEASE_S;
   o.lease_renew_s = 10;
+  /* Each write its own request, sent at once: what is fenced here are requests
+   * already queued in the engine when the process stops, not the write queue. */
+  o.combine_window_us = -1;
   if (clock) o.lease_clock = leaseclock_lease(clock);
   o.trace = on_trace;
   o.trace_ud = &a->w;

@@ -135,3 +135,39 @@ TEST(every_call_the_engine_completes_is_traced_once) {
   xfix_teardown(&fx);
   leaseclock_free(clock);
 }
+
+/* Creating a file in a container that does not exist yet: the open looks for the
+ * blob (404 BlobNotFound), the create finds no container (404 ContainerNotFound),
+ * the container is made and the create sent again. Both 404s were expected and
+ * handled: traced as "ok" with their status and code, and no failure is counted;
+ * an open without CREATE of a missing blob still fails, and says so. */
+TEST(expected_not_found_answers_are_no_failures) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, 0, NULL);
+  char url[1024];
+  xfix_target(&fx, "fresh.mdf", url, sizeof url);
+  xio_file *f = xfix_open_url(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, 4096);
+  xio_file_stats s;
+  xio_file_get_stats(f, &s);
+  ASSERT_U64_EQ(s.failures, 0);
+  int not_found = 0;
+  pthread_mutex_lock(&fx.trace.mu);
+  for (int i = 0; i < fx.trace.n; i++) {
+    ASSERT_STR_EQ(fx.trace.ev[i].result, "ok");
+    not_found += fx.trace.ev[i].http_status == 404;
+  }
+  pthread_mutex_unlock(&fx.trace.mu);
+  ASSERT_EQ(not_found, 2);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_CREATE), 3); /* blob, container, blob again */
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  char missing[1024];
+  xfix_target(&fx, "missing.mdf", missing, sizeof missing);
+  int before = fx.trace.n;
+  xio_open_options o = xio_open_options_default();
+  xio_file *g = NULL;
+  ASSERT_ERR(xio_file_open(fx.ctx, missing, &o, &g, &e), XIO_ENOTFOUND, &e);
+  ASSERT_EQ(fx.trace.n, before + 1);
+  ASSERT_STR_EQ(fx.trace.ev[before].result, "XIO_ENOTFOUND");
+  xfix_teardown(&fx);
+}

@@ -6,6 +6,7 @@
  * unprotected. The lease clock is moved ahead instead of waiting for it.
  */
 #define _DEFAULT_SOURCE
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -201,4 +202,83 @@ TEST(context_free_closes_files_and_releases_leases) {
   ASSERT_OK(xio_file_close(g, &e), &e);
   xfix_teardown(&other);
   xfix_teardown(&fx);
+}
+
+/* Lease news as the callback tells it (one file). */
+typedef struct news_seen {
+  atomic_int lost, renew_failed, lost_was_polled;
+} news_seen;
+
+static void on_news(xio_file *f, xio_lease_news news, void *ud) {
+  news_seen *n = ud;
+  if (news == XIO_LEASE_LOST) {
+    atomic_fetch_add(&n->lost, 1);
+    atomic_store(&n->lost_was_polled, xio_file_lease_lost(f));
+  }
+  if (news == XIO_LEASE_RENEW_FAILED) atomic_fetch_add(&n->renew_failed, 1);
+}
+
+/* A paused process's lease is told lost by the keeper on its own, within about a
+ * second of the lease clock running out, with no write made to find it out; a later
+ * write fails without telling it again. */
+TEST(lease_loss_is_told_before_any_write) {
+  xfix fx;
+  xio_error e;
+  news_seen seen = {0};
+  leaseclock *clock = leaseclock_new();
+  xio_ctx_options o = xio_ctx_options_default();
+  o.lease_duration_s = 15;
+  o.lease_renew_s = 10;
+  o.lease_clock = leaseclock_lease(clock);
+  o.lease_news = on_news;
+  o.lease_news_ud = &seen;
+  xfix_setup(&fx, 0, &o);
+  xio_file *f = open_excl(&fx, "told.mdf", 0, XIO_OK);
+  leaseclock_advance(clock, 16 * 1000000);
+  for (int i = 0; i < 500 && atomic_load(&seen.lost) == 0; i++) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  ASSERT_EQ(atomic_load(&seen.lost), 1);
+  ASSERT_EQ(atomic_load(&seen.lost_was_polled), 1);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_WRITE), 0);
+  char page[512];
+  memset(page, 1, sizeof page);
+  ASSERT_ERR(xio_file_write(f, 0, page, sizeof page, &e), XIO_ELEASELOST, &e);
+  ASSERT_EQ(atomic_load(&seen.lost), 1);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+  leaseclock_free(clock);
+}
+
+/* Another client breaks the lease: the keeper's next renewal is refused and the
+ * loss is told then, once. */
+TEST(a_broken_lease_is_told_at_the_next_renewal) {
+  xfix fx;
+  xio_error e;
+  news_seen seen = {0};
+  leaseclock *clock = leaseclock_new();
+  xio_ctx_options o = xio_ctx_options_default();
+  o.lease_duration_s = 15;
+  o.lease_renew_s = 4;
+  o.lease_clock = leaseclock_lease(clock);
+  o.lease_news = on_news;
+  o.lease_news_ud = &seen;
+  xfix_setup(&fx, 0, &o);
+  xio_file *f = open_excl(&fx, "broken.mdf", 0, XIO_OK);
+  char url[1024];
+  xfix_target(&fx, "broken.mdf", url, sizeof url);
+  xio_lease_request br = {XIO_LEASE_BREAK, NULL, 0, 0};
+  ASSERT_OK(xio_lease(fx.ctx, url, &br, NULL, &e), &e);
+  leaseclock_advance(clock, 4 * 1000000); /* the renewal is due */
+  for (int i = 0; i < 500 && atomic_load(&seen.lost) == 0; i++) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  ASSERT_EQ(atomic_load(&seen.lost), 1);
+  ASSERT_EQ(atomic_load(&seen.renew_failed), 0); /* refused, not unreachable */
+  ASSERT_EQ(xio_file_lease_lost(f), 1);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+  leaseclock_free(clock);
 }

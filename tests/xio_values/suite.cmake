@@ -1,6 +1,7 @@
 # xio_values: the values a program hands the file layer as text, checked without
 # any storage: sizes with binary suffixes (xio_size_parse) and what a target names
-# (xio_target_classify), including that a file opened by an unsupported URL scheme
+# (xio_target_classify) and the URL of a blob of the context's account
+# (xio_target_url), including that a file opened by an unsupported URL scheme
 # fails with XIO_EUNSUPPORTED instead of becoming a local path; and what the public
 # headers show (no internals, xio_io's layout, the errors they name defined); and
 # the metadata the file layer records with a page blob, written and read back, and
@@ -9,6 +10,7 @@ xio_add_suite(NAME xio_values
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/size_test.c
     ${CMAKE_CURRENT_LIST_DIR}/target_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/target_url_test.c
     ${CMAKE_CURRENT_LIST_DIR}/header_test.c
     ${CMAKE_CURRENT_LIST_DIR}/blobmeta_test.c
     ${CMAKE_CURRENT_LIST_DIR}/lease_limits_test.c

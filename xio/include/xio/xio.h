@@ -49,7 +49,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <xio/base.h> /* the shared base: xio_auth_clock, URLs */
+#include <xio/alloc.h> /* xio_free: releases what xio hands out (trace JSON, ...) */
+#include <xio/base.h>  /* the shared base: xio_auth_clock, URLs */
 #include <xio/error.h>
 
 #ifdef __cplusplus
@@ -149,9 +150,11 @@ typedef struct xio_trace_event {
 } xio_trace_event;
 
 /** Receives every trace event of a context (both kinds, see above), on the thread
- *  that completed the request or try: an I/O or worker thread, or for some requests
- *  of local files the caller's. Like a completion callback it must not block, nor
- *  call the synchronous functions. */
+ *  that completed the request or try: an I/O or worker thread, the lease keeper, or
+ *  for some requests (local files, the look before a create, read-backs) the
+ *  caller's. It may run on several threads at once, so it must be thread-safe (the
+ *  trace file sink serializes its own lines). Like a completion callback it must not
+ *  block, nor call the synchronous functions. */
 typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
 
 /** Formats `ev` as one JSON line (no newline): the fields above by their names, the
@@ -196,6 +199,31 @@ typedef struct xio_lease_clock {
   int64_t (*now_us)(void *ud);
   void *ud;
 } xio_lease_clock;
+
+typedef struct xio_file xio_file;
+
+/** What the lease keeper tells of the lease of an exclusively opened page blob. */
+typedef enum xio_lease_news {
+  XIO_LEASE_RENEW_FAILED = 1, /* a renewal got no answer or a passing error (timeout,
+                                 throttling, transport): the lease is still held and the
+                                 keeper tries again every second, until the lease clock
+                                 says the lease ran out (then XIO_LEASE_LOST) */
+  XIO_LEASE_LOST = 2          /* lost for good, as xio_file_lease_lost tells: told once
+                                 per file, before any later write of it fails for it */
+} xio_lease_news;
+
+/**
+ * Receives a context's lease news (xio_ctx_options.lease_news) the moment the layer
+ * learns it: a renewal refused (another client broke or took the lease, the blob is
+ * gone), a renewal that failed, the lease clock past the duration with no renewal
+ * acknowledged (a paused process), a write refused by the service for the lease.
+ * Runs on the thread that found out: the lease keeper's (at most a second after the
+ * lease clock runs out, without any write), an I/O thread, or the thread of a call
+ * on the file that found out first (before that call returns its XIO_ELEASELOST). It
+ * must not block, nor call the synchronous functions, nor close `f`; it may call
+ * xio_file_lease_lost and set flags the engine reads. `f` is valid for the callback.
+ */
+typedef void (*xio_lease_fn)(xio_file *f, xio_lease_news news, void *ud);
 
 /*
  * Leases of exclusive opens of page blobs. A lease is acquired for lease_duration_s
@@ -251,6 +279,16 @@ typedef struct xio_ctx_options {
    * off) decides instead (anything else: XIO_EINVAL from xio_ctx_new). */
   xio_pacing pacing;
   double max_rate_bps; /* cap per blob in bytes per second; 0: the tier's target */
+  /* Appended. Writes of a file opened with XIO_OPEN_EXCLUSIVE wait in the file's
+   * write queue up to this many microseconds for more writes to combine with, unless
+   * something waits for them first (xio_io_wait on one, a flush, xio_file_wait,
+   * close): 0 means the default, 2000; a negative value sends each write at once
+   * (combining then only what queues behind writes in flight to the same sectors). */
+  int combine_window_us;
+  /* Appended. Lease news of the context's exclusively opened page blobs (see
+   * xio_lease_fn), or NULL. `lease_news_ud` is borrowed for the context's life. */
+  xio_lease_fn lease_news;
+  void *lease_news_ud;
 } xio_ctx_options;
 
 /** Default options; cannot fail. */
@@ -319,9 +357,21 @@ xio_target_kind xio_target_classify(const char *target);
  */
 size_t xio_target_scheme_length(const char *target);
 
-/* --------------------------------------------------------------- files ---- */
+/**
+ * Builds the URL of blob `blob` in container `container` of the context's own
+ * account into `out` (`size` bytes): the connection string's blob endpoint (an
+ * emulator's "http://127.0.0.1:PORT/devstoreaccount1" included), else
+ * "https://$AZURE_STORAGE_ACCOUNT.blob.core.windows.net". The blob name is
+ * percent-encoded but for '/'; the URL carries no credential (the context adds it on
+ * every request), so it may be logged. No request. Errors: XIO_EINVAL (a container
+ * name outside Azure's rules, an empty blob name or one that starts with '/'),
+ * XIO_ENOCRED (the context names no account), XIO_ERANGE (does not fit; `out` is
+ * then ""). Example: xio_target_url(ctx, "mssql", "db/log.ldf", url, sizeof url, &e).
+ */
+xio_err xio_target_url(xio_ctx *ctx, const char *container, const char *blob, char *out,
+                       size_t size, xio_error *err);
 
-typedef struct xio_file xio_file;
+/* --------------------------------------------------------------- files ---- */
 
 typedef enum xio_kind {
   XIO_KIND_DATA = 0, /* default init: none */
@@ -368,6 +418,18 @@ xio_open_options xio_open_options_default(void);
 /**
  * Opens (and with CREATE / CREATE_ONLY creates, including the container) a file.
  *
+ * An existing file is opened as it is: `size`, `kind` and `init` of the options
+ * apply only when the open creates the file, so XIO_OPEN_CREATE with a size on an
+ * existing file of another size keeps that file's size (xio_file_size tells it; grow
+ * or shrink it with xio_file_set_size).
+ *
+ * XIO_OPEN_EXCLUSIVE also makes the handle the file's only writer, which the file
+ * layer uses: its writes wait in a write queue (up to the context's combining
+ * window, xio_ctx_options.combine_window_us) and writes that touch or overlap are
+ * sent as one request of up to 4 MiB; the edge sectors of unaligned writes come from
+ * what the handle wrote (and zeros past what it wrote of a created, cleared or grown
+ * file), read back only when unknown (xio_file_stats.readback_requests).
+ *
  * XIO_OPEN_PINNED (with XIO_OPEN_READONLY only) is for readers that assemble a whole
  * copy of a file another client may be writing, such as a download: without it,
  * reads made while a writer writes can mix bytes of two versions. With it, every
@@ -406,8 +468,12 @@ xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err);
 xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err);
 
 /** Reads up to `len` bytes at `offset`; `*nread` (may be NULL) gets the count, which
- *  is short only at the end of the file. Errors: XIO_ECHANGED (opened with
- *  XIO_OPEN_PINNED, and the file changed since), storage errors. */
+ *  is short only at the end of the file: bytes of `buf` past `*nread` are left as
+ *  they were (not zeroed). Reads larger than 8 MiB on a page blob go out as 8 MiB
+ *  Get Blob requests in parallel (writes: 4 MiB Put Pages, the service's limit). A
+ *  read of bytes a write still in flight or queued covers may see the old or the new
+ *  bytes: wait for the write first (xio_io_wait, xio_file_wait). Errors: XIO_ECHANGED
+ *  (opened with XIO_OPEN_PINNED, and the file changed since), storage errors. */
 xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_t *nread,
                       xio_error *err);
 
@@ -428,16 +494,43 @@ xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len
 xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how, xio_error *err);
 
 /** Sets the file's size. Growing initializes the new bytes with `init` (DEFAULT: by
- *  kind); a 1 TiB log growth with CLEAR is two requests. Shrinking discards the tail.
- *  A size past XIO_FILE_MAX_SIZE is refused with XIO_ELIMIT on every backend. */
+ *  kind); a 1 TiB log growth with CLEAR is two requests; requests in flight go on
+ *  (the bytes they write stay where they are). Shrinking first waits for every
+ *  request in flight on the file (queued writes are sent), then discards the tail
+ *  and zeroes the rest of the last sector, so bytes past the end read as zero when the
+ *  file grows again; a request submitted during the shrink past the new end fails
+ *  with XIO_ERANGE or is undone by it. A size past XIO_FILE_MAX_SIZE is refused with
+ *  XIO_ELIMIT on every backend. */
 xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *err);
 
 /** The file's logical size (kept by the client; no request). */
 uint64_t xio_file_size(const xio_file *f);
 
-/** Waits until every request issued on the file so far has completed; the local
- *  backend also fsyncs. Returns the first failure among them since the last flush. */
+/**
+ * Waits until every request issued on the file so far has completed (writes still
+ * held for combining are sent at once), then makes them durable and returns the
+ * first failure among the file's requests since the last flush (clearing it), detail
+ * in `err`. What durable means per backend: a page blob's Put Page is durable on the
+ * service once acknowledged, so flush sends nothing more; a local file is fsync'ed.
+ * Not from a completion callback (XIO_EINVAL); use an XIO_IO_FLUSH request there.
+ */
 xio_err xio_file_flush(xio_file *f, xio_error *err);
+
+/**
+ * Waits until every request issued on `f` so far has completed, sending at once the
+ * writes held for combining: no fsync, and the file's first failure stays for the
+ * next flush to return. For an engine that must know its writes are acknowledged
+ * before it goes on (a page blob's acknowledged write is durable). Returns XIO_OK, or
+ * XIO_EINVAL from a completion callback or in a forked child.
+ */
+xio_err xio_file_wait(xio_file *f, xio_error *err);
+
+/**
+ * xio_file_wait for every file open in `ctx`: the group commit of a log and a data
+ * file waits once for both. Writes held for combining on every file are sent first,
+ * so the files' requests overlap. Errors: as xio_file_wait.
+ */
+xio_err xio_ctx_wait(xio_ctx *ctx, xio_error *err);
 
 /* Allocated ranges come as xio_ranges, from the shared base (<xio/base.h>). */
 
@@ -511,6 +604,13 @@ typedef struct xio_file_stats {
                              throttling answer, 503 ServerBusy or 500 OperationTimedOut,
                              whether the request then succeeded or not (each retried try
                              is an xio_failed_request event) */
+  /* Storage requests by kind (each also in `requests`; appended). */
+  uint64_t read_requests;     /* reads sent (XIOTypeReadFile), read-backs included */
+  uint64_t write_requests;    /* writes sent (XIOTypeWriteFile): after combining, one
+                                 per Put Page / pwrite, however many API writes it carried */
+  uint64_t zero_requests;     /* zeroing requests (XIOTypeZeroFile): clears and zero writes */
+  uint64_t readback_requests; /* of read_requests, the edge sectors of unaligned writes
+                                 read back because the handle knew nothing of them */
 } xio_file_stats;
 
 /** Copies the file's counters into `out`. */
@@ -776,7 +876,10 @@ typedef void (*xio_io_done_fn)(xio_io *io, void *ud);
 
 /**
  * An asynchronous request. The caller owns the struct and fills the request fields;
- * it must stay valid, untouched, until completion. `done` (may be NULL) runs once,
+ * it must stay valid, untouched, until completion. A completed request (its callback
+ * running or returned, or xio_io_poll/xio_io_wait saw it complete) may be submitted
+ * again as it is, from its own callback too: submit resets result, transferred and
+ * error. `done` (may be NULL) runs once,
  * on an I/O or worker thread, and may free or reuse the request; without it, poll
  * with xio_io_poll() or wait with xio_io_wait(). A request with a callback counts as
  * complete just before its callback runs, so do not free a request you wait on while
@@ -802,7 +905,11 @@ struct xio_io {
 
 /**
  * Submits `io` on `f`. Reads and writes inside the file go fully asynchronous, split
- * into requests of at most 4 MiB issued concurrently. Returns XIO_OK when submitted
+ * into requests issued concurrently (writes of at most 4 MiB, reads of at most
+ * 8 MiB on page blobs). On a file opened XIO_OPEN_EXCLUSIVE a write joins the file's
+ * write queue (see xio_file_open) and completes, with its own callback, once the
+ * request that carried its bytes is acknowledged; overlapping writes reach storage in
+ * the order they were submitted. Returns XIO_OK when submitted
  * (the result then comes with completion), or an error when the request was refused
  * at once (io->done is then not called). A request that needs no storage request
  * (empty, or a read at the end of the file) completes before submit returns.
@@ -814,10 +921,12 @@ struct xio_io {
  */
 xio_err xio_file_submit(xio_file *f, xio_io *io, xio_error *err);
 
-/** 1 when `io` has completed. */
+/** 1 when `io` has completed. Polling does not hurry a write held in the write queue
+ *  for combining: it goes when the window passes (or use xio_io_wait). */
 int xio_io_poll(const xio_io *io);
 
-/** Waits for `io` to complete and returns its result. */
+/** Waits for `io` to complete and returns its result; a write held in the write queue
+ *  is sent at once. */
 xio_err xio_io_wait(xio_io *io);
 
 #ifdef __cplusplus
