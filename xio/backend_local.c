@@ -447,8 +447,9 @@ static void run_sub(xio__job *job) {
   xio_free(job);
   xio_error e;
   xio_error_clear(&e);
-  s->req = (xio__req){sub_type(s), &lf->base, s->offset,
-                      s->op == XIO__SUB_CLEAR ? s->clear_length : s->length, NULL, NULL};
+  s->req = (xio__req){sub_type(s), &lf->base,
+                      s->offset,   s->op == XIO__SUB_CLEAR ? s->clear_length : s->length,
+                      NULL,        NULL};
   local_call c = {.req = s->req, .path = lf->base.path, .io = io_sub, .lf = lf, .sub = s};
   xio_err rc = local_send(lf->base.ctx, &c, &e);
   xio__sub_done(s, rc, &e, rc == XIO_OK ? c.moved : 0);
@@ -502,8 +503,10 @@ static xio_err io_unlock(local_call *c, xio_error *err) {
 
 /* Drops the lock of an exclusive open: one XIOTypeLease request. */
 static xio_err release_lock(local_file *lf, xio_error *err) {
-  local_call c = {
-      .req = {XIO_REQ_LEASE, NULL, 0, 0, NULL, NULL}, .path = lf->base.path, .io = io_unlock, .lf = lf};
+  local_call c = {.req = {XIO_REQ_LEASE, NULL, 0, 0, NULL, NULL},
+                  .path = lf->base.path,
+                  .io = io_unlock,
+                  .lf = lf};
   xio_err rc = local_send(lf->base.ctx, &c, err);
   lf->locked = 0;
   return rc;

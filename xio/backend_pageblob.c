@@ -81,8 +81,7 @@ static xio_err open_or_create(xio_ctx *ctx, xio_blob_target *t, const xio_open_o
   int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
   xio_err rc = XIO_ENOTFOUND;
   /* With create, a missing blob is expected: it is created next. */
-  if (!(o->flags & XIO_OPEN_CREATE_ONLY))
-    rc = get_props(ctx, t, props, create ? "" : NULL, err);
+  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = get_props(ctx, t, props, create ? "" : NULL, err);
   if (rc != XIO_ENOTFOUND || !create) return rc;
   xio_error_clear(err);
   rc = create_blob(ctx, t, o, err);
@@ -364,8 +363,9 @@ static void pb_submit(xio_file *f, xio__sub *s) {
     xio__sub_done(s, rc, &e, 0);
     return;
   }
-  s->req = (xio__req){sub_type(s), f, s->offset,
-                      s->op == XIO__SUB_CLEAR ? s->clear_length : s->length, pb_judge, NULL};
+  s->req =
+      (xio__req){sub_type(s), f,   s->offset, s->op == XIO__SUB_CLEAR ? s->clear_length : s->length,
+                 pb_judge,    NULL};
   xio__submit(f->ctx, c, &s->req, on_done, s);
 }
 

@@ -31,7 +31,7 @@
 
 #include "ctx_int.h"
 
-#define COMBINE_MAX (4u * 1024u * 1024u) /* one Put Page */
+#define COMBINE_MAX       (4u * 1024u * 1024u) /* one Put Page */
 #define DEFAULT_WINDOW_US 2000
 
 struct xio__run {

@@ -587,7 +587,6 @@ xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *
 
 uint64_t xio_file_size(const xio_file *f) { return atomic_load(&f->size); }
 
-
 xio_err xio_file_flush(xio_file *f, xio_error *err) {
   if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "flush", err);

@@ -80,8 +80,8 @@ xio_err xio_target_url(xio_ctx *ctx, const char *container, const char *blob, ch
   size_t len = n > 0 ? (size_t)n : 0;
   if (n < 0 || len >= size || !put_blob(out, size, &len, blob)) {
     out[0] = '\0';
-    return xio_error_set(err, XIO_ERANGE, "the URL of %s/%s does not fit in %zu bytes",
-                         container, blob, size);
+    return xio_error_set(err, XIO_ERANGE, "the URL of %s/%s does not fit in %zu bytes", container,
+                         blob, size);
   }
   return XIO_OK;
 }

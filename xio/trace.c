@@ -139,21 +139,20 @@ static void emit(xio_ctx *ctx, const xio_trace_event *ev) {
 void xio__request_done(xio_ctx *ctx, const xio__req *r, const xio__outcome *o) {
   if (r->file) count(r->file, r, o);
   if (!ctx->opts.trace && !ctx->trace_file) return;
-  xio_trace_event ev = {"xio_send_complete",
-                        wall_us(),
-                        r->file ? r->file->path : o->path,
-                        r->type,
-                        r->offset,
-                        r->length,
-                        o->http_status,
-                        o->error_code,
-                        o->request_id ? o->request_id : "",
-                        o->client_request_id ? o->client_request_id : "",
-                        o->duration_us,
-                        o->retries,
-                        o->result == XIO_OK || xio__outcome_expected(r, o)
-                            ? "ok"
-                            : xio_err_name(o->result)};
+  xio_trace_event ev = {
+      "xio_send_complete",
+      wall_us(),
+      r->file ? r->file->path : o->path,
+      r->type,
+      r->offset,
+      r->length,
+      o->http_status,
+      o->error_code,
+      o->request_id ? o->request_id : "",
+      o->client_request_id ? o->client_request_id : "",
+      o->duration_us,
+      o->retries,
+      o->result == XIO_OK || xio__outcome_expected(r, o) ? "ok" : xio_err_name(o->result)};
   emit(ctx, &ev);
 }
 

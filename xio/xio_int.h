@@ -302,7 +302,7 @@ struct xio_file {
         requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts,
         throttled, read_requests, write_requests, zero_requests, readback_requests;
   } stats;
-  xio__wq wq; /* exclusive opens: write combining and known sectors (combine.c) */
+  xio__wq wq;                  /* exclusive opens: write combining and known sectors (combine.c) */
   xio__tracked_node open_node; /* in the context's set of open files */
 };
 

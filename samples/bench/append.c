@@ -42,8 +42,8 @@ static int case_records(const bench_config *c, size_t record) {
 }
 
 /* Naive: each record its own asynchronous write; `ios` holds one per record. */
-static xio_err run_naive(xio_file *f, const char *data, append_case *k, xio_io *ios,
-                         double *lat, xio_error *e) {
+static xio_err run_naive(xio_file *f, const char *data, append_case *k, xio_io *ios, double *lat,
+                         xio_error *e) {
   for (int i = 0; i < k->records; i++) {
     xio_io *io = &ios[i];
     memset(io, 0, sizeof *io);
@@ -63,8 +63,8 @@ static xio_err run_naive(xio_file *f, const char *data, append_case *k, xio_io *
 
 /* Hand-aligned: at each flush, the sectors from the one holding the first unwritten
  * byte to the end of the last record, written at once (zeros past the end). */
-static xio_err run_aligned(xio_file *f, const char *data, append_case *k, char *block,
-                           double *lat, xio_error *e) {
+static xio_err run_aligned(xio_file *f, const char *data, append_case *k, char *block, double *lat,
+                           xio_error *e) {
   uint64_t done = 0; /* bytes written so far */
   for (int i = 0; i < k->records; i++) {
     if ((i + 1) % k->every && i + 1 != k->records) continue;
@@ -116,8 +116,7 @@ static void print_case(FILE *out, const append_case *k, int md) {
   double per = k->flushes ? (double)(k->writes + k->reads) / k->flushes : 0;
   double rps = k->seconds > 0 ? k->records / k->seconds : 0;
   if (md)
-    fprintf(out,
-            "| %s | %zu B | %d | %s | %.2f | %.2f | %.0f | %.2f | %.2f | %.3f | %s |\n",
+    fprintf(out, "| %s | %zu B | %d | %s | %.2f | %.2f | %.0f | %.2f | %.2f | %.3f | %s |\n",
             k->backend, k->record, k->every, k->mode, per,
             k->flushes ? (double)k->reads / k->flushes : 0, rps, k->p50_ms, k->p99_ms, k->seconds,
             k->status);

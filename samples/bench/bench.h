@@ -60,7 +60,7 @@ typedef struct bench_config {
   uint64_t zero_cap; /* init-zero sizes above this are extrapolated */
   int do_pageblob, do_local;
   int do_growth, do_bulk, do_random, do_append;
-  int append_records; /* records per append case (capped at 16 MiB of them) */
+  int append_records;         /* records per append case (capped at 16 MiB of them) */
   const char *endpoint;       /* --endpoint */
   const char *endpoint_file;  /* --endpoint-file: read (again after a reset) */
   const char *target;         /* --target: a container URL of any account, or NULL */

@@ -134,8 +134,9 @@ static xio_err append_log(engine *en, xio_io *io, char *arena, xio_error *e) {
     if (atomic_load(&en->lease_lost)) { /* told at once: stop before writing more */
       xio_error_clear(e);
       e->code = XIO_ELEASELOST;
-      snprintf(e->message, sizeof e->message, "the lease was lost: another process may own "
-                                              "the database now");
+      snprintf(e->message, sizeof e->message,
+               "the lease was lost: another process may own "
+               "the database now");
       return XIO_ELEASELOST;
     }
     if ((rc = xio_file_flush(en->log, e)) != XIO_OK) return rc; /* the commit */
@@ -170,8 +171,7 @@ static void print_stats(const char *name, const xio_file_stats *s) {
 static int check_costs(const xio_file_stats *log) {
   uint64_t commits = (RECORDS + GROUP - 1) / GROUP;
   if (log->readback_requests != 0)
-    return fprintf(stderr, "log: %" PRIu64 " read-backs, expected none\n",
-                   log->readback_requests),
+    return fprintf(stderr, "log: %" PRIu64 " read-backs, expected none\n", log->readback_requests),
            1;
   if (log->write_requests > 2 * commits)
     return fprintf(stderr, "log: %" PRIu64 " write requests for %" PRIu64 " commits\n",

@@ -5,10 +5,10 @@
  * context (made on first use from the environment: credentials, XIO_TRACE, ...,
  * XIO_SQLITE_LEASE_S for the lease duration and XIO_SQLITE_RETRIES,
  * XIO_SQLITE_RETRY_DELAY_MS, XIO_SQLITE_TRY_TIMEOUT_MS for the retry policy) and
- * lease news logged as it comes (on_lease_news), and one node per database, keyed by its URL without the query and refcounted by the
- * files SQLite opened on it. The first connection opens the database blob with a
- * lease; the last one to close sends what is pending, closes the journal and WAL
- * (deleting a journal that holds nothing live) and releases the lease.
+ * lease news logged as it comes (on_lease_news), and one node per database, keyed by its URL
+ * without the query and refcounted by the files SQLite opened on it. The first connection opens the
+ * database blob with a lease; the last one to close sends what is pending, closes the journal and
+ * WAL (deleting a journal that holds nothing live) and releases the lease.
  *
  * fork(): the child is another process, with none of the context's threads. A
  * handler run in the child right after fork() (pthread_atfork) makes the state the

@@ -130,7 +130,8 @@ static void reads_stop(const char *mode) {
   char told[1024] = "";
   for (sqfix_lease_log(told, sizeof told); !told[0]; sqfix_lease_log(told, sizeof told)) {
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - start.tv_sec > 30) FAIL("%s mode: no lease news 30 s after the takeover", mode);
+    if (now.tv_sec - start.tv_sec > 30)
+      FAIL("%s mode: no lease news 30 s after the takeover", mode);
     nanosleep(&pause, NULL);
   }
   ASSERT_CONTAINS(told, "taken.sqlite");

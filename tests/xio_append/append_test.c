@@ -111,8 +111,8 @@ static void append_case(int local, size_t size, int records, int flush_every) {
   uint64_t per_flush = ((uint64_t)size * (uint64_t)flush_every + 4 * MIB - 1) / (4 * MIB);
   uint64_t writes = after.write_requests - before.write_requests;
   fprintf(stderr, "%zu B x %d, flush every %d (%s): %llu write requests for %llu flushes\n", size,
-            records, flush_every, local ? "local" : "page blob", (unsigned long long)writes,
-            (unsigned long long)flushes);
+          records, flush_every, local ? "local" : "page blob", (unsigned long long)writes,
+          (unsigned long long)flushes);
   ASSERT(writes * 10 <= flushes * per_flush * 12);
   ASSERT(writes >= flushes * per_flush);
   ASSERT_U64_EQ(after.read_requests - before.read_requests, 0);
@@ -126,9 +126,7 @@ static void append_case(int local, size_t size, int records, int flush_every) {
   xfix_teardown(&fx);
 }
 
-TEST(appends_of_100_bytes_make_one_write_per_flush_pageblob) {
-  append_case(0, 100, 10000, 100);
-}
+TEST(appends_of_100_bytes_make_one_write_per_flush_pageblob) { append_case(0, 100, 10000, 100); }
 
 TEST(appends_of_4_kib_make_one_write_per_flush_pageblob) { append_case(0, 4096, 1000, 100); }
 
@@ -257,7 +255,8 @@ TEST(ctx_wait_sends_and_waits_for_every_file) {
   xio_file *log = open_log(&fx, "group.ldf", MIB);
   char url[1024];
   xfix_target(&fx, "group.mdf", url, sizeof url);
-  xio_file *data = xfix_open_url(&fx, url, XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA, MIB);
+  xio_file *data =
+      xfix_open_url(&fx, url, XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE, XIO_KIND_DATA, MIB);
   appender a = {0};
   static char rec[10][300], page[4][8192];
   xio_io ios[14];

@@ -10,7 +10,8 @@
 #include "test.h"
 #include "xio/xio.h"
 
-#define KEY "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+#define KEY                                                                                        \
+  "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 
 static xio_ctx *ctx_with(const char *conn) {
   xio_ctx_options o = xio_ctx_options_default();
@@ -23,8 +24,9 @@ static xio_ctx *ctx_with(const char *conn) {
 }
 
 TEST(target_url_uses_the_connection_strings_endpoint) {
-  xio_ctx *ctx = ctx_with("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" KEY
-                          ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;");
+  xio_ctx *ctx =
+      ctx_with("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" KEY
+               ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;");
   char url[256];
   xio_error e;
   ASSERT_OK(xio_target_url(ctx, "mssql01", "db/log 1.ldf", url, sizeof url, &e), &e);
