@@ -41,7 +41,7 @@ test-asan: build-asan
 
 test-tsan: build-tsan
 	@cd $(TSAN_BUILD) && ctest --output-on-failure -j $(JOBS) \
-	  -L '^(xio_conf_local|xio_conf_pageblob|xio_pageblob|xio_local|xio_append|blobio_fault|blobio)$$'
+	  -R '^(xio_conf_local|xio_conf_pageblob|xio_pageblob|xio_local|xio_append|blobio_fault|blobio)\.'
 
 # The create-database demo on the embedded Azurite, stopped again however it ends.
 # Builds only the xio program it runs, quietly (the build's output shows only when
@@ -88,7 +88,7 @@ bench-sqlite: build
 bench-nbdkit: build
 	@samples/nbdkit/bench/bench.sh $(BUILD) $(abspath $(BUILD))/bench-nbdkit.md
 
-# The fault soak (tests/soak/) at length: each soak test runs SOAK_SECONDS (default
+# The fault soak (tests/across/soak/) at length: each soak test runs SOAK_SECONDS (default
 # 300, ten minutes for the two) through the fault proxy, each on a fresh Azurite
 # (started without its 10-minute garbage-collection sweep, which stalls it for tens of
 # seconds: see tests/azurite/gc_interval.js); their report lines
@@ -125,7 +125,7 @@ bench-peers: build
 	    --node-modules tests/azurite/node_modules --out "$$out" \
 	    --doc docs/benchmarks/peers.md --csv docs/benchmarks/peers.csv
 
-# The fuzz targets (tests/fuzz/), built with clang and libFuzzer (ASan + UBSan), each
+# The fuzz targets (tests/across/fuzz/), built with clang and libFuzzer (ASan + UBSan), each
 # run for FUZZ_SECONDS on its committed corpus, one after the other; prints the
 # executions per target. FUZZ_TARGETS="url sas" picks some. (make test replays the
 # corpora without clang.)
@@ -137,10 +137,10 @@ fuzz:
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXIO_FUZZ=ON \
 	  -DXIO_BUILD_SAMPLES=OFF $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target xio_fuzzers
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/across/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
 # Rewrites the tracked C sources and headers to .clang-format; make test checks the
-# same files (tests/format/check.sh, ctest -L format) and fails on drift.
+# same files (tests/across/format/check.sh, ctest -L format) and fails on drift.
 format: deps
 	@git ls-files '*.c' '*.h' | xargs clang-format -i
 

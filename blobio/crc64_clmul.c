@@ -57,7 +57,7 @@
  * Where the constants come from: xio__blob_crc64_clmul_k below holds
  * rho(x^k mod P), rho(floor(x^127 / P)) and rho(G), computed bit by bit from P
  * (x^k mod P by k shifts, each adding P when x^64 appears; floor(x^127 / P) by long
- * division) by xpow_mod and barrett_mu in tests/blobio_unit/crc64_impl_test.c,
+ * division) by xpow_mod and barrett_mu in tests/blobio/unit/crc64_impl_test.c,
  * which recomputes every one from XIO__BLOB_CRC64_POLY and fails if any differs.
  */
 #include <stddef.h>

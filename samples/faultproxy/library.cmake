@@ -1,6 +1,6 @@
 # The fault proxy as a static library (every .c here but main.c), defined once for
 # both of its users: the xio-faultproxy program beside it and the fault tests
-# (tests/blobio_fault), which are built even without the samples.
+# (tests/blobio/fault), which are built even without the samples.
 if(NOT TARGET xio_faultproxy)
   add_library(xio_faultproxy STATIC
     ${CMAKE_CURRENT_LIST_DIR}/http.c ${CMAKE_CURRENT_LIST_DIR}/conn.c

@@ -1,0 +1,19 @@
+# blobio_fault: the page-blob client against Azurite through an in-process
+# fault-injecting proxy (samples/faultproxy/, the same code as the xio-faultproxy
+# program): connection resets, responses lost after the service applied the write,
+# torn bodies, stalls past the per-try timeout, injected throttling and corrupted
+# bodies; each must be retried to the right result, or reported with the right code
+# once the retry budget is spent.
+include(${PROJECT_SOURCE_DIR}/samples/faultproxy/library.cmake)
+xio_add_suite(NAME blobio_fault AZURITE
+  SOURCES
+    ${PROJECT_SOURCE_DIR}/tests/blobio/emulator/fixture.c
+    ${CMAKE_CURRENT_LIST_DIR}/proxy_fixture.c
+    ${CMAKE_CURRENT_LIST_DIR}/recovery_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/exhaustion_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/semantics_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/inflight_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/front_test.c
+  LIBS xio_faultproxy xio_blob xio_blob_sync_test Threads::Threads)
+target_include_directories(test_blobio_fault PRIVATE
+  ${PROJECT_SOURCE_DIR}/tests/blobio/emulator ${PROJECT_SOURCE_DIR}/blobio)
