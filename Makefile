@@ -70,23 +70,23 @@ bench: build
 	  rc=$$?; echo "bench: results in $$out/ (results.md, results.csv, results.json, plots)"; \
 	  exit $$rc
 
-# The SQLite benchmark (samples/sqlite/bench): WAL and DELETE mode on a local file and
+# The SQLite benchmark (samples/engines/sqlite/bench): WAL and DELETE mode on a local file and
 # on a page blob of an Azurite of its own; the report in $(BUILD)/bench-sqlite/sqlite.md.
 bench-sqlite: build
 	@out="$(abspath $(BUILD))/bench-sqlite"; state="$$out/azurite"; mkdir -p "$$out"; \
 	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
 	  tests/azurite/azurite.sh start "$$state" || exit 1; \
-	  $(BUILD)/samples/sqlite/xio-sqlite-bench --endpoint-file "$$state/endpoint" \
+	  $(BUILD)/samples/engines/sqlite/xio-sqlite-bench --endpoint-file "$$state/endpoint" \
 	    --local-dir "$$out" --out "$$out/sqlite.md"; \
 	  rc=$$?; echo "bench-sqlite: report in $$out/sqlite.md"; exit $$rc
 
-# The nbdkit plugin's benchmark (samples/nbdkit/bench/bench.sh, as root): fio through
+# The nbdkit plugin's benchmark (samples/engines/nbdkit/bench/bench.sh, as root): fio through
 # NBD on a page blob, on nbdkit's memory plugin and xio-bench's random I/O; pgbench on
 # ext4 on the export against a local file; bytes shipped vs cleared by mkfs.ext4 and
 # new WAL segments. An Azurite of its own; the report in $(BUILD)/bench-nbdkit.md
 # (copy it to docs/benchmarks/nbdkit.md). FIO_SECONDS, PGBENCH_SECONDS, PGBENCH_SCALE.
 bench-nbdkit: build
-	@samples/nbdkit/bench/bench.sh $(BUILD) $(abspath $(BUILD))/bench-nbdkit.md
+	@samples/engines/nbdkit/bench/bench.sh $(BUILD) $(abspath $(BUILD))/bench-nbdkit.md
 
 # The fault soak (tests/across/soak/) at length: each soak test runs SOAK_SECONDS (default
 # 300, ten minutes for the two) through the fault proxy, each on a fresh Azurite
@@ -112,7 +112,7 @@ soak: build
 	    done; \
 	  done; echo "soak: report in $$report"; exit $$rc
 
-# The peer benchmark (samples/peers): the same transfers through the xio command and
+# The peer benchmark (samples/bench/peers): the same transfers through the xio command and
 # through the official JavaScript SDK (@azure/storage-blob, pinned with Azurite in
 # tests/azurite/package-lock.json), each client process on a fresh Azurite, over HTTP
 # and HTTPS; medians and xio/JS ratios into docs/benchmarks/peers.md and peers.csv.
@@ -120,8 +120,8 @@ soak: build
 bench-peers: build
 	@out="$(abspath $(BUILD))/bench-peers"; state="$$out/azurite"; mkdir -p "$$out"; \
 	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
-	  node samples/peers/bench.js --xio $(BUILD)/samples/xio \
-	    --tool $(BUILD)/samples/peers/xio-peers --azurite tests/azurite/azurite.sh \
+	  node samples/bench/peers/bench.js --xio $(BUILD)/samples/xio \
+	    --tool $(BUILD)/samples/bench/peers/xio-peers --azurite tests/azurite/azurite.sh \
 	    --node-modules tests/azurite/node_modules --out "$$out" \
 	    --doc docs/benchmarks/peers.md --csv docs/benchmarks/peers.csv
 

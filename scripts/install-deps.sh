@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 packages=(build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev
           libcjson-dev ca-certificates openssl valgrind libsqlite3-dev sqlite3
           clang-format # the format check in make test
-          # the nbdkit plugin (samples/nbdkit), its tests and its benchmark
+          # the nbdkit plugin (samples/engines/nbdkit), its tests and its benchmark
           nbdkit nbdkit-plugin-dev libnbd-bin libnbd-dev qemu-utils fuse3 e2fsprogs procps
           postgresql-15 fio)
 for extra in "$@"; do packages+=("$extra"); done

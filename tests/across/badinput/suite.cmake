@@ -1,6 +1,6 @@
 # badinput: more than 200 bad inputs, table-driven, each with the answer it must
 # give. The xio program run as a child per row (arguments, environment, credential
-# files, faults the proxy of samples/faultproxy answers with instead of the
+# files, faults the proxy of samples/testers/faultproxy answers with instead of the
 # service: exit status and a phrase of the message), and the library's parsers
 # and file calls fed directly
 # (connection strings, SAS tokens, URLs, names, sizes, credential files, context
@@ -9,7 +9,7 @@
 # Also here: the check that a TEST line ctest would not register stops the
 # configure step (tests/test_names.cmake), run on the fixtures in names/.
 if(TARGET xio_cli)
-  include(${PROJECT_SOURCE_DIR}/samples/faultproxy/library.cmake)
+  include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
   xio_add_suite(NAME badinput AZURITE TIMEOUT 300
     SOURCES
       ${PROJECT_SOURCE_DIR}/tests/samples/cli/clirun.c

@@ -8,7 +8,7 @@
 # no-asan): two more minutes there, mostly waiting on faults whose code paths
 # blobio_fault already runs sanitized; by hand it runs there too:
 #   XIO_SOAK_SECONDS=20 tests/azurite/azurite.sh run STATE build-asan/tests/test_soak
-include(${PROJECT_SOURCE_DIR}/samples/faultproxy/library.cmake)
+include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
 xio_add_suite(NAME soak AZURITE LABELS no-asan TIMEOUT 600
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/soakfix.c

@@ -1,5 +1,5 @@
 /*
- * front_test.c - the fidelity front of the proxy (samples/faultproxy/fidelity.c,
+ * front_test.c - the fidelity front of the proxy (samples/testers/faultproxy/fidelity.c,
  * answers.c, throttle.c): Azurite answering as Azure does. The page-blob client
  * follows Get Page Ranges pages shaped like Azure's; XML bodies carry the byte-order
  * mark; Put Page ranges not 512-aligned, bodies over 4 MiB, sizes over 8 TiB and

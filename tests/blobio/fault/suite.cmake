@@ -1,10 +1,10 @@
 # blobio_fault: the page-blob client against Azurite through an in-process
-# fault-injecting proxy (samples/faultproxy/, the same code as the xio-faultproxy
+# fault-injecting proxy (samples/testers/faultproxy/, the same code as the xio-faultproxy
 # program): connection resets, responses lost after the service applied the write,
 # torn bodies, stalls past the per-try timeout, injected throttling and corrupted
 # bodies; each must be retried to the right result, or reported with the right code
 # once the retry budget is spent.
-include(${PROJECT_SOURCE_DIR}/samples/faultproxy/library.cmake)
+include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
 xio_add_suite(NAME blobio_fault AZURITE
   SOURCES
     ${PROJECT_SOURCE_DIR}/tests/blobio/emulator/fixture.c

@@ -1,5 +1,5 @@
 /*
- * cliproxy.h - the fault proxy (samples/faultproxy) in front of Azurite for the
+ * cliproxy.h - the fault proxy (samples/testers/faultproxy) in front of Azurite for the
  * command-line tests, in the test's process. Targets addressed through it
  * (cliproxy_url) reach Azurite unchanged, except one request chosen by the test:
  *

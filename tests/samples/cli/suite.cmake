@@ -4,7 +4,7 @@
 # round trip of a 1 GiB file, and the request counts of fragmented and mostly
 # empty files both ways.
 if(TARGET xio_cli)
-  include(${PROJECT_SOURCE_DIR}/samples/faultproxy/library.cmake)
+  include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
   xio_add_suite(NAME cli AZURITE TIMEOUT 300
     SOURCES
       ${CMAKE_CURRENT_LIST_DIR}/clirun.c

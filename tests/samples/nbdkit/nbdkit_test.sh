@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nbdkit_test.sh - the nbdkit plugin (samples/nbdkit) against the test Azurite, with
+# nbdkit_test.sh - the nbdkit plugin (samples/engines/nbdkit) against the test Azurite, with
 # the stock NBD tools: nbdkit serves a page blob on a unix socket, and nbdinfo,
 # nbdcopy, qemu-img, nbdfuse, mkfs.ext4 and PostgreSQL use it.
 #

@@ -1,4 +1,4 @@
-# The nbdkit plugin (samples/nbdkit): its zero rule on buffers (nbdkit_zeroscan), and
+# The nbdkit plugin (samples/engines/nbdkit): its zero rule on buffers (nbdkit_zeroscan), and
 # the plugin itself in a real nbdkit against the test Azurite with the stock NBD tools
 # (nbdkit.CASE: nbdkit_test.sh, its cases in cases.sh, the nbd_probe client). Built
 # where nbdkit-plugin-dev is found (make deps installs it).

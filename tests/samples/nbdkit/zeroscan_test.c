@@ -1,5 +1,5 @@
 /*
- * zeroscan_test.c - the plugin's zero rule (samples/nbdkit/zeroscan.c) on buffers:
+ * zeroscan_test.c - the plugin's zero rule (samples/engines/nbdkit/zeroscan.c) on buffers:
  * what is shipped, what is cleared, and when a split is not worth its requests.
  */
 #include <stdlib.h>

@@ -16,7 +16,7 @@ trap '"$src/tests/azurite/azurite.sh" stop "$out/azurite" >/dev/null 2>&1 || tru
 rc=0
 BENCH_PEERS_SIZE=4M BENCH_PEERS_RUNS=1 BENCH_PEERS_SHORT_RUNS=2 BENCH_PEERS_FRAG_PAGES=64 BENCH_PEERS_OPS=50 \
   BENCH_PEERS_PROTOCOLS=http,https BENCH_PEERS_CASES=. \
-  node "$src/samples/peers/bench.js" --xio "$xio" --tool "$tool" \
+  node "$src/samples/bench/peers/bench.js" --xio "$xio" --tool "$tool" \
     --azurite "$src/tests/azurite/azurite.sh" --node-modules "$src/tests/azurite/node_modules" \
     --out "$out" || rc=$?
 if [ "$rc" -ne 0 ]; then

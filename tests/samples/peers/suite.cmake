@@ -1,4 +1,4 @@
-# peers: the peer benchmark (samples/peers/bench.js, make bench-peers) runs end to end
+# peers: the peer benchmark (samples/bench/peers/bench.js, make bench-peers) runs end to end
 # at a tiny size, one run, each client on its own Azurite as in the real thing, and
 # must produce its table with every case, both protocols and both clients, every
 # transfer checked. No figure is asserted. Normal build only: it measures the

@@ -1,4 +1,4 @@
-# The SQLite VFS on page blobs (samples/sqlite) against Azurite, with the system's
+# The SQLite VFS on page blobs (samples/engines/sqlite) against Azurite, with the system's
 # libsqlite3: workloads in WAL and DELETE mode, request counts per commit and per
 # large transaction, one process at a time, fork, lost leases, crashes, bad input,
 # interop with the xio CLI, snapshots.

@@ -1,7 +1,7 @@
 # The file layer on page blobs, against Azurite: instant log growth, leases,
 # tracing without secrets and without a request left out, each refused try traced
-# (through the fault proxy, samples/faultproxy), logical sizes, request splitting.
-include(${PROJECT_SOURCE_DIR}/samples/faultproxy/library.cmake)
+# (through the fault proxy, samples/testers/faultproxy), logical sizes, request splitting.
+include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
 xio_add_suite(NAME xio_pageblob AZURITE TIMEOUT 180
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/../common/xfix.c

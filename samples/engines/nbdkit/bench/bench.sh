@@ -19,7 +19,7 @@ build=$(cd "${1:?usage: bench.sh BUILD_DIR OUT.md}" && pwd)
 out=${2:?usage: bench.sh BUILD_DIR OUT.md}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../../.." && pwd)
-plugin="$build/samples/nbdkit/nbdkit-xio-plugin.so"
+plugin="$build/samples/engines/nbdkit/nbdkit-xio-plugin.so"
 fio_s=${FIO_SECONDS:-10} pg_s=${PGBENCH_SECONDS:-30} pg_scale=${PGBENCH_SCALE:-10}
 pgbin=/usr/lib/postgresql/15/bin
 [ "$(id -u)" -eq 0 ] || { echo "bench-nbdkit: needs root (mount, losetup)" >&2; exit 1; }

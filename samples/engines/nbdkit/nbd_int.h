@@ -1,7 +1,7 @@
 /*
  * nbd_int.h - what the files of the nbdkit plugin share (never installed).
  *
- * The plugin (samples/nbdkit) serves one xio target, a page blob or a local file,
+ * The plugin (samples/engines/nbdkit) serves one xio target, a page blob or a local file,
  * as an NBD export. It is built on xio.h alone: config.c reads the key=value
  * parameters, export.c opens the target with its lease and closes it, zeroscan.c
  * decides how a write full of zeros is sent, writes.c sends writes, zeroing and

@@ -14,7 +14,7 @@ endif()
 
 # The program (main.c), for `xio emulator start` and for the tests' harness, which
 # puts it in front of Azurite (tests/azurite/azurite.sh --front) even in a build
-# without the samples. Installed by samples/faultproxy/CMakeLists.txt.
+# without the samples. Installed by samples/testers/faultproxy/CMakeLists.txt.
 if(NOT TARGET xio-faultproxy)
   add_executable(xio-faultproxy ${CMAKE_CURRENT_LIST_DIR}/main.c)
   set_target_properties(xio-faultproxy PROPERTIES RUNTIME_OUTPUT_DIRECTORY

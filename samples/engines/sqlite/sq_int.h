@@ -1,5 +1,5 @@
 /*
- * sq_int.h - internals of the xio SQLite VFS (samples/sqlite), shared by its files.
+ * sq_int.h - internals of the xio SQLite VFS (samples/engines/sqlite), shared by its files.
  *
  * The VFS puts a SQLite database whose name is a blob URL on page blobs through
  * xio/xio.h: the database is a data-kind file, its rollback journal and WAL are
