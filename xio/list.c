@@ -197,7 +197,7 @@ xio_err xio_snapshot_list(xio_ctx *ctx, const char *target, unsigned flags, xio_
  * the end). */
 static xio_err container_page(xio_ctx *ctx, xio_blob_target *account, const char *prefix,
                               char **marker, xio_container_fn fn, void *ud, xio_error *err) {
-  xio__req r = {XIO_REQ_LIST, NULL, 0, 0, NULL};
+  xio__req r = {XIO_REQ_LIST, NULL, 0, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_blob_container_list page = {NULL, 0, NULL};
   xio_err rc = xio_blob_call_list_containers(account, prefix, *marker, 0, &c, err);
