@@ -164,6 +164,8 @@ static int run_backend(const bench_config *c, bench_target *t, append_case *k) {
     if ((size_t)recs * record_sizes[r] > maxrec) maxrec = (size_t)recs * record_sizes[r];
     if (recs > maxn) maxn = recs;
   }
+  if (maxn < 1) maxn = 1; /* a case always has records; never ask for 0 bytes */
+  if (maxrec < 1) maxrec = 1;
   char *data = malloc(maxrec), *block = malloc(maxrec + 2 * SECTOR);
   xio_io *ios = calloc((size_t)maxn, sizeof *ios);
   double *lat = calloc((size_t)maxn, sizeof *lat);

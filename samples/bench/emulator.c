@@ -35,15 +35,16 @@ static int read_line(const char *path, char *out, size_t n) {
 }
 
 static int find_endpoint(bench_emulator *em) {
+  const char *shell = getenv("XIO_BLOB_ENDPOINT"), *test = getenv("XIO_TEST_BLOB_ENDPOINT");
   em->endpoint[0] = '\0';
   if (em->endpoint_opt && *em->endpoint_opt)
     snprintf(em->endpoint, sizeof em->endpoint, "%s", em->endpoint_opt);
   else if (em->endpoint_file)
     read_line(em->endpoint_file, em->endpoint, sizeof em->endpoint);
-  else if (getenv("XIO_BLOB_ENDPOINT") && *getenv("XIO_BLOB_ENDPOINT"))
-    snprintf(em->endpoint, sizeof em->endpoint, "%s", getenv("XIO_BLOB_ENDPOINT"));
-  else if (getenv("XIO_TEST_BLOB_ENDPOINT"))
-    snprintf(em->endpoint, sizeof em->endpoint, "%s", getenv("XIO_TEST_BLOB_ENDPOINT"));
+  else if (shell && *shell)
+    snprintf(em->endpoint, sizeof em->endpoint, "%s", shell);
+  else if (test)
+    snprintf(em->endpoint, sizeof em->endpoint, "%s", test);
   size_t len = strlen(em->endpoint), a = strlen("/" XIO_AUTH_DEV_ACCOUNT);
   while (len && em->endpoint[len - 1] == '/')
     em->endpoint[--len] = '\0';

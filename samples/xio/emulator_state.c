@@ -144,15 +144,11 @@ int cli_emu_state_write(const char *dir, const cli_emu_state *st, char *err, siz
 }
 
 void cli_emu_state_remove(const char *dir) {
-  /* STATE_FILE ".tmp" is one name. NOLINTNEXTLINE(bugprone-suspicious-missing-comma) */
-  static const char *const names[] = {STATE_FILE,
-                                      STATE_FILE ".tmp",
-                                      "proxy.endpoint",
-                                      "proxy.endpoint.tmp",
-                                      "proxy.stats",
-                                      "proxy.stats.tmp",
-                                      "pid",
-                                      "endpoint"};
+  static const char *const names[] = {
+      STATE_FILE,
+      /* one name. NOLINTNEXTLINE(bugprone-suspicious-missing-comma) */
+      STATE_FILE ".tmp", "proxy.endpoint", "proxy.endpoint.tmp", "proxy.stats", "proxy.stats.tmp",
+      "pid", "endpoint"};
   char path[4200];
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (cli_emu_path(dir, names[i], path, sizeof path) == 0) remove(path);

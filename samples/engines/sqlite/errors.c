@@ -34,6 +34,15 @@ static void log_in_pieces(int code, const char *msg) {
   }
 }
 
+void xio__sq_log(int code, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  log_in_pieces(code, msg);
+}
+
 int xio__sq_fail(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -71,11 +71,6 @@ static int env_int(const char *name, long lo, long hi, int dflt) {
   return end && *end == '\0' && s >= lo && s <= hi ? (int)s : dflt;
 }
 
-/* The context's options: xio's defaults, with the lease duration from
- * XIO_SQLITE_LEASE_S (15..60 seconds; how long a dead holder keeps others out) and
- * the retry policy from XIO_SQLITE_RETRIES (retries per request, 0..100),
- * XIO_SQLITE_RETRY_DELAY_MS (the first delay, 1..60000) and XIO_SQLITE_TRY_TIMEOUT_MS
- * (per try, 0 for none .. 3600000). */
 /* Lease news from the file layer, on whatever thread learnt it: a lost lease is logged
  * (sqlite3_log, SQLITE_IOERR_LOCK) the moment it is known, so the application hears
  * that another process took the database over (or this one was paused past its
@@ -83,12 +78,17 @@ static int env_int(const char *name, long lo, long hi, int dflt) {
 static void on_lease_news(xio_file *f, xio_lease_news news, void *ud) {
   (void)ud;
   if (news == XIO_LEASE_LOST)
-    sqlite3_log(SQLITE_IOERR_LOCK,
-                "xio: lease lost on %s: another process may own the database now; every "
-                "read and write of it fails from here on (close it and open it again)",
+    xio__sq_log(SQLITE_IOERR_LOCK,
+                "lease lost on %s: another process may own the database now; every read "
+                "and write of it fails from here on (close it and open it again)",
                 xio_file_path(f));
 }
 
+/* The context's options: xio's defaults, with the lease duration from
+ * XIO_SQLITE_LEASE_S (15..60 seconds; how long a dead holder keeps others out) and
+ * the retry policy from XIO_SQLITE_RETRIES (retries per request, 0..100),
+ * XIO_SQLITE_RETRY_DELAY_MS (the first delay, 1..60000) and XIO_SQLITE_TRY_TIMEOUT_MS
+ * (per try, 0 for none .. 3600000). */
 static xio_ctx_options ctx_options(void) {
   xio_ctx_options o = xio_ctx_options_default();
   o.lease_news = on_lease_news;

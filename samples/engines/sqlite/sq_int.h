@@ -264,6 +264,9 @@ int xio__sq_shm_all_checkpointed(xio__sq_node *node);
 /** Records a failure for xGetLastError and xio_sqlite_last_error, logs it with
  *  sqlite3_log, and returns `code`. The text never holds a secret. */
 int xio__sq_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Logs a message with sqlite3_log in pieces SQLite does not cut, without making it
+ *  the last failure; callable on any thread. */
+void xio__sq_log(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** The SQLite code and message for a failed xio call during `what`. */
 int xio__sq_fail_xio(int code, const char *what, const xio_error *e);
 /** The last failure's text ("" when none). Thread-local. */
