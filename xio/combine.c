@@ -105,6 +105,8 @@ static void cache_refresh(xio_file *f, const xio__run *r) {
   for (int i = 0; i < XIO__WQ_CACHE; i++) {
     struct xio__wq_sector *e = &q->cache[i];
     if (e->used && e->offset >= r->start && e->offset < r->end)
+      /* A run always has its bytes (widen made them, or a whole-sector write lent
+       * them). NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
       memcpy(e->data, r->buf + (e->offset - r->start), align_of(f));
   }
 }
