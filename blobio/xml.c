@@ -364,6 +364,18 @@ static xio_err read_page_list(const char *body, size_t len, xio_ranges *ranges, 
 
 /* ----------------------------------------------------------- blob list ---- */
 
+/* A listing page's end: on success `marker` (malloc'd or NULL) replaces *next, on
+ * failure it is freed and *next kept. Returns `rc`. */
+static xio_err keep_marker(xio_err rc, char *marker, char **next) {
+  if (rc != XIO_OK) {
+    xio_free(marker);
+    return rc;
+  }
+  xio_free(*next);
+  *next = marker;
+  return XIO_OK;
+}
+
 /* Copies the text of the first child `name` of `parent` ("" when absent), trimmed
  * and truncated to `size`. Errors: XIO_ENOMEM. */
 static xio_err optional_text(const xmlNode *parent, const char *name, char *buf, size_t size) {
@@ -497,14 +509,7 @@ static xio_err read_blob_list(const char *body, size_t len, xio_blob_list *out, 
   if (rc == XIO_OK) rc = next_marker_of(root, &marker, err);
   if (rc == XIO_OK) rc = append_blobs(blobs, out, err);
   xmlFreeDoc(doc);
-  rc = oom_if_refused(rc, refused, err);
-  if (rc != XIO_OK) {
-    xio_free(marker);
-    return rc;
-  }
-  xio_free(out->next_marker);
-  out->next_marker = marker;
-  return XIO_OK;
+  return keep_marker(oom_if_refused(rc, refused, err), marker, &out->next_marker);
 }
 
 /* ----------------------------------------------------- container list ---- */
@@ -567,14 +572,7 @@ static xio_err read_container_list(const char *body, size_t len, xio_blob_contai
   if (rc == XIO_OK) rc = next_marker_of(root, &marker, err);
   if (rc == XIO_OK) rc = append_containers(list, out, err);
   xmlFreeDoc(doc);
-  rc = oom_if_refused(rc, refused, err);
-  if (rc != XIO_OK) {
-    xio_free(marker);
-    return rc;
-  }
-  xio_free(out->next_marker);
-  out->next_marker = marker;
-  return XIO_OK;
+  return keep_marker(oom_if_refused(rc, refused, err), marker, &out->next_marker);
 }
 
 /* ------------------------------------------------------ entry points ---- */
