@@ -26,7 +26,16 @@ account_conn() { # the emulator's connection string for endpoint $1
 export AZURE_STORAGE_CONNECTION_STRING=$(account_conn "$XIO_TEST_BLOB_ENDPOINT")
 base="$XIO_TEST_BLOB_ENDPOINT/devstoreaccount1/nbdkit"
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/nbdkit_test.XXXXXX") || die "no scratch directory"
+# PostgreSQL runs as the postgres user, which must reach its data directory on the
+# mount below the scratch directory: where it cannot pass through TMPDIR (a checkout
+# under a private directory, as mktemp -d makes), the scratch goes to /tmp instead;
+# the EXIT trap removes it all the same.
+parent=${TMPDIR:-/tmp}
+if [ "$(id -u)" = 0 ] && id postgres >/dev/null 2>&1 &&
+  ! runuser -u postgres -- test -x "$parent" 2>/dev/null; then
+  parent=/tmp
+fi
+scratch=$(mktemp -d "$parent/nbdkit_test.XXXXXX") || die "no scratch directory"
 pids=() mounts=() loops=() fuses=()
 pgbin=/usr/lib/postgresql/15/bin pgdata=""
 
