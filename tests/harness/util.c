@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <xio/auth.h>
@@ -39,9 +40,23 @@ const char *test_dev_connection_string(void) {
   return buf;
 }
 
+/* A random tag drawn once per process (again after a fork): process ids are
+ * reused within one run of the suites against one emulator, so the id alone
+ * can meet a container an earlier process left behind. */
+static unsigned process_tag(void) {
+  static pid_t drawn_for;
+  static unsigned tag;
+  if (drawn_for != getpid()) {
+    if (getrandom(&tag, sizeof tag, 0) != (ssize_t)sizeof tag) FAIL("getrandom failed");
+    drawn_for = getpid();
+  }
+  return tag;
+}
+
 void test_unique_name(char *buf, size_t size, const char *prefix) {
   static unsigned counter;
-  snprintf(buf, size, "%s-%ld-%u", prefix, (long)getpid(), counter++);
+  int n = snprintf(buf, size, "%s-%ld-%08x-%u", prefix, (long)getpid(), process_tag(), counter++);
+  if (n < 0 || (size_t)n >= size) FAIL("the name does not fit in %zu bytes", size);
 }
 
 void test_fill_random(void *buf, size_t n, uint64_t seed) {

@@ -23,8 +23,10 @@ void test_dev_connection_string_at(const char *endpoint, char *out, size_t size)
 /** The same for test_endpoint(). Static buffer. */
 const char *test_dev_connection_string(void);
 
-/** Writes a name unique to this process and call into `buf`: "<prefix>-<pid>-<n>",
- *  lowercase, valid as a container name. */
+/** Writes a name unique to this process and call into `buf`:
+ *  "<prefix>-<pid>-<random tag>-<n>", lowercase, valid as a container name (the tag
+ *  keeps a reused process id from meeting an earlier process's names). Fails the
+ *  test when it does not fit. */
 void test_unique_name(char *buf, size_t size, const char *prefix);
 
 /** Fills `buf` with `n` pseudo-random bytes from `seed` (same seed, same bytes). */

@@ -129,7 +129,7 @@ case_faults() {
   for _ in $(seq 100); do [ -s "$scratch/proxy" ] && break; sleep 0.05; done
   [ -s "$scratch/proxy" ] || die "the fault proxy did not start"
   local ep; ep=$(cat "$scratch/proxy")
-  local url="$ep/devstoreaccount1/nbdkit/$case_-$$"
+  local url="$ep/devstoreaccount1/nbdkit/$case_-$tag"
   sparse_file "$scratch/src" 64M 0 4 20 8 63 1
   AZURE_STORAGE_CONNECTION_STRING=$(account_conn "$ep") start_nbdkit a "$url" size=64M ||
     die "nbdkit: $(cat "$scratch/a.err")"

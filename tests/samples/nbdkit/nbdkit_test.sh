@@ -25,6 +25,8 @@ account_conn() { # the emulator's connection string for endpoint $1
 }
 export AZURE_STORAGE_CONNECTION_STRING=$(account_conn "$XIO_TEST_BLOB_ENDPOINT")
 base="$XIO_TEST_BLOB_ENDPOINT/devstoreaccount1/nbdkit"
+# Names carry the process id and a random tag: ids are reused within one run.
+tag="$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
 
 # PostgreSQL runs as the postgres user, which must reach its data directory on the
 # mount below the scratch directory: where it cannot pass through TMPDIR (a checkout
@@ -107,7 +109,7 @@ print(n, b)
 PY
 }
 
-blob() { echo "$base/$case_-$$-$1"; }
+blob() { echo "$base/$case_-$tag-$1"; }
 
 # The data extents nbdinfo --map shows, one "START LENGTH" a line.
 map_data() { nbdinfo --map "$1" | awk '$3 == 0 { print $1, $2 }'; }
