@@ -152,7 +152,7 @@ LINES
 # A fresh directory under $WORK for block $1, with `build` pointing at BUILD.
 block_dir() {
   d="$WORK/b$1"
-  mkdir -p "$d/run" && ln -s "$BUILD" "$d/build" || die "cannot make $d"
+  if ! mkdir -p "$d/run" || ! ln -s "$BUILD" "$d/build"; then die "cannot make $d"; fi
   echo "$d"
 }
 
@@ -176,8 +176,9 @@ block_script() {
 }
 
 block_python() {
-  [ -n "$PYTHON" ] && command -v "$PYTHON" >/dev/null 2>&1 ||
+  if [ -z "$PYTHON" ] || ! command -v "$PYTHON" >/dev/null 2>&1; then
     die "block $1 is Python, and there is no Python at '$PYTHON' (install python3)"
+  fi
   "$PYTHON" -c 'import sqlite3; sqlite3.Connection.enable_load_extension' >/dev/null 2>&1 ||
     die "block $1 is Python, and $PYTHON's sqlite3 module lacks enable_load_extension (built without loadable extensions): run the test with a Python that has it (Debian's /usr/bin/python3 does; -DXIO_README_PYTHON=...)"
   d=$(block_dir "$1")
@@ -186,6 +187,7 @@ block_python() {
   sed 's/^/  | /' "$d/block.py"
   XDG_RUNTIME_DIR="$d/run" "$XIO" emulator start --dir "$d/run/xio-emulator" --shell \
     >"$d/env" 2>"$d/err" || { cat "$d/err"; die "block $1: the emulator did not start"; }
+  # shellcheck disable=SC1091 # the emulator's exports, written just above
   (cd "$d" && . ./env && "$PYTHON" block.py) >"$d/out" 2>&1
   rc=$?
   cat "$d/out"
@@ -193,6 +195,7 @@ block_python() {
   if [ $rc -eq 0 ]; then
     attr_values stored "$3" >"$d/stored"
     while IFS= read -r blob; do
+      # shellcheck disable=SC1091 # the same exports
       (. "$d/env" && "$XIO" stat "$XIO_BLOB_ENDPOINT/$blob") >"$d/stat" 2>&1 || {
         cat "$d/stat"
         echo "readme_examples: block $1: $blob is not on the emulator" >&2
@@ -210,7 +213,7 @@ block_c() {
   d=$(block_dir "$1")
   cp "$2" "$d/example.c"
   echo "--- block $1 (C, compiled against the built libraries):"
-  # shellcheck disable=SC2086 # flag lists, split as a shell would
+  # shellcheck disable=SC2086,SC2046 # flag lists, split as a shell would
   $CC $CFLAGS -o "$d/example" "$d/example.c" $LIBS \
     $(pkg-config --libs libcurl libxml-2.0 openssl libcjson) -pthread >"$d/cc" 2>&1 || {
     cat "$d/cc"
@@ -226,14 +229,23 @@ block_c() {
   check_prints "$d/out" "$3" "$1"
 }
 
+# Stops every private emulator a block left running and removes the scratch.
+cleanup() {
+  k=1
+  while [ -f "$WORK/$k.kind" ]; do
+    if [ -d "$WORK/b$k" ]; then stop_emulator "$WORK/b$k"; fi
+    k=$((k + 1))
+  done
+  rm -rf "$WORK"
+}
+
 cmd_doc() {
   DOC=$1 BUILD=$2 CC=$3 CFLAGS=$4 LIBS=$5 PYTHON=$6
   XIO="$BUILD/samples/xio"
   [ -n "${XIO_TEST_BLOB_ENDPOINT:-}" ] || die "XIO_TEST_BLOB_ENDPOINT is not set (run under the azurite fixture)"
   [ -x "$XIO" ] || die "no xio program at $XIO"
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/readme.XXXXXX") || die "no scratch directory"
-  trap 'for b in $(find "$WORK" -maxdepth 1 -name "b*" -type d); do stop_emulator "$b"; done
-        rm -rf "$WORK"' EXIT
+  trap cleanup EXIT
   trap 'exit 130' INT TERM
   split_blocks "$DOC" "$WORK" || die "cannot read the marked blocks of $DOC"
   n=0 i=1

@@ -56,7 +56,7 @@ if(TARGET xio_cli)
       endif()
     endif()
     set_tests_properties(${tname} PROPERTIES FIXTURES_REQUIRED azurite
-      LABELS "${labels}" TIMEOUT 180
+      LABELS "${labels}" TIMEOUT 300
       ENVIRONMENT "XIO_IMDS_ENDPOINT=http://127.0.0.1:9/metadata/identity/oauth2/token;XIO_DMI_ASSET_TAG_FILE=/nonexistent/chassis_asset_tag")
   endforeach()
 endif()
