@@ -281,6 +281,7 @@ void faultproxy__front_answer(faultproxy *p, const buf *in, const request *r, bu
   if (!on) return;
   faultproxy__request_target(in, r->m.head_len, target, sizeof target);
   note_size(p, in, r, target, m->status);
+  faultproxy__front_read_checksum(in, r, up, m);
   char comp[32];
   faultproxy__query(target, "comp", comp, sizeof comp);
   if (strcmp(r->method, "GET") == 0 && strcmp(comp, "pagelist") == 0 && m->status == 200 &&
