@@ -1,0 +1,20 @@
+# Incremental backups (samples/xio backup.c, restore.c, chain.c, rebuild.c, keep.c):
+# `xio backup` and `xio restore` run as programs against the emulator (Azurite
+# behind the fidelity front, which answers snapshot diffs): the base link, chains
+# with writes, clears, growth and shrink restored at every point byte for byte,
+# --keep, kill -9 during a backup and a restore, damaged pieces, bad input, and
+# the bytes and requests of an incremental backup of a 1 GiB blob (no-asan).
+if(TARGET xio_cli)
+  include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
+  set(bk_common ${CMAKE_CURRENT_LIST_DIR}/bkfix.c ${PROJECT_SOURCE_DIR}/tests/samples/cli/clirun.c
+      ${PROJECT_SOURCE_DIR}/tests/samples/cli/cliproxy.c)
+  xio_add_suite(NAME backup AZURITE TIMEOUT 180
+    SOURCES ${bk_common}
+      ${CMAKE_CURRENT_LIST_DIR}/base_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/error_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/kill_test.c
+    LIBS xio xio_faultproxy PkgConfig::CJSON)
+  target_include_directories(test_backup PRIVATE ${PROJECT_SOURCE_DIR}/tests/samples/cli)
+  add_dependencies(test_backup xio_cli)
+  target_compile_definitions(test_backup PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
+endif()
