@@ -360,6 +360,21 @@ static xio_err backup(bk_job *j, const char *dir, int resume, const char *given,
   return rc;
 }
 
+/* --snapshot ID, or the URL of the snapshot (what SELECT xio_snapshot() returns):
+ * the id into `id`. */
+static int snapshot_arg(const cli *c, const char *arg, char *id) {
+  const char *v = arg, *q = strstr(arg, "snapshot=");
+  if (q && (q[-1] == '?' || q[-1] == '&')) v = q + 9;
+  size_t n = strcspn(v, "&#");
+  if (n == 0 || n >= BK_ID_MAX || strcspn(v, "/?& ") < n || (v == arg && strchr(arg, '/')))
+    return cli_usage_error(c, "--snapshot: '%.80s' is neither a snapshot id nor a snapshot's "
+                              "URL (...?snapshot=ID)",
+                           v == arg ? arg : "the URL");
+  memcpy(id, v, n);
+  id[n] = '\0';
+  return CLI_CONTINUE;
+}
+
 static int run_backup(cli *c, int argc, char **argv) {
   const char *pos[2], *keep_s = NULL, *given = NULL;
   int resume = 0, keep = 0;
@@ -378,8 +393,9 @@ static int run_backup(cli *c, int argc, char **argv) {
   if (strstr(pos[0], "snapshot=") != NULL)
     return cli_usage_error(c, "give the blob's URL, not a snapshot's: --snapshot ID backs up "
                               "a snapshot taken before");
-  if (given && (!*given || strlen(given) >= BK_ID_MAX || strpbrk(given, "/?&# ")))
-    return cli_usage_error(c, "--snapshot: '%s' is no snapshot id", given);
+  char given_id[BK_ID_MAX];
+  if (given && (r = snapshot_arg(c, given, given_id)) != CLI_CONTINUE) return r;
+  if (given) given = given_id;
   double t0 = samples_now();
   bk_job j;
   memset(&j, 0, sizeof j);
@@ -435,8 +451,8 @@ const cli_command cli_cmd_backup = {
     "  --resume          only finish an unfinished run (fails when there is none)\n"
     "  --snapshot ID     back up the existing snapshot ID instead of taking one\n"
     "                    (one taken at a consistent point, e.g. by SQLite's\n"
-    "                    SELECT xio_snapshot()); it must be newer than the chain's\n"
-    "                    newest link\n"
+    "                    SELECT xio_snapshot(), whose URL is taken as well); it\n"
+    "                    must be newer than the chain's newest link\n"
     "\n"
     "URL must be a page blob: local files have no snapshots. See docs/backups.md.\n",
     run_backup,
