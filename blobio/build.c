@@ -266,28 +266,50 @@ xio_err xio_blob_call_read(const xio_blob_target *t, uint64_t offset, void *buf,
   return finish(c, rc, out, err);
 }
 
-xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uint64_t len,
-                                  const char *marker, xio_blob_call **out, xio_error *err) {
+/* Get Page Ranges, a diff against `prev` when it is not NULL. */
+static xio_err page_ranges(const xio_blob_target *t, uint64_t offset, uint64_t len,
+                           const char *prev, const char *marker, xio_blob_call **out,
+                           xio_error *err) {
   *out = NULL;
   xio_err rc = need_blob("GetPageRanges", t, err);
   if (rc == XIO_OK && len) rc = xio__blob_check_pages("GetPageRanges", offset, len, 0, 0, err);
+  if (rc == XIO_OK && prev && !prev[0])
+    rc = xio_error_set(err, XIO_EINVAL, "GetPageRanges: an empty previous snapshot id");
   if (rc != XIO_OK) return rc;
   char *m = marker ? escape(marker) : NULL;
-  size_t n = 32 + (m ? strlen(m) : 0);
+  char *ps = prev ? escape(prev) : NULL;
+  size_t n = 48 + (m ? strlen(m) : 0) + (ps ? strlen(ps) : 0);
   char *q = xio_malloc(n);
   xio_blob_call *c = NULL;
-  if (!q || (marker && !m)) {
+  if (!q || (marker && !m) || (prev && !ps)) {
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory building GetPageRanges");
   } else {
-    snprintf(q, n, "comp=pagelist%s%s", m ? "&marker=" : "", m ? m : "");
+    snprintf(q, n, "comp=pagelist%s%s%s%s", ps ? "&prevsnapshot=" : "", ps ? ps : "",
+             m ? "&marker=" : "", m ? m : "");
     rc = xio__blob_call_new(t, "GetPageRanges", "GET", q, &c, err);
   }
   xio_free(m);
+  xio_free(ps);
   xio_free(q);
   if (rc != XIO_OK) return rc;
   if (len) range_header(c, offset, len, &rc);
   c->need_perms = PERM('r');
   return finish(c, rc, out, err);
+}
+
+xio_err xio_blob_call_page_ranges(const xio_blob_target *t, uint64_t offset, uint64_t len,
+                                  const char *marker, xio_blob_call **out, xio_error *err) {
+  return page_ranges(t, offset, len, NULL, marker, out, err);
+}
+
+xio_err xio_blob_call_page_ranges_diff(const xio_blob_target *t, uint64_t offset, uint64_t len,
+                                       const char *prevsnapshot, const char *marker,
+                                       xio_blob_call **out, xio_error *err) {
+  if (!prevsnapshot) {
+    *out = NULL;
+    return xio_error_set(err, XIO_EINVAL, "GetPageRanges: no previous snapshot id");
+  }
+  return page_ranges(t, offset, len, prevsnapshot, marker, out, err);
 }
 
 xio_err xio_blob_call_delete(const xio_blob_target *t, int include_snapshots,

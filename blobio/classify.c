@@ -48,6 +48,8 @@ static const code_map service_codes[] = {
     {"InvalidRange", XIO_ERANGE},
     {"ServerBusy", XIO_ETHROTTLED},
     {"OperationTimedOut", XIO_ETIMEDOUT},
+    {"PreviousSnapshotNotFound", XIO_ENOTFOUND}, /* 409, but it names a missing snapshot */
+    {"APINotImplemented", XIO_EUNSUPPORTED},
 };
 
 static xio_err from_status(int status) {

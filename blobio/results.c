@@ -82,6 +82,14 @@ xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_ranges *out, char **nex
   return xio__blob_xml_page_list(c->resp_body, c->resp_len, out, NULL, next_marker, err);
 }
 
+xio_err xio_blob_call_ranges_diff(const xio_blob_call *c, xio_ranges *written,
+                                  xio_ranges *cleared, char **next_marker, xio_error *err) {
+  *next_marker = NULL;
+  xio_err rc = need_success(c, "page ranges", err);
+  if (rc != XIO_OK) return rc;
+  return xio__blob_xml_page_list(c->resp_body, c->resp_len, written, cleared, next_marker, err);
+}
+
 xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out, xio_error *err) {
   xio_err rc = need_success(c, "blob list", err);
   if (rc != XIO_OK) return rc;

@@ -44,17 +44,22 @@ xio_err xio_blob_send_in_container(xio_blob_engine *e, xio_blob_call *c, xio_err
   return rc == XIO_OK ? xio_blob_send(e, c, err) : rc;
 }
 
-/* One segment [off, off+len), following NextMarker until the service is done. */
+/* One segment [off, off+len), following NextMarker until the service is done; a
+ * diff against `prev` when it is not NULL (clear ranges to `cleared`). */
 static xio_err ranges_segment(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
-                              uint64_t off, uint64_t len, xio_ranges *out, xio_error *err) {
+                              const char *prev, uint64_t off, uint64_t len, xio_ranges *out,
+                              xio_ranges *cleared, xio_error *err) {
   char *marker = NULL;
   xio_err rc;
   do {
     xio_blob_call *c = NULL;
     char *next = NULL;
-    rc = xio_blob_call_page_ranges(t, off, len, marker, &c, err);
+    rc = prev ? xio_blob_call_page_ranges_diff(t, off, len, prev, marker, &c, err)
+              : xio_blob_call_page_ranges(t, off, len, marker, &c, err);
     if (rc == XIO_OK) rc = send(ud, c, err);
-    if (rc == XIO_OK) rc = xio_blob_call_ranges(c, out, &next, err);
+    if (rc == XIO_OK)
+      rc = prev ? xio_blob_call_ranges_diff(c, out, cleared, &next, err)
+                : xio_blob_call_ranges(c, out, &next, err);
     xio_blob_call_free(c);
     xio_free(marker);
     marker = next;
@@ -76,9 +81,10 @@ static xio_err blob_size(xio_blob_send_fn send, void *ud, const xio_blob_target 
   return rc;
 }
 
-xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
-                                 uint64_t offset, uint64_t len, uint64_t segment, xio_ranges *out,
-                                 xio_error *err) {
+/* All ranges of [offset, offset+len), or of the diff against `prev`. */
+static xio_err get_ranges(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
+                          const char *prev, uint64_t offset, uint64_t len, uint64_t segment,
+                          xio_ranges *out, xio_ranges *cleared, xio_error *err) {
   if (len == 0) {
     uint64_t size = 0;
     xio_err rc = blob_size(send, ud, t, &size, err);
@@ -91,9 +97,24 @@ xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob
   if (segment == 0) return xio_error_set(err, XIO_EINVAL, "segment smaller than a page");
   for (uint64_t done = 0; done < len;) {
     uint64_t n = len - done < segment ? len - done : segment;
-    xio_err rc = ranges_segment(send, ud, t, offset + done, n, out, err);
+    xio_err rc = ranges_segment(send, ud, t, prev, offset + done, n, out, cleared, err);
     if (rc != XIO_OK) return rc;
     done += n;
   }
   return XIO_OK;
+}
+
+xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
+                                 uint64_t offset, uint64_t len, uint64_t segment, xio_ranges *out,
+                                 xio_error *err) {
+  return get_ranges(send, ud, t, NULL, offset, len, segment, out, NULL, err);
+}
+
+xio_err xio_blob_get_ranges_diff_with(xio_blob_send_fn send, void *ud, const xio_blob_target *t,
+                                      const char *prevsnapshot, uint64_t offset, uint64_t len,
+                                      uint64_t segment, xio_ranges *written, xio_ranges *cleared,
+                                      xio_error *err) {
+  if (!prevsnapshot || !prevsnapshot[0])
+    return xio_error_set(err, XIO_EINVAL, "GetPageRanges: no previous snapshot id");
+  return get_ranges(send, ud, t, prevsnapshot, offset, len, segment, written, cleared, err);
 }

@@ -604,6 +604,16 @@ static xio_err lf_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   return XIO_EUNSUPPORTED;
 }
 
+static xio_err lf_ranges_diff(xio_file *f, const char *since, xio_ranges *written,
+                              xio_ranges *cleared, xio_error *err) {
+  (void)since, (void)written, (void)cleared;
+  xio_error_set(err, XIO_EUNSUPPORTED,
+                "local files keep no snapshots to diff against (%s): diffs are of page blobs",
+                f->path);
+  xio_error_set_operation(err, "GetRanges");
+  return XIO_EUNSUPPORTED;
+}
+
 /* --------------------------------------------------- properties, leases ---- */
 
 /* From fstat(2): no storage request. A local file has no lease to report. */
@@ -633,5 +643,5 @@ static xio_err lf_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
 const xio_backend xio__local_backend = {
     1,           "local",   1,        LOCAL_MAX_REQUEST, LOCAL_MAX_REQUEST, lf_open,
     lf_submit,   lf_resize, lf_sync,  lf_close,          lf_remove,         lf_ranges,
-    lf_snapshot, lf_stat,   lf_lease, lf_set_kind,       lf_set_incomplete,
+    lf_snapshot, lf_stat,   lf_lease, lf_set_kind,       lf_set_incomplete, lf_ranges_diff,
 };

@@ -481,6 +481,31 @@ static xio_err pb_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   return rc;
 }
 
+/* Appends the ranges of `all` that start inside the logical size, cut there. */
+static xio_err cut_to_size(const xio_ranges *all, uint64_t size, xio_ranges *out, xio_error *err) {
+  for (size_t i = 0; out && i < all->n && all->v[i].start < size; i++) {
+    uint64_t end = all->v[i].end < size - 1 ? all->v[i].end : size - 1;
+    if (xio_ranges_add(out, all->v[i].start, end) != XIO_OK)
+      return xio_error_set(err, XIO_ENOMEM, "out of memory listing ranges");
+  }
+  return XIO_OK;
+}
+
+static xio_err pb_ranges_diff(xio_file *f, const char *since, xio_ranges *written,
+                              xio_ranges *cleared, xio_error *err) {
+  pb_file *p = (pb_file *)f;
+  uint64_t size = atomic_load(&f->size);
+  if (size == 0) return XIO_OK;
+  xio_ranges w = {NULL, 0, 0}, c = {NULL, 0, 0};
+  xio_err rc = xio_blob_get_ranges_diff_with(send_ranges_call, p, p->target, since, 0,
+                                             pages(size), 0, &w, cleared ? &c : NULL, err);
+  if (rc == XIO_OK) rc = cut_to_size(&w, size, written, err);
+  if (rc == XIO_OK && cleared) rc = cut_to_size(&c, size, cleared, err);
+  xio_ranges_clear(&w);
+  xio_ranges_clear(&c);
+  return rc;
+}
+
 static xio_err pb_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   pb_file *p = (pb_file *)f;
   if (lease_gone(p)) return lost_lease(p, err);
@@ -588,4 +613,5 @@ const xio_backend xio__pageblob_backend = {
     pb_lease,
     pb_record_meta,
     pb_record_meta,
+    pb_ranges_diff,
 };

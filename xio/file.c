@@ -637,6 +637,16 @@ xio_err xio_file_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
   return f->backend->ranges(f, out, err);
 }
 
+xio_err xio_file_ranges_diff(xio_file *f, const char *since, xio_ranges *written,
+                             xio_ranges *cleared, xio_error *err) {
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
+  if (!written) return xio_error_set(err, XIO_EINVAL, "no list for the written ranges");
+  if (!since || !since[0])
+    return xio_error_set(err, XIO_EINVAL, "no snapshot to diff against: give its id (--since)");
+  if (in_callback(f)) return refuse_in_callback(f, "listing ranges", err);
+  return f->backend->ranges_diff(f, since, written, cleared, err);
+}
+
 xio_err xio_file_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
   if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "a snapshot", err);

@@ -202,6 +202,13 @@ struct xio_backend {
   /** (sync) Records f->incomplete (already set by the generic layer) with the stored
    *  file. NULL where the backend cannot (XIO_EUNSUPPORTED). */
   xio_err (*set_incomplete)(xio_file *f, xio_error *err);
+
+  /** (sync) Appends the ranges of [0, logical size) written since snapshot `since` to
+   *  `written` and those cleared since to `cleared` (may be NULL), each storage request
+   *  traced as XIO_REQ_RANGES. Errors: XIO_EUNSUPPORTED where the backend keeps no
+   *  snapshots. */
+  xio_err (*ranges_diff)(xio_file *f, const char *since, xio_ranges *written, xio_ranges *cleared,
+                         xio_error *err);
 };
 
 extern const xio_backend xio__pageblob_backend;

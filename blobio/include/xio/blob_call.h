@@ -233,6 +233,15 @@ xio_err xio_blob_call_read(const xio_blob_target *blob, uint64_t offset, void *b
 xio_err xio_blob_call_page_ranges(const xio_blob_target *blob, uint64_t offset, uint64_t len,
                                   const char *marker, xio_blob_call **out, xio_error *err);
 
+/** Get Page Ranges with prevsnapshot: the pages of [offset, offset+len) (len 0: whole
+ *  blob) written or cleared between snapshot `prevsnapshot` and `blob` (the blob, or a
+ *  later snapshot of it when `blob` names one), one page from `marker` (may be NULL).
+ *  Read the answer with xio_blob_call_ranges_diff. Errors: XIO_EINVAL (no or an empty
+ *  `prevsnapshot`, a range not of whole pages), XIO_ENOMEM. */
+xio_err xio_blob_call_page_ranges_diff(const xio_blob_target *blob, uint64_t offset, uint64_t len,
+                                       const char *prevsnapshot, const char *marker,
+                                       xio_blob_call **out, xio_error *err);
+
 /** Delete Blob; `include_snapshots` also deletes its snapshots. */
 xio_err xio_blob_call_delete(const xio_blob_target *blob, int include_snapshots,
                              const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
@@ -386,6 +395,14 @@ xio_err xio_blob_call_props(const xio_blob_call *c, xio_blob_props *out, xio_err
  *  continuation marker (malloc'd into *next_marker, NULL when done). */
 xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_ranges *out, char **next_marker,
                              xio_error *err);
+
+/** The ranges of a finished page_ranges_diff call: <PageRange> ones appended to
+ *  `written`, <ClearRange> ones to `cleared` (NULL: dropped), each merged, and the
+ *  continuation marker (malloc'd into *next_marker, NULL when done). On failure both
+ *  lists are as they were. Errors: XIO_EINVAL (the call did not succeed), XIO_EPARSE,
+ *  XIO_ENOMEM. */
+xio_err xio_blob_call_ranges_diff(const xio_blob_call *c, xio_ranges *written,
+                                  xio_ranges *cleared, char **next_marker, xio_error *err);
 
 /** The page of a finished list call. */
 xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out, xio_error *err);

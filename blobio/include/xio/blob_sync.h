@@ -49,6 +49,21 @@ xio_err xio_blob_get_ranges_with(xio_blob_send_fn send, void *ud, const xio_blob
                                  uint64_t offset, uint64_t len, uint64_t segment, xio_ranges *out,
                                  xio_error *err);
 
+/**
+ * The diff of [offset, offset+len) of `blob` (the blob or a later snapshot of it)
+ * against snapshot `prevsnapshot`, queried as xio_blob_get_ranges_with queries (len 0:
+ * to the end, segments, NextMarker): pages written since appended to `written`, pages
+ * cleared since to `cleared` (NULL: dropped), each merged and owned by the caller.
+ * Errors: XIO_EINVAL (no or an empty `prevsnapshot`, as xio_blob_get_ranges_with),
+ * XIO_ENOMEM, and whatever `send` returns (XIO_ENOTFOUND for an unknown snapshot,
+ * XIO_ECONFLICT for 409 PreviousSnapshotNotFound or BlobOverwritten: the service
+ * code tells them apart).
+ */
+xio_err xio_blob_get_ranges_diff_with(xio_blob_send_fn send, void *ud, const xio_blob_target *blob,
+                                      const char *prevsnapshot, uint64_t offset, uint64_t len,
+                                      uint64_t segment, xio_ranges *written, xio_ranges *cleared,
+                                      xio_error *err);
+
 #ifdef __cplusplus
 }
 #endif

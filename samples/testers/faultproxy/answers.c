@@ -18,12 +18,6 @@
 #define BOM     "\xEF\xBB\xBF"
 #define BOM_LEN 3
 
-/* One range of a page list: <PageRange> (clear 0) or <ClearRange> (clear 1). */
-typedef struct prange {
-  uint64_t start, end;
-  int clear;
-} prange;
-
 /* ------------------------------------------------------------ bodies ---- */
 
 /* The body of the response in `up` as a malloc'd copy with its length: chunks
@@ -202,33 +196,140 @@ static char *page_body(const prange *r, size_t n, size_t first, size_t max, size
   return b;
 }
 
-/* Cuts a Get Page Ranges answer to the page the request's marker and maxresults
- * ask for. 1 rewritten, 0 left as it was. */
-static int page_the_list(faultproxy *p, const char *target, int page_size, buf *up, msg *m) {
+/* The page of `r` (n ranges) the request's marker and maxresults ask for, as Azure's
+ * page list body (malloc'd, length in *len; NULL out of memory or a marker not of
+ * ours). *paged: 1 when it is one page of several. */
+static char *page_of(const char *target, int page_size, const prange *r, size_t n, size_t *len,
+                     int *paged) {
   char v[256];
-  size_t len, n, first = 0, max = (size_t)page_size;
+  size_t first = 0, max = (size_t)page_size;
   uint64_t from = 0;
   if (faultproxy__query(target, "maxresults", v, sizeof v) && atol(v) > 0 && (size_t)atol(v) < max)
     max = (size_t)atol(v);
   int had_marker = faultproxy__query(target, "marker", v, sizeof v) && v[0];
-  if (had_marker && marker_offset(v, &from) != 0) return 0;
+  if (had_marker && marker_offset(v, &from) != 0) return NULL;
+  while (first < n && r[first].start < from)
+    first++;
+  *paged = n - first > max || had_marker;
+  return page_body(r, n, first, max, len);
+}
+
+static void count_paged(faultproxy *p, int diff) {
+  pthread_mutex_lock(&p->mu);
+  if (diff)
+    p->stats.diffs++;
+  else
+    p->stats.paged++;
+  pthread_mutex_unlock(&p->mu);
+  faultproxy__notify(p);
+}
+
+/* Cuts a Get Page Ranges answer to the page the request's marker and maxresults
+ * ask for. 1 rewritten, 0 left as it was. */
+static int page_the_list(faultproxy *p, const char *target, int page_size, buf *up, msg *m) {
+  size_t len, n;
+  int paged = 0;
   char *body = body_of(up, m, &len);
   if (!body) return 0;
   prange *r = parse_ranges(body, len, &n);
   free(body);
-  while (first < n && r[first].start < from)
-    first++;
-  char *page = page_body(r, n, first, max, &len);
+  char *page = page_of(target, page_size, r, n, &len, &paged);
   int ok = page && replace_body(up, m, page, len) == 0;
   free(page);
   free(r);
-  if (ok && (n - first > max || had_marker)) { /* one page of several */
-    pthread_mutex_lock(&p->mu);
-    p->stats.paged++;
-    pthread_mutex_unlock(&p->mu);
-    faultproxy__notify(p);
-  }
+  if (ok && paged) count_paged(p, 0);
   return ok;
+}
+
+/* Replaces the whole response in `up` with one of the front's making: `status`, the
+ * request id and date of the service's answer, `headers` (each ending in CRLF) and an
+ * XML `body`. 0, or -1 out of memory (the response unchanged). */
+static int new_response(buf *up, msg *m, int status, const char *reason, const char *headers,
+                        const char *body, size_t len) {
+  char id[128], date[64], head[1536];
+  faultproxy__header(up->d, m->head_len, "x-ms-request-id", id, sizeof id);
+  faultproxy__header(up->d, m->head_len, "Date", date, sizeof date);
+  int hn = snprintf(head, sizeof head,
+                    "HTTP/1.1 %d %s\r\nContent-Type: application/xml\r\n"
+                    "Server: Windows-Azure-Blob/1.0 Microsoft-HTTPAPI/2.0\r\n"
+                    "x-ms-request-id: %s\r\nx-ms-version: 2025-11-05\r\nDate: %s\r\n%s"
+                    "Content-Length: %zu\r\n\r\n",
+                    status, reason, id, date, headers, len);
+  if (hn < 0 || (size_t)hn >= sizeof head) return -1;
+  char *d = malloc((size_t)hn + len);
+  if (!d) return -1;
+  memcpy(d, head, (size_t)hn);
+  memcpy(d + hn, body, len);
+  free(up->d);
+  up->d = d;
+  up->n = up->cap = (size_t)hn + len;
+  m->head_len = (size_t)hn;
+  m->body_len = len;
+  m->total = up->n;
+  m->status = status;
+  m->until_close = 0;
+  return 0;
+}
+
+/* Answers a refused diff as the service does. */
+static void diff_refusal(buf *up, msg *m, const refusal *no) {
+  char body[1024], headers[128];
+  int bl = snprintf(body, sizeof body,
+                    BOM "<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>%s</Code>"
+                        "<Message>%s\nTime:2026-01-01T00:00:00.0000000Z</Message></Error>",
+                    no->code, no->message);
+  snprintf(headers, sizeof headers, "x-ms-error-code: %s\r\n", no->code);
+  new_response(up, m, no->status, "Refused", headers, body, (size_t)bl);
+}
+
+/* Keeps the ranges of `a` inside [s, e] and the target's size, cut at the edges. */
+static void clip(diff_answer *a, uint64_t s, uint64_t e) {
+  size_t k = 0;
+  if (a->size <= 0) {
+    a->n = 0;
+    return;
+  }
+  if (e > (uint64_t)a->size - 1) e = (uint64_t)a->size - 1;
+  for (size_t i = 0; i < a->n; i++) {
+    prange r = a->ranges[i];
+    if (r.end < s || r.start > e) continue;
+    if (r.start < s) r.start = s;
+    if (r.end > e) r.end = e;
+    a->ranges[k++] = r;
+  }
+  a->n = k;
+}
+
+/* Answers a Get Page Ranges with prevsnapshot, which the service behind ignores or
+ * refuses as not implemented, from what the front saw after the snapshot. In a chain
+ * of fronts each answers alike from the same requests. */
+static void answer_diff(faultproxy *p, const buf *in, const request *r, const char *target,
+                        int page_size, buf *up, msg *m) {
+  diff_answer a;
+  refusal no;
+  char range[64], headers[256];
+  unsigned long long s = 0, e = UINT64_MAX;
+  pthread_mutex_lock(&p->mu);
+  int refused = !p->front || !p->front->diffs ||
+                faultproxy__diffs_answer(p->front->diffs, target, &a, &no);
+  pthread_mutex_unlock(&p->mu);
+  if (refused && (!p->front || !p->front->diffs)) return;
+  if (refused) {
+    diff_refusal(up, m, &no);
+    return;
+  }
+  if (faultproxy__header(in->d, r->m.head_len, "x-ms-range", range, sizeof range) ||
+      faultproxy__header(in->d, r->m.head_len, "Range", range, sizeof range))
+    sscanf(range, "bytes=%llu-%llu", &s, &e);
+  clip(&a, s, e);
+  size_t len;
+  int paged = 0;
+  char *page = page_of(target, page_size, a.ranges, a.n, &len, &paged);
+  snprintf(headers, sizeof headers, "ETag: %s\r\nx-ms-blob-content-length: %" PRId64 "\r\n",
+           a.etag, a.size);
+  if (page && new_response(up, m, 200, "OK", headers, page, len) == 0) count_paged(p, 1);
+  free(page);
+  free(a.ranges);
 }
 
 /* Puts the byte-order mark before an XML body that lacks it. */
@@ -281,10 +382,20 @@ void faultproxy__front_answer(faultproxy *p, const buf *in, const request *r, bu
   if (!on) return;
   faultproxy__request_target(in, r->m.head_len, target, sizeof target);
   note_size(p, in, r, target, m->status);
+  pthread_mutex_lock(&p->mu);
+  if (p->front && p->front->diffs) faultproxy__diffs_note(p->front->diffs, in, r, target, up, m);
+  pthread_mutex_unlock(&p->mu);
   char comp[32];
   faultproxy__query(target, "comp", comp, sizeof comp);
+  /* Azurite answers a diff with the plain list (200) or 501: either way it has
+   * checked the credential, and with 200 that the blob (and snapshot) exist. */
+  if (strcmp(r->method, "GET") == 0 && strcmp(comp, "pagelist") == 0 &&
+      (m->status == 200 || m->status == 501) &&
+      faultproxy__query(target, "prevsnapshot", prev, sizeof prev)) {
+    answer_diff(p, in, r, target, page_size, up, m);
+    return;
+  }
   if (strcmp(r->method, "GET") == 0 && strcmp(comp, "pagelist") == 0 && m->status == 200 &&
-      !faultproxy__query(target, "prevsnapshot", prev, sizeof prev) &&
       page_the_list(p, target, page_size, up, m))
     return;
   if (!r->is_head) add_bom(up, m);

@@ -233,7 +233,7 @@ void faultproxy_free(faultproxy *p) {
   }
   close(p->lfd);
   faultproxy_clear_faults(p);
-  free(p->front);
+  faultproxy__front_free(p->front);
   free(p->records);
   pthread_mutex_destroy(&p->mu);
   pthread_mutex_destroy(&p->obs_mu);

@@ -138,6 +138,7 @@ typedef struct faultproxy_stats {
   uint64_t throttled;                   /* 503 ServerBusy answers of the profile's targets */
   uint64_t refused;                     /* requests refused for Azure's limits */
   uint64_t paged;                       /* Get Page Ranges answers cut into pages */
+  uint64_t diffs; /* Get Page Ranges answers with prevsnapshot made by the front */
 } faultproxy_stats;
 
 /**

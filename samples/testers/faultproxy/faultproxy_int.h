@@ -49,6 +49,24 @@ typedef struct blob_entry {
 
 #define FRONT_BLOBS 1024
 
+/* One range of a page list: <PageRange> (clear 0) or <ClearRange> (clear 1). */
+typedef struct prange {
+  uint64_t start, end;
+  int clear;
+} prange;
+
+/* What the front remembers of snapshots and the changes after them (diffs.c). */
+typedef struct diffs diffs;
+
+/* A diff the front answers: the ranges changed (malloc'd, sorted), and the target's
+ * size and ETag. */
+typedef struct diff_answer {
+  prange *ranges;
+  size_t n;
+  int64_t size;
+  char etag[64];
+} diff_answer;
+
 /* The throttling buckets of the account. */
 typedef struct bucket {
   double req_tokens, byte_tokens;
@@ -60,6 +78,7 @@ typedef struct front {
   faultproxy_profile prof;
   bucket account;
   blob_entry blobs[FRONT_BLOBS];
+  diffs *diffs; /* NULL when it could not be made: diffs answer as Azurite does */
 } front;
 
 /* An answer of the front's own making, in Azure's shape. */
@@ -232,6 +251,31 @@ int faultproxy__send_refusal(faultproxy *p, int fd, const request *r, const refu
 /** The value of query parameter `name` of `target`, percent-decoded, into `out`:
  *  1 found, 0 not ("" then). */
 int faultproxy__query(const char *target, const char *name, char *out, size_t size);
+
+/* ------------------------------------------------------------ diffs.c ---- */
+
+/** A new, empty memory of snapshots (the clock read now marks which snapshot ids
+ *  predate it), or NULL out of memory. */
+diffs *faultproxy__diffs_new(void);
+
+/** Frees `d` and all it holds; NULL is fine. */
+void faultproxy__diffs_free(diffs *d);
+
+/** Under mu: notes what the successful answer in `up` (framed by `m`) to the request
+ *  in `in` says of a blob's pages, size, ETag and snapshots. Others are ignored. */
+void faultproxy__diffs_note(diffs *d, const buf *in, const request *r, const char *target,
+                            const buf *up, const msg *m);
+
+/** Under mu: the diff a Get Page Ranges with prevsnapshot (`target`: its path and
+ *  query) asks for, over the whole target: 0 with `out` filled (out->ranges the
+ *  caller's to free), or 1 with the refusal to send in `no`: Azure's answers
+ *  (400 InvalidQueryParameterValue, 400 PreviousSnapshotCannotBeNewer, 404
+ *  BlobNotFound, 409 PreviousSnapshotNotFound, 409 BlobOverwritten), or 501
+ *  APINotImplemented naming the snapshot when the front did not see it made. */
+int faultproxy__diffs_answer(diffs *d, const char *target, diff_answer *out, refusal *no);
+
+/** Frees a front and what it holds; NULL is fine. */
+void faultproxy__front_free(front *f);
 
 /* ------------------------------------------------------------ throttle.c ---- */
 

@@ -13,7 +13,10 @@
  *     like Azure's ("2!16!MDAwMDA0ITIwNDgh": a version, the length of the base64,
  *     base64 of "LLLLLL!OFFSET!"; it may hold '=') and an empty <NextMarker /> on
  *     the last page;
- *   - the UTF-8 byte-order mark before every XML body, as Azure sends it.
+ *   - the UTF-8 byte-order mark before every XML body, as Azure sends it;
+ *   - Get Page Ranges with prevsnapshot (a diff, which Azurite ignores or refuses)
+ *     answered from what the front saw changed after each snapshot (diffs.c), with
+ *     PageRange and ClearRange elements in page order, paged like the plain list.
  * Anything the front does not understand passes unchanged.
  */
 #define _GNU_SOURCE

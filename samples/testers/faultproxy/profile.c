@@ -73,10 +73,16 @@ void faultproxy_set_profile(faultproxy *p, const faultproxy_profile *prof) {
     f->account.req_tokens = f->prof.account_iops;
     f->account.byte_tokens = f->prof.account_bps;
     f->account.refilled_us = faultproxy__now_us();
+    f->diffs = faultproxy__diffs_new();
   }
   pthread_mutex_lock(&p->mu);
   front *old = p->front;
   p->front = f;
   pthread_mutex_unlock(&p->mu);
-  free(old);
+  faultproxy__front_free(old);
+}
+
+void faultproxy__front_free(front *f) {
+  if (f) faultproxy__diffs_free(f->diffs);
+  free(f);
 }
