@@ -88,9 +88,13 @@ static xio_err take_snapshot(bk_job *j, char *id, size_t size, xio_error *err) {
 
 /* The ranges written and cleared between snapshot `since` and the opened one. */
 static xio_err diff_ranges(bk_job *j, const char *since, xio_error *err) {
-  (void)j;
-  (void)since;
-  return xio_error_set(err, XIO_EUNSUPPORTED, "incremental backups need the snapshot diff");
+  xio_err rc = xio_file_ranges_diff(j->snap, since, &j->link.written, &j->link.cleared, err);
+  if (rc == XIO_ENOTFOUND && err)
+    snprintf(err->message, sizeof err->message,
+             "the chain's newest snapshot %.64s is gone from the service, so nothing can say "
+             "what changed since: start a new chain in another directory",
+             since);
+  return rc;
 }
 
 /* ------------------------------------------------------------ links ---- */

@@ -13,8 +13,15 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/base_test.c
       ${CMAKE_CURRENT_LIST_DIR}/error_test.c
       ${CMAKE_CURRENT_LIST_DIR}/kill_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/chain_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
-  target_include_directories(test_backup PRIVATE ${PROJECT_SOURCE_DIR}/tests/samples/cli)
-  add_dependencies(test_backup xio_cli)
-  target_compile_definitions(test_backup PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
+  # The 1 GiB case, apart: labelled no-asan (the upload of its 1 GiB dominates).
+  xio_add_suite(NAME backup_large AZURITE TIMEOUT 300 LABELS no-asan
+    SOURCES ${bk_common} ${CMAKE_CURRENT_LIST_DIR}/large_test.c
+    LIBS xio xio_faultproxy PkgConfig::CJSON)
+  foreach(t test_backup test_backup_large)
+    target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/samples/cli)
+    add_dependencies(${t} xio_cli)
+    target_compile_definitions(${t} PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
+  endforeach()
 endif()
