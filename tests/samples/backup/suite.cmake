@@ -16,7 +16,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/chain_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
   # The 1 GiB case, apart: labelled no-asan (the upload of its 1 GiB dominates).
-  xio_add_suite(NAME backup_large AZURITE TIMEOUT 300 LABELS no-asan
+  xio_add_suite(NAME backup_large AZURITE TIMEOUT 400 LABELS no-asan
     SOURCES ${bk_common} ${CMAKE_CURRENT_LIST_DIR}/large_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
   foreach(t test_backup test_backup_large)
