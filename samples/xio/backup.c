@@ -46,14 +46,14 @@
 
 typedef struct bk_job {
   cli *c;
-  const char *url;  /* the blob */
-  char *safe;       /* its log-safe form (owned) */
-  bk_chain ch;      /* DIR's chain */
-  bk_link link;     /* the link being made */
-  int resumed;      /* the link was pending from an earlier run */
-  size_t kept;      /* pieces of the pending link found written and checked */
-  xio_file *snap;   /* the link's snapshot, pinned */
-  int dfd;          /* the partial data file */
+  const char *url; /* the blob */
+  char *safe;      /* its log-safe form (owned) */
+  bk_chain ch;     /* DIR's chain */
+  bk_link link;    /* the link being made */
+  int resumed;     /* the link was pending from an earlier run */
+  size_t kept;     /* pieces of the pending link found written and checked */
+  xio_file *snap;  /* the link's snapshot, pinned */
+  int dfd;         /* the partial data file */
   char partial[4096];
   char *buf;
   uint64_t fetched, reads;
@@ -127,8 +127,7 @@ static xio_err new_link(bk_job *j, const char *id, xio_error *err) {
 }
 
 /* The snapshot of this run: --snapshot ID, or a new one. */
-static xio_err pick_snapshot(bk_job *j, const char *given, char *id, size_t size,
-                             xio_error *err) {
+static xio_err pick_snapshot(bk_job *j, const char *given, char *id, size_t size, xio_error *err) {
   if (!given) return take_snapshot(j, id, size, err);
   const char *newest = j->ch.n ? j->ch.links[j->ch.n - 1].snapshot : NULL;
   if (newest && strcmp(given, newest) <= 0) {
@@ -184,8 +183,8 @@ static xio_err write_piece(bk_job *j, const bk_piece *p, const char *buf, xio_er
   for (uint64_t put = 0; put < p->len;) {
     ssize_t k = pwrite(j->dfd, buf + put, (size_t)(p->len - put), (off_t)(p->pos + put));
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return xio_error_from_errno(err, k < 0 ? errno : EIO, "WriteBackup", "pwrite",
-                                            j->partial);
+    if (k <= 0)
+      return xio_error_from_errno(err, k < 0 ? errno : EIO, "WriteBackup", "pwrite", j->partial);
     put += (uint64_t)k;
   }
   return XIO_OK;
@@ -374,8 +373,8 @@ static void report(const bk_job *j, const bk_link *l, double secs) {
   cli_say(j->c, "%zu link%s in %s; restore one with: xio restore %s@%s TARGET", j->ch.n,
           cli_plural(j->ch.n), j->ch.dir, j->ch.dir, l->snapshot);
   if (j->pruned)
-    cli_say(j->c, "--keep: %zu old link%s folded into the base, %zu snapshot%s deleted",
-            j->pruned, cli_plural(j->pruned), j->deleted, cli_plural(j->deleted));
+    cli_say(j->c, "--keep: %zu old link%s folded into the base, %zu snapshot%s deleted", j->pruned,
+            cli_plural(j->pruned), j->deleted, cli_plural(j->deleted));
 }
 
 static xio_err backup(bk_job *j, const char *dir, int resume, const char *given, int keep,
@@ -398,8 +397,9 @@ static int snapshot_arg(const cli *c, const char *arg, char *id) {
   if (q && (q[-1] == '?' || q[-1] == '&')) v = q + 9;
   size_t n = strcspn(v, "&#");
   if (n == 0 || n >= BK_ID_MAX || strcspn(v, "/?& ") < n || (v == arg && strchr(arg, '/')))
-    return cli_usage_error(c, "--snapshot: '%.80s' is neither a snapshot id nor a snapshot's "
-                              "URL (...?snapshot=ID)",
+    return cli_usage_error(c,
+                           "--snapshot: '%.80s' is neither a snapshot id nor a snapshot's "
+                           "URL (...?snapshot=ID)",
                            v == arg ? arg : "the URL");
   memcpy(id, v, n);
   id[n] = '\0';
@@ -418,8 +418,9 @@ static int run_backup(cli *c, int argc, char **argv) {
   if (keep_s && (r = cli_value_int(c, "--keep", keep_s, 1, 100000, &keep)) != CLI_CONTINUE)
     return r;
   if (!cli_is_url(pos[0]))
-    return cli_usage_error(c, "%s is a local file, and local files have no snapshots: back up "
-                              "a page blob URL (copy the file with cp(1))",
+    return cli_usage_error(c,
+                           "%s is a local file, and local files have no snapshots: back up "
+                           "a page blob URL (copy the file with cp(1))",
                            pos[0]);
   if (strstr(pos[0], "snapshot=") != NULL)
     return cli_usage_error(c, "give the blob's URL, not a snapshot's: --snapshot ID backs up "

@@ -29,13 +29,13 @@
 
 #include "cli.h"
 
-#define BK_PIECE       ((uint64_t)8 << 20) /* the largest piece: one read request */
-#define BK_FORMAT      "xio-backup-chain"
-#define BK_VERSION     1
-#define BK_MANIFEST    "chain.json"
-#define BK_PENDING     "pending.json"
-#define BK_ID_MAX      64
-#define BK_NAME_MAX    64
+#define BK_PIECE    ((uint64_t)8 << 20) /* the largest piece: one read request */
+#define BK_FORMAT   "xio-backup-chain"
+#define BK_VERSION  1
+#define BK_MANIFEST "chain.json"
+#define BK_PENDING  "pending.json"
+#define BK_ID_MAX   64
+#define BK_NAME_MAX 64
 
 /** One piece of a link's data: blob bytes [off, off + len), at `pos` in the data file. */
 typedef struct bk_piece {
@@ -134,8 +134,8 @@ xio_err bk_rebuild(const bk_chain *ch, size_t upto, int fd, const char *what, ui
  * deleted. A snapshot that cannot be deleted is reported on stderr, not an error.
  * Errors: as bk_rebuild and bk_chain_save.
  */
-xio_err bk_keep(cli *c, bk_chain *ch, const char *url, size_t keep, size_t *pruned,
-                size_t *deleted, xio_error *err);
+xio_err bk_keep(cli *c, bk_chain *ch, const char *url, size_t keep, size_t *pruned, size_t *deleted,
+                xio_error *err);
 
 /** Removes the files link-*.data and link-*.data.partial of DIR that neither the
  *  chain nor the pending link `pending` (may be NULL) names. */

@@ -44,7 +44,8 @@ void bk_link_free(bk_link *l) {
 
 void bk_chain_free(bk_chain *ch) {
   if (!ch) return;
-  for (size_t i = 0; i < ch->n; i++) bk_link_free(&ch->links[i]);
+  for (size_t i = 0; i < ch->n; i++)
+    bk_link_free(&ch->links[i]);
   xio_free(ch->links);
   xio_free(ch->dir);
   xio_free(ch->source);

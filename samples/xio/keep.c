@@ -118,14 +118,14 @@ static size_t delete_snapshots(cli *c, const char *url, char (*ids)[BK_ID_MAX], 
     if (rc == XIO_OK || rc == XIO_ENOTFOUND)
       gone += rc == XIO_OK;
     else
-      fprintf(stderr, "xio: backup --keep: the snapshot %s could not be deleted (%s): %s\n",
-              ids[i], xio_err_name(rc), e.message);
+      fprintf(stderr, "xio: backup --keep: the snapshot %s could not be deleted (%s): %s\n", ids[i],
+              xio_err_name(rc), e.message);
   }
   return gone;
 }
 
-xio_err bk_keep(cli *c, bk_chain *ch, const char *url, size_t keep, size_t *pruned,
-                size_t *deleted, xio_error *err) {
+xio_err bk_keep(cli *c, bk_chain *ch, const char *url, size_t keep, size_t *pruned, size_t *deleted,
+                xio_error *err) {
   *pruned = *deleted = 0;
   if (keep < 1 || ch->n <= keep) return XIO_OK;
   size_t m = ch->n - keep;
@@ -139,8 +139,10 @@ xio_err bk_keep(cli *c, bk_chain *ch, const char *url, size_t keep, size_t *prun
     xio_free(ids);
     return rc;
   }
-  for (size_t i = 0; i < m; i++) memcpy(ids[i], ch->links[i].snapshot, BK_ID_MAX);
-  for (size_t i = 0; i <= m; i++) bk_link_free(&ch->links[i]);
+  for (size_t i = 0; i < m; i++)
+    memcpy(ids[i], ch->links[i].snapshot, BK_ID_MAX);
+  for (size_t i = 0; i <= m; i++)
+    bk_link_free(&ch->links[i]);
   ch->links[0] = base;
   memmove(&ch->links[1], &ch->links[m + 1], (ch->n - m - 1) * sizeof *ch->links);
   ch->n -= m;

@@ -75,15 +75,15 @@ static int write_sparse(int fd, const char *buf, uint64_t len, uint64_t off) {
       if (all_zero(buf + j, (size_t)(next - j)) != zero) break;
       j = next;
     }
-    int e = zero ? zero_range(fd, off + i, j - i) : write_all(fd, buf + i, (size_t)(j - i), off + i);
+    int e =
+        zero ? zero_range(fd, off + i, j - i) : write_all(fd, buf + i, (size_t)(j - i), off + i);
     if (e) return e;
     i = j;
   }
   return 0;
 }
 
-static xio_err read_piece(int dfd, const char *path, const bk_piece *p, char *buf,
-                          xio_error *err) {
+static xio_err read_piece(int dfd, const char *path, const bk_piece *p, char *buf, xio_error *err) {
   for (uint64_t got = 0; got < p->len;) {
     ssize_t k = pread(dfd, buf + got, (size_t)(p->len - got), (off_t)(p->pos + got));
     if (k < 0 && errno == EINTR) continue;
@@ -110,8 +110,8 @@ static xio_err read_piece(int dfd, const char *path, const bk_piece *p, char *bu
 }
 
 /* Applies link `l` to `fd`. */
-static xio_err apply_link(const bk_chain *ch, const bk_link *l, int fd, const char *what,
-                          char *buf, uint64_t *bytes, xio_error *err) {
+static xio_err apply_link(const bk_chain *ch, const bk_link *l, int fd, const char *what, char *buf,
+                          uint64_t *bytes, xio_error *err) {
   if (ftruncate(fd, (off_t)l->size) != 0)
     return xio_error_from_errno(err, errno, "RestoreFile", "ftruncate", what);
   for (size_t i = 0; i < l->cleared.n; i++) {

@@ -59,8 +59,8 @@ static xio_err pick_link(rs_job *j, const char *dir, const char *id, xio_error *
   long k = id ? bk_chain_find(&j->ch, id) : (long)j->ch.n - 1;
   if (k < 0) {
     xio_error_set(err, XIO_ENOTFOUND,
-                  "no link of snapshot %.64s in %.200s: its %zu link%s run from %.64s to %.64s",
-                  id, dir, j->ch.n, cli_plural(j->ch.n), j->ch.links[0].snapshot,
+                  "no link of snapshot %.64s in %.200s: its %zu link%s run from %.64s to %.64s", id,
+                  dir, j->ch.n, cli_plural(j->ch.n), j->ch.links[0].snapshot,
                   j->ch.links[j->ch.n - 1].snapshot);
     xio_error_set_operation(err, "Restore");
     return XIO_ENOTFOUND;
@@ -165,9 +165,9 @@ static void report(const rs_job *j, const char *target, double secs) {
     cJSON_AddNumberToObject(o, "seconds", secs);
     cli_json_print(o);
   } else {
-    cli_say(j->c, "restored %s (%s, snapshot %s of %s) from %zu link%s in %s",
-            safe ? safe : "", samples_fmt_size(l->size, hs, sizeof hs), l->snapshot,
-            j->ch.source, j->at + 1, cli_plural(j->at + 1), samples_fmt_secs(secs, ht, sizeof ht));
+    cli_say(j->c, "restored %s (%s, snapshot %s of %s) from %zu link%s in %s", safe ? safe : "",
+            samples_fmt_size(l->size, hs, sizeof hs), l->snapshot, j->ch.source, j->at + 1,
+            cli_plural(j->at + 1), samples_fmt_secs(secs, ht, sizeof ht));
   }
   xio_free(safe);
 }

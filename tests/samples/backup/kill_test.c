@@ -46,11 +46,13 @@ TEST(kill_during_backup_then_resume_reads_only_what_is_missing) {
   const char *p = strrchr(direct, '/');
   snprintf(bname, sizeof bname, "%s", p + 1);
   const char *q = p - 1;
-  while (q > direct && *q != '/') q--;
+  while (q > direct && *q != '/')
+    q--;
   snprintf(cname, sizeof cname, "%.*s", (int)(p - q - 1), q + 1);
   cliproxy_url(cname, bname, url, sizeof url);
   xio_file *f = bkfix_open(direct, PIECES * 8 * MiB);
-  for (int i = 0; i < PIECES; i++) bkfix_write(f, (uint64_t)i * 8 * MiB, 8 * MiB, 20 + (uint64_t)i);
+  for (int i = 0; i < PIECES; i++)
+    bkfix_write(f, (uint64_t)i * 8 * MiB, 8 * MiB, 20 + (uint64_t)i);
   bkfix_snapshot(f, id);
   clirun_path("bk-killed", dir, sizeof dir);
   clirun_path("killed.ref", ref, sizeof ref);

@@ -48,7 +48,8 @@ TEST(incremental_backup_of_1gib_reads_about_1_percent) {
   bkfix_url("large", url, sizeof url);
   clirun_path("bk-large", dir, sizeof dir);
   xio_file *f = bkfix_open(url, SIZE);
-  for (uint64_t off = 0; off < SIZE; off += CHUNK) bkfix_write(f, off, CHUNK, 300 + off / CHUNK);
+  for (uint64_t off = 0; off < SIZE; off += CHUNK)
+    bkfix_write(f, off, CHUNK, 300 + off / CHUNK);
   xio_error e;
   ASSERT_OK(xio_file_wait(f, &e), &e);
   counts full = run_backup(url, dir, 1);
@@ -67,7 +68,6 @@ TEST(incremental_backup_of_1gib_reads_about_1_percent) {
          (unsigned long long)full.bytes, (unsigned long long)full.reads,
          (unsigned long long)full.requests, (unsigned long long)inc.bytes,
          100.0 * (double)inc.bytes / (double)full.bytes, (unsigned long long)inc.reads,
-         (unsigned long long)inc.requests,
-         100.0 * (double)inc.requests / (double)full.requests);
+         (unsigned long long)inc.requests, 100.0 * (double)inc.requests / (double)full.requests);
   xio_file_close(f, NULL);
 }
