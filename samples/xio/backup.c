@@ -315,6 +315,16 @@ static xio_err load(bk_job *j, const char *dir, int resume, xio_error *err) {
   return XIO_OK;
 }
 
+/* Deletes the snapshot this run took when its link could not even be described
+ * (the diff failed): nothing refers to it. */
+static void drop_snapshot(bk_job *j, const char *id) {
+  xio_ctx *ctx = NULL;
+  xio_error e;
+  xio_file_close(j->snap, NULL);
+  j->snap = NULL;
+  if (cli_context(j->c, &ctx, &e) == XIO_OK) xio_snapshot_delete(ctx, j->url, id, &e);
+}
+
 /* Opens the link's snapshot (a new one, or the pending link's) and the partial file. */
 static xio_err start_link(bk_job *j, const char *given, xio_error *err) {
   char id[BK_ID_MAX];
@@ -326,7 +336,8 @@ static xio_err start_link(bk_job *j, const char *given, xio_error *err) {
              "the snapshot %.64s of the unfinished backup is gone; remove %.300s/%s to start "
              "a new link",
              j->link.snapshot, j->ch.dir, BK_PENDING);
-  if (rc == XIO_OK && !j->resumed) rc = new_link(j, id, err);
+  if (rc == XIO_OK && !j->resumed && (rc = new_link(j, id, err)) != XIO_OK && !given)
+    drop_snapshot(j, id);
   if (rc != XIO_OK) return rc;
   char name[BK_NAME_MAX + 16];
   snprintf(name, sizeof name, "%s.partial", j->link.data);
