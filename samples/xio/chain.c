@@ -343,8 +343,8 @@ static xio_err parse_chain(bk_chain *ch, const cJSON *o, const char *file, xio_e
   ch->source = xio_strdup(src->valuestring);
   ch->kind = strcmp(kind->valuestring, "log") == 0 ? XIO_KIND_LOG : XIO_KIND_DATA;
   int n = cJSON_GetArraySize(links);
-  ch->links = n ? xio_calloc((size_t)n, sizeof *ch->links) : NULL;
-  if (!ch->source || (n && !ch->links))
+  ch->links = xio_calloc((size_t)n + 1, sizeof *ch->links);
+  if (!ch->source || !ch->links)
     return xio_error_set(err, XIO_ENOMEM, "out of memory reading %s", file);
   cJSON_ArrayForEach(lo, links) {
     xio_err rc = parse_link(lo, &ch->links[ch->n++], 0, file, err);

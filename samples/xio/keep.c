@@ -91,9 +91,9 @@ static xio_err fold(bk_chain *ch, size_t m, bk_link *base, xio_error *err) {
   snprintf(base->data, sizeof base->data, "link-%06" PRIu64 ".data", base->seq);
   if (rc == XIO_OK) rc = extents(fd, base->size, &base->written, err);
   if (rc == XIO_OK) rc = bk_link_cut(base, err);
-  char path[4096], tmp[4200];
+  char path[4096] = "", tmp[4200] = "";
   if (rc == XIO_OK) rc = bk_path(ch->dir, base->data, path, sizeof path, err);
-  snprintf(tmp, sizeof tmp, "%s.partial", path);
+  if (rc == XIO_OK) snprintf(tmp, sizeof tmp, "%s.partial", path);
   int dst = rc == XIO_OK ? open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
   if (rc == XIO_OK && dst < 0) rc = xio_error_from_errno(err, errno, "KeepBackups", "open", tmp);
   if (rc == XIO_OK) rc = copy_pieces(base, fd, dst, tmp, err);
@@ -102,7 +102,7 @@ static xio_err fold(bk_chain *ch, size_t m, bk_link *base, xio_error *err) {
   if (rc == XIO_OK && rename(tmp, path) != 0)
     rc = xio_error_from_errno(err, errno, "KeepBackups", "rename", path);
   if (rc == XIO_OK) rc = bk_sync_dir(ch->dir, err);
-  if (rc != XIO_OK) unlink(tmp);
+  if (rc != XIO_OK && tmp[0]) unlink(tmp);
   base->verified = base->npieces;
   return rc;
 }

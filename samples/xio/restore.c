@@ -192,14 +192,12 @@ static int run_restore(cli *c, int argc, char **argv) {
   if (rc == XIO_OK) rc = pick_link(&j, dir, id, &e);
   xio_free(dir);
   int status;
-  if (rc != XIO_OK)
-    status = cli_fail(c, rc, &e);
-  else if (cli_is_url(pos[1]))
+  if (rc == XIO_OK && cli_is_url(pos[1])) {
     status = restore_blob(&j, pos[1]);
-  else if ((rc = restore_local(&j, pos[1], &e)) != XIO_OK)
-    status = cli_fail(c, rc, &e);
-  else
-    status = CLI_OK;
+  } else {
+    if (rc == XIO_OK) rc = restore_local(&j, pos[1], &e);
+    status = rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
+  }
   if (status == CLI_OK) report(&j, pos[1], samples_now() - t0);
   bk_chain_free(&j.ch);
   return status;
