@@ -6,7 +6,8 @@
  * against its CRC-64 as it is read, so a damaged chain fails before the target is
  * touched). A local TARGET is rebuilt as TARGET.xio-partial, fsynced and renamed
  * into place: an interrupted restore leaves no TARGET. A blob TARGET is rebuilt in
- * a scratch file of DIR that vanishes with the process, then uploaded by put
+ * a scratch file that vanishes with the process (in DIR, or in TMPDIR when DIR is
+ * read-only), then uploaded by put
  * (put.c): the blob is created at the link's size and marked incomplete until every
  * non-zero page is acknowledged; an interrupted restore leaves it marked so, and
  * restore --resume finishes it, sending only the pages that differ.
@@ -136,7 +137,8 @@ static int upload(rs_job *j, int fd, const char *target) {
 
 static int restore_blob(rs_job *j, const char *target) {
   xio_error e;
-  int fd = bk_scratch(j->ch.dir);
+  int fd = bk_scratch(j->ch.dir); /* else a read-only DIR: the temporary directory */
+  if (fd < 0) fd = bk_scratch(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (fd < 0) {
     xio_error_from_errno(&e, errno, "Restore", "open", j->ch.dir);
     return cli_fail(j->c, e.code, &e);
