@@ -63,6 +63,7 @@ struct xio_blob_call {
   size_t body_len;
   void *rbuf; /* borrowed receive buffer for a read, or NULL */
   size_t rbuf_len;
+  int read_check;                /* the checksum a read asks for (readcheck_int.h) */
   int retryable;                 /* idempotent: may be sent again */
   int missing_ok_on_retry;       /* a 404 on a retry means an earlier try succeeded */
   int unleased_ok_on_retry;      /* a release: "no such lease" on a retry means the same */

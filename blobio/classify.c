@@ -16,6 +16,7 @@
 #include <openssl/x509_vfy.h>
 
 #include "engine_int.h"
+#include "readcheck_int.h"
 #include "xml_int.h"
 
 typedef struct code_map {
@@ -235,6 +236,11 @@ xio__blob_verdict xio__blob_classify(xio_blob_call *c) {
   }
   if (c->status < 200 || c->status > 299) return service_failure(c);
   if (c->rbuf && c->rbuf_got < c->rbuf_len) return short_read(c);
+  xio__blob_verdict corrupted;
+  if (xio__blob_read_check_verify(c, &corrupted)) {
+    fill_detail(c, corrupted.code);
+    return corrupted;
+  }
   xio_error_clear(&c->err);
   fill_detail(c, XIO_OK);
   return ok;

@@ -38,6 +38,7 @@
 #include "engine_int.h"
 #include "events_int.h"
 #include "pacing_int.h"
+#include "readcheck_int.h"
 
 #define POOL_MAX 256
 
@@ -65,6 +66,7 @@ struct xio_blob_engine {
   _Atomic uint64_t completed; /* calls completed (xio_blob_engine_completed) */
   xio__blob_pacer pacer;      /* I/O thread only (pacing.c) */
   _Atomic uint64_t paced_waits, paced_throttled; /* the pacer's counts, for any thread */
+  atomic_int crc_reads_refused; /* the service refused a CRC-64 read: reads ask for MD5 */
 };
 
 static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0};
@@ -379,6 +381,15 @@ static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
       retry ? xio__blob_retry_delay_ms(&e->opts.retry, c->attempt + 1, &c->resp_headers, &e->rng)
             : 0;
   if (retry && c->deadline_us && now + (int64_t)delay * 1000 >= c->deadline_us) retry = 0;
+  if (v.code != XIO_OK && xio__blob_read_check_fallback(c)) {
+    /* The service does not answer CRC-64 on reads (Azurite): read again at once with
+     * MD5, and ask later reads for MD5. Nothing was read, so this is not a retry. */
+    atomic_store(&e->crc_reads_refused, 1);
+    report_try(e, c, v.code, 1, 0);
+    c->next_try_us = now;
+    wait_insert(e, c);
+    return;
+  }
   if (!retry && refused_credential(c, v.code) && renewed_credential(c)) {
     /* Sent again at once with what the source read anew (a rotated SAS or key, a
      * fresh token); the service applied nothing, so this is not a retry. */
@@ -662,6 +673,8 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
   int deadline_ms = c->deadline_ms ? c->deadline_ms : e->opts.retry.deadline_ms;
   c->deadline_us = deadline_ms ? c->submit_us + (int64_t)deadline_ms * 1000 : 0;
   c->early = add_checksum(e, c);
+  if (c->early == XIO_OK)
+    c->early = xio__blob_read_check_ask(c, e->opts.checksum, atomic_load(&e->crc_reads_refused));
   pthread_mutex_lock(&e->mu);
   push(&e->incoming, &e->incoming_tail, c);
   pthread_mutex_unlock(&e->mu);

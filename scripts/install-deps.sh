@@ -7,6 +7,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev
           libcjson-dev ca-certificates openssl valgrind libsqlite3-dev sqlite3
+          python3 # the SQLite examples and tests from Python
           clang-format # the format check in make test
           # the nbdkit plugin (samples/engines/nbdkit), its tests and its benchmark
           nbdkit nbdkit-plugin-dev libnbd-bin libnbd-dev qemu-utils fuse3 e2fsprogs procps

@@ -224,7 +224,9 @@ xio_err xio_blob_call_clear(const xio_blob_target *blob, uint64_t offset, uint64
                             xio_error *err);
 
 /** Get Blob of [offset, offset+len) straight into `buf` (borrowed). Any alignment.
- *  A response shorter than asked is a torn response and is retried. */
+ *  A response shorter than asked is a torn response and is retried. A read of at
+ *  most XIO_BLOB_MAX_CHECKED_READ bytes is verified by the engine's checksum (see
+ *  xio_blob_checksum): a body that does not match is retried, then XIO_ECHECKSUM. */
 xio_err xio_blob_call_read(const xio_blob_target *blob, uint64_t offset, void *buf, size_t len,
                            const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
 

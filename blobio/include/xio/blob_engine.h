@@ -21,8 +21,13 @@
 extern "C" {
 #endif
 
+/** The transactional checksum: sent with every Put Page update, and asked for on
+ *  every Get Blob of at most XIO_BLOB_MAX_CHECKED_READ bytes, whose body must match
+ *  it (else the read is retried like a torn one, then fails with XIO_ECHECKSUM). A
+ *  service that refuses the CRC-64 on reads (Azurite: 500 FeatureNotSupported) gets
+ *  the read again at once with MD5, and the engine's later reads ask for MD5. */
 typedef enum xio_blob_checksum {
-  XIO_BLOB_CHECKSUM_CRC64 = 0, /* x-ms-content-crc64 on every Put Page update (default) */
+  XIO_BLOB_CHECKSUM_CRC64 = 0, /* x-ms-content-crc64 (default) */
   XIO_BLOB_CHECKSUM_MD5,       /* Content-MD5 instead */
   XIO_BLOB_CHECKSUM_NONE
 } xio_blob_checksum;

@@ -40,6 +40,8 @@ static int forward(faultproxy *p, int fd, buf *in, const request *r, const actio
     faultproxy__header(up.d, resp.head_len, "x-ms-error-code", code, sizeof code);
     faultproxy__note_answer(p, r, resp.status, code);
     if (a->kind == FAULTPROXY_LOST_RESPONSE) faultproxy__count_fault(p, a);
+    if (a->kind == FAULTPROXY_CORRUPT_RESPONSE && resp.body_len)
+      up.d[resp.head_len + resp.body_len / 2] ^= 0x5A;
     /* A response without a body cannot be torn: it goes out whole, and the
      * connection stays open as after any other response. */
     if (a->kind == FAULTPROXY_TORN && resp.body_len)

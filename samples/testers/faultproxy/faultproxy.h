@@ -31,7 +31,11 @@
  *                  optional x-ms-retry-after-ms / Retry-After) without forwarding;
  *   CORRUPT_BODY   flip one byte of the request body before forwarding, so that the
  *                  service's transactional checksum check rejects it. Applies only to
- *                  requests that have a body.
+ *                  requests that have a body;
+ *   CORRUPT_RESPONSE forward, then flip one byte in the middle of the response body
+ *                  (after the fidelity front made it, with any checksum it added), so
+ *                  that the client's check of a read's checksum fails. A response
+ *                  without a body goes out whole.
  *
  * HTTP handled: request line, headers, Content-Length request bodies, keep-alive;
  * responses with Content-Length, chunked (passed through), close-delimited, and
@@ -72,7 +76,8 @@ typedef enum faultproxy_kind {
   FAULTPROXY_TORN,
   FAULTPROXY_STALL,
   FAULTPROXY_STATUS,
-  FAULTPROXY_CORRUPT_BODY
+  FAULTPROXY_CORRUPT_BODY,
+  FAULTPROXY_CORRUPT_RESPONSE
 } faultproxy_kind;
 
 /** One scripted fault. Zero-initialize and set what is needed: every match field left

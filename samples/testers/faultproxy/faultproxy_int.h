@@ -5,7 +5,8 @@
  *   conn.c     the proxy's life: listening, the acceptor, one thread per client
  *              connection that reads, admits and serves each request;
  *   faults.c   scripted and random faults: choosing one for a request, applying it;
- *   records.c  what the proxy saw (records) and counted (stats), and its observer.
+ *   records.c  what the proxy saw (records) and counted (stats), and its observer;
+ *   checksums.c the front's CRC-64 answers to reads that ask for one.
  * Every function here is thread-safe in the sense of faultproxy.h: state shared
  * between connection threads lives in struct faultproxy under its mutexes.
  */
@@ -276,6 +277,17 @@ int faultproxy__diffs_answer(diffs *d, const char *target, diff_answer *out, ref
 
 /** Frees a front and what it holds; NULL is fine. */
 void faultproxy__front_free(front *f);
+
+/* ------------------------------------------------------------ checksums.c ---- */
+
+/** The CRC-64/NVME of `n` bytes at `data` (x-ms-content-crc64 before base64). */
+uint64_t faultproxy__crc64(const void *data, size_t n);
+
+/** After the service answered a Get Blob that asked for x-ms-range-get-content-crc64:
+ *  adds x-ms-content-crc64, the CRC-64 of the body in `up`, as Azure answers it
+ *  (Azurite does not). Any other answer, or one the front cannot read whole (chunked,
+ *  over 4 MiB), stays as it was; so does this one when memory runs out. */
+void faultproxy__front_read_checksum(const buf *in, const request *r, buf *up, msg *m);
 
 /* ------------------------------------------------------------ throttle.c ---- */
 

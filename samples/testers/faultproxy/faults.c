@@ -198,6 +198,6 @@ void faultproxy_set_rates(faultproxy *p, const faultproxy_rates *r) {
 
 const char *faultproxy_kind_name(faultproxy_kind k) {
   static const char *const names[] = {"NONE",  "RESET",  "LOST_RESPONSE", "TORN",
-                                      "STALL", "STATUS", "CORRUPT_BODY"};
+                                      "STALL", "STATUS", "CORRUPT_BODY",  "CORRUPT_RESPONSE"};
   return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }

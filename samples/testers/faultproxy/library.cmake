@@ -7,7 +7,8 @@ if(NOT TARGET xio_faultproxy)
     ${CMAKE_CURRENT_LIST_DIR}/faults.c ${CMAKE_CURRENT_LIST_DIR}/records.c
     ${CMAKE_CURRENT_LIST_DIR}/rates.c ${CMAKE_CURRENT_LIST_DIR}/profile.c
     ${CMAKE_CURRENT_LIST_DIR}/throttle.c ${CMAKE_CURRENT_LIST_DIR}/fidelity.c
-    ${CMAKE_CURRENT_LIST_DIR}/answers.c ${CMAKE_CURRENT_LIST_DIR}/diffs.c)
+    ${CMAKE_CURRENT_LIST_DIR}/answers.c ${CMAKE_CURRENT_LIST_DIR}/diffs.c
+    ${CMAKE_CURRENT_LIST_DIR}/checksums.c)
   target_include_directories(xio_faultproxy PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(xio_faultproxy PUBLIC Threads::Threads)
 endif()

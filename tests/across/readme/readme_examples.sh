@@ -1,37 +1,89 @@
 #!/bin/sh
-# readme_examples.sh - the README's examples, checked against the program so they
-# cannot drift from it.
+# readme_examples.sh - the examples of the README and the manual (docs/*.md), run as
+# written so they cannot drift from the program.
 #
-#   readme_examples.sh run README XIO        runs every ```sh block that follows a
-#                                            "<!-- readme-test: run -->" line
-#   readme_examples.sh names README          checks every container name in a URL
+#   readme_examples.sh doc DOC BUILD CC CFLAGS LIBS PYTHON
+#                                     runs every marked block of DOC (below)
+#   readme_examples.sh names DOC...   checks every container name in a URL
 #
-# run: each `xio ...` line runs against the emulator named by XIO_TEST_BLOB_ENDPOINT
-# (set by the azurite fixture): https://ACCOUNT.blob.core.windows.net/ becomes
-# $XIO_TEST_BLOB_ENDPOINT/devstoreaccount1/, and an `export
-# AZURE_STORAGE_CONNECTION_STRING=...` line gets the emulator's connection string
-# (its public development key). Each command must exit 0 and print the phrase its
-# command prints on success (created, grew, size, a SAS); output is shown except a
-# SAS, which is never printed. Comment and blank lines are skipped; any other line
-# fails the test, as does a README without a marked block.
+# A block is marked by the line before its opening fence:
 #
-# names: every container in a blob URL (https://ACCOUNT.blob.core.windows.net/C/...,
-# http://HOST:PORT/ACCOUNT/C/...) must be a valid name: 3-63 characters, lowercase
-# letters, digits and single dashes, starting and ending with a letter or digit.
-set -uf # no globbing: the README's words are split, never expanded
+#   <!-- readme-test: run -->             ```sh lines of `xio ...` (and an `export
+#       AZURE_STORAGE_CONNECTION_STRING=...`) for real Azure, run against the emulator
+#       named by XIO_TEST_BLOB_ENDPOINT (set by the azurite fixture):
+#       https://ACCOUNT.blob.core.windows.net/ becomes
+#       $XIO_TEST_BLOB_ENDPOINT/devstoreaccount1/ and the export gets the emulator's
+#       connection string. Each command must exit 0 and print the phrase its command
+#       prints on success (created, grew, size, a SAS); a SAS is never shown. Comment
+#       and blank lines are skipped; any other line fails the test.
+#   <!-- readme-test: script prints "TEXT"... -->   a ```sh block run whole by
+#       `sh -e` in a scratch directory where `build` is BUILD (so
+#       build/samples/xio and the SQLite extension are where the docs say), with an
+#       XDG_RUNTIME_DIR of its own, so `xio emulator start` starts a private
+#       emulator there (stopped again however the block ends). It must exit 0 and
+#       print every TEXT.
+#   <!-- readme-test: python prints "TEXT"... stored "CONTAINER/BLOB"... -->   a
+#       ```python block run by PYTHON in such a directory, with a private emulator's
+#       exports (AZURE_STORAGE_CONNECTION_STRING, XIO_BLOB_ENDPOINT) in its
+#       environment. PYTHON must have sqlite3's enable_load_extension, else the test
+#       fails saying so. It must exit 0 and print every TEXT, and every
+#       $XIO_BLOB_ENDPOINT/CONTAINER/BLOB must then exist on the emulator (so a
+#       database that never reached storage cannot pass).
+#   <!-- readme-test: c prints "TEXT"... -->   a ```c block that is a complete
+#       program: compiled by CC with CFLAGS against LIBS (the built libraries) and the
+#       libraries they need, then run with one argument, a blob URL of a container of
+#       its own on XIO_TEST_BLOB_ENDPOINT; it must exit 0 and print every TEXT.
+#
+# A DOC with no marked block fails. names: every container in a blob URL
+# (https://ACCOUNT.blob.core.windows.net/C/..., http://HOST:PORT/ACCOUNT/C/...) must be
+# a valid name: 3-63 characters, lowercase letters, digits and single dashes, starting
+# and ending with a letter or digit.
+set -uf # no globbing: the docs' words are split, never expanded
 
 die() { echo "readme_examples: $*" >&2; exit 1; }
 
-# The lines of the marked ```sh blocks, one per line.
-marked_lines() {
-  awk '
-    /^<!-- readme-test: run -->/ { armed = 1; next }
-    armed && /^```sh[ \t]*$/   { inblock = 1; armed = 0; next }
-    inblock && /^```/          { inblock = 0; next }
-    inblock                    { print }
-    armed && NF                { armed = 0 }
+KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+
+# The emulator's connection string for blob endpoint $1 (http://HOST:PORT).
+conn_for() {
+  echo "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$KEY;BlobEndpoint=$1/devstoreaccount1;"
+}
+
+# Splits DOC's marked blocks into DIR: N.kind (run, script, python or c), N.attrs
+# (the rest of the marker line) and N.body (the block's lines), N = 1, 2, ...
+split_blocks() {
+  awk -v dir="$2" '
+    /^<!-- readme-test: [a-z]+.*-->[ \t]*$/ {
+      armed = 1; n++
+      line = $0
+      sub(/^<!-- readme-test: /, "", line); sub(/[ \t]*-->[ \t]*$/, "", line)
+      kind = line; sub(/ .*$/, "", kind)
+      attrs = line; sub(/^[a-z]+[ ]*/, "", attrs)
+      print kind > (dir "/" n ".kind"); print attrs > (dir "/" n ".attrs")
+      close(dir "/" n ".kind"); close(dir "/" n ".attrs")
+      next
+    }
+    armed && /^```[a-z]+[ \t]*$/ { inblock = 1; armed = 0; printf "" > (dir "/" n ".body"); next }
+    inblock && /^```/            { inblock = 0; close(dir "/" n ".body"); next }
+    inblock                      { print > (dir "/" n ".body") }
+    armed && NF                  { print "marker not followed by a fenced block: line " NR > "/dev/stderr"; exit 1 }
   ' "$1"
 }
+
+# The quoted values of attribute $1 in the attribute line $2, one per line.
+attr_values() {
+  printf '%s\n' "$2" | grep -oE "$1 \"[^\"]*\"" | sed -e "s/^$1 \"//" -e 's/"$//'
+}
+
+# Fails unless the output file $1 holds every `prints` text of the attributes $2.
+check_prints() {
+  attr_values prints "$2" >"$1.want"
+  while IFS= read -r want; do
+    grep -qF -- "$want" "$1" || die "block $3: '$want' is not in its output"
+  done <"$1.want"
+}
+
+# ---- run: xio lines written for Azure, on the fixture's emulator ----
 
 # What a command prints when it worked.
 phrase_for() {
@@ -49,7 +101,7 @@ run_line() {
   emu="$XIO_TEST_BLOB_ENDPOINT/devstoreaccount1/"
   cmdline=$(printf '%s\n' "$line" | sed -e 's/[ \t]*#.*$//' \
     -e "s|https://[a-z0-9]*\.blob\.core\.windows\.net/|$emu|g")
-  # shellcheck disable=SC2086 # the README's words, split as a shell would
+  # shellcheck disable=SC2086 # the doc's words, split as a shell would
   set -- $cmdline
   [ "$1" = xio ] || die "not an xio command: $line"
   shift
@@ -73,56 +125,172 @@ run_line() {
   fi
 }
 
-cmd_run() {
-  readme=$1 xio=$2
-  [ -n "${XIO_TEST_BLOB_ENDPOINT:-}" ] || die "XIO_TEST_BLOB_ENDPOINT is not set (run under the azurite fixture)"
-  [ -x "$xio" ] || die "no xio program at $xio"
-  key='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
-  conn="DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$key;BlobEndpoint=$XIO_TEST_BLOB_ENDPOINT/devstoreaccount1;"
-  lines=$(marked_lines "$readme")
-  [ -n "$lines" ] || die "no marked sh block in $readme"
+# Runs the xio lines of block file $1 with the program $2; prints how many ran.
+block_run() {
   n=0
   # The loop reads from a here-document so that its exports stay in this shell.
   while IFS= read -r line; do
     case "$line" in
       '' | '#'*) ;;
       'export AZURE_STORAGE_CONNECTION_STRING='*)
-        export AZURE_STORAGE_CONNECTION_STRING="$conn"
+        AZURE_STORAGE_CONNECTION_STRING=$(conn_for "$XIO_TEST_BLOB_ENDPOINT")
+        export AZURE_STORAGE_CONNECTION_STRING
         echo "\$ export AZURE_STORAGE_CONNECTION_STRING='(the emulator's)'" ;;
       'xio '*)
-        run_line "$line" "$xio"
+        run_line "$line" "$2"
         n=$((n + 1)) ;;
       *) die "a line the test cannot run: $line" ;;
     esac
   done <<LINES
-$lines
+$(cat "$1")
 LINES
-  [ "$n" -gt 0 ] || die "no xio command in the marked blocks of $readme"
-  echo "readme_examples: $n commands ran as written"
+  [ "$n" -gt 0 ] || die "no xio command in a run block"
 }
 
-cmd_names() {
-  readme=$1
-  names=$(grep -oE 'https?://[A-Za-z0-9.:-]+/[^ `")?]*' "$readme" | awk -F/ '
-    $3 ~ /\.blob\.core\.windows\.net$/ { if ($4 != "") print $4; next }
-    $3 ~ /^(127\.0\.0\.1|localhost)(:[0-9]+)?$/ && $4 != "" && $5 != "" { print $5 }')
-  [ -n "$names" ] || die "no blob URL in $readme"
-  bad=0 n=0
-  for c in $names; do
-    n=$((n + 1))
-    case "$c" in ACCOUNT | CONTAINER | C | ...) continue ;; esac # placeholders
-    if ! printf '%s\n' "$c" | grep -qE '^[a-z0-9]([a-z0-9]|-[a-z0-9]){2,62}$' ||
-      [ ${#c} -gt 63 ]; then
-      echo "readme_examples: invalid container name '$c' (3-63 lowercase letters, digits, single dashes)" >&2
-      bad=1
-    fi
+# ---- script, python, c: run whole, as written ----
+
+# A fresh directory under $WORK for block $1, with `build` pointing at BUILD.
+block_dir() {
+  d="$WORK/b$1"
+  if ! mkdir -p "$d/run" || ! ln -s "$BUILD" "$d/build"; then die "cannot make $d"; fi
+  echo "$d"
+}
+
+# Stops the private emulator of block directory $1, if one runs there.
+stop_emulator() {
+  [ -d "$1/run/xio-emulator" ] || return 0
+  XDG_RUNTIME_DIR="$1/run" "$XIO" emulator stop >/dev/null 2>&1
+}
+
+block_script() {
+  d=$(block_dir "$1")
+  cp "$2" "$d/block.sh"
+  echo "--- block $1 (sh, in a scratch directory):"
+  sed 's/^/  | /' "$d/block.sh"
+  (cd "$d" && XDG_RUNTIME_DIR="$d/run" sh -e ./block.sh) >"$d/out" 2>&1
+  rc=$?
+  cat "$d/out"
+  stop_emulator "$d"
+  [ $rc -eq 0 ] || die "block $1: exit $rc, wanted 0"
+  check_prints "$d/out" "$3" "$1"
+}
+
+block_python() {
+  if [ -z "$PYTHON" ] || ! command -v "$PYTHON" >/dev/null 2>&1; then
+    die "block $1 is Python, and there is no Python at '$PYTHON' (install python3)"
+  fi
+  "$PYTHON" -c 'import sqlite3; sqlite3.Connection.enable_load_extension' >/dev/null 2>&1 ||
+    die "block $1 is Python, and $PYTHON's sqlite3 module lacks enable_load_extension (built without loadable extensions): run the test with a Python that has it (Debian's /usr/bin/python3 does; -DXIO_README_PYTHON=...)"
+  d=$(block_dir "$1")
+  cp "$2" "$d/block.py"
+  echo "--- block $1 (python, $PYTHON, on a private emulator):"
+  sed 's/^/  | /' "$d/block.py"
+  XDG_RUNTIME_DIR="$d/run" "$XIO" emulator start --dir "$d/run/xio-emulator" --shell \
+    >"$d/env" 2>"$d/err" || { cat "$d/err"; die "block $1: the emulator did not start"; }
+  # shellcheck disable=SC1091 # the emulator's exports, written just above
+  (cd "$d" && . ./env && "$PYTHON" block.py) >"$d/out" 2>&1
+  rc=$?
+  cat "$d/out"
+  ok=1
+  if [ $rc -eq 0 ]; then
+    attr_values stored "$3" >"$d/stored"
+    while IFS= read -r blob; do
+      # shellcheck disable=SC1091 # the same exports
+      (. "$d/env" && "$XIO" stat "$XIO_BLOB_ENDPOINT/$blob") >"$d/stat" 2>&1 || {
+        cat "$d/stat"
+        echo "readme_examples: block $1: $blob is not on the emulator" >&2
+        ok=0
+      }
+    done <"$d/stored"
+  fi
+  XDG_RUNTIME_DIR="$d/run" "$XIO" emulator stop --dir "$d/run/xio-emulator" >/dev/null 2>&1
+  [ $rc -eq 0 ] || die "block $1: exit $rc, wanted 0"
+  [ $ok -eq 1 ] || exit 1
+  check_prints "$d/out" "$3" "$1"
+}
+
+block_c() {
+  d=$(block_dir "$1")
+  cp "$2" "$d/example.c"
+  echo "--- block $1 (C, compiled against the built libraries):"
+  # shellcheck disable=SC2086,SC2046 # flag lists, split as a shell would
+  $CC $CFLAGS -o "$d/example" "$d/example.c" $LIBS \
+    $(pkg-config --libs libcurl libxml-2.0 openssl libcjson) -pthread >"$d/cc" 2>&1 || {
+    cat "$d/cc"
+    die "block $1: the C example does not compile"
+  }
+  url="$XIO_TEST_BLOB_ENDPOINT/devstoreaccount1/readme-c-$$-$1/example.ldf"
+  echo "\$ ./example $url"
+  AZURE_STORAGE_CONNECTION_STRING=$(conn_for "$XIO_TEST_BLOB_ENDPOINT") \
+    "$d/example" "$url" >"$d/out" 2>&1
+  rc=$?
+  cat "$d/out"
+  [ $rc -eq 0 ] || die "block $1: exit $rc, wanted 0"
+  check_prints "$d/out" "$3" "$1"
+}
+
+# Stops every private emulator a block left running and removes the scratch.
+cleanup() {
+  k=1
+  while [ -f "$WORK/$k.kind" ]; do
+    if [ -d "$WORK/b$k" ]; then stop_emulator "$WORK/b$k"; fi
+    k=$((k + 1))
   done
+  rm -rf "$WORK"
+}
+
+cmd_doc() {
+  DOC=$1 BUILD=$2 CC=$3 CFLAGS=$4 LIBS=$5 PYTHON=$6
+  XIO="$BUILD/samples/xio"
+  [ -n "${XIO_TEST_BLOB_ENDPOINT:-}" ] || die "XIO_TEST_BLOB_ENDPOINT is not set (run under the azurite fixture)"
+  [ -x "$XIO" ] || die "no xio program at $XIO"
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/readme.XXXXXX") || die "no scratch directory"
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+  split_blocks "$DOC" "$WORK" || die "cannot read the marked blocks of $DOC"
+  n=0 i=1
+  while [ -f "$WORK/$i.kind" ]; do
+    kind=$(cat "$WORK/$i.kind") attrs=$(cat "$WORK/$i.attrs")
+    [ -f "$WORK/$i.body" ] || die "block $i: no fenced block after its marker"
+    case "$kind" in
+      run) block_run "$WORK/$i.body" "$XIO" ;;
+      script) block_script "$i" "$WORK/$i.body" "$attrs" ;;
+      python) block_python "$i" "$WORK/$i.body" "$attrs" ;;
+      c) block_c "$i" "$WORK/$i.body" "$attrs" ;;
+      *) die "block $i: unknown kind '$kind' (run, script, python, c)" ;;
+    esac
+    n=$((n + 1)) i=$((i + 1))
+  done
+  [ "$n" -gt 0 ] || die "no marked block in $DOC"
+  echo "readme_examples: $n blocks of $DOC ran as written"
+}
+
+# ---- names ----
+
+cmd_names() {
+  bad=0 n=0
+  for doc in "$@"; do
+    [ -f "$doc" ] || die "no file $doc"
+    names=$(grep -oE 'https?://[A-Za-z0-9.:-]+/[^ `")?]*' "$doc" | awk -F/ '
+      $3 ~ /\.blob\.core\.windows\.net$/ { if ($4 != "") print $4; next }
+      $3 ~ /^(127\.0\.0\.1|localhost)(:[0-9]+)?$/ && $4 != "" && $5 != "" { print $5 }')
+    for c in $names; do
+      n=$((n + 1))
+      case "$c" in ACCOUNT | CONTAINER | C | ...) continue ;; esac # placeholders
+      if ! printf '%s\n' "$c" | grep -qE '^[a-z0-9]([a-z0-9]|-[a-z0-9]){2,62}$' ||
+        [ ${#c} -gt 63 ]; then
+        echo "readme_examples: $doc: invalid container name '$c' (3-63 lowercase letters, digits, single dashes)" >&2
+        bad=1
+      fi
+    done
+  done
+  [ "$n" -gt 0 ] || die "no blob URL in $*"
   [ $bad -eq 0 ] || exit 1
-  echo "readme_examples: $n container names checked"
+  echo "readme_examples: $n container names checked in $# files"
 }
 
 case "${1:-}" in
-  run) [ $# -eq 3 ] || die "usage: $0 run README XIO"; cmd_run "$2" "$3" ;;
-  names) [ $# -eq 2 ] || die "usage: $0 names README"; cmd_names "$2" ;;
-  *) die "usage: $0 run README XIO | names README" ;;
+  doc) [ $# -eq 7 ] || die "usage: $0 doc DOC BUILD CC CFLAGS LIBS PYTHON"; shift; cmd_doc "$@" ;;
+  names) [ $# -ge 2 ] || die "usage: $0 names DOC..."; shift; cmd_names "$@" ;;
+  *) die "usage: $0 doc DOC BUILD CC CFLAGS LIBS PYTHON | names DOC..." ;;
 esac

@@ -24,8 +24,8 @@
  * first byte is not zero for a hot one, and rolling back a void one undoes committed
  * transactions (the journal of the switch to WAL, made on an empty database, even
  * truncates the copy to nothing, and then SQLite deletes the WAL too). So the reader
- * tells them apart as the VFS's storage format says (README.md, SQLite on page
- * blobs): page 1 of the database is written last, and every write transaction
+ * tells them apart as the VFS's storage format says (docs/sqlite.md): page 1 of the
+ * database is written last, and every write transaction
  * changes it, so a journal whose page-1 record (or, for a database that was empty,
  * the zeros it started from) differs from page 1 of the database is void and is not
  * given to SQLite; any other journal is.

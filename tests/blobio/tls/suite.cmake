@@ -18,7 +18,8 @@ set(XIO_TLS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/trust_tls_test.c
   ${CMAKE_CURRENT_LIST_DIR}/readahead_tls_test.c
   ${CMAKE_CURRENT_LIST_DIR}/coalesce_tls_test.c
-  ${CMAKE_CURRENT_LIST_DIR}/plain_tls_test.c)
+  ${CMAKE_CURRENT_LIST_DIR}/plain_tls_test.c
+  ${CMAKE_CURRENT_LIST_DIR}/readcheck_tls_test.c)
 if(TARGET xio_cli)
   list(APPEND XIO_TLS_SOURCES ${CMAKE_SOURCE_DIR}/tests/samples/cli/clirun.c
        ${CMAKE_CURRENT_LIST_DIR}/cli_tls_test.c)

@@ -42,6 +42,8 @@ typedef struct tls_engine {
  * Starts an engine trusting `ca_file` besides the system store (NULL: the system
  * store only), with the default 3 retries but short delays (so a failure that is
  * wrongly retried shows as extra tries, not as a slow test), recording each try.
+ * Its checksum is MD5, the one Azurite (the TLS emulator, with no front) answers on
+ * reads.
  */
 void tls_engine_setup(tls_engine *t, const char *ca_file);
 
@@ -53,6 +55,11 @@ void tls_engine_setup_tries(tls_engine *t, const char *ca_file, int try_timeout_
 /** As tls_engine_setup_tries; `plain_tls` is the engine option of that name. */
 void tls_engine_setup_with(tls_engine *t, const char *ca_file, int try_timeout_ms, int max_retries,
                            int plain_tls);
+
+/** As tls_engine_setup_with, with the engine's transactional checksum `checksum`
+ *  (the others use MD5, the one Azurite answers on reads). */
+void tls_engine_setup_checksum(tls_engine *t, const char *ca_file, int try_timeout_ms,
+                               int max_retries, int plain_tls, xio_blob_checksum checksum);
 
 /** 1 when the running libcurl gets the engine's TLS read-ahead and record gathering
  *  (xio__blob_tls_rewire_supported). */

@@ -1,7 +1,8 @@
 # blobio_unit: the pure pieces of libxio_blob that need no service: checksums (and
 # both CRC-64 implementations),
 # page-range lists, blob properties and listings, the XML response parsers, request
-# building and limits, the judging of tries and retry delays, and random UUIDs.
+# building and limits, the judging of tries and retry delays, the checks of reads
+# against their checksums, and random UUIDs.
 xio_add_suite(NAME blobio_unit
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/checksum_test.c
@@ -16,6 +17,7 @@ xio_add_suite(NAME blobio_unit
     ${CMAKE_CURRENT_LIST_DIR}/build_test.c
     ${CMAKE_CURRENT_LIST_DIR}/build_ops_test.c
     ${CMAKE_CURRENT_LIST_DIR}/classify_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/readcheck_test.c
     ${CMAKE_CURRENT_LIST_DIR}/uuid_test.c
     ${CMAKE_CURRENT_LIST_DIR}/pacing_test.c
   LIBS xio_blob Threads::Threads OpenSSL::Crypto)

@@ -177,7 +177,12 @@ typedef struct xio_retry {
   int deadline_ms;    /* whole request including waits; 0: none (default 0) */
 } xio_retry;
 
-/** The checksum sent with every page-blob write. */
+/** The transactional checksum of page-blob requests: sent with every write, and
+ *  asked for on every read of at most 4 MiB, whose body is checked against it (a
+ *  corrupted body is read again, then fails with XIO_ECHECKSUM). Reads over 4 MiB
+ *  (the file layer's 8 MiB pieces) go unchecked: the service checksums no more.
+ *  Against an emulator that refuses the CRC-64 on reads (Azurite alone), reads
+ *  use MD5 after the first refusal. */
 typedef enum xio_checksum {
   XIO_CHECKSUM_CRC64 = 0, /* x-ms-content-crc64 (default) */
   XIO_CHECKSUM_MD5,       /* Content-MD5 */
