@@ -85,6 +85,7 @@ extern const cli_command cli_cmd_sas;
 extern const cli_command cli_cmd_lease;
 extern const cli_command cli_cmd_snapshot;
 extern const cli_command cli_cmd_ls, cli_cmd_cp;
+extern const cli_command cli_cmd_backup, cli_cmd_restore;
 extern const cli_command cli_cmd_demo;
 
 /* ------------------------------------------------------------ args.c ---- */

@@ -160,7 +160,36 @@ static const char *hint_by_code(xio_err code) {
   }
 }
 
+/* The operations of backup and restore on the chain's directory (backup.h). */
+static int is_backup(const xio_error *e) {
+  static const char *const ops[] = {"ReadManifest", "WriteManifest", "ReadBackup", "WriteBackup",
+                                    "Backup",       "Restore",       "KeepBackups"};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (strcmp(e->operation, ops[i]) == 0) return 1;
+  return 0;
+}
+
+static const char *hint_backup(const xio_error *e) {
+  switch (e->code) {
+  case XIO_ENOTFOUND:
+    return strcmp(e->operation, "Restore") == 0
+               ? "name a snapshot of the chain (DIR/chain.json lists its links), or leave @ID "
+                 "out for the newest"
+               : "check DIR: `xio backup URL DIR` makes a chain there";
+  case XIO_ECHECKSUM:
+  case XIO_EIO:
+    return "the backup in DIR is damaged: restore from another copy of DIR, or start a new "
+           "chain with `xio backup URL NEWDIR`";
+  case XIO_EPARSE:
+    return "DIR/chain.json is not a manifest this xio reads: it was changed or damaged";
+  case XIO_EEXIST: return "--force replaces TARGET (a blob in place, keeping its snapshots)";
+  case XIO_EBUSY: return "wait for the other backup of DIR to finish";
+  default: return NULL;
+  }
+}
+
 const char *cli_hint(const xio_error *e) {
+  if (is_backup(e)) return hint_backup(e);
   switch (e->code) {
   case XIO_ENOTFOUND: return hint_not_found(e);
   case XIO_EBUSY: return hint_busy(e);

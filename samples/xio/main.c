@@ -25,9 +25,10 @@
 
 /* The commands, in the order `xio --help` lists them. */
 static const cli_command *const commands[] = {
-    &cli_cmd_create,   &cli_cmd_grow, &cli_cmd_zero, &cli_cmd_stat, &cli_cmd_ranges,
-    &cli_cmd_put,      &cli_cmd_get,  &cli_cmd_rm,   &cli_cmd_sas,  &cli_cmd_lease,
-    &cli_cmd_snapshot, &cli_cmd_demo, &cli_cmd_ls,   &cli_cmd_cp,   &cli_cmd_emulator,
+    &cli_cmd_create,   &cli_cmd_grow,     &cli_cmd_zero,    &cli_cmd_stat, &cli_cmd_ranges,
+    &cli_cmd_put,      &cli_cmd_get,      &cli_cmd_rm,      &cli_cmd_sas,  &cli_cmd_lease,
+    &cli_cmd_snapshot, &cli_cmd_backup,   &cli_cmd_restore, &cli_cmd_demo, &cli_cmd_ls,
+    &cli_cmd_cp,       &cli_cmd_emulator,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 

@@ -1,0 +1,152 @@
+/*
+ * backup.h - what the backup, restore and keep files share: the chain of a blob's
+ * backups in a local directory.
+ *
+ * A chain is a list of links, oldest first. Each link stands for one snapshot of
+ * the blob: its id, when it was backed up, the blob's size then, the ranges written
+ * and cleared since the previous link's snapshot (the first link, the base, holds
+ * every allocated range and clears nothing), and a data file holding the bytes of
+ * the written ranges one after the other, cut into pieces of at most BK_PIECE
+ * bytes, each with its CRC-64. The state of the blob at link k is: an empty file of
+ * the base's size, then for each link up to k in turn, resized to the link's size,
+ * its cleared ranges zeroed and its pieces written.
+ *
+ * In DIR: chain.json (the manifest: only complete links), pending.json (the link
+ * being backed up, with the pieces already written and checked; absent when none
+ * is), link-SEQ.data (a link's data) and link-SEQ.data.partial (the pending link's
+ * data until it is complete). chain.json and pending.json are replaced atomically
+ * (written to a temporary name, fsynced, renamed, the directory fsynced), and a
+ * link reaches chain.json only after its data file is complete and fsynced, so an
+ * interrupted run leaves nothing that a restore takes for complete.
+ */
+#ifndef XIO_CLI_BACKUP_H
+#define XIO_CLI_BACKUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xio/xio.h>
+
+#include "cli.h"
+
+#define BK_PIECE    ((uint64_t)8 << 20) /* the largest piece: one read request */
+#define BK_FORMAT   "xio-backup-chain"
+#define BK_VERSION  1
+#define BK_MANIFEST "chain.json"
+#define BK_PENDING  "pending.json"
+#define BK_ID_MAX   64
+#define BK_NAME_MAX 64
+
+/** One piece of a link's data: blob bytes [off, off + len), at `pos` in the data file. */
+typedef struct bk_piece {
+  uint64_t off, len, pos;
+  uint64_t crc; /* CRC-64/NVME of the bytes */
+} bk_piece;
+
+/** One link of the chain. */
+typedef struct bk_link {
+  char snapshot[BK_ID_MAX]; /* the snapshot's id */
+  char time[32];            /* when it was backed up, ISO 8601 UTC */
+  char data[BK_NAME_MAX];   /* the data file's name in DIR */
+  uint64_t seq;             /* the number in the data file's name */
+  uint64_t size;            /* the blob's size at the snapshot */
+  int base;                 /* 1: the first link, a full copy */
+  xio_ranges written;       /* written since the previous link (base: allocated) */
+  xio_ranges cleared;       /* cleared since the previous link (base: none) */
+  bk_piece *pieces;         /* the written ranges cut into pieces, in order */
+  size_t npieces, cap;
+  size_t verified; /* pending link: pieces[0..verified) are written and checked */
+} bk_link;
+
+/** A chain: its source and links, oldest first. */
+typedef struct bk_chain {
+  char *dir;      /* DIR (owned) */
+  char *source;   /* the blob's log-safe URL (owned) */
+  xio_kind kind;  /* the blob's kind, given to a restored blob */
+  uint64_t next;  /* the seq of the next data file */
+  bk_link *links; /* owned */
+  size_t n;
+} bk_chain;
+
+/** Frees what `l` owns and zeroes it; safe to repeat. */
+void bk_link_free(bk_link *l);
+
+/** Frees what `ch` owns and zeroes it; safe to repeat. */
+void bk_chain_free(bk_chain *ch);
+
+/** Cuts l->written into pieces of at most BK_PIECE bytes (pos counted from 0),
+ *  crc 0; l->verified 0. Errors: XIO_ENOMEM. */
+xio_err bk_link_cut(bk_link *l, xio_error *err);
+
+/** Total bytes of l's pieces. */
+uint64_t bk_link_bytes(const bk_link *l);
+
+/** `out` = DIR/NAME; XIO_EINVAL when it does not fit. */
+xio_err bk_path(const char *dir, const char *name, char *out, size_t size, xio_error *err);
+
+/**
+ * Loads DIR's chain.json into `ch` (dir set, no links when the file is missing and
+ * `missing_ok`). Errors: XIO_ENOTFOUND (no chain.json and not `missing_ok`: "no
+ * backup chain in DIR"), XIO_EPARSE (not a chain, another version, a malformed
+ * link; the message names the file and what is wrong), XIO_EIO, XIO_ENOMEM.
+ */
+xio_err bk_chain_load(bk_chain *ch, const char *dir, int missing_ok, xio_error *err);
+
+/** Writes `ch` as DIR/chain.json atomically. Errors: XIO_EIO (naming the file),
+ *  XIO_ENOMEM. */
+xio_err bk_chain_save(const bk_chain *ch, xio_error *err);
+
+/** Loads DIR/pending.json into `l`. Returns XIO_ENOTFOUND when there is none;
+ *  XIO_EPARSE, XIO_EIO, XIO_ENOMEM as bk_chain_load. */
+xio_err bk_pending_load(const char *dir, bk_link *l, xio_error *err);
+
+/** Writes `l` (with its first l->verified pieces) as DIR/pending.json atomically. */
+xio_err bk_pending_save(const char *dir, const bk_link *l, xio_error *err);
+
+/** Removes DIR/pending.json and fsyncs DIR. Errors: XIO_EIO. */
+xio_err bk_pending_remove(const char *dir, xio_error *err);
+
+/** fsyncs the directory `dir`. Errors: XIO_EIO. */
+xio_err bk_sync_dir(const char *dir, xio_error *err);
+
+/** The index of the link of snapshot `id` in `ch`, or -1. */
+long bk_chain_find(const bk_chain *ch, const char *id);
+
+/**
+ * Rebuilds in `fd` (an empty file open for reading and writing) the blob as it was
+ * at link `upto` of `ch`: sized, its cleared ranges holes, its pieces written where
+ * they hold something else than zeros (all-zero blocks stay holes). Every piece is
+ * checked against its CRC-64 as it is read. `*bytes` (may be NULL) gets the bytes of
+ * pieces read. Errors: XIO_ECHECKSUM (a piece does not match: the message names the
+ * data file, the piece's position and its blob offset), XIO_EIO (a data file short
+ * or unreadable, a write that failed), XIO_ENOMEM.
+ */
+xio_err bk_rebuild(const bk_chain *ch, size_t upto, int fd, const char *what, uint64_t *bytes,
+                   xio_error *err);
+
+/**
+ * --keep N: keeps the newest `keep` links of `ch` (keep >= 1). When older links
+ * go, the state at the oldest link kept is rebuilt locally and written as the new
+ * base (a full copy), chain.json is replaced, the dropped data files are removed,
+ * and the dropped links' snapshots are deleted on the service (blob `url`). The
+ * newest link's snapshot, the base of the next incremental backup, is never
+ * deleted. `*pruned` gets the number of links dropped, `*deleted` the snapshots
+ * deleted. A snapshot that cannot be deleted is reported on stderr, not an error.
+ * Errors: as bk_rebuild and bk_chain_save.
+ */
+xio_err bk_keep(cli *c, bk_chain *ch, const char *url, size_t keep, size_t *pruned, size_t *deleted,
+                xio_error *err);
+
+/** Removes the files link-*.data and link-*.data.partial of DIR that neither the
+ *  chain nor the pending link `pending` (may be NULL) names. */
+void bk_sweep(const bk_chain *ch, const bk_link *pending);
+
+/** A scratch file in `dir` that vanishes with the process (O_TMPFILE, else a
+ *  temporary name unlinked at once), open for reading and writing; -1 with errno
+ *  set when none can be made. */
+int bk_scratch(const char *dir);
+
+/** The CRC-64 (CRC-64/NVME, as x-ms-content-crc64) of `n` bytes. */
+uint64_t bk_crc64(const void *p, size_t n);
+
+#endif /* XIO_CLI_BACKUP_H */

@@ -1,0 +1,231 @@
+/*
+ * restore.c - the restore command: the blob as it was at one link of a backup
+ * chain (backup.h), written to a local file or to a page blob.
+ *
+ * The state at the link is rebuilt locally first (rebuild.c: every piece checked
+ * against its CRC-64 as it is read, so a damaged chain fails before the target is
+ * touched). A local TARGET is rebuilt as TARGET.xio-partial, fsynced and renamed
+ * into place: an interrupted restore leaves no TARGET. A blob TARGET is rebuilt in
+ * a scratch file that vanishes with the process (in DIR, or in TMPDIR when DIR is
+ * read-only), then uploaded by put
+ * (put.c): the blob is created at the link's size and marked incomplete until every
+ * non-zero page is acknowledged; an interrupted restore leaves it marked so, and
+ * restore --resume finishes it, sending only the pages that differ.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xio/alloc.h>
+
+#include "backup.h"
+
+typedef struct rs_job {
+  cli *c;
+  bk_chain ch;
+  size_t at;      /* the link restored */
+  uint64_t bytes; /* of pieces read */
+  int force, resume;
+} rs_job;
+
+/* Splits DIR[@ID]: a directory that exists as written is DIR, else the part
+ * after the last '@' is the id. `dir` is malloc'd; `*id` points into `arg` or is
+ * NULL. */
+static xio_err split_arg(const char *arg, char **dir, const char **id, xio_error *err) {
+  struct stat st;
+  const char *at = strrchr(arg, '@');
+  *id = NULL;
+  if (stat(arg, &st) == 0 || !at) {
+    *dir = xio_strdup(arg);
+  } else {
+    *dir = xio_strndup(arg, (size_t)(at - arg));
+    *id = at + 1;
+  }
+  return *dir ? XIO_OK : xio_error_set(err, XIO_ENOMEM, "out of memory");
+}
+
+static xio_err pick_link(rs_job *j, const char *dir, const char *id, xio_error *err) {
+  if (j->ch.n == 0) {
+    xio_error_set(err, XIO_ENOTFOUND, "the chain in %.400s has no complete link yet", dir);
+    xio_error_set_operation(err, "Restore");
+    return XIO_ENOTFOUND;
+  }
+  long k = id ? bk_chain_find(&j->ch, id) : (long)j->ch.n - 1;
+  if (k < 0) {
+    xio_error_set(err, XIO_ENOTFOUND,
+                  "no link of snapshot %.64s in %.200s: its %zu link%s run from %.64s to %.64s", id,
+                  dir, j->ch.n, cli_plural(j->ch.n), j->ch.links[0].snapshot,
+                  j->ch.links[j->ch.n - 1].snapshot);
+    xio_error_set_operation(err, "Restore");
+    return XIO_ENOTFOUND;
+  }
+  j->at = (size_t)k;
+  return XIO_OK;
+}
+
+/* ------------------------------------------------------------ local ---- */
+
+static xio_err sync_parent(const char *path, xio_error *err) {
+  char *copy = xio_strdup(path);
+  if (!copy) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  xio_err rc = bk_sync_dir(dirname(copy), err);
+  xio_free(copy);
+  return rc;
+}
+
+static xio_err restore_local(rs_job *j, const char *target, xio_error *err) {
+  struct stat st;
+  if (stat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
+    xio_error_set(err, XIO_EINVAL, "%.400s is a directory; name the file to restore", target);
+    xio_error_set_operation(err, "Restore");
+    return XIO_EINVAL;
+  }
+  if (!j->force && lstat(target, &st) == 0) {
+    xio_error_set(err, XIO_EEXIST, "%.400s already exists; --force replaces it", target);
+    xio_error_set_operation(err, "Restore");
+    return XIO_EEXIST;
+  }
+  size_t n = strlen(target) + 16;
+  char *partial = xio_malloc(n);
+  if (!partial) return xio_error_set(err, XIO_ENOMEM, "out of memory");
+  snprintf(partial, n, "%s.xio-partial", target);
+  xio_err rc = XIO_OK;
+  int fd = open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) rc = xio_error_from_errno(err, errno, "Restore", "open", partial);
+  if (rc == XIO_OK) rc = bk_rebuild(&j->ch, j->at, fd, partial, &j->bytes, err);
+  if (rc == XIO_OK && fsync(fd) != 0)
+    rc = xio_error_from_errno(err, errno, "Restore", "fsync", partial);
+  if (fd >= 0) close(fd);
+  if (rc == XIO_OK && rename(partial, target) != 0)
+    rc = xio_error_from_errno(err, errno, "Restore", "rename", target);
+  if (rc == XIO_OK) rc = sync_parent(target, err);
+  if (rc != XIO_OK) unlink(partial);
+  xio_free(partial);
+  return rc;
+}
+
+/* ------------------------------------------------------------- blob ---- */
+
+/* Uploads the rebuilt file `fd` to blob `target` with put, its output silenced. */
+static int upload(rs_job *j, int fd, const char *target) {
+  char local[64];
+  snprintf(local, sizeof local, "/proc/self/fd/%d", fd);
+  char *argv[8];
+  int argc = 0;
+  argv[argc++] = local;
+  argv[argc++] = (char *)target;
+  argv[argc++] = "--kind";
+  argv[argc++] = (char *)cli_kind_name(j->ch.kind);
+  if (j->force) argv[argc++] = "--force";
+  if (j->resume) argv[argc++] = "--resume";
+  argv[argc] = NULL;
+  int quiet = j->c->quiet, json = j->c->json;
+  j->c->quiet = 1;
+  j->c->json = 0;
+  int status = cli_cmd_put.run(j->c, argc, argv);
+  j->c->quiet = quiet;
+  j->c->json = json;
+  return status;
+}
+
+static int restore_blob(rs_job *j, const char *target) {
+  xio_error e;
+  int fd = bk_scratch(j->ch.dir); /* else a read-only DIR: the temporary directory */
+  if (fd < 0) fd = bk_scratch(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (fd < 0) {
+    xio_error_from_errno(&e, errno, "Restore", "open", j->ch.dir);
+    return cli_fail(j->c, e.code, &e);
+  }
+  xio_err rc = bk_rebuild(&j->ch, j->at, fd, "the rebuilt file", &j->bytes, &e);
+  int status = rc == XIO_OK ? upload(j, fd, target) : cli_fail(j->c, rc, &e);
+  close(fd);
+  return status;
+}
+
+/* ------------------------------------------------------------------ ---- */
+
+static void report(const rs_job *j, const char *target, double secs) {
+  const bk_link *l = &j->ch.links[j->at];
+  char *safe = cli_safe_target(target);
+  char hs[32], ht[32];
+  if (j->c->json) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "command", "restore");
+    cJSON_AddStringToObject(o, "dir", j->ch.dir);
+    cJSON_AddStringToObject(o, "snapshot", l->snapshot);
+    cJSON_AddStringToObject(o, "target", safe ? safe : "");
+    cli_json_u64(o, "size", l->size);
+    cli_json_u64(o, "links_applied", j->at + 1);
+    cli_json_u64(o, "bytes_read", j->bytes);
+    cJSON_AddNumberToObject(o, "seconds", secs);
+    cli_json_print(o);
+  } else {
+    cli_say(j->c, "restored %s (%s, snapshot %s of %s) from %zu link%s in %s", safe ? safe : "",
+            samples_fmt_size(l->size, hs, sizeof hs), l->snapshot, j->ch.source, j->at + 1,
+            cli_plural(j->at + 1), samples_fmt_secs(secs, ht, sizeof ht));
+  }
+  xio_free(safe);
+}
+
+static int run_restore(cli *c, int argc, char **argv) {
+  const char *pos[2], *id = NULL;
+  rs_job j;
+  memset(&j, 0, sizeof j);
+  j.c = c;
+  const cli_opt opts[] = {
+      {"--force", NULL, &j.force}, {"--resume", NULL, &j.resume}, {NULL, NULL, NULL}};
+  int r = cli_parse(c, argc, argv, opts, "DIR[@ID] TARGET", 2, pos);
+  if (r != CLI_CONTINUE) return r;
+  if (j.resume && !cli_is_url(pos[1]))
+    return cli_usage_error(c, "--resume finishes a restore into a blob; a local TARGET is "
+                              "simply restored again");
+  double t0 = samples_now();
+  char *dir = NULL;
+  xio_error e;
+  xio_err rc = split_arg(pos[0], &dir, &id, &e);
+  if (rc == XIO_OK) rc = bk_chain_load(&j.ch, dir, 0, &e);
+  if (rc == XIO_OK) rc = pick_link(&j, dir, id, &e);
+  xio_free(dir);
+  int status;
+  if (rc == XIO_OK && cli_is_url(pos[1])) {
+    status = restore_blob(&j, pos[1]);
+  } else {
+    if (rc == XIO_OK) rc = restore_local(&j, pos[1], &e);
+    status = rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
+  }
+  if (status == CLI_OK) report(&j, pos[1], samples_now() - t0);
+  bk_chain_free(&j.ch);
+  return status;
+}
+
+const cli_command cli_cmd_restore = {
+    "restore",
+    "rebuild a blob as it was at a snapshot of a backup chain, locally or into a blob",
+    "restore DIR[@ID] TARGET [--force] [--resume]",
+    "Rebuilds the blob backed up in DIR (xio backup) as it was at the link of\n"
+    "snapshot ID (default: the newest link) and writes it to TARGET: a local file\n"
+    "(sparse: all-zero blocks stay holes) or a page blob, created at the snapshot's\n"
+    "size, to which only the pages that are not all zeros are sent. Every piece\n"
+    "read from DIR is checked against its CRC-64 before anything is written to\n"
+    "TARGET; a damaged piece fails the restore and names it.\n"
+    "\n"
+    "A local TARGET appears only once complete (it is written as\n"
+    "TARGET.xio-partial and renamed); a blob TARGET is marked incomplete until\n"
+    "every page is acknowledged.\n"
+    "\n"
+    "Options:\n"
+    "  --force           replace TARGET when it exists (a blob is overwritten in\n"
+    "                    place, so its snapshots stay: stop its writer first)\n"
+    "  --resume          finish an interrupted restore into a blob, sending only\n"
+    "                    the pages that differ\n"
+    "\n"
+    "See docs/backups.md, also for restoring a SQLite database into place.\n",
+    run_restore,
+};

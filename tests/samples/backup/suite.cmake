@@ -1,0 +1,27 @@
+# Incremental backups (samples/xio backup.c, restore.c, chain.c, rebuild.c, keep.c):
+# `xio backup` and `xio restore` run as programs against the emulator (Azurite
+# behind the fidelity front, which answers snapshot diffs): the base link, chains
+# with writes, clears, growth and shrink restored at every point byte for byte,
+# --keep, kill -9 during a backup and a restore, damaged pieces, bad input, and
+# the bytes and requests of an incremental backup of a 1 GiB blob (no-asan).
+if(TARGET xio_cli)
+  include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
+  set(bk_common ${CMAKE_CURRENT_LIST_DIR}/bkfix.c ${PROJECT_SOURCE_DIR}/tests/samples/cli/clirun.c
+      ${PROJECT_SOURCE_DIR}/tests/samples/cli/cliproxy.c)
+  xio_add_suite(NAME backup AZURITE TIMEOUT 180
+    SOURCES ${bk_common}
+      ${CMAKE_CURRENT_LIST_DIR}/base_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/error_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/kill_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/chain_test.c
+    LIBS xio xio_faultproxy PkgConfig::CJSON)
+  # The 1 GiB case, apart: labelled no-asan (the upload of its 1 GiB dominates).
+  xio_add_suite(NAME backup_large AZURITE TIMEOUT 400 LABELS no-asan
+    SOURCES ${bk_common} ${CMAKE_CURRENT_LIST_DIR}/large_test.c
+    LIBS xio xio_faultproxy PkgConfig::CJSON)
+  foreach(t test_backup test_backup_large)
+    target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/samples/cli)
+    add_dependencies(${t} xio_cli)
+    target_compile_definitions(${t} PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
+  endforeach()
+endif()
