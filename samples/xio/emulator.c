@@ -217,8 +217,8 @@ static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t
    * --loose behind the front: Azurite ignores x-ms-range-get-content-crc64 (strict,
    * it answers 500 FeatureNotSupported), which the front answers as Azure does. */
   int raw = strcmp(o->profile, "none") == 0;
-  const char *argv[] = {script, "start", o->path, "--skipApiVersionCheck",
-                        raw ? NULL : "--loose", NULL};
+  const char *argv[] = {script, "start", o->path, "--skipApiVersionCheck", raw ? NULL : "--loose",
+                        NULL};
   if (cli_emu_spawn(argv, NULL, o->path, log, &runner, err, errsize) != 0) return -1;
   int rc = cli_emu_wait(&runner, AZURITE_START_MS);
   note_azurite(o, st);
