@@ -272,11 +272,12 @@ static xio_err commit_link(bk_job *j, xio_error *err) {
 
 /* ------------------------------------------------------------- runs ---- */
 
-/* Opens DIR (made when missing) and takes its lock for the run; *lock gets it. */
-static xio_err lock_dir(const char *dir, int *lock, xio_error *err) {
+/* Opens DIR (made when missing: *made is then 1) and takes its lock for the run;
+ * *lock gets it. */
+static xio_err lock_dir(const char *dir, int *lock, int *made, xio_error *err) {
   char path[4096];
-  if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-    return xio_error_from_errno(err, errno, "Backup", "mkdir", dir);
+  *made = mkdir(dir, 0755) == 0;
+  if (!*made && errno != EEXIST) return xio_error_from_errno(err, errno, "Backup", "mkdir", dir);
   xio_err rc = bk_path(dir, "lock", path, sizeof path, err);
   if (rc != XIO_OK) return rc;
   *lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -287,6 +288,15 @@ static xio_err lock_dir(const char *dir, int *lock, xio_error *err) {
     return XIO_EBUSY;
   }
   return XIO_OK;
+}
+
+/* A run that failed in the DIR it made leaves no DIR behind when nothing but its
+ * lock is there (rmdir refuses a directory that holds anything else). */
+static void unmake_dir(const char *dir) {
+  char path[4096];
+  xio_error e;
+  if (bk_path(dir, "lock", path, sizeof path, &e) == XIO_OK) unlink(path);
+  rmdir(dir);
 }
 
 /* Loads the chain and the pending link, and checks that the chain is of this blob. */
@@ -451,7 +461,8 @@ static int run_backup(cli *c, int argc, char **argv) {
   xio_error_clear(&e);
   int lock = -1;
   xio_err rc = (!j.safe || !j.buf) ? xio_error_set(&e, XIO_ENOMEM, "out of memory") : XIO_OK;
-  if (rc == XIO_OK) rc = lock_dir(pos[1], &lock, &e);
+  int made = 0;
+  if (rc == XIO_OK) rc = lock_dir(pos[1], &lock, &made, &e);
   if (rc == XIO_OK) rc = backup(&j, pos[1], resume, given, keep, &e);
   int status = CLI_OK;
   if (rc == XIO_OK)
@@ -460,6 +471,7 @@ static int run_backup(cli *c, int argc, char **argv) {
     status = cli_fail(c, rc, &e);
   if (j.dfd >= 0) close(j.dfd);
   if (lock >= 0) close(lock);
+  if (rc != XIO_OK && made) unmake_dir(pos[1]);
   xio_file_close(j.snap, NULL);
   bk_link_free(&j.link);
   bk_chain_free(&j.ch);

@@ -38,6 +38,12 @@ TEST(bad_input_is_refused_with_a_clear_error) {
   XIO(&r, "backup", url, dir, "--resume");
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, "nothing to resume");
+  /* A run that fails leaves no directory it made. */
+  ASSERT(access(dir, F_OK) != 0);
+  XIO(&r, "backup", "http://[bad/x", dir);
+  EXPECT_EXIT(&r, 2);
+  ASSERT_CONTAINS(r.err, "URL host is not valid");
+  ASSERT(access(dir, F_OK) != 0);
 
   cJSON_Delete(bkfix_backup(url, dir, NULL));
 
