@@ -14,7 +14,7 @@
  *
  * Once listening it prints "listening on http://127.0.0.1:PORT" on stdout and writes
  * that endpoint to --endpoint-file. It rewrites --stats (the counts, one
- * "NAME VALUE" line each: requests, each fault kind, then throttled, refused, paged) whenever they
+ * "NAME VALUE" line each: requests, each fault kind, then throttled, refused, paged, diffs) whenever they
  * change, before it answers the request that changed them, so a client that has its answer finds
  * itself counted. SIGTERM or SIGINT stops it: it cuts open connections and exits 0. Exit status: 0
  * stopped, 1 failed, 2 bad usage.
@@ -158,9 +158,9 @@ static void format_stats(const faultproxy_stats *s, char *out, size_t size) {
     k += (size_t)snprintf(out + k, size - k, "%s %llu\n", faultproxy_rule_name(i),
                           (unsigned long long)s->injected[i]);
   if (k < size)
-    snprintf(out + k, size - k, "throttled %llu\nrefused %llu\npaged %llu\n",
+    snprintf(out + k, size - k, "throttled %llu\nrefused %llu\npaged %llu\ndiffs %llu\n",
              (unsigned long long)s->throttled, (unsigned long long)s->refused,
-             (unsigned long long)s->paged);
+             (unsigned long long)s->paged, (unsigned long long)s->diffs);
 }
 
 /* Writes the counts to the stats file (the proxy's observer: called as they change,
