@@ -17,6 +17,7 @@
 /* What was found: the two lists and what they were of. */
 typedef struct diff_result {
   const char *since, *to; /* to: NULL for the blob as it is */
+  char named[64];         /* the snapshot TARGET?snapshot=ID names, or "" */
   char *safe;             /* log-safe target */
   uint64_t size;          /* of the newer side */
   xio_ranges written, cleared;
@@ -48,8 +49,8 @@ static void print_json(const diff_result *d) {
   cJSON_AddStringToObject(o, "command", "snapshot diff");
   cJSON_AddStringToObject(o, "target", d->safe ? d->safe : "");
   cJSON_AddStringToObject(o, "since", d->since);
-  if (d->to)
-    cJSON_AddStringToObject(o, "to", d->to);
+  if (d->to || d->named[0])
+    cJSON_AddStringToObject(o, "to", d->to ? d->to : d->named);
   else
     cJSON_AddNullToObject(o, "to");
   cli_json_u64(o, "size", d->size);
@@ -76,7 +77,8 @@ static void print_human(const cli *c, const diff_result *d) {
   cli_say(c,
           "since %s, to %s%s of %s (%" PRIu64 " bytes): written %" PRIu64
           " bytes (%s) in %zu range%s, cleared %" PRIu64 " bytes (%s) in %zu range%s",
-          d->since, d->to ? "snapshot " : "the blob as it is", d->to ? d->to : "",
+          d->since, d->to || d->named[0] ? "snapshot " : "the blob as it is",
+          d->to ? d->to : d->named,
           d->safe ? d->safe : "", d->size, wb, samples_fmt_size(wb, hw, sizeof hw), d->written.n,
           cli_plural(d->written.n), cb, samples_fmt_size(cb, hc, sizeof hc), d->cleared.n,
           cli_plural(d->cleared.n));
@@ -110,7 +112,9 @@ int cli_snapshot_diff(cli *c, int argc, char **argv) {
   if (to && !to[0]) return cli_usage_error(c, "--to needs a snapshot id");
   if (to && strstr(pos[0], "snapshot="))
     return cli_usage_error(c, "name the newer snapshot once: TARGET?snapshot=ID or --to ID");
-  diff_result d = {since, to, cli_safe_target(pos[0]), 0, {NULL, 0, 0}, {NULL, 0, 0}};
+  diff_result d = {since, to, "", cli_safe_target(pos[0]), 0, {NULL, 0, 0}, {NULL, 0, 0}};
+  const char *named = strstr(pos[0], "snapshot=");
+  if (named) snprintf(d.named, sizeof d.named, "%.*s", (int)strcspn(named + 9, "&"), named + 9);
   xio_error e;
   xio_err rc = find_diff(c, pos[0], &d, &e);
   if (rc == XIO_OK && c->json) print_json(&d);

@@ -80,6 +80,19 @@ TEST(snapshot_diff_agrees_with_the_js_sdk) {
   ASSERT(clirun_num(blob, "pages") > 1);
   cli_agrees(blob, url, s1, NULL);
   cli_agrees(snap, url, s1, s2);
+  /* The later snapshot named in the URL instead of --to: the same diff, named. */
+  char at2[700];
+  snprintf(at2, sizeof at2, "%s?snapshot=%s", url, s2);
+  clirun q = {0};
+  XIO(&q, "--json", "snapshot", "diff", at2, "--since", s1);
+  EXPECT_EXIT(&q, 0);
+  cJSON *j = clirun_json(&q);
+  ASSERT_STR_EQ(clirun_str(j, "to"), s2);
+  same_list(cJSON_GetObjectItem(snap, "written"), cJSON_GetObjectItem(j, "written"), "written");
+  cJSON_Delete(j);
+  XIO(&q, "snapshot", "diff", at2, "--since", s1, "--to", s2);
+  EXPECT_EXIT(&q, 2); /* named twice */
+  clirun_free(&q);
   /* The human form: one line a range and the totals. */
   clirun r = {0};
   XIO(&r, "snapshot", "diff", url, "--since", s1);
