@@ -82,8 +82,8 @@ xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_ranges *out, char **nex
   return xio__blob_xml_page_list(c->resp_body, c->resp_len, out, NULL, next_marker, err);
 }
 
-xio_err xio_blob_call_ranges_diff(const xio_blob_call *c, xio_ranges *written,
-                                  xio_ranges *cleared, char **next_marker, xio_error *err) {
+xio_err xio_blob_call_ranges_diff(const xio_blob_call *c, xio_ranges *written, xio_ranges *cleared,
+                                  char **next_marker, xio_error *err) {
   *next_marker = NULL;
   xio_err rc = need_success(c, "page ranges", err);
   if (rc != XIO_OK) return rc;

@@ -497,8 +497,8 @@ static xio_err pb_ranges_diff(xio_file *f, const char *since, xio_ranges *writte
   uint64_t size = atomic_load(&f->size);
   if (size == 0) return XIO_OK;
   xio_ranges w = {NULL, 0, 0}, c = {NULL, 0, 0};
-  xio_err rc = xio_blob_get_ranges_diff_with(send_ranges_call, p, p->target, since, 0,
-                                             pages(size), 0, &w, cleared ? &c : NULL, err);
+  xio_err rc = xio_blob_get_ranges_diff_with(send_ranges_call, p, p->target, since, 0, pages(size),
+                                             0, &w, cleared ? &c : NULL, err);
   if (rc == XIO_OK) rc = cut_to_size(&w, size, written, err);
   if (rc == XIO_OK && cleared) rc = cut_to_size(&c, size, cleared, err);
   xio_ranges_clear(&w);

@@ -68,7 +68,8 @@ static void print_human(const cli *c, const diff_result *d) {
   char hw[32], hc[32];
   if (!c->quiet) printf("%-8s %-15s %-15s %s\n", "change", "start", "end", "length");
   for (size_t i = 0, j = 0; i < d->written.n || j < d->cleared.n;) {
-    int w = j == d->cleared.n || (i < d->written.n && d->written.v[i].start < d->cleared.v[j].start);
+    int w =
+        j == d->cleared.n || (i < d->written.n && d->written.v[i].start < d->cleared.v[j].start);
     const xio_range *r = w ? &d->written.v[i++] : &d->cleared.v[j++];
     printf("%-8s %-15" PRIu64 " %-15" PRIu64 " %" PRIu64 "\n", w ? "written" : "cleared", r->start,
            r->end, r->end - r->start + 1);
@@ -78,10 +79,9 @@ static void print_human(const cli *c, const diff_result *d) {
           "since %s, to %s%s of %s (%" PRIu64 " bytes): written %" PRIu64
           " bytes (%s) in %zu range%s, cleared %" PRIu64 " bytes (%s) in %zu range%s",
           d->since, d->to || d->named[0] ? "snapshot " : "the blob as it is",
-          d->to ? d->to : d->named,
-          d->safe ? d->safe : "", d->size, wb, samples_fmt_size(wb, hw, sizeof hw), d->written.n,
-          cli_plural(d->written.n), cb, samples_fmt_size(cb, hc, sizeof hc), d->cleared.n,
-          cli_plural(d->cleared.n));
+          d->to ? d->to : d->named, d->safe ? d->safe : "", d->size, wb,
+          samples_fmt_size(wb, hw, sizeof hw), d->written.n, cli_plural(d->written.n), cb,
+          samples_fmt_size(cb, hc, sizeof hc), d->cleared.n, cli_plural(d->cleared.n));
 }
 
 /* Opens the newer side read-only and lists the diff into `d`. */

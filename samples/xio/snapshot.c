@@ -2,8 +2,8 @@
  * snapshot.c - the snapshot command: take a read-only, point-in-time copy of a page
  * blob (Snapshot Blob) and print its id and the URL that opens it; `snapshot list`
  * shows a blob's snapshots (id, size, allocated bytes, time), `snapshot delete`
- * removes one and `snapshot diff` (snapdiff.c) lists what changed since one. URLs printed are the log-safe ones: a SAS given on the command line
- * is not repeated.
+ * removes one and `snapshot diff` (snapdiff.c) lists what changed since one. URLs printed are the
+ * log-safe ones: a SAS given on the command line is not repeated.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>

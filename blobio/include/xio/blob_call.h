@@ -401,8 +401,8 @@ xio_err xio_blob_call_ranges(const xio_blob_call *c, xio_ranges *out, char **nex
  *  continuation marker (malloc'd into *next_marker, NULL when done). On failure both
  *  lists are as they were. Errors: XIO_EINVAL (the call did not succeed), XIO_EPARSE,
  *  XIO_ENOMEM. */
-xio_err xio_blob_call_ranges_diff(const xio_blob_call *c, xio_ranges *written,
-                                  xio_ranges *cleared, char **next_marker, xio_error *err);
+xio_err xio_blob_call_ranges_diff(const xio_blob_call *c, xio_ranges *written, xio_ranges *cleared,
+                                  char **next_marker, xio_error *err);
 
 /** The page of a finished list call. */
 xio_err xio_blob_call_list_result(const xio_blob_call *c, xio_blob_list *out, xio_error *err);

@@ -310,8 +310,8 @@ static void answer_diff(faultproxy *p, const buf *in, const request *r, const ch
   char range[64], headers[256];
   unsigned long long s = 0, e = UINT64_MAX;
   pthread_mutex_lock(&p->mu);
-  int refused = !p->front || !p->front->diffs ||
-                faultproxy__diffs_answer(p->front->diffs, target, &a, &no);
+  int refused =
+      !p->front || !p->front->diffs || faultproxy__diffs_answer(p->front->diffs, target, &a, &no);
   pthread_mutex_unlock(&p->mu);
   if (refused && (!p->front || !p->front->diffs)) return;
   if (refused) {
@@ -325,8 +325,8 @@ static void answer_diff(faultproxy *p, const buf *in, const request *r, const ch
   size_t len;
   int paged = 0;
   char *page = page_of(target, page_size, a.ranges, a.n, &len, &paged);
-  snprintf(headers, sizeof headers, "ETag: %s\r\nx-ms-blob-content-length: %" PRId64 "\r\n",
-           a.etag, a.size);
+  snprintf(headers, sizeof headers, "ETag: %s\r\nx-ms-blob-content-length: %" PRId64 "\r\n", a.etag,
+           a.size);
   if (page && new_response(up, m, 200, "OK", headers, page, len) == 0) count_paged(p, 1);
   free(page);
   free(a.ranges);

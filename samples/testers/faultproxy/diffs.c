@@ -321,7 +321,8 @@ void faultproxy__diffs_note(diffs *d, const buf *in, const request *r, const cha
     if (strcmp(s.comp, "page") == 0) note_put_page(b, &s);
     if (strcmp(s.comp, "properties") == 0 && s.size[0])
       note_resize(b, (int64_t)strtoull(s.size, NULL, 10));
-    if (strcmp(s.comp, "snapshot") == 0 && s.new_snapshot[0]) add_snapshot(b, s.new_snapshot, s.etag);
+    if (strcmp(s.comp, "snapshot") == 0 && s.new_snapshot[0])
+      add_snapshot(b, s.new_snapshot, s.etag);
   }
   dblob *b = find(d, s.path, NULL);
   if (b && s.etag[0] && (put || strcmp(s.method, "HEAD") == 0))
@@ -374,13 +375,15 @@ static int check(diffs *d, const dblob *b, const char *prev, const char *snap, i
     return refuse(no, 400, "InvalidQueryParameterValue",
                   "Value for one of the query parameters specified in the request URI is "
                   "invalid.");
-  if (!b) return pt < d->started ? untracked(no, prev)
-                                 : refuse(no, 404, "BlobNotFound", "The specified blob does not exist.");
+  if (!b)
+    return pt < d->started ? untracked(no, prev)
+                           : refuse(no, 404, "BlobNotFound", "The specified blob does not exist.");
   *to = snap[0] ? find_snap(b, snap) : (int)b->nsnaps;
   if (*to < 0) return refuse(no, 404, "BlobNotFound", "The specified blob does not exist.");
   *from = find_snap(b, prev);
   if (*from < 0 && pt < d->started) return untracked(no, prev);
-  if (*from < 0) return refuse(no, 409, "PreviousSnapshotNotFound", "The previous snapshot is not found.");
+  if (*from < 0)
+    return refuse(no, 409, "PreviousSnapshotNotFound", "The previous snapshot is not found.");
   if (b->snaps[*from].overwritten)
     return refuse(no, 409, "BlobOverwritten",
                   "The blob has been recreated since the previous snapshot was taken.");

@@ -14,10 +14,10 @@
  *
  * Once listening it prints "listening on http://127.0.0.1:PORT" on stdout and writes
  * that endpoint to --endpoint-file. It rewrites --stats (the counts, one
- * "NAME VALUE" line each: requests, each fault kind, then throttled, refused, paged, diffs) whenever they
- * change, before it answers the request that changed them, so a client that has its answer finds
- * itself counted. SIGTERM or SIGINT stops it: it cuts open connections and exits 0. Exit status: 0
- * stopped, 1 failed, 2 bad usage.
+ * "NAME VALUE" line each: requests, each fault kind, then throttled, refused, paged, diffs)
+ * whenever they change, before it answers the request that changed them, so a client that has its
+ * answer finds itself counted. SIGTERM or SIGINT stops it: it cuts open connections and exits 0.
+ * Exit status: 0 stopped, 1 failed, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

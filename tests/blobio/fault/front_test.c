@@ -272,8 +272,8 @@ static char *read_sas(pfx *p, const char *blob) {
 
 /* The diff of blob `b` (or its snapshot `snap`, may be NULL) since `prev` through the
  * proxy: 0 with the lists, or the failure with `e`. */
-static xio_err diff_of(pfx *p, const char *name, const char *snap, const char *prev,
-                       xio_ranges *w, xio_ranges *c, xio_error *e) {
+static xio_err diff_of(pfx *p, const char *name, const char *snap, const char *prev, xio_ranges *w,
+                       xio_ranges *c, xio_error *e) {
   char q[128] = "";
   if (snap) snprintf(q, sizeof q, "snapshot=%s", snap);
   xio_blob_target *t = pfx_proxied(p, name, &p->fx.cred, snap ? q : NULL);
@@ -318,17 +318,16 @@ TEST(front_answers_diffs_in_azures_shape) {
   ASSERT(r != NULL);
   raw(&p, head, NULL, 0, r);
   ASSERT_EQ(r->status, 200);
-  const char *want =
-      "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<PageList>"
-      "<PageRange><Start>0</Start><End>511</End></PageRange>"
-      "<ClearRange><Start>512</Start><End>1023</End></ClearRange>"
-      "<PageRange><Start>1024</Start><End>1535</End></PageRange>"
-      "<ClearRange><Start>1536</Start><End>2047</End></ClearRange>"
-      "<PageRange><Start>2048</Start><End>2559</End></PageRange>"
-      "<ClearRange><Start>2560</Start><End>3071</End></ClearRange>"
-      "<PageRange><Start>3072</Start><End>3583</End></PageRange>"
-      "<ClearRange><Start>3584</Start><End>4095</End></ClearRange>"
-      "<NextMarker /></PageList>";
+  const char *want = "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<PageList>"
+                     "<PageRange><Start>0</Start><End>511</End></PageRange>"
+                     "<ClearRange><Start>512</Start><End>1023</End></ClearRange>"
+                     "<PageRange><Start>1024</Start><End>1535</End></PageRange>"
+                     "<ClearRange><Start>1536</Start><End>2047</End></ClearRange>"
+                     "<PageRange><Start>2048</Start><End>2559</End></PageRange>"
+                     "<ClearRange><Start>2560</Start><End>3071</End></ClearRange>"
+                     "<PageRange><Start>3072</Start><End>3583</End></PageRange>"
+                     "<ClearRange><Start>3584</Start><End>4095</End></ClearRange>"
+                     "<NextMarker /></PageList>";
   ASSERT_STR_EQ(r->body, want);
   ASSERT_CONTAINS(r->text, "x-ms-blob-content-length: 4096\r\n");
   ASSERT_CONTAINS(r->text, "ETag: ");

@@ -58,8 +58,10 @@ static void cli_agrees(const cJSON *sdk, const char *url, const char *since, con
   cJSON *j = clirun_json(&r);
   same_list(cJSON_GetObjectItem(sdk, "written"), cJSON_GetObjectItem(j, "written"), "written");
   same_list(cJSON_GetObjectItem(sdk, "cleared"), cJSON_GetObjectItem(j, "cleared"), "cleared");
-  ASSERT(clirun_num(j, "written_ranges") == cJSON_GetArraySize(cJSON_GetObjectItem(sdk, "written")));
-  ASSERT(clirun_num(j, "cleared_ranges") == cJSON_GetArraySize(cJSON_GetObjectItem(sdk, "cleared")));
+  ASSERT(clirun_num(j, "written_ranges") ==
+         cJSON_GetArraySize(cJSON_GetObjectItem(sdk, "written")));
+  ASSERT(clirun_num(j, "cleared_ranges") ==
+         cJSON_GetArraySize(cJSON_GetObjectItem(sdk, "cleared")));
   int gets = 0;
   clirun_trace_sum(&r, "XIOTypeGetRanges", &gets);
   ASSERT_EQ(gets, 1); /* the SDK read it in pages of 7; the CLI at once */
