@@ -329,6 +329,11 @@ void faultproxy__diffs_note(diffs *d, const buf *in, const request *r, const cha
     snprintf(b->etag, sizeof b->etag, "%s", s.etag);
 }
 
+size_t faultproxy__diffs_count(diffs *d, const char *path) {
+  dblob *b = find(d, path, NULL);
+  return b ? b->nsnaps : 0;
+}
+
 /* ------------------------------------------------------------ answering ---- */
 
 static int refuse(refusal *out, int status, const char *code, const char *message) {

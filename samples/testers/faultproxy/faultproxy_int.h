@@ -77,6 +77,7 @@ typedef struct bucket {
 typedef struct front {
   faultproxy_profile prof;
   bucket account;
+  uint64_t over; /* answers over a target so far, for prof.timeout_every */
   blob_entry blobs[FRONT_BLOBS];
   diffs *diffs; /* NULL when it could not be made: diffs answer as Azurite does */
 } front;
@@ -273,6 +274,9 @@ void faultproxy__diffs_note(diffs *d, const buf *in, const request *r, const cha
  *  BlobNotFound, 409 PreviousSnapshotNotFound, 409 BlobOverwritten), or 501
  *  APINotImplemented naming the snapshot when the front did not see it made. */
 int faultproxy__diffs_answer(diffs *d, const char *target, diff_answer *out, refusal *no);
+
+/** Under mu: the snapshots of blob `path` the front saw made and not deleted. */
+size_t faultproxy__diffs_count(diffs *d, const char *path);
 
 /** Frees a front and what it holds; NULL is fine. */
 void faultproxy__front_free(front *f);

@@ -5,7 +5,8 @@
  * curl). `xio emulator start --faults` runs it in the background.
  *
  *   xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]
- *                  [--scale F] [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file FILE]
+ *                  [--scale F] [--timeouts-every N] [--faults SPEC] [--seed N] [--stats FILE]
+ *                  [--endpoint-file FILE]
  *
  * In front of the upstream, unless --profile none, the fidelity front makes it answer
  * as Azure does (faultproxy_profile: paged page lists, byte-order marks, Azure's
@@ -30,8 +31,8 @@
 
 static const char usage[] =
     "usage: xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]\n"
-    "                      [--scale F] [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file "
-    "FILE]\n";
+    "                      [--scale F] [--timeouts-every N] [--faults SPEC] [--seed N]\n"
+    "                      [--stats FILE] [--endpoint-file FILE]\n";
 
 static const char help[] =
     "\n"
@@ -54,12 +55,15 @@ static const char help[] =
     "  --page-list-size N  ranges per Get Page Ranges page (default 2000)\n"
     "  --scale F           multiply the profile's targets by F (e.g. 0.1: a tenth,\n"
     "                      for an emulator slower than the real targets)\n"
+    "  --timeouts-every N  every Nth answer over a target is 500 OperationTimedOut\n"
+    "                      instead of 503 ServerBusy (Azure answers either)\n"
     "  --stats FILE        counts so far, rewritten as they change\n"
     "  --endpoint-file F   where the proxy's endpoint is written once it listens\n"
     "SIGTERM or SIGINT stops it. Exit status: 0 stopped, 1 failed, 2 bad usage.\n";
 
 typedef struct opts {
   const char *upstream, *faults, *seed, *stats, *endpoint_file, *profile, *page_list_size, *scale;
+  const char *timeouts_every;
 } opts;
 
 static int bad_usage(const char *fmt, const char *arg) {
@@ -81,6 +85,7 @@ static int parse_args(int argc, char **argv, opts *o) {
                         : strcmp(a, "--profile") == 0        ? &o->profile
                         : strcmp(a, "--page-list-size") == 0 ? &o->page_list_size
                         : strcmp(a, "--scale") == 0          ? &o->scale
+                        : strcmp(a, "--timeouts-every") == 0 ? &o->timeouts_every
                                                              : NULL;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       printf("%s%s", usage, help);
@@ -112,7 +117,8 @@ static int parse_rates(const opts *o, faultproxy_rates *r) {
   return -1;
 }
 
-/* --profile and --page-list-size into `pr`. -1 to go on, else 2 after a message. */
+/* --profile, --page-list-size, --timeouts-every and --scale into `pr`. -1 to go on, else 2 after a
+ * message. */
 static int parse_profile(const opts *o, faultproxy_profile *pr) {
   char err[512];
   if (faultproxy_profile_parse(o->profile ? o->profile : "standard", pr, err, sizeof err) != 0)
@@ -124,6 +130,14 @@ static int parse_profile(const opts *o, faultproxy_profile *pr) {
       return bad_usage("--page-list-size: '%s' is not a whole number in 1..100000",
                        o->page_list_size);
     pr->page_list_size = (int)n;
+  }
+  if (o->timeouts_every) {
+    char *end;
+    long n = strtol(o->timeouts_every, &end, 10);
+    if (end == o->timeouts_every || *end || n < 1 || n > 1000000)
+      return bad_usage("--timeouts-every: '%s' is not a whole number in 1..1000000",
+                       o->timeouts_every);
+    pr->timeout_every = (int)n;
   }
   if (o->scale) {
     char *end;

@@ -401,3 +401,77 @@ TEST(front_diffs_across_deleted_newer_and_overwritten_snapshots) {
   xio_blob_target_free(b);
   pfx_teardown(&p);
 }
+
+/* ------------------------------------------------------ stretch limits ---- */
+
+/* Over the target, every Nth answer is Azure's other throttling answer, 500
+ * OperationTimedOut, when the profile asks for it; counted as throttled too. */
+TEST(front_answers_operation_timed_out_every_nth_time_over_a_target) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  faultproxy_profile prof;
+  char err[512];
+  ASSERT_EQ(faultproxy_profile_parse("standard", &prof, err, sizeof err), 0);
+  ASSERT_EQ(prof.timeout_every, 0); /* off unless asked for */
+  prof.blob_iops = 1.0;
+  prof.blob_bps = prof.account_iops = prof.account_bps = 0;
+  prof.timeout_every = 2;
+  faultproxy_set_profile(p.proxy, &prof);
+  raw_resp *r = malloc(sizeof *r);
+  char head[1024];
+  ASSERT(r != NULL);
+  snprintf(head, sizeof head, "HEAD %s/slow.mdf HTTP/1.1\r\n", container_path(&p));
+  raw(&p, head, NULL, 0, r);
+  ASSERT(r->status != 503 && r->status != 500);
+  snprintf(head, sizeof head, "GET %s/slow.mdf HTTP/1.1\r\n", container_path(&p));
+  raw(&p, head, NULL, 0, r);
+  expect_azure_error(r, 503, "ServerBusy", "The server is busy.");
+  raw(&p, head, NULL, 0, r);
+  expect_azure_error(r, 500, "OperationTimedOut",
+                     "Operation could not be completed within the specified time.");
+  raw(&p, head, NULL, 0, r);
+  expect_azure_error(r, 503, "ServerBusy", "The server is busy.");
+  faultproxy_stats s;
+  faultproxy_stats_get(p.proxy, &s);
+  ASSERT_EQ(s.throttled, 3);
+  free(r);
+  pfx_teardown(&p);
+}
+
+/* A premium page blob holds at most 100 snapshots: the 101st is refused with 409
+ * SnapshotCountExceeded, and deleting one makes room again. Standard has no limit. */
+TEST(front_limits_a_premium_blob_to_100_snapshots) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  faultproxy_profile prof;
+  char err[512];
+  ASSERT_EQ(faultproxy_profile_parse("standard", &prof, err, sizeof err), 0);
+  ASSERT_EQ(prof.max_snapshots, 0);
+  ASSERT_EQ(faultproxy_profile_parse("premium-p30", &prof, err, sizeof err), 0);
+  ASSERT_EQ(prof.max_snapshots, 100);
+  prof.blob_iops = prof.blob_bps = prof.account_iops = prof.account_bps = 0;
+  faultproxy_set_profile(p.proxy, &prof);
+  xio_error e;
+  xio_blob_target *b = pfx_proxied(&p, "many.mdf", NULL, NULL);
+  ASSERT_OK(xio_blob_create(p.fx.engine, b, 4096, NULL, 0, NULL, &e), &e);
+  char id[64], first[64];
+  for (int i = 0; i < 100; i++) {
+    ASSERT_OK(xio_blob_snapshot(p.fx.engine, b, id, &e), &e);
+    if (i == 0) snprintf(first, sizeof first, "%s", id);
+  }
+  ASSERT_ERR(xio_blob_snapshot(p.fx.engine, b, id, &e), XIO_ECONFLICT, &e);
+  ASSERT_STR_EQ(e.service_code, "SnapshotCountExceeded");
+  ASSERT_EQ(e.http_status, 409);
+  xio_blob_call *call = NULL;
+  ASSERT_OK(xio_blob_call_delete_snapshot(b, first, NULL, &call, &e), &e);
+  ASSERT_OK(xio_blob_send(p.fx.engine, call, &e), &e);
+  xio_blob_call_free(call);
+  ASSERT_OK(xio_blob_snapshot(p.fx.engine, b, id, &e), &e);
+  faultproxy_stats s;
+  faultproxy_stats_get(p.proxy, &s);
+  ASSERT_EQ(s.refused, 1);
+  xio_blob_target_free(b);
+  pfx_teardown(&p);
+}
