@@ -170,7 +170,7 @@ static dblob *get(diffs *d, const char *path) {
   }
   if (d->n == d->cap) {
     size_t cap = d->cap ? d->cap * 2 : 16;
-    dblob **g = realloc(d->blobs, cap * sizeof *g);
+    dblob **g = realloc(d->blobs, cap * sizeof(dblob *));
     if (!g) return NULL;
     d->blobs = g;
     d->cap = cap;
