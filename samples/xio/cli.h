@@ -88,6 +88,10 @@ extern const cli_command cli_cmd_ls, cli_cmd_cp;
 extern const cli_command cli_cmd_backup, cli_cmd_restore;
 extern const cli_command cli_cmd_demo;
 
+/** `snapshot diff` (snapdiff.c), run by the snapshot command: parses its own
+ *  arguments and returns the exit status. */
+int cli_snapshot_diff(cli *c, int argc, char **argv);
+
 /* ------------------------------------------------------------ args.c ---- */
 
 /** A command option: a flag (sets *flag to 1) or an option with a value. */

@@ -104,6 +104,7 @@ static cJSON *stats_json(const cli_emu_stats *s) {
   cJSON_AddNumberToObject(j, "throttled", (double)s->throttled);
   cJSON_AddNumberToObject(j, "refused", (double)s->refused);
   cJSON_AddNumberToObject(j, "paged", (double)s->paged);
+  cJSON_AddNumberToObject(j, "diffs", (double)s->diffs);
   return j;
 }
 
@@ -115,8 +116,9 @@ static void stats_line(const cli_emu_stats *s, char *out, size_t size) {
                           s->injected[i]);
   if (k < size)
     snprintf(out + k, size - k,
-             "; as Azure: throttled %llu, refused for limits %llu, page lists paged %llu",
-             s->throttled, s->refused, s->paged);
+             "; as Azure: throttled %llu, refused for limits %llu, page lists paged %llu, "
+             "diffs answered %llu",
+             s->throttled, s->refused, s->paged, s->diffs);
 }
 
 /* The parts of start's and status's JSON that say where things run. */

@@ -47,7 +47,7 @@ typedef struct cli_emu_stats {
   int valid; /* the stats file was there and read */
   unsigned long long requests;
   unsigned long long injected[FAULTPROXY_NRULES];
-  unsigned long long throttled, refused, paged; /* the fidelity front's answers */
+  unsigned long long throttled, refused, paged, diffs; /* the fidelity front's answers */
 } cli_emu_stats;
 
 /* --------------------------------------------------- emulator_proc.c ---- */

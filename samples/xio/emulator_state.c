@@ -183,6 +183,7 @@ void cli_emu_stats_read(const char *dir, cli_emu_stats *out) {
     if (strcmp(name, "throttled") == 0) out->throttled = v;
     if (strcmp(name, "refused") == 0) out->refused = v;
     if (strcmp(name, "paged") == 0) out->paged = v;
+    if (strcmp(name, "diffs") == 0) out->diffs = v;
   }
   fclose(f);
 }

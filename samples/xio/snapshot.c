@@ -1,9 +1,9 @@
 /*
  * snapshot.c - the snapshot command: take a read-only, point-in-time copy of a page
  * blob (Snapshot Blob) and print its id and the URL that opens it; `snapshot list`
- * shows a blob's snapshots (id, size, allocated bytes, time) and `snapshot delete`
- * removes one. URLs printed are the log-safe ones: a SAS given on the command line
- * is not repeated.
+ * shows a blob's snapshots (id, size, allocated bytes, time), `snapshot delete`
+ * removes one and `snapshot diff` (snapdiff.c) lists what changed since one. URLs printed are the
+ * log-safe ones: a SAS given on the command line is not repeated.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -143,15 +143,17 @@ static int run_take(cli *c, int argc, char **argv) {
 static int run_snapshot(cli *c, int argc, char **argv) {
   if (argc > 0 && strcmp(argv[0], "list") == 0) return run_list(c, argc - 1, argv + 1);
   if (argc > 0 && strcmp(argv[0], "delete") == 0) return run_delete(c, argc - 1, argv + 1);
+  if (argc > 0 && strcmp(argv[0], "diff") == 0) return cli_snapshot_diff(c, argc - 1, argv + 1);
   return run_take(c, argc, argv);
 }
 
 const cli_command cli_cmd_snapshot = {
     "snapshot",
-    "take, list or delete read-only, point-in-time copies of a page blob",
+    "take, list, diff or delete read-only, point-in-time copies of a page blob",
     "snapshot TARGET\n"
     "snapshot list TARGET\n"
-    "snapshot delete TARGET?snapshot=ID | snapshot delete TARGET --id ID",
+    "snapshot delete TARGET?snapshot=ID | snapshot delete TARGET --id ID\n"
+    "snapshot diff TARGET --since ID [--to ID]",
     "Takes a snapshot of a page blob (a read-only copy of its current contents, kept\n"
     "beside it until the blob is deleted with its snapshots) and prints its id and\n"
     "the URL that opens it: TARGET?snapshot=ID, usable with stat, ranges, get and as\n"
@@ -159,8 +161,13 @@ const cli_command cli_cmd_snapshot = {
     "`snapshot list` shows the blob's snapshots: id, size, allocated\n"
     "bytes and time (a SAS must grant list on the container).\n"
     "`snapshot delete` deletes one snapshot; the blob and its other snapshots stay.\n"
+    "`snapshot diff` lists what changed since snapshot --since: the ranges written\n"
+    "and the ranges cleared (to zero), in offset order, with their totals; to the\n"
+    "blob as it is, or to a later snapshot (--to ID, or TARGET?snapshot=ID).\n"
     "Local files have no snapshots.\n"
     "\n"
-    "  --id ID           (delete) the snapshot to delete\n",
+    "  --id ID           (delete) the snapshot to delete\n"
+    "  --since ID        (diff) the older snapshot, the base of the diff\n"
+    "  --to ID           (diff) a newer snapshot to diff to, instead of the blob\n",
     run_snapshot,
 };

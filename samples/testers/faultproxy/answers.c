@@ -307,13 +307,18 @@ static void answer_diff(faultproxy *p, const buf *in, const request *r, const ch
                         int page_size, buf *up, msg *m) {
   diff_answer a;
   refusal no;
-  char range[64], headers[256];
+  char range[64], headers[256], etag[64] = "", size[32] = "";
   unsigned long long s = 0, e = UINT64_MAX;
+  if (m->status == 200) { /* the service's own view of the target, when it gave one */
+    faultproxy__header(up->d, m->head_len, "ETag", etag, sizeof etag);
+    faultproxy__header(up->d, m->head_len, "x-ms-blob-content-length", size, sizeof size);
+  }
+  int64_t seen = size[0] ? (int64_t)strtoull(size, NULL, 10) : -1;
   pthread_mutex_lock(&p->mu);
-  int refused =
-      !p->front || !p->front->diffs || faultproxy__diffs_answer(p->front->diffs, target, &a, &no);
+  int tracking = p->front && p->front->diffs;
+  int refused = tracking && faultproxy__diffs_answer(p->front->diffs, target, seen, etag, &a, &no);
   pthread_mutex_unlock(&p->mu);
-  if (refused && (!p->front || !p->front->diffs)) return;
+  if (!tracking) return;
   if (refused) {
     diff_refusal(up, m, &no);
     return;
@@ -385,7 +390,6 @@ void faultproxy__front_answer(faultproxy *p, const buf *in, const request *r, bu
   pthread_mutex_lock(&p->mu);
   if (p->front && p->front->diffs) faultproxy__diffs_note(p->front->diffs, in, r, target, up, m);
   pthread_mutex_unlock(&p->mu);
-  faultproxy__front_read_checksum(in, r, up, m);
   char comp[32];
   faultproxy__query(target, "comp", comp, sizeof comp);
   /* Azurite answers a diff with the plain list (200) or 501: either way it has

@@ -170,7 +170,7 @@ static dblob *get(diffs *d, const char *path) {
   }
   if (d->n == d->cap) {
     size_t cap = d->cap ? d->cap * 2 : 16;
-    dblob **g = realloc(d->blobs, cap * sizeof *g);
+    dblob **g = realloc(d->blobs, cap * sizeof(dblob *));
     if (!g) return NULL;
     d->blobs = g;
     d->cap = cap;
@@ -329,6 +329,11 @@ void faultproxy__diffs_note(diffs *d, const buf *in, const request *r, const cha
     snprintf(b->etag, sizeof b->etag, "%s", s.etag);
 }
 
+size_t faultproxy__diffs_count(diffs *d, const char *path) {
+  dblob *b = find(d, path, NULL);
+  return b ? b->nsnaps : 0;
+}
+
 /* ------------------------------------------------------------ answering ---- */
 
 static int refuse(refusal *out, int status, const char *code, const char *message) {
@@ -391,12 +396,11 @@ static int check(diffs *d, const dblob *b, const char *prev, const char *snap, i
     return refuse(no, 400, "PreviousSnapshotCannotBeNewer",
                   "The prevsnapshot query parameter value cannot be newer than snapshot query "
                   "parameter value.");
-  int64_t size = *to < (int)b->nsnaps ? b->snaps[*to].size : b->size;
-  if (size < 0) return untracked(no, snap[0] ? snap : prev);
   return 0;
 }
 
-int faultproxy__diffs_answer(diffs *d, const char *target, diff_answer *out, refusal *no) {
+int faultproxy__diffs_answer(diffs *d, const char *target, int64_t seen_size, const char *seen_etag,
+                             diff_answer *out, refusal *no) {
   char path[1024], prev[64], snap[64];
   int from = 0, to = 0;
   memset(out, 0, sizeof *out);
@@ -406,8 +410,12 @@ int faultproxy__diffs_answer(diffs *d, const char *target, diff_answer *out, ref
   dblob *b = find(d, path, NULL);
   if (check(d, b, prev, snap, &from, &to, no)) return 1;
   int at_blob = to == (int)b->nsnaps;
-  out->size = at_blob ? b->size : b->snaps[to].size;
-  snprintf(out->etag, sizeof out->etag, "%s", at_blob ? b->etag : b->snaps[to].etag);
+  out->size = seen_size >= 0 ? seen_size : at_blob ? b->size : b->snaps[to].size;
+  if (out->size < 0) return untracked(no, snap[0] ? snap : prev);
+  snprintf(out->etag, sizeof out->etag, "%s",
+           seen_etag[0] ? seen_etag
+           : at_blob    ? b->etag
+                        : b->snaps[to].etag);
   dmap all = {NULL, 0, 0};
   for (int i = from; i < to; i++)
     if (dmap_overlay(&all, &b->snaps[i].seg) != 0) {

@@ -162,6 +162,10 @@ typedef struct faultproxy_profile {
   double account_iops; /* requests per second over all blobs */
   double account_bps;  /* bytes per second over all blobs */
   int page_list_size;  /* ranges per Get Page Ranges page (default 2000) */
+  int max_snapshots;   /* snapshots a blob may have (premium: 100; 0: no limit); one more
+                          is refused 409 SnapshotCountExceeded */
+  int timeout_every;   /* every Nth answer over a target is 500 OperationTimedOut instead
+                          of 503 ServerBusy, as Azure answers either (0: always 503) */
 } faultproxy_profile;
 
 /** Fills `out` for profile `name` (see faultproxy_profile). Returns 0, or -1 with the

@@ -78,6 +78,7 @@ typedef struct bucket {
 typedef struct front {
   faultproxy_profile prof;
   bucket account;
+  uint64_t over; /* answers over a target so far, for prof.timeout_every */
   blob_entry blobs[FRONT_BLOBS];
   diffs *diffs; /* NULL when it could not be made: diffs answer as Azurite does */
 } front;
@@ -268,12 +269,18 @@ void faultproxy__diffs_note(diffs *d, const buf *in, const request *r, const cha
                             const buf *up, const msg *m);
 
 /** Under mu: the diff a Get Page Ranges with prevsnapshot (`target`: its path and
- *  query) asks for, over the whole target: 0 with `out` filled (out->ranges the
- *  caller's to free), or 1 with the refusal to send in `no`: Azure's answers
+ *  query) asks for, over the whole target, whose size and ETag the service's own
+ *  answer gave (`seen_size` -1 and `seen_etag` "" when it gave none: the front's are
+ *  used): 0 with `out` filled (out->ranges the caller's to free), or 1 with the
+ *  refusal to send in `no`: Azure's answers
  *  (400 InvalidQueryParameterValue, 400 PreviousSnapshotCannotBeNewer, 404
  *  BlobNotFound, 409 PreviousSnapshotNotFound, 409 BlobOverwritten), or 501
  *  APINotImplemented naming the snapshot when the front did not see it made. */
-int faultproxy__diffs_answer(diffs *d, const char *target, diff_answer *out, refusal *no);
+int faultproxy__diffs_answer(diffs *d, const char *target, int64_t seen_size, const char *seen_etag,
+                             diff_answer *out, refusal *no);
+
+/** Under mu: the snapshots of blob `path` the front saw made and not deleted. */
+size_t faultproxy__diffs_count(diffs *d, const char *path);
 
 /** Frees a front and what it holds; NULL is fine. */
 void faultproxy__front_free(front *f);

@@ -6,8 +6,10 @@
  *     status, code and message: a Put Page range not 512-aligned (416
  *     InvalidPageRange), a Put Page body over 4 MiB (413 RequestBodyTooLarge), a page
  *     blob size over 8 TiB (400 InvalidHeaderValue), a Put Page range past the end
- *     of a blob whose size the front saw set (416 InvalidPageRange);
- *   - the profile's targets (throttle.c): 503 ServerBusy, no Retry-After;
+ *     of a blob whose size the front saw set (416 InvalidPageRange), a snapshot past
+ *     the profile's count per blob (premium: 100; 409 SnapshotCountExceeded);
+ *   - the profile's targets (throttle.c): 503 ServerBusy, no Retry-After (or 500
+ *     OperationTimedOut every Nth time, when the profile says so);
  *   - Get Page Ranges in pages: at most the profile's page size or `maxresults`
  *     ranges per answer, from the range the marker names, with a NextMarker shaped
  *     like Azure's ("2!16!MDAwMDA0ITIwNDgh": a version, the length of the base64,
@@ -139,10 +141,20 @@ static int put_page_limits(front *f, const req_view *v, refusal *out) {
   return 0;
 }
 
+/* Under mu: a snapshot past the profile's count (premium: 100 per blob). */
+static int snapshot_limit(front *f, const req_view *v, refusal *out) {
+  if (f->prof.max_snapshots <= 0 || !f->diffs ||
+      faultproxy__diffs_count(f->diffs, v->path) < (size_t)f->prof.max_snapshots)
+    return 0;
+  return refuse(out, 409, "SnapshotCountExceeded",
+                "The snapshot count against this blob has been exceeded.");
+}
+
 /* Under mu: 1 with `out` when the request breaks one of Azure's limits. */
 static int limits(front *f, const req_view *v, refusal *out) {
   if (strcmp(v->method, "PUT") != 0) return 0;
   if (strcmp(v->comp, "page") == 0) return put_page_limits(f, v, out);
+  if (strcmp(v->comp, "snapshot") == 0) return snapshot_limit(f, v, out);
   if ((!v->comp[0] && strcasecmp(v->blob_type, "PageBlob") == 0) ||
       strcmp(v->comp, "properties") == 0)
     return size_limit(v, out);

@@ -5,7 +5,8 @@
  * curl). `xio emulator start --faults` runs it in the background.
  *
  *   xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]
- *                  [--scale F] [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file FILE]
+ *                  [--scale F] [--timeouts-every N] [--faults SPEC] [--seed N] [--stats FILE]
+ *                  [--endpoint-file FILE]
  *
  * In front of the upstream, unless --profile none, the fidelity front makes it answer
  * as Azure does (faultproxy_profile: paged page lists, byte-order marks, Azure's
@@ -14,10 +15,10 @@
  *
  * Once listening it prints "listening on http://127.0.0.1:PORT" on stdout and writes
  * that endpoint to --endpoint-file. It rewrites --stats (the counts, one
- * "NAME VALUE" line each: requests, each fault kind, then throttled, refused, paged) whenever they
- * change, before it answers the request that changed them, so a client that has its answer finds
- * itself counted. SIGTERM or SIGINT stops it: it cuts open connections and exits 0. Exit status: 0
- * stopped, 1 failed, 2 bad usage.
+ * "NAME VALUE" line each: requests, each fault kind, then throttled, refused, paged, diffs)
+ * whenever they change, before it answers the request that changed them, so a client that has its
+ * answer finds itself counted. SIGTERM or SIGINT stops it: it cuts open connections and exits 0.
+ * Exit status: 0 stopped, 1 failed, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -30,8 +31,8 @@
 
 static const char usage[] =
     "usage: xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]\n"
-    "                      [--scale F] [--faults SPEC] [--seed N] [--stats FILE] [--endpoint-file "
-    "FILE]\n";
+    "                      [--scale F] [--timeouts-every N] [--faults SPEC] [--seed N]\n"
+    "                      [--stats FILE] [--endpoint-file FILE]\n";
 
 static const char help[] =
     "\n"
@@ -54,12 +55,15 @@ static const char help[] =
     "  --page-list-size N  ranges per Get Page Ranges page (default 2000)\n"
     "  --scale F           multiply the profile's targets by F (e.g. 0.1: a tenth,\n"
     "                      for an emulator slower than the real targets)\n"
+    "  --timeouts-every N  every Nth answer over a target is 500 OperationTimedOut\n"
+    "                      instead of 503 ServerBusy (Azure answers either)\n"
     "  --stats FILE        counts so far, rewritten as they change\n"
     "  --endpoint-file F   where the proxy's endpoint is written once it listens\n"
     "SIGTERM or SIGINT stops it. Exit status: 0 stopped, 1 failed, 2 bad usage.\n";
 
 typedef struct opts {
   const char *upstream, *faults, *seed, *stats, *endpoint_file, *profile, *page_list_size, *scale;
+  const char *timeouts_every;
 } opts;
 
 static int bad_usage(const char *fmt, const char *arg) {
@@ -81,6 +85,7 @@ static int parse_args(int argc, char **argv, opts *o) {
                         : strcmp(a, "--profile") == 0        ? &o->profile
                         : strcmp(a, "--page-list-size") == 0 ? &o->page_list_size
                         : strcmp(a, "--scale") == 0          ? &o->scale
+                        : strcmp(a, "--timeouts-every") == 0 ? &o->timeouts_every
                                                              : NULL;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       printf("%s%s", usage, help);
@@ -112,7 +117,8 @@ static int parse_rates(const opts *o, faultproxy_rates *r) {
   return -1;
 }
 
-/* --profile and --page-list-size into `pr`. -1 to go on, else 2 after a message. */
+/* --profile, --page-list-size, --timeouts-every and --scale into `pr`. -1 to go on, else 2 after a
+ * message. */
 static int parse_profile(const opts *o, faultproxy_profile *pr) {
   char err[512];
   if (faultproxy_profile_parse(o->profile ? o->profile : "standard", pr, err, sizeof err) != 0)
@@ -124,6 +130,14 @@ static int parse_profile(const opts *o, faultproxy_profile *pr) {
       return bad_usage("--page-list-size: '%s' is not a whole number in 1..100000",
                        o->page_list_size);
     pr->page_list_size = (int)n;
+  }
+  if (o->timeouts_every) {
+    char *end;
+    long n = strtol(o->timeouts_every, &end, 10);
+    if (end == o->timeouts_every || *end || n < 1 || n > 1000000)
+      return bad_usage("--timeouts-every: '%s' is not a whole number in 1..1000000",
+                       o->timeouts_every);
+    pr->timeout_every = (int)n;
   }
   if (o->scale) {
     char *end;
@@ -158,9 +172,9 @@ static void format_stats(const faultproxy_stats *s, char *out, size_t size) {
     k += (size_t)snprintf(out + k, size - k, "%s %llu\n", faultproxy_rule_name(i),
                           (unsigned long long)s->injected[i]);
   if (k < size)
-    snprintf(out + k, size - k, "throttled %llu\nrefused %llu\npaged %llu\n",
+    snprintf(out + k, size - k, "throttled %llu\nrefused %llu\npaged %llu\ndiffs %llu\n",
              (unsigned long long)s->throttled, (unsigned long long)s->refused,
-             (unsigned long long)s->paged);
+             (unsigned long long)s->paged, (unsigned long long)s->diffs);
 }
 
 /* Writes the counts to the stats file (the proxy's observer: called as they change,

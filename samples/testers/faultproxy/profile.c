@@ -3,7 +3,8 @@
  * page blob and its account, by tier, and whether the front is on at all.
  *   standard         a standard page blob: 500 requests/s and 60 MiB/s per blob;
  *                    the account 20,000 requests/s and about 10 Gbit/s
- *   premium-p10..p80 a premium page blob of that tier (IOPS and MB/s per blob)
+ *   premium-p10..p80 a premium page blob of that tier (IOPS and MB/s per blob), at
+ *                    most 100 snapshots per blob
  *   unthrottled      every fidelity of the front but no targets (the tests' harness:
  *                    request counts stay exact under any load)
  *   none             no front: raw Azurite
@@ -15,11 +16,12 @@
 
 #include "faultproxy_int.h"
 
-#define MIB            (1024.0 * 1024.0)
-#define MB             (1000.0 * 1000.0)
-#define ACCOUNT_IOPS   20000.0
-#define ACCOUNT_BPS    (10.0 * 1000 * MB / 8) /* 10 Gbit/s */
-#define PAGE_LIST_SIZE 2000
+#define MIB               (1024.0 * 1024.0)
+#define MB                (1000.0 * 1000.0)
+#define ACCOUNT_IOPS      20000.0
+#define ACCOUNT_BPS       (10.0 * 1000 * MB / 8) /* 10 Gbit/s */
+#define PAGE_LIST_SIZE    2000
+#define PREMIUM_SNAPSHOTS 100 /* per page blob in a premium account */
 
 typedef struct tier {
   const char *name;
@@ -56,6 +58,7 @@ int faultproxy_profile_parse(const char *name, faultproxy_profile *out, char *er
     out->blob_bps = tiers[i].bps;
     out->account_iops = tiers[i].iops ? ACCOUNT_IOPS : 0;
     out->account_bps = tiers[i].iops ? ACCOUNT_BPS : 0;
+    out->max_snapshots = strncmp(name, "premium-", 8) == 0 ? PREMIUM_SNAPSHOTS : 0;
     return 0;
   }
   snprintf(err, errsize,

@@ -4,7 +4,8 @@
  * rate and holding at most one second of it. A request takes one request token and
  * its bytes (a write's body, a read's range) from its blob's buckets and the
  * account's; when a bucket is spent it is answered 503 ServerBusy with Azure's
- * message and no Retry-After, as the service does, and takes nothing. The bytes
+ * message and no Retry-After, as the service does (or, every Nth time when the
+ * profile says so, 500 OperationTimedOut, Azure's other answer), and takes nothing. The bytes
  * bucket may go into debt for one large request, so that a single 4 MiB write is
  * never refused for its size alone. Every function here runs under the proxy's mu.
  */
@@ -62,8 +63,18 @@ static int room(double req, double bytes, double iops, double bps) {
   return (iops <= 0 || req >= 1.0) && (bps <= 0 || bytes > 0);
 }
 
-static void server_busy(refusal *out, const char *message) {
+/* Azure's answer over a target: 503 ServerBusy with `message`, or, every
+ * prof.timeout_every-th time, 500 OperationTimedOut. */
+static void server_busy(front *f, refusal *out, const char *message) {
   memset(out, 0, sizeof *out);
+  f->over++;
+  if (f->prof.timeout_every > 0 && f->over % (uint64_t)f->prof.timeout_every == 0) {
+    out->status = 500;
+    snprintf(out->code, sizeof out->code, "OperationTimedOut");
+    snprintf(out->message, sizeof out->message,
+             "Operation could not be completed within the specified time.");
+    return;
+  }
   out->status = 503;
   snprintf(out->code, sizeof out->code, "ServerBusy");
   snprintf(out->message, sizeof out->message, "%s", message);
@@ -78,12 +89,13 @@ int faultproxy__throttle(front *f, const char *path, uint64_t bytes, refusal *ou
   refill(&e->req_tokens, &e->byte_tokens, &e->refilled_us, pr->blob_iops, pr->blob_bps, now);
   refill(&a->req_tokens, &a->byte_tokens, &a->refilled_us, pr->account_iops, pr->account_bps, now);
   if (!room(a->req_tokens, a->byte_tokens, pr->account_iops, pr->account_bps)) {
-    server_busy(out, a->req_tokens < 1.0 ? "Operations per second is over the account limit."
-                                         : "Ingress or egress is over the account limit.");
+    server_busy(f, out,
+                a->req_tokens < 1.0 ? "Operations per second is over the account limit."
+                                    : "Ingress or egress is over the account limit.");
     return 1;
   }
   if (!room(e->req_tokens, e->byte_tokens, pr->blob_iops, pr->blob_bps)) {
-    server_busy(out, "The server is busy.");
+    server_busy(f, out, "The server is busy.");
     return 1;
   }
   e->req_tokens -= 1.0;

@@ -4,7 +4,8 @@
  * follows Get Page Ranges pages shaped like Azure's; XML bodies carry the byte-order
  * mark; Put Page ranges not 512-aligned, bodies over 4 MiB, sizes over 8 TiB and
  * writes past a blob's end get Azure's status, code and message without reaching the
- * emulator; and a blob over its target gets 503 ServerBusy with no retry hint. The
+ * emulator; a blob over its target gets 503 ServerBusy with no retry hint; and
+ * prevsnapshot diffs are answered in Azure's shape and with Azure's errors. The
  * limits and the throttle are checked with requests the client would never send,
  * written by hand on a socket (the front answers them before any signature check).
  */
@@ -15,7 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <xio/alloc.h>
+#include <xio/auth.h>
+#include <xio/url_int.h>
 
 #include "blob_sync_test_util.h"
 #include "proxy_fixture.h"
@@ -243,5 +249,229 @@ TEST(front_throttles_a_blob_over_its_target) {
   faultproxy_stats_get(p.proxy, &s);
   ASSERT_EQ(s.throttled, 2);
   free(r);
+  pfx_teardown(&p);
+}
+
+/* ------------------------------------------------------------ diffs ---- */
+
+/* A service SAS for one blob of the fixture's container, for raw requests the
+ * service must authorize (free it). */
+static char *read_sas(pfx *p, const char *blob) {
+  xio_error e;
+  xio_auth_sas_options so = xio_auth_sas_options_default();
+  so.permissions = "r";
+  so.start = time(NULL) - 3600;
+  so.expiry = time(NULL) + 3600;
+  char *tok = NULL;
+  const char *container = xio_blob_target_url(p->fx.container)->container;
+  ASSERT_OK(xio_auth_sas_generate_service(XIO_AUTH_DEV_ACCOUNT, p->fx.cred.key, p->fx.cred.key_len,
+                                          container, blob, &so, &tok, &e),
+            &e);
+  return tok;
+}
+
+/* The diff of blob `b` (or its snapshot `snap`, may be NULL) since `prev` through the
+ * proxy: 0 with the lists, or the failure with `e`. */
+static xio_err diff_of(pfx *p, const char *name, const char *snap, const char *prev, xio_ranges *w,
+                       xio_ranges *c, xio_error *e) {
+  char q[128] = "";
+  if (snap) snprintf(q, sizeof q, "snapshot=%s", snap);
+  xio_blob_target *t = pfx_proxied(p, name, &p->fx.cred, snap ? q : NULL);
+  xio_blob_call *call = NULL;
+  char *next = NULL;
+  xio_err rc = xio_blob_call_page_ranges_diff(t, 0, 0, prev, NULL, &call, e);
+  if (rc == XIO_OK) rc = xio_blob_send(p->fx.engine, call, e);
+  if (rc == XIO_OK) rc = xio_blob_call_ranges_diff(call, w, c, &next, e);
+  ASSERT(next == NULL);
+  xio_blob_call_free(call);
+  xio_blob_target_free(t);
+  return rc;
+}
+
+/* Azure's recorded shape: a blob of 'b' snapshotted, then every other page written
+ * and the ones between cleared; the diff interleaves PageRange and ClearRange in
+ * offset order, carries the BOM, the blob's size and ETag. */
+TEST(front_answers_diffs_in_azures_shape) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  set_profile(&p, "unthrottled", 0, 0);
+  xio_error e;
+  unsigned char b4k[4096], a[512];
+  memset(b4k, 'b', sizeof b4k);
+  memset(a, 'a', sizeof a);
+  xio_blob_target *b = pfx_proxied(&p, "shape.mdf", NULL, NULL);
+  ASSERT_OK(xio_blob_create(p.fx.engine, b, 4096, NULL, 0, NULL, &e), &e);
+  ASSERT_OK(xio_blob_put_page(p.fx.engine, b, 0, b4k, sizeof b4k, NULL, &e), &e);
+  char s1[64];
+  ASSERT_OK(xio_blob_snapshot(p.fx.engine, b, s1, &e), &e);
+  for (int i = 0; i < 4; i++) {
+    ASSERT_OK(xio_blob_put_page(p.fx.engine, b, (uint64_t)i * 1024, a, 512, NULL, &e), &e);
+    ASSERT_OK(xio_blob_clear(p.fx.engine, b, (uint64_t)i * 1024 + 512, 512, NULL, &e), &e);
+  }
+  char *sas = read_sas(&p, "shape.mdf"), head[2048];
+  snprintf(head, sizeof head,
+           "GET %s/shape.mdf?comp=pagelist&prevsnapshot=%s&%s HTTP/1.1\r\n"
+           "x-ms-version: 2025-11-05\r\n",
+           container_path(&p), s1, sas);
+  raw_resp *r = malloc(sizeof *r);
+  ASSERT(r != NULL);
+  raw(&p, head, NULL, 0, r);
+  ASSERT_EQ(r->status, 200);
+  const char *want = "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<PageList>"
+                     "<PageRange><Start>0</Start><End>511</End></PageRange>"
+                     "<ClearRange><Start>512</Start><End>1023</End></ClearRange>"
+                     "<PageRange><Start>1024</Start><End>1535</End></PageRange>"
+                     "<ClearRange><Start>1536</Start><End>2047</End></ClearRange>"
+                     "<PageRange><Start>2048</Start><End>2559</End></PageRange>"
+                     "<ClearRange><Start>2560</Start><End>3071</End></ClearRange>"
+                     "<PageRange><Start>3072</Start><End>3583</End></PageRange>"
+                     "<ClearRange><Start>3584</Start><End>4095</End></ClearRange>"
+                     "<NextMarker /></PageList>";
+  ASSERT_STR_EQ(r->body, want);
+  ASSERT_CONTAINS(r->text, "x-ms-blob-content-length: 4096\r\n");
+  ASSERT_CONTAINS(r->text, "ETag: ");
+  /* maxresults 3: the first page ends with a marker at the fourth range. */
+  snprintf(head, sizeof head,
+           "GET %s/shape.mdf?comp=pagelist&prevsnapshot=%s&maxresults=3&%s HTTP/1.1\r\n"
+           "x-ms-version: 2025-11-05\r\n",
+           container_path(&p), s1, sas);
+  raw(&p, head, NULL, 0, r);
+  ASSERT_EQ(r->status, 200);
+  ASSERT_CONTAINS(r->body, "<PageRange><Start>1024</Start><End>1535</End></PageRange>"
+                           "<NextMarker>2!");
+  faultproxy_stats st;
+  faultproxy_stats_get(p.proxy, &st);
+  ASSERT_EQ(st.diffs, 2);
+  free(r);
+  xio_free(sas);
+  xio_blob_target_free(b);
+  pfx_teardown(&p);
+}
+
+/* Deleting a snapshot keeps the diffs from older ones whole; a diff against a deleted,
+ * a newer or an overwritten snapshot gets Azure's error. */
+TEST(front_diffs_across_deleted_newer_and_overwritten_snapshots) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  set_profile(&p, "unthrottled", 0, 0);
+  xio_error e;
+  unsigned char a[512];
+  memset(a, 'a', sizeof a);
+  xio_blob_target *b = pfx_proxied(&p, "life.mdf", NULL, NULL);
+  ASSERT_OK(xio_blob_create(p.fx.engine, b, 8192, NULL, 0, NULL, &e), &e);
+  char s0[64], s1[64];
+  ASSERT_OK(xio_blob_snapshot(p.fx.engine, b, s0, &e), &e);
+  ASSERT_OK(xio_blob_put_page(p.fx.engine, b, 0, a, 512, NULL, &e), &e);
+  ASSERT_OK(xio_blob_snapshot(p.fx.engine, b, s1, &e), &e);
+  ASSERT_OK(xio_blob_clear(p.fx.engine, b, 512, 512, NULL, &e), &e);
+  ASSERT_OK(xio_blob_resize(p.fx.engine, b, 4096, NULL, &e), &e); /* shrink: 4096.. cut */
+  xio_ranges w = {0}, c = {0};
+  ASSERT_ERR(diff_of(&p, "life.mdf", s0, s1, &w, &c, &e), XIO_EINVAL, &e);
+  ASSERT_STR_EQ(e.service_code, "PreviousSnapshotCannotBeNewer");
+  /* s1 deleted: what changed after it counts from s0. */
+  xio_blob_call *call = NULL;
+  ASSERT_OK(xio_blob_call_delete_snapshot(b, s1, NULL, &call, &e), &e);
+  ASSERT_OK(xio_blob_send(p.fx.engine, call, &e), &e);
+  xio_blob_call_free(call);
+  ASSERT_ERR(diff_of(&p, "life.mdf", NULL, s1, &w, &c, &e), XIO_ENOTFOUND, &e);
+  ASSERT_STR_EQ(e.service_code, "PreviousSnapshotNotFound");
+  ASSERT_OK(diff_of(&p, "life.mdf", NULL, s0, &w, &c, &e), &e);
+  ASSERT_EQ(w.n, 1);
+  ASSERT_U64_EQ(w.v[0].start, 0);
+  ASSERT_U64_EQ(w.v[0].end, 511);
+  ASSERT_EQ(c.n, 1); /* the clear; the pages cut off lie past the end */
+  ASSERT_U64_EQ(c.v[0].start, 512);
+  ASSERT_U64_EQ(c.v[0].end, 1023);
+  xio_ranges_clear(&w);
+  xio_ranges_clear(&c);
+  /* Grown back: the pages the shrink cut off read as zeros again, cleared since s0. */
+  ASSERT_OK(xio_blob_resize(p.fx.engine, b, 8192, NULL, &e), &e);
+  ASSERT_OK(diff_of(&p, "life.mdf", NULL, s0, &w, &c, &e), &e);
+  ASSERT_EQ(c.n, 2);
+  ASSERT_U64_EQ(c.v[1].start, 4096);
+  ASSERT_U64_EQ(c.v[1].end, 8191);
+  xio_ranges_clear(&w);
+  xio_ranges_clear(&c);
+  /* Put Blob over it: s0 is no base any more. */
+  ASSERT_OK(xio_blob_create(p.fx.engine, b, 8192, NULL, 0, NULL, &e), &e);
+  ASSERT_ERR(diff_of(&p, "life.mdf", NULL, s0, &w, &c, &e), XIO_ECONFLICT, &e);
+  ASSERT_STR_EQ(e.service_code, "BlobOverwritten");
+  xio_blob_target_free(b);
+  pfx_teardown(&p);
+}
+
+/* ------------------------------------------------------ stretch limits ---- */
+
+/* Over the target, every Nth answer is Azure's other throttling answer, 500
+ * OperationTimedOut, when the profile asks for it; counted as throttled too. */
+TEST(front_answers_operation_timed_out_every_nth_time_over_a_target) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  faultproxy_profile prof;
+  char err[512];
+  ASSERT_EQ(faultproxy_profile_parse("standard", &prof, err, sizeof err), 0);
+  ASSERT_EQ(prof.timeout_every, 0); /* off unless asked for */
+  prof.blob_iops = 1.0;
+  prof.blob_bps = prof.account_iops = prof.account_bps = 0;
+  prof.timeout_every = 2;
+  faultproxy_set_profile(p.proxy, &prof);
+  raw_resp *r = malloc(sizeof *r);
+  char head[1024];
+  ASSERT(r != NULL);
+  snprintf(head, sizeof head, "HEAD %s/slow.mdf HTTP/1.1\r\n", container_path(&p));
+  raw(&p, head, NULL, 0, r);
+  ASSERT(r->status != 503 && r->status != 500);
+  snprintf(head, sizeof head, "GET %s/slow.mdf HTTP/1.1\r\n", container_path(&p));
+  raw(&p, head, NULL, 0, r);
+  expect_azure_error(r, 503, "ServerBusy", "The server is busy.");
+  raw(&p, head, NULL, 0, r);
+  expect_azure_error(r, 500, "OperationTimedOut",
+                     "Operation could not be completed within the specified time.");
+  raw(&p, head, NULL, 0, r);
+  expect_azure_error(r, 503, "ServerBusy", "The server is busy.");
+  faultproxy_stats s;
+  faultproxy_stats_get(p.proxy, &s);
+  ASSERT_EQ(s.throttled, 3);
+  free(r);
+  pfx_teardown(&p);
+}
+
+/* A premium page blob holds at most 100 snapshots: the 101st is refused with 409
+ * SnapshotCountExceeded, and deleting one makes room again. Standard has no limit. */
+TEST(front_limits_a_premium_blob_to_100_snapshots) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  faultproxy_profile prof;
+  char err[512];
+  ASSERT_EQ(faultproxy_profile_parse("standard", &prof, err, sizeof err), 0);
+  ASSERT_EQ(prof.max_snapshots, 0);
+  ASSERT_EQ(faultproxy_profile_parse("premium-p30", &prof, err, sizeof err), 0);
+  ASSERT_EQ(prof.max_snapshots, 100);
+  prof.blob_iops = prof.blob_bps = prof.account_iops = prof.account_bps = 0;
+  faultproxy_set_profile(p.proxy, &prof);
+  xio_error e;
+  xio_blob_target *b = pfx_proxied(&p, "many.mdf", NULL, NULL);
+  ASSERT_OK(xio_blob_create(p.fx.engine, b, 4096, NULL, 0, NULL, &e), &e);
+  char id[64], first[64];
+  for (int i = 0; i < 100; i++) {
+    ASSERT_OK(xio_blob_snapshot(p.fx.engine, b, id, &e), &e);
+    if (i == 0) snprintf(first, sizeof first, "%s", id);
+  }
+  ASSERT_ERR(xio_blob_snapshot(p.fx.engine, b, id, &e), XIO_ECONFLICT, &e);
+  ASSERT_STR_EQ(e.service_code, "SnapshotCountExceeded");
+  ASSERT_EQ(e.http_status, 409);
+  xio_blob_call *call = NULL;
+  ASSERT_OK(xio_blob_call_delete_snapshot(b, first, NULL, &call, &e), &e);
+  ASSERT_OK(xio_blob_send(p.fx.engine, call, &e), &e);
+  xio_blob_call_free(call);
+  ASSERT_OK(xio_blob_snapshot(p.fx.engine, b, id, &e), &e);
+  faultproxy_stats s;
+  faultproxy_stats_get(p.proxy, &s);
+  ASSERT_EQ(s.refused, 1);
+  xio_blob_target_free(b);
   pfx_teardown(&p);
 }

@@ -177,12 +177,7 @@ typedef struct xio_retry {
   int deadline_ms;    /* whole request including waits; 0: none (default 0) */
 } xio_retry;
 
-/** The transactional checksum of page-blob requests: sent with every write, and
- *  asked for on every read of at most 4 MiB, whose body is checked against it (a
- *  corrupted body is read again, then fails with XIO_ECHECKSUM). Reads over 4 MiB
- *  (the file layer's 8 MiB pieces) go unchecked: the service checksums no more.
- *  Against an emulator that refuses the CRC-64 on reads (Azurite alone), reads
- *  use MD5 after the first refusal. */
+/** The checksum sent with every page-blob write. */
 typedef enum xio_checksum {
   XIO_CHECKSUM_CRC64 = 0, /* x-ms-content-crc64 (default) */
   XIO_CHECKSUM_MD5,       /* Content-MD5 */
@@ -549,13 +544,19 @@ xio_err xio_ctx_wait(xio_ctx *ctx, xio_error *err);
  */
 xio_err xio_file_ranges(xio_file *f, xio_ranges *out, xio_error *err);
 
-/** Appends to `written` the ranges written since snapshot `since` and to `cleared` the ranges
- * cleared since then (each sorted and merged, within the file's size; `cleared` may be NULL). `f`
- * may be the blob itself or a snapshot of it opened as TARGET?snapshot=ID, giving the diff between
- * `since` and that snapshot. Page blobs: Get Page Ranges with prevsnapshot, segmented and paged,
- * each request traced as XIOTypeGetRanges. Errors: XIO_EUNSUPPORTED (local files: say clearly that
- * local files keep no snapshots to diff against), XIO_ENOTFOUND (no such snapshot), XIO_EINVAL
- * (since is NULL/empty), XIO_ENOMEM, XIO_ECHANGED (pinned open changed), storage errors. */
+/**
+ * Appends to `written` the ranges written since snapshot `since` and to `cleared` the
+ * ranges cleared since then (each sorted and merged, within the file's size; `cleared`
+ * may be NULL). `f` may be the blob itself or a snapshot of it opened as
+ * TARGET?snapshot=ID, giving the diff between `since` and that snapshot. Page blobs:
+ * Get Page Ranges with prevsnapshot, segmented and paged, each request traced as
+ * XIOTypeGetRanges. The lists are the caller's (xio_ranges_clear); on failure they may
+ * hold part of the answer. Errors: XIO_EUNSUPPORTED (a local file: local files keep no
+ * snapshots to diff against), XIO_ENOTFOUND (no such snapshot), XIO_EINVAL (`since`
+ * NULL or empty, no `written` list), XIO_ENOMEM, XIO_ECHANGED (opened with
+ * XIO_OPEN_PINNED and the file changed since), storage errors (XIO_ECONFLICT with
+ * service code BlobOverwritten: the blob was replaced since the snapshot).
+ */
 xio_err xio_file_ranges_diff(xio_file *f, const char *since, xio_ranges *written,
                              xio_ranges *cleared, xio_error *err);
 
