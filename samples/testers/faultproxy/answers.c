@@ -390,6 +390,7 @@ void faultproxy__front_answer(faultproxy *p, const buf *in, const request *r, bu
   pthread_mutex_lock(&p->mu);
   if (p->front && p->front->diffs) faultproxy__diffs_note(p->front->diffs, in, r, target, up, m);
   pthread_mutex_unlock(&p->mu);
+  faultproxy__front_read_checksum(in, r, up, m);
   char comp[32];
   faultproxy__query(target, "comp", comp, sizeof comp);
   /* Azurite answers a diff with the plain list (200) or 501: either way it has
