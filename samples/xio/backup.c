@@ -358,7 +358,7 @@ static xio_err start_link(bk_job *j, const char *given, xio_error *err) {
 }
 
 static void report(const bk_job *j, const bk_link *l, double secs) {
-  char hw[32], hr[32], ht[32];
+  char hw[32], hc[32], hr[32], ht[32];
   if (j->c->json) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "backup");
@@ -383,9 +383,10 @@ static void report(const bk_job *j, const bk_link *l, double secs) {
     cli_json_print(o);
     return;
   }
-  cli_say(j->c, "%s link %s of %s: %s changed, %s read in %" PRIu64 " request%s, in %s",
+  cli_say(j->c, "%s link %s of %s: %s written, %s cleared, %s read in %" PRIu64 " request%s, in %s",
           l->base ? "base" : "incremental", l->snapshot, j->safe,
           samples_fmt_size(xio_ranges_bytes(&l->written), hw, sizeof hw),
+          samples_fmt_size(xio_ranges_bytes(&l->cleared), hc, sizeof hc),
           samples_fmt_size(j->fetched, hr, sizeof hr), j->reads, cli_plural(j->reads),
           samples_fmt_secs(secs, ht, sizeof ht));
   if (j->resumed)
