@@ -405,7 +405,7 @@ const char *xio_init_name(xio_init init);
   0x80 /* with READONLY: every read and range listing sees the version of the file the open        \
           saw, or fails with XIO_ECHANGED (see below) */
 #define XIO_OPEN_MISSING_OK                                                                        \
-  0x100 /* a missing file is an answer the caller expects (an engine asking whether its            \
+  0x200 /* a missing file is an answer the caller expects (an engine asking whether its            \
            journal exists): the open still fails with XIO_ENOTFOUND, but its 404 is traced         \
            with result "ok" (status and code kept) and counts as no failure */
 
