@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <xio/xio.h>
 
+#include "scratch.h"
 #include "sqfix.h"
 #include "test.h"
 
@@ -102,11 +103,10 @@ TEST(delete_if_exists_traces_a_missing_blob_as_expected) {
 }
 
 TEST(delete_if_exists_traces_a_missing_local_file_as_expected) {
-  char dir[] = "/tmp/xio-delete-XXXXXX", path[64];
-  ASSERT(mkdtemp(dir) != NULL);
+  char dir[512], path[600];
+  test_scratch_dir(dir, sizeof dir, "xio-delete");
   snprintf(path, sizeof path, "%s/gone.dat", dir);
   delete_sequence(path, 0);
-  ASSERT_EQ(rmdir(dir), 0);
 }
 
 /* A WAL-mode database from its creation to its close: the VFS asks whether a journal
