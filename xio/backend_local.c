@@ -221,8 +221,10 @@ static xio_err open_or_create(xio_ctx *ctx, const char *path, const xio_open_opt
   int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
   xio_err rc = XIO_ENOTFOUND;
   /* With create, a missing file is expected: it is created next. */
+  /* So it is with XIO_OPEN_MISSING_OK: the caller asked whether it exists. */
+  int expected = create || (o->flags & XIO_OPEN_MISSING_OK);
   if (!(o->flags & XIO_OPEN_CREATE_ONLY))
-    rc = open_existing(ctx, path, o, fd, create ? "" : NULL, err);
+    rc = open_existing(ctx, path, o, fd, expected ? "" : NULL, err);
   if (rc != XIO_ENOTFOUND || !create) return rc;
   xio_error_clear(err);
   rc = create_new(ctx, path, o, fd, err);
@@ -546,12 +548,15 @@ static xio_err unlink_unlocked(const char *path, xio_error *err) {
 static xio_err io_unlink(local_call *c, xio_error *err) { return unlink_unlocked(c->path, err); }
 
 /* Deletes the file: one XIOTypeDeleteFile request. */
-static xio_err lf_remove(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err) {
-  (void)with_snapshots; /* a local file has none */
+static xio_err lf_remove(xio_ctx *ctx, const char *target, unsigned how, xio_error *err) {
+  /* A local file has no snapshots; with IF_EXISTS its ENOENT is expected. */
   char *path;
   xio_err rc = target_path(target, &path, err);
   if (rc != XIO_OK) return rc;
-  local_call c = {.req = {XIO_REQ_DELETE, NULL, 0, 0, NULL, NULL}, .path = path, .io = io_unlink};
+  local_call c = {
+      .req = {XIO_REQ_DELETE, NULL, 0, 0, NULL, how & XIO__REMOVE_IF_EXISTS ? "" : NULL},
+      .path = path,
+      .io = io_unlink};
   rc = local_send(ctx, &c, err);
   xio_free(path);
   return rc;

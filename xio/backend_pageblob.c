@@ -81,7 +81,9 @@ static xio_err open_or_create(xio_ctx *ctx, xio_blob_target *t, const xio_open_o
   int create = o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY);
   xio_err rc = XIO_ENOTFOUND;
   /* With create, a missing blob is expected: it is created next. */
-  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = get_props(ctx, t, props, create ? "" : NULL, err);
+  /* So it is with XIO_OPEN_MISSING_OK: the caller asked whether it exists. */
+  int expected = create || (o->flags & XIO_OPEN_MISSING_OK);
+  if (!(o->flags & XIO_OPEN_CREATE_ONLY)) rc = get_props(ctx, t, props, expected ? "" : NULL, err);
   if (rc != XIO_ENOTFOUND || !create) return rc;
   xio_error_clear(err);
   rc = create_blob(ctx, t, o, err);
@@ -436,8 +438,10 @@ static xio_err pb_close(xio_file *f, xio_error *err) {
   return rc;
 }
 
-static xio_err pb_remove(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err) {
-  xio__req r = {XIO_REQ_DELETE, NULL, 0, 0, NULL, NULL};
+static xio_err pb_remove(xio_ctx *ctx, const char *target, unsigned how, xio_error *err) {
+  int with_snapshots = (how & XIO__REMOVE_SNAPSHOTS) != 0;
+  /* "": any 404 is expected, a missing container as much as a missing blob. */
+  xio__req r = {XIO_REQ_DELETE, NULL, 0, 0, NULL, how & XIO__REMOVE_IF_EXISTS ? "" : NULL};
   xio_blob_target *t = NULL;
   xio_err rc = xio__ctx_blob_target(ctx, target, &t, err);
   xio_blob_call *c = NULL;

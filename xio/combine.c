@@ -17,7 +17,8 @@
  * that holds the sector, a small cache of the partial sectors it wrote, or zeros for
  * sectors at or past zero_from (every byte from there on reads as zero: the file was
  * created, cleared or grown with the storage's zeros, and nothing was written there
- * since). Only a sector known none of these ways is read back, once, and the read is
+ * since, or the engine said with xio_file_forget_from that nothing there is relied
+ * on). Only a sector known none of these ways is read back, once, and the read is
  * counted in xio_file_stats.readback_requests. The lease keeps other clients out, so
  * what the handle knows stays true; a shared open never comes here (file.c fences its
  * read-modify-writes instead).
@@ -448,6 +449,14 @@ void xio__wq_forget(xio_file *f, uint64_t from, uint64_t to, int zeros) {
     else
       c->used = 0;
   }
+  pthread_mutex_unlock(&q->mu);
+}
+
+void xio_file_forget_from(xio_file *f, uint64_t offset) {
+  if (!f || !f->wq.enabled) return;
+  xio__wq *q = &f->wq;
+  pthread_mutex_lock(&q->mu);
+  if (offset < q->zero_from) q->zero_from = offset; /* edges there: zeros will do */
   pthread_mutex_unlock(&q->mu);
 }
 

@@ -773,7 +773,7 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
 static xio_err check_open(const xio_open_options *o, xio_error *err) {
   unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY | XIO_OPEN_EXCLUSIVE |
                    XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED | XIO_OPEN_INCOMPLETE_OK |
-                   XIO_OPEN_PINNED;
+                   XIO_OPEN_PINNED | XIO_OPEN_MISSING_OK;
   if (o->flags & ~known)
     return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
   if ((o->flags & XIO_OPEN_READONLY) &&
@@ -845,7 +845,7 @@ xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err) {
   if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
   if (xio__ctx_check_process(ctx, err) != XIO_OK) return XIO_EINVAL;
   const xio_backend *b = xio__backend_for(target);
-  return b ? b->remove(ctx, target, 1, err) : unsupported_target(target, err);
+  return b ? b->remove(ctx, target, XIO__REMOVE_SNAPSHOTS, err) : unsupported_target(target, err);
 }
 
 xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err) {
@@ -853,4 +853,19 @@ xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_e
   if (xio__ctx_check_process(ctx, err) != XIO_OK) return XIO_EINVAL;
   const xio_backend *b = xio__backend_for(target);
   return b ? b->remove(ctx, target, 0, err) : unsupported_target(target, err);
+}
+
+xio_err xio_file_delete_if_exists(xio_ctx *ctx, const char *target, int *deleted, xio_error *err) {
+  if (deleted) *deleted = 0;
+  if (!ctx || !target || !*target) return xio_error_set(err, XIO_EINVAL, "no context or target");
+  if (xio__ctx_check_process(ctx, err) != XIO_OK) return XIO_EINVAL;
+  const xio_backend *b = xio__backend_for(target);
+  if (!b) return unsupported_target(target, err);
+  xio_err rc = b->remove(ctx, target, XIO__REMOVE_SNAPSHOTS | XIO__REMOVE_IF_EXISTS, err);
+  if (rc == XIO_ENOTFOUND) {
+    xio_error_clear(err);
+    return XIO_OK;
+  }
+  if (rc == XIO_OK && deleted) *deleted = 1;
+  return rc;
 }

@@ -174,9 +174,11 @@ struct xio_backend {
   /** (sync) Releases what the open took (lease, descriptor) and frees the file. */
   xio_err (*close)(xio_file *f, xio_error *err);
 
-  /** (sync) Deletes `target`; its snapshots too when `with_snapshots`, else a file
-   *  that has snapshots stays (XIO_ECONFLICT, service code SnapshotsPresent). */
-  xio_err (*remove)(xio_ctx *ctx, const char *target, int with_snapshots, xio_error *err);
+  /** (sync) Deletes `target` per `how` (XIO__REMOVE_*): its snapshots too with
+   *  XIO__REMOVE_SNAPSHOTS, else a file that has snapshots stays (XIO_ECONFLICT,
+   *  service code SnapshotsPresent); with XIO__REMOVE_IF_EXISTS a missing file is
+   *  an expected answer (traced "ok"), still returned as XIO_ENOTFOUND. */
+  xio_err (*remove)(xio_ctx *ctx, const char *target, unsigned how, xio_error *err);
 
   /** (sync) Appends the allocated ranges of [0, logical size) to `out`, each storage
    *  request traced as XIO_REQ_RANGES. */
@@ -211,6 +213,9 @@ struct xio_backend {
                          xio_error *err);
 };
 
+#define XIO__REMOVE_SNAPSHOTS 0x1 /* backend remove: with the file's snapshots */
+#define XIO__REMOVE_IF_EXISTS 0x2 /* backend remove: a missing file is expected */
+
 extern const xio_backend xio__pageblob_backend;
 extern const xio_backend xio__local_backend;
 
@@ -232,7 +237,8 @@ typedef struct xio__wq {
   int enabled; /* opened XIO_OPEN_EXCLUSIVE and writable */
   pthread_mutex_t mu;
   xio__run *head;     /* runs in the order they were made */
-  uint64_t zero_from; /* every byte from here on reads as zero */
+  uint64_t zero_from; /* every byte from here on reads as zero, or holds nothing the
+                         engine relies on (xio_file_forget_from) */
   uint64_t gen;       /* counts the writes queued, to notice one made during a read-back */
   unsigned clock;
   struct xio__wq_sector {

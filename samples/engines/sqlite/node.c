@@ -150,7 +150,7 @@ static int open_db(xio__sq_node *node, const xio__sq_name *n, int create) {
   if (node->readonly) {
     o.flags = XIO_OPEN_READONLY;
   } else {
-    o.flags = XIO_OPEN_EXCLUSIVE | (create ? XIO_OPEN_CREATE : 0);
+    o.flags = XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED | (create ? XIO_OPEN_CREATE : 0);
     if (n->takeover) o.flags |= XIO_OPEN_BREAK_LEASE;
   }
   xio__sq_store *s = &node->st[XIO__SQ_DB];

@@ -138,9 +138,6 @@ typedef struct xio__sq_store {
   int exists;     /* SQLite sees the file */
   uint64_t size;  /* the size SQLite sees */
   uint64_t hwm;   /* log files: bytes at or past this hold nothing SQLite relies on */
-  int tail_valid; /* tail holds the content of the sector at tail_off */
-  uint64_t tail_off;
-  unsigned char tail[XIO__SQ_SECTOR];
   int on_storage; /* journal: it holds content written since it was last emptied */
   int absent;     /* the blob is known not to exist (create it without asking) */
   uint64_t cut;   /* database: shortest size truncated to since the last sync

@@ -2,13 +2,15 @@
  * store.c - one file of a database (the database, its journal or its WAL) as the VFS
  * keeps it: an xio file, the size SQLite sees, the writes not yet sent, a read cache.
  *
- * Writes are held in memory (pending.c) until SQLite syncs. A sync sends each
- * contiguous run as one aligned Put Page: the partial sectors at its edges are filled
- * from what this process knows (the last sector it wrote, the read cache), or, for a
- * log file, with zeros where nothing SQLite relies on lies (past the high-water mark:
- * a WAL frame or journal record there is invalid anyway, and a log file reads as zeros
- * where it grew). Only when neither knows a sector is it read back. When sync
- * returns, every write before it has been acknowledged by the service.
+ * Writes are held in memory (pending.c) until SQLite syncs. A sync hands each
+ * contiguous run to the file layer as it is, unaligned, on the exclusive open: the
+ * layer's write queue combines runs that share or touch a sector into one Put Page
+ * (up to 4 MiB) and fills the partial sectors at their edges from what the handle
+ * knows (sectors it wrote, zeros past what it wrote), so this file keeps no sector
+ * code of its own. For a log file the store first tells the layer its high-water
+ * mark (xio_file_forget_from): a WAL frame or journal record past it is invalid
+ * anyway, so the sector after the last record is filled with zeros, not read back.
+ * When sync returns, every write before it has been acknowledged by the service.
  *
  * Order, which crash recovery relies on: a database sync first sends the journal's
  * pending writes, then every run of the database except the one holding page 1, and
@@ -58,7 +60,9 @@ static uint64_t stored_size(const xio__sq_store *s) {
 
 static unsigned open_flags(const xio__sq_node *node, int create, int create_only) {
   if (node->readonly) return XIO_OPEN_READONLY;
-  unsigned f = XIO_OPEN_EXCLUSIVE;
+  /* Exclusive: the file layer combines the writes and fills their edge sectors from
+   * what it knows; unaligned: SQLite's records are not whole sectors. */
+  unsigned f = XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED;
   if (node->takeover) f |= XIO_OPEN_BREAK_LEASE;
   if (create_only)
     f |= XIO_OPEN_CREATE_ONLY;
@@ -74,7 +78,7 @@ static xio_err open_log(xio__sq_node *node, xio__sq_role role, int create, xio_e
   if (!ctx) return e->code ? e->code : XIO_EINVAL;
   xio_open_options o = xio_open_options_default();
   int create_only = create && s->absent;
-  o.flags = open_flags(node, create, create_only);
+  o.flags = open_flags(node, create, create_only) | XIO_OPEN_MISSING_OK; /* "does it exist?" */
   o.kind = XIO_KIND_LOG;
   o.size = LOG_MIN_SIZE;
   o.init = XIO_INIT_NONE; /* a new blob reads as zeros already */
@@ -214,7 +218,6 @@ int xio__sq_store_truncate(xio__sq_node *node, xio__sq_role role, uint64_t size)
   xio__sq_store *s = &node->st[role];
   xio__sq_pending_truncate(&s->pend, size);
   xio__sq_cache_truncate(&s->cache, size);
-  if (s->tail_valid && s->tail_off + XIO__SQ_SECTOR > size) s->tail_valid = 0;
   s->size = size;
   if (role == XIO__SQ_DB) { /* sent at the next sync */
     if (size < s->cut) s->cut = size;
@@ -235,60 +238,6 @@ int xio__sq_store_truncate(xio__sq_node *node, xio__sq_role role, uint64_t size)
 
 /* ----------------------------------------------------------- flushing ---- */
 
-/* An aligned write being built: [start, end) with its bytes. */
-typedef struct segment {
-  uint64_t start, end;
-  unsigned char *buf;
-  xio_io io;
-} segment;
-
-/* Fills bytes [x, y) of a segment that no pending run covers. */
-static xio_err fill_gap(xio__sq_store *s, uint64_t x, uint64_t y, unsigned char *dst,
-                        xio_error *e) {
-  if (s->role != XIO__SQ_DB && x >= s->hwm) return XIO_OK; /* nothing relied on: zeros */
-  if (s->tail_valid && x >= s->tail_off && y <= s->tail_off + XIO__SQ_SECTOR) {
-    memcpy(dst, s->tail + (x - s->tail_off), (size_t)(y - x));
-    return XIO_OK;
-  }
-  uint64_t fsize = stored_size(s);
-  if (!s->xf || x >= fsize) return XIO_OK;
-  return xio__sq_cache_read(&s->cache, s->xf, fsize, x, dst, (size_t)(y - x), e);
-}
-
-/* Builds the segment's bytes: pending runs first, gaps filled around them. */
-static xio_err build_segment(xio__sq_store *s, segment *g, xio_error *e) {
-  g->buf = calloc(1, (size_t)(g->end - g->start));
-  if (!g->buf) return xio_error_set(e, XIO_ENOMEM, "out of memory sending writes");
-  uint64_t at = g->start;
-  xio_err rc = XIO_OK;
-  for (size_t i = 0; i < s->pend.n && rc == XIO_OK; i++) {
-    const xio__sq_run *r = &s->pend.v[i];
-    if (r->off + r->len <= g->start || r->off >= g->end) continue;
-    if (r->off > at) rc = fill_gap(s, at, r->off, g->buf + (at - g->start), e);
-    memcpy(g->buf + (r->off - g->start), r->buf, r->len);
-    at = r->off + r->len;
-  }
-  if (rc == XIO_OK && at < g->end) rc = fill_gap(s, at, g->end, g->buf + (at - g->start), e);
-  return rc;
-}
-
-/* Groups the pending runs into aligned segments (runs sharing a sector join). */
-static size_t make_segments(const xio__sq_pending *p, segment *g) {
-  size_t n = 0;
-  for (size_t i = 0; i < p->n; i++) {
-    uint64_t a = rdown(p->v[i].off), b = rup(p->v[i].off + p->v[i].len);
-    if (n && a <= g[n - 1].end) {
-      if (b > g[n - 1].end) g[n - 1].end = b;
-      continue;
-    }
-    memset(&g[n], 0, sizeof g[n]);
-    g[n].start = a;
-    g[n].end = b;
-    n++;
-  }
-  return n;
-}
-
 static xio_err grow(xio__sq_store *s, uint64_t need, xio_error *e) {
   uint64_t cur = xio_file_size(s->xf);
   if (need <= cur) return XIO_OK;
@@ -299,56 +248,67 @@ static xio_err grow(xio__sq_store *s, uint64_t need, xio_error *e) {
   return xio_file_set_size(s->xf, to, XIO_INIT_CLEAR, e);
 }
 
-/* Submits segments [from, to) and waits for all of them. */
-static xio_err send_segments(xio__sq_store *s, segment *g, size_t from, size_t to, xio_error *e) {
+/* Hands pending runs [from, to) to the file layer as they are and waits until all are
+ * acknowledged. The layer combines runs that share or touch a sector into one Put
+ * Page and fills the edge sectors from what it knows (see xio_file_open). */
+static xio_err send_runs(xio__sq_store *s, size_t from, size_t to, xio_error *e) {
+  if (from == to) return XIO_OK;
+  xio_io *io = calloc(to - from, sizeof *io);
+  if (!io) return xio_error_set(e, XIO_ENOMEM, "out of memory sending writes");
   xio_err first = XIO_OK;
-  size_t submitted = from;
+  size_t submitted = 0;
   for (size_t i = from; i < to; i++, submitted++) {
-    g[i].io.op = XIO_IO_WRITE;
-    g[i].io.offset = g[i].start;
-    g[i].io.length = (size_t)(g[i].end - g[i].start);
-    g[i].io.buf = g[i].buf;
-    xio_err rc = xio_file_submit(s->xf, &g[i].io, e);
-    if (rc != XIO_OK) {
-      first = rc;
-      break;
-    }
+    xio_io *w = &io[i - from];
+    w->op = XIO_IO_WRITE;
+    w->offset = s->pend.v[i].off;
+    w->length = s->pend.v[i].len;
+    w->buf = s->pend.v[i].buf;
+    if ((first = xio_file_submit(s->xf, w, e)) != XIO_OK) break;
   }
-  for (size_t i = from; i < submitted; i++) {
-    xio_err rc = xio_io_wait(&g[i].io);
+  for (size_t i = 0; i < submitted; i++) {
+    xio_err rc = xio_io_wait(&io[i]);
     if (rc != XIO_OK && first == XIO_OK) {
       first = rc;
-      *e = g[i].io.error;
+      *e = io[i].error;
     }
   }
+  free(io);
   return first;
 }
 
-/* After a successful send: the cache and the tail sector learn what is on storage. */
-static void sent(xio__sq_store *s, segment *g, size_t n) {
+/* The pending runs of the database that go out with page 1: the first run when it
+ * starts in the first sector, and every run after it that shares or touches a sector
+ * with them (the file layer would combine them with it anyway). */
+static size_t page1_runs(const xio__sq_store *s) {
+  const xio__sq_pending *p = &s->pend;
+  if (s->role != XIO__SQ_DB || !p->n || rdown(p->v[0].off) != 0) return 0;
+  uint64_t end = rup(p->v[0].off + p->v[0].len);
+  size_t k = 1;
+  for (; k < p->n && rdown(p->v[k].off) <= end; k++)
+    if (rup(p->v[k].off + p->v[k].len) > end) end = rup(p->v[k].off + p->v[k].len);
+  return k;
+}
+
+/* After a successful send: the read cache learns what is on storage. */
+static void sent(xio__sq_store *s) {
   uint64_t fsize = s->role == XIO__SQ_DB ? xio_file_size(s->xf) : 0;
-  for (size_t i = 0; i < n; i++)
-    xio__sq_cache_update(&s->cache, g[i].start, g[i].buf, (size_t)(g[i].end - g[i].start), fsize);
-  if (n) {
-    s->tail_off = g[n - 1].end - XIO__SQ_SECTOR;
-    memcpy(s->tail, g[n - 1].buf + (s->tail_off - g[n - 1].start), XIO__SQ_SECTOR);
-    s->tail_valid = 1;
-  }
+  for (size_t i = 0; i < s->pend.n; i++)
+    xio__sq_cache_update(&s->cache, s->pend.v[i].off, s->pend.v[i].buf, s->pend.v[i].len, fsize);
   xio__sq_pending_clear(&s->pend);
   if (s->role == XIO__SQ_JOURNAL) s->on_storage = 1;
 }
 
-static xio_err send_all(xio__sq_store *s, segment *g, size_t n, xio_error *e) {
-  xio_err rc = XIO_OK;
-  for (size_t i = 0; i < n && rc == XIO_OK; i++)
-    rc = build_segment(s, &g[i], e);
-  if (rc != XIO_OK) return rc;
-  /* Page 1 of the database goes last, alone, once the rest is acknowledged. */
-  size_t last = s->role == XIO__SQ_DB && n && g[0].start == 0 ? 1 : 0;
-  rc = send_segments(s, g, last, n, e);
-  if (rc == XIO_OK && last) rc = send_segments(s, g, 0, 1, e);
+/* Sends every pending run: page 1 of the database last, alone with the runs next to
+ * it, once the rest is acknowledged. A journal or WAL first tells the file layer that
+ * nothing at or past its high-water mark is relied on, so the edge sector after its
+ * last record is filled with zeros rather than read back. */
+static xio_err send_all(xio__sq_store *s, xio_error *e) {
+  if (s->role != XIO__SQ_DB) xio_file_forget_from(s->xf, s->hwm);
+  size_t last = page1_runs(s);
+  xio_err rc = send_runs(s, last, s->pend.n, e);
+  if (rc == XIO_OK) rc = send_runs(s, 0, last, e);
   if (rc == XIO_OK) rc = xio_file_flush(s->xf, e);
-  if (rc == XIO_OK) sent(s, g, n);
+  if (rc == XIO_OK) sent(s);
   return rc;
 }
 
@@ -369,13 +329,7 @@ static xio_err flush_xio(xio__sq_node *node, xio__sq_store *s, xio_error *e) {
     }
     rc = grow(s, rup(end), e);
   }
-  segment *g = s->pend.n ? calloc(s->pend.n, sizeof *g) : NULL;
-  if (s->pend.n && !g) return xio_error_set(e, XIO_ENOMEM, "out of memory sending writes");
-  size_t n = g ? make_segments(&s->pend, g) : 0;
-  if (rc == XIO_OK) rc = send_all(s, g, n, e);
-  for (size_t i = 0; i < n; i++)
-    free(g[i].buf);
-  free(g);
+  if (rc == XIO_OK) rc = send_all(s, e);
   if (rc == XIO_OK && s->role == XIO__SQ_DB && s->size < xio_file_size(s->xf))
     rc = xio_file_set_size(s->xf, s->size, XIO_INIT_NONE, e);
   return rc;
@@ -420,7 +374,6 @@ static void forget_content(xio__sq_store *s) {
   xio__sq_pending_clear(&s->pend);
   xio__sq_cache_truncate(&s->cache, 0);
   s->size = s->hwm = 0;
-  s->tail_valid = 0;
   s->known = 1;
   s->exists = 0;
 }
@@ -442,9 +395,9 @@ int xio__sq_store_delete(xio__sq_node *node, xio__sq_role role) {
   xio_err rc = xio_file_close(s->xf, &e);
   s->xf = NULL;
   xio_ctx *ctx = xio__sq_ctx(&e);
-  if (rc == XIO_OK && ctx) rc = xio_file_delete(ctx, node->targets[role], &e);
-  if (rc != XIO_OK && rc != XIO_ENOTFOUND)
-    return xio__sq_fail_xio(SQLITE_IOERR_DELETE, "deleting the WAL", &e);
+  /* Gone already is as good as deleted: its 404 is traced as expected, no failure. */
+  if (rc == XIO_OK && ctx) rc = xio_file_delete_if_exists(ctx, node->targets[role], NULL, &e);
+  if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_IOERR_DELETE, "deleting the WAL", &e);
   s->absent = 1;
   return SQLITE_OK;
 }
@@ -458,7 +411,7 @@ void xio__sq_store_close(xio__sq_node *node, xio__sq_role role) {
     xio_file_close(s->xf, &e);
     s->xf = NULL;
     xio_ctx *ctx = xio__sq_ctx(&e);
-    if (drop && ctx) xio_file_delete(ctx, node->targets[role], &e);
+    if (drop && ctx) xio_file_delete_if_exists(ctx, node->targets[role], NULL, &e);
   }
   xio__sq_pending_clear(&s->pend);
   xio__sq_cache_free(&s->cache);

@@ -118,7 +118,7 @@ static int probe(const xio__sq_name *n, int *out) {
   xio_ctx *c = xio__sq_ctx(&e);
   if (!c) return xio__sq_fail_xio(SQLITE_IOERR_ACCESS, "making the xio context", &e);
   xio_open_options o = xio_open_options_default();
-  o.flags = XIO_OPEN_READONLY;
+  o.flags = XIO_OPEN_READONLY | XIO_OPEN_MISSING_OK; /* a missing blob is an answer */
   xio_file *xf = NULL;
   xio_err rc = xio_file_open(c, n->target, &o, &xf, &e);
   *out = rc == XIO_OK;

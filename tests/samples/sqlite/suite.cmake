@@ -17,6 +17,7 @@ if(TARGET xio_sqlite)
       ${CMAKE_CURRENT_LIST_DIR}/fork_test.c
       ${CMAKE_CURRENT_LIST_DIR}/lease_test.c
       ${CMAKE_CURRENT_LIST_DIR}/backup_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/delete_test.c
     LIBS xio_sqlite xio Threads::Threads)
   target_compile_definitions(test_sqlite PRIVATE
     SQLITE_WORKER="$<TARGET_FILE:sqlite_worker>" XIO_CLI="$<TARGET_FILE:xio_cli>"

@@ -172,6 +172,40 @@ TEST(an_unknown_sector_is_read_back_once) {
   xfix_teardown(&fx);
 }
 
+/* The same kind of log, but the engine says that nothing past where it starts
+ * appending is relied on (xio_file_forget_from: a log that starts over): the edge
+ * sectors past its records are filled with zeros, nothing is read back, and bytes
+ * the appends do not reach stay as they were on storage. */
+TEST(forgotten_bytes_are_not_read_back) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, 0, NULL);
+  char url[1024];
+  xfix_target(&fx, "restart.ldf", url, sizeof url);
+  xio_file *f = xfix_open_url(&fx, url, XIO_OPEN_CREATE | XIO_OPEN_UNALIGNED, XIO_KIND_LOG, 8192);
+  char old[2000];
+  memset(old, 'o', sizeof old);
+  ASSERT_OK(xio_file_write(f, 0, old, sizeof old, &e), &e);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  f = xfix_open_url(&fx, url, XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED, XIO_KIND_LOG, 0);
+  xio_file_forget_from(f, 1024);
+  char rec[10];
+  memset(rec, 'n', sizeof rec);
+  for (int i = 0; i < 50; i++)
+    ASSERT_OK(xio_file_write(f, 1024 + (uint64_t)i * sizeof rec, rec, sizeof rec, &e), &e);
+  xio_file_stats s;
+  xio_file_get_stats(f, &s);
+  ASSERT_U64_EQ(s.readback_requests, 0);
+  ASSERT_U64_EQ(s.read_requests, 0);
+  char got[2600];
+  size_t n = 0;
+  ASSERT_OK(xio_file_read(f, 0, got, sizeof got, &n, &e), &e);
+  for (size_t i = 0; i < sizeof got; i++)
+    ASSERT_EQ(got[i], i < 1024 ? 'o' : i < 1524 ? 'n' : i < 1536 ? 0 : i < 2000 ? 'o' : 0);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
 /* Writes to the same sectors submitted one after the other land in that order, and
  * each write's callback runs once; a write in between that touches neither goes
  * too. */

@@ -3,7 +3,8 @@
 # and 60 KiB submitted asynchronously and flushed every N are combined into about
 # one write request per flush with no read-backs, on page blobs (Azurite) and local
 # files; each write completes on its own after its bytes are acknowledged; the
-# bytes read back are the bytes written; overlapping writes keep their order.
+# bytes read back are the bytes written; overlapping writes keep their order; bytes
+# the engine forgot (xio_file_forget_from) are never read back.
 xio_add_suite(NAME xio_append AZURITE TIMEOUT 300
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/../common/xfix.c

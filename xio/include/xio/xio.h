@@ -404,6 +404,10 @@ const char *xio_init_name(xio_init init);
 #define XIO_OPEN_PINNED                                                                            \
   0x80 /* with READONLY: every read and range listing sees the version of the file the open        \
           saw, or fails with XIO_ECHANGED (see below) */
+#define XIO_OPEN_MISSING_OK                                                                        \
+  0x200 /* a missing file is an answer the caller expects (an engine asking whether its            \
+           journal exists): the open still fails with XIO_ENOTFOUND, but its 404 is traced         \
+           with result "ok" (status and code kept) and counts as no failure */
 
 typedef struct xio_open_options {
   unsigned flags;
@@ -467,6 +471,15 @@ xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err);
  *  with service code SnapshotsPresent (it has snapshots), others as xio_file_delete. */
 xio_err xio_file_delete_unless_snapshots(xio_ctx *ctx, const char *target, xio_error *err);
 
+/** Deletes the file at `target` as xio_file_delete does, when it exists: a missing
+ *  file is no failure but the answer the caller expects. Still one Delete Blob
+ *  request (or unlink) either way, so nothing is looked up first; its 404 (or ENOENT)
+ *  is traced with result "ok", its status and service code kept, like the look
+ *  before a create. `deleted` (may be NULL) gets 1 when a file was deleted, 0 when
+ *  there was none. Errors: XIO_EBUSY (leased), others as xio_file_delete but
+ *  XIO_ENOTFOUND (a missing container counts as a missing file). */
+xio_err xio_file_delete_if_exists(xio_ctx *ctx, const char *target, int *deleted, xio_error *err);
+
 /** Reads up to `len` bytes at `offset`; `*nread` (may be NULL) gets the count, which
  *  is short only at the end of the file: bytes of `buf` past `*nread` are left as
  *  they were (not zeroed). Reads larger than 8 MiB on a page blob go out as 8 MiB
@@ -488,6 +501,18 @@ xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_
  *  changed under other writers on every try; that sector is left as they wrote it),
  *  storage errors. */
 xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len, xio_error *err);
+
+/**
+ * Tells the file layer that no byte of `f` at or past `offset` is relied on any more,
+ * such as the old records past the end of a log that started over from its beginning:
+ * on a file opened XIO_OPEN_EXCLUSIVE, the edge sectors of later unaligned writes are
+ * filled there with zeros (or what the handle knows of them) instead of being read
+ * back. Nothing is sent and nothing changes on storage now; a later write's edge
+ * sector may replace such bytes with zeros. Bytes written after the call are relied
+ * on again. No effect on other opens. Never fails; any thread but not while a write
+ * of the same range is being submitted on another.
+ */
+void xio_file_forget_from(xio_file *f, uint64_t offset);
 
 /** Makes [offset, offset+len) read as zeros (inside the file) with `how`: CLEAR or
  *  ZERO (DEFAULT: CLEAR; NONE is refused with XIO_EINVAL). */
