@@ -61,6 +61,10 @@ static const char usage[] =
     "  --seed N              seed for random offsets and payloads (default 1)\n"
     "  --checksum crc64|md5|none  transactional checksum on page-blob writes (default\n"
     "                        crc64, xio's default)\n"
+    "  --pacing auto|on|off  keep each blob under the service's targets (default auto:\n"
+    "                        paces --target, not the emulator on this machine)\n"
+    "  --max-rate SIZE       at most SIZE bytes per second per blob (implies --pacing on\n"
+    "                        unless given)\n"
     "  --help\n"
     "SIZE takes K, M, G, T suffixes (binary). The numbers describe this machine and an\n"
     "in-memory emulator on loopback, not Azure (unless --target names an account).\n";
@@ -191,6 +195,8 @@ enum {
   O_SEED,
   O_APPEND_RECORDS,
   O_CHECKSUM,
+  O_PACING,
+  O_MAX_RATE,
   O_HELP
 };
 
@@ -222,6 +228,8 @@ static const struct option long_opts[] = {
     {"seed", required_argument, NULL, O_SEED},
     {"append-records", required_argument, NULL, O_APPEND_RECORDS},
     {"checksum", required_argument, NULL, O_CHECKSUM},
+    {"pacing", required_argument, NULL, O_PACING},
+    {"max-rate", required_argument, NULL, O_MAX_RATE},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -247,6 +255,25 @@ static int names_opt(int id, const char *val, bench_config *c) {
   if (id == O_SECTIONS && parse_names(val, sections, sf) != 0)
     return bad("--sections", val, "expected growth, bulk, random and/or append");
   return 0;
+}
+
+/* --pacing and --max-rate. Returns 0 or 2. */
+static int pacing_opt(bench_config *c, int id, const char *val) {
+  static const char *const modes[3] = {"auto", "off", "on"}; /* as xio_pacing */
+  if (id == O_MAX_RATE) {
+    uint64_t v;
+    if (xio_size_parse(val, &v, NULL) != XIO_OK || v == 0)
+      return bad("--max-rate", val, "expected bytes per second, e.g. 40M");
+    c->max_rate_bps = (double)v;
+    return 0;
+  }
+  for (int i = 0; i < 3; i++)
+    if (strcmp(val, modes[i]) == 0) {
+      c->pacing = (xio_pacing)i;
+      c->pacing_given = 1;
+      return 0;
+    }
+  return bad("--pacing", val, "expected auto, on or off");
 }
 
 /* Applies option `id` with value `val`. Returns 0 or 2. */
@@ -335,6 +362,8 @@ static int apply(bench_config *c, int id, const char *val) {
     else
       return bad("--checksum", val, "expected crc64, md5 or none");
     return 0;
+  case O_PACING:
+  case O_MAX_RATE: return pacing_opt(c, id, val);
   default: return 2;
   }
 }
@@ -355,6 +384,7 @@ int bench_options_parse(bench_config *c, int argc, char **argv) {
     if (apply(c, id, optarg) != 0) return 2;
   }
   if (optind < argc) return bad("unexpected argument", argv[optind], "see --help");
+  if (c->max_rate_bps > 0 && !c->pacing_given) c->pacing = XIO_PACING_ON; /* a cap asks for it */
   if (c->random_file < c->random_io || c->random_file % c->random_io)
     return bad("--random-file", "", "must be a multiple of --random-io");
   return 0;

@@ -146,7 +146,8 @@ void bench_random(const bench_config *c, bench_emulator *em, bench_results *r) {
   char why[600] = "";
   xio_error_clear(&e);
   xio_err rc = !j.src || !j.dst ? xio_error_set(&e, XIO_ENOMEM, "out of memory")
-                                : bench_target_pageblob(&t, em, maxd, c->checksum, &e);
+                                : bench_target_pageblob(&t, em, maxd, c, &e);
+  t.tally = bench_results_section(r, "random");
   uint64_t need = c->random_file + (uint64_t)c->nrandom_depths * write_ops_cap(c) * c->random_io;
   int ok = rc == XIO_OK ? bench_target_reserve(&t, need, why, sizeof why, &e) : -1;
   char url[1200];
