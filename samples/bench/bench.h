@@ -82,6 +82,7 @@ typedef struct bench_config {
   uint64_t random_ops; /* cap per measurement */
   int random_depths[BENCH_MAX_DEPTHS];
   int nrandom_depths;
+  int do_randread, do_randwrite; /* --random-kinds (default both) */
   uint64_t seed;
   xio_checksum checksum; /* on page-blob writes (default CRC64, xio's default) */
   xio_pacing pacing;     /* --pacing (default auto: paces --target, not the emulator) */

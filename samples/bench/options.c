@@ -58,6 +58,7 @@ static const char usage[] =
     "  --random-seconds S    time per random measurement (default 3)\n"
     "  --random-ops N        request cap per random measurement (default 100000)\n"
     "  --random-depths LIST  queue depths (default 1,32)\n"
+    "  --random-kinds LIST   read and/or write (default read,write)\n"
     "  --seed N              seed for random offsets and payloads (default 1)\n"
     "  --checksum crc64|md5|none  transactional checksum on page-blob writes (default\n"
     "                        crc64, xio's default)\n"
@@ -99,6 +100,7 @@ static void defaults(bench_config *c) {
   c->random_depths[0] = 1;
   c->random_depths[1] = 32;
   c->nrandom_depths = 2;
+  c->do_randread = c->do_randwrite = 1;
   c->seed = 1;
   c->checksum = xio_ctx_options_default().checksum;
 }
@@ -192,6 +194,7 @@ enum {
   O_RANDOM_SECONDS,
   O_RANDOM_OPS,
   O_RANDOM_DEPTHS,
+  O_RANDOM_KINDS,
   O_SEED,
   O_APPEND_RECORDS,
   O_CHECKSUM,
@@ -225,6 +228,7 @@ static const struct option long_opts[] = {
     {"random-seconds", required_argument, NULL, O_RANDOM_SECONDS},
     {"random-ops", required_argument, NULL, O_RANDOM_OPS},
     {"random-depths", required_argument, NULL, O_RANDOM_DEPTHS},
+    {"random-kinds", required_argument, NULL, O_RANDOM_KINDS},
     {"seed", required_argument, NULL, O_SEED},
     {"append-records", required_argument, NULL, O_APPEND_RECORDS},
     {"checksum", required_argument, NULL, O_CHECKSUM},
@@ -248,12 +252,16 @@ static int count_opt(const char *opt, const char *val, long lo, long hi, long *o
 static int names_opt(int id, const char *val, bench_config *c) {
   static const char *const backends[4] = {"pageblob", "local", NULL, NULL};
   static const char *const sections[4] = {"growth", "bulk", "random", "append"};
+  static const char *const kinds[4] = {"read", "write", NULL, NULL};
+  int *kf[4] = {&c->do_randread, &c->do_randwrite, NULL, NULL};
   int *bf[4] = {&c->do_pageblob, &c->do_local, NULL, NULL};
   int *sf[4] = {&c->do_growth, &c->do_bulk, &c->do_random, &c->do_append};
   if (id == O_BACKENDS && parse_names(val, backends, bf) != 0)
     return bad("--backends", val, "expected pageblob and/or local");
   if (id == O_SECTIONS && parse_names(val, sections, sf) != 0)
     return bad("--sections", val, "expected growth, bulk, random and/or append");
+  if (id == O_RANDOM_KINDS && parse_names(val, kinds, kf) != 0)
+    return bad("--random-kinds", val, "expected read and/or write");
   return 0;
 }
 
@@ -297,7 +305,8 @@ static int apply(bench_config *c, int id, const char *val) {
     return 0;
   case O_ZERO_CAP: return size_opt("--zero-cap", val, 0, &c->zero_cap);
   case O_BACKENDS:
-  case O_SECTIONS: return names_opt(id, val, c);
+  case O_SECTIONS:
+  case O_RANDOM_KINDS: return names_opt(id, val, c);
   case O_ENDPOINT: c->endpoint = val; return 0;
   case O_ENDPOINT_FILE: c->endpoint_file = val; return 0;
   case O_BUDGET: return size_opt("--emulator-budget", val, 1, &c->emulator_budget);

@@ -233,9 +233,9 @@ void bench_random_table(const bench_report *rep, int md, FILE *out) {
                          "p99 latency", "requests",    "throttled"};
   for (int k = 0; k < 7; k++)
     snprintf(bench_table_cell(&t, 0, k), BENCH_TABLE_CELL, "%s", head[k]);
-  int row = 1;
+  int row = 1, on[2] = {c->do_randread, c->do_randwrite};
   for (int o = 0; o < 2; o++)
-    for (int d = 0; d < c->nrandom_depths; d++, row++) {
+    for (int d = 0; d < c->nrandom_depths && on[o]; d++, row++) {
       const bench_row *w = find_io(rep->res, "random", ops[o], c->random_depths[d]);
       if (!w) return;
       snprintf(bench_table_cell(&t, row, 0), BENCH_TABLE_CELL, "%s", o ? "write" : "read");
