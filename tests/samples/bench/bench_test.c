@@ -338,9 +338,9 @@ static double throttling_count(const run *r, const char *section, const char *fi
   return out;
 }
 
-/* Behind a front that allows 5 requests/s per blob, unpaced 8 KiB random I/O at
- * depth 8 is refused: the random section's row and the per-section table count the
- * 503 answers (and the retries they caused) in results.json, results.md and on the
+/* Behind a front that allows 5 requests/s per blob, unpaced 8 KiB random writes
+ * (only: --random-kinds write) at depth 8 are refused: the random section's row and the per-section
+ * table count the 503 answers (and the retries they caused) in results.json, results.md and on the
  * terminal, with the pacing named. */
 TEST(throttling_answers_are_counted_per_section) {
   char dir[512], ep[256];
@@ -349,7 +349,8 @@ TEST(throttling_answers_are_counted_per_section) {
   run r;
   const char *args[] = {"--sections",      "random", "--random-file",    "1M",
                         "--random-depths", "8",      "--random-seconds", "0.5",
-                        "--pacing",        "off",    "--no-plots",       NULL};
+                        "--pacing",        "off",    "--no-plots",       "--random-kinds",
+                        "write",           NULL};
   run_bench_at(&r, ep, args);
   kill(front, SIGTERM);
   waitpid(front, NULL, 0);
@@ -358,6 +359,8 @@ TEST(throttling_answers_are_counted_per_section) {
   ASSERT(throttling_count(&r, "random", "retries") > 0);
   ASSERT(throttling_count(&r, "random", "requests") > 0);
   ASSERT_EQ(throttling_count(&r, "growth", "requests"), -1); /* not run */
+  ASSERT(file_contains(&r, "results.json", "randwrite"));    /* --random-kinds write */
+  ASSERT(!file_contains(&r, "results.json", "randread"));
   ASSERT(file_contains(&r, "results.md",
                        "Throttling answers on page blobs, per section (pacing off)"));
   ASSERT(file_contains(&r, "results.md", "| random |"));
