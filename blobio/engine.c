@@ -262,15 +262,16 @@ static void pace_keys(const xio_blob_call *c, char *blob, size_t bsize, char *ac
 }
 
 /* Holds the call back until its blob and account have room under their rates
- * (pacing.c); 1 when it was parked, once per try. Token and other foreign requests
- * are not paced. */
+ * (pacing.c); 1 when it was parked. A try whose start is too far off to reserve
+ * asks the pacer again when it wakes; once it has its place it is not paced again.
+ * Token and other foreign requests are not paced. */
 static int paced(xio_blob_engine *e, xio_blob_call *c, int64_t now) {
   if (c->foreign || c->paced_try == c->attempt + 1) return 0;
   char blob[1024], account[512];
   pace_keys(c, blob, sizeof blob, account, sizeof account);
-  c->paced_try = c->attempt + 1;
   int64_t start = xio__blob_pace(&e->pacer, blob, account, loopback_target(c->target),
                                  c->body_len ? c->body_len : c->rbuf_len, now);
+  if (start - now <= XIO__PACE_LEAD_US) c->paced_try = c->attempt + 1; /* its place is kept */
   if (start <= now) return 0;
   atomic_store(&e->paced_waits, e->pacer.waits);
   c->next_try_us = start;
@@ -278,14 +279,18 @@ static int paced(xio_blob_engine *e, xio_blob_call *c, int64_t now) {
   return 1;
 }
 
-/* Tells the pacer how the try of `c` ended. */
+/* Tells the pacer how the try of `c` ended: a refusal whose message names the
+ * account's limit ("... is over the account limit.") is the account's. */
 static void pace_answer(xio_blob_engine *e, const xio_blob_call *c, xio_err code) {
   if (c->foreign || !c->status) return;
   char blob[1024], account[512];
   pace_keys(c, blob, sizeof blob, account, sizeof account);
   int throttled = code == XIO_ETHROTTLED || (c->status == 500 && code == XIO_ETIMEDOUT);
-  xio__blob_pace_answer(&e->pacer, blob, account, throttled,
-                        xio__blob_hdrs_get(&c->resp_headers, "x-ms-access-tier"),
+  int how = !throttled                                ? XIO__PACE_OK
+            : strstr(c->err.message, "account limit") ? XIO__PACE_ACCOUNT /* Azure's words */
+                                                      : XIO__PACE_BUSY;
+  xio__blob_pace_answer(&e->pacer, blob, account, how,
+                        xio__blob_hdrs_get(&c->resp_headers, "x-ms-access-tier"), c->try_us,
                         xio_auth_monotonic_us());
   atomic_store(&e->paced_throttled, e->pacer.throttled);
 }

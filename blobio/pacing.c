@@ -3,18 +3,38 @@
  * its account have room under their rates, so that a client under the service's
  * scale targets is not answered 503 ServerBusy in a retry storm.
  *
- * Each blob (and each account) has a pair of rates, requests and bytes per second,
- * starting at the documented target of its tier: a standard page blob 500 requests/s
- * and 60 MiB/s, a premium one its tier's IOPS and MB/s once an answer says which
- * (x-ms-access-tier); an account 20,000 requests/s. A request costs 1/rps or
- * bytes/bps seconds, whichever is more, and is scheduled at its key's theoretical
- * arrival time (a virtual clock, with 50 ms of burst allowed). Additive increase,
- * multiplicative decrease: a throttling answer cuts the rates to 70% (with +-10%
- * jitter, so that clients sharing an account do not move in step), at most once per
- * 100 ms since the answers to requests already on the wire arrive together; other
- * answers add back, once per 100 ms, 5% of the rate the last cut left (a step that
- * scales with what the service allowed, whatever the tier), up to the target (or
- * the cap). All on the engine's I/O thread: no lock.
+ * Each blob (and each account) has targets, requests and bytes per second: a
+ * standard page blob 500 requests/s and 60 MiB/s, a premium one its tier's IOPS and
+ * MB/s once an answer says which (x-ms-access-tier), an account 20,000 requests/s
+ * and 10 Gbit/s. The pacer keeps a key at `level` times its targets. A request costs
+ * 1/rps or bytes/bps seconds, whichever is more, and is scheduled at its key's
+ * theoretical arrival time (a virtual clock: a token bucket whose burst is bounded
+ * to 50 ms of the rate), so requests of any size add up to the byte rate exactly.
+ * A place is reserved only for a request that may start within XIO__PACE_LEAD_US;
+ * one further off asks again when its time comes, so a cut applies at once to every
+ * request not yet started instead of after the queue scheduled at the old rate.
+ *
+ * The level starts at 1 (the documented targets: what the service promises) and is
+ * learned from throttling answers when the service allows less (a blob sharing its
+ * partition, an account near its limit, an emulator scaled down):
+ * - A throttling answer to a try scheduled after the last cut cuts the level;
+ *   answers to tries scheduled before it were sent at the old rate and are already
+ *   answered by that cut (the once-per-round-trip rule of TCP's congestion control). The level
+ * where refusals began is remembered as the ceiling.
+ * - The first cut, and one that comes before STREAK tries paced at the rate the last
+ *   halving left were accepted (the limit is still well below), halves the level:
+ *   from ten times too fast to under the limit takes four cuts, not seven of 30%.
+ *   Other cuts (the rate crept past the limit) take off 10% (with +-5% jitter, so
+ *   clients sharing an account do not move in step).
+ * - After the first cut, which may answer one refusal at a right target, accepted
+ *   answers bring the level back toward 95% of where it was, exponentially in time
+ *   (half the way in half a second) whatever the requests' size, so it costs a
+ *   fraction of a second, not many answers' worth of additive steps. Otherwise, and
+ *   from there on, each accepted answer adds 0.25% of the ceiling: probing a tenth
+ *   past where refusals began takes forty requests, so few are refused whatever
+ *   their size; up to the target (or the cap).
+ * A refusal that names the account's limit cuts the account's level, any other the
+ * blob's. All on the engine's I/O thread: no lock.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -24,9 +44,15 @@
 #define MIB          (1024.0 * 1024.0)
 #define MB           (1000.0 * 1000.0)
 #define BURST_US     50000
-#define CUT_EVERY_US 100000
 #define ACCOUNT_RPS  20000.0
 #define ACCOUNT_BPS  (10.0 * 1000 * MB / 8)
+#define FAR_CUT      0.5    /* far from the ceiling */
+#define NEAR_CUT     0.9    /* near it */
+#define STREAK       4      /* a refusal within this many answers of a far cut: far */
+#define FIRST_REFILL 0.95   /* after the first cut, back to this share of the ceiling */
+#define REFILL_US    500000 /* within about this long */
+#define PROBE        0.0025 /* then add this share of the ceiling per accepted answer */
+#define MIN_RPS      1.0    /* the least the pacer goes down to */
 
 enum { PACE_AUTO = 0, PACE_OFF = 1, PACE_ON = 2 }; /* as xio_blob_pacing */
 
@@ -61,25 +87,33 @@ static uint64_t hash(const char *s) {
   return h ? h : 1;
 }
 
+/* The slot of `key` in `t` (`n` slots), or NULL. */
+static xio__pace_slot *find(xio__pace_slot *t, size_t n, uint64_t h) {
+  for (size_t i = 0; i < n; i++)
+    if (t[i].key == h) return &t[i];
+  return NULL;
+}
+
 /* The slot of `key` in `t` (`n` slots): found, free, or the least recently used,
  * set up with the targets `rps` and `bps`. */
 static xio__pace_slot *slot(xio__pace_slot *t, size_t n, const char *key, double rps, double bps,
                             int64_t now) {
   uint64_t h = hash(key);
-  size_t oldest = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (t[i].key == h) {
-      t[i].used_us = now;
-      return &t[i];
-    }
-    if (!t[i].key || (t[oldest].key && t[i].used_us < t[oldest].used_us)) oldest = i;
+  xio__pace_slot *s = find(t, n, h);
+  if (s) {
+    s->used_us = now;
+    return s;
   }
-  xio__pace_slot *s = &t[oldest];
+  size_t oldest = 0;
+  for (size_t i = 0; i < n && t[oldest].key; i++)
+    if (!t[i].key || t[i].used_us < t[oldest].used_us) oldest = i;
+  s = &t[oldest];
   memset(s, 0, sizeof *s);
   s->key = h;
-  s->rps = s->target_rps = rps;
-  s->bps = s->target_bps = bps;
-  s->tat_us = s->used_us = now;
+  s->level = 1.0;
+  s->target_rps = rps;
+  s->target_bps = bps;
+  s->tat_us = s->used_us = s->raised_us = now;
   return s;
 }
 
@@ -95,14 +129,16 @@ static xio__pace_slot *account_slot(xio__blob_pacer *p, const char *account, int
               ACCOUNT_BPS, now);
 }
 
-/* The earliest start of a request costing `cost_us` on `s`. */
+/* The earliest start of a request on `s`: its theoretical arrival time less the
+ * burst allowed. */
 static int64_t earliest(const xio__pace_slot *s, int64_t now) {
   int64_t t = s->tat_us - BURST_US;
   return t > now ? t : now;
 }
 
 static int64_t cost_us(const xio__pace_slot *s, size_t bytes) {
-  double by_req = 1e6 / s->rps, by_bytes = s->bps > 0 ? 1e6 * (double)bytes / s->bps : 0;
+  double rps = s->target_rps * s->level, bps = s->target_bps * s->level;
+  double by_req = 1e6 / rps, by_bytes = bps > 0 ? 1e6 * (double)bytes / bps : 0;
   return (int64_t)(by_req > by_bytes ? by_req : by_bytes);
 }
 
@@ -117,60 +153,94 @@ int64_t xio__blob_pace(xio__blob_pacer *p, const char *blob, const char *account
   xio__pace_slot *b = blob_slot(p, blob, now_us), *a = account_slot(p, account, now_us);
   int64_t sb = earliest(b, now_us), sa = earliest(a, now_us);
   int64_t start = sb > sa ? sb : sa;
+  if (start - now_us > XIO__PACE_LEAD_US) return start; /* ask again then */
   reserve(b, start, bytes);
   reserve(a, start, bytes);
   if (start > now_us) p->waits++;
   return start;
 }
 
-/* A factor in [0.9, 1.1) from the pacer's generator. */
+/* A factor in [0.95, 1.05) from the pacer's generator. */
 static double jitter(xio__blob_pacer *p) {
   p->rng ^= p->rng << 13;
   p->rng ^= p->rng >> 7;
   p->rng ^= p->rng << 17;
-  return 0.9 + 0.2 * (double)(p->rng >> 11) / (double)(1ull << 53);
+  return 0.95 + 0.1 * (double)(p->rng >> 11) / (double)(1ull << 53);
 }
 
-static void cut(xio__blob_pacer *p, xio__pace_slot *s, int64_t now) {
-  if (now - s->cut_us < CUT_EVERY_US && s->cut_us) return;
-  double f = 0.7 * jitter(p);
-  s->cut_us = s->raised_us = now;
-  s->rps = s->rps * f > 1.0 ? s->rps * f : 1.0;
-  s->bps = s->bps * f > 64 * 1024.0 ? s->bps * f : 64 * 1024.0;
-  s->step_rps = s->rps * 0.05;
-  s->step_bps = s->bps * 0.05;
+/* The least level of `s`: MIN_RPS requests per second. */
+static double least(const xio__pace_slot *s) {
+  double l = MIN_RPS / s->target_rps;
+  return l < 1.0 ? l : 1.0;
 }
 
-/* Additive increase: once per window, the step set at the last cut (5% of the rate
- * it left), up to the target; before any cut the rates are at the target. */
-static void raise_rates(xio__pace_slot *s, int64_t now) {
-  if (now - s->raised_us < CUT_EVERY_US) return;
+/* Multiplicative decrease for a refusal of a try sent at `sent`. Tries already
+ * scheduled when it cuts (up to the slot's theoretical arrival time) keep the old
+ * rate; their refusals are no news. */
+static void cut(xio__blob_pacer *p, xio__pace_slot *s, int64_t sent, int64_t now) {
+  if (s->cuts && sent < s->cut_us) return;
+  int far = !s->cuts || (s->far && s->since_cut < STREAK);
+  s->ceiling = s->level;
+  s->level *= (far ? FAR_CUT : NEAR_CUT) * jitter(p);
+  if (s->level < least(s)) s->level = least(s);
+  /* Only the first cut, perhaps one refusal at a right target, is refilled. */
+  s->goal = s->cuts ? s->level : FIRST_REFILL * s->ceiling;
+  s->far = far;
+  s->since_cut = 0;
+  s->cut_us = s->tat_us > now ? s->tat_us : now; /* past what was scheduled at the old rate */
   s->raised_us = now;
-  s->rps += s->step_rps;
-  s->bps += s->step_bps;
-  if (s->rps > s->target_rps) s->rps = s->target_rps;
-  if (s->bps > s->target_bps) s->bps = s->target_bps;
+  s->cuts++;
 }
 
-void xio__blob_pace_answer(xio__blob_pacer *p, const char *blob, const char *account, int throttled,
-                           const char *tier, int64_t now_us) {
+/* The increase for an accepted answer: back toward the goal within about
+ * REFILL_US, then PROBE of the ceiling per answer; at most the target. */
+static void raise_level(xio__pace_slot *s, int64_t sent, int64_t now) {
+  if (sent >= s->cut_us) s->since_cut++; /* paced at the new rate */
+  if (!s->cuts || s->level >= 1.0) return;
+  double dt = (double)(now - s->raised_us);
+  if (s->level < s->goal) {
+    double f = dt > 0 ? dt / (dt + REFILL_US) : 0; /* half the way in REFILL_US */
+    s->level += (s->goal - s->level) * f;
+    if (s->goal - s->level < 0.01 * s->ceiling) s->level = s->goal;
+  } else {
+    s->level += PROBE * s->ceiling;
+  }
+  if (s->level > 1.0) s->level = 1.0;
+  s->raised_us = now;
+}
+
+/* Moves blob slot `b` to the targets of premium tier `tier`. */
+static void take_tier(xio__blob_pacer *p, xio__pace_slot *b, const char *tier) {
+  double rps, bps;
+  xio__blob_pace_tier(tier, &rps, &bps);
+  if (p->cap_bps && p->cap_bps < bps) bps = p->cap_bps;
+  if (rps == b->target_rps && bps == b->target_bps) return;
+  b->target_rps = rps;
+  b->target_bps = bps;
+  b->level = 1.0;
+  b->ceiling = 0;
+  b->cuts = 0;
+}
+
+void xio__blob_pace_answer(xio__blob_pacer *p, const char *blob, const char *account, int how,
+                           const char *tier, int64_t sent_us, int64_t now_us) {
   if (!p->on_remote && !p->on_loopback) return;
   xio__pace_slot *b = blob_slot(p, blob, now_us), *a = account_slot(p, account, now_us);
-  if (tier && tier[0] == 'P') { /* a premium blob: its tier's targets from now on */
-    double rps, bps;
-    xio__blob_pace_tier(tier, &rps, &bps);
-    if (p->cap_bps && p->cap_bps < bps) bps = p->cap_bps;
-    if (rps != b->target_rps || bps != b->target_bps) {
-      b->rps = b->target_rps = rps;
-      b->bps = b->target_bps = bps;
-    }
-  }
-  if (throttled) {
+  if (tier && tier[0] == 'P') take_tier(p, b, tier); /* a premium blob */
+  if (how == XIO__PACE_BUSY || how == XIO__PACE_ACCOUNT) {
     p->throttled++;
-    cut(p, b, now_us);
-    cut(p, a, now_us);
+    cut(p, how == XIO__PACE_ACCOUNT ? a : b, sent_us, now_us);
     return;
   }
-  raise_rates(b, now_us);
-  raise_rates(a, now_us);
+  raise_level(b, sent_us, now_us);
+  raise_level(a, sent_us, now_us);
+}
+
+void xio__blob_pace_rates(const xio__blob_pacer *p, const char *blob, double *rps, double *bps) {
+  uint64_t h = hash(blob);
+  const xio__pace_slot *s = NULL;
+  for (size_t i = 0; i < XIO__PACE_SLOTS && !s; i++)
+    if (p->blobs[i].key == h) s = &p->blobs[i];
+  *rps = s ? s->target_rps * s->level : 0;
+  *bps = s ? s->target_bps * s->level : 0;
 }

@@ -1,7 +1,8 @@
 /*
  * pacing_int.h - the engine's pacer (pacing.c): keeps each blob and each account
- * under the service's scale targets instead of bursting into throttling. Used by the
- * I/O thread only (engine.c), so it takes no lock.
+ * under the service's scale targets instead of bursting into throttling, and learns
+ * a lower rate from throttling answers when the targets are not what it assumed.
+ * Used by the I/O thread only (engine.c), so it takes no lock.
  */
 #ifndef XIO_BLOB_PACING_INT_H
 #define XIO_BLOB_PACING_INT_H
@@ -9,18 +10,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define XIO__PACE_SLOTS 256
+#define XIO__PACE_SLOTS   256
+#define XIO__PACE_LEAD_US 20000 /* places are reserved this far ahead at most */
 
-/* One paced key: a blob, or an account. */
+/* How a try ended, for the pacer (xio__blob_pace_answer). */
+enum {
+  XIO__PACE_OK = 0,     /* answered, not throttled */
+  XIO__PACE_BUSY = 1,   /* 503 ServerBusy / 500 OperationTimedOut for the blob */
+  XIO__PACE_ACCOUNT = 2 /* the same, naming the account's limit */
+};
+
+/* One paced key: a blob, or an account. Its rates are `level` times its targets. */
 typedef struct xio__pace_slot {
   uint64_t key;                  /* 0: free */
-  double rps, bps;               /* the rates the pacer keeps to now */
+  double level;                  /* the fraction of the targets kept to now, (0, 1] */
+  double ceiling;                /* the level where refusals last began (0: none yet) */
   double target_rps, target_bps; /* the documented targets (or the cap) */
   int64_t tat_us;                /* when the next request may start without a wait */
-  int64_t cut_us;                /* the last decrease: one per window */
-  int64_t raised_us;             /* the last increase: one per window */
-  double step_rps, step_bps;     /* the increase per window, set by the last cut */
+  int64_t cut_us;                /* tries scheduled before it were paced at the old rate */
+  int64_t raised_us;             /* the last increase or decrease */
   int64_t used_us;
+  double goal;   /* the level accepted answers bring it back to */
+  int cuts;      /* decreases so far */
+  int far;       /* the last cut halved */
+  int since_cut; /* accepted tries paced since the last cut */
 } xio__pace_slot;
 
 typedef struct xio__blob_pacer {
@@ -38,19 +51,30 @@ typedef struct xio__blob_pacer {
 void xio__blob_pacer_init(xio__blob_pacer *p, int mode, double cap_bps, uint64_t seed);
 
 /** When a request of `bytes` to blob `blob` (a key string: origin and path) of
- *  account `account` may start, at or after `now_us`, reserving its place: the
- *  start time in microseconds. `loopback`: the endpoint is an emulator on this
- *  machine. Returns `now_us` when not paced. */
+ *  account `account` may start, at or after `now_us`: the start time in
+ *  microseconds. Its place is reserved when the start is at most XIO__PACE_LEAD_US
+ *  away; a later start is only an estimate, and the caller asks again then.
+ *  `loopback`: the endpoint is an emulator on this machine. Returns `now_us` when
+ *  not paced. */
 int64_t xio__blob_pace(xio__blob_pacer *p, const char *blob, const char *account, int loopback,
                        size_t bytes, int64_t now_us);
 
-/** Tells the pacer how a request of blob `blob` ended: `throttled` (503 ServerBusy or
- *  500 OperationTimedOut) cuts its rates (and its account's) by about 30% with
- *  jitter, at most once per 100 ms; other answers raise them, once per 100 ms, by
- *  5% of the rate the last cut left, up to the target. `tier` (x-ms-access-tier of the answer, or
- * NULL) moves the blob to a premium tier's targets. */
-void xio__blob_pace_answer(xio__blob_pacer *p, const char *blob, const char *account, int throttled,
-                           const char *tier, int64_t now_us);
+/** Tells the pacer how a try of blob `blob`, sent at `sent_us`, ended at `now_us`:
+ *  `how` is XIO__PACE_OK, XIO__PACE_BUSY (cuts the blob's rates) or
+ *  XIO__PACE_ACCOUNT (cuts the account's). A cut happens once for the tries paced
+ *  at one rate: refusals of tries scheduled before the last cut were answered by
+ *  it. The first cut, or one soon after a halving, halves the rates (the limit may
+ *  be far lower than assumed); others take off 10%; the level where refusals began
+ *  is kept. After the first cut accepted answers bring the rates back to 95% of
+ *  that level within about a second; from there, and after other cuts, each adds
+ *  0.25% of it, up to the target. `tier` (x-ms-access-tier of the answer, or NULL) moves the
+ *  blob to a premium tier's targets. */
+void xio__blob_pace_answer(xio__blob_pacer *p, const char *blob, const char *account, int how,
+                           const char *tier, int64_t sent_us, int64_t now_us);
+
+/** The requests and bytes per second kept to now for the blob `blob` (0 and 0 when
+ *  the pacer has not seen it). */
+void xio__blob_pace_rates(const xio__blob_pacer *p, const char *blob, double *rps, double *bps);
 
 /** The documented per-blob targets of access tier `tier` ("P10".."P80"; anything
  *  else: a standard page blob): requests and bytes per second. */

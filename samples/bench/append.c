@@ -197,7 +197,7 @@ static int run_backend(const bench_config *c, bench_target *t, append_case *k) {
   return n;
 }
 
-int bench_append(const bench_config *c, bench_emulator *em, int have_em) {
+int bench_append(const bench_config *c, bench_emulator *em, int have_em, bench_counts *tally) {
   append_case k[2 * 18];
   int n = 0, failed = 0;
   printf("%s", md_head);
@@ -207,7 +207,8 @@ int bench_append(const bench_config *c, bench_emulator *em, int have_em) {
     bench_target t;
     xio_error e;
     xio_err rc = local ? bench_target_local(&t, c->local_dir, c->disk_margin, &e)
-                       : bench_target_pageblob(&t, em, 32, c->checksum, &e);
+                       : bench_target_pageblob(&t, em, 32, c, &e);
+    if (!local) t.tally = tally;
     if (rc == XIO_OK) n += run_backend(c, &t, k + n);
     bench_target_close(&t);
     if (rc != XIO_OK) failed = 1;

@@ -82,8 +82,12 @@ typedef struct bench_config {
   uint64_t random_ops; /* cap per measurement */
   int random_depths[BENCH_MAX_DEPTHS];
   int nrandom_depths;
+  int do_randread, do_randwrite; /* --random-kinds (default both) */
   uint64_t seed;
   xio_checksum checksum; /* on page-blob writes (default CRC64, xio's default) */
+  xio_pacing pacing;     /* --pacing (default auto: paces --target, not the emulator) */
+  double max_rate_bps;   /* --max-rate: a cap per blob, bytes per second; 0: none */
+  int pacing_given;      /* --pacing was on the command line */
 } bench_config;
 
 /** Parses argv into `c` (defaults first). Returns 0, 1 for --help (printed), or 2
@@ -105,10 +109,13 @@ void bench_summarize(const double *v, size_t n, double *min, double *med, double
 
 #define BENCH_NTYPES (XIO_REQ_COUNT + 1) /* the request types, plus "other" */
 
-/** Storage requests by trace request type. */
+/** Storage requests by trace request type, and the tries refused on the way. */
 typedef struct bench_counts {
   uint64_t total;
   uint64_t by_type[BENCH_NTYPES];
+  uint64_t throttled; /* tries answered 503 ServerBusy or 500 OperationTimedOut */
+  uint64_t failed;    /* tries that failed otherwise (xio_failed_request events) */
+  uint64_t retries;   /* tries sent again, summed over the requests */
 } bench_counts;
 
 typedef struct bench_counter bench_counter;
@@ -119,6 +126,12 @@ void bench_counter_free(bench_counter *c);
 void bench_counter_trace(const xio_trace_event *ev, void *ud);
 void bench_counter_reset(bench_counter *c);
 void bench_counter_get(bench_counter *c, bench_counts *out);
+
+/** Everything `c` counted since it was made, resets or not. */
+void bench_counter_total(bench_counter *c, bench_counts *out);
+
+/** Adds the counts of `b` to `a`. */
+void bench_counts_add(bench_counts *a, const bench_counts *b);
 
 /** "crc64", "md5", "none". */
 const char *bench_checksum_name(xio_checksum c);
@@ -167,6 +180,8 @@ typedef struct bench_target {
   char base[1024]; /* container URL or temporary directory */
   int max_in_flight;
   xio_checksum checksum;
+  xio_pacing pacing;
+  double max_rate_bps;
   bench_emulator *em;   /* page blob: the emulator */
   int generation;       /* the emulator generation the context was made for */
   uint64_t disk_margin; /* local */
@@ -179,25 +194,27 @@ typedef struct bench_target {
   char container[512]; /* the container's log-safe URL */
   char prefix[96];     /* every blob of this run starts with it */
   char tier[32];       /* the blob tier the service reported, or "" */
+  bench_counts *tally; /* when set, closing adds every count of the target to it */
 } bench_target;
 
 /** A page-blob target in a fresh container on the emulator, with a context of
- *  `max_in_flight` requests. */
+ *  `max_in_flight` requests and the checksum and pacing of `c`. */
 xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
-                              xio_checksum checksum, xio_error *err);
+                              const bench_config *c, xio_error *err);
 
 /** A page-blob target in the container at `url` (any account, credentials from the
  *  context's usual chain); the files of the run go under a prefix of its own. Reads
  *  the account, endpoint and tier measured into `t`. Errors: XIO_EINVAL (the URL
  *  names no container, or a blob), credential and storage errors. */
 xio_err bench_target_remote(bench_target *t, const char *url, int max_in_flight,
-                            xio_checksum checksum, xio_error *err);
+                            const bench_config *c, xio_error *err);
 
 /** A local target in a fresh temporary directory under `parent`. */
 xio_err bench_target_local(bench_target *t, const char *parent, uint64_t disk_margin,
                            xio_error *err);
 
-/** Frees the context; removes the local temporary directory and anything left in it. */
+/** Frees the context; removes the local temporary directory and anything left in it;
+ *  adds the target's counts to its tally, when it has one. */
 void bench_target_close(bench_target *t);
 
 /** Writes a fresh file target (URL or path) named after `stem` into `out`. */
@@ -242,8 +259,9 @@ const char *bench_fs_type(const char *path);
 /* -------------------------------------------------------------- append ---- */
 
 /** The append section (append.c): every case on each backend measured, printed and,
- *  with --out, written to append.md and append.csv. Returns 1 when a case failed. */
-int bench_append(const bench_config *c, bench_emulator *em, int have_em);
+ *  with --out, written to append.md and append.csv; the page-blob requests and
+ *  refused tries added to `tally`. Returns 1 when a case failed. */
+int bench_append(const bench_config *c, bench_emulator *em, int have_em, bench_counts *tally);
 
 /* ------------------------------------------------------------- results ---- */
 
@@ -268,10 +286,20 @@ typedef struct bench_row {
   uint64_t ops;                /* random: requests completed */
 } bench_row;
 
+#define BENCH_SECTIONS 4 /* growth, bulk, random, append */
+
 typedef struct bench_results {
   bench_row *rows;
   size_t n, cap;
+  bench_counts sections[BENCH_SECTIONS]; /* page-blob requests and refusals per section */
+  int measured[BENCH_SECTIONS];          /* the section ran on page blobs */
 } bench_results;
+
+/** The sections' names, in report order: "growth", "bulk", "random", "append". */
+extern const char *const bench_section_names[BENCH_SECTIONS];
+
+/** The tally of section `name` (one of bench_section_names), marked as measured. */
+bench_counts *bench_results_section(bench_results *r, const char *name);
 
 /** Appends a zeroed row (status "ok") and returns it; exits on out-of-memory. */
 bench_row *bench_results_add(bench_results *r);
@@ -396,6 +424,15 @@ void bench_growth_table(const bench_report *rep, const char *backend, const char
 /** The bulk and random I/O tables. */
 void bench_bulk_table(const bench_report *rep, int md, FILE *out);
 void bench_random_table(const bench_report *rep, int md, FILE *out);
+
+/** The throttling table: per section, the page-blob requests, the tries refused by
+ *  throttling (503 ServerBusy, 500 OperationTimedOut), other failed tries and the
+ *  retries, with the pacing the run used. Prints nothing when no section ran on page
+ *  blobs. */
+void bench_throttling_table(const bench_report *rep, int md, FILE *out);
+
+/** "auto", "on" or "off". */
+const char *bench_pacing_name(xio_pacing p);
 
 /** "page blob (Azurite)" or "local (ext4)". */
 const char *bench_backend_title(const bench_report *rep, const char *backend, char *buf, size_t n);

@@ -111,12 +111,13 @@ static void finish_row(bench_row *row, const double *cpu, uint64_t size) {
 
 /* Every run at one depth, on a context made for that depth, into rows w and rd. */
 static void at_depth(const bench_config *c, bench_emulator *em, bulk_job *j, int depth,
-                     bench_row *w, bench_row *rd) {
+                     bench_row *w, bench_row *rd, bench_counts *tally) {
   double cpu_w[BENCH_MAX_RUNS], cpu_r[BENCH_MAX_RUNS];
   bench_target t;
   xio_error e;
   xio_error_clear(&e);
-  xio_err rc = bench_target_pageblob(&t, em, depth, c->checksum, &e);
+  xio_err rc = bench_target_pageblob(&t, em, depth, c, &e);
+  t.tally = tally;
   for (int i = 0; rc == XIO_OK && i < c->bulk_runs; i++) {
     char why[200];
     int ok = bench_target_reserve(&t, c->bulk_size, why, sizeof why, &e);
@@ -156,7 +157,7 @@ void bench_bulk(const bench_config *c, bench_emulator *em, bench_results *r) {
     new_row(r, c, "read", c->depths[i]);
   for (int i = 0; i < c->ndepths; i++)
     at_depth(c, em, &j, c->depths[i], &r->rows[base + (size_t)i],
-             &r->rows[base + (size_t)(c->ndepths + i)]);
+             &r->rows[base + (size_t)(c->ndepths + i)], bench_results_section(r, "bulk"));
   free(j.src);
   free(j.dst);
 }

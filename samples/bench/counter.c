@@ -3,8 +3,9 @@
  * request that reaches storage (one xio_send_complete event each, beside an
  * xio_failed_request for each try refused on the way); the counter tallies the
  * requests by request type, so a measurement can say "clear growth: 1
- * XIOTypeSetFileSize + 1 XIOTypeZeroFile". Events arrive on I/O and worker
- * threads, hence the mutex.
+ * XIOTypeSetFileSize + 1 XIOTypeZeroFile", and the refused tries apart: throttling
+ * answers (503, 500 OperationTimedOut), other failures, and the retries. Events
+ * arrive on I/O and worker threads, hence the mutex.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -15,7 +16,8 @@
 
 struct bench_counter {
   pthread_mutex_t mu;
-  bench_counts counts;
+  bench_counts counts; /* since the last reset */
+  bench_counts all;    /* since it was made */
 };
 
 /* Counts are indexed by xio_request_type; the last slot, XIO_REQ_COUNT, is "other". */
@@ -41,14 +43,46 @@ void bench_counter_free(bench_counter *c) {
   free(c);
 }
 
+/* 1 when a failed try was refused by throttling: 503, or 500 OperationTimedOut. */
+static int throttling(const xio_trace_event *ev) {
+  return ev->http_status == 503 || (ev->http_status == 500 && ev->error_code &&
+                                    strcmp(ev->error_code, "OperationTimedOut") == 0);
+}
+
+static void count(bench_counts *k, const xio_trace_event *ev, int request) {
+  if (!request) {
+    k->throttled += throttling(ev);
+    k->failed += !throttling(ev);
+    return;
+  }
+  int i = type_index(ev->request_type);
+  k->total++;
+  k->by_type[i]++;
+  k->retries += ev->retries > 0 ? (uint64_t)ev->retries : 0;
+}
+
 void bench_counter_trace(const xio_trace_event *ev, void *ud) {
   bench_counter *c = ud;
-  if (strcmp(ev->event, "xio_send_complete") != 0) return; /* a refused try, not a request */
-  int i = type_index(ev->request_type);
+  int request = strcmp(ev->event, "xio_send_complete") == 0; /* else a refused try */
   pthread_mutex_lock(&c->mu);
-  c->counts.total++;
-  c->counts.by_type[i]++;
+  count(&c->counts, ev, request);
+  count(&c->all, ev, request);
   pthread_mutex_unlock(&c->mu);
+}
+
+void bench_counter_total(bench_counter *c, bench_counts *out) {
+  pthread_mutex_lock(&c->mu);
+  *out = c->all;
+  pthread_mutex_unlock(&c->mu);
+}
+
+void bench_counts_add(bench_counts *a, const bench_counts *b) {
+  a->total += b->total;
+  for (int i = 0; i < BENCH_NTYPES; i++)
+    a->by_type[i] += b->by_type[i];
+  a->throttled += b->throttled;
+  a->failed += b->failed;
+  a->retries += b->retries;
 }
 
 void bench_counter_reset(bench_counter *c) {

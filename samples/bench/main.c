@@ -69,8 +69,9 @@ static int growth_on(const bench_config *c, bench_emulator *em, int local, bench
                      : "page blobs",
          c->runs, c->zero_runs);
   xio_err rc = local       ? bench_target_local(&t, c->local_dir, c->disk_margin, &e)
-               : c->target ? bench_target_remote(&t, c->target, 32, c->checksum, &e)
-                           : bench_target_pageblob(&t, em, 32, c->checksum, &e);
+               : c->target ? bench_target_remote(&t, c->target, 32, c, &e)
+                           : bench_target_pageblob(&t, em, 32, c, &e);
+  if (!local) t.tally = bench_results_section(r, "growth");
   if (rc == XIO_OK && t.remote) print_remote(&t, x);
   if (rc == XIO_OK) bench_growth(c, &t, r);
   bench_target_close(&t);
@@ -93,7 +94,8 @@ static int run_sections(const bench_config *c, bench_emulator *em, int have_em, 
   }
   if (c->do_append) {
     printf("\nappends to a log (%d records per case, at most 16 MiB):\n", c->append_records);
-    failed |= bench_append(c, em, have_em);
+    failed |= bench_append(c, em, have_em,
+                           c->do_pageblob && have_em ? bench_results_section(r, "append") : NULL);
   }
   return failed;
 }

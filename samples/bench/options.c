@@ -59,9 +59,14 @@ static const char usage[] =
     "  --random-seconds S    time per random measurement (default 3)\n"
     "  --random-ops N        request cap per random measurement (default 100000)\n"
     "  --random-depths LIST  queue depths (default 1,32)\n"
+    "  --random-kinds LIST   read and/or write (default read,write)\n"
     "  --seed N              seed for random offsets and payloads (default 1)\n"
     "  --checksum crc64|md5|none  transactional checksum on page-blob writes (default\n"
     "                        crc64, xio's default)\n"
+    "  --pacing auto|on|off  keep each blob under the service's targets (default auto:\n"
+    "                        paces --target, not the emulator on this machine)\n"
+    "  --max-rate SIZE       at most SIZE bytes per second per blob (implies --pacing on\n"
+    "                        unless given)\n"
     "  --help\n"
     "SIZE takes K, M, G, T suffixes (binary). The numbers describe this machine and an\n"
     "in-memory emulator on loopback, not Azure (unless --target names an account).\n";
@@ -96,6 +101,7 @@ static void defaults(bench_config *c) {
   c->random_depths[0] = 1;
   c->random_depths[1] = 32;
   c->nrandom_depths = 2;
+  c->do_randread = c->do_randwrite = 1;
   c->seed = 1;
   c->checksum = xio_ctx_options_default().checksum;
 }
@@ -189,9 +195,12 @@ enum {
   O_RANDOM_SECONDS,
   O_RANDOM_OPS,
   O_RANDOM_DEPTHS,
+  O_RANDOM_KINDS,
   O_SEED,
   O_APPEND_RECORDS,
   O_CHECKSUM,
+  O_PACING,
+  O_MAX_RATE,
   O_HELP
 };
 
@@ -220,9 +229,12 @@ static const struct option long_opts[] = {
     {"random-seconds", required_argument, NULL, O_RANDOM_SECONDS},
     {"random-ops", required_argument, NULL, O_RANDOM_OPS},
     {"random-depths", required_argument, NULL, O_RANDOM_DEPTHS},
+    {"random-kinds", required_argument, NULL, O_RANDOM_KINDS},
     {"seed", required_argument, NULL, O_SEED},
     {"append-records", required_argument, NULL, O_APPEND_RECORDS},
     {"checksum", required_argument, NULL, O_CHECKSUM},
+    {"pacing", required_argument, NULL, O_PACING},
+    {"max-rate", required_argument, NULL, O_MAX_RATE},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -241,13 +253,36 @@ static int count_opt(const char *opt, const char *val, long lo, long hi, long *o
 static int names_opt(int id, const char *val, bench_config *c) {
   static const char *const backends[4] = {"pageblob", "local", NULL, NULL};
   static const char *const sections[4] = {"growth", "bulk", "random", "append"};
+  static const char *const kinds[4] = {"read", "write", NULL, NULL};
+  int *kf[4] = {&c->do_randread, &c->do_randwrite, NULL, NULL};
   int *bf[4] = {&c->do_pageblob, &c->do_local, NULL, NULL};
   int *sf[4] = {&c->do_growth, &c->do_bulk, &c->do_random, &c->do_append};
   if (id == O_BACKENDS && parse_names(val, backends, bf) != 0)
     return bad("--backends", val, "expected pageblob and/or local");
   if (id == O_SECTIONS && parse_names(val, sections, sf) != 0)
     return bad("--sections", val, "expected growth, bulk, random and/or append");
+  if (id == O_RANDOM_KINDS && parse_names(val, kinds, kf) != 0)
+    return bad("--random-kinds", val, "expected read and/or write");
   return 0;
+}
+
+/* --pacing and --max-rate. Returns 0 or 2. */
+static int pacing_opt(bench_config *c, int id, const char *val) {
+  static const char *const modes[3] = {"auto", "off", "on"}; /* as xio_pacing */
+  if (id == O_MAX_RATE) {
+    uint64_t v;
+    if (xio_size_parse(val, &v, NULL) != XIO_OK || v == 0)
+      return bad("--max-rate", val, "expected bytes per second, e.g. 40M");
+    c->max_rate_bps = (double)v;
+    return 0;
+  }
+  for (int i = 0; i < 3; i++)
+    if (strcmp(val, modes[i]) == 0) {
+      c->pacing = (xio_pacing)i;
+      c->pacing_given = 1;
+      return 0;
+    }
+  return bad("--pacing", val, "expected auto, on or off");
 }
 
 /* Applies option `id` with value `val`. Returns 0 or 2. */
@@ -271,7 +306,8 @@ static int apply(bench_config *c, int id, const char *val) {
     return 0;
   case O_ZERO_CAP: return size_opt("--zero-cap", val, 0, &c->zero_cap);
   case O_BACKENDS:
-  case O_SECTIONS: return names_opt(id, val, c);
+  case O_SECTIONS:
+  case O_RANDOM_KINDS: return names_opt(id, val, c);
   case O_ENDPOINT: c->endpoint = val; return 0;
   case O_ENDPOINT_FILE: c->endpoint_file = val; return 0;
   case O_BUDGET: return size_opt("--emulator-budget", val, 1, &c->emulator_budget);
@@ -336,6 +372,8 @@ static int apply(bench_config *c, int id, const char *val) {
     else
       return bad("--checksum", val, "expected crc64, md5 or none");
     return 0;
+  case O_PACING:
+  case O_MAX_RATE: return pacing_opt(c, id, val);
   default: return 2;
   }
 }
@@ -356,6 +394,7 @@ int bench_options_parse(bench_config *c, int argc, char **argv) {
     if (apply(c, id, optarg) != 0) return 2;
   }
   if (optind < argc) return bad("unexpected argument", argv[optind], "see --help");
+  if (c->max_rate_bps > 0 && !c->pacing_given) c->pacing = XIO_PACING_ON; /* a cap asks for it */
   if (c->random_file < c->random_io || c->random_file % c->random_io)
     return bad("--random-file", "", "must be a multiple of --random-io");
   return 0;

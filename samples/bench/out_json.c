@@ -39,6 +39,8 @@ static cJSON *settings_json(const bench_config *c) {
   cJSON_AddNumberToObject(o, "runs", c->runs);
   cJSON_AddNumberToObject(o, "zero_runs", c->zero_runs);
   cJSON_AddStringToObject(o, "checksum", bench_checksum_name(c->checksum));
+  cJSON_AddStringToObject(o, "pacing", bench_pacing_name(c->pacing));
+  cJSON_AddNumberToObject(o, "max_rate_bps", c->max_rate_bps);
   cJSON_AddNumberToObject(o, "zero_cap_bytes", (double)c->zero_cap);
   cJSON_AddNumberToObject(o, "grow_base_bytes", (double)BENCH_GROW_BASE);
   cJSON_AddNumberToObject(o, "bulk_bytes", (double)c->bulk_size);
@@ -74,6 +76,24 @@ static void add_rates(cJSON *o, const bench_row *w) {
   }
 }
 
+/* Per section that ran on page blobs: requests, throttled tries, other failed
+ * tries, retries; and the pacing used. */
+static cJSON *throttling_json(const bench_report *rep) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "pacing", bench_pacing_name(rep->cfg->pacing));
+  cJSON_AddNumberToObject(o, "max_rate_bps", rep->cfg->max_rate_bps);
+  for (int i = 0; i < BENCH_SECTIONS; i++) {
+    if (!rep->res->measured[i]) continue;
+    const bench_counts *k = &rep->res->sections[i];
+    cJSON *s = cJSON_AddObjectToObject(o, bench_section_names[i]);
+    cJSON_AddNumberToObject(s, "requests", (double)k->total);
+    cJSON_AddNumberToObject(s, "throttled", (double)k->throttled);
+    cJSON_AddNumberToObject(s, "failed_tries", (double)k->failed);
+    cJSON_AddNumberToObject(s, "retries", (double)k->retries);
+  }
+  return o;
+}
+
 static cJSON *row_json(const bench_row *w) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "kind", w->kind);
@@ -91,6 +111,9 @@ static cJSON *row_json(const bench_row *w) {
     cJSON_AddNumberToObject(o, "median_s", w->t_med);
     cJSON_AddNumberToObject(o, "max_s", w->t_max);
     cJSON_AddNumberToObject(o, "requests", (double)w->req.total);
+    cJSON_AddNumberToObject(o, "throttled", (double)w->req.throttled);
+    cJSON_AddNumberToObject(o, "failed_tries", (double)w->req.failed);
+    cJSON_AddNumberToObject(o, "retries", (double)w->req.retries);
     cJSON_AddItemToObject(o, "request_types", requests_json(&w->req));
     add_rates(o, w);
   }
@@ -109,6 +132,7 @@ int bench_write_json(const bench_report *rep, const char *path) {
       if (strcmp(rep->res->rows[i].kind, kinds[k]) == 0)
         cJSON_AddItemToArray(arr, row_json(&rep->res->rows[i]));
   }
+  cJSON_AddItemToObject(root, "throttling", throttling_json(rep));
   cJSON *plots = cJSON_AddArrayToObject(root, "plots");
   for (int i = 0; i < rep->nplots; i++)
     cJSON_AddItemToArray(plots, cJSON_CreateString(rep->plots[i]));

@@ -100,6 +100,7 @@ int bench_write_md(const bench_report *rep, const char *path) {
   fprintf(f, "\n## I/O through xio\n");
   bench_bulk_table(rep, 1, f);
   bench_random_table(rep, 1, f);
+  bench_throttling_table(rep, 1, f);
   plots(rep, f);
   method(f);
   return fclose(f) == 0 ? 0 : 1;
@@ -116,6 +117,7 @@ void bench_print_summary(const bench_report *rep, FILE *out) {
       bench_growth_table(rep, backends[b], bench_growth_ops[o], 0, out);
   bench_bulk_table(rep, 0, out);
   bench_random_table(rep, 0, out);
+  bench_throttling_table(rep, 0, out);
   fprintf(out, "\nheadlines:\n");
   bench_headlines(rep, 0, out);
   if (x->emulator_resets)

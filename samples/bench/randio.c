@@ -2,7 +2,8 @@
  * randio.c - small random I/O through xio on the emulator: 8 KiB reads and writes
  * at random aligned offsets of a 256 MiB file (written in full first, so reads
  * return stored pages rather than never-written space), at queue depth 1 and 32,
- * each for a fixed time (--random-seconds) or count (--random-ops). Reports IOPS and
+ * each for a fixed time (--random-seconds) or count (--random-ops); reads, writes or
+ * both (--random-kinds). Reports IOPS and
  * the 50th and 99th percentile of per-request latency (submit to completion
  * callback).
  */
@@ -113,15 +114,17 @@ static xio_err prepare(const bench_config *c, bench_target *t, rand_job *j, cons
 static void run_all(const bench_config *c, bench_target *t, xio_file *f, rand_job *j,
                     bench_results *r) {
   xio_io_op ops[2] = {XIO_IO_READ, XIO_IO_WRITE};
+  int on[2] = {c->do_randread, c->do_randwrite};
   for (int o = 0; o < 2; o++)
-    for (int d = 0; d < c->nrandom_depths; d++)
+    for (int d = 0; d < c->nrandom_depths && on[o]; d++)
       measure(c, t, f, j, ops[o], c->random_depths[d], r);
 }
 
 static void skip_all(const bench_config *c, bench_results *r, const char *status, const char *why) {
   const char *ops[2] = {"randread", "randwrite"};
+  int on[2] = {c->do_randread, c->do_randwrite};
   for (int o = 0; o < 2; o++)
-    for (int d = 0; d < c->nrandom_depths; d++) {
+    for (int d = 0; d < c->nrandom_depths && on[o]; d++) {
       bench_row *row = bench_results_add(r);
       row->kind = "random";
       row->backend = "pageblob";
@@ -146,7 +149,8 @@ void bench_random(const bench_config *c, bench_emulator *em, bench_results *r) {
   char why[600] = "";
   xio_error_clear(&e);
   xio_err rc = !j.src || !j.dst ? xio_error_set(&e, XIO_ENOMEM, "out of memory")
-                                : bench_target_pageblob(&t, em, maxd, c->checksum, &e);
+                                : bench_target_pageblob(&t, em, maxd, c, &e);
+  t.tally = bench_results_section(r, "random");
   uint64_t need = c->random_file + (uint64_t)c->nrandom_depths * write_ops_cap(c) * c->random_io;
   int ok = rc == XIO_OK ? bench_target_reserve(&t, need, why, sizeof why, &e) : -1;
   char url[1200];

@@ -195,10 +195,10 @@ void bench_bulk_table(const bench_report *rep, int md, FILE *out) {
   const bench_config *c = rep->cfg;
   if (!find_io(rep->res, "bulk", "write", c->depths[0])) return;
   bench_table t;
-  bench_table_init(&t, 6);
-  const char *head[6] = {"in flight",       "write MiB/s",    "read MiB/s",
-                         "write CPU s/GiB", "read CPU s/GiB", "requests per pass"};
-  for (int k = 0; k < 6; k++)
+  bench_table_init(&t, 7);
+  const char *head[7] = {"in flight",      "write MiB/s",       "read MiB/s",     "write CPU s/GiB",
+                         "read CPU s/GiB", "requests per pass", "throttled (w/r)"};
+  for (int k = 0; k < 7; k++)
     snprintf(bench_table_cell(&t, 0, k), BENCH_TABLE_CELL, "%s", head[k]);
   for (int i = 0; i < c->ndepths; i++) {
     const bench_row *w = find_io(rep->res, "bulk", "write", c->depths[i]);
@@ -209,6 +209,9 @@ void bench_bulk_table(const bench_report *rep, int md, FILE *out) {
     rate_cell(w, w ? w->cpu_s_per_gib : 0, "%.3f", bench_table_cell(&t, i + 1, 3));
     rate_cell(rd, rd ? rd->cpu_s_per_gib : 0, "%.3f", bench_table_cell(&t, i + 1, 4));
     rate_cell(w, w ? (double)w->req.total : 0, "%.0f", bench_table_cell(&t, i + 1, 5));
+    snprintf(bench_table_cell(&t, i + 1, 6), BENCH_TABLE_CELL, "%llu/%llu",
+             (unsigned long long)(w ? w->req.throttled : 0),
+             (unsigned long long)(rd ? rd->req.throttled : 0));
   }
   char s[32], q[32];
   fprintf(out,
@@ -225,13 +228,14 @@ void bench_random_table(const bench_report *rep, int md, FILE *out) {
   const bench_config *c = rep->cfg;
   const char *ops[2] = {"randread", "randwrite"};
   bench_table t;
-  bench_table_init(&t, 6);
-  const char *head[6] = {"op", "queue depth", "IOPS", "p50 latency", "p99 latency", "requests"};
-  for (int k = 0; k < 6; k++)
+  bench_table_init(&t, 7);
+  const char *head[7] = {"op",          "queue depth", "IOPS",     "p50 latency",
+                         "p99 latency", "requests",    "throttled"};
+  for (int k = 0; k < 7; k++)
     snprintf(bench_table_cell(&t, 0, k), BENCH_TABLE_CELL, "%s", head[k]);
-  int row = 1;
+  int row = 1, on[2] = {c->do_randread, c->do_randwrite};
   for (int o = 0; o < 2; o++)
-    for (int d = 0; d < c->nrandom_depths; d++, row++) {
+    for (int d = 0; d < c->nrandom_depths && on[o]; d++, row++) {
       const bench_row *w = find_io(rep->res, "random", ops[o], c->random_depths[d]);
       if (!w) return;
       snprintf(bench_table_cell(&t, row, 0), BENCH_TABLE_CELL, "%s", o ? "write" : "read");
@@ -240,6 +244,8 @@ void bench_random_table(const bench_report *rep, int md, FILE *out) {
       rate_cell(w, w->p50_us / 1000, "%.2f ms", bench_table_cell(&t, row, 3));
       rate_cell(w, w->p99_us / 1000, "%.2f ms", bench_table_cell(&t, row, 4));
       rate_cell(w, (double)w->ops, "%.0f", bench_table_cell(&t, row, 5));
+      snprintf(bench_table_cell(&t, row, 6), BENCH_TABLE_CELL, "%llu",
+               (unsigned long long)w->req.throttled);
     }
   char s[32], q[32];
   fprintf(out,
@@ -252,4 +258,56 @@ void bench_random_table(const bench_report *rep, int md, FILE *out) {
   bench_table_print(&t, md, out);
   if (md) fputc('\n', out);
   io_notes(rep->res, "random", md, out);
+}
+
+const char *bench_pacing_name(xio_pacing p) {
+  return p == XIO_PACING_ON ? "on" : p == XIO_PACING_OFF ? "off" : "auto";
+}
+
+/* The pacing a run used, in words. */
+static void pacing_words(const bench_config *c, char *out, size_t n) {
+  char r[32];
+  if (c->max_rate_bps > 0)
+    snprintf(out, n, "pacing %s, at most %s/s per blob", bench_pacing_name(c->pacing),
+             samples_fmt_size((uint64_t)c->max_rate_bps, r, sizeof r));
+  else
+    snprintf(out, n, "pacing %s%s", bench_pacing_name(c->pacing),
+             c->pacing == XIO_PACING_AUTO ? " (on for --target, off for the emulator)" : "");
+}
+
+void bench_throttling_table(const bench_report *rep, int md, FILE *out) {
+  const bench_results *r = rep->res;
+  bench_table t;
+  bench_table_init(&t, 6);
+  const char *head[6] = {"section",     "requests",           "throttled tries",
+                         "throttled %", "other failed tries", "retries"};
+  for (int k = 0; k < 6; k++)
+    snprintf(bench_table_cell(&t, 0, k), BENCH_TABLE_CELL, "%s", head[k]);
+  int row = 1;
+  for (int i = 0; i < BENCH_SECTIONS; i++) {
+    if (!r->measured[i]) continue;
+    const bench_counts *k = &r->sections[i];
+    uint64_t tries = k->total + k->throttled + k->failed;
+    snprintf(bench_table_cell(&t, row, 0), BENCH_TABLE_CELL, "%s", bench_section_names[i]);
+    snprintf(bench_table_cell(&t, row, 1), BENCH_TABLE_CELL, "%llu", (unsigned long long)k->total);
+    snprintf(bench_table_cell(&t, row, 2), BENCH_TABLE_CELL, "%llu",
+             (unsigned long long)k->throttled);
+    snprintf(bench_table_cell(&t, row, 3), BENCH_TABLE_CELL, "%.1f",
+             tries ? 100.0 * (double)k->throttled / (double)tries : 0.0);
+    snprintf(bench_table_cell(&t, row, 4), BENCH_TABLE_CELL, "%llu", (unsigned long long)k->failed);
+    snprintf(bench_table_cell(&t, row++, 5), BENCH_TABLE_CELL, "%llu",
+             (unsigned long long)k->retries);
+  }
+  if (row == 1) return;
+  char how[128];
+  pacing_words(rep->cfg, how, sizeof how);
+  fprintf(out,
+          md ? "\n### Throttling answers on page blobs, per section (%s)\n\n"
+             : "\nthrottling answers on page blobs, per section (%s)\n",
+          how);
+  bench_table_print(&t, md, out);
+  fprintf(out,
+          "%sthrottled: tries answered 503 ServerBusy or 500 OperationTimedOut, as a share "
+          "of all tries\n",
+          md ? "\n" : "    ");
 }

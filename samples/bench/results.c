@@ -1,11 +1,22 @@
 /*
  * results.c - the rows every section appends to: one row per measured (or derived,
- * or skipped) combination, in the order the reports print them.
+ * or skipped) combination, in the order the reports print them; and per section
+ * the page-blob requests and the tries refused on the way.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+
+const char *const bench_section_names[BENCH_SECTIONS] = {"growth", "bulk", "random", "append"};
+
+bench_counts *bench_results_section(bench_results *r, const char *name) {
+  int i = 0;
+  while (i < BENCH_SECTIONS - 1 && strcmp(bench_section_names[i], name) != 0)
+    i++;
+  r->measured[i] = 1;
+  return &r->sections[i];
+}
 
 bench_row *bench_results_add(bench_results *r) {
   if (r->n == r->cap) {

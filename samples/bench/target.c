@@ -53,6 +53,8 @@ static xio_err new_ctx(bench_target *t, const char *connstr, xio_error *err) {
   o.use_environment = t->remote; /* --target: the usual credential chain */
   o.max_in_flight = t->max_in_flight;
   o.checksum = t->checksum;
+  o.pacing = t->pacing;
+  o.max_rate_bps = t->max_rate_bps;
   o.trace = bench_counter_trace;
   o.trace_ud = t->counter;
   o.connection_string = connstr;
@@ -98,12 +100,14 @@ static xio_err pageblob_connect(bench_target *t, xio_error *err) {
 }
 
 xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_flight,
-                              xio_checksum checksum, xio_error *err) {
+                              const bench_config *c, xio_error *err) {
   memset(t, 0, sizeof *t);
   t->backend = "pageblob";
   t->em = em;
   t->max_in_flight = max_in_flight;
-  t->checksum = checksum;
+  t->checksum = c->checksum;
+  t->pacing = c->pacing;
+  t->max_rate_bps = c->max_rate_bps;
   if (!(t->counter = bench_counter_new())) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   return pageblob_connect(t, err);
 }
@@ -129,12 +133,14 @@ static xio_err remote_parts(bench_target *t, const char *url, xio_error *err) {
 }
 
 xio_err bench_target_remote(bench_target *t, const char *url, int max_in_flight,
-                            xio_checksum checksum, xio_error *err) {
+                            const bench_config *c, xio_error *err) {
   memset(t, 0, sizeof *t);
   t->backend = "pageblob";
   t->remote = 1;
   t->max_in_flight = max_in_flight;
-  t->checksum = checksum;
+  t->checksum = c->checksum;
+  t->pacing = c->pacing;
+  t->max_rate_bps = c->max_rate_bps;
   if (!(t->counter = bench_counter_new())) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   xio_err rc = remote_parts(t, url, err);
   if (rc != XIO_OK) return rc;
@@ -191,6 +197,11 @@ static void remote_sweep(bench_target *t) {
 
 void bench_target_close(bench_target *t) {
   if (t->remote && t->ctx) remote_sweep(t);
+  if (t->tally && t->counter) {
+    bench_counts k;
+    bench_counter_total(t->counter, &k);
+    bench_counts_add(t->tally, &k);
+  }
   xio_ctx_free(t->ctx);
   t->ctx = NULL;
   if (strcmp(t->backend ? t->backend : "", "local") == 0 && t->base[0])

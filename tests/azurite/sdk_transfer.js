@@ -3,10 +3,13 @@
 // benchmark (scripts/bench-throttling.sh) to compare with xio in the same run.
 //
 //   node sdk_transfer.js upload|download CONTAINER BLOB SIZE   (NODE_PATH: node_modules)
+//   node sdk_transfer.js randwrite CONTAINER BLOB SIZE COUNT DEPTH
 //
 // Upload: creates the container and a page blob of SIZE bytes and writes it in 4 MiB
 // pages, 6 at a time (xio put's default depth); download: reads it back in 4 MiB
-// ranges, 6 at a time. The SDK's own retry policy (exponential, 4 tries) handles
+// ranges, 6 at a time; randwrite: creates the container and a page blob of SIZE
+// bytes and writes COUNT pages of 8 KiB at random aligned offsets, DEPTH at a time
+// (xio-bench's random writes). The SDK's own retry policy (exponential, 4 tries) handles
 // throttling; a policy after it counts every try and its status. Prints one JSON
 // line {"ok":true,"tries":N,"statuses":{...},"seconds":S} (ok false and the message
 // when the SDK gave up), from AZURE_STORAGE_CONNECTION_STRING.
@@ -15,7 +18,8 @@
 const { BlobServiceClient, newPipeline, StorageSharedKeyCredential } = require("@azure/storage-blob");
 
 const CHUNK = 4 * 1024 * 1024;
-const DEPTH = 6;
+const SMALL = 8192;
+let DEPTH = 6;
 const seen = { tries: 0, statuses: {} };
 
 class CountPolicyFactory {
@@ -64,7 +68,21 @@ async function main() {
   const b = c.getPageBlobClient(blob);
   const chunk = Buffer.alloc(CHUNK, 0x5a);
   const t0 = process.hrtime.bigint();
-  if (op === "upload") {
+  if (op === "randwrite") {
+    const count = Number(process.argv[6]);
+    DEPTH = Number(process.argv[7]);
+    const page = Buffer.alloc(SMALL, 0x5a);
+    let rng = 2463534242; // xorshift32
+    const next = () => {
+      rng = (rng ^ (rng << 13)) >>> 0;
+      rng = (rng ^ (rng >>> 17)) >>> 0;
+      rng = (rng ^ (rng << 5)) >>> 0;
+      return rng;
+    };
+    await c.createIfNotExists();
+    await b.create(size);
+    await pool(count, () => b.uploadPages(page, (next() % (size / SMALL)) * SMALL, SMALL));
+  } else if (op === "upload") {
     await c.createIfNotExists();
     await b.create(size);
     await pool(Math.ceil(size / CHUNK), (i) => b.uploadPages(chunk, i * CHUNK, CHUNK));

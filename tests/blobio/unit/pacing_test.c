@@ -27,23 +27,29 @@ static xio__pace_slot *blob_slot_of(xio__blob_pacer *p) {
 TEST(pacing_keeps_a_standard_blob_at_500_requests_per_second) {
   static xio__blob_pacer p;
   xio__blob_pacer_init(&p, AUTO, 0, 1);
-  int64_t start = 0;
+  int64_t start = 0, now = 1000000;
   for (int k = 0; k < 500; k++) {
-    start = xio__blob_pace(&p, BLOB, ACCOUNT, 0, 0, 1000000);
+    start = xio__blob_pace(&p, BLOB, ACCOUNT, 0, 0, now);
+    if (start - now > XIO__PACE_LEAD_US) { /* too far off to reserve: asks again then */
+      now = start;
+      start = xio__blob_pace(&p, BLOB, ACCOUNT, 0, 0, now);
+    }
     int64_t want = k * 2000 - 50000;
     ASSERT_EQ(start, 1000000 + (want > 0 ? want : 0));
   }
   ASSERT_EQ(start, 1000000 + 948000);
-  ASSERT_EQ(p.waits, 474); /* all but the first 26, which fit the burst */
 }
 
 /* 4 MiB writes at 60 MiB/s: 1/15 s each, more than 1/500 s by requests. */
 TEST(pacing_keeps_a_standard_blob_at_60_mib_per_second) {
   static xio__blob_pacer p;
   xio__blob_pacer_init(&p, AUTO, 0, 1);
-  int64_t s[4];
-  for (int k = 0; k < 4; k++)
-    s[k] = xio__blob_pace(&p, BLOB, ACCOUNT, 0, 4u << 20, 0);
+  int64_t s[4], now = 0;
+  for (int k = 0; k < 4; k++) {
+    s[k] = xio__blob_pace(&p, BLOB, ACCOUNT, 0, 4u << 20, now);
+    if (s[k] - now > XIO__PACE_LEAD_US)
+      now = s[k] = xio__blob_pace(&p, BLOB, ACCOUNT, 0, 4u << 20, s[k]);
+  }
   ASSERT_EQ(s[0], 0);
   ASSERT_EQ(s[1], 66666 - 50000);
   ASSERT_EQ(s[2], 2 * 66666 - 50000);
@@ -54,7 +60,9 @@ TEST(pacing_cap_lowers_the_byte_rate) {
   static xio__blob_pacer p;
   xio__blob_pacer_init(&p, AUTO, 8 * MIB, 1);
   ASSERT_EQ(xio__blob_pace(&p, BLOB, ACCOUNT, 0, 4u << 20, 0), 0);
-  ASSERT_EQ(xio__blob_pace(&p, BLOB, ACCOUNT, 0, 4u << 20, 0), 500000 - 50000);
+  ASSERT_EQ(xio__blob_pace(&p, BLOB, ACCOUNT, 0, 4u << 20, 0), 500000 - 50000); /* not kept */
+  ASSERT_EQ(xio__blob_pace(&p, BLOB, ACCOUNT, 0, 4u << 20, 450000), 450000);
+  ASSERT_EQ(xio__blob_pace(&p, BLOB, ACCOUNT, 0, 4u << 20, 450000), 950000);
 }
 
 /* AUTO leaves an emulator on this machine alone; ON paces it too; OFF nothing. */
@@ -71,31 +79,69 @@ TEST(pacing_modes_and_loopback) {
   ASSERT(xio__blob_pace(&p, BLOB, ACCOUNT, 1, 4u << 20, 0) > 0);
 }
 
-/* A throttling answer cuts the rates to 63..77% of what they were, once per 100 ms
- * however many arrive; other answers add back 5% of the cut rate per 100 ms, up to
- * the target. */
+/* The first throttling answer halves the rates, once for all the tries scheduled
+ * at the old rate; accepted answers bring them back to 95% of that rate within about
+ * a second, then probe upward by 0.25% of it per answer; a later refusal takes off
+ * about 10%; the rates never pass the target. */
 TEST(pacing_backs_off_on_throttling_and_recovers) {
+  static xio__blob_pacer p;
+  xio__blob_pacer_init(&p, AUTO, 0, 7);
+  xio__blob_pace(&p, BLOB, ACCOUNT, 0, 0, 0); /* scheduled up to 2 ms */
+  xio__pace_slot *b = blob_slot_of(&p);
+  for (int i = 0; i < 5; i++) /* five tries sent before the answers came */
+    xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_BUSY, NULL, i, 1000 + i);
+  ASSERT(b->level >= 0.475 && b->level <= 0.525);
+  ASSERT(b->ceiling == 1.0);
+  ASSERT_EQ(p.throttled, 5);
+  ASSERT_EQ(b->cuts, 1);
+  double low = b->level;
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_OK, NULL, 3000, 1000 + 500000);
+  ASSERT(b->level > low + 0.49 * (0.95 - low) && b->level < low + 0.51 * (0.95 - low));
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_OK, NULL, 3000, 3000000);
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_OK, NULL, 3000, 5000000);
+  ASSERT(b->level == 0.95); /* within 1% of the goal: at it */
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_OK, NULL, 3000, 5000001);
+  ASSERT(b->level > 0.9524 && b->level < 0.9526);
+  ASSERT_EQ(b->since_cut, 4);
+  double near = b->level; /* four tries paced at it were accepted: a near cut */
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_BUSY, NULL, 5100000, 5200000);
+  ASSERT(b->level >= near * 0.855 && b->level <= near * 0.945);
+  ASSERT(b->ceiling == near);
+  for (int i = 0; i < 2000; i++)
+    xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_OK, NULL, 6000000, 6000000 + i * 1000);
+  ASSERT(b->level == 1.0); /* back at the target, never past it */
+  double rps, bps;
+  xio__blob_pace_rates(&p, BLOB, &rps, &bps);
+  ASSERT(rps == 500.0 && bps == 60 * MIB);
+}
+
+/* A refusal soon after a halving (fewer than 4 tries paced at the new rate taken)
+ * halves again, and brings nothing back: the limit is further down. */
+TEST(pacing_halves_again_while_refusals_go_on) {
   static xio__blob_pacer p;
   xio__blob_pacer_init(&p, AUTO, 0, 7);
   xio__blob_pace(&p, BLOB, ACCOUNT, 0, 0, 0);
   xio__pace_slot *b = blob_slot_of(&p);
-  for (int i = 0; i < 5; i++)
-    xio__blob_pace_answer(&p, BLOB, ACCOUNT, 1, NULL, 1000 + i);
-  ASSERT(b->rps >= 0.63 * 500 && b->rps <= 0.77 * 500);
-  ASSERT(b->bps >= 0.63 * 60 * MIB && b->bps <= 0.77 * 60 * MIB);
-  ASSERT_EQ(p.throttled, 5);
-  double once = b->rps;
-  xio__blob_pace_answer(&p, BLOB, ACCOUNT, 1, NULL, 1000 + 100000);
-  ASSERT(b->rps < once * 0.78); /* a second cut, 100 ms later */
-  double low = b->rps;
-  xio__blob_pace_answer(&p, BLOB, ACCOUNT, 0, NULL, 1000 + 150000); /* too soon */
-  ASSERT(b->rps == low);
-  xio__blob_pace_answer(&p, BLOB, ACCOUNT, 0, NULL, 1000 + 200000);
-  ASSERT(b->rps > low * 1.0499 && b->rps < low * 1.0501);
-  for (int i = 0; i < 200; i++)
-    xio__blob_pace_answer(&p, BLOB, ACCOUNT, 0, NULL, 300000 + i * 100000);
-  ASSERT(b->rps == 500.0);
-  ASSERT(b->bps == 60 * MIB);
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_BUSY, NULL, 0, 1000);
+  double first = b->level;
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_OK, NULL, 2000, 3000);
+  first = b->level; /* a little back toward 95% */
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_BUSY, NULL, 4000, 5000);
+  ASSERT_EQ(b->cuts, 2);
+  ASSERT(b->level <= first * 0.525 && b->ceiling == first);
+  double second = b->level;
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_OK, NULL, 6000, 2000000);
+  ASSERT(b->level > second && b->level < second + 0.003 * first); /* one probe step */
+}
+
+/* A refusal naming the account's limit cuts the account, not the blob. */
+TEST(pacing_account_refusals_cut_the_account) {
+  static xio__blob_pacer p;
+  xio__blob_pacer_init(&p, AUTO, 0, 7);
+  xio__blob_pace(&p, BLOB, ACCOUNT, 0, 0, 0);
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_ACCOUNT, NULL, 0, 1000);
+  ASSERT(blob_slot_of(&p)->level == 1.0);
+  ASSERT(p.accounts[0].key && p.accounts[0].level <= 0.525 && p.accounts[0].cuts == 1);
 }
 
 /* An answer naming a premium tier moves the blob to that tier's targets. */
@@ -103,9 +149,9 @@ TEST(pacing_takes_a_premium_tier_from_the_answers) {
   static xio__blob_pacer p;
   xio__blob_pacer_init(&p, AUTO, 0, 1);
   xio__blob_pace(&p, BLOB, ACCOUNT, 0, 0, 0);
-  xio__blob_pace_answer(&p, BLOB, ACCOUNT, 0, "P30", 0);
+  xio__blob_pace_answer(&p, BLOB, ACCOUNT, XIO__PACE_OK, "P30", 0, 0);
   xio__pace_slot *b = blob_slot_of(&p);
-  ASSERT(b->target_rps == 5000.0 && b->rps == 5000.0);
+  ASSERT(b->target_rps == 5000.0 && b->level == 1.0);
   ASSERT(b->target_bps == 200e6);
   double rps, bps;
   xio__blob_pace_tier("Hot", &rps, &bps);

@@ -20,6 +20,8 @@ xio_add_suite(NAME blobio_unit
     ${CMAKE_CURRENT_LIST_DIR}/readcheck_test.c
     ${CMAKE_CURRENT_LIST_DIR}/uuid_test.c
     ${CMAKE_CURRENT_LIST_DIR}/pacing_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/pacing_sim.c
+    ${CMAKE_CURRENT_LIST_DIR}/pacing_sim_test.c
   LIBS xio_blob Threads::Threads OpenSSL::Crypto)
 # The parsers and range helpers are internal: their headers live beside the sources.
 target_include_directories(test_blobio_unit PRIVATE ${PROJECT_SOURCE_DIR}/blobio)

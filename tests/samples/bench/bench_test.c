@@ -4,10 +4,14 @@
  * results.md and (with gnuplot) the plots; it counts the requests of each operation
  * (a clear growth is one SetFileSize and one ZeroFile); it extrapolates zero-writes
  * past the cap instead of running them; it skips local sizes that would not fit on
- * the disk. Times are never asserted: the machines are noisy.
+ * the disk; behind a throttling front it reports the throttling answers per section
+ * (--pacing off: the storm is counted). Times are never asserted: the machines are
+ * noisy.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
+#include <time.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "csv.h"
 #include "scratch.h"
@@ -37,14 +43,14 @@ typedef struct run {
 
 /* Runs xio-bench with `args` (NULL-terminated) plus --endpoint, --out and --local-dir
  * in a fresh directory; its output goes to DIR/stdout.log. */
-static void run_bench(run *r, const char *const *args) {
+static void run_bench_at(run *r, const char *endpoint, const char *const *args) {
   memset(r, 0, sizeof *r);
   test_scratch_dir(r->dir, sizeof r->dir, "xio-bench-test");
   const char *argv[64];
   int n = 0;
   argv[n++] = XIO_BENCH_EXE;
   argv[n++] = "--endpoint";
-  argv[n++] = test_endpoint();
+  argv[n++] = endpoint;
   argv[n++] = "--out";
   argv[n++] = r->dir;
   argv[n++] = "--local-dir";
@@ -74,6 +80,8 @@ static void run_bench(run *r, const char *const *args) {
   snprintf(path, sizeof path, "%s/results.csv", r->dir);
   if (r->status == 0) ASSERT_EQ(csv_read(path, &r->table), 0);
 }
+
+static void run_bench(run *r, const char *const *args) { run_bench_at(r, test_endpoint(), args); }
 
 static void run_free(run *r) {
   csv_free(&r->table);
@@ -286,4 +294,92 @@ TEST(append_section_counts_requests_per_flush) {
   ASSERT(file_contains(&r, "append.md", "| backend | record | flush every | mode |"));
   csv_free(&a);
   run_free(&r);
+}
+
+/* Starts xio-faultproxy in front of the test emulator with the standard profile
+ * scaled by `scale`, its endpoint written to DIR/front.endpoint; returns its pid. */
+static pid_t start_front(const char *dir, const char *scale, char *endpoint, size_t n) {
+  char file[600];
+  snprintf(file, sizeof file, "%s/front.endpoint", dir);
+  const char *argv[] = {
+      XIO_FAULTPROXY_EXE, "--upstream", test_endpoint(),   "--profile", "standard",
+      "--scale",          scale,        "--endpoint-file", file,        NULL};
+  pid_t pid;
+  ASSERT_EQ(posix_spawn(&pid, XIO_FAULTPROXY_EXE, NULL, NULL, (char **)argv, environ), 0);
+  for (int i = 0; i < 200; i++) {
+    FILE *f = fopen(file, "r");
+    int got = f && fgets(endpoint, (int)n, f) != NULL;
+    if (f) fclose(f);
+    if (got && strchr(endpoint, '\n')) {
+      endpoint[strcspn(endpoint, "\n")] = '\0';
+      return pid;
+    }
+    nanosleep(&(struct timespec){0, 25000000}, NULL);
+  }
+  kill(pid, SIGTERM);
+  FAIL("xio-faultproxy wrote no endpoint");
+}
+
+/* results.json's throttling.SECTION.FIELD, or -1. */
+static double throttling_count(const run *r, const char *section, const char *field) {
+  char path[600], *text = NULL;
+  size_t cap = 0;
+  snprintf(path, sizeof path, "%s/results.json", r->dir);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  ssize_t n = getdelim(&text, &cap, '\0', f);
+  fclose(f);
+  cJSON *root = n > 0 ? cJSON_Parse(text) : NULL;
+  free(text);
+  cJSON *s = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "throttling"), section);
+  cJSON *v = cJSON_GetObjectItem(s, field);
+  double out = cJSON_IsNumber(v) ? v->valuedouble : -1;
+  cJSON_Delete(root);
+  return out;
+}
+
+/* Behind a front that allows 5 requests/s per blob, unpaced 8 KiB random writes
+ * (only: --random-kinds write) at depth 8 are refused: the random section's row and the per-section
+ * table count the 503 answers (and the retries they caused) in results.json, results.md and on the
+ * terminal, with the pacing named. */
+TEST(throttling_answers_are_counted_per_section) {
+  char dir[512], ep[256];
+  test_scratch_dir(dir, sizeof dir, "xio-bench-front");
+  pid_t front = start_front(dir, "0.01", ep, sizeof ep);
+  run r;
+  const char *args[] = {"--sections",      "random", "--random-file",    "1M",
+                        "--random-depths", "8",      "--random-seconds", "0.5",
+                        "--pacing",        "off",    "--no-plots",       "--random-kinds",
+                        "write",           NULL};
+  run_bench_at(&r, ep, args);
+  kill(front, SIGTERM);
+  waitpid(front, NULL, 0);
+  ASSERT(r.status == 0 || r.status == 1); /* 1: a request ran out of retries */
+  ASSERT(throttling_count(&r, "random", "throttled") > 0);
+  ASSERT(throttling_count(&r, "random", "retries") > 0);
+  ASSERT(throttling_count(&r, "random", "requests") > 0);
+  ASSERT_EQ(throttling_count(&r, "growth", "requests"), -1); /* not run */
+  ASSERT(file_contains(&r, "results.json", "randwrite"));    /* --random-kinds write */
+  ASSERT(!file_contains(&r, "results.json", "randread"));
+  ASSERT(file_contains(&r, "results.md",
+                       "Throttling answers on page blobs, per section (pacing off)"));
+  ASSERT(file_contains(&r, "results.md", "| random |"));
+  ASSERT(file_contains(&r, "stdout.log", "throttling answers on page blobs, per section"));
+  ASSERT(file_contains(&r, "results.json", "\"pacing\": \"off\"") ||
+         file_contains(&r, "results.json", "\"pacing\":\t\"off\""));
+  run_free(&r);
+  test_remove_tree(dir);
+}
+
+/* Bad --pacing and --max-rate values are refused with exit 2. */
+TEST(bad_pacing_options_exit_2) {
+  const char *bad[][2] = {{"--pacing", "fast"}, {"--max-rate", "0"}, {"--max-rate", "lots"}};
+  for (int i = 0; i < 3; i++) {
+    run r;
+    const char *args[] = {bad[i][0], bad[i][1], NULL};
+    run_bench(&r, args);
+    ASSERT_EQ(r.status, 2);
+    ASSERT(file_contains(&r, "stdout.log", bad[i][0]));
+    run_free(&r);
+  }
 }
