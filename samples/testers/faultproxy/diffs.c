@@ -336,14 +336,6 @@ size_t faultproxy__diffs_count(diffs *d, const char *path) {
 
 /* ------------------------------------------------------------ answering ---- */
 
-static int refuse(refusal *out, int status, const char *code, const char *message) {
-  memset(out, 0, sizeof *out);
-  out->status = status;
-  snprintf(out->code, sizeof out->code, "%s", code);
-  snprintf(out->message, sizeof out->message, "%s", message);
-  return 1;
-}
-
 /* A snapshot id ("2026-12-03T21:46:50.1234567Z") as seconds since the epoch, or -1
  * when it is not one. */
 static time_t snapshot_time(const char *id) {
@@ -357,7 +349,7 @@ static time_t snapshot_time(const char *id) {
 }
 
 static int untracked(refusal *no, const char *id) {
-  refuse(no, 501, "APINotImplemented", "");
+  faultproxy__refuse(no, 501, "APINotImplemented", "");
   snprintf(no->message, sizeof no->message,
            "The emulator did not see snapshot %.40s created, so it cannot answer a diff "
            "against it.",
@@ -377,25 +369,30 @@ static int check(diffs *d, const dblob *b, const char *prev, const char *snap, i
                  refusal *no) {
   time_t pt = snapshot_time(prev);
   if (pt < 0 || (snap[0] && snapshot_time(snap) < 0))
-    return refuse(no, 400, "InvalidQueryParameterValue",
-                  "Value for one of the query parameters specified in the request URI is "
-                  "invalid.");
+    return faultproxy__refuse(
+        no, 400, "InvalidQueryParameterValue",
+        "Value for one of the query parameters specified in the request URI is "
+        "invalid.");
   if (!b)
-    return pt < d->started ? untracked(no, prev)
-                           : refuse(no, 404, "BlobNotFound", "The specified blob does not exist.");
+    return pt < d->started
+               ? untracked(no, prev)
+               : faultproxy__refuse(no, 404, "BlobNotFound", "The specified blob does not exist.");
   *to = snap[0] ? find_snap(b, snap) : (int)b->nsnaps;
-  if (*to < 0) return refuse(no, 404, "BlobNotFound", "The specified blob does not exist.");
+  if (*to < 0)
+    return faultproxy__refuse(no, 404, "BlobNotFound", "The specified blob does not exist.");
   *from = find_snap(b, prev);
   if (*from < 0 && pt < d->started) return untracked(no, prev);
   if (*from < 0)
-    return refuse(no, 409, "PreviousSnapshotNotFound", "The previous snapshot is not found.");
+    return faultproxy__refuse(no, 409, "PreviousSnapshotNotFound",
+                              "The previous snapshot is not found.");
   if (b->snaps[*from].overwritten)
-    return refuse(no, 409, "BlobOverwritten",
-                  "The blob has been recreated since the previous snapshot was taken.");
+    return faultproxy__refuse(no, 409, "BlobOverwritten",
+                              "The blob has been recreated since the previous snapshot was taken.");
   if (*from > *to)
-    return refuse(no, 400, "PreviousSnapshotCannotBeNewer",
-                  "The prevsnapshot query parameter value cannot be newer than snapshot query "
-                  "parameter value.");
+    return faultproxy__refuse(
+        no, 400, "PreviousSnapshotCannotBeNewer",
+        "The prevsnapshot query parameter value cannot be newer than snapshot query "
+        "parameter value.");
   return 0;
 }
 
@@ -420,7 +417,8 @@ int faultproxy__diffs_answer(diffs *d, const char *target, int64_t seen_size, co
   for (int i = from; i < to; i++)
     if (dmap_overlay(&all, &b->snaps[i].seg) != 0) {
       free(all.v);
-      return refuse(no, 500, "InternalError", "The server encountered an internal error.");
+      return faultproxy__refuse(no, 500, "InternalError",
+                                "The server encountered an internal error.");
     }
   out->ranges = all.v;
   out->n = all.n;

@@ -241,6 +241,10 @@ void faultproxy__count_fault(faultproxy *p, const action *a);
  *  else 0. */
 int faultproxy__front_refuse(faultproxy *p, const buf *in, const request *r, refusal *out);
 
+/** Fills `out` with a refusal (status, Azure's error code and message) and returns 1,
+ *  so a check can `return faultproxy__refuse(...)`. */
+int faultproxy__refuse(refusal *out, int status, const char *code, const char *message);
+
 /** After the service answered: makes the response in `up` (framed by `m`) what Azure
  *  would send (pages of Get Page Ranges, the byte-order mark on XML bodies) and notes
  *  what it says of blob sizes. On a failure to rewrite, the response stays as it was. */

@@ -103,7 +103,7 @@ static void view(const buf *in, const request *r, req_view *v) {
   faultproxy__header(h, n, "x-ms-blob-content-length", v->size, sizeof v->size);
 }
 
-static int refuse(refusal *out, int status, const char *code, const char *message) {
+int faultproxy__refuse(refusal *out, int status, const char *code, const char *message) {
   memset(out, 0, sizeof *out);
   out->status = status;
   snprintf(out->code, sizeof out->code, "%s", code);
@@ -115,8 +115,8 @@ static int refuse(refusal *out, int status, const char *code, const char *messag
 static int size_limit(const req_view *v, refusal *out) {
   unsigned long long size = strtoull(v->size, NULL, 10);
   if (!v->size[0] || size <= MAX_SIZE) return 0;
-  refuse(out, 400, "InvalidHeaderValue",
-         "The value for one of the HTTP headers is not in the correct format.");
+  faultproxy__refuse(out, 400, "InvalidHeaderValue",
+                     "The value for one of the HTTP headers is not in the correct format.");
   snprintf(out->detail, sizeof out->detail,
            "<HeaderName>x-ms-blob-content-length</HeaderName><HeaderValue>%.32s</HeaderValue>",
            v->size);
@@ -128,16 +128,16 @@ static int put_page_limits(front *f, const req_view *v, refusal *out) {
   uint64_t s, e;
   if (parse_range(v->range, &s, &e) != 0) return 0;
   if (s % 512 || (e + 1) % 512)
-    return refuse(out, 416, "InvalidPageRange", "The page range specified is invalid.");
+    return faultproxy__refuse(out, 416, "InvalidPageRange", "The page range specified is invalid.");
   if (strcasecmp(v->page_write, "update") == 0 && v->body_len > MAX_PUT_PAGE) {
-    refuse(out, 413, "RequestBodyTooLarge",
-           "The request body is too large and exceeds the maximum permissible limit.");
+    faultproxy__refuse(out, 413, "RequestBodyTooLarge",
+                       "The request body is too large and exceeds the maximum permissible limit.");
     snprintf(out->detail, sizeof out->detail, "<MaxLimit>%u</MaxLimit>", MAX_PUT_PAGE);
     return 1;
   }
   blob_entry *b = faultproxy__blob(f, v->path, faultproxy__now_us());
   if (b->size >= 0 && e >= (uint64_t)b->size)
-    return refuse(out, 416, "InvalidPageRange", "The page range specified is invalid.");
+    return faultproxy__refuse(out, 416, "InvalidPageRange", "The page range specified is invalid.");
   return 0;
 }
 
@@ -146,8 +146,8 @@ static int snapshot_limit(front *f, const req_view *v, refusal *out) {
   if (f->prof.max_snapshots <= 0 || !f->diffs ||
       faultproxy__diffs_count(f->diffs, v->path) < (size_t)f->prof.max_snapshots)
     return 0;
-  return refuse(out, 409, "SnapshotCountExceeded",
-                "The snapshot count against this blob has been exceeded.");
+  return faultproxy__refuse(out, 409, "SnapshotCountExceeded",
+                            "The snapshot count against this blob has been exceeded.");
 }
 
 /* Under mu: 1 with `out` when the request breaks one of Azure's limits. */
