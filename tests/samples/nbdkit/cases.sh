@@ -208,7 +208,15 @@ chain_up() {
 chain_down() {
   pg pg_ctl -D "$pgdata" -m immediate stop >/dev/null 2>&1
   local ppid_; ppid_=$(head -1 "$pgdata/postmaster.pid" 2>/dev/null)
-  [ -n "$ppid_" ] && kill -9 "$ppid_" 2>/dev/null
+  if [ -n "$ppid_" ]; then
+    kill -9 "$ppid_" 2>/dev/null
+    # Gone, or a zombie nobody reaps (a container's PID 1 may not): either way dead.
+    for _ in $(seq 100); do
+      [ -e "/proc/$ppid_" ] || break
+      [ "$(awk '{ print $3 }' "/proc/$ppid_/stat" 2>/dev/null)" = Z ] && break
+      sleep 0.1
+    done
+  fi
   umount "$scratch/mnt" 2>/dev/null || umount -l "$scratch/mnt" || die "umount"
   mounts=()
   for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
@@ -257,6 +265,11 @@ case_postgres() {
   rm -f "$scratch/a.sock" # the killed nbdkit's socket, left behind
   start_nbdkit a "$url" takeover=1 || die "restart: $(cat "$scratch/a.err")"
   chain_up fsck
+  # The killed postmaster could not remove its lock file from the dead mount; its
+  # pid may live on as an unreaped zombie, which PostgreSQL takes for a running
+  # server. It is dead (chain_down), so the lock is stale: remove it, as an operator
+  # does after a crash.
+  rm -f "$pgdata/postmaster.pid"
   pg_start || die "PostgreSQL's crash recovery failed"
   grep -q "database system was interrupted\|redo done\|redo starts" "$scratch/run/pg.log" ||
     say "(no recovery message in the log)"
