@@ -456,8 +456,10 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
                       xio_file **out, xio_error *err);
 
 /**
- * Closes a file: waits for its requests, releases its lease, frees it. The file is
- * freed even when releasing fails (the failure is returned). `f` may be NULL.
+ * Closes a file: sends its held writes (xio_file_hold; drop them first with
+ * xio_file_drop_held to discard them), waits for its requests, releases its lease,
+ * frees it. The file is freed even when sending or releasing fails (the first
+ * failure is returned). `f` may be NULL.
  */
 xio_err xio_file_close(xio_file *f, xio_error *err);
 
@@ -514,6 +516,61 @@ xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len
  */
 void xio_file_forget_from(xio_file *f, uint64_t offset);
 
+/* ------------------------------------------------------ held writes ---- */
+
+/*
+ * Held writes: write-back for an engine that, like SQLite, makes many small writes
+ * between syncs and needs them on storage only at the sync. xio_file_hold copies a
+ * write into the file's memory and returns: no request. Held writes that overlap or
+ * touch are merged (the newest bytes win), reads see them (xio_file_read, read
+ * requests of xio_file_submit, xio_file_held_read), and xio_file_flush sends them,
+ * through the write queue that combines them and fills their edge sectors, before it
+ * waits. A commit range (xio_file_set_commit_range) is sent last, once every other
+ * held write is acknowledged: the engine's header or commit record then changes on
+ * storage only when everything it points to is there. Only on a file opened
+ * XIO_OPEN_EXCLUSIVE and writable; the alignment rule of xio_file_write applies. One
+ * thread at a time holds, drops and sends the held writes of a file (reads may come
+ * from any thread).
+ */
+
+/** Holds a copy of `len` bytes of `buf` to be written at `offset`: no request; the
+ *  write may end past the file's end (the file grows when it is sent). Errors:
+ *  XIO_EINVAL (not opened XIO_OPEN_EXCLUSIVE), XIO_EREADONLY, XIO_EALIGN, XIO_ERANGE
+ *  (the write ends past 2^64 - 1), XIO_ELIMIT (past XIO_FILE_MAX_SIZE), XIO_ENOMEM;
+ *  on error nothing is held. */
+xio_err xio_file_hold(xio_file *f, uint64_t offset, const void *buf, size_t len, xio_error *err);
+
+/** Copies the held bytes that fall in [offset, offset+len) over `buf`, leaving the
+ *  rest of it alone. Returns 1 when held bytes cover the whole range, else 0. */
+int xio_file_held_read(xio_file *f, uint64_t offset, void *buf, size_t len);
+
+/** How many bytes are held, and the end of the last one (0 when none). */
+uint64_t xio_file_held_bytes(xio_file *f);
+uint64_t xio_file_held_end(xio_file *f);
+
+/** Forgets every held byte at or past `offset`, unsent (a truncation, or 0 to discard
+ *  them all). Never fails. */
+void xio_file_drop_held(xio_file *f, uint64_t offset);
+
+/** Called by xio_file_held_each for one run of held bytes (borrowed for the call). */
+typedef void (*xio_held_fn)(uint64_t offset, const void *buf, size_t len, void *ud);
+
+/** Calls `fn` for every run of held bytes, in offset order (runs are disjoint and do
+ *  not touch). Not while holding from another thread. */
+void xio_file_held_each(xio_file *f, xio_held_fn fn, void *ud);
+
+/** Makes [offset, offset+len) the file's commit range (len 0: none, the default).
+ *  xio_file_flush sends the held writes meeting it, with those that share or touch
+ *  a sector with them, only after every other held write is acknowledged;
+ *  xio_file_send_held leaves its bytes held. */
+void xio_file_set_commit_range(xio_file *f, uint64_t offset, uint64_t len);
+
+/** Sends every held byte outside the commit range and waits until all are
+ *  acknowledged (no fsync; the file's failure stays for the next flush): bounds the
+ *  memory a long transaction holds. Held bytes stay held when a send fails. Errors:
+ *  as xio_file_write; XIO_EINVAL from a completion callback. */
+xio_err xio_file_send_held(xio_file *f, xio_error *err);
+
 /** Makes [offset, offset+len) read as zeros (inside the file) with `how`: CLEAR or
  *  ZERO (DEFAULT: CLEAR; NONE is refused with XIO_EINVAL). */
 xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how, xio_error *err);
@@ -532,8 +589,9 @@ xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *
 uint64_t xio_file_size(const xio_file *f);
 
 /**
- * Waits until every request issued on the file so far has completed (writes still
- * held for combining are sent at once), then makes them durable and returns the
+ * Sends the file's held writes (xio_file_hold; the commit range last), waits until
+ * every request issued on the file so far has completed (writes still held for
+ * combining are sent at once), then makes them durable and returns the
  * first failure among the file's requests since the last flush (clearing it), detail
  * in `err`. What durable means per backend: a page blob's Put Page is durable on the
  * service once acknowledged, so flush sends nothing more; a local file is fsync'ed.
