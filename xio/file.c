@@ -73,6 +73,7 @@ xio_err xio__file_init(xio_file *f, const xio_backend *b, xio_ctx *ctx, const ch
   pthread_mutex_init(&f->rmw_mu, NULL);
   pthread_cond_init(&f->rmw_cv, NULL);
   xio__wq_init(f);
+  xio__held_init(f);
   return XIO_OK;
 }
 
@@ -84,6 +85,7 @@ void xio__file_release(xio_file *f) {
   pthread_mutex_destroy(&f->rmw_mu);
   pthread_cond_destroy(&f->rmw_cv);
   xio__wq_release(f);
+  xio__held_release(f);
   xio_free(f->path);
   f->path = NULL;
 }
@@ -587,11 +589,33 @@ xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *
 
 uint64_t xio_file_size(const xio_file *f) { return atomic_load(&f->size); }
 
+/* ------------------------------------------------------- held writes ---- */
+
+xio_err xio_file_hold(xio_file *f, uint64_t offset, const void *buf, size_t len, xio_error *err) {
+  if (!f || (!buf && len)) return xio_error_set(err, XIO_EINVAL, "no file or no buffer");
+  xio_err rc = check_writable(f, "hold a write to", err);
+  if (rc != XIO_OK) return rc;
+  if (!(f->flags & XIO_OPEN_EXCLUSIVE))
+    return xio_error_set(err, XIO_EINVAL,
+                         "cannot hold a write to %s: held writes need a file opened "
+                         "XIO_OPEN_EXCLUSIVE (its only writer)",
+                         f->path);
+  if ((rc = check_aligned(f, offset, len, "held write", err)) != XIO_OK) return rc;
+  if (len && offset > UINT64_MAX - len)
+    return xio_error_set(err, XIO_ERANGE,
+                         "held write at offset %" PRIu64 " of %" PRIu64
+                         " bytes overflows: it would end past 2^64 - 1",
+                         offset, (uint64_t)len);
+  if ((rc = check_max_size("holding a write", offset + len, err)) != XIO_OK) return rc;
+  return xio__held_put(f, offset, buf, len, err);
+}
+
 xio_err xio_file_flush(xio_file *f, xio_error *err) {
   if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "flush", err);
+  xio_err rc = xio__held_flush(f, err);
   wait_idle(f);
-  xio_err rc = f->backend->sync(f, err);
+  if (rc == XIO_OK) rc = f->backend->sync(f, err);
   pthread_mutex_lock(&f->io_mu);
   if (rc == XIO_OK && f->sticky != XIO_OK) {
     rc = f->sticky;
@@ -835,10 +859,14 @@ xio_err xio_file_close(xio_file *f, xio_error *err) {
   /* A forked child leaves the file to its parent: no lease released, nothing freed. */
   if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "close", err);
+  xio_error held_err;
+  xio_err held = xio__held_flush(f, &held_err);
   xio__tracked_remove(xio__ctx_open_files(f->ctx), &f->open_node);
   wait_idle(f);
   xio__wq_disarm(f);
-  return f->backend->close(f, err);
+  xio_err rc = f->backend->close(f, err);
+  if (held != XIO_OK && err) *err = held_err;
+  return held != XIO_OK ? held : rc;
 }
 
 xio_err xio_file_delete(xio_ctx *ctx, const char *target, xio_error *err) {

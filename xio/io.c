@@ -127,6 +127,8 @@ static void finish(xio__io_state *st) {
   io->error = st->detail;
   io->error.code = st->first;
   io->transferred = st->first == XIO_OK ? moved : 0;
+  if (st->first == XIO_OK && io->op == XIO_IO_READ && !st->internal && moved)
+    xio_file_held_read(f, io->offset, io->buf, moved); /* the engine sees what it held */
   if (st->first == XIO_OK)
     count_api(st, moved);
   else if (io->op != XIO_IO_FLUSH && !st->no_sticky)

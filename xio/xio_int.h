@@ -290,6 +290,35 @@ int xio__ctx_combine_window_us(const xio_ctx *ctx);
  *  (the rest is left alone), as an internal request (file.c). Errors: storage. */
 xio_err xio__read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_error *err);
 
+/* ------------------------------------------------------ held writes (held.c) ---- */
+
+/** One contiguous run of held bytes. */
+typedef struct xio__held_run {
+  uint64_t off;
+  size_t len, cap;
+  char *buf;
+} xio__held_run;
+
+/** The writes an engine held (xio_file_hold) and has not yet sent: sorted, disjoint,
+ *  non-touching runs, and the commit range sent last. */
+typedef struct xio__held {
+  pthread_mutex_t mu; /* the runs: holds and sends on one thread, reads on any */
+  xio__held_run *v;
+  size_t n, cap;
+  uint64_t bytes;
+  uint64_t commit_off, commit_end; /* [off, end); empty: none */
+} xio__held;
+
+void xio__held_init(xio_file *f);
+void xio__held_release(xio_file *f);
+
+/** Records a checked write (file.c checked the arguments). Errors: XIO_ENOMEM. */
+xio_err xio__held_put(xio_file *f, uint64_t off, const void *buf, size_t len, xio_error *err);
+
+/** Sends every held write (the commit range last, once the rest is acknowledged) and
+ *  waits; on success nothing is held. Errors: as xio_file_write. */
+xio_err xio__held_flush(xio_file *f, xio_error *err);
+
 /* The base struct: first member of every backend's file struct. */
 struct xio_file {
   const xio_backend *backend;
@@ -316,6 +345,7 @@ struct xio_file {
         throttled, read_requests, write_requests, zero_requests, readback_requests;
   } stats;
   xio__wq wq;                  /* exclusive opens: write combining and known sectors (combine.c) */
+  xio__held held;              /* writes held until a flush (held.c) */
   xio__tracked_node open_node; /* in the context's set of open files */
 };
 

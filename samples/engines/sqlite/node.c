@@ -157,6 +157,7 @@ static int open_db(xio__sq_node *node, const xio__sq_name *n, int create) {
   xio_err rc = xio_file_open(c, node->targets[XIO__SQ_DB], &o, &s->xf, &e);
   if (rc == XIO_EBUSY) return busy(n);
   if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_CANTOPEN, "opening the database", &e);
+  if (!node->readonly) xio_file_set_commit_range(s->xf, 0, XIO__SQ_PAGE1_HELD);
   s->size = s->hwm = xio_file_size(s->xf);
   s->known = s->exists = 1;
   return SQLITE_OK;

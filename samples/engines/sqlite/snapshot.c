@@ -29,7 +29,7 @@ int xio__sq_snapshot_fcntl(xio__sq_file *f, void *arg) {
   if (f->role != XIO__SQ_DB || node->readonly)
     return xio__sq_fail(SQLITE_READONLY, "%s: a snapshot is taken of a writable database",
                         node->key);
-  if (db->pend.n || node->lock >= SQLITE_LOCK_PENDING || node->shm_excl[1])
+  if (xio_file_held_bytes(db->xf) || node->lock >= SQLITE_LOCK_PENDING || node->shm_excl[1])
     return xio__sq_fail(SQLITE_BUSY,
                         "%s: a transaction or checkpoint is writing the database; "
                         "retry the snapshot",

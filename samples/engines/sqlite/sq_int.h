@@ -59,39 +59,12 @@ int xio__sq_is_url(const char *name);
  *  by the suffix. Returns 0, or -1 when it does not fit or is malformed. */
 int xio__sq_name_parse(const char *name, int role, xio__sq_name *out);
 
-/* --------------------------------------------------------- pending.c ---- */
-
-/** One contiguous run of bytes written but not yet sent. */
-typedef struct xio__sq_run {
-  uint64_t off;
-  size_t len, cap;
-  unsigned char *buf;
-} xio__sq_run;
-
-/** Writes not yet sent, as sorted, disjoint, non-adjacent runs. */
-typedef struct xio__sq_pending {
-  xio__sq_run *v;
-  size_t n, cap;
-  uint64_t bytes;
-} xio__sq_pending;
-
-/** Records a write, merging it with the runs it overlaps or touches. 0, or -1 on OOM. */
-int xio__sq_pending_write(xio__sq_pending *p, uint64_t off, const void *buf, size_t len);
-/** Copies pending bytes over [off, off+len) of `buf`; returns 1 when they cover it all. */
-int xio__sq_pending_overlay(const xio__sq_pending *p, uint64_t off, void *buf, size_t len);
-/** Drops every pending byte at or past `size`. */
-void xio__sq_pending_truncate(xio__sq_pending *p, uint64_t size);
-/** Moves every pending byte below `end` into `out` (empty), cutting a run that goes
- *  on past `end` in two. 0, or -1 on OOM (then `p` is unchanged and `out` empty). */
-int xio__sq_pending_take(xio__sq_pending *p, uint64_t end, xio__sq_pending *out);
-/** The largest end of any run (0 when empty). */
-uint64_t xio__sq_pending_end(const xio__sq_pending *p);
-/** Frees every run. */
-void xio__sq_pending_clear(xio__sq_pending *p);
-
 /* ----------------------------------------------------------- cache.c ---- */
 
 #define XIO__SQ_LINE (64u * 1024u)
+/** The database's commit range: its first 64 KiB, page 1 of any page size, sent at a
+ *  sync only after every other write is acknowledged (store.c, journal.c). */
+#define XIO__SQ_PAGE1_HELD 65536u
 
 typedef struct xio__sq_line {
   uint64_t idx; /* line number: offset / XIO__SQ_LINE */
@@ -129,8 +102,8 @@ void xio__sq_cache_truncate(xio__sq_cache *c, uint64_t size);
 
 /* ----------------------------------------------------------- store.c ---- */
 
-/** One file of a database on storage: the xio file, what SQLite sees, what is
- *  pending, and what is cached. */
+/** One file of a database on storage: the xio file (which holds SQLite's writes until
+ *  a sync), what SQLite sees, and what is cached. */
 typedef struct xio__sq_store {
   xio__sq_role role;
   xio_file *xf;   /* NULL until opened (or when the file does not exist) */
@@ -142,7 +115,6 @@ typedef struct xio__sq_store {
   int absent;     /* the blob is known not to exist (create it without asking) */
   uint64_t cut;   /* database: shortest size truncated to since the last sync
                      (UINT64_MAX: none); storage past it reads as zeros for SQLite */
-  xio__sq_pending pend;
   xio__sq_cache cache;
   xio_err sticky; /* a failed flush that could not be reported at once */
   xio_error sticky_detail;

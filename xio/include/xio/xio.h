@@ -582,7 +582,8 @@ xio_err xio_file_zero(xio_file *f, uint64_t offset, uint64_t len, xio_init how, 
  *  and zeroes the rest of the last sector, so bytes past the end read as zero when the
  *  file grows again; a request submitted during the shrink past the new end fails
  *  with XIO_ERANGE or is undone by it. A size past XIO_FILE_MAX_SIZE is refused with
- *  XIO_ELIMIT on every backend. */
+ *  XIO_ELIMIT on every backend. Held writes (xio_file_hold) stay held: drop those
+ *  past a new end with xio_file_drop_held. */
 xio_err xio_file_set_size(xio_file *f, uint64_t size, xio_init init, xio_error *err);
 
 /** The file's logical size (kept by the client; no request). */
