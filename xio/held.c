@@ -51,14 +51,15 @@ void xio__held_release(xio_file *f) {
 
 /* ------------------------------------------------------------ the runs ---- */
 
+/* Makes room for `len` bytes in `r`'s buffer, keeping its bytes: 0, or -1 on OOM. */
 static int reserve(xio__held_run *r, size_t len) {
-  if (len <= r->cap) return 0;
+  if (r->buf && len <= r->cap) return 0;
   size_t cap = r->cap ? r->cap : 4096;
   while (cap < len)
     cap *= 2;
   char *b = xio_malloc(cap);
   if (!b) return -1;
-  if (r->len) memcpy(b, r->buf, r->len);
+  if (r->buf && r->len) memcpy(b, r->buf, r->len);
   xio_free(r->buf);
   r->buf = b;
   r->cap = cap;

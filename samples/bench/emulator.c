@@ -17,8 +17,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <xio/auth.h>
-
 #include "bench.h"
 
 extern char **environ;
@@ -45,13 +43,7 @@ static int find_endpoint(bench_emulator *em) {
     snprintf(em->endpoint, sizeof em->endpoint, "%s", shell);
   else if (test)
     snprintf(em->endpoint, sizeof em->endpoint, "%s", test);
-  size_t len = strlen(em->endpoint), a = strlen("/" XIO_AUTH_DEV_ACCOUNT);
-  while (len && em->endpoint[len - 1] == '/')
-    em->endpoint[--len] = '\0';
-  /* The account's URL, as the emulator prints it, names the same endpoint. */
-  if (len > a && strcmp(em->endpoint + len - a, "/" XIO_AUTH_DEV_ACCOUNT) == 0)
-    em->endpoint[len -= a] = '\0';
-  return len ? 0 : -1;
+  return samples_bare_endpoint(em->endpoint) ? 0 : -1;
 }
 
 int bench_emulator_init(bench_emulator *em, const bench_config *c) {

@@ -29,6 +29,11 @@ char *samples_fmt_secs(double secs, char *buf, size_t n);
  *  1000, since the inputs are noisy timings); "-" for no ratio (<= 0, inf, NaN). */
 char *samples_fmt_ratio(double ratio, char *buf, size_t n);
 
+/** Takes the emulator account's path (/devstoreaccount1) and trailing slashes off an
+ *  endpoint in place, so the account URL `xio emulator start` prints and the bare
+ *  endpoint name the same emulator; returns the new length. */
+size_t samples_bare_endpoint(char *ep);
+
 /** Monotonic seconds since an arbitrary point: for durations only. */
 double samples_now(void);
 

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xio/auth.h>
-
 #include "cli.h"
 #include "demo.h"
 
@@ -27,10 +25,7 @@ static const char *find_endpoint(const char *given) {
     if ((e = getenv(vars[i])) && !*e) e = NULL;
   if (!e) return NULL;
   snprintf(ep, sizeof ep, "%s", e);
-  size_t n = strlen(ep), a = strlen("/" XIO_AUTH_DEV_ACCOUNT);
-  while (n > 0 && ep[n - 1] == '/')
-    ep[--n] = '\0';
-  if (n > a && strcmp(ep + n - a, "/" XIO_AUTH_DEV_ACCOUNT) == 0) ep[n - a] = '\0';
+  samples_bare_endpoint(ep);
   return ep;
 }
 

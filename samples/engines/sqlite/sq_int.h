@@ -176,7 +176,7 @@ int xio__sq_store_check(xio__sq_node *node, xio__sq_role role, int *exists);
  *  (xio_file_lease_lost: taken over, or paused past it), `code` with a message
  *  naming the lease, since what the process cached may be stale from then on. */
 int xio__sq_store_lease_check(xio__sq_node *node, int code);
-/** SQLite's xRead: pending writes over the cache over storage; past the size SQLite
+/** SQLite's xRead: held writes over the cache over storage; past the size SQLite
  *  sees, zeros and SQLITE_IOERR_SHORT_READ. Fails once the lease is lost. */
 int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt, uint64_t off);
 /** SQLite's xWrite: held in memory until a sync (sent early past 64 MiB). */

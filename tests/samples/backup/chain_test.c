@@ -16,17 +16,6 @@
 
 #define POINTS 5
 
-static int count_snapshots(const char *url) {
-  clirun r = {0};
-  XIO(&r, "--json", "snapshot", "list", url);
-  EXPECT_EXIT(&r, 0);
-  cJSON *j = clirun_json(&r);
-  int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "snapshots"));
-  cJSON_Delete(j);
-  clirun_free(&r);
-  return n;
-}
-
 static uint64_t num(cJSON *j, const char *name) { return (uint64_t)clirun_num(j, name); }
 
 /* Waits for f's writes, runs a backup (which takes the snapshot) and keeps its id. */
@@ -108,7 +97,7 @@ TEST(chain_of_five_restores_every_point_byte_identical) {
   }
 
   /* --keep 2 after a sixth backup: links 0..3 folded, their snapshots deleted. */
-  int before = count_snapshots(url);
+  int before = clirun_snapshot_count(url);
   bkfix_write(f, 0, 4 * KiB, 107);
   ASSERT_OK(xio_file_wait(f, &e), &e);
   j = bkfix_backup(url, dir, "--keep=2");
@@ -119,7 +108,7 @@ TEST(chain_of_five_restores_every_point_byte_identical) {
   char last[64];
   snprintf(last, sizeof last, "%s", newest);
   cJSON_Delete(j);
-  ASSERT_EQ(count_snapshots(url), before + 1 - 4);
+  ASSERT_EQ(clirun_snapshot_count(url), before + 1 - 4);
   bkfix_restore(dir, ids[4], got);
   clirun_expect_same_files(ref[4], got);
   clirun r = {0};

@@ -287,6 +287,17 @@ double clirun_num(const cJSON *o, const char *name) {
   return v->valuedouble;
 }
 
+int clirun_snapshot_count(const char *url) {
+  clirun r = {0};
+  XIO(&r, "--json", "snapshot", "list", url);
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "snapshots"));
+  cJSON_Delete(j);
+  clirun_free(&r);
+  return n;
+}
+
 const char *clirun_str(const cJSON *o, const char *name) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
   if (!cJSON_IsString(v)) FAIL("no string \"%s\" in the JSON", name);

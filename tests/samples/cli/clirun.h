@@ -96,6 +96,10 @@ cJSON *clirun_json(const clirun *r);
 /** A number member of `o` (fails the test when missing). */
 double clirun_num(const cJSON *o, const char *name);
 
+/** How many snapshots `url` has, by `xio --json snapshot list` (fails the test when
+ *  the command fails). */
+int clirun_snapshot_count(const char *url);
+
 /** A string member of `o` (fails the test when missing). */
 const char *clirun_str(const cJSON *o, const char *name);
 

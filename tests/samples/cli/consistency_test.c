@@ -124,18 +124,6 @@ TEST(get_of_a_blob_written_meanwhile_fails_and_keeps_nothing) { expect_refused("
 
 TEST(cp_to_a_local_file_of_a_blob_written_meanwhile_fails) { expect_refused("cp"); }
 
-/* Counts the snapshots of `url`. */
-static int snapshots_of(const char *url) {
-  clirun r = {0};
-  XIO(&r, "--json", "snapshot", "list", url);
-  EXPECT_EXIT(&r, 0);
-  cJSON *j = clirun_json(&r);
-  int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "snapshots"));
-  cJSON_Delete(j);
-  clirun_free(&r);
-  return n;
-}
-
 TEST(get_snapshot_copies_the_blob_as_it_was_when_the_get_began) {
   char url[512], src[512], local[512], outp[512], errp[512];
   make_blob("snapget", url, sizeof url, src, sizeof src);
@@ -155,7 +143,7 @@ TEST(get_snapshot_copies_the_blob_as_it_was_when_the_get_began) {
   cJSON_Delete(j);
   free(out);
   free(err);
-  ASSERT_EQ(snapshots_of(url), 0); /* the snapshot taken for the copy is deleted */
+  ASSERT_EQ(clirun_snapshot_count(url), 0); /* the snapshot taken for the copy is deleted */
   /* The blob itself did change: a plain get now has the zeros. */
   clirun r = {0};
   remove(local);
@@ -195,12 +183,12 @@ TEST(get_snapshot_of_a_leased_blob_and_cp_snapshot) {
   ASSERT_EQ(snaps, 1);
   ASSERT_EQ(deletes, 1);
   clirun_expect_same_files(src, local);
-  ASSERT_EQ(snapshots_of(url), 0);
+  ASSERT_EQ(clirun_snapshot_count(url), 0);
   remove(local);
   XIO(&r, "cp", "--snapshot", url, local);
   EXPECT_EXIT(&r, 0);
   clirun_expect_same_files(src, local);
-  ASSERT_EQ(snapshots_of(url), 0);
+  ASSERT_EQ(clirun_snapshot_count(url), 0);
   /* --snapshot copies a blob to a local file, nothing else. */
   XIO(&r, "cp", "--snapshot", src, url);
   EXPECT_EXIT(&r, 2);

@@ -522,8 +522,9 @@ void xio_file_forget_from(xio_file *f, uint64_t offset);
  * Held writes: write-back for an engine that, like SQLite, makes many small writes
  * between syncs and needs them on storage only at the sync. xio_file_hold copies a
  * write into the file's memory and returns: no request. Held writes that overlap or
- * touch are merged (the newest bytes win), reads see them (xio_file_read, read
- * requests of xio_file_submit, xio_file_held_read), and xio_file_flush sends them,
+ * touch are merged (the newest bytes win), reads see them (xio_file_read and read
+ * requests of xio_file_submit up to the file's size, xio_file_held_read past it too:
+ * the file grows when they are sent), and xio_file_flush sends them,
  * through the write queue that combines them and fills their edge sectors, before it
  * waits. A commit range (xio_file_set_commit_range) is sent last, once every other
  * held write is acknowledged: the engine's header or commit record then changes on
