@@ -281,6 +281,12 @@ static void flush_grows_the_file_for_a_hold_past_its_end(int local) {
   ASSERT_U64_EQ(after.requests, before.requests);
   ASSERT_U64_EQ(xio_file_size(f), 4096);
   ASSERT_U64_EQ(xio_file_held_end(f), AT + LEN);
+  char *held = malloc(LEN); /* held_read sees held bytes past the size too */
+  ASSERT(held != NULL);
+  memset(held, 'X', LEN);
+  ASSERT_EQ(xio_file_held_read(f, AT, held, LEN), 1);
+  ASSERT_MEM_EQ(held, data, LEN);
+  free(held);
   ASSERT_OK(xio_file_flush(f, &e), &e);
   ASSERT(xio_file_size(f) >= AT + LEN);
   nothing_held(f);
