@@ -610,6 +610,13 @@ xio_err xio_file_hold(xio_file *f, uint64_t offset, const void *buf, size_t len,
   return xio__held_put(f, offset, buf, len, err);
 }
 
+xio_err xio_file_send_held(xio_file *f, xio_error *err) {
+  if (!f) return xio_error_set(err, XIO_EINVAL, "no file");
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
+  if (in_callback(f)) return refuse_in_callback(f, "sending held writes", err);
+  return xio__held_send(f, err);
+}
+
 xio_err xio_file_flush(xio_file *f, xio_error *err) {
   if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
   if (in_callback(f)) return refuse_in_callback(f, "flush", err);

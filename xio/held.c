@@ -329,13 +329,7 @@ static size_t outside(const xio__held *h, uint64_t c0, uint64_t c1, piece *out) 
   return n;
 }
 
-xio_err xio_file_send_held(xio_file *f, xio_error *err) {
-  if (!f) return xio_error_set(err, XIO_EINVAL, "no file");
-  if (xio__ctx_on_io_thread(f->ctx))
-    return xio_error_set(err, XIO_EINVAL,
-                         "sending held writes of %s from a completion callback would wait "
-                         "on the thread that completes them",
-                         f->path);
+xio_err xio__held_send(xio_file *f, xio_error *err) {
   xio__held *h = &f->held;
   pthread_mutex_lock(&h->mu);
   uint64_t c0 = h->commit_off, c1 = h->commit_end;

@@ -315,6 +315,11 @@ void xio__held_release(xio_file *f);
 /** Records a checked write (file.c checked the arguments). Errors: XIO_ENOMEM. */
 xio_err xio__held_put(xio_file *f, uint64_t off, const void *buf, size_t len, xio_error *err);
 
+/** Sends every held write outside the commit range and waits; on success only the
+ *  commit range's bytes stay held (file.c checked the caller). Errors: as
+ *  xio_file_write. */
+xio_err xio__held_send(xio_file *f, xio_error *err);
+
 /** Sends every held write (the commit range last, once the rest is acknowledged) and
  *  waits; on success nothing is held. Errors: as xio_file_write. */
 xio_err xio__held_flush(xio_file *f, xio_error *err);

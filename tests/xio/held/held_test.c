@@ -373,6 +373,15 @@ TEST(newer_holds_win_and_runs_merge_local) { newer_holds_win_and_runs_merge(1); 
 
 /* -------------------------------------------------------- commit range ---- */
 
+/* A commit range over the first sector, 100 bytes held there ('h') and 4 KiB held at
+ * 1 MiB ('x') and 2 MiB ('y'): a header and what it points to. */
+static void hold_header_and_far(xio_file *f) {
+  xio_file_set_commit_range(f, 0, 512);
+  hold_fill(f, 0, 100, 'h');
+  hold_fill(f, MIB, 4096, 'x');
+  hold_fill(f, 2 * MIB, 4096, 'y');
+}
+
 /* The commit range's write is the last write request to complete at flush, after the
  * far-away ones it "points to". */
 static void commit_range_is_the_last_write(int local) {
@@ -380,10 +389,7 @@ static void commit_range_is_the_last_write(int local) {
   xio_error e;
   xfix_setup(&fx, local, NULL);
   xio_file *f = open_new(&fx, "commit.db", EXCL, 3 * MIB);
-  xio_file_set_commit_range(f, 0, 512);
-  hold_fill(f, 0, 100, 'h');
-  hold_fill(f, MIB, 4096, 'x');
-  hold_fill(f, 2 * MIB, 4096, 'y');
+  hold_header_and_far(f);
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_flush(f, &e), &e);
   seen s;
@@ -422,10 +428,7 @@ static void send_held_keeps_the_commit_range(int local) {
   xio_error e;
   xfix_setup(&fx, local, NULL);
   xio_file *f = open_new(&fx, "send.db", EXCL, 3 * MIB);
-  xio_file_set_commit_range(f, 0, 512);
-  hold_fill(f, 0, 100, 'h');
-  hold_fill(f, MIB, 4096, 'x');
-  hold_fill(f, 2 * MIB, 4096, 'y');
+  hold_header_and_far(f);
   xfix_trace_reset(&fx);
   ASSERT_OK(xio_file_send_held(f, &e), &e);
   ASSERT_EQ(xfix_count(&fx, XIO_REQ_WRITE), 2);
