@@ -117,6 +117,11 @@ int xio_blob_call_is_storage(const xio_blob_call *c) { return !c->foreign; }
 
 void xio_blob_call_set_tag(xio_blob_call *c, const void *tag) { c->tag = tag; }
 
+void xio_blob_call_set_time_limits(xio_blob_call *c, int deadline_ms, int try_timeout_ms) {
+  c->deadline_ms = deadline_ms > 0 ? deadline_ms : 0;
+  c->try_timeout_ms = try_timeout_ms > 0 ? try_timeout_ms : 0;
+}
+
 const void *xio_blob_call_tag(const xio_blob_call *c) { return c->tag; }
 
 const char *xio_blob_call_safe_url(const xio_blob_call *c) { return c->target->safe_url; }

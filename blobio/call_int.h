@@ -79,6 +79,8 @@ struct xio_blob_call {
   int secret_body;               /* the response body is a secret: wiped when freed */
   int connect_timeout_ms;        /* 0: the engine's */
   int deadline_ms;               /* the whole call with its retries; 0: the engine's */
+  int try_timeout_ms;            /* one try; 0: the engine's */
+  int control;                   /* a lease action: never waits behind data (engine.c) */
   uint32_t need_perms;           /* SAS permission letters the operation needs, all of */
   uint32_t need_any;             /* ... and at least one of these */
   char client_request_id[37];

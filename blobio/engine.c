@@ -11,7 +11,10 @@
  * Any thread submits calls; they wait in `incoming` under the lock. The I/O thread
  * moves them to its own ready queue, starts up to max_in_flight tries at once, and
  * when a try ends asks classify.c what it means: done, or retry after a delay
- * (retry.c), in which case the call waits in the timer list until due. A call whose
+ * (retry.c), in which case the call waits in the timer list until due. Control
+ * calls (lease actions) have a lane of their own: they start ahead of the ready
+ * queue, unpaced, and beyond max_in_flight by up to CONTROL_SLOTS, so that a lease
+ * renewal never waits behind a blob's thousands of queued writes. A call whose
  * target takes its credential from a source asks it before each try; while the
  * source has none ready (a token being fetched) the call waits in the timer list
  * too, and a credential the service refuses is asked for anew and, when the source
@@ -42,6 +45,11 @@
 
 #define POOL_MAX 256
 
+/* Control calls (lease actions) start ahead of the ready queue and beyond
+ * max_in_flight, by up to this many at once: a renewal never waits for a slot
+ * behind thousands of queued writes, which could outlast the lease. */
+#define CONTROL_SLOTS 8
+
 struct xio_blob_engine {
   xio_blob_engine_options opts;
   CURLM *multi;
@@ -51,7 +59,8 @@ struct xio_blob_engine {
   int stopping;                            /* under mu */
   /* I/O thread only: */
   xio_blob_call *ready, *ready_tail;
-  xio_blob_call *waiting; /* sorted by next_try_us */
+  xio_blob_call *urgent, *urgent_tail; /* control calls (lease actions) ready to go */
+  xio_blob_call *waiting;              /* sorted by next_try_us */
   xio_blob_call **active;
   int nactive;
   int flush_wait_ms; /* the last wait for gathered records' sockets; 0: none wait */
@@ -119,6 +128,15 @@ static void wait_insert(xio_blob_engine *e, xio_blob_call *c) {
     p = &(*p)->next;
   c->next = *p;
   *p = c;
+}
+
+/* Queues `c` to start: a control call in the urgent lane, any other in the ready
+ * queue. */
+static void make_ready(xio_blob_engine *e, xio_blob_call *c) {
+  if (c->control)
+    push(&e->urgent, &e->urgent_tail, c);
+  else
+    push(&e->ready, &e->ready_tail, c);
 }
 
 /* ---------------------------------------------------------- completion ---- */
@@ -236,7 +254,7 @@ static void park(xio_blob_engine *e, xio_blob_call *c, int64_t now, int wait_ms)
 }
 
 static long try_timeout(const xio_blob_engine *e, const xio_blob_call *c, int64_t now) {
-  long t = e->opts.retry.try_timeout_ms;
+  long t = c->try_timeout_ms ? c->try_timeout_ms : e->opts.retry.try_timeout_ms;
   if (c->deadline_us) {
     long left = (long)((c->deadline_us - now) / 1000);
     if (left < 1) left = 1;
@@ -264,9 +282,11 @@ static void pace_keys(const xio_blob_call *c, char *blob, size_t bsize, char *ac
 /* Holds the call back until its blob and account have room under their rates
  * (pacing.c); 1 when it was parked. A try whose start is too far off to reserve
  * asks the pacer again when it wakes; once it has its place it is not paced again.
- * Token and other foreign requests are not paced. */
+ * Token and other foreign requests are not paced, nor are control calls: a lease
+ * renewal is one request in tens of seconds, and must not wait behind the blob's
+ * queue of writes. */
 static int paced(xio_blob_engine *e, xio_blob_call *c, int64_t now) {
-  if (c->foreign || c->paced_try == c->attempt + 1) return 0;
+  if (c->foreign || c->control || c->paced_try == c->attempt + 1) return 0;
   char blob[1024], account[512];
   pace_keys(c, blob, sizeof blob, account, sizeof account);
   int64_t start = xio__blob_pace(&e->pacer, blob, account, loopback_target(c->target),
@@ -419,7 +439,7 @@ static void take_incoming(xio_blob_engine *e, int *stopping) {
   pthread_mutex_lock(&e->mu);
   while (e->incoming) {
     xio_blob_call *c = pop(&e->incoming, &e->incoming_tail);
-    push(&e->ready, &e->ready_tail, c);
+    make_ready(e, c);
   }
   *stopping = e->stopping;
   pthread_mutex_unlock(&e->mu);
@@ -429,11 +449,14 @@ static void wake_due(xio_blob_engine *e, int64_t now) {
   while (e->waiting && e->waiting->next_try_us <= now) {
     xio_blob_call *c = e->waiting;
     e->waiting = c->next;
-    push(&e->ready, &e->ready_tail, c);
+    make_ready(e, c);
   }
 }
 
+/* Starts the control calls first, then the others while there is room. */
 static void start_ready(xio_blob_engine *e) {
+  while (e->urgent && e->nactive < e->opts.max_in_flight + CONTROL_SLOTS)
+    start_try(e, pop(&e->urgent, &e->urgent_tail));
   while (e->ready && e->nactive < e->opts.max_in_flight)
     start_try(e, pop(&e->ready, &e->ready_tail));
 }
@@ -453,6 +476,7 @@ static void reap(xio_blob_engine *e) {
 
 static int timer_ms(const xio_blob_engine *e, int64_t now) {
   if (e->ready && e->nactive < e->opts.max_in_flight) return 0;
+  if (e->urgent && e->nactive < e->opts.max_in_flight + CONTROL_SLOTS) return 0;
   int ms = 1000;
   if (e->waiting) {
     int64_t d = (e->waiting->next_try_us - now + 999) / 1000;
@@ -472,7 +496,7 @@ static void cancel_all(xio_blob_engine *e) {
     complete(e, c, XIO_ECANCELED);
   }
   xio_blob_call *c;
-  while ((c = pop(&e->ready, &e->ready_tail))) {
+  while ((c = pop(&e->urgent, &e->urgent_tail)) || (c = pop(&e->ready, &e->ready_tail))) {
     xio__blob_fail_early(c, XIO_ECANCELED, &none);
     complete(e, c, XIO_ECANCELED);
   }
@@ -588,7 +612,7 @@ static xio_err engine_setup(xio_blob_engine *e, const xio_blob_engine_options *o
     return xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (RAND_bytes((unsigned char *)&e->rng, sizeof e->rng) != 1) e->rng = (uint64_t)(uintptr_t)e;
   /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-  e->active = xio_calloc((size_t)e->opts.max_in_flight, sizeof *e->active);
+  e->active = xio_calloc((size_t)e->opts.max_in_flight + CONTROL_SLOTS, sizeof *e->active);
   if (!e->active) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   CURLcode grc = curl_global_init(CURL_GLOBAL_DEFAULT);
   if (grc == CURLE_OUT_OF_MEMORY) return xio_error_set(err, XIO_ENOMEM, "out of memory");

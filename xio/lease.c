@@ -2,6 +2,9 @@
  * lease.c - the lease keeper: one thread per context that renews the lease of every
  * exclusively opened page blob well before it expires, as SQL Server renews its
  * blob leases; and the test every write of such a file passes before it is sent.
+ * A renewal goes in the engine's control lane (engine.c), never behind the file's
+ * queued writes, whatever their number; a try that stalls is cut after
+ * RENEW_TRY_MS and sent again, until the lease would have run out.
  *
  * A lease is counted on the context's lease clock (xio_ctx_options.lease_clock)
  * from the moment its last successful acquire or renewal was sent, which is no
@@ -22,7 +25,8 @@
 
 #include "ctx_int.h"
 
-#define RETRY_US 1000000 /* next renewal after one failed for a transient reason */
+#define RETRY_US     1000000 /* next renewal after one failed for a transient reason */
+#define RENEW_TRY_MS 10000   /* a renewal's try: one that stalls is cut and sent again */
 
 int64_t xio__lease_now(const xio_ctx *ctx) {
   const xio_lease_clock *c = &ctx->opts.lease_clock;
@@ -56,6 +60,11 @@ static int64_t renew(xio_ctx *ctx, xio__lease *l) {
   xio__req r = {XIO_REQ_LEASE, l->file, 0, 0, NULL, NULL};
   xio_blob_call *c = NULL;
   xio_err rc = xio_blob_call_lease(l->target, &a, &c, NULL);
+  /* Worth nothing once the lease has run out: tried until then, a stalled try cut. */
+  int64_t left_ms = (atomic_load(&l->expires_us) - sent) / 1000;
+  if (rc == XIO_OK)
+    xio_blob_call_set_time_limits(c, left_ms > 1 ? (int)left_ms : 1,
+                                  left_ms < RENEW_TRY_MS ? 0 : RENEW_TRY_MS);
   if (rc == XIO_OK) rc = xio__send(ctx, c, &r, NULL);
   xio_blob_call_free(c);
   if (rc == XIO_OK) {

@@ -271,7 +271,9 @@ xio_err xio_blob_call_copy(const xio_blob_target *dest, const xio_blob_target *s
 xio_err xio_blob_call_abort_copy(const xio_blob_target *dest, const char *copy_id,
                                  const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
 
-/** Lease Blob. */
+/** Lease Blob. A control request: the engine sends it ahead of the calls waiting
+ *  for their turn (its queue, its in-flight limit, the pacer), so that a renewal
+ *  never waits behind a blob's writes. */
 xio_err xio_blob_call_lease(const xio_blob_target *blob, const xio_blob_lease_args *args,
                             xio_blob_call **out, xio_error *err);
 
@@ -336,6 +338,13 @@ void xio_blob_call_free(xio_blob_call *c);
  *  xio_blob_call_tag. Borrowed: it must stay valid until the call completes. The
  *  engine itself never reads it. NULL (the default) attaches nothing. */
 void xio_blob_call_set_tag(xio_blob_call *c, const void *tag);
+
+/** Sets how long `c` may take: `deadline_ms` the whole call with its retries and
+ *  waits, `try_timeout_ms` each try (0 for either: the engine's retry policy). A
+ *  call whose answer is worth nothing after a moment (a lease renewal, due before
+ *  the lease runs out) says so here, so that a stalled try is cut and tried again in
+ *  time. Cannot fail; negative values count as 0. Before xio_blob_submit only. */
+void xio_blob_call_set_time_limits(xio_blob_call *c, int deadline_ms, int try_timeout_ms);
 
 /** The tag attached to `c`, or NULL. */
 const void *xio_blob_call_tag(const xio_blob_call *c);
