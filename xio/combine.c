@@ -437,6 +437,115 @@ xio_err xio__wq_submit(xio_file *f, xio__io_state *st, const void *src, xio_erro
   return XIO_OK;
 }
 
+/* ----------------------------------------------------------- spans ---- */
+
+/* Marks in `bits` (one per sector of sp) the sectors the queue knows nothing of:
+ * no queued run holds them, the cache has none, and they lie before zero_from.
+ * Lock held. */
+static int unknown_sectors(xio_file *f, const xio__wq_span *sp, unsigned char *bits) {
+  xio__wq *q = &f->wq;
+  size_t a = align_of(f), n = (size_t)((sp->end - sp->start) / a);
+  int any = 0;
+  memset(bits, 0, (n + 7) / 8);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t sec = sp->start + (uint64_t)i * a;
+    int known = sec >= q->zero_from || cache_find(q, sec) != NULL;
+    for (const xio__run *r = q->head; r && !known; r = r->next)
+      known = sec >= r->start && sec < r->end;
+    if (!known) bits[i / 8] |= (unsigned char)(1u << (i % 8)), any = 1;
+  }
+  return any;
+}
+
+xio_err xio__wq_span_plan(xio_file *f, uint64_t start, uint64_t end, xio__wq_span *sp,
+                          xio_error *err) {
+  xio__wq *q = &f->wq;
+  size_t a = align_of(f);
+  memset(sp, 0, sizeof *sp);
+  sp->start = start;
+  sp->end = end;
+  size_t n = (size_t)((end - start) / (a ? a : 1));
+  if (!(sp->unknown = xio_malloc(n / 8 + 1)))
+    return xio_error_set(err, XIO_ENOMEM, "out of memory planning a joined write");
+  pthread_mutex_lock(&q->mu);
+  sp->gen = q->gen;
+  sp->need_read = unknown_sectors(f, sp, sp->unknown);
+  pthread_mutex_unlock(&q->mu);
+  return XIO_OK;
+}
+
+void xio__wq_span_clear(xio__wq_span *sp) {
+  xio_free(sp->unknown);
+  sp->unknown = NULL;
+}
+
+/* The run's bytes for the span: queued runs' (oldest first, so the newest wins),
+ * cached sectors, zeros past zero_from, then what was read for the sectors the
+ * plan found unknown. 0 when a sector is known no way (the plan went stale). Lock
+ * held. */
+static int fill_span(xio_file *f, const xio__wq_span *sp, const char *readbuf, char *out) {
+  xio__wq *q = &f->wq;
+  size_t a = align_of(f), n = (size_t)((sp->end - sp->start) / a);
+  unsigned char *now = xio_malloc(n / 8 + 1);
+  if (!now) return 0;
+  unknown_sectors(f, sp, now);
+  int ok = 1;
+  for (size_t i = 0; i < n && ok; i++) {
+    uint64_t sec = sp->start + (uint64_t)i * a;
+    char *dst = out + (size_t)i * a;
+    int was = sp->unknown[i / 8] >> (i % 8) & 1, is = now[i / 8] >> (i % 8) & 1;
+    if (is) { /* unknown now: the read holds it, if it was unknown at the plan too */
+      ok = was && readbuf;
+      if (ok) memcpy(dst, readbuf + (size_t)i * a, a);
+      continue;
+    }
+    const struct xio__wq_sector *c = cache_find(q, sec);
+    if (c)
+      memcpy(dst, c->data, a);
+    else
+      memset(dst, 0, a); /* past zero_from, unless a run below says otherwise */
+  }
+  for (const xio__run *r = q->head; r && ok; r = r->next) {
+    uint64_t s = r->start > sp->start ? r->start : sp->start;
+    uint64_t e = r->end < sp->end ? r->end : sp->end;
+    if (s < e) memcpy(out + (s - sp->start), r->buf + (s - r->start), (size_t)(e - s));
+  }
+  xio_free(now);
+  return ok;
+}
+
+xio_err xio__wq_span_submit(xio_file *f, xio__io_state *st, const xio__wq_span *sp,
+                            const char *readbuf, const xio__wq_piece *over, size_t nover,
+                            int *stale, xio_error *err) {
+  xio__wq *q = &f->wq;
+  *stale = 0;
+  xio__run *r = new_run(f, sp->start, sp->end, sp->start, NULL, 0, err);
+  if (!r) return XIO_ENOMEM;
+  pthread_mutex_lock(&q->mu);
+  if (q->gen != sp->gen || !fill_span(f, sp, readbuf, r->buf)) {
+    pthread_mutex_unlock(&q->mu);
+    xio_free(r->buf);
+    xio_free(r);
+    *stale = 1;
+    return XIO_OK;
+  }
+  for (size_t i = 0; i < nover; i++)
+    memcpy(r->buf + (over[i].off - sp->start), over[i].buf, over[i].len);
+  close_newest(q);
+  append_run(q, r);
+  cache_refresh(f, r);
+  if (sp->end > q->zero_from) q->zero_from = sp->end;
+  q->gen++;
+  r->due = 1;
+  st->report_len = st->io->length;
+  st->io->reserved_[2] = f; /* queued: xio_io_wait sends its run (io.c) */
+  *r->members_tail = st;
+  r->members_tail = &st->next_member;
+  pthread_mutex_unlock(&q->mu);
+  pump(f, 0);
+  return XIO_OK;
+}
+
 void xio__wq_forget(xio_file *f, uint64_t from, uint64_t to, int zeros) {
   xio__wq *q = &f->wq;
   if (!q->enabled) return;
@@ -449,6 +558,7 @@ void xio__wq_forget(xio_file *f, uint64_t from, uint64_t to, int zeros) {
     else
       c->used = 0;
   }
+  q->gen++; /* a span read meanwhile may hold what was there before */
   pthread_mutex_unlock(&q->mu);
 }
 
@@ -466,6 +576,7 @@ void xio__wq_shrunk(xio_file *f, uint64_t size) {
   pthread_mutex_lock(&q->mu);
   cache_drop(q, rup(size, align_of(f)), UINT64_MAX);
   if (size < q->zero_from) q->zero_from = size;
+  q->gen++;
   pthread_mutex_unlock(&q->mu);
 }
 

@@ -17,6 +17,16 @@
  * outside the commit range early (a transaction too large to hold), cutting a run
  * that crosses its edge, and keeps the commit range's bytes held.
  *
+ * Runs a little apart are sent as one write where that costs less. A transaction
+ * that changes every second or third page of a table would otherwise cost a Put Page
+ * per page: thousands of requests at a flush, against a standard blob's 500 a
+ * second. Runs whose gaps are smaller than what one request costs in bytes
+ * (backend request_bytes: 123 KiB on a page blob) form a cluster of at most one
+ * request's span; when one read of the span (for the gap bytes nobody knows: the
+ * write queue's own knowledge comes first) and one write cost less than a request
+ * per run, that is what is sent, counted in xio_file_stats.readback_requests. A
+ * write queued elsewhere during the read makes the cluster go run by run instead.
+ *
  * Sending submits pointers into the runs' buffers: the runs stay as they are until
  * every request is done, then the sent bytes are forgotten. A failed send forgets
  * nothing, so the engine may retry or drop them.
@@ -230,26 +240,105 @@ void xio_file_set_commit_range(xio_file *f, uint64_t offset, uint64_t len) {
 /* ------------------------------------------------------------- sending ---- */
 
 /* One piece to send: a pointer into a held run. */
-typedef struct {
-  uint64_t off;
-  size_t len;
-  char *buf;
-} piece;
+typedef xio__wq_piece piece;
 
-/* Submits every piece as one write and waits for all; the first failure. */
+/* What a request of `bytes` costs, in bytes of transfer (see request_bytes). */
+static uint64_t cost(const xio_file *f, uint64_t bytes) {
+  uint64_t r = f->backend->request_bytes;
+  return bytes > r ? bytes : r;
+}
+
+/* The end of the cluster that starts at piece `i`: the pieces after it whose gap to
+ * the one before is smaller than a request's cost, while the aligned span stays one
+ * request inside the file. `i + 1` when there is nothing to join with. */
+static size_t cluster_end(const xio_file *f, const piece *p, size_t i, size_t n) {
+  size_t a = f->backend->alignment, j = i + 1;
+  uint64_t start = rdown(p[i].off, a), size = atomic_load(&f->size);
+  if (!f->backend->request_bytes || !f->wq.enabled) return j;
+  for (; j < n; j++) {
+    uint64_t gap_from = p[j - 1].off + p[j - 1].len, end = rup(p[j].off + p[j].len, a);
+    if (p[j].off - gap_from >= f->backend->request_bytes || end - start > f->backend->max_request ||
+        end > size)
+      break;
+  }
+  return j;
+}
+
+/* Sends pieces [0, n) as one write of their aligned span, the bytes between them
+ * read once from storage (unless the write queue knows them), when that costs less
+ * than a request per piece. *joined: it was queued, as `io`; else nothing was sent
+ * and the caller sends the pieces one by one. Errors: XIO_ENOMEM. */
+static xio_err send_joined(xio_file *f, const piece *p, size_t n, xio_io *io, int *joined,
+                           xio_error *err) {
+  size_t a = f->backend->alignment;
+  uint64_t s = rdown(p[0].off, a), e = rup(p[n - 1].off + p[n - 1].len, a), apart = 0;
+  for (size_t i = 0; i < n; i++)
+    apart += cost(f, p[i].len);
+  *joined = 0;
+  xio__wq_span sp;
+  xio_err rc = xio__wq_span_plan(f, s, e, &sp, err);
+  if (rc != XIO_OK) return rc;
+  char *readbuf = NULL;
+  if (cost(f, e - s) * (sp.need_read ? 2 : 1) >= apart) goto out; /* not worth it */
+  if (sp.need_read) {
+    xio_error ignored;
+    if (!(readbuf = xio_malloc((size_t)(e - s)))) {
+      rc = xio_error_set(err, XIO_ENOMEM, "out of memory joining held writes");
+      goto out;
+    }
+    atomic_fetch_add(&f->stats.readback_requests, 1);
+    if (xio__read_internal(f, s, readbuf, (size_t)(e - s), &ignored) != XIO_OK)
+      goto out; /* sent one by one: their own answers tell */
+  }
+  memset(io, 0, sizeof *io);
+  io->op = XIO_IO_WRITE;
+  io->offset = s;
+  io->length = (size_t)(e - s);
+  xio__io_state *st;
+  if ((rc = xio__io_begin(f, io, 0, &st, err)) != XIO_OK) goto out;
+  int stale = 0;
+  rc = xio__wq_span_submit(f, st, &sp, readbuf, p, n, &stale, err);
+  if (rc != XIO_OK || stale) {
+    st->internal = st->no_sticky = 1; /* never sent: no count, no sticky failure */
+    xio__io_fail(st, XIO_ECANCELED, NULL);
+    xio_io_wait(io);
+  } else {
+    *joined = 1;
+  }
+out:
+  xio_free(readbuf);
+  xio__wq_span_clear(&sp);
+  return rc;
+}
+
+/* Submits one piece as a write. */
+static xio_err send_one(xio_file *f, const piece *p, xio_io *w, xio_error *err) {
+  w->op = XIO_IO_WRITE;
+  w->offset = p->off;
+  w->length = p->len;
+  w->buf = p->buf;
+  return xio_file_submit(f, w, err);
+}
+
+/* Submits every piece, a cluster of them with small gaps as one write where that
+ * costs less (send_joined), and waits for all; the first failure. */
 static xio_err send_pieces(xio_file *f, const piece *p, size_t n, xio_error *err) {
   if (n == 0) return XIO_OK;
   xio_io *io = xio_calloc(n, sizeof *io);
   if (!io) return xio_error_set(err, XIO_ENOMEM, "out of memory sending held writes");
   xio_err first = XIO_OK;
   size_t submitted = 0;
-  for (; submitted < n; submitted++) {
-    xio_io *w = &io[submitted];
-    w->op = XIO_IO_WRITE;
-    w->offset = p[submitted].off;
-    w->length = p[submitted].len;
-    w->buf = p[submitted].buf;
-    if ((first = xio_file_submit(f, w, err)) != XIO_OK) break;
+  for (size_t i = 0; i < n && first == XIO_OK;) {
+    size_t j = cluster_end(f, p, i, n);
+    int joined = 0;
+    if (j - i > 1) first = send_joined(f, p + i, j - i, &io[submitted], &joined, err);
+    if (joined) {
+      submitted++;
+      i = j;
+      continue;
+    }
+    for (; i < j && first == XIO_OK; i++)
+      if ((first = send_one(f, &p[i], &io[submitted], err)) == XIO_OK) submitted++;
   }
   for (size_t i = 0; i < submitted; i++) {
     xio_err rc = xio_io_wait(&io[i]);

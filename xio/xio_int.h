@@ -211,6 +211,12 @@ struct xio_backend {
    *  snapshots. */
   xio_err (*ranges_diff)(xio_file *f, const char *since, xio_ranges *written, xio_ranges *cleared,
                          xio_error *err);
+
+  /** What one request costs, in bytes of transfer: a flush joins held runs whose gaps
+   *  are smaller, where one read and one write of the whole span cost less than a
+   *  request per run (held.c). 0: requests cost nothing beside their bytes (never
+   *  join). */
+  size_t request_bytes;
 };
 
 #define XIO__REMOVE_SNAPSHOTS 0x1 /* backend remove: with the file's snapshots */
@@ -262,6 +268,43 @@ void xio__wq_release(xio_file *f);
  *  nothing is known of it (blocking). On error nothing was queued and `st` is still
  *  the caller's. Errors: XIO_ENOMEM, storage errors of a read-back. */
 xio_err xio__wq_submit(xio_file *f, struct xio__io_state *st, const void *src, xio_error *err);
+
+/** A piece of bytes to write: `len` bytes at `off` from `buf` (borrowed). */
+typedef struct xio__wq_piece {
+  uint64_t off;
+  size_t len;
+  char *buf;
+} xio__wq_piece;
+
+/** A planned write of a whole aligned span (xio__wq_span_plan), for the held writes'
+ *  joining of runs with small gaps (held.c): which of its sectors the queue knew
+ *  nothing of when it was planned, and the queue's generation then. */
+typedef struct xio__wq_span {
+  uint64_t start, end;    /* aligned; at most one request */
+  uint64_t gen;           /* the queue's generation at the plan */
+  unsigned char *unknown; /* a bit per sector known no way then */
+  int need_read;          /* some are: read the span from storage before submitting */
+} xio__wq_span;
+
+/** Plans a write of the aligned span [start, end) of `f` (a queue enabled): notes the
+ *  sectors it knows nothing of. Release with xio__wq_span_clear. Errors: XIO_ENOMEM. */
+xio_err xio__wq_span_plan(xio_file *f, uint64_t start, uint64_t end, xio__wq_span *sp,
+                          xio_error *err);
+
+/** Releases what xio__wq_span_plan took. */
+void xio__wq_span_clear(xio__wq_span *sp);
+
+/** Queues the planned span as one run, member `st` (begun on `f` for the span, no
+ *  subs): its bytes are what the queue knows of each sector (queued runs, cached
+ *  sectors, zeros), `readbuf` (the span read from storage after the plan; NULL when
+ *  none was needed) for those it knew nothing of, then the `nover` pieces `over`
+ *  (inside the span) written over them. When a write was queued since the plan, or
+ *  a sector the plan counted on is known no more, nothing is queued and *stale is
+ *  set: the caller writes its pieces another way. Errors: XIO_ENOMEM (nothing
+ *  queued; `st` is still the caller's). */
+xio_err xio__wq_span_submit(xio_file *f, struct xio__io_state *st, const xio__wq_span *sp,
+                            const char *readbuf, const xio__wq_piece *over, size_t nover,
+                            int *stale, xio_error *err);
 
 /** Sends every queued run of `f` as soon as the order of writes allows. Any thread;
  *  never waits. Nothing on a file without a queue. */
