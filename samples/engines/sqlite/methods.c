@@ -173,12 +173,18 @@ static int m_shm_map(sqlite3_file *file, int region, int size, int extend, void 
   return rc;
 }
 
+/* In WAL mode a transaction starts here (a read lock of the WAL index), not in
+ * m_lock: the database's SHARED lock is held all along. So a lock is not taken on a
+ * database whose lease is lost: SQLite would answer from its cache, which another
+ * process may have made stale. */
 static int m_shm_lock(sqlite3_file *file, int ofst, int n, int flags) {
   xio__sq_file *f = F(file);
   if (xio__sq_node_inherited(f->node)) return inherited(f, SQLITE_IOERR_SHMLOCK);
   pthread_mutex_lock(&f->node->mu);
   int writer_done = (flags & SQLITE_SHM_UNLOCK) && ofst == 0 && (f->shm.excl_mask & 1u);
-  int rc = xio__sq_shm_lock(f->node, &f->shm, ofst, n, flags);
+  int rc = (flags & SQLITE_SHM_LOCK) ? xio__sq_store_lease_check(f->node, SQLITE_IOERR_SHMLOCK)
+                                     : SQLITE_OK;
+  if (rc == SQLITE_OK) rc = xio__sq_shm_lock(f->node, &f->shm, ofst, n, flags);
   if (writer_done && !f->node->readonly) xio__sq_node_flush(f->node);
   pthread_mutex_unlock(&f->node->mu);
   return rc;

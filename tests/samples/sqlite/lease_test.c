@@ -167,3 +167,49 @@ static void reads_stop(const char *mode) {
 TEST(lost_lease_stops_reads_delete) { reads_stop("DELETE"); }
 
 TEST(lost_lease_stops_reads_wal) { reads_stop("WAL"); }
+
+/* A database small enough for SQLite's own cache: after the takeover a new read
+ * transaction would answer from that cache without reading anything, so the VFS
+ * must refuse where every read transaction starts (the lock of a rollback-mode
+ * transaction, the WAL index's read lock in WAL mode), not only in xRead. */
+static void cached_reads_stop(const char *mode) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  setenv("XIO_SQLITE_LEASE_S", "15", 1); /* renewed every 5 s */
+  char url[512], takeover[600], sql[128], out[512];
+  sqfix_url(&fx, "cached.sqlite", url, sizeof url);
+  snprintf(takeover, sizeof takeover, "%s?xio_takeover=1", url);
+  sqlite3 *db = sqfix_open(url);
+  snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s", mode);
+  sqfix_exec(db, sql);
+  sqfix_exec(db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a')");
+  ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 1);
+  const char *args[] = {"insert", takeover, "2", NULL};
+  int st = sqfix_run(args, out, sizeof out);
+  if (st != 0) FAIL("the takeover: %s", out);
+  ASSERT_STR_EQ(out, "3\n");
+  struct timespec start, now, pause = {0, 100 * 1000 * 1000};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  char told[1024] = "";
+  for (sqfix_lease_log(told, sizeof told); !told[0]; sqfix_lease_log(told, sizeof told)) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > 30)
+      FAIL("%s mode: no lease news 30 s after the takeover", mode);
+    nanosleep(&pause, NULL);
+  }
+  /* The loss is known: the next read transaction fails instead of answering 1. */
+  int rc;
+  long long n = try_int(db, "SELECT count(*) FROM t", &rc);
+  if ((rc & 0xff) != SQLITE_IOERR) FAIL("%s mode: rc=%d, answered %lld rows", mode, rc, n);
+  ASSERT_CONTAINS(xio_sqlite_last_error(), "was lost");
+  ASSERT_CONTAINS(xio_sqlite_last_error(), "cached.sqlite");
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  db = sqfix_open(url);
+  ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 3);
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  unsetenv("XIO_SQLITE_LEASE_S");
+}
+
+TEST(lost_lease_stops_cached_reads_delete) { cached_reads_stop("DELETE"); }
+
+TEST(lost_lease_stops_cached_reads_wal) { cached_reads_stop("WAL"); }
