@@ -1,7 +1,9 @@
 # The SQLite VFS on page blobs (samples/engines/sqlite) against Azurite, with the system's
 # libsqlite3: workloads in WAL and DELETE mode, request counts per commit and per
 # large transaction, one process at a time, fork, lost leases, crashes, bad input,
-# interop with the xio CLI, snapshots.
+# interop with the xio CLI, snapshots, a commit whose writes outlast the lease (through
+# the fault proxy).
+include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
 if(TARGET xio_sqlite)
   add_executable(sqlite_worker ${CMAKE_CURRENT_LIST_DIR}/worker.c)
   target_link_libraries(sqlite_worker PRIVATE xio_sqlite)
@@ -18,7 +20,8 @@ if(TARGET xio_sqlite)
       ${CMAKE_CURRENT_LIST_DIR}/lease_test.c
       ${CMAKE_CURRENT_LIST_DIR}/backup_test.c
       ${CMAKE_CURRENT_LIST_DIR}/delete_test.c
-    LIBS xio_sqlite xio Threads::Threads)
+      ${CMAKE_CURRENT_LIST_DIR}/queue_test.c
+    LIBS xio_sqlite xio xio_faultproxy Threads::Threads)
   target_compile_definitions(test_sqlite PRIVATE
     SQLITE_WORKER="$<TARGET_FILE:sqlite_worker>" XIO_CLI="$<TARGET_FILE:xio_cli>"
     SQLITE_EXT="$<TARGET_FILE:xio_sqlite_ext>")
