@@ -11,10 +11,12 @@
  * comes back corrupted the read fails with XIO_ECHECKSUM, naming the range.
  *
  * Azurite answers Content-MD5 but refuses x-ms-range-get-content-crc64 (500
- * FeatureNotSupported, its strict mode): such a refusal switches the read to MD5
- * and sends it again at once, and the engine asks later reads for MD5 directly
- * (engine.c). A read over 4 MiB, or an answer that lacks the checksum asked for,
- * is taken unverified.
+ * FeatureNotSupported, its strict mode): such a refusal, or an answer without the
+ * CRC-64 asked for, switches the read to MD5 and sends it again at once, and the
+ * engine asks later reads for MD5 directly (engine.c). An answer without the MD5
+ * asked for is not taken: it is read again like a corrupted one, then fails with
+ * XIO_ECHECKSUM. Only a read over 4 MiB (which the file layer sends only with
+ * checksums off) goes unverified.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
@@ -56,12 +58,20 @@ static void computed(const xio_blob_call *c, char out[25]) {
 int xio__blob_read_check_verify(xio_blob_call *c, xio__blob_verdict *v) {
   if (c->read_check == XIO__READ_CHECK_NONE) return 0;
   const char *got = xio__blob_hdrs_get(&c->resp_headers, answer_header[c->read_check]);
-  if (!got) return 0; /* not answered: unverified */
+  const char *range = xio__blob_hdrs_get(&c->headers, "x-ms-range");
+  const char *rid = xio__blob_hdrs_get(&c->resp_headers, "x-ms-request-id");
+  if (!got) { /* the service did not vouch for the bytes: not taken */
+    v->code = XIO_ECHECKSUM;
+    v->retry = 1;
+    xio_error_set(&c->err, v->code,
+                  "the answer to %s carries no %s, which was asked for: the bytes are not "
+                  "vouched for (request id %.64s)",
+                  range ? range : "the read", answer_header[c->read_check], rid ? rid : "unknown");
+    return 1;
+  }
   char mine[25];
   computed(c, mine);
   if (strcmp(mine, got) == 0) return 0;
-  const char *range = xio__blob_hdrs_get(&c->headers, "x-ms-range");
-  const char *rid = xio__blob_hdrs_get(&c->resp_headers, "x-ms-request-id");
   v->code = XIO_ECHECKSUM;
   v->retry = 1;
   xio_error_set(&c->err, v->code,
@@ -87,7 +97,11 @@ static int switch_ask(xio_blob_call *c, int want) {
 }
 
 int xio__blob_read_check_fallback(xio_blob_call *c) {
-  if (c->read_check != XIO__READ_CHECK_CRC64 || (c->status != 500 && c->status != 400)) return 0;
+  if (c->read_check != XIO__READ_CHECK_CRC64) return 0;
+  if (c->status >= 200 && c->status < 300) /* answered, without the CRC-64 */
+    return !xio__blob_hdrs_get(&c->resp_headers, answer_header[c->read_check]) &&
+           switch_ask(c, XIO__READ_CHECK_MD5);
+  if (c->status != 500 && c->status != 400) return 0;
   const char *code = xio__blob_hdrs_get(&c->resp_headers, "x-ms-error-code");
   return code && strcmp(code, "FeatureNotSupported") == 0 && switch_ask(c, XIO__READ_CHECK_MD5);
 }

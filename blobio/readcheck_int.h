@@ -29,15 +29,16 @@ xio_err xio__blob_read_check_ask(xio_blob_call *c, xio_blob_checksum kind, int m
  * checksum the answer carries. 1 when it does not match, with `v` set to
  * XIO_ECHECKSUM, retryable (a body corrupted on its way, sent again like a torn
  * one), and c->err naming the range, both values and the request id; else 0. An
- * answer without the checksum asked for is taken unverified (0).
+ * answer without the checksum asked for is not taken either (1, the same verdict,
+ * c->err saying the bytes are not vouched for).
  */
 int xio__blob_read_check_verify(xio_blob_call *c, xio__blob_verdict *v);
 
 /**
  * After a failed try of `c`: 1 when the service refused the CRC-64 it was asked for
- * (Azurite: 500 FeatureNotSupported naming x-ms-range-get-content-crc64), in which
- * case `c` now asks for MD5 instead and may be sent again at once (nothing was read);
- * else 0. Errors: none (out of memory while switching: 0, the failure stands).
+ * (Azurite: 500 FeatureNotSupported naming x-ms-range-get-content-crc64) or answered
+ * without it, in which case `c` now asks for MD5 instead and may be sent again at
+ * once (nothing usable was read); else 0. Errors: none (out of memory while switching: 0, the failure stands).
  */
 int xio__blob_read_check_fallback(xio_blob_call *c);
 

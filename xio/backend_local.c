@@ -650,4 +650,5 @@ const xio_backend xio__local_backend = {
     lf_submit,   lf_resize, lf_sync,  lf_close,          lf_remove,         lf_ranges,
     lf_snapshot, lf_stat,   lf_lease, lf_set_kind,       lf_set_incomplete, lf_ranges_diff,
     0, /* a local request costs a system call: runs are never joined */
+    0, /* no end-to-end check of reads */
 };

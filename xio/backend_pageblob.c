@@ -20,11 +20,15 @@
 #include "ctx_int.h"
 
 /*
- * The largest Get Blob of one sub. The service sets no limit on a range read
- * without a transactional checksum (XIO_BLOB_MAX_CHECKED_READ bounds only those),
- * and each request costs a round trip and the service's work per request, so a
- * read goes out in pieces of 8 MiB, not Put Page's 4 MiB. A larger read is still
- * split, so that its pieces travel in parallel.
+ * The largest Get Blob of one sub. The service answers a transactional checksum
+ * (x-ms-range-get-content-crc64 or -md5) only for a range of at most 4 MiB
+ * (XIO_BLOB_MAX_CHECKED_READ), so while reads are checked, the file layer splits
+ * them there (max_checked_read): a longer range would reach the engine on nobody's
+ * word, as a flipped byte in an 8 MiB body once did. With checksums off
+ * (XIO_CHECKSUM_NONE) a read goes out in pieces of 8 MiB, as the service sets no
+ * limit on an unchecked range and each request costs a round trip and the
+ * service's work per request. A larger read is still split, so that its pieces
+ * travel in parallel.
  * Azurite shows the per-request cost at its worst: for every range of up to
  * 4 MiB it computes an MD5 of the range (returned only on request) and reads the
  * range a second time, which doubles its work per byte.
@@ -628,4 +632,5 @@ const xio_backend xio__pageblob_backend = {
     pb_record_meta,
     pb_ranges_diff,
     PB_REQUEST_BYTES,
+    XIO_BLOB_MAX_CHECKED_READ,
 };

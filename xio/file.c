@@ -127,6 +127,14 @@ static xio_err wait_internal(xio__io_state *st, xio_io *io, xio_error *err) {
   return rc;
 }
 
+/* The largest read request of `f`: a checked range at most, while reads are checked. */
+static size_t read_piece(const xio_file *f) {
+  size_t checked = f->backend->max_checked_read;
+  if (!checked || xio__ctx_options(f->ctx)->checksum == XIO_CHECKSUM_NONE)
+    return f->backend->max_read;
+  return checked < f->backend->max_read ? checked : f->backend->max_read;
+}
+
 /* Reads [off, off+n) into buf, clamped to the logical size (the rest is left alone). */
 xio_err xio__read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_error *err) {
   uint64_t size = atomic_load(&f->size);
@@ -136,9 +144,9 @@ xio_err xio__read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_e
   memset(&io, 0, sizeof io);
   io.op = XIO_IO_READ;
   xio__io_state *st;
-  xio_err rc = xio__io_begin(f, &io, count_pieces(n, f->backend->max_read), &st, err);
+  xio_err rc = xio__io_begin(f, &io, count_pieces(n, read_piece(f)), &st, err);
   if (rc != XIO_OK) return rc;
-  add_pieces(st, XIO__SUB_READ, off, n, buf, f->backend->max_read, 0);
+  add_pieces(st, XIO__SUB_READ, off, n, buf, read_piece(f), 0);
   return wait_internal(st, &io, err);
 }
 
@@ -410,9 +418,9 @@ static xio_err submit_read(xio_file *f, xio_io *io, xio_error *err) {
   uint64_t size = atomic_load(&f->size), n = 0;
   if (io->offset < size) n = size - io->offset < io->length ? size - io->offset : io->length;
   xio__io_state *st;
-  xio_err rc = xio__io_begin(f, io, count_pieces(n, f->backend->max_read), &st, err);
+  xio_err rc = xio__io_begin(f, io, count_pieces(n, read_piece(f)), &st, err);
   if (rc != XIO_OK) return rc;
-  add_pieces(st, XIO__SUB_READ, io->offset, n, io->buf, f->backend->max_read, 0);
+  add_pieces(st, XIO__SUB_READ, io->offset, n, io->buf, read_piece(f), 0);
   xio__io_launch(st);
   return XIO_OK;
 }

@@ -151,7 +151,8 @@ struct xio_backend {
   const char *name;   /* "pageblob", "local" */
   size_t alignment;   /* 512 (writes must cover whole sectors) or 1 */
   size_t max_request; /* largest WRITE/ZERO sub (4 MiB for page blobs: Put Page's limit) */
-  size_t max_read;    /* largest READ sub (8 MiB for page blobs: see backend_pageblob.c) */
+  size_t max_read;    /* largest READ sub when reads are not checked (8 MiB for page
+                         blobs: see backend_pageblob.c) */
 
   /** (sync) Opens or creates `target` per `opts` (flags already checked) and returns a
    *  file whose base struct the backend filled with xio__file_init. A created file has
@@ -217,6 +218,13 @@ struct xio_backend {
    *  request per run (held.c). 0: requests cost nothing beside their bytes (never
    *  join). */
   size_t request_bytes;
+
+  /** The largest READ sub the storage checks end to end (page blobs: 4 MiB, the
+   *  largest range the service answers a transactional checksum for); 0: every read
+   *  is checked, or none is. While the context checks reads (its checksum is not
+   *  XIO_CHECKSUM_NONE), reads are split at this size, so that no byte reaches the
+   *  engine without the storage's word for it. */
+  size_t max_checked_read;
 };
 
 #define XIO__REMOVE_SNAPSHOTS 0x1 /* backend remove: with the file's snapshots */

@@ -9,9 +9,10 @@
  * service for the ranges written and cleared between the chain's newest snapshot
  * and the new one (Get Page Ranges with prevsnapshot) and downloads only the
  * written ones; the cleared ones are recorded. The bytes go to the link's data file,
- * piece by piece (at most 8 MiB, one read request each; up to four pieces that
- * follow each other in the blob are read at once, in parallel), each piece's
- * CRC-64 recorded.
+ * piece by piece (at most 8 MiB; up to four pieces that follow each other in the
+ * blob are read at once, in parallel, in requests of at most 4 MiB that the service
+ * checksums and the client checks), each piece's CRC-64 recorded: a body damaged on
+ * its way is read again, never recorded.
  *
  * Nothing an interrupted run leaves looks complete: the link is described in
  * pending.json before its first byte is read, its data goes to
@@ -209,19 +210,23 @@ static size_t batch_end(const bk_link *l, size_t i) {
   return e;
 }
 
-/* Reads pieces [i, e) with one call, which the file layer sends as one request per
- * piece (8 MiB each), in parallel. */
+/* Reads pieces [i, e) with one call, which the file layer sends as requests of at
+ * most 4 MiB, each checked against the checksum the service answers for it, in
+ * parallel: no byte is recorded that the service did not vouch for. */
 static xio_err read_batch(bk_job *j, size_t i, size_t e, xio_error *err) {
   const bk_link *l = &j->link;
   uint64_t off = l->pieces[i].off, len = l->pieces[e - 1].off + l->pieces[e - 1].len - off;
   size_t got = 0;
+  xio_file_stats before, after;
+  xio_file_get_stats(j->snap, &before);
   xio_err rc = xio_file_read(j->snap, off, j->buf, (size_t)len, &got, err);
+  xio_file_get_stats(j->snap, &after);
+  j->reads += after.read_requests - before.read_requests;
   if (rc == XIO_OK && got != len)
     rc = xio_error_set(err, XIO_EIO, "snapshot %.64s ended at %" PRIu64 " inside its ranges",
                        l->snapshot, off + got);
   if (rc != XIO_OK) return rc;
   j->fetched += len;
-  j->reads += e - i;
   return XIO_OK;
 }
 

@@ -4,7 +4,7 @@
  *
  * get lists the target's allocated ranges (page ranges, or data extents), sizes a
  * new local file with ftruncate (sparse), merges the ranges into reads of up to
- * 8 MiB (bridging gaps of up to GET_GAP) and writes only the listed ranges of each
+ * 4 MiB (bridging gaps of up to GET_GAP) and writes only the listed ranges of each
  * read where they belong (and the zeros between two of them that no hole could
  * hold), so the local file is as sparse as the source and nothing is read twice.
  *
@@ -18,13 +18,14 @@
  * file system that refuses O_DIRECT (tmpfs), or refuses one write, gets buffered
  * writes from there on; --json says which ("direct").
  *
- * get reads up to GET_CHUNK (8 MiB) per request, twice Put Page's limit: reads
- * carry no transactional checksum, so the service takes any length, and fewer
- * requests cost the service less (the file layer sends a read of that size as
- * one Get Blob; see backend_pageblob.c for what a request costs Azurite).
+ * get reads up to GET_CHUNK (4 MiB) per request: the longest range the service
+ * answers a transactional checksum for, which the file layer checks every body
+ * against, so a byte damaged on its way is read again, never written to LOCAL
+ * (docs/benchmarks/readcheck.md measures what that costs against unchecked 8 MiB
+ * reads).
  *
  * Memory is bounded by design, whatever the file's size. With N reads in flight
- * (--in-flight, default GET_IN_FLIGHT = 4): peak RSS <= N x 8 MiB of read buffers
+ * (--in-flight, default GET_IN_FLIGHT = 8): peak RSS <= N x 4 MiB of read buffers
  * + a fixed part (program, libraries, connections, the library's own buffers;
  * measured: docs/benchmarks/design.md#transfer-memory). The command
  * allocates nothing per byte of file: its only buffers are the N reads'.
@@ -46,8 +47,8 @@
 
 #include "cli.h"
 
-#define GET_CHUNK     ((size_t)8 << 20) /* the largest read */
-#define GET_IN_FLIGHT 4                 /* reads in flight by default */
+#define GET_CHUNK     ((size_t)4 << 20) /* the largest read: one checked Get Blob */
+#define GET_IN_FLIGHT 8                 /* reads in flight by default */
 #define PAGE          512u
 #define DIRECT_ALIGN  ((uint64_t)4096) /* offsets, lengths, addresses of O_DIRECT writes */
 
@@ -472,11 +473,13 @@ const cli_command cli_cmd_get = {
     "Downloads TARGET into the local file LOCAL, which is made sparse: only the\n"
     "allocated ranges (page ranges of a blob) are written; the rest stays a hole that\n"
     "reads as zeros. Ranges less than 256 KiB apart are read in one request of up\n"
-    "to 8 MiB (the gap between them is read, not written), so a fragmented file\n"
-    "costs a few requests, not one per range. The file kind is recorded in LOCAL's\n"
-    "user.xio.kind attribute. A directory as LOCAL (or LOCAL ending in '/') takes the\n"
-    "file under the last segment of the blob's name, as cp(1) does; a path that cannot\n"
-    "be written (a directory there) is refused before anything is read.\n"
+    "to 4 MiB (the gap between them is read, not written), so a fragmented file\n"
+    "costs a few requests, not one per range. Every read is checked against the\n"
+    "checksum the service answers for it, and read again when it does not match.\n"
+    "The file kind is recorded in LOCAL's user.xio.kind attribute. A directory as\n"
+    "LOCAL (or LOCAL ending in '/') takes the file under the last segment of the\n"
+    "blob's name, as cp(1) does; a path that cannot be written (a directory there) is\n"
+    "refused before anything is read.\n"
     "\n"
     "LOCAL is one version of TARGET: every read is of the version TARGET had when\n"
     "the get began (If-Match on its ETag). If another client writes TARGET during\n"
@@ -490,8 +493,8 @@ const cli_command cli_cmd_get = {
     "                  after it): a file that is being written all the time, such\n"
     "                  as a database in use, comes down as it was at that moment\n"
     "                  (needs a credential that may take and delete snapshots)\n"
-    "  --in-flight N   reads in flight at once, 1..64 (default 4); memory stays\n"
-    "                  under N x 8 MiB of buffers, plus about 18 MiB\n"
+    "  --in-flight N   reads in flight at once, 1..64 (default 8); memory stays\n"
+    "                  under N x 4 MiB of buffers, plus about 18 MiB\n"
     "  --buffered      write LOCAL through the page cache; by default whole 4 KiB\n"
     "                  blocks are written with O_DIRECT where the file system\n"
     "                  allows, which spares the final fsync a copy of every byte\n"

@@ -116,11 +116,26 @@ TEST(readcheck_refuses_a_corrupted_body) {
   xio_blob_target_free(t);
 }
 
-/* An answer without the checksum asked for is taken unverified. */
-TEST(readcheck_takes_an_answer_without_checksum) {
+/* An answer without the checksum asked for is not taken: the bytes are not vouched
+ * for. A read that asked for the CRC-64 asks for MD5 next (as after Azurite's
+ * refusal); one that asked for MD5 is read again like a corrupted one. */
+TEST(readcheck_refuses_an_answer_without_checksum) {
   xio_blob_target *t = buildfix_target(URL);
   xio_blob_call *c = answered_read(t, 4096, XIO_BLOB_CHECKSUM_CRC64);
-  ASSERT_EQ(xio__blob_classify(c).code, XIO_OK);
+  xio__blob_verdict verdict = xio__blob_classify(c);
+  ASSERT_EQ(verdict.code, XIO_ECHECKSUM);
+  ASSERT(verdict.retry);
+  ASSERT_CONTAINS(c->err.message, "carries no x-ms-content-crc64");
+  ASSERT_CONTAINS(c->err.message, "not vouched for");
+  ASSERT_EQ(xio__blob_read_check_fallback(c), 1);
+  ASSERT(xio__blob_hdrs_get(&c->headers, "x-ms-range-get-content-md5") != NULL);
+  ASSERT(xio__blob_hdrs_get(&c->headers, "x-ms-range-get-content-crc64") == NULL);
+  xio_blob_call_free(c);
+  c = answered_read(t, 4096, XIO_BLOB_CHECKSUM_MD5);
+  verdict = xio__blob_classify(c);
+  ASSERT(verdict.code == XIO_ECHECKSUM && verdict.retry);
+  ASSERT_CONTAINS(c->err.message, "carries no Content-MD5");
+  ASSERT_EQ(xio__blob_read_check_fallback(c), 0);
   xio_blob_call_free(c);
   xio_blob_target_free(t);
 }

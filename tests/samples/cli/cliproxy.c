@@ -75,6 +75,13 @@ void cliproxy_refuse(const char *method, const char *match, int skip, int status
   script(&f, method, match, skip);
 }
 
+void cliproxy_corrupt(const char *method, const char *match, int skip) {
+  faultproxy_fault f;
+  memset(&f, 0, sizeof f);
+  f.kind = FAULTPROXY_CORRUPT_RESPONSE;
+  script(&f, method, match, skip);
+}
+
 /* The record number of the held request, or 0 while the proxy has not seen it. */
 static int held_record(void) {
   faultproxy_record rec;

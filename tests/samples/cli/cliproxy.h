@@ -9,7 +9,10 @@
  *    until the proxy has the request (cliproxy_wait), acts, and checks that the
  *    request was still held when it was done (cliproxy_check_held);
  *  - refused (cliproxy_refuse): answered with a service error instead of being
- *    forwarded, so that a command fails at a known request.
+ *    forwarded, so that a command fails at a known request;
+ *  - corrupted (cliproxy_corrupt): forwarded, and one byte in the middle of the
+ *    response body flipped on its way back, headers untouched, as a body damaged
+ *    between the service and the client would be.
  */
 #ifndef XIO_TEST_CLIPROXY_H
 #define XIO_TEST_CLIPROXY_H
@@ -47,6 +50,11 @@ void cliproxy_hold(const char *method, const char *match, int skip);
  *  path and query contain `match` with HTTP `status` and service error `code`,
  *  without forwarding it; forgets as cliproxy_hold does. */
 void cliproxy_refuse(const char *method, const char *match, int skip, int status, const char *code);
+
+/** Flips a byte in the middle of the response body of the request after the first
+ *  `skip` whose method is `method` and whose path and query contain `match`; forgets
+ *  as cliproxy_hold does. */
+void cliproxy_corrupt(const char *method, const char *match, int skip);
 
 /** Waits until the proxy holds the request of cliproxy_hold and returns its record
  *  number; fails the test when the background run `b` ends first. */

@@ -6,7 +6,7 @@
  * blob had when the get began, and the snapshot it took is gone afterwards.
  *
  * The writer strikes once the downloader's trace shows its first read: the blob is
- * 128 MiB read 8 MiB at a time with one read in flight, so sixteen reads are still
+ * 128 MiB read 4 MiB at a time with one read in flight, so thirty-two reads are still
  * to come when it changes.
  */
 #define _POSIX_C_SOURCE 200809L

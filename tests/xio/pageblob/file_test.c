@@ -21,13 +21,26 @@
 
 #define MiB (1024ull * 1024)
 
+/* The longest read request of the trace. */
+static uint64_t longest_read(xfix *fx) {
+  uint64_t longest = 0;
+  for (int i = 0; i < fx->trace.n; i++)
+    if (fx->trace.ev[i].type == XIO_REQ_READ && fx->trace.ev[i].length > longest)
+      longest = fx->trace.ev[i].length;
+  return longest;
+}
+
 /* A write goes out in Put Pages of at most 4 MiB, a read in Get Blobs of at most
- * 8 MiB (reads carry no transactional checksum, so the service takes any length). */
-TEST(large_write_splits_into_put_pages_and_a_read_into_8_mib_gets) {
+ * 4 MiB, the longest range the service answers a checksum for: every byte read is
+ * checked. With checksums off (`checksum` XIO_CHECKSUM_NONE) nothing is checked, and a
+ * read goes in Get Blobs of 8 MiB. */
+static void splits(xio_checksum checksum, int reads, uint64_t longest) {
   xfix fx;
   xio_error e;
   char url[1024];
-  xfix_setup(&fx, 0, NULL);
+  xio_ctx_options o = xio_ctx_options_default();
+  o.checksum = checksum;
+  xfix_setup(&fx, 0, &o);
   xfix_target(&fx, "big.mdf", url, sizeof url);
   xio_file *f = xfix_open_url(&fx, url, XIO_OPEN_CREATE, XIO_KIND_DATA, 64 * MiB);
   size_t n = 10 * MiB + 4096;
@@ -43,12 +56,8 @@ TEST(large_write_splits_into_put_pages_and_a_read_into_8_mib_gets) {
   ASSERT_OK(xio_file_read(f, 3 * MiB, dst, n, &got, &e), &e);
   ASSERT_EQ(got, n);
   ASSERT_MEM_EQ(src, dst, n);
-  ASSERT_EQ(xfix_count(&fx, XIO_REQ_READ), 2); /* 8 MiB, then 2 MiB + 4 KiB */
-  uint64_t longest = 0;
-  for (int i = 0; i < fx.trace.n; i++)
-    if (fx.trace.ev[i].type == XIO_REQ_READ && fx.trace.ev[i].length > longest)
-      longest = fx.trace.ev[i].length;
-  ASSERT_U64_EQ(longest, 8 * MiB);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_READ), reads);
+  ASSERT_U64_EQ(longest_read(&fx), longest);
   xio_file_stats st;
   xio_file_get_stats(f, &st);
   ASSERT_U64_EQ(st.writes, 1);
@@ -56,11 +65,19 @@ TEST(large_write_splits_into_put_pages_and_a_read_into_8_mib_gets) {
   ASSERT_U64_EQ(st.bytes_written, n);
   ASSERT_U64_EQ(st.bytes_read, n);
   ASSERT_U64_EQ(st.failures, 0);
-  ASSERT_U64_EQ(st.requests, 5); /* 3 Put Pages, 2 Get Blobs */
+  ASSERT_U64_EQ(st.requests, 3 + (uint64_t)reads);
   free(src);
   free(dst);
   ASSERT_OK(xio_file_close(f, &e), &e);
   xfix_teardown(&fx);
+}
+
+TEST(large_write_splits_into_put_pages_and_a_read_into_checked_4_mib_gets) {
+  splits(XIO_CHECKSUM_CRC64, 3, 4 * MiB); /* 4 MiB, 4 MiB, 2 MiB + 4 KiB */
+}
+
+TEST(unchecked_reads_go_in_8_mib_gets) {
+  splits(XIO_CHECKSUM_NONE, 2, 8 * MiB); /* 8 MiB, then 2 MiB + 4 KiB */
 }
 
 TEST(unaligned_writes_need_the_flag) {
