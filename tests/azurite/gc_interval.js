@@ -28,6 +28,13 @@
 // store full therefore waits for up to two sweeps: the second frees what was deleted
 // or overwritten until the first ended.
 //
+// The sweep lists every blob to learn which extents are still used, in pages of
+// XIO_AZURITE_GC_PAGE_BLOBS (default 5000, as Azurite's). Azurite pages that list by
+// name, each page starting after the last name seen, so a page that ends among blobs
+// of one name (in several containers, or a blob and its snapshots) skips the rest of
+// them, and the sweep then freed data those blobs still held; here it pages by the
+// blobs' own record ids.
+//
 // Azurite's modules are found from the program node runs (the azurite-blob that
 // was started, wherever it is installed), else through NODE_PATH.
 "use strict";
@@ -49,27 +56,30 @@ function azuriteModule(name) {
   return require(full);
 }
 
-// The milliseconds in variable `name`, or `fallback`; a bad value ends Azurite's start.
-function millis(name, fallback, zeroAllowed) {
+// The number in variable `name` (milliseconds, or blobs), or `fallback`; a bad value
+// ends Azurite's start.
+function envNumber(name, fallback, zeroAllowed) {
   const text = process.env[name];
   if (text === undefined || text === "") return fallback;
-  const ms = Number(text);
-  if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !zeroAllowed)) {
-    console.error(`${name} must be a ${zeroAllowed ? "" : "positive "}number of milliseconds`);
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0 || (n === 0 && !zeroAllowed)) {
+    console.error(`${name} must be a ${zeroAllowed ? "" : "positive "}number`);
     process.exit(2);
   }
-  return ms;
+  return n;
 }
 
-const intervalMs = millis("XIO_AZURITE_GC_INTERVAL_MS", 6 * 3600 * 1000, false);
-const idleMs = millis("XIO_AZURITE_GC_IDLE_MS", 0, true);
-const protectMs = millis("XIO_AZURITE_GC_PROTECT_MS", 10000, true);
+const pageBlobs = envNumber("XIO_AZURITE_GC_PAGE_BLOBS", 5000, false);
+const intervalMs = envNumber("XIO_AZURITE_GC_INTERVAL_MS", 6 * 3600 * 1000, false);
+const idleMs = envNumber("XIO_AZURITE_GC_IDLE_MS", 0, true);
+const protectMs = envNumber("XIO_AZURITE_GC_PROTECT_MS", 10000, true);
 
 azuriteModule("blob/utils/constants").DEFAULT_GC_INTERVAL_MS = intervalMs;
 azuriteModule("common/utils/constants").DEFAULT_EXTENT_GC_PROTECT_TIME_IN_MS = protectMs;
 const Collector = azuriteModule("blob/gc/BlobGCManager").default;
 const MemoryExtentStore = azuriteModule("common/persistence/MemoryExtentStore").default;
 const ExtentMetadata = azuriteModule("common/persistence/LokiExtentMetadataStore").default;
+const BlobMetadata = azuriteModule("blob/persistence/LokiBlobMetadataStore").default;
 
 // A new extent is recorded with the time the sweep's protection checks
 // (LastModifyInMS), which the in-memory store does not set (it sets lastModifiedInMS).
@@ -78,6 +88,34 @@ ExtentMetadata.prototype.updateExtent = function (extent) {
   if (extent.LastModifyInMS === undefined)
     extent = { ...extent, LastModifyInMS: extent.lastModifiedInMS || Date.now() };
   return updateExtent.call(this, extent);
+};
+
+// Every blob for the sweep, a page at a time in the order of the records' ids
+// ($loki), each page after the last id seen: [blobs, marker of the next page or
+// undefined].
+BlobMetadata.prototype.listAllBlobs = async function (
+  maxResults,
+  marker,
+  includeSnapshots,
+  includeUncommittedBlobs
+) {
+  const limit = Math.floor(maxResults || pageBlobs);
+  const after = marker ? Number(marker) : 0;
+  const docs = this.db
+    .getCollection(this.BLOBS_COLLECTION)
+    .chain()
+    .where(
+      obj =>
+        obj.$loki > after &&
+        (includeSnapshots || obj.snapshot.length === 0) &&
+        (includeUncommittedBlobs || obj.isCommitted)
+    )
+    .simplesort("$loki")
+    .limit(limit + 1)
+    .data();
+  if (docs.length <= limit) return [docs, undefined];
+  docs.pop();
+  return [docs, String(docs[docs.length - 1].$loki)];
 };
 
 const gc = {

@@ -52,20 +52,26 @@ static unsigned char *read_exactly(const char *path, size_t n) {
 /* `xio ARGS...` with the emulator's connection string as its credential. */
 #define XIO_AT(r, env, ...) EMU_XIO_ENV((r), (env), __VA_ARGS__)
 
-/* 16 MiB of memory; 2 MiB kept throughout, and four 6 MiB blobs written and deleted
- * in turn: 26 MiB over the emulator's life. Every write goes in (the third found the
- * store full before: the sweep waited 6 hours), the kept blob reads back whole, a
- * blob larger than what is left is refused with the hint, and what it wrote before
- * the refusal does not stay in the way of the next blob. */
+#define KEPT 3 /* blobs kept throughout, of one name in as many containers */
+
+/* 16 MiB of memory; three 1 MiB blobs kept throughout, and four 6 MiB blobs written
+ * and deleted in turn: 27 MiB over the emulator's life. Every write goes in (the
+ * third found the store full before: the sweep waited 6 hours), the kept blobs read
+ * back whole (the sweep lists blobs two at a time here, so a page ends among the
+ * kept ones, which share a name), a blob larger than what is left is refused with
+ * the hint, and what it wrote before the refusal does not stay in the way of the
+ * next blob. */
 TEST(writes_go_on_past_the_memory_limit_once_blobs_are_deleted) {
   const char *dir = emurun_dir();
-  char work[512], keep[600], back[600], file[600], cs[1024], url[1024];
+  char work[512], keep[KEPT][600], back[600], file[600], cs[1024], url[1024];
   test_scratch_dir(work, sizeof work, "xio-memory");
   emurun r = {0};
   /* A sweep frees what was written 200 ms ago or more (10 s by default), so that the
    * blobs deleted just before count in a short test. */
-  EMU_XIO_ENV(&r, ((const char *const[]){"XIO_AZURITE_GC_PROTECT_MS=200", NULL}), "emulator",
-              "start", "--dir", dir, "--json", "--memory", "16M");
+  EMU_XIO_ENV(
+      &r,
+      ((const char *const[]){"XIO_AZURITE_GC_PROTECT_MS=200", "XIO_AZURITE_GC_PAGE_BLOBS=2", NULL}),
+      "emulator", "start", "--dir", dir, "--json", "--memory", "16M");
   EXPECT_STATUS(&r, 0);
   cJSON *s = emurun_json(&r);
   snprintf(cs, sizeof cs, "AZURE_STORAGE_CONNECTION_STRING=%s",
@@ -73,11 +79,13 @@ TEST(writes_go_on_past_the_memory_limit_once_blobs_are_deleted) {
   const char *env[] = {cs, NULL};
   const char *ep = emurun_str(s, "blob_endpoint", NULL);
 
-  snprintf(keep, sizeof keep, "%s/keep", work);
-  random_file(keep, 2, 1);
-  snprintf(url, sizeof url, "%s/memory/keep", ep);
-  XIO_AT(&r, env, "put", keep, url);
-  EXPECT_STATUS(&r, 0);
+  for (int k = 0; k < KEPT; k++) {
+    snprintf(keep[k], sizeof keep[k], "%s/keep%d", work, k);
+    random_file(keep[k], 1, (uint64_t)k + 100);
+    snprintf(url, sizeof url, "%s/memory-%d/keep", ep, k);
+    XIO_AT(&r, env, "put", keep[k], url);
+    EXPECT_STATUS(&r, 0);
+  }
   snprintf(file, sizeof file, "%s/blob", work);
   for (int i = 0; i < 4; i++) {
     random_file(file, 6, (uint64_t)i + 2);
@@ -88,16 +96,18 @@ TEST(writes_go_on_past_the_memory_limit_once_blobs_are_deleted) {
     EXPECT_STATUS(&r, 0);
     sleep_ms(300); /* what the blob held is older than the 200 ms a sweep keeps */
   }
-  snprintf(url, sizeof url, "%s/memory/keep", ep);
-  snprintf(back, sizeof back, "%s/keep.back", work);
-  XIO_AT(&r, env, "get", url, back);
-  EXPECT_STATUS(&r, 0);
-  unsigned char *want = read_exactly(keep, 2 * MIB), *got = read_exactly(back, 2 * MIB);
-  ASSERT_MEM_EQ(got, want, 2 * MIB);
-  free(want);
-  free(got);
+  for (int k = 0; k < KEPT; k++) {
+    snprintf(url, sizeof url, "%s/memory-%d/keep", ep, k);
+    snprintf(back, sizeof back, "%s/keep%d.back", work, k);
+    XIO_AT(&r, env, "get", url, back);
+    EXPECT_STATUS(&r, 0);
+    unsigned char *want = read_exactly(keep[k], MIB), *got = read_exactly(back, MIB);
+    ASSERT_MEM_EQ(got, want, MIB);
+    free(want);
+    free(got);
+  }
 
-  random_file(file, 16, 9); /* more than the 14 MiB left beside the kept blob */
+  random_file(file, 16, 9); /* more than the 13 MiB left beside the kept blobs */
   snprintf(url, sizeof url, "%s/memory/big", ep);
   XIO_AT(&r, env, "put", file, url);
   EXPECT_STATUS(&r, 1);
