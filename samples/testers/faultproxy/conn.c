@@ -169,7 +169,8 @@ static void reap_conns(faultproxy *p) {
 }
 
 /* The connection that can best go to make room, or NULL: the one idle longest
- * (between requests, or connected and silent), else the one whose head has been
+ * (between requests, or connected and silent), once that is IDLE_GRACE_MS (not one
+ * just accepted, whose request is on its way), else the one whose head has been
  * coming longest, once that is HEAD_GRACE_MS (a client sends its head at once). Never
  * one reading a body or being served; none while an earlier cut is still ending. */
 static conn *pick_victim(faultproxy *p, int *phase) {
@@ -180,8 +181,8 @@ static conn *pick_victim(faultproxy *p, int *phase) {
     int ph = atomic_load(&c->phase);
     int64_t since = atomic_load(&c->since_us);
     if (ph == CONN_CUT) return NULL;
-    if (ph == CONN_HEAD && now - since < (int64_t)HEAD_GRACE_MS * 1000) continue;
     if (ph != CONN_IDLE && ph != CONN_HEAD) continue;
+    if (now - since < (int64_t)(ph == CONN_IDLE ? IDLE_GRACE_MS : HEAD_GRACE_MS) * 1000) continue;
     if (best && (*phase < ph || (*phase == ph && best_since <= since))) continue;
     best = c;
     best_since = since;

@@ -24,18 +24,19 @@
 #include "faultproxy.h"
 
 #define TICK_MS 50
-#define IDLE_MS                                                                                    \
-  30000 /* default: a client connection idle this long between requests                            \
-           (or before its first) is closed */
-#define HEAD_MS                                                                                    \
-  10000                     /* default: a request's head must be whole this long after its         \
-                               first byte (nginx's client_header_timeout, Apache's                 \
-                               mod_reqtimeout header=) */
-#define BODY_GRACE_MS 20000 /* a request body's first BODY_GRACE_MS, then it must come */
-#define BODY_MIN_RATE                                                                              \
-  500                       /* at BODY_MIN_RATE bytes/s on average (mod_reqtimeout's               \
-                               body=20,MinRate=500) */
-#define HEAD_GRACE_MS 1000  /* a head in progress this long may be cut to make room */
+/* Deadlines against slow clients (what nginx's client_header_timeout and Apache's
+ * mod_reqtimeout header=, body=20,MinRate=500 give): a connection idle IDLE_MS
+ * between requests, or before its first, is closed; a request's head must be whole
+ * HEAD_MS after its first byte (both defaults: faultproxy_set_deadlines); a body may
+ * take BODY_GRACE_MS, and then must come at BODY_MIN_RATE bytes/s on average. */
+#define IDLE_MS       30000
+#define HEAD_MS       10000
+#define BODY_GRACE_MS 20000
+#define BODY_MIN_RATE 500
+/* With every slot taken, a connection idle IDLE_GRACE_MS (not one just accepted), or
+ * whose head has been coming HEAD_GRACE_MS, may be cut to make room. */
+#define IDLE_GRACE_MS 250
+#define HEAD_GRACE_MS 1000
 #define IO_TIMEOUT_MS 30000 /* longest wait for the rest of a message */
 #define MAX_HEAD      (64u * 1024)
 #define MAX_BODY      (64u * 1024 * 1024)
