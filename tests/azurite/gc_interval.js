@@ -99,7 +99,7 @@ BlobMetadata.prototype.listAllBlobs = async function (
   includeSnapshots,
   includeUncommittedBlobs
 ) {
-  const limit = Math.floor(maxResults || pageBlobs);
+  const limit = Math.max(1, Math.floor(maxResults || pageBlobs));
   const after = marker ? Number(marker) : 0;
   const docs = this.db
     .getCollection(this.BLOBS_COLLECTION)
