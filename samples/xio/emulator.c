@@ -21,12 +21,15 @@
 
 #include "emulator.h"
 
-#define AZURITE_START_MS 60000 /* Azurite's first start on a slow machine */
+#define AZURITE_START_MS 60000   /* Azurite's first start on a slow machine */
+#define MEMORY_DEFAULT   "6G"    /* blob data Azurite may hold, by default */
+#define IDLE_SWEEP_MS    "60000" /* Azurite sweeps its store after this long idle */
 #define PROXY_START_MS   10000
 #define STOP_GRACE_MS    10000
 
 typedef struct emu_opts {
-  const char *dir, *faults, *seed, *profile;
+  const char *dir, *faults, *seed, *profile, *memory;
+  uint64_t memory_mib; /* --memory, in MiB */
   int shell;
   faultproxy_rates rates;
   char path[4096]; /* the state directory, absolute */
@@ -206,12 +209,14 @@ static void note_azurite(const emu_opts *o, cli_emu_state *st) {
 }
 
 /* Starts Azurite through the one program that starts it for the tests, the
- * benchmarks and this command (azurite.sh start DIR: in memory, on a free loopback
- * port, with the preload that turns its garbage-collection sweep off, which stops
- * the emulator answering for seconds to minutes), then checks that it answers.
+ * benchmarks and this command (azurite.sh start DIR: in memory, at most --memory of
+ * blob data, on a free loopback port, with the preload that holds its
+ * garbage-collection sweep, which stops the emulator answering for seconds to
+ * minutes, until the store needs it; and here also once it has been idle a minute,
+ * unless XIO_AZURITE_GC_IDLE_MS says otherwise), then checks that it answers.
  * 0, or -1 with a message (the starter's own words when it failed). */
 static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t errsize) {
-  char script[4096], log[4200], tail[1700];
+  char script[4096], log[4200], tail[1700], memory[64];
   cli_emu_proc runner;
   if (cli_emu_find_script(script, sizeof script, err, errsize) != 0) return -1;
   if (cli_emu_path(o->path, "start.log", log, sizeof log) != 0) return -1;
@@ -221,7 +226,10 @@ static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t
   int raw = strcmp(o->profile, "none") == 0;
   const char *argv[] = {script, "start", o->path, "--skipApiVersionCheck", raw ? NULL : "--loose",
                         NULL};
-  if (cli_emu_spawn(argv, NULL, o->path, log, &runner, err, errsize) != 0) return -1;
+  snprintf(memory, sizeof memory, "XIO_AZURITE_MEMORY_MB=%llu", (unsigned long long)o->memory_mib);
+  const char *idle = getenv("XIO_AZURITE_GC_IDLE_MS");
+  const char *env[] = {memory, idle ? NULL : "XIO_AZURITE_GC_IDLE_MS=" IDLE_SWEEP_MS, NULL};
+  if (cli_emu_spawn(argv, env, o->path, log, &runner, err, errsize) != 0) return -1;
   int rc = cli_emu_wait(&runner, AZURITE_START_MS);
   note_azurite(o, st);
   if (rc == 0 &&
@@ -414,15 +422,22 @@ static int run_status(cli *c, emu_opts *o) {
 
 static const emu_sub subs[] = {
     {"start",
-     "emulator start [--dir DIR] [--profile NAME] [--faults SPEC] [--seed N] [--json | --shell]",
+     "emulator start [--dir DIR] [--profile NAME] [--memory SIZE] [--faults SPEC] [--seed N] "
+     "[--json | --shell]",
      "Starts Azurite (the version xio's tests pin) in memory on a free port of\n"
      "127.0.0.1, waits until it answers, and prints its blob endpoint and the\n"
-     "connection string of its development account. Nothing is kept on disk. It runs\n"
-     "as xio's tests run it, without the garbage-collection sweep that stalls it\n"
-     "every 10 minutes (XIO_AZURITE_GC_INTERVAL_MS sets another interval).\n"
+     "connection string of its development account. Nothing is kept on disk.\n"
+     "Deleted and overwritten blobs hold memory until Azurite sweeps its store, which\n"
+     "stalls it for seconds to minutes: rather than every 10 minutes, it sweeps when\n"
+     "the store nears its limit or a write finds it full, and after a minute without\n"
+     "requests (XIO_AZURITE_GC_IDLE_MS; XIO_AZURITE_GC_INTERVAL_MS adds a regular\n"
+     "sweep, every 6 hours by default).\n"
      "\n"
      "  --dir DIR      where the state is kept (default $XDG_RUNTIME_DIR/xio-emulator,\n"
      "                 else /tmp/xio-emulator-UID); stop and status take the same\n"
+     "  --memory SIZE  the blob data it may hold (default " MEMORY_DEFAULT "); when blobs that\n"
+     "                 exist fill it, writes are refused (409\n"
+     "                 MemoryExtentStoreAtSizeLimit) until blobs are deleted\n"
      "  --profile NAME how Azure-like the answers are: a proxy (xio-faultproxy) in\n"
      "                 front of Azurite pages Get Page Ranges, puts the byte-order\n"
      "                 mark on XML bodies and enforces Azure's limits with Azure's\n"
@@ -467,6 +482,19 @@ static int wants_help(int argc, char **argv) {
   return 0;
 }
 
+/* --memory (default MEMORY_DEFAULT) into o->memory_mib: whole MiB, at least one. */
+static int parse_memory(const cli *c, emu_opts *o) {
+  uint64_t bytes;
+  const char *text = o->memory ? o->memory : MEMORY_DEFAULT;
+  int r = cli_value_size(c, "--memory", text, &bytes);
+  if (r != CLI_CONTINUE) return r;
+  if (bytes < ((uint64_t)1 << 20) || bytes % ((uint64_t)1 << 20) != 0)
+    return cli_usage_error(c, "bad --memory '%s': give whole MiB, at least 1M (e.g. 512M, 8G)",
+                           text);
+  o->memory_mib = bytes >> 20;
+  return CLI_CONTINUE;
+}
+
 /* --profile (default standard), --faults and --seed into o->rates. */
 static int parse_faults(const cli *c, emu_opts *o) {
   char err[512];
@@ -498,12 +526,17 @@ static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
     printf("usage: xio %s\n\n%s", sub->synopsis, sub->help);
     return CLI_OK;
   }
-  const cli_opt start_opts[] = {{"--dir", &o.dir, NULL},       {"--profile", &o.profile, NULL},
-                                {"--faults", &o.faults, NULL}, {"--seed", &o.seed, NULL},
-                                {"--shell", NULL, &o.shell},   {NULL, NULL, NULL}},
+  const cli_opt start_opts[] = {{"--dir", &o.dir, NULL},
+                                {"--profile", &o.profile, NULL},
+                                {"--faults", &o.faults, NULL},
+                                {"--seed", &o.seed, NULL},
+                                {"--memory", &o.memory, NULL},
+                                {"--shell", NULL, &o.shell},
+                                {NULL, NULL, NULL}},
                 other_opts[] = {{"--dir", &o.dir, NULL}, {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, sub->takes_start_options ? start_opts : other_opts, "", 0, NULL);
   if (r == CLI_CONTINUE) r = parse_faults(c, &o);
+  if (r == CLI_CONTINUE && sub->takes_start_options) r = parse_memory(c, &o);
   if (r != CLI_CONTINUE) return r;
   if (cli_emu_dir(o.dir, o.path, sizeof o.path, err, sizeof err) != 0)
     return cli_usage_error(c, "%s", err);
@@ -524,7 +557,8 @@ static int run_emulator(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_emulator = {
     "emulator",
     "run Azurite for any client, optionally behind a fault-injecting proxy",
-    "emulator start [--dir DIR] [--profile NAME] [--faults SPEC] [--seed N] [--json | --shell]\n"
+    "emulator start [--dir DIR] [--profile NAME] [--memory SIZE] [--faults SPEC] [--seed N] "
+    "[--json | --shell]\n"
     "emulator stop [--dir DIR]\n"
     "emulator status [--dir DIR]",
     "Runs the storage emulator (Azurite, in memory, on 127.0.0.1) in the background\n"

@@ -7,8 +7,8 @@
  * `xio emulator start` leaves two programs running in the background, each in a
  * session of its own so that it outlives the command: Azurite, started by the one
  * program that starts it for everyone (azurite.sh, installed in share/xio: in
- * memory, on a free loopback port, without its garbage-collection sweep) and, with
- * --faults, xio-faultproxy in front of it. The state
+ * memory, on a free loopback port, its garbage-collection sweep held until the
+ * store needs it) and, with --faults, xio-faultproxy in front of it. The state
  * directory says which processes they are (pid and start time, so that a reused pid
  * is not taken for them), where they listen and what the proxy counted so far.
  */

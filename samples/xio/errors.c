@@ -188,7 +188,17 @@ static const char *hint_backup(const xio_error *e) {
   }
 }
 
+/* The emulator (Azurite in memory) refused a write: its store is full of blobs that
+ * exist, even after its sweep freed what deleted ones held. */
+static const char *hint_emulator_full(void) {
+  return "the emulator's memory for blob data is full of blobs that exist: delete those no "
+         "longer needed (`xio rm URL`; the emulator takes their memory back when a write next "
+         "finds it full), or give it more (`xio emulator stop`, then `xio emulator start "
+         "--memory SIZE`; stopping it loses its blobs)";
+}
+
 const char *cli_hint(const xio_error *e) {
+  if (strcmp(e->service_code, "MemoryExtentStoreAtSizeLimit") == 0) return hint_emulator_full();
   if (is_backup(e)) return hint_backup(e);
   switch (e->code) {
   case XIO_ENOTFOUND: return hint_not_found(e);

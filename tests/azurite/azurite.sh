@@ -27,8 +27,11 @@
 # there in the source tree; `npm ci` in share/xio does for an installed xio, whose
 # package.json and package-lock.json pin the same version); azurite-blob on PATH;
 # the global npm prefix's bin. None: a message naming each place, exit 1.
-# Its garbage collector sleeps XIO_AZURITE_GC_INTERVAL_MS between sweeps (gc_interval.js;
-# default 6 hours instead of Azurite's 10 minutes, since a sweep stalls the emulator).
+# Blob data is kept in memory, at most XIO_AZURITE_MEMORY_MB MiB (default 6144). Its
+# garbage collector sweeps when that store nears its limit or a write finds it full,
+# else every XIO_AZURITE_GC_INTERVAL_MS (gc_interval.js: default 6 hours instead of
+# Azurite's 10 minutes, since a sweep stalls the emulator; XIO_AZURITE_GC_IDLE_MS
+# adds a sweep once it is idle).
 # An XIO_TEST_BLOB_ENDPOINT already in the environment wins (an emulator started
 # elsewhere), except for an HTTPS state: its endpoint only works with its own CA.
 #
@@ -139,15 +142,23 @@ start() {
   local bin scheme=http
   case " $* " in *" --cert "*) scheme=https ;; esac
   bin=$(find_azurite) || exit 1
+  local memory=${XIO_AZURITE_MEMORY_MB:-6144}
+  case "$memory" in
+    "" | *[!0-9]* | 0*)
+      echo "azurite.sh: XIO_AZURITE_MEMORY_MB must be a positive whole number of MiB," \
+        "not '$memory'" >&2
+      exit 2 ;;
+  esac
   rm -f "$state/endpoint"
   # The log exists before the emulator starts: the wait loop below reads it at once,
   # and a missing file would end this script (set -e, pipefail).
   : > "$state/azurite.log"
   # setsid: the emulator outlives this script and is stopped by pid.
-  # gc_interval.js: no garbage-collection sweep (which stalls the emulator) during a run.
+  # gc_interval.js: a garbage-collection sweep (which stalls the emulator) only when
+  # the store needs it.
   (cd "$state" && NODE_PATH="$here/node_modules" \
       NODE_OPTIONS="--require $here/gc_interval.js ${NODE_OPTIONS:-}" exec setsid "$bin" --blobHost 127.0.0.1 --blobPort 0 --inMemoryPersistence \
-      --extentMemoryLimit 6144 --silent --disableTelemetry "$@" \
+      --extentMemoryLimit "$memory" --silent --disableTelemetry "$@" \
       >"$state/azurite.log" 2>&1 </dev/null) &
   echo $! > "$state/pid"
   # Azurite says "Azurite Blob service successfully listens on http://127.0.0.1:PORT"

@@ -1,36 +1,277 @@
 // gc_interval.js - loaded into Azurite (node --require, through NODE_OPTIONS) before
 // the emulator starts, by azurite.sh for the tests and by `xio emulator start` for
-// everyone else: sets how long its blob garbage collector sleeps between sweeps.
+// everyone else: decides when its blob garbage collector sweeps the in-memory store.
 //
-// Azurite 3.37 sweeps its in-memory store every 10 minutes, and a sweep over the many
-// blobs a test run leaves behind stops the emulator answering for 20 to 80 s on a
-// loaded 2-core machine: whichever test runs then times out. The sweep only returns
-// the memory of deleted blobs; a test run (minutes, far less than the 6 GiB the
-// emulator may hold) never needs it. XIO_AZURITE_GC_INTERVAL_MS sets the interval
-// (default 6 hours; 600000 is Azurite's own).
+// Azurite keeps blob data in memory up to a limit (--extentMemoryLimit; azurite.sh
+// gives 6 GiB) and never reuses it in place: every write adds an extent, and the
+// extents of deleted blobs and overwritten pages are only returned by a sweep. On its
+// own it sweeps every 10 minutes, and a sweep over the many blobs a test run leaves
+// behind stops the emulator answering for 20 to 80 s on a loaded 2-core machine:
+// whichever test runs then times out. Without sweeps, though, the store fills with
+// what was deleted, and from then on every write is refused (409
+// MemoryExtentStoreAtSizeLimit). So the sweep comes when it is needed, not by the
+// clock:
+//   - when a write finds the store full: the write waits for a sweep, then tries once
+//     more; still full, it is refused with a message saying what to do;
+//   - when the store nears its limit (3/4 of it, and 1/8 of it written since the
+//     last sweep, so that a store full of live blobs is not swept on every write);
+//   - after XIO_AZURITE_GC_IDLE_MS without a request, when a request since the last
+//     sweep may have left something to free (default 0: never; `xio emulator start`
+//     sets a minute);
+//   - every XIO_AZURITE_GC_INTERVAL_MS (default 6 hours; 600000 is Azurite's own).
+// A sweep frees only extents written XIO_AZURITE_GC_PROTECT_MS ago or more (default
+// 10 s; Azurite's own is 10 minutes, but it never applied to the in-memory store,
+// whose extents were recorded without the time it checks), so that one whose blob
+// does not name it yet (a write between storing its bytes and recording them) is
+// never taken; and two sweeps are at least that far apart, so that such a write,
+// held up by the first sweep, has its time before the next. A write that finds the
+// store full therefore waits for up to two sweeps: the second frees what was deleted
+// or overwritten until the first ended.
 //
-// Azurite's constants are found from the program node runs (the azurite-blob that
+// The sweep lists every blob to learn which extents are still used, in pages of
+// XIO_AZURITE_GC_PAGE_BLOBS (default 5000, as Azurite's). Azurite pages that list by
+// name, each page starting after the last name seen, so a page that ends among blobs
+// of one name (in several containers, or a blob and its snapshots) skips the rest of
+// them, and the sweep then freed data those blobs still held; here it pages by the
+// blobs' own record ids.
+//
+// Azurite's modules are found from the program node runs (the azurite-blob that
 // was started, wherever it is installed), else through NODE_PATH.
 "use strict";
 const fs = require("fs");
+const http = require("http");
+const https = require("https");
 const path = require("path");
-const name = "azurite/dist/src/blob/utils/constants";
 
-function constantsPath() {
+function azuriteModule(name) {
+  const full = "azurite/dist/src/" + name;
   const program = process.argv[1];
   if (program) {
     try {
-      return require.resolve(name, { paths: [path.dirname(fs.realpathSync(program))] });
+      return require(require.resolve(full, { paths: [path.dirname(fs.realpathSync(program))] }));
     } catch (e) {
       // not below the program: NODE_PATH
     }
   }
-  return require.resolve(name);
+  return require(full);
 }
 
-const ms = Number(process.env.XIO_AZURITE_GC_INTERVAL_MS || 6 * 3600 * 1000);
-if (!Number.isFinite(ms) || ms <= 0) {
-  console.error("XIO_AZURITE_GC_INTERVAL_MS must be a positive number of milliseconds");
-  process.exit(2);
+// The number in variable `name` (milliseconds, or blobs), or `fallback`; a bad value
+// ends Azurite's start.
+function envNumber(name, fallback, zeroAllowed) {
+  const text = process.env[name];
+  if (text === undefined || text === "") return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0 || (n === 0 && !zeroAllowed)) {
+    console.error(`${name} must be a ${zeroAllowed ? "" : "positive "}number`);
+    process.exit(2);
+  }
+  return n;
 }
-require(constantsPath()).DEFAULT_GC_INTERVAL_MS = ms;
+
+const pageBlobs = envNumber("XIO_AZURITE_GC_PAGE_BLOBS", 5000, false);
+const intervalMs = envNumber("XIO_AZURITE_GC_INTERVAL_MS", 6 * 3600 * 1000, false);
+const idleMs = envNumber("XIO_AZURITE_GC_IDLE_MS", 0, true);
+const protectMs = envNumber("XIO_AZURITE_GC_PROTECT_MS", 10000, true);
+
+azuriteModule("blob/utils/constants").DEFAULT_GC_INTERVAL_MS = intervalMs;
+azuriteModule("common/utils/constants").DEFAULT_EXTENT_GC_PROTECT_TIME_IN_MS = protectMs;
+const Collector = azuriteModule("blob/gc/BlobGCManager").default;
+const MemoryExtentStore = azuriteModule("common/persistence/MemoryExtentStore").default;
+const ExtentMetadata = azuriteModule("common/persistence/LokiExtentMetadataStore").default;
+const BlobMetadata = azuriteModule("blob/persistence/LokiBlobMetadataStore").default;
+
+// A new extent is recorded with the time the sweep's protection checks
+// (LastModifyInMS), which the in-memory store does not set (it sets lastModifiedInMS).
+const updateExtent = ExtentMetadata.prototype.updateExtent;
+ExtentMetadata.prototype.updateExtent = function (extent) {
+  if (extent.LastModifyInMS === undefined)
+    extent = { ...extent, LastModifyInMS: extent.lastModifiedInMS || Date.now() };
+  return updateExtent.call(this, extent);
+};
+
+// Every blob for the sweep, a page at a time in the order of the records' ids
+// ($loki), each page after the last id seen: [blobs, marker of the next page or
+// undefined].
+BlobMetadata.prototype.listAllBlobs = async function (
+  maxResults,
+  marker,
+  includeSnapshots,
+  includeUncommittedBlobs
+) {
+  const limit = Math.max(1, Math.floor(maxResults || pageBlobs));
+  const after = marker ? Number(marker) : 0;
+  const docs = this.db
+    .getCollection(this.BLOBS_COLLECTION)
+    .chain()
+    .where(
+      obj =>
+        obj.$loki > after &&
+        (includeSnapshots || obj.snapshot.length === 0) &&
+        (includeUncommittedBlobs || obj.isCommitted)
+    )
+    .simplesort("$loki")
+    .limit(limit + 1)
+    .data();
+  if (docs.length <= limit) return [docs, undefined];
+  docs.pop();
+  return [docs, String(docs[docs.length - 1].$loki)];
+};
+
+const gc = {
+  running: false, // the collector's loop runs
+  due: false, // a sweep is wanted as soon as the gap allows
+  wake: null, // ends the collector's sleep early (while it sleeps)
+  waiters: [], // writes waiting for the next sweep to end
+  lastEnd: 0, // Date.now() when the last sweep ended
+  sizeAfter: 0, // the store's bytes then
+  store: null, // the chunk store the blob service writes to
+  lastRequest: Date.now(),
+  changed: false // a request that may leave something to free came since the last sweep
+};
+
+// Asks for a sweep as soon as the gap allows.
+function wantSweep() {
+  gc.due = true;
+  if (gc.wake) gc.wake();
+}
+
+// Resolves once a sweep that starts after this call has ended (at once when the
+// collector does not run).
+function sweepNow() {
+  if (!gc.running) return Promise.resolve();
+  return new Promise(resolve => {
+    gc.waiters.push(resolve);
+    wantSweep();
+  });
+}
+
+function releaseWaiters(waiters) {
+  for (const resolve of waiters) resolve();
+}
+
+const loop = Collector.prototype.markSweepLoop;
+Collector.prototype.markSweepLoop = async function () {
+  gc.running = true;
+  try {
+    await loop.call(this);
+  } finally {
+    gc.running = false;
+    releaseWaiters(gc.waiters.splice(0));
+  }
+};
+
+const markSweep = Collector.prototype.markSweep;
+Collector.prototype.markSweep = async function () {
+  const waiters = gc.waiters.splice(0);
+  gc.due = false;
+  gc.changed = false;
+  try {
+    await markSweep.call(this);
+  } finally {
+    gc.lastEnd = Date.now();
+    gc.sizeAfter = gc.store ? gc.store.totalSize() : 0;
+    releaseWaiters(waiters);
+  }
+};
+
+// The collector's sleep between sweeps: `ms`, or less when a sweep is wanted, but
+// never ending sooner than protectMs after the last sweep.
+Collector.prototype.sleep = function (ms) {
+  return new Promise(resolve => {
+    let timer;
+    const end = () => {
+      clearTimeout(timer);
+      this.emitter.removeListener("abort", end);
+      gc.wake = null;
+      resolve();
+    };
+    const until = at => {
+      clearTimeout(timer);
+      timer = setTimeout(end, Math.max(0, at - Date.now()));
+      timer.unref();
+    };
+    gc.wake = () => until(Math.max(Date.now(), gc.lastEnd + protectMs));
+    until(Date.now() + ms);
+    this.emitter.on("abort", end);
+    if (gc.due) gc.wake();
+  });
+};
+
+// The store's limit in MiB, for messages.
+function mib(bytes) {
+  return Math.round(bytes / (1024 * 1024));
+}
+
+// Still full after a sweep: what is in the store is live (or too recent to free).
+function fullError(store, contextId) {
+  const limit = store.chunks.sizeLimit();
+  return store.makeError(
+    409,
+    "MemoryExtentStoreAtSizeLimit",
+    `The emulator's memory for blob data is full: its ${mib(limit)} MiB hold blobs that ` +
+      `exist (or were written in the last ${protectMs / 1000} s), even after a ` +
+      "sweep freed what deleted and overwritten blobs held. Delete blobs no longer needed, " +
+      "or start the emulator again with more memory (xio emulator start --memory SIZE; " +
+      "XIO_AZURITE_MEMORY_MB for azurite.sh), which loses the blobs it holds.",
+    contextId === undefined ? "" : contextId
+  );
+}
+
+function isFull(err) {
+  return err && err.storageErrorCode === "MemoryExtentStoreAtSizeLimit";
+}
+
+// A write went in: sweep soon if the store nears its limit.
+function noteWrite(chunks) {
+  gc.store = chunks;
+  const limit = chunks.sizeLimit();
+  const total = chunks.totalSize();
+  if (limit && total >= limit * 0.75 && total - gc.sizeAfter >= limit / 8 && !gc.due) wantSweep();
+}
+
+// The request body as buffers, so that it can be offered to the store twice.
+async function collect(data) {
+  const parts = [];
+  for await (const chunk of data) parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return parts;
+}
+
+// A write that finds the store full waits for a sweep and tries again, twice; then
+// it is refused, saying what to do.
+const append = MemoryExtentStore.prototype.appendExtent;
+MemoryExtentStore.prototype.appendExtent = async function (data, contextId) {
+  const body = Buffer.isBuffer(data) ? data : await collect(data);
+  gc.store = this.chunks;
+  for (let sweeps = 0; ; sweeps++) {
+    try {
+      const extent = await append.call(this, body, contextId);
+      noteWrite(this.chunks);
+      return extent;
+    } catch (err) {
+      if (!isFull(err)) throw err;
+      if (sweeps === 2 || !gc.running) throw fullError(this, contextId);
+    }
+    await sweepNow();
+  }
+};
+
+// Requests, for the idle sweep: when the last came, and whether one that changes
+// something came since the last sweep.
+for (const server of [http.Server, https.Server]) {
+  const emit = server.prototype.emit;
+  server.prototype.emit = function (event, request, ...rest) {
+    if (event === "request") {
+      gc.lastRequest = Date.now();
+      if (!["GET", "HEAD", "OPTIONS"].includes(request.method)) gc.changed = true;
+    }
+    return emit.call(this, event, request, ...rest);
+  };
+}
+
+if (idleMs > 0) {
+  const check = setInterval(() => {
+    if (gc.changed && !gc.due && Date.now() - gc.lastRequest >= idleMs) wantSweep();
+  }, Math.max(100, Math.min(idleMs / 4, 5000)));
+  check.unref();
+}

@@ -8,12 +8,20 @@
  * at most TICK_MS that also checks the stop flag, so faultproxy_free ends every
  * thread promptly; finished connection threads are joined when the next connection
  * arrives, so a long-running proxy stays bounded.
+ *
+ * Slow clients do not lock others out: an idle connection, a request's head and its
+ * body each have a deadline (read_request), and when every slot is taken the
+ * acceptor leaves new connections in the listen queue while it cuts an idle
+ * connection, or one whose head trickles, to make room (make_room): each connection
+ * says which phase it is in, and the acceptor cuts it only by a compare-and-swap
+ * from a phase it may cut, so a request once read is always answered.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
@@ -81,13 +89,42 @@ static int serve(faultproxy *p, int *fd, buf *in, const request *r, const action
   }
 }
 
-/* Reads one request into `in`. 1 ready, 0 the client closed or idled out, -1 error. */
-static int read_request(faultproxy *p, int fd, buf *in, request *r) {
+/* Moves `c` from phase `from` to `to`: 0, or -1 when the acceptor cut it first. */
+static int enter(conn *c, int from, int to) {
+  atomic_store(&c->since_us, faultproxy__now_us());
+  return atomic_compare_exchange_strong(&c->phase, &from, to) ? 0 : -1;
+}
+
+/* Reads the body up to `want` bytes of `in`: each wait at most IO_TIMEOUT_MS, and
+ * the whole at BODY_MIN_RATE on average once past BODY_GRACE_MS. 0, or -1. */
+static int read_body(conn *c, buf *in, size_t want) {
+  int64_t start = faultproxy__now_us();
+  size_t first = in->n;
+  while (in->n < want) {
+    int64_t now = faultproxy__now_us();
+    int64_t end =
+        start + (int64_t)BODY_GRACE_MS * 1000 + (int64_t)(in->n - first) * 1000000 / BODY_MIN_RATE;
+    if (end > now + (int64_t)IO_TIMEOUT_MS * 1000) end = now + (int64_t)IO_TIMEOUT_MS * 1000;
+    if (faultproxy__fill(c->p, c->fd, in, end, &c->phase) <= 0) return -1;
+  }
+  return 0;
+}
+
+/* Reads one request into `in`, moving `c` through its phases to CONN_SERVING.
+ * 1 ready; 0 the client closed, stayed idle past the idle deadline or was cut while
+ * idle (close in order); -1 error, a head not whole by its deadline, a body too slow,
+ * or cut while its head came (reset). */
+static int read_request(conn *c, buf *in, request *r) {
+  faultproxy *p = c->p;
   memset(r, 0, sizeof *r);
-  int rc = faultproxy__read_head(p, fd, in, &r->m, IDLE_MS);
-  if (rc != 1) return rc;
-  if (faultproxy__parse_request(in, r) != 0) return -1;
-  return faultproxy__read_to(p, fd, in, r->m.total) == 0 ? 1 : -1;
+  int64_t idle_end = atomic_load(&c->since_us) + (int64_t)atomic_load(&p->idle_ms) * 1000;
+  if (in->n == 0 && faultproxy__fill(p, c->fd, in, idle_end, &c->phase) <= 0) return 0;
+  if (enter(c, CONN_IDLE, CONN_HEAD) != 0) return -1;
+  int64_t head_end = faultproxy__now_us() + (int64_t)atomic_load(&p->head_ms) * 1000;
+  if (faultproxy__read_head(p, c->fd, in, &r->m, head_end, &c->phase) != 1) return -1;
+  if (faultproxy__parse_request(in, r) != 0 || enter(c, CONN_HEAD, CONN_BODY) != 0) return -1;
+  if (read_body(c, in, r->m.total) != 0) return -1;
+  return enter(c, CONN_BODY, CONN_SERVING) == 0 ? 1 : -1;
 }
 
 static void *conn_main(void *arg) {
@@ -98,7 +135,7 @@ static void *conn_main(void *arg) {
   for (;;) {
     request r;
     action a;
-    int rc = read_request(p, fd, &in, &r);
+    int rc = read_request(c, &in, &r);
     if (rc < 0) {
       faultproxy__reset_close(fd);
       fd = -1;
@@ -108,6 +145,7 @@ static void *conn_main(void *arg) {
     int keep = serve(p, &fd, &in, &r, &a);
     faultproxy__buf_consume(&in, r.m.total);
     if (!keep) break;
+    enter(c, CONN_SERVING, CONN_IDLE); /* never cut while serving: it cannot fail */
   }
   if (fd >= 0) close(fd);
   free(in.d);
@@ -130,9 +168,43 @@ static void reap_conns(faultproxy *p) {
   p->nconns = k;
 }
 
-static void start_conn(faultproxy *p, int fd) {
+/* The connection that can best go to make room, or NULL: the one idle longest
+ * (between requests, or connected and silent), once that is IDLE_GRACE_MS (not one
+ * just accepted, whose request is on its way), else the one whose head has been
+ * coming longest, once that is HEAD_GRACE_MS (a client sends its head at once). Never
+ * one reading a body or being served; none while an earlier cut is still ending. */
+static conn *pick_victim(faultproxy *p, int *phase) {
+  conn *best = NULL;
+  int64_t now = faultproxy__now_us(), best_since = 0;
+  for (int i = 0; i < p->nconns; i++) {
+    conn *c = p->conns[i];
+    int ph = atomic_load(&c->phase);
+    int64_t since = atomic_load(&c->since_us);
+    if (ph == CONN_CUT) return NULL;
+    if (ph != CONN_IDLE && ph != CONN_HEAD) continue;
+    if (now - since < (int64_t)(ph == CONN_IDLE ? IDLE_GRACE_MS : HEAD_GRACE_MS) * 1000) continue;
+    if (best && (*phase < ph || (*phase == ph && best_since <= since))) continue;
+    best = c;
+    best_since = since;
+    *phase = ph;
+  }
+  return best;
+}
+
+/* 1 when a new connection fits. Else 0, after cutting the connection that can best
+ * go (pick_victim), if any: its slot frees once its thread has ended, and until then
+ * new connections wait in the listen queue rather than being turned away. */
+static int make_room(faultproxy *p) {
   reap_conns(p);
-  conn *c = p->nconns < FAULTPROXY_MAX_CONNS ? calloc(1, sizeof *c) : NULL;
+  if (p->nconns < FAULTPROXY_MAX_CONNS) return 1;
+  int phase = CONN_IDLE;
+  conn *c = pick_victim(p, &phase);
+  if (c) atomic_compare_exchange_strong(&c->phase, &phase, CONN_CUT);
+  return 0;
+}
+
+static void start_conn(faultproxy *p, int fd) {
+  conn *c = calloc(1, sizeof *c);
   if (!c) {
     faultproxy__reset_close(fd);
     return;
@@ -140,6 +212,8 @@ static void start_conn(faultproxy *p, int fd) {
   c->p = p;
   c->fd = fd;
   c->no = ++p->conns_made;
+  atomic_init(&c->phase, CONN_IDLE);
+  atomic_init(&c->since_us, faultproxy__now_us());
   atomic_init(&c->done, 0);
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -157,6 +231,11 @@ static void *acceptor_main(void *arg) {
     int r = faultproxy__wait_fd(p, p->lfd, POLLIN, 1000);
     if (r < 0) break;
     if (r == 0) continue;
+    if (!make_room(p)) { /* full: wait a tick for a slot, the client in the queue */
+      struct timespec tick = {0, TICK_MS * 1000000L};
+      nanosleep(&tick, NULL);
+      continue;
+    }
     int fd = accept4(p->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) start_conn(p, fd);
   }
@@ -206,6 +285,8 @@ faultproxy *faultproxy_start(const char *upstream) {
   pthread_mutex_init(&p->mu, NULL);
   pthread_mutex_init(&p->obs_mu, NULL);
   atomic_init(&p->stop, 0);
+  atomic_init(&p->head_ms, HEAD_MS);
+  atomic_init(&p->idle_ms, IDLE_MS);
   const char *why = NULL;
   if (!upstream || set_upstream(p, upstream) != 0)
     why = "bad upstream address";
@@ -243,3 +324,8 @@ void faultproxy_free(faultproxy *p) {
 }
 
 const char *faultproxy_endpoint(const faultproxy *p) { return p->endpoint; }
+
+void faultproxy_set_deadlines(faultproxy *p, int head_ms, int idle_ms) {
+  atomic_store(&p->head_ms, head_ms > 0 ? head_ms : HEAD_MS);
+  atomic_store(&p->idle_ms, idle_ms > 0 ? idle_ms : IDLE_MS);
+}

@@ -45,11 +45,17 @@
  *
  * Bounds: listens on 127.0.0.1 only, on a port the kernel picks; one acceptor thread
  * and one thread per connection, at most FAULTPROXY_MAX_CONNS connections open at
- * once (more are reset; finished ones are reaped as new ones arrive); records of the
- * first FAULTPROXY_MAX_RECORDS requests (counts go on); headers up to 64 KiB, bodies
- * up to 64 MiB; every wait
- * is a poll with a short timeout that also watches for faultproxy_free; a connection
- * idle for 30 s is closed. All functions are thread-safe.
+ * once; records of the first FAULTPROXY_MAX_RECORDS requests (counts go on); headers
+ * up to 64 KiB, bodies up to 64 MiB; every wait is a poll with a short timeout that
+ * also watches for faultproxy_free. Slow clients cannot lock others out (what nginx's
+ * client_header_timeout and Apache's mod_reqtimeout do): a connection idle for 30 s
+ * between requests (or before its first) is closed; a request's head must be whole
+ * 10 s after its first byte, however it trickles (faultproxy_set_deadlines); a body
+ * must come at 500 bytes/s on average after its first 20 s. With every slot taken, a
+ * new connection waits in the listen queue while the proxy cuts the connection idle
+ * longest, else the one whose head has been coming longest (once that is a second),
+ * never one reading a body or being answered; finished connections are reaped as new
+ * ones arrive. All functions are thread-safe.
  *
  * Secrets: the record keeps the request target as sent (a SAS signature included, so
  * tests can check that the proxy saw it) but never an Authorization value, only its
@@ -190,6 +196,13 @@ void faultproxy_free(faultproxy *p);
 
 /** "http://127.0.0.1:PORT": where clients should connect. Valid until free. */
 const char *faultproxy_endpoint(const faultproxy *p);
+
+/** Sets how long a request's head may take from its first byte (`head_ms`, default
+ *  10000) and how long a connection may stay idle between requests (`idle_ms`,
+ *  default 30000); 0 or less keeps the default. Applies from each connection's next
+ *  request on. A connection that misses the head deadline is reset; an idle one is
+ *  closed in order. */
+void faultproxy_set_deadlines(faultproxy *p, int head_ms, int idle_ms);
 
 /** Scripts a fault (copied). Faults are matched in the order added; the first that
  *  matches a request and has uses left is applied (one fault per request).

@@ -23,8 +23,20 @@
 
 #include "faultproxy.h"
 
-#define TICK_MS       50
-#define IDLE_MS       30000 /* a client connection idle this long is closed */
+#define TICK_MS 50
+/* Deadlines against slow clients (what nginx's client_header_timeout and Apache's
+ * mod_reqtimeout header=, body=20,MinRate=500 give): a connection idle IDLE_MS
+ * between requests, or before its first, is closed; a request's head must be whole
+ * HEAD_MS after its first byte (both defaults: faultproxy_set_deadlines); a body may
+ * take BODY_GRACE_MS, and then must come at BODY_MIN_RATE bytes/s on average. */
+#define IDLE_MS       30000
+#define HEAD_MS       10000
+#define BODY_GRACE_MS 20000
+#define BODY_MIN_RATE 500
+/* With every slot taken, a connection idle IDLE_GRACE_MS (not one just accepted), or
+ * whose head has been coming HEAD_GRACE_MS, may be cut to make room. */
+#define IDLE_GRACE_MS 250
+#define HEAD_GRACE_MS 1000
 #define IO_TIMEOUT_MS 30000 /* longest wait for the rest of a message */
 #define MAX_HEAD      (64u * 1024)
 #define MAX_BODY      (64u * 1024 * 1024)
@@ -91,13 +103,26 @@ typedef struct refusal {
   char detail[320]; /* extra XML elements after <Message>, or "" */
 } refusal;
 
+/* Where a client connection is (conn.phase). The acceptor, when every slot is taken,
+ * may move an IDLE or HEAD connection to CUT (compare-and-swap, so never one that has
+ * moved on); its thread's waits then end and it closes the connection. */
+enum {
+  CONN_IDLE,    /* waiting for a request's first byte: keep-alive, or a new connection */
+  CONN_HEAD,    /* reading a request's head */
+  CONN_BODY,    /* reading its body */
+  CONN_SERVING, /* the request is admitted: answering it */
+  CONN_CUT      /* cut by the acceptor to make room */
+};
+
 /* One client connection and its thread. */
 typedef struct conn {
   faultproxy *p;
   int no;
   int fd;
   pthread_t thread;
-  atomic_int done; /* the thread has finished: join it */
+  atomic_int phase;         /* CONN_* */
+  _Atomic int64_t since_us; /* when it entered its phase */
+  atomic_int done;          /* the thread has finished: join it */
 } conn;
 
 struct faultproxy {
@@ -106,6 +131,7 @@ struct faultproxy {
   struct sockaddr_storage up_addr;
   socklen_t up_len;
   atomic_int stop;
+  atomic_int head_ms, idle_ms; /* faultproxy_set_deadlines */
   pthread_t acceptor;
   pthread_mutex_t mu;
   slot faults[FAULTPROXY_MAX_FAULTS]; /* under mu */
@@ -176,6 +202,12 @@ void faultproxy__buf_consume(buf *b, size_t k);
  *  -1 when the proxy is stopping or poll fails. */
 int faultproxy__wait_fd(faultproxy *p, int fd, short events, int ms);
 
+/** Reads what `fd` has into `b`, waiting until `end_us` (monotonic, faultproxy__now_us)
+ *  at most. A client connection's `phase` (NULL for none) ends the wait once it is
+ *  CONN_CUT. >0 bytes read, 0 at the end of the stream, -1 on error, timeout, cut,
+ *  stop or a message too large. */
+ssize_t faultproxy__fill(faultproxy *p, int fd, buf *b, int64_t end_us, const atomic_int *phase);
+
 /** Sends all `n` bytes: 0, or -1 if the peer went away, it timed out or the proxy is
  *  stopping. */
 int faultproxy__send_all(faultproxy *p, int fd, const char *d, size_t n);
@@ -184,9 +216,11 @@ int faultproxy__send_all(faultproxy *p, int fd, const char *d, size_t n);
  *  bytes) into `out`, trimmed and cut to fit: 1 if found, else 0 and "". */
 int faultproxy__header(const char *h, size_t len, const char *name, char *out, size_t size);
 
-/** Reads until `b` holds a whole head; sets m->head_len. The first byte may take
- *  `first_ms`: 1 done, 0 the peer closed before a byte, -1 error. */
-int faultproxy__read_head(faultproxy *p, int fd, buf *b, msg *m, int first_ms);
+/** Reads until `b` holds a whole head, by `end_us` at most (`phase` as for
+ *  faultproxy__fill); sets m->head_len. 1 done, 0 the peer closed before a byte,
+ *  -1 error, deadline missed or cut. */
+int faultproxy__read_head(faultproxy *p, int fd, buf *b, msg *m, int64_t end_us,
+                          const atomic_int *phase);
 
 /** Reads until `b` holds at least `want` bytes: 0, or -1 on error or early end. */
 int faultproxy__read_to(faultproxy *p, int fd, buf *b, size_t want);

@@ -56,13 +56,14 @@ void faultproxy__buf_consume(buf *b, size_t k) {
   b->n -= k;
 }
 
-/* Waits for `events` on `fd` in TICK_MS slices. 1 ready, 0 timed out after `ms`,
- * -1 when the proxy is stopping. */
-int faultproxy__wait_fd(faultproxy *p, int fd, short events, int ms) {
-  int64_t end = faultproxy__now_us() + (int64_t)ms * 1000;
+/* Waits for `events` on `fd` in TICK_MS slices until `end_us`. 1 ready, 0 timed
+ * out, -1 when the proxy is stopping, `phase` (when not NULL) is CONN_CUT, or poll
+ * fails. */
+static int wait_until(faultproxy *p, int fd, short events, int64_t end_us,
+                      const atomic_int *phase) {
   for (;;) {
-    if (faultproxy__stopping(p)) return -1;
-    int64_t left = (end - faultproxy__now_us()) / 1000;
+    if (faultproxy__stopping(p) || (phase && atomic_load(phase) == CONN_CUT)) return -1;
+    int64_t left = (end_us - faultproxy__now_us()) / 1000;
     if (left <= 0) return 0;
     struct pollfd pfd = {fd, events, 0};
     int r = poll(&pfd, 1, left < TICK_MS ? (int)left : TICK_MS);
@@ -71,19 +72,28 @@ int faultproxy__wait_fd(faultproxy *p, int fd, short events, int ms) {
   }
 }
 
-/* Reads what `fd` has into `b`, waiting up to `ms`. >0 bytes read, 0 at the end of
- * the stream, -1 on error, timeout, stop or a message too large. */
-static ssize_t fill(faultproxy *p, int fd, buf *b, int ms) {
+/* Waits for `events` on `fd` in TICK_MS slices. 1 ready, 0 timed out after `ms`,
+ * -1 when the proxy is stopping. */
+int faultproxy__wait_fd(faultproxy *p, int fd, short events, int ms) {
+  return wait_until(p, fd, events, faultproxy__now_us() + (int64_t)ms * 1000, NULL);
+}
+
+/* Reads what `fd` has into `b`, waiting until `end_us`. >0 bytes read, 0 at the end
+ * of the stream, -1 on error, timeout, cut, stop or a message too large. */
+ssize_t faultproxy__fill(faultproxy *p, int fd, buf *b, int64_t end_us, const atomic_int *phase) {
   if (buf_reserve(b, 65536) != 0) return -1;
-  int64_t end = faultproxy__now_us() + (int64_t)ms * 1000;
   for (;;) {
-    int64_t left = (end - faultproxy__now_us()) / 1000;
-    if (left <= 0 || faultproxy__wait_fd(p, fd, POLLIN, (int)left) != 1) return -1;
+    if (wait_until(p, fd, POLLIN, end_us, phase) != 1) return -1;
     ssize_t r = recv(fd, b->d + b->n, b->cap - b->n, MSG_DONTWAIT);
     if (r > 0) b->n += (size_t)r;
     if (r >= 0) return r;
     if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) return -1;
   }
+}
+
+/* faultproxy__fill waiting up to `ms`, for the upstream side. */
+static ssize_t fill(faultproxy *p, int fd, buf *b, int ms) {
+  return faultproxy__fill(p, fd, b, faultproxy__now_us() + (int64_t)ms * 1000, NULL);
 }
 
 /* Sends all `n` bytes, never blocking past a poll slice. 0 on success, -1 if the
@@ -155,14 +165,15 @@ static int is_chunked(const char *h, size_t len) {
   return faultproxy__header(h, len, "Transfer-Encoding", v, sizeof v) && strcasestr(v, "chunked");
 }
 
-/* Reads until `b` holds a complete head; sets m->head_len. The first byte may take
- * `first_ms` (an idle keep-alive connection), the rest IO_TIMEOUT_MS. 1 done, 0 the
- * peer closed before a byte, -1 error. */
-int faultproxy__read_head(faultproxy *p, int fd, buf *b, msg *m, int first_ms) {
+/* Reads until `b` holds a complete head, by `end_us` at most (a slowly trickled head
+ * does not get a new wait per byte); sets m->head_len. 1 done, 0 the peer closed
+ * before a byte, -1 error, deadline missed or cut. */
+int faultproxy__read_head(faultproxy *p, int fd, buf *b, msg *m, int64_t end_us,
+                          const atomic_int *phase) {
   const char *blank;
   while (!(blank = find_blank_line(b->d ? b->d : "", b->n))) {
     if (b->n > MAX_HEAD) return -1;
-    ssize_t r = fill(p, fd, b, b->n ? IO_TIMEOUT_MS : first_ms);
+    ssize_t r = faultproxy__fill(p, fd, b, end_us, phase);
     if (r == 0 && b->n == 0) return 0;
     if (r <= 0) return -1;
   }
@@ -234,7 +245,8 @@ static int parse_status(const char *h, size_t len) {
  * `b`. `is_head`: the request was HEAD, so no body follows. 0 done, -1 error. */
 static int read_response(faultproxy *p, int fd, buf *b, int is_head, msg *m) {
   memset(m, 0, sizeof *m);
-  if (faultproxy__read_head(p, fd, b, m, IO_TIMEOUT_MS) != 1) return -1;
+  int64_t end = faultproxy__now_us() + (int64_t)IO_TIMEOUT_MS * 1000;
+  if (faultproxy__read_head(p, fd, b, m, end, NULL) != 1) return -1;
   if ((m->status = parse_status(b->d, m->head_len)) < 0) return -1;
   size_t cl = 0;
   int has_cl = content_length(b->d, m->head_len, &cl);

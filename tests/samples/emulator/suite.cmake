@@ -2,12 +2,14 @@
 # each test starting its own Azurite through the command (on 127.0.0.1), with the
 # official JavaScript SDK (tests/azurite/node_modules, client.js; pages.js for paged
 # page-range listings through the fidelity front) as the client,
-# through the fault proxy too; and the proxy's fault spec and draw on their own.
+# through the fault proxy too; writes past its memory limit over its life
+# (memory_test.c); and the proxy's fault spec and draw on their own.
 if(TARGET xio_cli)
   xio_add_suite(NAME emulator TIMEOUT 300
     SOURCES
       ${CMAKE_CURRENT_LIST_DIR}/emurun.c
       ${CMAKE_CURRENT_LIST_DIR}/emulator_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/memory_test.c
       ${CMAKE_CURRENT_LIST_DIR}/rates_test.c
     LIBS xio_faultproxy PkgConfig::CJSON)
   add_dependencies(test_emulator xio_cli xio-faultproxy)
