@@ -277,15 +277,30 @@ static xio_err commit_link(bk_job *j, xio_error *err) {
 
 /* ------------------------------------------------------------- runs ---- */
 
-/* Opens DIR (made when missing: *made is then 1) and takes its lock for the run;
- * *lock gets it. */
+/* An existing DIR that lets other users in gets a warning: its files are private
+ * (0600), but they can list them and read what an older xio left readable. DIR is
+ * the user's to set, so it is not changed. */
+static void warn_if_open(const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & 077)) return;
+  fprintf(stderr,
+          "xio: backup: warning: %s is open to other users (mode %03o): `chmod 700 %s` "
+          "keeps its backups private\n",
+          dir, (unsigned)(st.st_mode & 0777), dir);
+}
+
+/* Opens DIR (made when missing, 0700 whatever the umask: *made is then 1) and takes
+ * its lock for the run; *lock gets it. */
 static xio_err lock_dir(const char *dir, int *lock, int *made, xio_error *err) {
   char path[4096];
-  *made = mkdir(dir, 0755) == 0;
+  *made = mkdir(dir, 0700) == 0;
   if (!*made && errno != EEXIST) return xio_error_from_errno(err, errno, "Backup", "mkdir", dir);
+  if (*made && chmod(dir, 0700) != 0)
+    return xio_error_from_errno(err, errno, "Backup", "chmod", dir);
+  if (!*made) warn_if_open(dir);
   xio_err rc = bk_path(dir, "lock", path, sizeof path, err);
   if (rc != XIO_OK) return rc;
-  *lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  *lock = cli_open_private(path, O_RDWR);
   if (*lock < 0) return xio_error_from_errno(err, errno, "Backup", "open", path);
   if (flock(*lock, LOCK_EX | LOCK_NB) != 0) {
     xio_error_set(err, XIO_EBUSY, "another xio backup is writing %.400s", dir);
@@ -357,7 +372,7 @@ static xio_err start_link(bk_job *j, const char *given, xio_error *err) {
   char name[BK_NAME_MAX + 16];
   snprintf(name, sizeof name, "%s.partial", j->link.data);
   if ((rc = bk_path(j->ch.dir, name, j->partial, sizeof j->partial, err)) != XIO_OK) return rc;
-  j->dfd = open(j->partial, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  j->dfd = cli_open_private(j->partial, O_RDWR);
   if (j->dfd < 0) return xio_error_from_errno(err, errno, "WriteBackup", "open", j->partial);
   return j->resumed ? check_partial(j, err) : XIO_OK;
 }

@@ -17,7 +17,8 @@
  * data until it is complete). chain.json and pending.json are replaced atomically
  * (written to a temporary name, fsynced, renamed, the directory fsynced), and a
  * link reaches chain.json only after its data file is complete and fsynced, so an
- * interrupted run leaves nothing that a restore takes for complete.
+ * interrupted run leaves nothing that a restore takes for complete. DIR is made
+ * 0700 and every file in it 0600 (cli_open_private): backups are their owner's.
  */
 #ifndef XIO_CLI_BACKUP_H
 #define XIO_CLI_BACKUP_H

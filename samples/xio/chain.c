@@ -117,7 +117,7 @@ static xio_err write_atomic(const char *dir, const char *name, const char *text,
   xio_err rc = bk_path(dir, name, path, sizeof path, err);
   if (rc != XIO_OK) return rc;
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = cli_open_private(tmp, O_WRONLY | O_TRUNC);
   if (fd < 0) return xio_error_from_errno(err, errno, "WriteManifest", "open", tmp);
   size_t n = strlen(text);
   for (size_t done = 0; done < n;) {

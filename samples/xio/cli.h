@@ -11,8 +11,9 @@
  * context built from the global options (context.c), a window of requests in
  * flight (window.c), the merging of a transfer's spans into requests (merge.c),
  * put's read-ahead of the local file (source.c), where a transfer writes its local
- * file (localdest.c), a target read from a file (atfile.c) and the progress bar
- * (progress.c).
+ * file (localdest.c), the partial file one run owns until it is renamed into place
+ * and the private files of backups (localfile.c), a target read from a file
+ * (atfile.c) and the progress bar (progress.c).
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -407,6 +408,61 @@ void cli_source_close(cli_source *s);
  * XIO_ENOMEM.
  */
 xio_err cli_local_dest(const char *local, const char *source, char **out, xio_error *err);
+
+/* ------------------------------------------------------- localfile.c ---- */
+
+/** The partial file TARGET.xio-partial through which a local file is written,
+ *  owned by one run: opened never through a symbolic link, locked (flock) from its
+ *  open to its rename or removal, renamed onto TARGET only by that run. */
+typedef struct cli_partial {
+  char *target; /* the file it becomes (owned) */
+  char *path;   /* TARGET.xio-partial (owned) */
+  int fd;       /* open for reading and writing, under this run's lock; -1 when closed */
+  dev_t dev;    /* the file opened, to check that the path still names it */
+  ino_t ino;
+} cli_partial;
+
+/** Sets `p` up for `target` (its names; nothing opened, fd -1). Errors: XIO_ENOMEM. */
+xio_err cli_partial_init(cli_partial *p, const char *target, xio_error *err);
+
+/**
+ * Opens the partial file for this run alone and takes its lock: a new, empty file
+ * (mode 0600), which replaces one an interrupted run left; or with `resume` the one
+ * such a run left, as it is. Errors, the file untouched: XIO_EBUSY (another run holds
+ * it; the message names its process when /proc/locks does), XIO_EINVAL (a symbolic
+ * link, not a regular file, or a file with other names), XIO_EPERM (another user's),
+ * what open reports (ENOENT with `resume` and no partial file), all with the
+ * operation CreateLocalFile and the partial path as target.
+ */
+xio_err cli_partial_open(cli_partial *p, int resume, xio_error *err);
+
+/**
+ * Makes the partial file the target: fsyncs it, gives it the mode of the regular
+ * file it replaces (owner and group too where permitted) or, for a new file,
+ * `mode` less the umask; renames it onto the target while the path still names
+ * this run's file, and fsyncs the directory. Without `replace` a target that
+ * exists by then is kept (RENAME_NOREPLACE). Closes it on success (p->fd -1).
+ * Errors (the partial file left open, for cli_partial_discard): XIO_EEXIST, XIO_ECHANGED
+ * (the path was replaced or removed by another process), what fsync and rename
+ * report.
+ */
+xio_err cli_partial_commit(cli_partial *p, mode_t mode, int replace, xio_error *err);
+
+/** Removes the partial file while the path still names this run's file, and closes
+ *  it; nothing when it is not open. */
+void cli_partial_discard(cli_partial *p);
+
+/** Closes the partial file (releasing the lock), keeping it for --resume. */
+void cli_partial_close(cli_partial *p);
+
+/** Closes (keeping the file) and frees the names; safe to repeat. */
+void cli_partial_free(cli_partial *p);
+
+/** Opens `path` with `flags` (O_RDWR, O_TRUNC...), made when missing, never through a
+ *  symbolic link, mode 0600 whatever the umask (a file that exists is made 0600
+ *  too): for files only their owner may read, such as backups. -1 with errno set
+ *  (ELOOP for a symbolic link). */
+int cli_open_private(const char *path, int flags);
 
 /* ----------------------------------------------------------- merge.c ---- */
 

@@ -87,7 +87,7 @@ static xio_err pwrite_all(int fd, const char *path, const char *buf, size_t n, u
 typedef struct get_job {
   cli *c;
   char *local;           /* LOCAL, or DIR/NAME for a directory (owned) */
-  char *partial;         /* LOCAL.xio-partial: the download until it is complete */
+  cli_partial part;      /* LOCAL.xio-partial: the download until it is complete */
   int resume;            /* --resume: continue the partial file */
   int buffered;          /* --buffered: write through the page cache, not O_DIRECT */
   uint64_t from;         /* everything below was already fetched (resume) */
@@ -95,7 +95,7 @@ typedef struct get_job {
   char etag[80];         /* the source's ETag: a resume needs the same source */
   char snapshot[64];     /* --snapshot: the snapshot taken for the get and read, or "" */
   char *snapshot_url;    /* TARGET?snapshot=ID (with TARGET's SAS, if any), or NULL */
-  int fd;                /* the partial file, buffered: edges, size, attributes, fsync */
+  int fd;                /* part.fd, the partial file, buffered: edges, size, attributes */
   int dfd;               /* the same file opened with O_DIRECT, or -1 */
   int direct;            /* 1 while O_DIRECT writes are in use (none refused) */
   uint64_t block;        /* the local file system's block: the smallest hole */
@@ -134,11 +134,17 @@ static xio_err write_local(get_job *j, const char *p, size_t n, uint64_t off, xi
   return pwrite_all(j->fd, j->local, p + (tail - off), (size_t)(off + n - tail), tail, err);
 }
 
-/* Opens the O_DIRECT descriptor of the partial file beside the buffered one; a
- * file system that refuses it (EINVAL: tmpfs) leaves dfd -1 and writes buffered,
- * as --buffered does. */
+/* Opens the O_DIRECT descriptor of the partial file beside the buffered one, only
+ * if the path still names the file this run owns; a file system that refuses it
+ * (EINVAL: tmpfs) leaves dfd -1 and writes buffered, as --buffered does. */
 static void open_direct(get_job *j) {
-  j->dfd = j->buffered ? -1 : open(j->partial, O_WRONLY | O_CLOEXEC | O_DIRECT);
+  struct stat st;
+  j->dfd = j->buffered ? -1 : open(j->part.path, O_WRONLY | O_CLOEXEC | O_DIRECT | O_NOFOLLOW);
+  if (j->dfd >= 0 &&
+      (fstat(j->dfd, &st) != 0 || st.st_dev != j->part.dev || st.st_ino != j->part.ino)) {
+    close(j->dfd);
+    j->dfd = -1;
+  }
   j->direct = j->dfd >= 0;
 }
 
@@ -280,11 +286,13 @@ static void get_report(const get_job *j, double secs) {
     cli_say(j->c, "read from snapshot %s, taken for this copy and deleted after it", j->snapshot);
 }
 
-/* --resume: opens the partial file and learns where it stopped; refused when the
- * source changed since (another ETag) or the partial file says nothing. */
+/* --resume: opens the partial file (for this run alone) and learns where it
+ * stopped; refused when the source changed since (another ETag) or the partial
+ * file says nothing. */
 static xio_err open_partial(get_job *j, xio_error *err) {
-  j->fd = open(j->partial, O_WRONLY | O_CLOEXEC);
-  if (j->fd < 0) return xio_error_from_errno(err, errno, "CreateLocalFile", "open", j->partial);
+  xio_err rc = cli_partial_open(&j->part, 1, err);
+  if (rc != XIO_OK) return rc;
+  j->fd = j->part.fd;
   char v[128], etag[96];
   ssize_t n = fgetxattr(j->fd, XATTR_DONE, v, sizeof v - 1);
   unsigned long long from = 0;
@@ -293,12 +301,12 @@ static xio_err open_partial(get_job *j, xio_error *err) {
     return xio_error_set(err, XIO_EINVAL,
                          "%s does not say how far the get went: get --force "
                          "starts over",
-                         j->partial);
+                         j->part.path);
   if (strcmp(etag, j->etag) != 0)
     return xio_error_set(err, XIO_ECONFLICT,
                          "the source changed since %s was written (ETag "
                          "differs): get --force starts over",
-                         j->partial);
+                         j->part.path);
   j->from = j->issued = from;
   return XIO_OK;
 }
@@ -310,11 +318,8 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
     xio_error_set_operation(err, "CreateLocalFile");
     return XIO_EEXIST;
   }
-  xio_err rc = XIO_OK;
-  if (j->resume)
-    rc = open_partial(j, err);
-  else if ((j->fd = open(j->partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
-    rc = xio_error_from_errno(err, errno, "CreateLocalFile", "open", j->partial);
+  xio_err rc = j->resume ? open_partial(j, err) : cli_partial_open(&j->part, 0, err);
+  j->fd = j->part.fd;
   if (rc == XIO_OK) open_direct(j);
   struct statvfs fs; /* the file system's block, the unit of its holes */
   int known = rc == XIO_OK && fstatvfs(j->fd, &fs) == 0 && fs.f_frsize >= PAGE &&
@@ -327,18 +332,15 @@ static xio_err create_local(get_job *j, int force, xio_error *err) {
  * at once a path it cannot be renamed to), and the partial file beside it. */
 static xio_err local_paths(get_job *j, const char *target, const char *local, xio_error *err) {
   xio_err rc = cli_local_dest(local, target, &j->local, err);
-  if (rc != XIO_OK) return rc;
-  size_t n = strlen(j->local) + sizeof ".xio-partial";
-  if (!(j->partial = xio_malloc(n))) {
+  if (rc == XIO_OK && (rc = cli_partial_init(&j->part, j->local, err)) != XIO_OK) {
     xio_free(j->local);
-    return xio_error_set(err, XIO_ENOMEM, "out of memory");
+    j->local = NULL;
   }
-  snprintf(j->partial, n, "%s.xio-partial", j->local);
-  return XIO_OK;
+  return rc;
 }
 
 static void free_local_paths(get_job *j) {
-  xio_free(j->partial);
+  cli_partial_free(&j->part);
   xio_free(j->local);
 }
 
@@ -349,7 +351,7 @@ static int get_interrupted(const get_job *j) {
           "xio: get interrupted by %s: %s of %s fetched into %s; %s was not created; "
           "`xio get --resume %s %s` finishes it\n",
           cli_stop_name(), samples_fmt_size(j->fetched, hf, sizeof hf),
-          samples_fmt_size(xio_ranges_bytes(&j->ranges), ht, sizeof ht), j->partial, j->local,
+          samples_fmt_size(xio_ranges_bytes(&j->ranges), ht, sizeof ht), j->part.path, j->local,
           xio_file_path(j->f), j->local);
   return cli_stop_status();
 }
@@ -358,22 +360,23 @@ static int get_run(get_job *j, int force) {
   xio_error e;
   double t0 = samples_now();
   xio_err rc = create_local(j, force, &e);
-  if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
+  if (rc != XIO_OK) {
+    cli_partial_close(&j->part); /* a partial file --resume could not take: kept */
+    return cli_fail(j->c, rc, &e);
+  }
   rc = download(j, &e);
   if (rc == XIO_OK) (void)fremovexattr(j->fd, XATTR_DONE);
   if (j->dfd >= 0 && close(j->dfd) != 0 && rc == XIO_OK)
-    rc = xio_error_from_errno(&e, errno, "WriteLocalFile", "close", j->partial);
+    rc = xio_error_from_errno(&e, errno, "WriteLocalFile", "close", j->part.path);
   j->dfd = -1;
-  if (rc == XIO_OK && fsync(j->fd) != 0)
-    rc = xio_error_from_errno(&e, errno, "WriteLocalFile", "fsync", j->partial);
-  if (close(j->fd) != 0 && rc == XIO_OK)
-    rc = xio_error_from_errno(&e, errno, "WriteLocalFile", "close", j->partial);
+  if (rc == XIO_OK) rc = cli_partial_commit(&j->part, 0666, force, &e);
   j->fd = -1;
-  if (rc == XIO_OK && rename(j->partial, j->local) != 0)
-    rc = xio_error_from_errno(&e, errno, "WriteLocalFile", "rename", j->local);
-  if (rc == XIO_ECANCELED && cli_stop_signal()) return get_interrupted(j);
+  if (rc == XIO_ECANCELED && cli_stop_signal()) {
+    cli_partial_close(&j->part);
+    return get_interrupted(j);
+  }
   if (rc != XIO_OK)
-    unlink(j->partial);
+    cli_partial_discard(&j->part);
   else
     get_report(j, samples_now() - t0);
   if (rc == XIO_OK && cli_stop_signal()) return cli_stopped_after("get", j->local);
@@ -440,7 +443,7 @@ static int run_get(cli *c, int argc, char **argv) {
   get_job j;
   memset(&j, 0, sizeof j);
   j.c = c;
-  j.fd = j.dfd = -1;
+  j.fd = j.dfd = j.part.fd = -1;
   j.resume = resume;
   j.buffered = buffered;
   xio_error e;
@@ -501,6 +504,8 @@ const cli_command cli_cmd_get = {
     "\n"
     "The download goes to LOCAL.xio-partial, renamed to LOCAL once complete; SIGINT or\n"
     "SIGTERM stops issuing, waits for the reads in flight and exits 130 or 143, in\n"
-    "whatever phase it comes.\n",
+    "whatever phase it comes. The partial file is this run's alone: another run into\n"
+    "LOCAL meanwhile is refused, and a link at its path is never followed. A new\n"
+    "LOCAL gets the mode the umask gives; one replaced with --force keeps its mode.\n",
     run_get,
 };

@@ -94,7 +94,7 @@ static xio_err fold(bk_chain *ch, size_t m, bk_link *base, xio_error *err) {
   char path[4096] = "", tmp[4200] = "";
   if (rc == XIO_OK) rc = bk_path(ch->dir, base->data, path, sizeof path, err);
   if (rc == XIO_OK) snprintf(tmp, sizeof tmp, "%s.partial", path);
-  int dst = rc == XIO_OK ? open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+  int dst = rc == XIO_OK ? cli_open_private(tmp, O_RDWR | O_TRUNC) : -1;
   if (rc == XIO_OK && dst < 0) rc = xio_error_from_errno(err, errno, "KeepBackups", "open", tmp);
   if (rc == XIO_OK) rc = copy_pieces(base, fd, dst, tmp, err);
   if (dst >= 0) close(dst);

@@ -4,8 +4,9 @@
  *
  * The state at the link is rebuilt locally first (rebuild.c: every piece checked
  * against its CRC-64 as it is read, so a damaged chain fails before the target is
- * touched). A local TARGET is rebuilt as TARGET.xio-partial, fsynced and renamed
- * into place: an interrupted restore leaves no TARGET. A blob TARGET is rebuilt in
+ * touched). A local TARGET is rebuilt as TARGET.xio-partial, owned by this run
+ * (localfile.c), fsynced and renamed into place: an interrupted restore leaves no
+ * TARGET, and a second run into the same TARGET is refused. A blob TARGET is rebuilt in
  * a scratch file that vanishes with the process (in DIR, or in TMPDIR when DIR is
  * read-only), then uploaded by put
  * (put.c): the blob is created at the link's size and marked incomplete until every
@@ -14,9 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,13 +71,9 @@ static xio_err pick_link(rs_job *j, const char *dir, const char *id, xio_error *
 
 /* ------------------------------------------------------------ local ---- */
 
-static xio_err sync_parent(const char *path, xio_error *err) {
-  char *copy = xio_strdup(path);
-  if (!copy) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  xio_err rc = bk_sync_dir(dirname(copy), err);
-  xio_free(copy);
-  return rc;
-}
+/* A new local TARGET is private (0600 less the umask), as the backup it comes
+ * from; one replaced with --force keeps its mode. */
+#define RESTORED_MODE 0600
 
 static xio_err restore_local(rs_job *j, const char *target, xio_error *err) {
   struct stat st;
@@ -92,22 +87,14 @@ static xio_err restore_local(rs_job *j, const char *target, xio_error *err) {
     xio_error_set_operation(err, "Restore");
     return XIO_EEXIST;
   }
-  size_t n = strlen(target) + 16;
-  char *partial = xio_malloc(n);
-  if (!partial) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  snprintf(partial, n, "%s.xio-partial", target);
-  xio_err rc = XIO_OK;
-  int fd = open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) rc = xio_error_from_errno(err, errno, "Restore", "open", partial);
-  if (rc == XIO_OK) rc = bk_rebuild(&j->ch, j->at, fd, partial, &j->bytes, err);
-  if (rc == XIO_OK && fsync(fd) != 0)
-    rc = xio_error_from_errno(err, errno, "Restore", "fsync", partial);
-  if (fd >= 0) close(fd);
-  if (rc == XIO_OK && rename(partial, target) != 0)
-    rc = xio_error_from_errno(err, errno, "Restore", "rename", target);
-  if (rc == XIO_OK) rc = sync_parent(target, err);
-  if (rc != XIO_OK) unlink(partial);
-  xio_free(partial);
+  cli_partial part;
+  xio_err rc = cli_partial_init(&part, target, err);
+  if (rc != XIO_OK) return rc;
+  rc = cli_partial_open(&part, 0, err);
+  if (rc == XIO_OK) rc = bk_rebuild(&j->ch, j->at, part.fd, part.path, &j->bytes, err);
+  if (rc == XIO_OK) rc = cli_partial_commit(&part, RESTORED_MODE, j->force, err);
+  if (rc != XIO_OK) cli_partial_discard(&part);
+  cli_partial_free(&part);
   return rc;
 }
 
@@ -217,8 +204,9 @@ const cli_command cli_cmd_restore = {
     "TARGET; a damaged piece fails the restore and names it.\n"
     "\n"
     "A local TARGET appears only once complete (it is written as\n"
-    "TARGET.xio-partial and renamed); a blob TARGET is marked incomplete until\n"
-    "every page is acknowledged.\n"
+    "TARGET.xio-partial, which one run owns, and renamed); a new one is private\n"
+    "(mode 0600), one replaced with --force keeps its mode. A blob TARGET is\n"
+    "marked incomplete until every page is acknowledged.\n"
     "\n"
     "Options:\n"
     "  --force           replace TARGET when it exists (a blob is overwritten in\n"

@@ -3,7 +3,8 @@
 # behind the fidelity front, which answers snapshot diffs): the base link, chains
 # with writes, clears, growth and shrink restored at every point byte for byte,
 # --keep, kill -9 during a backup and a restore, damaged pieces, a read body damaged
-# on its way (read again, never recorded), bad input, and
+# on its way (read again, never recorded), bad input, private modes of a chain and of
+# a restored file, a restore's partial file owned by one run, and
 # the bytes and requests of an incremental backup of a 1 GiB blob (no-asan).
 if(TARGET xio_cli)
   include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
@@ -16,6 +17,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/kill_test.c
       ${CMAKE_CURRENT_LIST_DIR}/chain_test.c
       ${CMAKE_CURRENT_LIST_DIR}/readcheck_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/private_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
   # The 1 GiB case, apart: labelled no-asan (the upload of its 1 GiB dominates).
   xio_add_suite(NAME backup_large AZURITE TIMEOUT 400 LABELS no-asan

@@ -1,6 +1,7 @@
 # The xio command line, run as a program the way a person or a script runs it:
 # every command against Azurite and on local files, exit statuses, messages and
-# hints, --json output, traces, no secret in any output, and the sparse put/get
+# hints, --json output, traces, no secret in any output, the partial files and
+# modes of local files, and the sparse put/get
 # round trip of a 1 GiB file, and the request counts of fragmented and mostly
 # empty files both ways.
 if(TARGET xio_cli)
@@ -23,6 +24,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/localdir_test.c
       ${CMAKE_CURRENT_LIST_DIR}/atfile_test.c
       ${CMAKE_CURRENT_LIST_DIR}/resume_local_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/partial_test.c
       ${CMAKE_CURRENT_LIST_DIR}/local_test.c
       ${CMAKE_CURRENT_LIST_DIR}/demo_test.c
       ${CMAKE_CURRENT_LIST_DIR}/url_refuse_test.c
