@@ -78,6 +78,10 @@ void bk_chain_free(bk_chain *ch);
  *  crc 0; l->verified 0. Errors: XIO_ENOMEM. */
 xio_err bk_link_cut(bk_link *l, xio_error *err);
 
+/** The number of pieces bk_link_cut makes of `written`, counted without making them
+ *  (at most 2^20 + written->n for ranges inside the largest page blob). */
+uint64_t bk_count_pieces(const xio_ranges *written);
+
 /** Total bytes of l's pieces. */
 uint64_t bk_link_bytes(const bk_link *l);
 
@@ -88,7 +92,10 @@ xio_err bk_path(const char *dir, const char *name, char *out, size_t size, xio_e
  * Loads DIR's chain.json into `ch` (dir set, no links when the file is missing and
  * `missing_ok`). Errors: XIO_ENOTFOUND (no chain.json and not `missing_ok`: "no
  * backup chain in DIR"), XIO_EPARSE (not a chain, another version, a malformed
- * link; the message names the file and what is wrong), XIO_EIO, XIO_ENOMEM.
+ * link: a size past the largest page blob, ranges past the size, pieces that are
+ * not the cut of the ranges; the message names the file, the link and the field),
+ * XIO_EIO, XIO_ENOMEM. A link's numbers are checked before anything is allocated
+ * from them, so a damaged manifest costs no more memory than its text.
  */
 xio_err bk_chain_load(bk_chain *ch, const char *dir, int missing_ok, xio_error *err);
 

@@ -181,7 +181,8 @@ static const char *hint_backup(const xio_error *e) {
     return "the backup in DIR is damaged: restore from another copy of DIR, or start a new "
            "chain with `xio backup URL NEWDIR`";
   case XIO_EPARSE:
-    return "DIR/chain.json is not a manifest this xio reads: it was changed or damaged";
+    return "the manifest named above (DIR/chain.json or DIR/pending.json) is not one this "
+           "xio reads: it was changed or damaged";
   case XIO_EEXIST: return "--force replaces TARGET (a blob in place, keeping its snapshots)";
   case XIO_EBUSY: return "wait for the other backup of DIR to finish";
   default: return NULL;
