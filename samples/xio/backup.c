@@ -20,7 +20,11 @@
  * piece is written and fsynced is the data file renamed and the link added to
  * chain.json (replaced atomically, last). The next run, with or without --resume,
  * checks the pieces pending.json lists against their CRC-64, keeps those that
- * match and downloads the rest from the same snapshot.
+ * match and downloads the rest from the same snapshot. pending.json records the
+ * blob it is of, so a backup of another blob into DIR is refused.
+ *
+ * A blob replaced by Copy Blob or Put Blob (`xio cp URL?snapshot=ID URL`) can no
+ * longer be diffed against its older snapshots: the run says the chain ended.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,6 +62,8 @@ typedef struct bk_job {
   char *buf;
   uint64_t fetched, reads;
   size_t pruned, deleted;
+
+  char *pending_source; /* the blob pending.json says it is of (owned; NULL: unknown) */
 } bk_job;
 
 /* ------------------------------------------------------- snapshots ---- */
@@ -98,6 +104,15 @@ static xio_err diff_ranges(bk_job *j, const char *since, xio_error *err) {
              "the chain's newest snapshot %.64s is gone from the service, so nothing can say "
              "what changed since: start a new chain in another directory",
              since);
+  if (rc == XIO_ECONFLICT && err && strcmp(err->service_code, "BlobOverwritten") == 0) {
+    /* Copy Blob or Put Blob replaced the blob: no diff reaches back past that. */
+    snprintf(err->message, sizeof err->message,
+             "%.120s was replaced since the chain's newest snapshot %.64s (a copy onto it, "
+             "such as `xio cp URL?snapshot=ID URL`), so the service cannot say what changed "
+             "since: the chain in %.100s has ended",
+             j->safe, since, j->ch.dir);
+    xio_error_set_operation(err, "Backup");
+  }
   return rc;
 }
 
@@ -122,7 +137,7 @@ static xio_err new_link(bk_job *j, const char *id, xio_error *err) {
   xio_err rc = l->base ? xio_file_ranges(j->snap, &l->written, err)
                        : diff_ranges(j, j->ch.links[j->ch.n - 1].snapshot, err);
   if (rc == XIO_OK) rc = bk_link_cut(l, err);
-  if (rc == XIO_OK) rc = bk_pending_save(j->ch.dir, l, err);
+  if (rc == XIO_OK) rc = bk_pending_save(j->ch.dir, l, j->safe, err);
   return rc;
 }
 
@@ -195,7 +210,7 @@ static xio_err checkpoint(bk_job *j, size_t upto, xio_error *err) {
   if (fdatasync(j->dfd) != 0)
     return xio_error_from_errno(err, errno, "WriteBackup", "fdatasync", j->partial);
   j->link.verified = upto;
-  return bk_pending_save(j->ch.dir, &j->link, err);
+  return bk_pending_save(j->ch.dir, &j->link, j->safe, err);
 }
 
 /* The pieces from `i` that one read fetches: those that follow each other in the
@@ -309,7 +324,15 @@ static xio_err load(bk_job *j, const char *dir, int resume, xio_error *err) {
     xio_error_set_operation(err, "Backup");
     return XIO_EINVAL;
   }
-  rc = bk_pending_load(dir, &j->link, err);
+  rc = bk_pending_load(dir, &j->link, &j->pending_source, err);
+  if (rc == XIO_OK && j->pending_source && strcmp(j->pending_source, j->safe) != 0) {
+    xio_error_set(err, XIO_EINVAL,
+                  "%.200s holds an unfinished backup of %.140s, not of %.140s: back up into "
+                  "another directory",
+                  dir, j->pending_source, j->safe);
+    xio_error_set_operation(err, "Backup");
+    return XIO_EINVAL;
+  }
   if (rc == XIO_OK) {
     j->resumed = 1;
     return XIO_OK;
@@ -335,17 +358,31 @@ static void drop_snapshot(bk_job *j, const char *id) {
   if (cli_context(j->c, &ctx, &e) == XIO_OK) xio_snapshot_delete(ctx, j->url, id, &e);
 }
 
+/* The pending link's snapshot is not found on the blob: it was deleted, or (when
+ * neither pending.json nor chain.json says which blob the link is of) the link may
+ * be of another blob. */
+static void pending_gone(const bk_job *j, xio_error *err) {
+  const char *p = j->link.snapshot, *dir = j->ch.dir;
+  if (j->pending_source || j->ch.source)
+    snprintf(err->message, sizeof err->message,
+             "the snapshot %.64s of the unfinished backup is gone; remove %.200s/%s to "
+             "start a new link",
+             p, dir, BK_PENDING);
+  else
+    snprintf(err->message, sizeof err->message,
+             "the unfinished backup in %.100s is of snapshot %.64s, which %.100s does not "
+             "have: it is gone, or the backup is of another blob (its %s, from an older "
+             "xio, does not say); remove it only if it is of this blob",
+             dir, p, j->safe, BK_PENDING);
+}
+
 /* Opens the link's snapshot (a new one, or the pending link's) and the partial file. */
 static xio_err start_link(bk_job *j, const char *given, xio_error *err) {
   char id[BK_ID_MAX];
   xio_err rc = XIO_OK;
   if (!j->resumed) rc = pick_snapshot(j, given, id, sizeof id, err);
   if (rc == XIO_OK) rc = open_snapshot(j, j->resumed ? j->link.snapshot : id, &j->snap, err);
-  if (rc == XIO_ENOTFOUND && j->resumed && err)
-    snprintf(err->message, sizeof err->message,
-             "the snapshot %.64s of the unfinished backup is gone; remove %.300s/%s to start "
-             "a new link",
-             j->link.snapshot, j->ch.dir, BK_PENDING);
+  if (rc == XIO_ENOTFOUND && j->resumed && err) pending_gone(j, err);
   if (rc == XIO_OK && !j->resumed && (rc = new_link(j, id, err)) != XIO_OK && !given)
     drop_snapshot(j, id);
   if (rc != XIO_OK) return rc;
@@ -476,6 +513,7 @@ static int run_backup(cli *c, int argc, char **argv) {
   xio_file_close(j.snap, NULL);
   bk_link_free(&j.link);
   bk_chain_free(&j.ch);
+  xio_free(j.pending_source);
   xio_free(j.safe);
   xio_free(j.buf);
   return status;
@@ -510,6 +548,9 @@ const cli_command cli_cmd_backup = {
     "                    SELECT xio_snapshot(), whose URL is taken as well); it\n"
     "                    must be newer than the chain's newest link\n"
     "\n"
-    "URL must be a page blob: local files have no snapshots. See docs/backups.md.\n",
+    "URL must be a page blob: local files have no snapshots. A copy onto the blob\n"
+    "(xio cp URL?snapshot=ID URL) ends its chain: the service no longer diffs\n"
+    "against older snapshots; xio restore --force DIR@ID URL restores in place and\n"
+    "keeps the chain going. See docs/backups.md.\n",
     run_backup,
 };

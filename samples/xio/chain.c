@@ -12,7 +12,10 @@
  *    "data": "link-SEQ.data", "seq": SEQ,
  *    "written": [[START, END]...], "cleared": [[START, END]...],   (inclusive)
  *    "pieces": [{"offset": OFF, "length": LEN, "crc64": "16 hex digits"}...]}
- * pending.json is one LINK whose "pieces" lists only those written and checked.
+ * pending.json, version 1, is one LINK whose "pieces" lists only those written and
+ * checked, with "format": "xio-backup-pending", "version": 1 and "source": URL (the
+ * blob it is of). The unversioned pending.json of older xio is a LINK alone: it is
+ * read, its source unknown.
  * The pieces of a link are the cut of its written ranges (bk_link_cut); a load
  * checks that they are, so a manifest edited by hand cannot make a restore write
  * bytes at places the data file does not hold.
@@ -238,8 +241,12 @@ xio_err bk_chain_save(const bk_chain *ch, xio_error *err) {
   return save_json(ch->dir, BK_MANIFEST, o, err);
 }
 
-xio_err bk_pending_save(const char *dir, const bk_link *l, xio_error *err) {
-  return save_json(dir, BK_PENDING, link_json(l, l->verified), err);
+xio_err bk_pending_save(const char *dir, const bk_link *l, const char *source, xio_error *err) {
+  cJSON *o = link_json(l, l->verified);
+  cJSON_AddStringToObject(o, "format", BK_PENDING_FORMAT);
+  cJSON_AddNumberToObject(o, "version", BK_PENDING_VERSION);
+  cJSON_AddStringToObject(o, "source", source);
+  return save_json(dir, BK_PENDING, o, err);
 }
 
 xio_err bk_pending_remove(const char *dir, xio_error *err) {
@@ -427,17 +434,42 @@ xio_err bk_chain_load(bk_chain *ch, const char *dir, int missing_ok, xio_error *
   return rc;
 }
 
-xio_err bk_pending_load(const char *dir, bk_link *l, xio_error *err) {
+/* The source pending.json records: none in the unversioned layout of older xio
+ * (*source NULL), else checks its format and version. */
+static xio_err pending_source(const cJSON *o, char **source, const char *file, xio_error *err) {
+  const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(o, "format");
+  const cJSON *src = cJSON_GetObjectItemCaseSensitive(o, "source");
+  uint64_t version = 0;
+  *source = NULL;
+  if (!fmt) return XIO_OK;
+  if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, BK_PENDING_FORMAT) != 0)
+    return BAD("%s is not the unfinished link of an xio backup chain", file);
+  if (!get_u64(o, "version", &version) || version != BK_PENDING_VERSION)
+    return BAD("%s is of format version %" PRIu64 "; this xio reads version %d", file, version,
+               BK_PENDING_VERSION);
+  if (!cJSON_IsString(src) || !src->valuestring[0])
+    return BAD("%s: \"source\" is missing or malformed", file);
+  *source = xio_strdup(src->valuestring);
+  return *source ? XIO_OK : xio_error_set(err, XIO_ENOMEM, "out of memory reading %s", file);
+}
+
+xio_err bk_pending_load(const char *dir, bk_link *l, char **source, xio_error *err) {
   memset(l, 0, sizeof *l);
+  *source = NULL;
   char *text = read_text(dir, BK_PENDING, err);
   if (!text) return err ? err->code : XIO_EIO;
   cJSON *o = cJSON_Parse(text);
   xio_free(text);
   char file[4096];
   snprintf(file, sizeof file, "%s/%s", dir, BK_PENDING);
-  xio_err rc = o ? parse_link(o, l, 1, file, err) : BAD("%s is not valid JSON", file);
+  xio_err rc = o ? pending_source(o, source, file, err) : BAD("%s is not valid JSON", file);
+  if (rc == XIO_OK) rc = parse_link(o, l, 1, file, err);
   cJSON_Delete(o);
-  if (rc != XIO_OK) xio_error_set_operation(err, "ReadManifest");
+  if (rc != XIO_OK) {
+    xio_free(*source);
+    *source = NULL;
+    xio_error_set_operation(err, "ReadManifest");
+  }
   return rc;
 }
 

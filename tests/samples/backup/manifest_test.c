@@ -6,7 +6,10 @@
  *    pieces; 8 TiB written with no pieces) is refused as damaged, naming the file,
  *    the link and the field, before anything is allocated from its numbers: no
  *    allocation of even 1 MiB is asked for;
- *  - a whole manifest still loads, its pieces the cut of its ranges.
+ *  - a whole manifest still loads, its pieces the cut of its ranges;
+ *  - pending.json: the versioned layout records the blob it is of, the unversioned
+ *    layout of older xio is read with its source unknown, another version or
+ *    format is refused.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -112,4 +115,47 @@ TEST(whole_manifest_loads_with_its_pieces) {
   ASSERT_U64_EQ(ch.links[0].pieces[0].crc, 0x0123456789abcdefull);
   ASSERT_U64_EQ(bk_count_pieces(&ch.links[0].written), 4);
   bk_chain_free(&ch);
+}
+
+/* A link without its closing brace. */
+#define PENDING_LINK LINK_HEAD "\"size\": 1048576, \"written\": [[0, 65535]], \"pieces\": []"
+
+TEST(pending_records_its_source_and_reads_the_older_layout) {
+  install();
+  bk_link l;
+  char *source = NULL;
+  xio_error e;
+  write_file("pending.json", PENDING_LINK ", \"format\": \"xio-backup-pending\", "
+                                          "\"version\": 1, \"source\": \"http://h/a/c/b\"}");
+  ASSERT_OK(bk_pending_load(dir, &l, &source, &e), &e);
+  ASSERT_STR_EQ(source, "http://h/a/c/b");
+  ASSERT_EQ(l.npieces, 1);
+  ASSERT_EQ(l.verified, 0);
+  /* Saved again: the same source, read back. */
+  xio_free(source);
+  ASSERT_OK(bk_pending_save(dir, &l, "http://h/a/c/other", &e), &e);
+  bk_link_free(&l);
+  ASSERT_OK(bk_pending_load(dir, &l, &source, &e), &e);
+  ASSERT_STR_EQ(source, "http://h/a/c/other");
+  xio_free(source);
+  bk_link_free(&l);
+
+  /* The unversioned layout of older xio: read, source unknown. */
+  write_file("pending.json", PENDING_LINK "}");
+  ASSERT_OK(bk_pending_load(dir, &l, &source, &e), &e);
+  ASSERT(source == NULL);
+  ASSERT_STR_EQ(l.snapshot, "2026-01-02T03:04:05.0000000Z");
+  bk_link_free(&l);
+
+  write_file("pending.json", PENDING_LINK ", \"format\": \"xio-backup-pending\", "
+                                          "\"version\": 2, \"source\": \"http://h/a/c/b\"}");
+  ASSERT_ERR(bk_pending_load(dir, &l, &source, &e), XIO_EPARSE, &e);
+  ASSERT_CONTAINS(e.message, "pending.json is of format version 2; this xio reads version 1");
+  ASSERT(source == NULL);
+  bk_link_free(&l);
+  write_file("pending.json", PENDING_LINK ", \"format\": \"xio-backup-pending\", "
+                                          "\"version\": 1}");
+  ASSERT_ERR(bk_pending_load(dir, &l, &source, &e), XIO_EPARSE, &e);
+  ASSERT_CONTAINS(e.message, "pending.json: \"source\" is missing or malformed");
+  bk_link_free(&l);
 }

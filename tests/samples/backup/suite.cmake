@@ -3,6 +3,7 @@
 # behind the fidelity front, which answers snapshot diffs): the base link, chains
 # with writes, clears, growth and shrink restored at every point byte for byte,
 # --keep, kill -9 during a backup and a restore, damaged pieces, bad input,
+# a chain ended by a copy onto its blob, an unfinished link of another blob,
 # restore --resume onto a complete blob, damaged manifest sizes, and the bytes
 # and requests of an incremental backup of a 1 GiB blob (no-asan).
 # backup_manifest reads manifests alone, under an allocator that records what is
@@ -17,6 +18,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/error_test.c
       ${CMAKE_CURRENT_LIST_DIR}/kill_test.c
       ${CMAKE_CURRENT_LIST_DIR}/chain_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/source_test.c
       ${CMAKE_CURRENT_LIST_DIR}/resume_test.c
       ${CMAKE_CURRENT_LIST_DIR}/damaged_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
@@ -32,7 +34,7 @@ if(TARGET xio_cli)
 endif()
 
 # The manifests (samples/xio/chain.c) read on their own, no emulator: damaged sizes
-# refused before anything is allocated from them.
+# refused before anything is allocated from them, pending.json's versions.
 if(TARGET xio_cli)
   xio_add_suite(NAME backup_manifest
     SOURCES
