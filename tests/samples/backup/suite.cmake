@@ -2,12 +2,12 @@
 # `xio backup` and `xio restore` run as programs against the emulator (Azurite
 # behind the fidelity front, which answers snapshot diffs): the base link, chains
 # with writes, clears, growth and shrink restored at every point byte for byte,
-# --keep, kill -9 during a backup and a restore, damaged pieces, bad input,
-# a chain ended by a copy onto its blob, an unfinished link of another blob,
-# restore --resume onto a complete blob, damaged manifest sizes, and the bytes
-# and requests of an incremental backup of a 1 GiB blob (no-asan).
-# backup_manifest reads manifests alone, under an allocator that records what is
-# asked for.
+# --keep, kill -9 during a backup and a restore, damaged pieces, bad input, a
+# named snapshot after an unfinished link, a chain ended by a copy onto its blob,
+# an unfinished link of another blob, restore --resume onto a complete blob,
+# damaged manifest sizes, and the bytes and requests of an incremental backup of
+# a 1 GiB blob (no-asan). backup_manifest reads manifests alone, under an
+# allocator that records what is asked for.
 if(TARGET xio_cli)
   include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
   set(bk_common ${CMAKE_CURRENT_LIST_DIR}/bkfix.c ${PROJECT_SOURCE_DIR}/tests/samples/cli/clirun.c
@@ -18,6 +18,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/error_test.c
       ${CMAKE_CURRENT_LIST_DIR}/kill_test.c
       ${CMAKE_CURRENT_LIST_DIR}/chain_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/named_test.c
       ${CMAKE_CURRENT_LIST_DIR}/source_test.c
       ${CMAKE_CURRENT_LIST_DIR}/resume_test.c
       ${CMAKE_CURRENT_LIST_DIR}/damaged_test.c
