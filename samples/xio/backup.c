@@ -21,7 +21,14 @@
  * piece is written and fsynced is the data file renamed and the link added to
  * chain.json (replaced atomically, last). The next run, with or without --resume,
  * checks the pieces pending.json lists against their CRC-64, keeps those that
- * match and downloads the rest from the same snapshot.
+ * match and downloads the rest from the same snapshot. pending.json records the
+ * blob it is of, so a backup of another blob into DIR is refused. With --snapshot
+ * ID naming another snapshot than the pending link's, the run finishes the pending
+ * link and then backs up ID after it: the snapshot named is the one backed up, or
+ * the run fails saying it was not.
+ *
+ * A blob replaced by Copy Blob or Put Blob (`xio cp URL?snapshot=ID URL`) can no
+ * longer be diffed against its older snapshots: the run says the chain ended.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,6 +66,10 @@ typedef struct bk_job {
   char *buf;
   uint64_t fetched, reads;
   size_t pruned, deleted;
+
+  char *pending_source;  /* the blob pending.json says it is of (owned; NULL: unknown) */
+  char first[BK_ID_MAX]; /* the unfinished link finished before the named snapshot's */
+  size_t first_pieces, first_kept;
 } bk_job;
 
 /* ------------------------------------------------------- snapshots ---- */
@@ -99,6 +110,15 @@ static xio_err diff_ranges(bk_job *j, const char *since, xio_error *err) {
              "the chain's newest snapshot %.64s is gone from the service, so nothing can say "
              "what changed since: start a new chain in another directory",
              since);
+  if (rc == XIO_ECONFLICT && err && strcmp(err->service_code, "BlobOverwritten") == 0) {
+    /* Copy Blob or Put Blob replaced the blob: no diff reaches back past that. */
+    snprintf(err->message, sizeof err->message,
+             "%.120s was replaced since the chain's newest snapshot %.64s (a copy onto it, "
+             "such as `xio cp URL?snapshot=ID URL`), so the service cannot say what changed "
+             "since: the chain in %.100s has ended",
+             j->safe, since, j->ch.dir);
+    xio_error_set_operation(err, "Backup");
+  }
   return rc;
 }
 
@@ -123,7 +143,7 @@ static xio_err new_link(bk_job *j, const char *id, xio_error *err) {
   xio_err rc = l->base ? xio_file_ranges(j->snap, &l->written, err)
                        : diff_ranges(j, j->ch.links[j->ch.n - 1].snapshot, err);
   if (rc == XIO_OK) rc = bk_link_cut(l, err);
-  if (rc == XIO_OK) rc = bk_pending_save(j->ch.dir, l, err);
+  if (rc == XIO_OK) rc = bk_pending_save(j->ch.dir, l, j->safe, err);
   return rc;
 }
 
@@ -196,7 +216,7 @@ static xio_err checkpoint(bk_job *j, size_t upto, xio_error *err) {
   if (fdatasync(j->dfd) != 0)
     return xio_error_from_errno(err, errno, "WriteBackup", "fdatasync", j->partial);
   j->link.verified = upto;
-  return bk_pending_save(j->ch.dir, &j->link, err);
+  return bk_pending_save(j->ch.dir, &j->link, j->safe, err);
 }
 
 /* The pieces from `i` that one read fetches: those that follow each other in the
@@ -329,7 +349,15 @@ static xio_err load(bk_job *j, const char *dir, int resume, xio_error *err) {
     xio_error_set_operation(err, "Backup");
     return XIO_EINVAL;
   }
-  rc = bk_pending_load(dir, &j->link, err);
+  rc = bk_pending_load(dir, &j->link, &j->pending_source, err);
+  if (rc == XIO_OK && j->pending_source && strcmp(j->pending_source, j->safe) != 0) {
+    xio_error_set(err, XIO_EINVAL,
+                  "%.200s holds an unfinished backup of %.140s, not of %.140s: back up into "
+                  "another directory",
+                  dir, j->pending_source, j->safe);
+    xio_error_set_operation(err, "Backup");
+    return XIO_EINVAL;
+  }
   if (rc == XIO_OK) {
     j->resumed = 1;
     return XIO_OK;
@@ -355,17 +383,35 @@ static void drop_snapshot(bk_job *j, const char *id) {
   if (cli_context(j->c, &ctx, &e) == XIO_OK) xio_snapshot_delete(ctx, j->url, id, &e);
 }
 
+/* The pending link's snapshot is not found on the blob: it was deleted, or (when
+ * neither pending.json nor chain.json says which blob the link is of) the link may
+ * be of another blob. The snapshot `given` to back up (may be NULL) was not. */
+static void pending_gone(const bk_job *j, const char *given, xio_error *err) {
+  const char *p = j->link.snapshot, *dir = j->ch.dir;
+  int n;
+  if (j->pending_source || j->ch.source)
+    n = snprintf(err->message, sizeof err->message,
+                 "the snapshot %.64s of the unfinished backup is gone; remove %.200s/%s to "
+                 "start a new link",
+                 p, dir, BK_PENDING);
+  else
+    n = snprintf(err->message, sizeof err->message,
+                 "the unfinished backup in %.100s is of snapshot %.64s, which %.100s does not "
+                 "have: it is gone, or the backup is of another blob (its %s, from an older "
+                 "xio, does not say); remove it only if it is of this blob",
+                 dir, p, j->safe, BK_PENDING);
+  if (given && strcmp(given, p) != 0 && n > 0 && (size_t)n < sizeof err->message)
+    snprintf(err->message + n, sizeof err->message - (size_t)n,
+             "; snapshot %.64s was not backed up", given);
+}
+
 /* Opens the link's snapshot (a new one, or the pending link's) and the partial file. */
 static xio_err start_link(bk_job *j, const char *given, xio_error *err) {
   char id[BK_ID_MAX];
   xio_err rc = XIO_OK;
   if (!j->resumed) rc = pick_snapshot(j, given, id, sizeof id, err);
   if (rc == XIO_OK) rc = open_snapshot(j, j->resumed ? j->link.snapshot : id, &j->snap, err);
-  if (rc == XIO_ENOTFOUND && j->resumed && err)
-    snprintf(err->message, sizeof err->message,
-             "the snapshot %.64s of the unfinished backup is gone; remove %.300s/%s to start "
-             "a new link",
-             j->link.snapshot, j->ch.dir, BK_PENDING);
+  if (rc == XIO_ENOTFOUND && j->resumed && err) pending_gone(j, given, err);
   if (rc == XIO_OK && !j->resumed && (rc = new_link(j, id, err)) != XIO_OK && !given)
     drop_snapshot(j, id);
   if (rc != XIO_OK) return rc;
@@ -387,6 +433,14 @@ static void report(const bk_job *j, const bk_link *l, double secs) {
     cJSON_AddStringToObject(o, "snapshot", l->snapshot);
     cJSON_AddBoolToObject(o, "base", l->base);
     cJSON_AddBoolToObject(o, "resumed", j->resumed);
+    if (j->first[0]) {
+      cJSON *f = cJSON_AddObjectToObject(o, "finished_first");
+      cJSON_AddStringToObject(f, "snapshot", j->first);
+      cli_json_u64(f, "pieces", j->first_pieces);
+      cli_json_u64(f, "pieces_kept", j->first_kept);
+    } else {
+      cJSON_AddNullToObject(o, "finished_first");
+    }
     cli_json_u64(o, "size", l->size);
     cli_json_u64(o, "written_ranges", l->written.n);
     cli_json_u64(o, "written_bytes", xio_ranges_bytes(&l->written));
@@ -403,6 +457,10 @@ static void report(const bk_job *j, const bk_link *l, double secs) {
     cli_json_print(o);
     return;
   }
+  if (j->first[0])
+    cli_say(j->c,
+            "finished the interrupted backup of snapshot %s first: %zu piece%s kept, %zu read",
+            j->first, j->first_kept, cli_plural(j->first_kept), j->first_pieces - j->first_kept);
   cli_say(j->c, "%s link %s of %s: %s written, %s cleared, %s read in %" PRIu64 " request%s, in %s",
           l->base ? "base" : "incremental", l->snapshot, j->safe,
           samples_fmt_size(xio_ranges_bytes(&l->written), hw, sizeof hw),
@@ -419,12 +477,61 @@ static void report(const bk_job *j, const bk_link *l, double secs) {
             cli_plural(j->pruned), j->deleted, cli_plural(j->deleted));
 }
 
+/* --snapshot ID where an unfinished link of another snapshot P waits: the run
+ * finishes P first, then backs up ID, unless ID cannot follow P (older), or
+ * --resume asked to finish only. */
+static xio_err check_named(const bk_job *j, const char *given, int resume, xio_error *err) {
+  const char *p = j->link.snapshot;
+  if (resume)
+    xio_error_set(err, XIO_EINVAL,
+                  "the unfinished backup in %.200s is of snapshot %.64s, not %.64s: --resume "
+                  "alone finishes it; without --resume the run finishes it and then backs up "
+                  "%.64s",
+                  j->ch.dir, p, given, given);
+  else if (strcmp(given, p) < 0)
+    xio_error_set(err, XIO_EINVAL,
+                  "snapshot %.64s is older than snapshot %.64s of the unfinished backup in "
+                  "%.200s, and a chain only grows forward: %.64s was not backed up (--resume "
+                  "finishes the unfinished one)",
+                  given, p, j->ch.dir, given);
+  else
+    return XIO_OK;
+  xio_error_set_operation(err, "Backup");
+  return XIO_EINVAL;
+}
+
+/* After the unfinished link was finished and added to the chain: the run goes on
+ * to a new link. */
+static void finished_first(bk_job *j) {
+  const bk_link *l = &j->ch.links[j->ch.n - 1];
+  snprintf(j->first, sizeof j->first, "%s", l->snapshot);
+  j->first_pieces = l->npieces;
+  j->first_kept = j->kept;
+  xio_file_close(j->snap, NULL);
+  j->snap = NULL;
+  close(j->dfd);
+  j->dfd = -1;
+  j->resumed = 0;
+  j->kept = 0;
+}
+
+/* One link: the pending one or a new one, downloaded and added to the chain. */
+static xio_err one_link(bk_job *j, const char *given, xio_error *err) {
+  xio_err rc = start_link(j, given, err);
+  if (rc == XIO_OK) rc = download(j, err);
+  if (rc == XIO_OK) rc = commit_link(j, err);
+  return rc;
+}
+
 static xio_err backup(bk_job *j, const char *dir, int resume, const char *given, int keep,
                       xio_error *err) {
   xio_err rc = load(j, dir, resume, err);
-  if (rc == XIO_OK) rc = start_link(j, given, err);
-  if (rc == XIO_OK) rc = download(j, err);
-  if (rc == XIO_OK) rc = commit_link(j, err);
+  if (rc == XIO_OK && j->resumed && given && strcmp(given, j->link.snapshot) != 0) {
+    rc = check_named(j, given, resume, err);
+    if (rc == XIO_OK) rc = one_link(j, given, err);
+    if (rc == XIO_OK) finished_first(j);
+  }
+  if (rc == XIO_OK) rc = one_link(j, given, err);
   if (rc != XIO_OK) return rc;
   bk_sweep(&j->ch, NULL);
   if (keep > 0 && j->ch.n > (size_t)keep)
@@ -496,6 +603,7 @@ static int run_backup(cli *c, int argc, char **argv) {
   xio_file_close(j.snap, NULL);
   bk_link_free(&j.link);
   bk_chain_free(&j.ch);
+  xio_free(j.pending_source);
   xio_free(j.safe);
   xio_free(j.buf);
   return status;
@@ -528,8 +636,13 @@ const cli_command cli_cmd_backup = {
     "  --snapshot ID     back up the existing snapshot ID instead of taking one\n"
     "                    (one taken at a consistent point, e.g. by SQLite's\n"
     "                    SELECT xio_snapshot(), whose URL is taken as well); it\n"
-    "                    must be newer than the chain's newest link\n"
+    "                    must be newer than the chain's newest link. An\n"
+    "                    unfinished link of another snapshot is finished first,\n"
+    "                    then ID is backed up after it\n"
     "\n"
-    "URL must be a page blob: local files have no snapshots. See docs/backups.md.\n",
+    "URL must be a page blob: local files have no snapshots. A copy onto the blob\n"
+    "(xio cp URL?snapshot=ID URL) ends its chain: the service no longer diffs\n"
+    "against older snapshots; xio restore --force DIR@ID URL restores in place and\n"
+    "keeps the chain going. See docs/backups.md.\n",
     run_backup,
 };

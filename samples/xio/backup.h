@@ -12,13 +12,14 @@
  * its cleared ranges zeroed and its pieces written.
  *
  * In DIR: chain.json (the manifest: only complete links), pending.json (the link
- * being backed up, with the pieces already written and checked; absent when none
- * is), link-SEQ.data (a link's data) and link-SEQ.data.partial (the pending link's
- * data until it is complete). chain.json and pending.json are replaced atomically
- * (written to a temporary name, fsynced, renamed, the directory fsynced), and a
- * link reaches chain.json only after its data file is complete and fsynced, so an
- * interrupted run leaves nothing that a restore takes for complete. DIR is made
- * 0700 and every file in it 0600 (cli_open_private): backups are their owner's.
+ * being backed up, with the pieces already written and checked, and the blob it
+ * is of; absent when none is), link-SEQ.data (a link's data) and
+ * link-SEQ.data.partial (the pending link's data until it is complete). chain.json
+ * and pending.json are replaced atomically (written to a temporary name, fsynced,
+ * renamed, the directory fsynced), and a link reaches chain.json only after its
+ * data file is complete and fsynced, so an interrupted run leaves nothing that a
+ * restore takes for complete. DIR is made 0700 and every file in it 0600
+ * (cli_open_private): backups are their owner's.
  */
 #ifndef XIO_CLI_BACKUP_H
 #define XIO_CLI_BACKUP_H
@@ -30,13 +31,15 @@
 
 #include "cli.h"
 
-#define BK_PIECE    ((uint64_t)8 << 20) /* the largest piece: one read request */
-#define BK_FORMAT   "xio-backup-chain"
-#define BK_VERSION  1
-#define BK_MANIFEST "chain.json"
-#define BK_PENDING  "pending.json"
-#define BK_ID_MAX   64
-#define BK_NAME_MAX 64
+#define BK_PIECE           ((uint64_t)8 << 20) /* the largest piece: one read request */
+#define BK_FORMAT          "xio-backup-chain"
+#define BK_VERSION         1
+#define BK_MANIFEST        "chain.json"
+#define BK_PENDING         "pending.json"
+#define BK_PENDING_FORMAT  "xio-backup-pending"
+#define BK_PENDING_VERSION 1
+#define BK_ID_MAX          64
+#define BK_NAME_MAX        64
 
 /** One piece of a link's data: blob bytes [off, off + len), at `pos` in the data file. */
 typedef struct bk_piece {
@@ -79,6 +82,10 @@ void bk_chain_free(bk_chain *ch);
  *  crc 0; l->verified 0. Errors: XIO_ENOMEM. */
 xio_err bk_link_cut(bk_link *l, xio_error *err);
 
+/** The number of pieces bk_link_cut makes of `written`, counted without making them
+ *  (at most 2^20 + written->n for ranges inside the largest page blob). */
+uint64_t bk_count_pieces(const xio_ranges *written);
+
 /** Total bytes of l's pieces. */
 uint64_t bk_link_bytes(const bk_link *l);
 
@@ -89,7 +96,10 @@ xio_err bk_path(const char *dir, const char *name, char *out, size_t size, xio_e
  * Loads DIR's chain.json into `ch` (dir set, no links when the file is missing and
  * `missing_ok`). Errors: XIO_ENOTFOUND (no chain.json and not `missing_ok`: "no
  * backup chain in DIR"), XIO_EPARSE (not a chain, another version, a malformed
- * link; the message names the file and what is wrong), XIO_EIO, XIO_ENOMEM.
+ * link: a size past the largest page blob, ranges past the size, pieces that are
+ * not the cut of the ranges; the message names the file, the link and the field),
+ * XIO_EIO, XIO_ENOMEM. A link's numbers are checked before anything is allocated
+ * from them, so a damaged manifest costs no more memory than its text.
  */
 xio_err bk_chain_load(bk_chain *ch, const char *dir, int missing_ok, xio_error *err);
 
@@ -97,12 +107,18 @@ xio_err bk_chain_load(bk_chain *ch, const char *dir, int missing_ok, xio_error *
  *  XIO_ENOMEM. */
 xio_err bk_chain_save(const bk_chain *ch, xio_error *err);
 
-/** Loads DIR/pending.json into `l`. Returns XIO_ENOTFOUND when there is none;
- *  XIO_EPARSE, XIO_EIO, XIO_ENOMEM as bk_chain_load. */
-xio_err bk_pending_load(const char *dir, bk_link *l, xio_error *err);
+/**
+ * Loads DIR/pending.json into `l`; `*source` gets the log-safe URL of the blob it is
+ * of (malloc'd, xio_free), or NULL when the file is of the unversioned layout older
+ * xio wrote, which records none. Returns XIO_ENOTFOUND when there is none;
+ * XIO_EPARSE (also another format or version), XIO_EIO, XIO_ENOMEM as
+ * bk_chain_load.
+ */
+xio_err bk_pending_load(const char *dir, bk_link *l, char **source, xio_error *err);
 
-/** Writes `l` (with its first l->verified pieces) as DIR/pending.json atomically. */
-xio_err bk_pending_save(const char *dir, const bk_link *l, xio_error *err);
+/** Writes `l` (with its first l->verified pieces) as DIR/pending.json atomically,
+ *  versioned, recording `source` (the blob's log-safe URL) as the blob it is of. */
+xio_err bk_pending_save(const char *dir, const bk_link *l, const char *source, xio_error *err);
 
 /** Removes DIR/pending.json and fsyncs DIR. Errors: XIO_EIO. */
 xio_err bk_pending_remove(const char *dir, xio_error *err);

@@ -12,7 +12,10 @@
  *    "data": "link-SEQ.data", "seq": SEQ,
  *    "written": [[START, END]...], "cleared": [[START, END]...],   (inclusive)
  *    "pieces": [{"offset": OFF, "length": LEN, "crc64": "16 hex digits"}...]}
- * pending.json is one LINK whose "pieces" lists only those written and checked.
+ * pending.json, version 1, is one LINK whose "pieces" lists only those written and
+ * checked, with "format": "xio-backup-pending", "version": 1 and "source": URL (the
+ * blob it is of). The unversioned pending.json of older xio is a LINK alone: it is
+ * read, its source unknown.
  * The pieces of a link are the cut of its written ranges (bk_link_cut); a load
  * checks that they are, so a manifest edited by hand cannot make a restore write
  * bytes at places the data file does not hold.
@@ -52,28 +55,32 @@ void bk_chain_free(bk_chain *ch) {
   memset(ch, 0, sizeof *ch);
 }
 
-static xio_err add_piece(bk_link *l, uint64_t off, uint64_t len, uint64_t pos, xio_error *err) {
-  if (l->npieces == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 16;
-    bk_piece *p = xio_realloc(l->pieces, cap * sizeof *p);
-    if (!p) return xio_error_set(err, XIO_ENOMEM, "out of memory for the pieces of a link");
-    l->pieces = p;
-    l->cap = cap;
-  }
-  l->pieces[l->npieces++] = (bk_piece){off, len, pos, 0};
-  return XIO_OK;
+uint64_t bk_count_pieces(const xio_ranges *written) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < written->n; i++)
+    n += (written->v[i].end - written->v[i].start) / BK_PIECE + 1;
+  return n;
 }
 
 xio_err bk_link_cut(bk_link *l, xio_error *err) {
+  uint64_t want = bk_count_pieces(&l->written);
   l->npieces = 0;
   l->verified = 0;
+  if (want > l->cap) { /* one allocation, of what the ranges make */
+    bk_piece *p =
+        want <= SIZE_MAX / sizeof *p ? xio_realloc(l->pieces, (size_t)want * sizeof *p) : NULL;
+    if (!p)
+      return xio_error_set(err, XIO_ENOMEM, "out of memory for the %" PRIu64 " pieces of a link",
+                           want);
+    l->pieces = p;
+    l->cap = (size_t)want;
+  }
   uint64_t pos = 0;
   for (size_t i = 0; i < l->written.n; i++) {
     for (uint64_t off = l->written.v[i].start; off <= l->written.v[i].end;) {
       uint64_t len = l->written.v[i].end - off + 1;
       if (len > BK_PIECE) len = BK_PIECE;
-      xio_err rc = add_piece(l, off, len, pos, err);
-      if (rc != XIO_OK) return rc;
+      l->pieces[l->npieces++] = (bk_piece){off, len, pos, 0};
       pos += len;
       off += len;
     }
@@ -234,8 +241,12 @@ xio_err bk_chain_save(const bk_chain *ch, xio_error *err) {
   return save_json(ch->dir, BK_MANIFEST, o, err);
 }
 
-xio_err bk_pending_save(const char *dir, const bk_link *l, xio_error *err) {
-  return save_json(dir, BK_PENDING, link_json(l, l->verified), err);
+xio_err bk_pending_save(const char *dir, const bk_link *l, const char *source, xio_error *err) {
+  cJSON *o = link_json(l, l->verified);
+  cJSON_AddStringToObject(o, "format", BK_PENDING_FORMAT);
+  cJSON_AddNumberToObject(o, "version", BK_PENDING_VERSION);
+  cJSON_AddStringToObject(o, "source", source);
+  return save_json(dir, BK_PENDING, o, err);
 }
 
 xio_err bk_pending_remove(const char *dir, xio_error *err) {
@@ -277,8 +288,9 @@ static int get_ranges(const cJSON *o, const char *name, xio_ranges *r) {
     uint64_t v[2];
     const cJSON *s = cJSON_GetArrayItem(p, 0), *e = cJSON_GetArrayItem(p, 1);
     if (cJSON_GetArraySize(p) != 2 || !cJSON_IsNumber(s) || !cJSON_IsNumber(e) ||
-        s->valuedouble < 0 || e->valuedouble < s->valuedouble || e->valuedouble > 9.0e15)
-      return 0;
+        s->valuedouble < 0 || e->valuedouble < s->valuedouble ||
+        e->valuedouble >= (double)XIO_FILE_MAX_SIZE)
+      return 0; /* inside the largest page blob */
     v[0] = (uint64_t)s->valuedouble;
     v[1] = (uint64_t)e->valuedouble;
     if (r->n && v[0] <= last) return 0; /* sorted and apart */
@@ -288,28 +300,67 @@ static int get_ranges(const cJSON *o, const char *name, xio_ranges *r) {
   return 1;
 }
 
+/* Reads the members of a link but its ranges and pieces; the name of the first that
+ * is missing or malformed, or NULL. */
+static const char *link_fields(const cJSON *o, bk_link *l) {
+  const cJSON *base = cJSON_GetObjectItemCaseSensitive(o, "base");
+  if (!get_str(o, "snapshot", l->snapshot, sizeof l->snapshot)) return "snapshot";
+  if (!get_str(o, "time", l->time, sizeof l->time)) return "time";
+  if (!get_str(o, "data", l->data, sizeof l->data)) return "data";
+  if (!get_u64(o, "size", &l->size)) return "size";
+  if (!get_u64(o, "seq", &l->seq)) return "seq";
+  if (!cJSON_IsBool(base)) return "base";
+  l->base = cJSON_IsTrue(base);
+  return NULL;
+}
+
+/* Reads the link's ranges, which must lie inside the largest page blob. */
+static xio_err link_ranges(const cJSON *o, bk_link *l, const char *file, xio_error *err) {
+  const char *bad = !get_ranges(o, "written", &l->written)   ? "written"
+                    : !get_ranges(o, "cleared", &l->cleared) ? "cleared"
+                                                             : NULL;
+  if (bad)
+    return BAD("%s: link %s: \"%s\" is missing or malformed (ranges [start, end], sorted, "
+               "apart, inside 8 TiB)",
+               file, l->snapshot, bad);
+  return XIO_OK;
+}
+
+/* Checks what the link's numbers promise before anything is allocated from them:
+ * its ranges fit its size, and its pieces list (n entries) has as many pieces as
+ * the cut of its ranges makes (`pending`: at most as many). */
+static xio_err check_pieces(const bk_link *l, int n, int pending, const char *file,
+                            xio_error *err) {
+  if (l->written.n && l->written.v[l->written.n - 1].end >= l->size)
+    return BAD("%s: link %s: \"written\" runs past its \"size\" %" PRIu64, file, l->snapshot,
+               l->size);
+  uint64_t want = bk_count_pieces(&l->written);
+  if (n < 0 || (uint64_t)n > want || (!pending && (uint64_t)n != want))
+    return BAD("%s: link %s: \"pieces\" has %d entries where its written ranges make %" PRIu64,
+               file, l->snapshot, n, want);
+  return XIO_OK;
+}
+
 /* Reads a link; `pending` allows fewer pieces than the cut (those verified). */
 static xio_err parse_link(const cJSON *o, bk_link *l, int pending, const char *file,
                           xio_error *err) {
-  cJSON *base = cJSON_GetObjectItemCaseSensitive(o, "base");
-  if (!get_str(o, "snapshot", l->snapshot, sizeof l->snapshot) ||
-      !get_str(o, "time", l->time, sizeof l->time) ||
-      !get_str(o, "data", l->data, sizeof l->data) || !get_u64(o, "size", &l->size) ||
-      !get_u64(o, "seq", &l->seq) || !cJSON_IsBool(base) ||
-      !get_ranges(o, "written", &l->written) || !get_ranges(o, "cleared", &l->cleared))
-    return BAD("%s: a link lacks a field or has a malformed one", file);
-  l->base = cJSON_IsTrue(base);
+  const char *bad = link_fields(o, l);
+  if (bad)
+    return BAD("%s: link %s: \"%s\" is missing or malformed", file,
+               l->snapshot[0] ? l->snapshot : "?", bad);
+  if (l->size > XIO_FILE_MAX_SIZE)
+    return BAD("%s: link %s: \"size\" %" PRIu64 " is past the largest page blob (8 TiB, %" PRIu64
+               " bytes)",
+               file, l->snapshot, l->size, (uint64_t)XIO_FILE_MAX_SIZE);
   if (strchr(l->data, '/') || strncmp(l->data, "link-", 5) != 0)
     return BAD("%s: link %s names a data file outside the chain", file, l->snapshot);
-  if (l->written.n && l->written.v[l->written.n - 1].end >= l->size)
-    return BAD("%s: link %s writes past its size", file, l->snapshot);
-  xio_err rc = bk_link_cut(l, err);
-  if (rc != XIO_OK) return rc;
   const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(o, "pieces"), *p;
-  int n = cJSON_GetArraySize(pieces);
-  if (!cJSON_IsArray(pieces) || (size_t)n > l->npieces || (!pending && (size_t)n != l->npieces))
-    return BAD("%s: link %s has %d pieces where its ranges make %zu", file, l->snapshot, n,
-               l->npieces);
+  xio_err rc = link_ranges(o, l, file, err);
+  if (rc == XIO_OK)
+    rc = check_pieces(l, cJSON_IsArray(pieces) ? cJSON_GetArraySize(pieces) : -1, pending, file,
+                      err);
+  if (rc == XIO_OK) rc = bk_link_cut(l, err);
+  if (rc != XIO_OK) return rc;
   size_t i = 0;
   cJSON_ArrayForEach(p, pieces) {
     uint64_t off = 0, len = 0;
@@ -383,17 +434,42 @@ xio_err bk_chain_load(bk_chain *ch, const char *dir, int missing_ok, xio_error *
   return rc;
 }
 
-xio_err bk_pending_load(const char *dir, bk_link *l, xio_error *err) {
+/* The source pending.json records: none in the unversioned layout of older xio
+ * (*source NULL), else checks its format and version. */
+static xio_err pending_source(const cJSON *o, char **source, const char *file, xio_error *err) {
+  const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(o, "format");
+  const cJSON *src = cJSON_GetObjectItemCaseSensitive(o, "source");
+  uint64_t version = 0;
+  *source = NULL;
+  if (!fmt) return XIO_OK;
+  if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, BK_PENDING_FORMAT) != 0)
+    return BAD("%s is not the unfinished link of an xio backup chain", file);
+  if (!get_u64(o, "version", &version) || version != BK_PENDING_VERSION)
+    return BAD("%s is of format version %" PRIu64 "; this xio reads version %d", file, version,
+               BK_PENDING_VERSION);
+  if (!cJSON_IsString(src) || !src->valuestring[0])
+    return BAD("%s: \"source\" is missing or malformed", file);
+  *source = xio_strdup(src->valuestring);
+  return *source ? XIO_OK : xio_error_set(err, XIO_ENOMEM, "out of memory reading %s", file);
+}
+
+xio_err bk_pending_load(const char *dir, bk_link *l, char **source, xio_error *err) {
   memset(l, 0, sizeof *l);
+  *source = NULL;
   char *text = read_text(dir, BK_PENDING, err);
   if (!text) return err ? err->code : XIO_EIO;
   cJSON *o = cJSON_Parse(text);
   xio_free(text);
   char file[4096];
   snprintf(file, sizeof file, "%s/%s", dir, BK_PENDING);
-  xio_err rc = o ? parse_link(o, l, 1, file, err) : BAD("%s is not valid JSON", file);
+  xio_err rc = o ? pending_source(o, source, file, err) : BAD("%s is not valid JSON", file);
+  if (rc == XIO_OK) rc = parse_link(o, l, 1, file, err);
   cJSON_Delete(o);
-  if (rc != XIO_OK) xio_error_set_operation(err, "ReadManifest");
+  if (rc != XIO_OK) {
+    xio_free(*source);
+    *source = NULL;
+    xio_error_set_operation(err, "ReadManifest");
+  }
   return rc;
 }
 

@@ -181,9 +181,16 @@ static const char *hint_backup(const xio_error *e) {
     return "the backup in DIR is damaged: restore from another copy of DIR, or start a new "
            "chain with `xio backup URL NEWDIR`";
   case XIO_EPARSE:
-    return "DIR/chain.json is not a manifest this xio reads: it was changed or damaged";
+    return "the manifest named above (DIR/chain.json or DIR/pending.json) is not one this "
+           "xio reads: it was changed or damaged";
   case XIO_EEXIST: return "--force replaces TARGET (a blob in place, keeping its snapshots)";
   case XIO_EBUSY: return "wait for the other backup of DIR to finish";
+  case XIO_ECONFLICT:
+    return strcmp(e->service_code, "BlobOverwritten") == 0
+               ? "the links in DIR still restore; back up into a new directory to start a new "
+                 "chain. To put a blob back as it was without ending its chain, use `xio "
+                 "restore --force DIR@ID URL`: it writes in place, so the chain goes on"
+               : NULL;
   default: return NULL;
   }
 }

@@ -266,15 +266,33 @@ static xio_err overwrite_target(put_job *j, xio_ctx *ctx, const char *target, xi
   return rc;
 }
 
-/* --resume: opens the target an interrupted put left (marked incomplete, or not),
- * marks it and gives it LOCAL's size and kind; upload then sends what differs. */
-static xio_err resume_target(put_job *j, xio_ctx *ctx, const char *target, xio_error *err) {
+/* --resume onto a target no transfer left marked incomplete: it is whole, and
+ * resuming would replace it; only --force says to. Closes the target. */
+static xio_err nothing_to_resume(put_job *j, xio_error *err) {
+  char *safe = xio_strdup(xio_file_path(j->f));
+  xio_file_close(j->f, NULL);
+  j->f = NULL;
+  xio_error_set(err, XIO_EEXIST,
+                "nothing to resume: %.400s is complete (no interrupted transfer left it marked "
+                "incomplete); --force with --resume replaces it, sending only what differs",
+                safe ? safe : "TARGET");
+  xio_error_set_operation(err, "OpenFile");
+  xio_free(safe);
+  return XIO_EEXIST;
+}
+
+/* --resume: opens the target an interrupted put left (marked incomplete; with
+ * `force`, any), marks it and gives it LOCAL's size and kind; upload then sends
+ * what differs. */
+static xio_err resume_target(put_job *j, xio_ctx *ctx, const char *target, int force,
+                             xio_error *err) {
   xio_open_options o = target_options(j, XIO_OPEN_INCOMPLETE_OK);
   xio_err rc = xio_file_open(ctx, target, &o, &j->f, err);
   if (rc == XIO_ENOTFOUND && err)
     snprintf(err->message, sizeof err->message, "%.400s does not exist: nothing to resume",
              err->target[0] ? err->target : "TARGET");
   if (rc != XIO_OK) return rc;
+  if (!force && !xio_file_incomplete(j->f)) return nothing_to_resume(j, err);
   j->overwrite = 1; /* never deleted on failure */
   rc = xio_file_set_incomplete(j->f, 1, err);
   j->marked = rc == XIO_OK;
@@ -292,7 +310,7 @@ static xio_err resume_target(put_job *j, xio_ctx *ctx, const char *target, xio_e
 static xio_err create_target(put_job *j, const char *target, int force, xio_error *err) {
   xio_ctx *ctx;
   xio_err rc = cli_context(j->c, &ctx, err);
-  if (rc == XIO_OK && j->resume) return resume_target(j, ctx, target, err);
+  if (rc == XIO_OK && j->resume) return resume_target(j, ctx, target, force, err);
   xio_open_options o = target_options(j, XIO_OPEN_CREATE_ONLY);
   if (rc == XIO_OK) rc = xio_file_open(ctx, target, &o, &j->f, err);
   if (rc == XIO_OK) { /* marked before the first data write */
@@ -574,8 +592,9 @@ const cli_command cli_cmd_put = {
     "  --force           replace TARGET's content when it exists: it is overwritten\n"
     "                    in place (resized, cleared, rewritten), so its snapshots\n"
     "                    stay\n"
-    "  --resume          finish an interrupted put: compare TARGET with LOCAL and\n"
-    "                    send only the pages that differ\n"
+    "  --resume          finish an interrupted put (TARGET marked incomplete):\n"
+    "                    compare TARGET with LOCAL and send only the pages that\n"
+    "                    differ; with --force, any TARGET\n"
     "  --in-flight N     writes in flight at once, 1..64 (default 6); memory stays\n"
     "                    under (N + 2) x 4 MiB of ring, plus about 15 MiB\n"
     "  --checksum crc64|md5|none\n"

@@ -211,8 +211,9 @@ const cli_command cli_cmd_restore = {
     "Options:\n"
     "  --force           replace TARGET when it exists (a blob is overwritten in\n"
     "                    place, so its snapshots stay: stop its writer first)\n"
-    "  --resume          finish an interrupted restore into a blob, sending only\n"
-    "                    the pages that differ\n"
+    "  --resume          finish an interrupted restore into a blob (marked\n"
+    "                    incomplete; with --force, any blob), sending only the\n"
+    "                    pages that differ\n"
     "\n"
     "See docs/backups.md, also for restoring a SQLite database into place.\n",
     run_restore,

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "bkfix.h"
+#include "cliproxy.h"
 #include "test.h"
 #include "util.h"
 
@@ -85,6 +86,28 @@ void bkfix_restore(const char *dir, const char *id, const char *target) {
   clirun r = {0};
   XIO(&r, "--json", "restore", "--force", arg, target);
   EXPECT_EXIT(&r, 0);
+  clirun_free(&r);
+}
+
+void bkfix_proxied(const char *direct, char *out, size_t size) {
+  const char *b = strrchr(direct, '/'), *c = b - 1;
+  while (c > direct && *c != '/')
+    c--;
+  char container[128];
+  snprintf(container, sizeof container, "%.*s", (int)(b - c - 1), c + 1);
+  cliproxy_url(container, b + 1, out, size);
+}
+
+void bkfix_unfinished(const char *proxied, const char *dir, const char *id) {
+  char pending[600];
+  snprintf(pending, sizeof pending, "%s/pending.json", dir);
+  /* The GETs of a snapshot: its range listing (or diff), then its reads. */
+  cliproxy_refuse("GET", "snapshot=", 1, 403, "AuthorizationPermissionMismatch");
+  clirun r = {0};
+  XIO_PROXIED(&r, "backup", proxied, dir, "--snapshot", id);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "AuthorizationPermissionMismatch");
+  ASSERT(bkfix_exists(pending));
   clirun_free(&r);
 }
 

@@ -2,7 +2,8 @@
  * bkfix.h - what the backup tests share: a context on the emulator to change blobs
  * the way an engine would (writes, clears, growth, shrink), snapshots taken and
  * read back with `xio get URL?snapshot=ID` as the reference a restore must equal,
- * and runs of `xio backup` / `xio restore` with --json.
+ * runs of `xio backup` / `xio restore` with --json, and unfinished links left by a
+ * backup whose read the fault proxy refuses.
  */
 #ifndef XIO_TEST_BKFIX_H
 #define XIO_TEST_BKFIX_H
@@ -42,6 +43,15 @@ cJSON *bkfix_backup(const char *url, const char *dir, const char *extra);
 
 /** Runs `xio --json restore DIR@ID TARGET` (ID NULL: the newest), expects exit 0. */
 void bkfix_restore(const char *dir, const char *id, const char *target);
+
+/** The URL of blob `direct` (from bkfix_url) through the fault proxy (cliproxy.h);
+ *  runs on it go through XIO_PROXIED. */
+void bkfix_proxied(const char *direct, char *out, size_t size);
+
+/** Leaves in `dir` an unfinished link of snapshot `id` of `proxied`: a backup
+ *  through the proxy whose first read is refused (403), which fails after it
+ *  described the link in DIR/pending.json. */
+void bkfix_unfinished(const char *proxied, const char *dir, const char *id);
 
 /** 1 when `path` exists. */
 int bkfix_exists(const char *path);

@@ -4,8 +4,12 @@
 # with writes, clears, growth and shrink restored at every point byte for byte,
 # --keep, kill -9 during a backup and a restore, damaged pieces, a read body damaged
 # on its way (read again, never recorded), bad input, private modes of a chain and of
-# a restored file, a restore's partial file owned by one run, and
+# a restored file, a restore's partial file owned by one run, a named snapshot after
+# an unfinished link, a chain ended by a copy onto its blob, an unfinished link of
+# another blob, restore --resume onto a complete blob, damaged manifest sizes, and
 # the bytes and requests of an incremental backup of a 1 GiB blob (no-asan).
+# backup_manifest reads manifests alone, under an allocator that records what is
+# asked for.
 if(TARGET xio_cli)
   include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
   set(bk_common ${CMAKE_CURRENT_LIST_DIR}/bkfix.c ${PROJECT_SOURCE_DIR}/tests/samples/cli/clirun.c
@@ -18,6 +22,10 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/chain_test.c
       ${CMAKE_CURRENT_LIST_DIR}/readcheck_test.c
       ${CMAKE_CURRENT_LIST_DIR}/private_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/named_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/source_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/resume_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/damaged_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
   # The 1 GiB case, apart: labelled no-asan (the upload of its 1 GiB dominates).
   xio_add_suite(NAME backup_large AZURITE TIMEOUT 400 LABELS no-asan
@@ -28,4 +36,17 @@ if(TARGET xio_cli)
     add_dependencies(${t} xio_cli)
     target_compile_definitions(${t} PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
   endforeach()
+endif()
+
+# The manifests (samples/xio/chain.c) read on their own, no emulator: damaged sizes
+# refused before anything is allocated from them, pending.json's versions.
+if(TARGET xio_cli)
+  xio_add_suite(NAME backup_manifest
+    SOURCES
+      ${CMAKE_CURRENT_LIST_DIR}/manifest_test.c
+      ${PROJECT_SOURCE_DIR}/samples/xio/chain.c
+      ${PROJECT_SOURCE_DIR}/samples/xio/output.c
+    LIBS xio PkgConfig::CJSON m)
+  target_include_directories(test_backup_manifest PRIVATE ${PROJECT_SOURCE_DIR}/samples/xio
+                             ${PROJECT_SOURCE_DIR}/samples/common)
 endif()

@@ -25,6 +25,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/atfile_test.c
       ${CMAKE_CURRENT_LIST_DIR}/resume_local_test.c
       ${CMAKE_CURRENT_LIST_DIR}/partial_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/resume_mark_test.c
       ${CMAKE_CURRENT_LIST_DIR}/local_test.c
       ${CMAKE_CURRENT_LIST_DIR}/demo_test.c
       ${CMAKE_CURRENT_LIST_DIR}/url_refuse_test.c
