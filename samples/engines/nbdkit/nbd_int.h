@@ -2,8 +2,9 @@
  * nbd_int.h - what the files of the nbdkit plugin share (never installed).
  *
  * The plugin (samples/engines/nbdkit) serves one xio target, a page blob or a local file,
- * as an NBD export. It is built on xio.h alone: config.c reads the key=value
- * parameters, export.c opens the target with its lease and closes it, zeroscan.c
+ * as an NBD export. It is built on xio's public headers alone (and samples/common):
+ * config.c reads the key=value parameters, cmdline.c takes a SAS off nbdkit's
+ * command line, export.c opens the target with its lease and closes it, zeroscan.c
  * decides how a write full of zeros is sent, writes.c sends writes, zeroing and
  * flushes, extents.c answers block-status from the allocated ranges, and plugin.c
  * ties them to nbdkit's callbacks.
@@ -20,7 +21,8 @@
 
 /** The plugin's parameters, as nbdkit passed them. */
 typedef struct xio__nbd_config {
-  char *url;     /* url=: any xio target (malloc'd), required */
+  char *url;     /* url= (or read from url=@FILE): any xio target (xio_malloc'd, may
+                    hold a SAS: wiped when freed), required */
   uint64_t size; /* size=: the size to create with (0: none given) */
   int resize;    /* resize=1: an existing target of another size is resized */
   int takeover;  /* takeover=1: break another holder's lease */
@@ -30,8 +32,11 @@ typedef struct xio__nbd_config {
 /** The one configuration of the loaded plugin. */
 extern xio__nbd_config xio__nbd_cfg;
 
-/** nbdkit's config callback: takes url=, size=, resize=, takeover=. Returns 0, or
- *  -1 after nbdkit_error naming the key and what is wrong with its value. */
+/** nbdkit's config callback: takes url= (url=@FILE: the URL on FILE's first line,
+ *  read as the xio command reads @FILE), size=, resize=, takeover=. A SAS in a url=
+ *  given inline is overwritten in nbdkit's command line once copied
+ *  (xio__nbd_scrub_arg). Returns 0, or -1 after nbdkit_error naming the key and what
+ *  is wrong with its value (never the URL read from a file). */
 int xio__nbd_config_key(const char *key, const char *value);
 
 /** nbdkit's config_complete callback: url= is required. 0, or -1 after
@@ -41,9 +46,18 @@ int xio__nbd_config_complete(void);
 /** Frees what the configuration owns (unload). */
 void xio__nbd_config_free(void);
 
+/* --------------------------------------------------------- cmdline.c ---- */
+
+/** Overwrites with '*' the secrets (xio_auth_scrub) of a parameter `value` that
+ *  nbdkit handed over as a pointer into its own argv, once the plugin copied it, so
+ *  that ps and /proc/PID/cmdline no longer show them. Does nothing for a value
+ *  outside the process's argument area, or when /proc/self/stat cannot tell it. */
+void xio__nbd_scrub_arg(const char *value);
+
 /** The help text of the parameters, for nbdkit's --help. */
 #define XIO__NBD_CONFIG_HELP                                                                       \
   "url=URL        (required) the page blob (URL, SAS URL, snapshot URL) or local file\n"           \
+  "url=@FILE      the same, read from FILE's first line (keeps a SAS out of ps)\n"                 \
   "size=SIZE      create the target with this size when it does not exist\n"                       \
   "resize=1       an existing target of another size than size= is resized to it\n"                \
   "takeover=1     break another client's lease on the target and serve it\n"                       \

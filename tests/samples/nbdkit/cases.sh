@@ -120,6 +120,36 @@ case_exclusive() {
   stop_nbdkit a
 }
 
+# url=@FILE: the SAS URL read from a file serves with no other credential. A SAS URL
+# given inline works too, and once nbdkit serves, its command line (ps) shows the
+# signature as '*' only. A url=@FILE that gives no URL is refused naming the file,
+# never what it holds.
+case_sas() {
+  local url; url=$(blob s)
+  "$xio" create "$url" --size 64M >/dev/null || die "xio create"
+  local sas; sas=$("$xio" --quiet sas "$url" --permissions rcw --expiry 1h) || die "xio sas"
+  local sig=${sas##*sig=}; sig=${sig%%&*}
+  printf '  %s  \n\n' "$sas" > "$scratch/url"
+  AZURE_STORAGE_CONNECTION_STRING= start_nbdkit a "@$scratch/url" ||
+    die "nbdkit url=@FILE: $(cat "$scratch/a.err")"
+  "$probe" "$(uri a)" write 0 4K 7 flush expect 0 4K 7 || die "I/O through url=@FILE"
+  stop_nbdkit a
+  AZURE_STORAGE_CONNECTION_STRING= start_nbdkit b "$sas" || die "nbdkit url=SAS: $(cat "$scratch/b.err")"
+  local cmdline; cmdline=$(tr '\0' ' ' < "/proc/$pid_b/cmdline")
+  case "$cmdline" in *"$sig"*) die "the running nbdkit's command line shows the SAS signature" ;; esac
+  case "$cmdline" in *"sig=****"*) ;; *) die "no scrubbed signature in the command line: $cmdline" ;; esac
+  "$probe" "$(uri b)" expect 0 4K 7 || die "I/O through url=SAS"
+  stop_nbdkit b
+  printf '%s\nsecond line\n' "$sas" > "$scratch/two"
+  if start_nbdkit c "@$scratch/two"; then die "url=@FILE with two lines served"; fi
+  grep -q "two holds more than one line" "$scratch/c.err" || die "no reason given: $(cat "$scratch/c.err")"
+  if start_nbdkit d "@$scratch/none"; then die "url=@FILE of a missing file served"; fi
+  grep -q "cannot open .*none: No such file" "$scratch/d.err" || die "no reason given: $(cat "$scratch/d.err")"
+  grep -qF "$sig" "$scratch/a.err" "$scratch/b.err" "$scratch/c.err" "$scratch/d.err" &&
+    die "a message shows the SAS signature"
+  return 0
+}
+
 # nbdcopy in and out through the fault proxy (503s, resets, lost responses): the
 # copy back is identical, and faults were injected.
 case_faults() {

@@ -5,12 +5,13 @@
 #
 #   nbdkit_test.sh CASE PLUGIN PROBE FAULTPROXY XIO
 #
-# CASE is one of: map, copy, counts, mkfs, exclusive, faults, postgres. PLUGIN is
-# nbdkit-xio-plugin.so, PROBE the nbd_probe client, FAULTPROXY xio-faultproxy, XIO
-# the xio command. XIO_TEST_BLOB_ENDPOINT names the emulator (azurite.sh run sets
-# it). Request counts come from the plugin's trace (XIO_TRACE). Every case leaves no
-# process, mount, loop device or file behind, however it ends (the EXIT trap). A case
-# that needs root (mount, losetup) exits 77, skipped, with the reason when not root.
+# CASE is one of: map, copy, counts, mkfs, exclusive, sas, faults, postgres. PLUGIN
+# is nbdkit-xio-plugin.so, PROBE the nbd_probe client, FAULTPROXY xio-faultproxy,
+# XIO the xio command. XIO_TEST_BLOB_ENDPOINT names the emulator (azurite.sh run
+# sets it). Request counts come from the plugin's trace (XIO_TRACE). Every case
+# leaves no process, mount, loop device or file behind, however it ends (the EXIT
+# trap). A case that needs root (mount, losetup) exits 77, skipped, with the reason
+# when not root.
 set -uo pipefail
 case_=${1:?usage: nbdkit_test.sh CASE PLUGIN PROBE FAULTPROXY XIO}
 plugin=${2:?} probe=${3:?} faultproxy=${4:?} xio=${5:?}
