@@ -84,6 +84,14 @@ extern xio__nbd_export xio__nbd_ex;
  *  by another names the lease and takeover=1). */
 int xio__nbd_export_open(void);
 
+/** Before nbdkit forks or listens (get_ready): opens the target as
+ *  xio__nbd_export_open does, with a context of its own, and closes it again
+ *  (releasing the lease), so that what makes the open fail (a leased blob, a missing
+ *  one, a refused credential) ends nbdkit before it serves or runs --run's command.
+ *  What the open does stays done (a blob created for size=, resized for resize=1,
+ *  another's lease broken for takeover=1). 0, or -1 after nbdkit_error. */
+int xio__nbd_export_check(void);
+
 /** Closes the file (waiting for its requests, releasing its lease) and frees the
  *  context. Safe to call twice and when nothing is open. */
 void xio__nbd_export_close(void);

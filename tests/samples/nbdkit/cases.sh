@@ -120,6 +120,44 @@ case_exclusive() {
   stop_nbdkit a
 }
 
+# nbdkit --run on a target it cannot open ends at once, non-zero, with the reason on
+# stderr, without running the command (which would wait for a server that is gone):
+# a blob leased by another client, a URL that names no blob, a SAS the service
+# refuses. The timeout only catches the hang these once were.
+case_run() {
+  local url; url=$(blob r)
+  "$xio" create "$url" --size 64M >/dev/null || die "xio create"
+  local id; id=$("$xio" --quiet lease acquire "$url" --duration -1) || die "xio lease acquire"
+  run_fails leased "is in use: another client holds its lease" "$url"
+  grep -q "takeover=1" "$scratch/leased.err" || die "the refusal does not name takeover=1"
+  "$xio" lease release "$url" --lease-id "$id" >/dev/null || die "xio lease release"
+  run_fails missing "does not exist: give size= to create it" "$(blob r-none)"
+  local sas; sas=$("$xio" --quiet sas "$url" --permissions rcw --expiry 1h) || die "xio sas"
+  local bad="${sas%%sig=*}sig=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA%3D"
+  AZURE_STORAGE_CONNECTION_STRING= run_fails refused "cannot open" "$bad"
+  grep -q "AAAAAAAAAAAA" "$scratch/refused.err" && die "the refusal shows the SAS signature"
+  # The same command on a target it can open runs, and sees the export.
+  timeout -k 10 60 nbdkit -U "$scratch/ok.sock" "$plugin" url="$url" \
+    --run 'nbdinfo --size "$uri"' >"$scratch/ok.out" 2>"$scratch/ok.err" ||
+    die "nbdkit --run on the free blob: $(cat "$scratch/ok.err")"
+  [ "$(cat "$scratch/ok.out")" = 67108864 ] || die "nbdinfo saw $(cat "$scratch/ok.out")"
+}
+
+# run_fails NAME WHAT URL: nbdkit --run on URL exits non-zero with WHAT in its
+# stderr ($scratch/NAME.err), and its command never ran.
+run_fails() {
+  local name=$1 what=$2 url=$3 rc
+  timeout -k 10 60 nbdkit -U "$scratch/$name.sock" "$plugin" url="$url" \
+    --run "touch '$scratch/$name.ran'; nbdinfo --size \"\$uri\"" >/dev/null 2>"$scratch/$name.err"
+  rc=$?
+  [ $rc -ne 124 ] && [ $rc -ne 137 ] || die "nbdkit --run on the $name target hung (killed after 60 s)"
+  [ $rc -ne 0 ] || die "nbdkit --run on the $name target exited 0"
+  [ ! -e "$scratch/$name.ran" ] || die "nbdkit ran the command on the $name target"
+  grep -q "$what" "$scratch/$name.err" ||
+    die "nbdkit on the $name target does not say '$what': $(cat "$scratch/$name.err")"
+  say "$name: exit $rc: $(grep -o 'xio: .*' "$scratch/$name.err" | head -1)"
+}
+
 # url=@FILE: the SAS URL read from a file serves with no other credential. A SAS URL
 # given inline works too, and once nbdkit serves, its command line (ps) shows the
 # signature as '*' only. A url=@FILE that gives no URL is refused naming the file,
