@@ -155,8 +155,14 @@ int xio__nbd_write(const void *buf, uint32_t count, uint64_t offset);
  *  clear whatever its size (unaligned edges are written as zeros). 0 or -1. */
 int xio__nbd_zero(uint32_t count, uint64_t offset);
 
+/** How recently the service must have confirmed the lease for a flush to answer
+ *  without asking again (xio_file_lease_confirm), in milliseconds. */
+#define XIO__NBD_LEASE_CONFIRM_MS 1000
+
 /** flush: returns once every write acknowledged so far is durable (a Put Page is
- *  durable once acknowledged) and the lease still holds. 0 or -1. */
+ *  durable once acknowledged) and the service confirmed the lease within the last
+ *  XIO__NBD_LEASE_CONFIRM_MS (asking it when the last confirmation is older). 0, or
+ *  -1 (EIO) when the lease is lost or could not be confirmed. */
 int xio__nbd_flush(void);
 
 /* --------------------------------------------------------- extents.c ---- */

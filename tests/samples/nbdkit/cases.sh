@@ -120,6 +120,29 @@ case_exclusive() {
   stop_nbdkit a
 }
 
+# A flush after another client broke and took the lease fails with EIO, naming the
+# lost lease, though the old holder wrote nothing since: flush asks the service once
+# its last confirmation of the lease is older than a second. The new holder's data
+# stays as it wrote it.
+case_flush() {
+  local url; url=$(blob l)
+  start_nbdkit a "$url" size=64M || die "nbdkit a: $(cat "$scratch/a.err")"
+  "$probe" "$(uri a)" write 0 4K 1 flush || die "write and flush through a"
+  start_nbdkit c "$url" takeover=1 || die "takeover: $(cat "$scratch/c.err")"
+  "$probe" "$(uri c)" write 4K 4K 2 flush || die "write through the new holder"
+  # Every confirmation of a's lease was sent before c broke it; past the flush's
+  # one-second bound, a's flush must ask.
+  sleep 1.5
+  local out; out=$("$probe" "$(uri a)" flush) && die "the old holder's flush succeeded after the takeover"
+  case "$out" in *EIO*) ;; *) die "the old holder's flush failed without EIO: $out" ;; esac
+  grep -q "flush: the lease on .* is lost" "$scratch/a.err" ||
+    die "the old holder's log does not name the lost lease: $(cat "$scratch/a.err")"
+  say "refused: $(grep -o 'xio: flush.*' "$scratch/a.err" | head -1)"
+  "$probe" "$(uri c)" flush expect 0 4K 1 expect 4K 4K 2 || die "the new holder's flush or data"
+  stop_nbdkit c
+  stop_nbdkit a
+}
+
 # nbdkit --run on a target it cannot open ends at once, non-zero, with the reason on
 # stderr, without running the command (which would wait for a server that is gone):
 # a blob leased by another client, a URL that names no blob, a SAS the service

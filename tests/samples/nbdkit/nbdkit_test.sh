@@ -5,8 +5,8 @@
 #
 #   nbdkit_test.sh CASE PLUGIN PROBE FAULTPROXY XIO
 #
-# CASE is one of: map, copy, counts, mkfs, exclusive, run, sas, faults, postgres.
-# PLUGIN is nbdkit-xio-plugin.so, PROBE the nbd_probe client, FAULTPROXY
+# CASE is one of: map, copy, counts, mkfs, exclusive, flush, run, sas, faults,
+# postgres. PLUGIN is nbdkit-xio-plugin.so, PROBE the nbd_probe client, FAULTPROXY
 # xio-faultproxy, XIO the xio command. XIO_TEST_BLOB_ENDPOINT names the emulator
 # (azurite.sh run sets it). Request counts come from the plugin's trace (XIO_TRACE).
 # Every case leaves no process, mount, loop device or file behind, however it ends

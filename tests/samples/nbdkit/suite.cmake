@@ -19,7 +19,7 @@ if(TARGET xio_nbdkit)
 
   # CASE -> seconds it may take
   set(nbdkit_cases map 60 copy 120 counts 60 mkfs 120 exclusive 90 faults 180 postgres 180
-    run 300 sas 90)
+    flush 90 run 300 sas 90)
   while(nbdkit_cases)
     list(POP_FRONT nbdkit_cases name timeout)
     add_test(NAME nbdkit.${name}
