@@ -179,3 +179,86 @@ void xio__lease_forget(xio_ctx *ctx, xio__lease *l) {
 }
 
 int xio_file_lease_lost(const xio_file *f) { return f->lease && !xio__lease_valid(f->lease); }
+
+/* ------------------------------------------------- confirming on demand ---- */
+
+/* 1 when the service confirmed `l` (an acquire or renewal acknowledged, dated from its
+ * sending) no more than `max_age_us` ago on the lease clock. */
+static int confirmed_within(xio_ctx *ctx, xio__lease *l, int64_t max_age_us) {
+  int64_t last = atomic_load(&l->expires_us) - (int64_t)ctx->opts.lease_duration_s * 1000000;
+  return xio__lease_now(ctx) - last <= max_age_us;
+}
+
+/* Records a renewal sent at `sent` and acknowledged: the expiry only moves forward,
+ * whichever of the keeper's renewal and this one was acknowledged last. */
+static void confirmed_at(xio_ctx *ctx, xio__lease *l, int64_t sent) {
+  int64_t want = sent + (int64_t)ctx->opts.lease_duration_s * 1000000;
+  int64_t have = atomic_load(&l->expires_us);
+  while (have < want && !atomic_compare_exchange_weak(&l->expires_us, &have, want)) {
+  }
+}
+
+/* XIO_ELEASELOST for a lease known lost, saying how. */
+static xio_err lost(xio__lease *l, xio_error *err) {
+  if (atomic_load(&l->lost) == XIO__LEASE_EXPIRED)
+    xio_error_set(err, XIO_ELEASELOST,
+                  "the lease on %s ran out: it was not renewed within its %d s (the process "
+                  "was paused or the service unreachable)",
+                  l->file->path, l->file->ctx->opts.lease_duration_s);
+  else
+    xio_error_set(err, XIO_ELEASELOST,
+                  "the lease on %s is lost: the service refused it (another client broke or "
+                  "took it, or the blob is gone)",
+                  l->file->path);
+  xio_error_set_operation(err, "Lease");
+  xio_error_set_target(err, l->file->path);
+  return XIO_ELEASELOST;
+}
+
+/* Sends one renewal of `l` from this thread and waits for it: the lease confirmed,
+ * lost (the service refused it for the lease, or the blob is gone), or another
+ * error (unreachable, throttled, a credential refused) that leaves it as it was. */
+static xio_err renew_now(xio_ctx *ctx, xio__lease *l, xio_error *err) {
+  int64_t sent = xio__lease_now(ctx);
+  xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
+  xio__req r = {XIO_REQ_LEASE, l->file, 0, 0, NULL, NULL};
+  xio_blob_call *c = NULL;
+  xio_err rc = xio_blob_call_lease(l->target, &a, &c, err);
+  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
+  xio_blob_call_free(c);
+  if (rc == XIO_OK) confirmed_at(ctx, l, sent);
+  if (rc != XIO_ELEASELOST && rc != XIO_ECONFLICT && rc != XIO_ENOTFOUND) return rc;
+  xio__lease_lose(l, XIO__LEASE_REFUSED);
+  return lost(l, err);
+}
+
+xio_err xio_file_lease_confirm(xio_file *f, int64_t max_age_ms, xio_error *err) {
+  if (!f) return xio_error_set(err, XIO_EINVAL, "no file");
+  if (max_age_ms < 0)
+    return xio_error_set(err, XIO_EINVAL, "max_age_ms %lld < 0", (long long)max_age_ms);
+  if (xio__ctx_check_process(f->ctx, err) != XIO_OK) return XIO_EINVAL;
+  if (xio__ctx_on_io_thread(f->ctx))
+    return xio_error_set(err, XIO_EINVAL,
+                         "confirming the lease would block: not allowed from a completion "
+                         "callback on %s",
+                         f->path);
+  xio__lease *l = f->lease;
+  if (!l) return XIO_OK;
+  xio_ctx *ctx = f->ctx;
+  xio__keeper *k = &ctx->keeper;
+  int64_t max_age_us = max_age_ms > INT64_MAX / 1000 ? INT64_MAX : max_age_ms * 1000;
+  if (!xio__lease_valid(l)) return lost(l, err);
+  pthread_mutex_lock(&k->mu);
+  while (l->confirming) /* another thread is asking: its answer may do for this one */
+    pthread_cond_wait(&k->cv, &k->mu);
+  int ask = !confirmed_within(ctx, l, max_age_us);
+  if (ask) l->confirming = 1;
+  pthread_mutex_unlock(&k->mu);
+  if (!ask) return xio__lease_valid(l) ? XIO_OK : lost(l, err);
+  xio_err rc = xio__lease_valid(l) ? renew_now(ctx, l, err) : lost(l, err);
+  pthread_mutex_lock(&k->mu);
+  l->confirming = 0;
+  pthread_cond_broadcast(&k->cv);
+  pthread_mutex_unlock(&k->mu);
+  return rc;
+}

@@ -530,6 +530,7 @@ struct xio__lease {
   _Atomic int lost;           /* xio__lease_state; never goes back to HELD */
   _Atomic int64_t expires_us; /* lease clock: from here on the service may end it */
   int64_t due_us;             /* lease clock: next renewal, under the keeper's lock */
+  int confirming;             /* xio_file_lease_confirm is renewing it (keeper's lock) */
   xio__lease *next;
 };
 

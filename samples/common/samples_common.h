@@ -1,7 +1,8 @@
 /*
  * samples_common.h - what the sample programs (the xio CLI, the create-database
- * demo, the benchmark) share: sizes, durations and ratios written for people, and
- * the monotonic clock they time operations with. Parsing sizes and classifying
+ * demo, the benchmark, the nbdkit plugin) share: sizes, durations and ratios
+ * written for people, the monotonic clock they time operations with, and a target
+ * read from a file. Parsing sizes and classifying
  * targets are the library's (xio_size_parse, xio_target_classify in xio/xio.h),
  * since any program on xio needs them.
  *
@@ -14,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SAMPLES_FMT_LEN 40
 
@@ -33,6 +35,18 @@ char *samples_fmt_ratio(double ratio, char *buf, size_t n);
  *  endpoint in place, so the account URL `xio emulator start` prints and the bare
  *  endpoint name the same emulator; returns the new length. */
 size_t samples_bare_endpoint(char *ep);
+
+/**
+ * Reads a target from `f` into `line` (`size` bytes): its first line without the
+ * line end and the blanks around it; the lines after it must be blank (not read
+ * when `one_line`, for a terminal where the person typing stops at one). Returns
+ * NULL, or what is wrong with the file as words that follow its name ("is empty",
+ * "has an empty first line", "has a first line that is too long", "holds more than
+ * one line ...", "holds control characters in its first line", "holds a line that
+ * starts with '@' ...", "cannot be read" with *errnum set). Never quotes what it
+ * read: the line may hold a SAS.
+ */
+const char *samples_read_first_line(FILE *f, int one_line, char *line, size_t size, int *errnum);
 
 /** Monotonic seconds since an arbitrary point: for durations only. */
 double samples_now(void);

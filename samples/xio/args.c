@@ -184,9 +184,9 @@ static void print_target_note(const cli_command *cmd, FILE *out) {
           "\n"
           "%s written @FILE is read from FILE's first line, @- from\n"
           "standard input (a local path that starts with '@' is written ./@name): a URL\n"
-          "with a SAS given as an argument can be read by every local user while the\n"
-          "command runs (ps), one in a file cannot. The SAS alone can also come from\n"
-          "AZURE_STORAGE_SAS_TOKEN or --credentials FILE.\n",
+          "with a SAS given as an argument can be read by every local user (ps) until\n"
+          "xio starts and overwrites its signature, one in a file cannot. The SAS alone\n"
+          "can also come from AZURE_STORAGE_SAS_TOKEN or --credentials FILE.\n",
           what);
 }
 

@@ -7,8 +7,9 @@
  * written `./@name`.
  *
  * The file's first line is the target, without its line end and the blanks
- * around it; lines after it must be blank. Nothing read is ever printed: messages
- * name the argument and the file, never what it holds.
+ * around it; lines after it must be blank (samples_read_first_line, shared with the
+ * nbdkit plugin's url=@FILE). Nothing read is ever printed: messages name the
+ * argument and the file, never what it holds.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -22,36 +23,6 @@
 #include "cli.h"
 
 #define TARGET_MAX 8192 /* longest target read from a file */
-
-static int is_blank(int ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n'; }
-
-/* What is wrong with the first line of `f` (NULL: nothing), read into `line`
- * without its line end and surrounding blanks. Reads on to the end of `f` unless
- * `one_line` (a terminal, where the person typing stops at one). */
-static const char *read_line(FILE *f, int one_line, char *line, size_t size, int *errnum) {
-  *errnum = 0;
-  if (!fgets(line, (int)size, f)) {
-    *errnum = ferror(f) ? errno : 0;
-    return *errnum ? "cannot be read" : "is empty";
-  }
-  size_t n = strlen(line);
-  if (n == size - 1 && line[n - 1] != '\n' && !feof(f)) return "has a first line that is too long";
-  while (n && is_blank((unsigned char)line[n - 1]))
-    line[--n] = '\0';
-  size_t lead = strspn(line, " \t");
-  memmove(line, line + lead, n - lead + 1);
-  if (!line[0]) return "has an empty first line";
-  for (const char *p = line; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7f) return "holds control characters in its first line";
-  if (line[0] == '@') return "holds a line that starts with '@' (write a local path ./@name)";
-  for (int ch; !one_line && (ch = getc(f)) != EOF;)
-    if (!is_blank(ch)) return "holds more than one line (the target must be its only line)";
-  if (ferror(f)) {
-    *errnum = errno;
-    return "cannot be read";
-  }
-  return NULL;
-}
 
 /* Keeps `text` for the rest of the run; NULL on out-of-memory. */
 static const char *keep(cli *c, const char *text) {
@@ -79,7 +50,8 @@ int cli_target_from_file(cli *c, const char *what, const char *arg, const char *
   if (!f) return cli_usage_error(c, "%s %s: cannot open %s: %s", what, arg, path, strerror(errno));
   char line[TARGET_MAX + 2];
   int errnum;
-  const char *wrong = read_line(f, from_stdin && isatty(fileno(f)), line, sizeof line, &errnum);
+  const char *wrong =
+      samples_read_first_line(f, from_stdin && isatty(fileno(f)), line, sizeof line, &errnum);
   if (from_stdin)
     c->stdin_read = 1;
   else

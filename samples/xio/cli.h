@@ -147,6 +147,27 @@ int cli_target_from_file(cli *c, const char *what, const char *arg, const char *
 /** Wipes and frees the targets read from files; safe to repeat. */
 void cli_read_targets_free(cli *c);
 
+/* ----------------------------------------------------------- scrub.c ---- */
+
+/** The private copies of the arguments that held a secret (cli_scrub_argv). */
+typedef struct cli_scrubbed {
+  char **copies; /* xio_calloc'd, `n` of them used */
+  int n;
+} cli_scrubbed;
+
+/**
+ * Takes the secrets off the command line: every argument after argv[0] that holds
+ * one (xio_auth_scrub: a SAS sig, an AccountKey, user:password@) is copied into
+ * `out`, argv[i] is pointed at the copy, and the original bytes, which ps and
+ * /proc/PID/cmdline show, are overwritten with '*'. Call it first thing in main.
+ * Returns 0, or -1 when out of memory (arguments scrubbed so far stay scrubbed and
+ * copied; release `out` with cli_scrubbed_free either way).
+ */
+int cli_scrub_argv(int argc, char **argv, cli_scrubbed *out);
+
+/** Wipes and frees the copies; safe to repeat. */
+void cli_scrubbed_free(cli_scrubbed *s);
+
 /* ---------------------------------------------------------- values.c ---- */
 
 /** SIZE: plain bytes ("4096") or with a binary suffix K, M, G, T (also KiB, KB...,

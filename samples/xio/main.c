@@ -74,10 +74,10 @@ static const char globals[] =
     "AZURE_STORAGE_SAS_TOKEN, then for https URLs Entra ID tokens: a managed\n"
     "identity (IDENTITY_ENDPOINT), the Azure CLI (az login), or the instance\n"
     "metadata service on an Azure VM. A URL with a SAS given as an argument can be\n"
-    "read by every user of this machine while the command runs (ps shows it): keep\n"
-    "the SAS in AZURE_STORAGE_SAS_TOKEN or the credential file, or the whole URL in\n"
-    "a file given as @FILE (or on standard input, @-). SIZE takes binary suffixes\n"
-    "K, M, G, T.\n"
+    "read by every user of this machine (ps) until xio starts and overwrites the\n"
+    "signature in its command line: keep the SAS in AZURE_STORAGE_SAS_TOKEN or the\n"
+    "credential file, or the whole URL in a file given as @FILE (or on standard\n"
+    "input, @-). SIZE takes binary suffixes K, M, G, T.\n"
     "Exit status: 0 done, 1 the operation failed, 2 bad usage (an option, an argument, or\n"
     "a target URL that is malformed).\n";
 
@@ -169,8 +169,8 @@ static void keep_heap(void) {
 #endif
 }
 
-int main(int argc, char **argv) {
-  keep_heap();
+/* The program past the secrets' scrubbing: global options, the command, its run. */
+static int run(int argc, char **argv) {
   cli c;
   memset(&c, 0, sizeof c);
   int status = CLI_OK;
@@ -181,4 +181,18 @@ int main(int argc, char **argv) {
   c.cmd = find_command(argv[i]);
   if (!c.cmd) return top_usage_error("unknown command", argv[i]);
   return finish(&c, c.cmd->run(&c, argc - i - 1, argv + i + 1));
+}
+
+int main(int argc, char **argv) {
+  keep_heap();
+  cli_scrubbed scrubbed;
+  int status;
+  if (cli_scrub_argv(argc, argv, &scrubbed) != 0) {
+    fprintf(stderr, "xio: out of memory\n");
+    status = CLI_FAILED;
+  } else {
+    status = run(argc, argv);
+  }
+  cli_scrubbed_free(&scrubbed);
+  return status;
 }

@@ -2,6 +2,7 @@
  * test_redact.c - the log-safe forms of URLs, query strings, connection strings and
  * Authorization values.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "auth_test.h"
@@ -60,6 +61,34 @@ TEST(redact_in_text) {
   expect_redact("Authorization: SharedKey devstoreaccount1:kfVZ23XkzfybCTpsp1ipS1/rWZR9="
                 " next",
                 "Authorization: SharedKey devstoreaccount1:REDACTED next");
+}
+
+/* Scrubs a copy of `in` in place: it must read `want` (same length) after, with
+ * `count` bytes overwritten. */
+static void expect_scrub(const char *in, const char *want, size_t count) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", in);
+  ASSERT_EQ(xio_auth_scrub(buf), count);
+  ASSERT_STR_EQ(buf, want);
+}
+
+TEST(scrub_in_place) {
+  expect_scrub("https://a.blob.core.windows.net/c/b?sv=2020-12-06&sp=r&sig=abc%2Fdef",
+               "https://a.blob.core.windows.net/c/b?sv=2020-12-06&sp=r&sig=*********", 9);
+  expect_scrub("url=http://127.0.0.1:1/a/c/b?SIG=xyz&sp=rw",
+               "url=http://127.0.0.1:1/a/c/b?SIG=***&sp=rw", 3);
+  expect_scrub("AccountName=a;AccountKey=k3y==;BlobEndpoint=http://h/a",
+               "AccountName=a;AccountKey=*****;BlobEndpoint=http://h/a", 5);
+  expect_scrub("SharedAccessSignature=sv=1&sig=s1g;X=1", "SharedAccessSignature=sv=1&sig=***;X=1",
+               3);
+  expect_scrub("https://u:pw@h.example/c/b", "https://****@h.example/c/b", 4);
+  expect_scrub("Authorization: SharedKey acct:c2lnbmF0dXJl next",
+               "Authorization: SharedKey acct:************ next", 12);
+  /* nothing secret: untouched */
+  expect_scrub("https://h.example/c/sig=abc?design=1", "https://h.example/c/sig=abc?design=1", 0);
+  expect_scrub("/local/path", "/local/path", 0);
+  expect_scrub("", "", 0);
+  ASSERT_EQ(xio_auth_scrub(NULL), 0);
 }
 
 TEST(strip_query) {

@@ -89,6 +89,17 @@ int xio_auth_account_serves(const xio_auth_account *a, const char *url);
  */
 char *xio_auth_redact(const char *text);
 
+/**
+ * Overwrites in place, with '*', every secret value that xio_auth_redact would
+ * replace in `text` (the value of sig, AccountKey, SharedAccessSignature's sig, the
+ * signature of a SharedKey value; user:password of user:password@ after "://", its '@'
+ * kept), leaving the length and everything else as it was. For a program that wipes
+ * the secrets from its own command line (argv, as /proc/PID/cmdline and ps show it)
+ * once it has copied what it needs, as curl does with its -u argument. Returns how
+ * many bytes were overwritten (0: no secret found). `text` may be NULL (returns 0).
+ */
+size_t xio_auth_scrub(char *text);
+
 /* ----------------------------------------------------------- Shared Key ---- */
 
 /** One HTTP header, borrowed. */

@@ -3,6 +3,14 @@
  * nbdkit process, made after nbdkit forked into the background (the context runs
  * threads, which a fork would lose) and closed when nbdkit stops.
  *
+ * The same open is tried once before, with a context of its own made and freed
+ * before nbdkit listens or forks (get_ready): what makes it fail (a blob leased by
+ * another client, a missing one, a refused credential) then ends nbdkit with the
+ * reason on stderr, before it serves and before --run starts its command, which
+ * would otherwise wait for a server that is gone. Between the two opens the lease is
+ * free for a moment; another client that takes it then makes the second open fail
+ * as before, in the server's log.
+ *
  * A writable target is opened exclusively: the file holds the blob's lease for the
  * export's whole life, renewed by the context's lease keeper, so no second export
  * (or any other xio writer) can write it meanwhile. takeover=1 breaks another
@@ -115,10 +123,13 @@ int xio__nbd_export_open(void) {
   }
   if (!xio__nbd_ex.readonly && check_size() != 0) return -1;
   xio__nbd_ex.size = xio_file_size(xio__nbd_ex.file);
-  nbdkit_debug("xio: serving %s (%s, %" PRIu64 " bytes%s)", xio_file_path(xio__nbd_ex.file),
-               xio_file_backend(xio__nbd_ex.file), xio__nbd_ex.size,
-               xio__nbd_ex.readonly ? ", read-only snapshot" : ", lease held");
   return 0;
+}
+
+int xio__nbd_export_check(void) {
+  int rc = xio__nbd_export_open();
+  xio__nbd_export_close(); /* its threads must not meet nbdkit's fork */
+  return rc;
 }
 
 void xio__nbd_export_close(void) {

@@ -2,8 +2,9 @@
  * nbd_int.h - what the files of the nbdkit plugin share (never installed).
  *
  * The plugin (samples/engines/nbdkit) serves one xio target, a page blob or a local file,
- * as an NBD export. It is built on xio.h alone: config.c reads the key=value
- * parameters, export.c opens the target with its lease and closes it, zeroscan.c
+ * as an NBD export. It is built on xio's public headers alone (and samples/common):
+ * config.c reads the key=value parameters, cmdline.c takes a SAS off nbdkit's
+ * command line, export.c opens the target with its lease and closes it, zeroscan.c
  * decides how a write full of zeros is sent, writes.c sends writes, zeroing and
  * flushes, extents.c answers block-status from the allocated ranges, and plugin.c
  * ties them to nbdkit's callbacks.
@@ -20,7 +21,8 @@
 
 /** The plugin's parameters, as nbdkit passed them. */
 typedef struct xio__nbd_config {
-  char *url;     /* url=: any xio target (malloc'd), required */
+  char *url;     /* url= (or read from url=@FILE): any xio target (xio_malloc'd, may
+                    hold a SAS: wiped when freed), required */
   uint64_t size; /* size=: the size to create with (0: none given) */
   int resize;    /* resize=1: an existing target of another size is resized */
   int takeover;  /* takeover=1: break another holder's lease */
@@ -30,8 +32,11 @@ typedef struct xio__nbd_config {
 /** The one configuration of the loaded plugin. */
 extern xio__nbd_config xio__nbd_cfg;
 
-/** nbdkit's config callback: takes url=, size=, resize=, takeover=. Returns 0, or
- *  -1 after nbdkit_error naming the key and what is wrong with its value. */
+/** nbdkit's config callback: takes url= (url=@FILE: the URL on FILE's first line,
+ *  read as the xio command reads @FILE), size=, resize=, takeover=. A SAS in a url=
+ *  given inline is overwritten in nbdkit's command line once copied
+ *  (xio__nbd_scrub_arg). Returns 0, or -1 after nbdkit_error naming the key and what
+ *  is wrong with its value (never the URL read from a file). */
 int xio__nbd_config_key(const char *key, const char *value);
 
 /** nbdkit's config_complete callback: url= is required. 0, or -1 after
@@ -41,9 +46,18 @@ int xio__nbd_config_complete(void);
 /** Frees what the configuration owns (unload). */
 void xio__nbd_config_free(void);
 
+/* --------------------------------------------------------- cmdline.c ---- */
+
+/** Overwrites with '*' the secrets (xio_auth_scrub) of a parameter `value` that
+ *  nbdkit handed over as a pointer into its own argv, once the plugin copied it, so
+ *  that ps and /proc/PID/cmdline no longer show them. Does nothing for a value
+ *  outside the process's argument area, or when /proc/self/stat cannot tell it. */
+void xio__nbd_scrub_arg(const char *value);
+
 /** The help text of the parameters, for nbdkit's --help. */
 #define XIO__NBD_CONFIG_HELP                                                                       \
   "url=URL        (required) the page blob (URL, SAS URL, snapshot URL) or local file\n"           \
+  "url=@FILE      the same, read from FILE's first line (keeps a SAS out of ps)\n"                 \
   "size=SIZE      create the target with this size when it does not exist\n"                       \
   "resize=1       an existing target of another size than size= is resized to it\n"                \
   "takeover=1     break another client's lease on the target and serve it\n"                       \
@@ -69,6 +83,14 @@ extern xio__nbd_export xio__nbd_ex;
  *  checks or changes its size. 0, or -1 after nbdkit_error saying why (a lease held
  *  by another names the lease and takeover=1). */
 int xio__nbd_export_open(void);
+
+/** Before nbdkit forks or listens (get_ready): opens the target as
+ *  xio__nbd_export_open does, with a context of its own, and closes it again
+ *  (releasing the lease), so that what makes the open fail (a leased blob, a missing
+ *  one, a refused credential) ends nbdkit before it serves or runs --run's command.
+ *  What the open does stays done (a blob created for size=, resized for resize=1,
+ *  another's lease broken for takeover=1). 0, or -1 after nbdkit_error. */
+int xio__nbd_export_check(void);
 
 /** Closes the file (waiting for its requests, releasing its lease) and frees the
  *  context. Safe to call twice and when nothing is open. */
@@ -133,8 +155,14 @@ int xio__nbd_write(const void *buf, uint32_t count, uint64_t offset);
  *  clear whatever its size (unaligned edges are written as zeros). 0 or -1. */
 int xio__nbd_zero(uint32_t count, uint64_t offset);
 
+/** How recently the service must have confirmed the lease for a flush to answer
+ *  without asking again (xio_file_lease_confirm), in milliseconds. */
+#define XIO__NBD_LEASE_CONFIRM_MS 1000
+
 /** flush: returns once every write acknowledged so far is durable (a Put Page is
- *  durable once acknowledged) and the lease still holds. 0 or -1. */
+ *  durable once acknowledged) and the service confirmed the lease within the last
+ *  XIO__NBD_LEASE_CONFIRM_MS (asking it when the last confirmation is older). 0, or
+ *  -1 (EIO) when the lease is lost or could not be confirmed. */
 int xio__nbd_flush(void);
 
 /* --------------------------------------------------------- extents.c ---- */

@@ -23,6 +23,7 @@
  */
 #define NBDKIT_API_VERSION 2
 #include <errno.h>
+#include <inttypes.h>
 #include <nbdkit-plugin.h>
 
 #include "nbd_int.h"
@@ -34,8 +35,18 @@ static void xio_nbd_unload(void) {
   xio__nbd_config_free();
 }
 
+/* Before nbdkit listens, forks or runs --run's command: the open is tried once, so
+ * that its usual failures end nbdkit here (export.c). */
+static int xio_nbd_get_ready(void) { return xio__nbd_export_check(); }
+
 /* The context runs threads, so it is made after nbdkit forked into the background. */
-static int xio_nbd_after_fork(void) { return xio__nbd_export_open(); }
+static int xio_nbd_after_fork(void) {
+  if (xio__nbd_export_open() != 0) return -1;
+  nbdkit_debug("xio: serving %s (%s, %" PRIu64 " bytes%s)", xio_file_path(xio__nbd_ex.file),
+               xio_file_backend(xio__nbd_ex.file), xio__nbd_ex.size,
+               xio__nbd_ex.readonly ? ", read-only snapshot" : ", lease held");
+  return 0;
+}
 
 /* Every connection is gone: close the file, releasing its lease. */
 static void xio_nbd_cleanup(void) { xio__nbd_export_close(); }
@@ -126,6 +137,7 @@ static struct nbdkit_plugin plugin = {
     .config_complete = xio__nbd_config_complete,
     .config_help = XIO__NBD_CONFIG_HELP,
     .magic_config_key = "url",
+    .get_ready = xio_nbd_get_ready,
     .after_fork = xio_nbd_after_fork,
     .cleanup = xio_nbd_cleanup,
     .open = xio_nbd_open,

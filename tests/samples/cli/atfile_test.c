@@ -5,7 +5,8 @@
  * its /proc/PID/cmdline holds "@..." but not the signature; bad uses end with exit
  * 2 and a message naming the argument and the file (a missing or empty file, a
  * second line, a second @-, a bare @), never what the file holds; a local path
- * that starts with '@' is written ./@name.
+ * that starts with '@' is written ./@name. A SAS URL given as an argument all the
+ * same has its signature overwritten in the command's /proc/PID/cmdline.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -168,6 +169,51 @@ TEST(a_command_given_its_sas_url_through_a_file_shows_no_signature_in_proc) {
   remove(src);
   remove(back);
   remove(urlfile);
+  free(sas);
+  clirun_free(&r);
+}
+
+/* A SAS URL given on the command line itself: while put runs, held at a request,
+ * its /proc/PID/cmdline shows the URL with its signature overwritten by '*' (as
+ * many as the signature had characters), and the put works with the real one. */
+TEST(a_sas_url_given_as_an_argument_is_overwritten_in_proc) {
+  clirun r = {0};
+  clirun_bg b;
+  char container[64], url[512], src[512], proxied[2100], cmdline[4096], stars[256];
+  clirun_container(container, sizeof container);
+  clirun_url(container, "argv.mdf", url, sizeof url);
+  clirun_path("argv.bin", src, sizeof src);
+  clirun_make_source(src, 4 * MiB, 33);
+  XIO(&r, "create", url, "--size", "4K");
+  EXPECT_EXIT(&r, 0);
+  XIO(&r, "rm", url);
+  EXPECT_EXIT(&r, 0);
+  char *sas = sas_url(url, "rcw");
+  const char *sig = strstr(sas, "sig=") + 4;
+  size_t siglen = strcspn(sig, "&");
+  ASSERT(siglen > 0 && siglen < sizeof stars - 5);
+  snprintf(stars, sizeof stars, "sig=%.*s", (int)siglen,
+           "**************************************************************************"
+           "**************************************************************************");
+  proxied_sas(sas, container, "argv.mdf", proxied, sizeof proxied);
+
+  cliproxy_hold("PUT", "comp=page", 0);
+  clirun_start_v(&b, CLIRUN_NO_CREDS, NULL, (const char *const[]){"put", src, proxied, NULL});
+  int no = cliproxy_wait(&b);
+  clirun_cmdline(&b, cmdline, sizeof cmdline);
+  ASSERT_NOT_CONTAINS(cmdline, sig);
+  ASSERT_CONTAINS(cmdline, stars);
+  ASSERT_CONTAINS(cmdline, "/argv.mdf?"); /* the rest of the URL as given */
+  cliproxy_check_held(no);
+  clirun_finish(&b, &r, 120);
+  EXPECT_EXIT(&r, 0);
+  XIO(&r, "stat", url);
+  EXPECT_EXIT(&r, 0);
+  ASSERT_CONTAINS(r.out, "4194304 bytes");
+
+  XIO(&r, "rm", url);
+  EXPECT_EXIT(&r, 0);
+  remove(src);
   free(sas);
   clirun_free(&r);
 }

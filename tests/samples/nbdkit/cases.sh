@@ -120,6 +120,97 @@ case_exclusive() {
   stop_nbdkit a
 }
 
+# A flush after another client broke and took the lease fails with EIO, naming the
+# lost lease, though the old holder wrote nothing since: flush asks the service once
+# its last confirmation of the lease is older than a second. The new holder's data
+# stays as it wrote it.
+case_flush() {
+  local url; url=$(blob l)
+  start_nbdkit a "$url" size=64M || die "nbdkit a: $(cat "$scratch/a.err")"
+  "$probe" "$(uri a)" write 0 4K 1 flush || die "write and flush through a"
+  start_nbdkit c "$url" takeover=1 || die "takeover: $(cat "$scratch/c.err")"
+  "$probe" "$(uri c)" write 4K 4K 2 flush || die "write through the new holder"
+  # Every confirmation of a's lease was sent before c broke it; past the flush's
+  # one-second bound, a's flush must ask.
+  sleep 1.5
+  local out; out=$("$probe" "$(uri a)" flush) && die "the old holder's flush succeeded after the takeover"
+  case "$out" in *EIO*) ;; *) die "the old holder's flush failed without EIO: $out" ;; esac
+  grep -q "flush: the lease on .* is lost" "$scratch/a.err" ||
+    die "the old holder's log does not name the lost lease: $(cat "$scratch/a.err")"
+  say "refused: $(grep -o 'xio: flush.*' "$scratch/a.err" | head -1)"
+  "$probe" "$(uri c)" flush expect 0 4K 1 expect 4K 4K 2 || die "the new holder's flush or data"
+  stop_nbdkit c
+  stop_nbdkit a
+}
+
+# nbdkit --run on a target it cannot open ends at once, non-zero, with the reason on
+# stderr, without running the command (which would wait for a server that is gone):
+# a blob leased by another client, a URL that names no blob, a SAS the service
+# refuses. The timeout only catches the hang these once were.
+case_run() {
+  local url; url=$(blob r)
+  "$xio" create "$url" --size 64M >/dev/null || die "xio create"
+  local id; id=$("$xio" --quiet lease acquire "$url" --duration -1) || die "xio lease acquire"
+  run_fails leased "is in use: another client holds its lease" "$url"
+  grep -q "takeover=1" "$scratch/leased.err" || die "the refusal does not name takeover=1"
+  "$xio" lease release "$url" --lease-id "$id" >/dev/null || die "xio lease release"
+  run_fails missing "does not exist: give size= to create it" "$(blob r-none)"
+  local sas; sas=$("$xio" --quiet sas "$url" --permissions rcw --expiry 1h) || die "xio sas"
+  local bad="${sas%%sig=*}sig=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA%3D"
+  AZURE_STORAGE_CONNECTION_STRING= run_fails refused "cannot open" "$bad"
+  grep -q "AAAAAAAAAAAA" "$scratch/refused.err" && die "the refusal shows the SAS signature"
+  # The same command on a target it can open runs, and sees the export.
+  timeout -k 10 60 nbdkit -U "$scratch/ok.sock" "$plugin" url="$url" \
+    --run 'nbdinfo --size "$uri"' >"$scratch/ok.out" 2>"$scratch/ok.err" ||
+    die "nbdkit --run on the free blob: $(cat "$scratch/ok.err")"
+  [ "$(cat "$scratch/ok.out")" = 67108864 ] || die "nbdinfo saw $(cat "$scratch/ok.out")"
+}
+
+# run_fails NAME WHAT URL: nbdkit --run on URL exits non-zero with WHAT in its
+# stderr ($scratch/NAME.err), and its command never ran.
+run_fails() {
+  local name=$1 what=$2 url=$3 rc
+  timeout -k 10 60 nbdkit -U "$scratch/$name.sock" "$plugin" url="$url" \
+    --run "touch '$scratch/$name.ran'; nbdinfo --size \"\$uri\"" >/dev/null 2>"$scratch/$name.err"
+  rc=$?
+  [ $rc -ne 124 ] && [ $rc -ne 137 ] || die "nbdkit --run on the $name target hung (killed after 60 s)"
+  [ $rc -ne 0 ] || die "nbdkit --run on the $name target exited 0"
+  [ ! -e "$scratch/$name.ran" ] || die "nbdkit ran the command on the $name target"
+  grep -q "$what" "$scratch/$name.err" ||
+    die "nbdkit on the $name target does not say '$what': $(cat "$scratch/$name.err")"
+  say "$name: exit $rc: $(grep -o 'xio: .*' "$scratch/$name.err" | head -1)"
+}
+
+# url=@FILE: the SAS URL read from a file serves with no other credential. A SAS URL
+# given inline works too, and once nbdkit serves, its command line (ps) shows the
+# signature as '*' only. A url=@FILE that gives no URL is refused naming the file,
+# never what it holds.
+case_sas() {
+  local url; url=$(blob s)
+  "$xio" create "$url" --size 64M >/dev/null || die "xio create"
+  local sas; sas=$("$xio" --quiet sas "$url" --permissions rcw --expiry 1h) || die "xio sas"
+  local sig=${sas##*sig=}; sig=${sig%%&*}
+  printf '  %s  \n\n' "$sas" > "$scratch/url"
+  AZURE_STORAGE_CONNECTION_STRING= start_nbdkit a "@$scratch/url" ||
+    die "nbdkit url=@FILE: $(cat "$scratch/a.err")"
+  "$probe" "$(uri a)" write 0 4K 7 flush expect 0 4K 7 || die "I/O through url=@FILE"
+  stop_nbdkit a
+  AZURE_STORAGE_CONNECTION_STRING= start_nbdkit b "$sas" || die "nbdkit url=SAS: $(cat "$scratch/b.err")"
+  local cmdline; cmdline=$(tr '\0' ' ' < "/proc/$pid_b/cmdline")
+  case "$cmdline" in *"$sig"*) die "the running nbdkit's command line shows the SAS signature" ;; esac
+  case "$cmdline" in *"sig=****"*) ;; *) die "no scrubbed signature in the command line: $cmdline" ;; esac
+  "$probe" "$(uri b)" expect 0 4K 7 || die "I/O through url=SAS"
+  stop_nbdkit b
+  printf '%s\nsecond line\n' "$sas" > "$scratch/two"
+  if start_nbdkit c "@$scratch/two"; then die "url=@FILE with two lines served"; fi
+  grep -q "two holds more than one line" "$scratch/c.err" || die "no reason given: $(cat "$scratch/c.err")"
+  if start_nbdkit d "@$scratch/none"; then die "url=@FILE of a missing file served"; fi
+  grep -q "cannot open .*none: No such file" "$scratch/d.err" || die "no reason given: $(cat "$scratch/d.err")"
+  grep -qF "$sig" "$scratch/a.err" "$scratch/b.err" "$scratch/c.err" "$scratch/d.err" &&
+    die "a message shows the SAS signature"
+  return 0
+}
+
 # nbdcopy in and out through the fault proxy (503s, resets, lost responses): the
 # copy back is identical, and faults were injected.
 case_faults() {

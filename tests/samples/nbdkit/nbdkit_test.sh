@@ -5,12 +5,13 @@
 #
 #   nbdkit_test.sh CASE PLUGIN PROBE FAULTPROXY XIO
 #
-# CASE is one of: map, copy, counts, mkfs, exclusive, faults, postgres. PLUGIN is
-# nbdkit-xio-plugin.so, PROBE the nbd_probe client, FAULTPROXY xio-faultproxy, XIO
-# the xio command. XIO_TEST_BLOB_ENDPOINT names the emulator (azurite.sh run sets
-# it). Request counts come from the plugin's trace (XIO_TRACE). Every case leaves no
-# process, mount, loop device or file behind, however it ends (the EXIT trap). A case
-# that needs root (mount, losetup) exits 77, skipped, with the reason when not root.
+# CASE is one of: map, copy, counts, mkfs, exclusive, flush, run, sas, faults,
+# postgres. PLUGIN is nbdkit-xio-plugin.so, PROBE the nbd_probe client, FAULTPROXY
+# xio-faultproxy, XIO the xio command. XIO_TEST_BLOB_ENDPOINT names the emulator
+# (azurite.sh run sets it). Request counts come from the plugin's trace (XIO_TRACE).
+# Every case leaves no process, mount, loop device or file behind, however it ends
+# (the EXIT trap). A case that needs root (mount, losetup) exits 77, skipped, with
+# the reason when not root.
 set -uo pipefail
 case_=${1:?usage: nbdkit_test.sh CASE PLUGIN PROBE FAULTPROXY XIO}
 plugin=${2:?} probe=${3:?} faultproxy=${4:?} xio=${5:?}
@@ -63,9 +64,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # start_nbdkit NAME URL [KEY=VALUE...]: nbdkit in the foreground of a background job
-# on $scratch/NAME.sock, tracing to $scratch/NAME.trace; waits until it serves: its
-# pid file is written and its socket listens before the plugin opens the target, so
-# a first connection (nbdinfo) is what tells that the open worked.
+# on $scratch/NAME.sock, tracing to $scratch/NAME.trace; waits until it serves: the
+# plugin tries the open before nbdkit listens, but opens the target for good only
+# after, so a first connection (nbdinfo) is what tells that the open worked.
 # Returns 1 (its stderr in $scratch/NAME.err) when it exits instead.
 start_nbdkit() {
   local name=$1 url=$2; shift 2

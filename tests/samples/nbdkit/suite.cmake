@@ -18,7 +18,8 @@ if(TARGET xio_nbdkit)
   target_link_libraries(nbd_probe PRIVATE PkgConfig::LIBNBD)
 
   # CASE -> seconds it may take
-  set(nbdkit_cases map 60 copy 120 counts 60 mkfs 120 exclusive 90 faults 180 postgres 180)
+  set(nbdkit_cases map 60 copy 120 counts 60 mkfs 120 exclusive 90 faults 180 postgres 180
+    flush 90 run 300 sas 90)
   while(nbdkit_cases)
     list(POP_FRONT nbdkit_cases name timeout)
     add_test(NAME nbdkit.${name}

@@ -3,7 +3,9 @@
  * as "in use", break-lease takes over, the lease is renewed in the background past
  * its duration, a lease the client's clock says ran out and a lease broken by
  * another client both stop writes with a clear error instead of writing
- * unprotected. The lease clock is moved ahead instead of waiting for it.
+ * unprotected, and xio_file_lease_confirm asks the service only when the last
+ * confirmation is older than its bound. The lease clock is moved ahead instead of
+ * waiting for it.
  */
 #define _DEFAULT_SOURCE
 #include <stdatomic.h>
@@ -279,6 +281,71 @@ TEST(a_broken_lease_is_told_at_the_next_renewal) {
   ASSERT_EQ(atomic_load(&seen.renew_failed), 0); /* refused, not unreachable */
   ASSERT_EQ(xio_file_lease_lost(f), 1);
   ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+  leaseclock_free(clock);
+}
+
+/* xio_file_lease_confirm asks the service only when the last confirmation is older
+ * than the bound given (the lease clock is moved ahead instead of waiting; the
+ * keeper, due every 59 s, stays out of it), and once another client broke and took
+ * the lease it answers XIO_ELEASELOST, telling the loss, where the keeper would
+ * find out only at its next renewal. A file without a lease has nothing to confirm. */
+TEST(lease_confirm_asks_the_service_when_the_confirmation_is_stale) {
+  xfix fx, other;
+  xio_error e;
+  news_seen seen = {0};
+  leaseclock *clock = leaseclock_new();
+  xio_ctx_options o = xio_ctx_options_default();
+  o.lease_renew_s = 59;
+  o.lease_clock = leaseclock_lease(clock);
+  o.lease_news = on_news;
+  o.lease_news_ud = &seen;
+  xfix_setup(&fx, 0, &o);
+  xfix_setup(&other, 0, NULL);
+  memcpy(other.base, fx.base, sizeof fx.base); /* the same container */
+  xio_file *f = open_excl(&fx, "confirm.mdf", 0, XIO_OK);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 1); /* the acquire */
+  /* Confirmed by the acquire, well within a minute: nothing to ask. */
+  ASSERT_OK(xio_file_lease_confirm(f, 60000, &e), &e);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 1);
+  /* 10 s later on the lease clock, a 5 s bound asks: one renewal, granted. */
+  leaseclock_advance(clock, 10 * 1000000);
+  ASSERT_OK(xio_file_lease_confirm(f, 5000, &e), &e);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 2);
+  /* A bound of 0 asks every time. */
+  ASSERT_OK(xio_file_lease_confirm(f, 0, &e), &e);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 3);
+  ASSERT_ERR(xio_file_lease_confirm(f, -1, &e), XIO_EINVAL, &e);
+
+  /* Another client breaks the lease and takes the blob. */
+  xio_file *g = open_excl(&other, "confirm.mdf", XIO_OPEN_BREAK_LEASE, XIO_OK);
+  ASSERT_EQ(xio_file_lease_lost(f), 0); /* nothing told it yet */
+  ASSERT_ERR(xio_file_lease_confirm(f, 0, &e), XIO_ELEASELOST, &e);
+  ASSERT_CONTAINS(e.message, "lease");
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 4); /* the renewal, refused */
+  ASSERT_EQ(xio_file_lease_lost(f), 1);
+  ASSERT_EQ(atomic_load(&seen.lost), 1);
+  /* Known lost from now on: no request, whatever the bound. */
+  ASSERT_ERR(xio_file_lease_confirm(f, 60000, &e), XIO_ELEASELOST, &e);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 4);
+  char page[512];
+  memset(page, 5, sizeof page);
+  ASSERT_ERR(xio_file_write(f, 0, page, sizeof page, &e), XIO_ELEASELOST, &e);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_WRITE), 0);
+
+  /* A read-only open holds no lease: confirmed, nothing sent. */
+  char url[1024];
+  xfix_target(&fx, "confirm.mdf", url, sizeof url);
+  xio_open_options ro = xio_open_options_default();
+  ro.flags = XIO_OPEN_READONLY;
+  xio_file *r = NULL;
+  ASSERT_OK(xio_file_open(fx.ctx, url, &ro, &r, &e), &e);
+  ASSERT_OK(xio_file_lease_confirm(r, 0, &e), &e);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_LEASE), 4);
+  ASSERT_OK(xio_file_close(r, &e), &e);
+  ASSERT_OK(xio_file_close(g, &e), &e);
+  xio_file_close(f, NULL);
+  xfix_teardown(&other);
   xfix_teardown(&fx);
   leaseclock_free(clock);
 }

@@ -773,6 +773,31 @@ xio_err xio_stat(xio_ctx *ctx, const char *target, xio_file_info *out, xio_error
  */
 int xio_file_lease_lost(const xio_file *f);
 
+/**
+ * Confirms with the service that the lease of `f` still holds, unless the service
+ * confirmed it within the last `max_age_ms` milliseconds of the lease clock: then
+ * sends one renewal (Lease Blob renew, traced as XIOTypeLease) and waits for it. A
+ * confirmation is an acquire or renewal the service acknowledged (the open's, the
+ * lease keeper's, an earlier call's), dated from when it was sent; threads that ask
+ * at once share one renewal. For an engine whose flush or commit promises that the
+ * lease held when it returned: the keeper alone finds a broken or taken lease only
+ * at its next renewal, up to lease_renew_s later. `max_age_ms` 0 asks every time;
+ * a small bound (a second) keeps frequent flushes to one request a second at most,
+ * and misses only a takeover in that last second.
+ * Returns XIO_OK when the lease is confirmed (nothing sent when it was recently
+ * enough), and for a file that holds no lease (opened without XIO_OPEN_EXCLUSIVE,
+ * a snapshot, a local file, whose lock cannot be lost). Errors: XIO_ELEASELOST (the
+ * lease is lost: known before, or refused now because another client broke or took
+ * it or the blob is gone; from then on as xio_file_lease_lost says, and the
+ * context's lease_news is told), XIO_ETRANSPORT, XIO_ETIMEDOUT, XIO_ETHROTTLED (the
+ * service could not be asked, after the retries), other storage errors (XIO_EAUTH:
+ * the credential was refused); after these the lease is not known to hold, but not
+ * lost either: the keeper keeps renewing it. XIO_EINVAL: a negative `max_age_ms`, a
+ * file of the parent process in a forked child, a call from a completion callback
+ * (it would block).
+ */
+xio_err xio_file_lease_confirm(xio_file *f, int64_t max_age_ms, xio_error *err);
+
 /** A lease action of xio_lease. */
 typedef enum xio_lease_action {
   XIO_LEASE_ACQUIRE, /* take the lease (fails XIO_EBUSY when another holds it) */
