@@ -51,28 +51,44 @@ int xio__lease_valid(xio__lease *l) {
   return 0;
 }
 
+/* Records a renewal sent at `sent` and acknowledged: the expiry only moves forward,
+ * whichever of the keeper's renewal and a confirmation (xio_file_lease_confirm) was
+ * acknowledged last. A lease lost meanwhile stays lost. */
+static void confirmed_at(xio_ctx *ctx, xio__lease *l, int64_t sent) {
+  int64_t want = sent + (int64_t)ctx->opts.lease_duration_s * 1000000;
+  int64_t have = atomic_load(&l->expires_us);
+  while (have < want && !atomic_compare_exchange_weak(&l->expires_us, &have, want)) {
+  }
+}
+
+/* Sends one renewal of `l` from this thread and waits for its answer; *sent gets
+ * when it was sent, on the lease clock. It goes in the engine's control lane; it is
+ * worth nothing once the lease has run out, so it is tried until then, a stalled
+ * try cut after RENEW_TRY_MS. Acknowledged, the lease counts from *sent (the service
+ * renewed it no earlier). Errors: the call's. */
+static xio_err send_renewal(xio_ctx *ctx, xio__lease *l, int64_t *sent, xio_error *err) {
+  *sent = xio__lease_now(ctx);
+  xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
+  xio__req r = {XIO_REQ_LEASE, l->file, 0, 0, NULL, NULL};
+  xio_blob_call *c = NULL;
+  xio_err rc = xio_blob_call_lease(l->target, &a, &c, err);
+  int64_t left_ms = (atomic_load(&l->expires_us) - *sent) / 1000;
+  if (rc == XIO_OK)
+    xio_blob_call_set_time_limits(c, left_ms > 1 ? (int)left_ms : 1,
+                                  left_ms < RENEW_TRY_MS ? 0 : RENEW_TRY_MS);
+  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
+  xio_blob_call_free(c);
+  if (rc == XIO_OK) confirmed_at(ctx, l, *sent);
+  return rc;
+}
+
 /* Renews one lease; runs without the keeper's lock. Returns when, on the lease
  * clock, the next renewal is due. */
 static int64_t renew(xio_ctx *ctx, xio__lease *l) {
   int64_t sent = xio__lease_now(ctx);
   if (!xio__lease_valid(l)) return sent; /* lost: the keeper skips it from now on */
-  xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
-  xio__req r = {XIO_REQ_LEASE, l->file, 0, 0, NULL, NULL};
-  xio_blob_call *c = NULL;
-  xio_err rc = xio_blob_call_lease(l->target, &a, &c, NULL);
-  /* Worth nothing once the lease has run out: tried until then, a stalled try cut. */
-  int64_t left_ms = (atomic_load(&l->expires_us) - sent) / 1000;
-  if (rc == XIO_OK)
-    xio_blob_call_set_time_limits(c, left_ms > 1 ? (int)left_ms : 1,
-                                  left_ms < RENEW_TRY_MS ? 0 : RENEW_TRY_MS);
-  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, NULL);
-  xio_blob_call_free(c);
-  if (rc == XIO_OK) {
-    /* Counted from the sending: the service renewed it no earlier. A lease lost
-     * meanwhile stays lost. */
-    atomic_store(&l->expires_us, sent + (int64_t)ctx->opts.lease_duration_s * 1000000);
-    return sent + (int64_t)ctx->opts.lease_renew_s * 1000000;
-  }
+  xio_err rc = send_renewal(ctx, l, &sent, NULL);
+  if (rc == XIO_OK) return sent + (int64_t)ctx->opts.lease_renew_s * 1000000;
   if (rc != XIO_ETRANSPORT && rc != XIO_ETIMEDOUT && rc != XIO_ETHROTTLED) {
     /* Refused: broken, taken, the blob gone. */
     xio__lease_lose(l, XIO__LEASE_REFUSED);
@@ -189,15 +205,6 @@ static int confirmed_within(xio_ctx *ctx, xio__lease *l, int64_t max_age_us) {
   return xio__lease_now(ctx) - last <= max_age_us;
 }
 
-/* Records a renewal sent at `sent` and acknowledged: the expiry only moves forward,
- * whichever of the keeper's renewal and this one was acknowledged last. */
-static void confirmed_at(xio_ctx *ctx, xio__lease *l, int64_t sent) {
-  int64_t want = sent + (int64_t)ctx->opts.lease_duration_s * 1000000;
-  int64_t have = atomic_load(&l->expires_us);
-  while (have < want && !atomic_compare_exchange_weak(&l->expires_us, &have, want)) {
-  }
-}
-
 /* XIO_ELEASELOST for a lease known lost, saying how. */
 static xio_err lost(xio__lease *l, xio_error *err) {
   if (atomic_load(&l->lost) == XIO__LEASE_EXPIRED)
@@ -219,14 +226,8 @@ static xio_err lost(xio__lease *l, xio_error *err) {
  * lost (the service refused it for the lease, or the blob is gone), or another
  * error (unreachable, throttled, a credential refused) that leaves it as it was. */
 static xio_err renew_now(xio_ctx *ctx, xio__lease *l, xio_error *err) {
-  int64_t sent = xio__lease_now(ctx);
-  xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
-  xio__req r = {XIO_REQ_LEASE, l->file, 0, 0, NULL, NULL};
-  xio_blob_call *c = NULL;
-  xio_err rc = xio_blob_call_lease(l->target, &a, &c, err);
-  if (rc == XIO_OK) rc = xio__send(ctx, c, &r, err);
-  xio_blob_call_free(c);
-  if (rc == XIO_OK) confirmed_at(ctx, l, sent);
+  int64_t sent;
+  xio_err rc = send_renewal(ctx, l, &sent, err);
   if (rc != XIO_ELEASELOST && rc != XIO_ECONFLICT && rc != XIO_ENOTFOUND) return rc;
   xio__lease_lose(l, XIO__LEASE_REFUSED);
   return lost(l, err);

@@ -45,6 +45,7 @@ if(TARGET xio_cli)
     SOURCES
       ${CMAKE_CURRENT_LIST_DIR}/manifest_test.c
       ${PROJECT_SOURCE_DIR}/samples/xio/chain.c
+      ${PROJECT_SOURCE_DIR}/samples/xio/localfile.c
       ${PROJECT_SOURCE_DIR}/samples/xio/output.c
     LIBS xio PkgConfig::CJSON m)
   target_include_directories(test_backup_manifest PRIVATE ${PROJECT_SOURCE_DIR}/samples/xio
