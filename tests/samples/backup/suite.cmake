@@ -2,7 +2,8 @@
 # `xio backup` and `xio restore` run as programs against the emulator (Azurite
 # behind the fidelity front, which answers snapshot diffs): the base link, chains
 # with writes, clears, growth and shrink restored at every point byte for byte,
-# --keep, kill -9 during a backup and a restore, damaged pieces, bad input, and
+# --keep, kill -9 during a backup and a restore, SIGINT during a restore and the
+# command it names to finish it, damaged pieces, bad input, and
 # the bytes and requests of an incremental backup of a 1 GiB blob (no-asan).
 if(TARGET xio_cli)
   include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
@@ -14,6 +15,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/error_test.c
       ${CMAKE_CURRENT_LIST_DIR}/kill_test.c
       ${CMAKE_CURRENT_LIST_DIR}/chain_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/stop_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
   # The 1 GiB case, apart: labelled no-asan (the upload of its 1 GiB dominates).
   xio_add_suite(NAME backup_large AZURITE TIMEOUT 400 LABELS no-asan
