@@ -26,9 +26,13 @@
  * short wait when the socket could not take them all (tls_coalesce.c). libcurl
  * opens and closes its sockets through the engine's table, so that a plain HTTP
  * read can have its socket wait in the kernel for a whole batch of its body
- * (rcvlowat.c).
+ * (rcvlowat.c). A cancel (xio_blob_engine_cancel: any thread, or a signal handler)
+ * completes every call that is not on the wire as canceled, lets the tries on the
+ * wire run until its grace ends and then cuts them.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -76,6 +80,12 @@ struct xio_blob_engine {
   xio__blob_pacer pacer;      /* I/O thread only (pacing.c) */
   _Atomic uint64_t paced_waits, paced_throttled; /* the pacer's counts, for any thread */
   atomic_int crc_reads_refused; /* the service refused a CRC-64 read: reads ask for MD5 */
+  /* The cancel: asked from any thread or a signal handler, done by the I/O thread. */
+  atomic_uint cancel_asked;   /* bumped by each xio_blob_engine_cancel */
+  atomic_int cancel_grace_ms; /* the shortest grace asked (INT_MAX until then) */
+  unsigned cancel_seen;       /* I/O thread: cancel_asked when it last looked */
+  int canceled;               /* I/O thread: no try starts any more */
+  int64_t cut_us;             /* I/O thread, once canceled: tries on the wire end then */
 };
 
 static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0};
@@ -315,7 +325,13 @@ static void pace_answer(xio_blob_engine *e, const xio_blob_call *c, xio_err code
   atomic_store(&e->paced_throttled, e->pacer.throttled);
 }
 
+static void cancel_call(xio_blob_engine *e, xio_blob_call *c);
+
 static void start_try(xio_blob_engine *e, xio_blob_call *c) {
+  if (e->canceled) { /* whatever queue it came from: no try after a cancel */
+    cancel_call(e, c);
+    return;
+  }
   xio_error detail;
   xio_error_clear(&detail);
   int64_t now = xio_auth_monotonic_us();
@@ -507,6 +523,67 @@ static void cancel_all(xio_blob_engine *e) {
   }
 }
 
+/* ----------------------------------------------------------- the cancel ---- */
+
+/* Completes `c`, which is not on the wire, as canceled: before its first try, or
+ * before the retry it waited for (the last try's failure named). */
+static void cancel_call(xio_blob_engine *e, xio_blob_call *c) {
+  xio_error why;
+  xio_error_clear(&why);
+  if (c->err.code == XIO_OK && !c->err.message[0]) /* no try failed yet */
+    xio_error_set(&why, XIO_ECANCELED, "canceled before it was sent");
+  else
+    xio_error_set(&why, XIO_ECANCELED, "canceled before it was sent again (the last try: %.300s)",
+                  c->err.message[0] ? c->err.message : "failed");
+  xio__blob_fail_early(c, XIO_ECANCELED, &why);
+  complete(e, c, XIO_ECANCELED);
+}
+
+/* Cuts the tries on the wire: each transfer leaves the multi handle (libcurl closes
+ * its connection) and its call completes as canceled. */
+static void cut_active(xio_blob_engine *e) {
+  xio_error why;
+  xio_error_clear(&why);
+  xio_error_set(&why, XIO_ECANCELED, "canceled: its try was cut on the wire");
+  while (e->nactive) {
+    xio_blob_call *c = e->active[--e->nactive];
+    xio__blob_try_finished(c, CURLE_ABORTED_BY_CALLBACK);
+    release_easy(e, c);
+    xio__blob_fail_early(c, XIO_ECANCELED, &why);
+    complete(e, c, XIO_ECANCELED);
+  }
+}
+
+/* The I/O thread's part of a cancel, once per round: takes a new ask (the cut comes
+ * at the earliest end of a grace asked), completes every call that waits (ready, or
+ * in the timer list for a retry, a credential or the pacer) as canceled, and once
+ * the cut is due, the tries on the wire too. */
+static void cancel_pass(xio_blob_engine *e, int64_t now) {
+  unsigned asked = atomic_load_explicit(&e->cancel_asked, memory_order_acquire);
+  if (asked != e->cancel_seen) {
+    e->cancel_seen = asked;
+    int64_t cut = now + (int64_t)atomic_load(&e->cancel_grace_ms) * 1000;
+    if (!e->canceled || cut < e->cut_us) e->cut_us = cut;
+    e->canceled = 1;
+  }
+  if (!e->canceled) return;
+  xio_blob_call *c;
+  while ((c = pop(&e->ready, &e->ready_tail)))
+    cancel_call(e, c);
+  while ((c = e->waiting)) {
+    e->waiting = c->next;
+    cancel_call(e, c);
+  }
+  if (now >= e->cut_us) cut_active(e);
+}
+
+/* `ms`, the wait for events, shortened so that the I/O thread is awake for the cut. */
+static int cancel_wait_ms(const xio_blob_engine *e, int ms) {
+  if (!e->canceled || !e->nactive) return ms;
+  int64_t left = (e->cut_us - xio_auth_monotonic_us() + 999) / 1000;
+  return left < ms ? (left < 0 ? 0 : (int)left) : ms;
+}
+
 /* After libcurl failed to record a socket (events.c: note), or epoll refused one:
  * every running try ends as out of memory, and the multi handle, whose socket
  * records may be broken, is cleaned up (closing its connections). The next try
@@ -565,12 +642,13 @@ static void *io_thread(void *arg) {
     take_incoming(e, &stopping);
     if (stopping) break;
     wake_due(e, xio_auth_monotonic_us());
+    cancel_pass(e, xio_auth_monotonic_us());
     start_ready(e);
     int held;
     if (tls_pass(e, &held)) /* made due by curl_easy_pause, which sets no timer */
       xio__blob_events_run_timers(&e->events);
     else
-      xio__blob_events_wait(&e->events, wait_ms(e, held));
+      xio__blob_events_wait(&e->events, cancel_wait_ms(e, wait_ms(e, held)));
     reap(e);
     if (e->events.failed) abandon_multi(e);
   }
@@ -648,6 +726,7 @@ xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine
   xio_blob_engine *e = xio_calloc(1, sizeof *e);
   if (!e) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   e->events.epfd = e->events.wakefd = -1;
+  atomic_init(&e->cancel_grace_ms, INT_MAX);
   pthread_mutex_init(&e->mu, NULL);
   xio_err rc = engine_setup(e, opts, err);
   if (rc == XIO_OK && pthread_create(&e->thread, NULL, io_thread, e) != 0)
@@ -672,6 +751,21 @@ void xio_blob_engine_free(xio_blob_engine *e) {
   take_incoming(e, &(int){0});
   cancel_all(e);
   engine_release(e);
+}
+
+/* Async-signal-safe: lock-free atomics and a write(2) to the wakeup, errno kept. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a cancel from a signal handler needs lock-free ints");
+
+void xio_blob_engine_cancel(xio_blob_engine *e, int grace_ms) {
+  if (!e) return;
+  int saved = errno;
+  if (grace_ms < 0) grace_ms = 0;
+  int was = atomic_load(&e->cancel_grace_ms);
+  while (grace_ms < was && !atomic_compare_exchange_weak(&e->cancel_grace_ms, &was, grace_ms))
+    continue; /* another cancel changed it: compare with that one */
+  atomic_fetch_add_explicit(&e->cancel_asked, 1, memory_order_release);
+  xio__blob_events_wake(&e->events);
+  errno = saved;
 }
 
 /* Adds the transactional checksum of a Put Page body, computed once per call. */

@@ -191,8 +191,12 @@ static xio_err io_create(local_call *c, xio_error *err) {
   int *fd = c->fd;
   if ((*fd = open(c->path, open_flags(o->flags) | O_CREAT | O_EXCL, 0666)) < 0)
     return xio_error_from_errno(err, errno, "CreateFile", "open", c->path);
-  if (truncate_to(*fd, o->size) != 0) {
-    xio_err rc = xio_error_from_errno(err, errno, "CreateFile", "ftruncate", c->path);
+  const char *step = truncate_to(*fd, o->size) != 0 ? "ftruncate" : NULL;
+  if (!step && (o->flags & XIO_OPEN_MARK_INCOMPLETE) &&
+      fsetxattr(*fd, XATTR_INCOMPLETE, "1", 1, 0) != 0)
+    step = "fsetxattr"; /* a mark that cannot be kept is an error (lf_set_incomplete) */
+  if (step) {
+    xio_err rc = xio_error_from_errno(err, errno, "CreateFile", step, c->path);
     close(*fd);
     unlink(c->path);
     *fd = -1;
@@ -202,8 +206,8 @@ static xio_err io_create(local_call *c, xio_error *err) {
   return XIO_OK;
 }
 
-/* Creates the file (it must not exist) with `o->size` zero bytes and its kind: one
- * XIOTypeCreateFile request. */
+/* Creates the file (it must not exist) with `o->size` zero bytes, its kind and, with
+ * XIO_OPEN_MARK_INCOMPLETE, its incomplete mark: one XIOTypeCreateFile request. */
 static xio_err create_new(xio_ctx *ctx, const char *path, const xio_open_options *o, int *fd,
                           xio_error *err) {
   local_call c = {.req = {XIO_REQ_CREATE, NULL, 0, o->size, NULL, NULL},
@@ -262,7 +266,7 @@ static xio_err make_file(xio_ctx *ctx, const char *path, int fd, const xio_open_
   lf->fd = fd;
   lf->pinned = (o->flags & XIO_OPEN_PINNED) != 0;
   lf->pin = st;
-  lf->base.incomplete = !created && read_incomplete(fd);
+  lf->base.incomplete = created ? (o->flags & XIO_OPEN_MARK_INCOMPLETE) != 0 : read_incomplete(fd);
   atomic_init(&lf->clear_method, CLEAR_ZERO_RANGE);
   *out = lf;
   return XIO_OK;

@@ -74,11 +74,15 @@ static xio_err get_props(xio_ctx *ctx, xio_blob_target *t, xio_blob_props *props
   return rc;
 }
 
-/* Creates the blob (and its container when that is what is missing). */
+/* 1 when a blob the open creates carries the incomplete mark from the start. */
+static int marks(const xio_open_options *o) { return (o->flags & XIO_OPEN_MARK_INCOMPLETE) != 0; }
+
+/* Creates the blob (and its container when that is what is missing), with its
+ * metadata: kind, logical size and, when asked, the incomplete mark. */
 static xio_err create_blob(xio_ctx *ctx, xio_blob_target *t, const xio_open_options *o,
                            xio_error *err) {
   xio_blob_meta meta[XIO__BLOBMETA_MAX];
-  int nmeta = xio__blobmeta_make(o->kind, o->size, 0, meta);
+  int nmeta = xio__blobmeta_make(o->kind, o->size, marks(o), meta);
   xio_blob_cond cond = {NULL, NULL, "*"};
   xio__req r = {XIO_REQ_CREATE, NULL, 0, pages(o->size), NULL, NULL};
   xio_blob_call *c = NULL;
@@ -106,7 +110,7 @@ static xio_err open_or_create(xio_ctx *ctx, xio_blob_target *t, const xio_open_o
   *created = 1;
   memset(props, 0, sizeof *props);
   props->size = pages(o->size);
-  props->nmeta = xio__blobmeta_make(o->kind, o->size, 0, props->meta);
+  props->nmeta = xio__blobmeta_make(o->kind, o->size, marks(o), props->meta);
   snprintf(props->blob_type, sizeof props->blob_type, "PageBlob");
   return XIO_OK;
 }

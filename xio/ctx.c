@@ -2,8 +2,9 @@
  * ctx.c - the context's life: options and their checks, starting the REST engine
  * (the file layer's retry and checksum settings mapped to blobio's here, and its
  * completion hook set to the trace's), the lease keeper and the local workers,
- * loading credentials, opening the trace file; and, at the end, closing files still
- * open and stopping it all in order.
+ * loading credentials, opening the trace file; its cancel (the engine's, for a
+ * program told to stop); and, at the end, closing files still open and stopping it
+ * all in order.
  *
  * A context belongs to the process that made it: a child forked from that process
  * has none of its threads, so every call that would reach them checks the process
@@ -191,6 +192,12 @@ xio_err xio_ctx_free(xio_ctx *ctx) {
   close_open_files(ctx);
   teardown(ctx);
   return XIO_OK;
+}
+
+/* Async-signal-safe: getpid(2) and the engine's cancel (blob_engine.h). */
+void xio_ctx_cancel(xio_ctx *ctx, int grace_ms) {
+  if (!ctx || getpid() != ctx->pid) return; /* a forked child: the engine is the parent's */
+  xio_blob_engine_cancel(ctx->engine, grace_ms);
 }
 
 xio_err xio__ctx_check_process(const xio_ctx *ctx, xio_error *err) {

@@ -812,7 +812,7 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
 static xio_err check_open(const xio_open_options *o, xio_error *err) {
   unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY | XIO_OPEN_EXCLUSIVE |
                    XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED | XIO_OPEN_INCOMPLETE_OK |
-                   XIO_OPEN_PINNED | XIO_OPEN_MISSING_OK;
+                   XIO_OPEN_PINNED | XIO_OPEN_MISSING_OK | XIO_OPEN_MARK_INCOMPLETE;
   if (o->flags & ~known)
     return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
   if ((o->flags & XIO_OPEN_READONLY) &&
@@ -822,6 +822,11 @@ static xio_err check_open(const xio_open_options *o, xio_error *err) {
     return xio_error_set(err, XIO_EINVAL,
                          "a pinned open reads one version of the file: it needs "
                          "XIO_OPEN_READONLY (a write would change the version)");
+  if ((o->flags & XIO_OPEN_MARK_INCOMPLETE) &&
+      !(o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY)))
+    return xio_error_set(err, XIO_EINVAL,
+                         "XIO_OPEN_MARK_INCOMPLETE marks a file the open creates: it needs "
+                         "XIO_OPEN_CREATE or XIO_OPEN_CREATE_ONLY");
   if ((o->flags & XIO_OPEN_BREAK_LEASE) && !(o->flags & XIO_OPEN_EXCLUSIVE))
     return xio_error_set(err, XIO_EINVAL, "break-lease needs an exclusive open");
   if (o->kind != XIO_KIND_DATA && o->kind != XIO_KIND_LOG)
@@ -847,7 +852,8 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
   int created = 0;
   rc = b->open(ctx, target, &o, &f, &created, err);
   if (rc != XIO_OK) return rc;
-  if (f->incomplete && !(o.flags & XIO_OPEN_INCOMPLETE_OK)) {
+  int marked_here = created && (o.flags & XIO_OPEN_MARK_INCOMPLETE);
+  if (f->incomplete && !marked_here && !(o.flags & XIO_OPEN_INCOMPLETE_OK)) {
     rc = xio_error_set(err, XIO_ECONFLICT,
                        "%s is incomplete: a transfer into it was interrupted (put --resume "
                        "finishes it; XIO_OPEN_INCOMPLETE_OK opens it anyway)",

@@ -66,6 +66,9 @@ typedef struct cli {
   char *read_targets[CLI_MAX_READ_TARGETS]; /* targets read from @FILE / @- (atfile.c) */
   int nread;
   int stdin_read; /* @- was taken: standard input is spent */
+  /* Set by a command that runs put for its upload (restore): the command that
+   * finishes an interrupted upload, for put's messages; NULL: `xio put --resume`. */
+  const char *resume_hint;
 } cli;
 
 /** One command of the table. */
@@ -272,9 +275,19 @@ void cli_huge_unmap(void *p, size_t size);
  *  `dflt`. Returns CLI_CONTINUE, or 2 after a usage error naming the bad value. */
 int cli_take_in_flight(cli *c, const char *text, int dflt);
 
-/** Catches SIGINT and SIGTERM for a transfer: from then on the signal only sets the
- *  flag cli_stop_signal reads, and the transfer stops issuing requests. */
-void cli_catch_stop_signals(void);
+/** Catches SIGINT and SIGTERM for a transfer: from then on the first one sets the
+ *  flag cli_stop_signal reads (the transfer stops issuing requests) and cancels the
+ *  context (xio_ctx_cancel) with a grace of 2 s, or XIO_STOP_GRACE_SECONDS, for the
+ *  requests on their way; a second one cuts them at once. Each says so on stderr.
+ *  Returns CLI_CONTINUE, or 1 after saying that XIO_STOP_GRACE_SECONDS is bad. */
+int cli_catch_stop_signals(cli *c);
+
+/** The context the stop signals cancel (cli_context calls it as it makes one); a
+ *  stop signal that came before is applied to it at once. */
+void cli_stop_attach(xio_ctx *ctx);
+
+/** Forgets that context, before it is freed, once no signal handler uses it. */
+void cli_stop_detach(void);
 
 /** The stop signal received (SIGINT or SIGTERM), or 0 when none came. */
 int cli_stop_signal(void);

@@ -82,6 +82,7 @@ xio_err cli_context(cli *c, xio_ctx **out, xio_error *err) {
       c->ctx = NULL;
       return rc;
     }
+    cli_stop_attach(c->ctx); /* a stop signal cancels its requests */
   }
   *out = c->ctx;
   return XIO_OK;
@@ -96,6 +97,7 @@ xio_err cli_open(cli *c, const char *target, const xio_open_options *o, xio_file
 }
 
 void cli_context_free(cli *c) {
+  cli_stop_detach();
   xio_ctx_free(c->ctx);
   c->ctx = NULL;
 }

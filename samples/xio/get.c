@@ -91,7 +91,8 @@ typedef struct get_job {
   int resume;            /* --resume: continue the partial file */
   int buffered;          /* --buffered: write through the page cache, not O_DIRECT */
   uint64_t from;         /* everything below was already fetched (resume) */
-  uint64_t issued;       /* everything below was requested */
+  uint64_t written;      /* everything below was read and written to the partial file */
+  int sized;             /* the partial file has the source's size: progress can be kept */
   char etag[80];         /* the source's ETag: a resume needs the same source */
   char snapshot[64];     /* --snapshot: the snapshot taken for the get and read, or "" */
   char *snapshot_url;    /* TARGET?snapshot=ID (with TARGET's SAS, if any), or NULL */
@@ -184,6 +185,7 @@ static xio_err write_slot(cli_slot *s, void *ud, xio_error *err) {
     j->unwritten++;
   }
   if (rc == XIO_OK && py > px) rc = write_local(j, buf + (px - a), (size_t)(py - px), px, err);
+  if (rc == XIO_OK) j->written = b;
   return rc;
 }
 
@@ -201,7 +203,6 @@ static xio_err fetch_request(uint64_t start, uint64_t end, void *ud, xio_error *
                            s->buf + start % DIRECT_ALIGN, err);
   if (rc != XIO_OK) return rc;
   j->reads++;
-  j->issued = end;
   return XIO_OK;
 }
 
@@ -213,11 +214,12 @@ static xio_err fetch_range(get_job *j, uint64_t start, uint64_t end, xio_error *
 
 #define XATTR_DONE "user.xio.get-done" /* on the partial file: "OFFSET ETAG" */
 
-/* An interrupted get: the partial file records how far it got and from which
+/* An interrupted get: the partial file records how far it got (the reads written,
+ * in order: those after the first that failed or was cut are not) and from which
  * version of the source (its ETag), for --resume. */
 static void record_progress(get_job *j) {
   char v[128];
-  int n = snprintf(v, sizeof v, "%" PRIu64 " %s", j->issued, j->etag);
+  int n = snprintf(v, sizeof v, "%" PRIu64 " %s", j->written, j->etag);
   (void)fsetxattr(j->fd, XATTR_DONE, v, (size_t)n, 0);
 }
 
@@ -225,6 +227,7 @@ static xio_err download(get_job *j, xio_error *err) {
   xio_err rc = xio_file_ranges(j->f, &j->ranges, err);
   if (rc == XIO_OK && !j->resume && ftruncate(j->fd, (off_t)j->size) != 0)
     rc = xio_error_from_errno(err, errno, "WriteLocalFile", "ftruncate", j->local);
+  if (rc == XIO_OK) j->sized = 1;
   if (rc == XIO_OK) /* a read lands at its offset's place in a block: see fetch_request */
     rc = cli_window_init(&j->w, j->c->in_flight, GET_CHUNK + DIRECT_ALIGN, write_slot, j, err);
   cli_merge_init(&j->m, GET_GAP, 0, GET_CHUNK, fetch_request, j);
@@ -238,7 +241,7 @@ static xio_err download(get_job *j, xio_error *err) {
     rc = drc;
     *err = de;
   }
-  if (rc == XIO_ECANCELED && drc == XIO_OK) record_progress(j);
+  if (rc == XIO_ECANCELED && j->sized) record_progress(j); /* reads cut or not */
   cli_progress_end(&j->prog);
   cli_window_free(&j->w);
   if (rc == XIO_OK) {
@@ -307,7 +310,8 @@ static xio_err open_partial(get_job *j, xio_error *err) {
                          "the source changed since %s was written (ETag "
                          "differs): get --force starts over",
                          j->part.path);
-  j->from = j->issued = from;
+  j->from = j->written = from;
+  j->sized = 1; /* by the get that left it */
   return XIO_OK;
 }
 
@@ -371,6 +375,10 @@ static int get_run(get_job *j, int force) {
   j->dfd = -1;
   if (rc == XIO_OK) rc = cli_partial_commit(&j->part, 0666, force, &e);
   j->fd = -1;
+  if (rc == XIO_ECANCELED && cli_stop_signal() && !j->sized) { /* stopped as it listed */
+    cli_partial_discard(&j->part);
+    return cli_stopped_before("get", "it read anything; %s was not created", j->local);
+  }
   if (rc == XIO_ECANCELED && cli_stop_signal()) {
     cli_partial_close(&j->part);
     return get_interrupted(j);
@@ -453,9 +461,12 @@ static int run_get(cli *c, int argc, char **argv) {
     free_local_paths(&j);
     return cli_usage_error(c, "TARGET and LOCAL are the same file");
   }
-  cli_catch_stop_signals();
+  if ((r = cli_catch_stop_signals(c)) != CLI_CONTINUE) {
+    free_local_paths(&j);
+    return r;
+  }
   rc = open_source(&j, pos[0], snapshot, &e);
-  if (rc != XIO_OK)
+  if (rc != XIO_OK && !(rc == XIO_ECANCELED && cli_stop_signal()))
     r = cli_fail(c, rc, &e);
   else if (cli_stop_signal())
     r = cli_stopped_before("get", "it created %s", j.local);
@@ -502,10 +513,12 @@ const cli_command cli_cmd_get = {
     "                  blocks are written with O_DIRECT where the file system\n"
     "                  allows, which spares the final fsync a copy of every byte\n"
     "\n"
-    "The download goes to LOCAL.xio-partial, renamed to LOCAL once complete; SIGINT or\n"
-    "SIGTERM stops issuing, waits for the reads in flight and exits 130 or 143, in\n"
-    "whatever phase it comes. The partial file is this run's alone: another run into\n"
-    "LOCAL meanwhile is refused, and a link at its path is never followed. A new\n"
-    "LOCAL gets the mode the umask gives; one replaced with --force keeps its mode.\n",
+    "The download goes to LOCAL.xio-partial, renamed to LOCAL once complete. SIGINT or\n"
+    "SIGTERM stops issuing, gives the reads on their way 2 s to end before it cuts\n"
+    "them (XIO_STOP_GRACE_SECONDS; a second signal cuts them at once), keeps the\n"
+    "partial file for --resume and exits 130 or 143, in whatever phase it comes. The\n"
+    "partial file is this run's alone: another run into LOCAL meanwhile is refused,\n"
+    "and a link at its path is never followed. A new LOCAL gets the mode the umask\n"
+    "gives; one replaced with --force keeps its mode.\n",
     run_get,
 };

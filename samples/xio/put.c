@@ -311,16 +311,13 @@ static xio_err create_target(put_job *j, const char *target, int force, xio_erro
   xio_ctx *ctx;
   xio_err rc = cli_context(j->c, &ctx, err);
   if (rc == XIO_OK && j->resume) return resume_target(j, ctx, target, force, err);
-  xio_open_options o = target_options(j, XIO_OPEN_CREATE_ONLY);
+  /* Created marked incomplete, by the create itself: however the put stops, the
+   * target never exists unmarked before its last write is acknowledged. */
+  xio_open_options o = target_options(j, XIO_OPEN_CREATE_ONLY | XIO_OPEN_MARK_INCOMPLETE);
   if (rc == XIO_OK) rc = xio_file_open(ctx, target, &o, &j->f, err);
-  if (rc == XIO_OK) { /* marked before the first data write */
-    rc = xio_file_set_incomplete(j->f, 1, err);
-    if (rc != XIO_OK) {
-      xio_file_close(j->f, NULL);
-      j->f = NULL;
-      xio_file_delete(ctx, target, NULL);
-    }
-    return rc;
+  if (rc == XIO_OK) {
+    j->marked = 1;
+    return XIO_OK;
   }
   if (rc == XIO_EEXIST && force) {
     xio_error_clear(err);
@@ -432,19 +429,50 @@ static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err)
   return rc == XIO_OK ? inspect_local(j, kind_s, err) : rc;
 }
 
+/* The command that finishes an interrupted put of `target` (log-safe): put's own,
+ * or the one of the command that runs put (cli.resume_hint). */
+static void resume_command(const put_job *j, const char *target, char *out, size_t size) {
+  if (j->c->resume_hint)
+    snprintf(out, size, "%s", j->c->resume_hint);
+  else
+    snprintf(out, size, "xio put --resume %s %s", j->local, target);
+}
+
 /* A put stopped by a signal: what was sent and what is left; the target stays
  * marked incomplete. Frees `safe`. */
 static int put_interrupted(const put_job *j, char *safe) {
-  char hs[32], hl[32];
+  char hs[32], hl[32], again[2048];
   uint64_t total = j->resume ? j->size : xio_ranges_bytes(&j->ext);
+  resume_command(j, safe ? safe : "TARGET", again, sizeof again);
   fprintf(stderr,
           "xio: put interrupted by %s: %s of %s scanned and sent; %s is marked incomplete; "
-          "`xio put --resume %s %s` finishes it\n",
+          "`%s` finishes it\n",
           cli_stop_name(), samples_fmt_size(j->scanned, hs, sizeof hs),
-          samples_fmt_size(total, hl, sizeof hl), safe ? safe : "the target", j->local,
-          safe ? safe : "TARGET");
+          samples_fmt_size(total, hl, sizeof hl), safe ? safe : "the target", again);
   xio_free(safe);
   return cli_stop_status();
+}
+
+/* A put stopped by a signal while it created or prepared the target, before any
+ * data was sent. A new target was created marked incomplete, if at all (a create
+ * cut on the wire may or may not have been applied); an existing one whose mark
+ * was acknowledged stays marked; otherwise its content was not changed. */
+static int put_stopped_early(const put_job *j, const char *target) {
+  char *safe = cli_safe_target(target), again[2048];
+  const char *name = safe ? safe : "TARGET";
+  resume_command(j, name, again, sizeof again);
+  int status;
+  if (j->marked)
+    status = put_interrupted(j, safe); /* frees it */
+  else if (j->overwrite || j->resume)
+    status = cli_stopped_before("put", "it changed the content of %s", name);
+  else
+    status = cli_stopped_before("put",
+                                "it wrote data to %s, as it created it (if it exists, "
+                                "it is marked incomplete: `%s` finishes it)",
+                                name, again);
+  if (!j->marked) xio_free(safe);
+  return status;
 }
 
 /* LOCAL changed during the upload: the target, marked incomplete before the first
@@ -496,6 +524,7 @@ static int put_run(put_job *j, const char *target, int force) {
   xio_error e, ce;
   double t0 = samples_now();
   xio_err rc = create_target(j, target, force, &e);
+  if (rc == XIO_ECANCELED && cli_stop_signal()) return put_stopped_early(j, target);
   if (rc != XIO_OK)
     return j->overwrite ? overwrite_failed(j, target, rc, &e) : cli_fail(j->c, rc, &e);
   char *safe = xio_strdup(xio_file_path(j->f));
@@ -555,7 +584,10 @@ static int run_put(cli *c, int argc, char **argv) {
     xio_free(dest);
     return cli_usage_error(c, "LOCAL and TARGET are the same file");
   }
-  cli_catch_stop_signals();
+  if ((r = cli_catch_stop_signals(c)) != CLI_CONTINUE) {
+    xio_free(dest);
+    return r;
+  }
   rc = open_local_source(&j, kind_s, &e);
   if (rc != XIO_OK) {
     r = cli_fail(c, rc, &e);
@@ -604,9 +636,11 @@ const cli_command cli_cmd_put = {
     "                    with O_DIRECT where the file system allows, which costs\n"
     "                    less CPU and leaves the page cache to others\n"
     "\n"
-    "TARGET is marked incomplete until every write is acknowledged; SIGINT or SIGTERM\n"
-    "stops issuing, waits for the writes in flight and exits 130 or 143, in whatever\n"
-    "phase it comes. LOCAL must be a regular file (a FIFO or a device is refused) that\n"
+    "TARGET is created marked incomplete and stays so until every write is\n"
+    "acknowledged. SIGINT or SIGTERM stops issuing, gives the writes on their way 2 s\n"
+    "to end before it cuts them (XIO_STOP_GRACE_SECONDS; a second signal cuts them at\n"
+    "once) and exits 130 or 143, in whatever phase it comes; --resume finishes the\n"
+    "put. LOCAL must be a regular file (a FIFO or a device is refused) that\n"
     "holds still: if it grows, shrinks, is written or its path is renamed over before\n"
     "the last write is acknowledged, put fails and TARGET stays marked incomplete.\n",
     run_put,

@@ -100,6 +100,21 @@ static xio_err restore_local(rs_job *j, const char *target, xio_error *err) {
 
 /* ------------------------------------------------------------- blob ---- */
 
+/* What finishes an interrupted upload, for put's message: restore --resume of the
+ * same link (named by its id, so that links added to DIR meanwhile do not change
+ * it) into the same blob. The scratch file put reads vanishes with the process, so
+ * put's own `put --resume LOCAL TARGET` could not. NULL for want of memory. */
+static char *resume_hint(const rs_job *j, const char *target) {
+  char *safe = cli_safe_target(target);
+  const char *dir = j->ch.dir, *id = j->ch.links[j->at].snapshot;
+  const char *url = safe ? safe : "TARGET";
+  size_t n = strlen(dir) + strlen(id) + strlen(url) + sizeof "xio restore --resume @ ";
+  char *hint = xio_malloc(n);
+  if (hint) snprintf(hint, n, "xio restore --resume %s@%s %s", dir, id, url);
+  xio_free(safe);
+  return hint;
+}
+
 /* Uploads the rebuilt file `fd` to blob `target` with put, its output silenced. */
 static int upload(rs_job *j, int fd, const char *target) {
   char local[64];
@@ -114,11 +129,15 @@ static int upload(rs_job *j, int fd, const char *target) {
   if (j->resume) argv[argc++] = "--resume";
   argv[argc] = NULL;
   int quiet = j->c->quiet, json = j->c->json;
+  char *hint = resume_hint(j, target);
   j->c->quiet = 1;
   j->c->json = 0;
+  j->c->resume_hint = hint;
   int status = cli_cmd_put.run(j->c, argc, argv);
   j->c->quiet = quiet;
   j->c->json = json;
+  j->c->resume_hint = NULL;
+  xio_free(hint);
   return status;
 }
 

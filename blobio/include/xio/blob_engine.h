@@ -127,6 +127,25 @@ xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine
  *  I/O thread exits and everything is freed. `e` may be NULL. */
 void xio_blob_engine_free(xio_blob_engine *e);
 
+/**
+ * Cancels the engine's calls, for good: from the call on, no try starts and nothing
+ * is retried. Calls that wait (queued, or in the timer list for a retry, a
+ * credential or the pacer) and every call submitted later complete with
+ * XIO_ECANCELED without a try. A try on the wire runs on for `grace_ms` (negative:
+ * 0): one that ends by then completes its call as it ended, except a failure that
+ * would have been retried, which completes it with XIO_ECANCELED; when the grace
+ * ends, the tries still on the wire are cut (their connections closed, what the
+ * service made of them unknown) and their calls complete with XIO_ECANCELED. Each
+ * call completes once, on the I/O thread, through on_complete and its own
+ * callback, as always. A later cancel may shorten the grace (the earliest end
+ * wins), never lengthen it: 0 cuts at once. There is no going back: free the
+ * engine with xio_blob_engine_free when done with it.
+ *
+ * Any thread; async-signal-safe (lock-free atomics and a write(2) to the I/O
+ * thread's wakeup; errno is kept), so a SIGINT handler may call it. `e` may be NULL.
+ */
+void xio_blob_engine_cancel(xio_blob_engine *e, int grace_ms);
+
 /** 1 when called on the engine's I/O thread (inside a completion callback). */
 int xio_blob_engine_on_io_thread(const xio_blob_engine *e);
 

@@ -2,7 +2,8 @@
 # `xio backup` and `xio restore` run as programs against the emulator (Azurite
 # behind the fidelity front, which answers snapshot diffs): the base link, chains
 # with writes, clears, growth and shrink restored at every point byte for byte,
-# --keep, kill -9 during a backup and a restore, damaged pieces, a read body damaged
+# --keep, kill -9 during a backup and a restore, SIGINT during a restore and the
+# command it names to finish it, damaged pieces, a read body damaged
 # on its way (read again, never recorded), bad input, private modes of a chain and of
 # a restored file, a restore's partial file owned by one run, a named snapshot after
 # an unfinished link, a chain ended by a copy onto its blob, an unfinished link of
@@ -26,6 +27,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/source_test.c
       ${CMAKE_CURRENT_LIST_DIR}/resume_test.c
       ${CMAKE_CURRENT_LIST_DIR}/damaged_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/stop_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
   # The 1 GiB case, apart: labelled no-asan (the upload of its 1 GiB dominates).
   xio_add_suite(NAME backup_large AZURITE TIMEOUT 400 LABELS no-asan

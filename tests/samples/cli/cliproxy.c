@@ -65,6 +65,14 @@ void cliproxy_hold(const char *method, const char *match, int skip) {
   script(&f, method, match, skip);
 }
 
+void cliproxy_stall(const char *method, const char *match, int skip) {
+  faultproxy_fault f;
+  memset(&f, 0, sizeof f);
+  f.kind = FAULTPROXY_STALL;
+  f.stall_ms = CLIPROXY_STALL_MS;
+  script(&f, method, match, skip);
+}
+
 void cliproxy_refuse(const char *method, const char *match, int skip, int status,
                      const char *code) {
   faultproxy_fault f;

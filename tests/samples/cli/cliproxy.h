@@ -7,7 +7,8 @@
  *    the test can act while the command waits at a known point: change the local
  *    file it uploads, send it a signal, read its /proc entries. The test waits
  *    until the proxy has the request (cliproxy_wait), acts, and checks that the
- *    request was still held when it was done (cliproxy_check_held);
+ *    request was still held when it was done (cliproxy_check_held); or stalled
+ *    (cliproxy_stall): held until the client gives up on it;
  *  - refused (cliproxy_refuse): answered with a service error instead of being
  *    forwarded, so that a command fails at a known request;
  *  - corrupted (cliproxy_corrupt): forwarded, and one byte in the middle of the
@@ -45,6 +46,14 @@ const char *const *cliproxy_env(void);
  *  and whose path and query contain `match`; forgets what the proxy recorded so far
  *  and any hold not yet used. */
 void cliproxy_hold(const char *method, const char *match, int skip);
+
+/* How long a stalled request is kept (cliproxy_stall): a server that accepted it
+ * and went silent, longer than any try of the client (120 s each, retried). */
+#define CLIPROXY_STALL_MS 600000
+
+/** Holds, as cliproxy_hold does, but for CLIPROXY_STALL_MS: the request is only ever
+ *  dropped, when the client hangs up. */
+void cliproxy_stall(const char *method, const char *match, int skip);
 
 /** Answers the request after the first `skip` whose method is `method` and whose
  *  path and query contain `match` with HTTP `status` and service error `code`,

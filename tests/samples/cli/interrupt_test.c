@@ -8,8 +8,14 @@
  * A stop signal in any other phase exits 128 + the signal too: while put waits for
  * the target's creation or for its final mark as complete, while get waits to
  * open its source (the proxy of cliproxy.c holds that request while the test
- * sends SIGTERM). Nothing blocks before those phases: a put of a FIFO, which no
- * process writes, is refused at once, as is any LOCAL that is not a regular file.
+ * sends SIGTERM, within the grace the requests on their way get). Nothing blocks
+ * before those phases: a put of a FIFO, which no process writes, is refused at
+ * once, as is any LOCAL that is not a regular file.
+ *
+ * A service that accepted a request and went silent holds a stopped transfer no
+ * longer than the grace (2 s, XIO_STOP_GRACE_SECONDS), a second signal not even
+ * that: the request is cut, the blob stays marked incomplete or the partial file
+ * kept, and --resume finishes the transfer.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -181,29 +187,55 @@ TEST(put_of_a_fifo_without_a_writer_is_refused_at_once) {
   clirun_free(&r);
 }
 
+/* The proxy's credential and a grace of `grace` seconds for the requests on their
+ * way when a stop signal comes (XIO_STOP_GRACE_SECONDS). Static. */
+static const char *const *grace_env(const char *grace) {
+  static char g[64];
+  static const char *env[3];
+  snprintf(g, sizeof g, "XIO_STOP_GRACE_SECONDS=%s", grace);
+  env[0] = cliproxy_env()[0];
+  env[1] = g;
+  env[2] = NULL;
+  return env;
+}
+
 /* Starts `xio put LOCAL URL` (through the proxy) or `xio get URL LOCAL`, sends
  * SIGTERM while the proxy holds the request after the first `skip` of `method`
- * whose target contains `match`, and returns how the command ended. */
+ * whose target contains `match`, and returns how the command ended. The grace of
+ * the requests on their way (60 s) outlasts the hold: the held request ends as the
+ * service answers it, and the command after it. */
 static void stop_while_held(clirun *r, const char *cmd, const char *a, const char *b,
                             const char *method, const char *match, int skip) {
   clirun_bg bg;
   cliproxy_hold(method, match, skip);
-  XIO_START_PROXIED(&bg, 0, cmd, a, b);
+  clirun_start_v(&bg, CLIRUN_NO_CREDS, grace_env("60"), (const char *const[]){cmd, a, b, NULL});
   int no = cliproxy_wait(&bg);
   ASSERT_EQ(kill(bg.pid, SIGTERM), 0);
   cliproxy_check_held(no);
   clirun_finish(&bg, r, 120);
 }
 
-/* put stopped while the target is being created: 143, and the target is marked
- * incomplete, for put --resume. */
+/* put stopped while the target is being created: 143, and the target, created
+ * marked incomplete, stays so, for put --resume. In a container that does not
+ * exist yet, the create that finds it missing is answered within the grace, but
+ * the container is not made after the stop: nothing is created, and put says so. */
 TEST(sigterm_while_put_creates_the_target_exits_143) {
   clirun r = {0};
-  char container[64], url[512], src[512];
+  char container[64], url[512], other[512], src[512];
   clirun_container(container, sizeof container);
   cliproxy_url(container, "creating.mdf", url, sizeof url);
+  cliproxy_url(container, "other.mdf", other, sizeof other);
   clirun_path("creating.bin", src, sizeof src);
   clirun_make_source(src, 4 * MiB, 7);
+  stop_while_held(&r, "put", src, url, "PUT", "/creating.mdf", 0);
+  EXPECT_EXIT(&r, 143);
+  ASSERT_CONTAINS(r.err, "put interrupted by SIGTERM before it wrote data to");
+  ASSERT_EQ(clirun_trace_sum(&r, "XIOTypeWriteFile", NULL), 0);
+  XIO_PROXIED(&r, "stat", url);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "no such");
+  XIO_PROXIED(&r, "create", other, "--size", "1M"); /* the container exists now */
+  EXPECT_EXIT(&r, 0);
   stop_while_held(&r, "put", src, url, "PUT", "/creating.mdf", 0);
   EXPECT_EXIT(&r, 143);
   ASSERT_CONTAINS(r.err, "put interrupted by SIGTERM");
@@ -228,7 +260,7 @@ TEST(sigterm_while_put_marks_the_target_complete_exits_143) {
   clirun_path("marking.bin", src, sizeof src);
   clirun_path("marking.back", back, sizeof back);
   clirun_make_source(src, 4 * MiB, 8);
-  stop_while_held(&r, "put", src, url, "PUT", "comp=metadata", 1);
+  stop_while_held(&r, "put", src, url, "PUT", "comp=metadata", 0); /* created marked */
   EXPECT_EXIT(&r, 143);
   ASSERT_CONTAINS(r.err, "SIGTERM");
   ASSERT_CONTAINS(r.err, "is complete");
@@ -298,5 +330,160 @@ TEST(sigterm_while_get_reads_the_last_range_exits_143) {
   EXPECT_EXIT(&r, 0);
   remove(src);
   remove(back);
+  clirun_free(&r);
+}
+
+/* ------------------------------------------- a service that went silent ---- */
+
+/* Starts `xio ARGS` through the proxy with `env`, waits until the proxy stalls the
+ * request scripted by cliproxy_stall, and sends `sig`. */
+static void start_and_signal(clirun_bg *bg, const char *const *env, const char *const *args,
+                             int sig) {
+  clirun_start_v(bg, CLIRUN_NO_CREDS, env, args);
+  cliproxy_wait(bg);
+  ASSERT_EQ(kill(bg->pid, sig), 0);
+}
+
+/* put through a service that accepted a Put Page and went silent: SIGINT ends it
+ * within the grace (2 s; the bound of 30 s only catches the old wait of minutes,
+ * tries of 120 s retried), exit 130, the blob marked incomplete, and put --resume
+ * finishes it, sending only what the blob lacks. */
+TEST(sigint_ends_a_put_stalled_by_a_silent_service) {
+  clirun r = {0};
+  clirun_bg bg;
+  char container[64], url[512], src[512], back[512];
+  clirun_container(container, sizeof container);
+  cliproxy_url(container, "silent-put.mdf", url, sizeof url);
+  clirun_path("silent-put.bin", src, sizeof src);
+  clirun_path("silent-put.back", back, sizeof back);
+  clirun_make_source(src, 16 * MiB, 11);
+  cliproxy_stall("PUT", "comp=page", 1); /* the second write: the first is acknowledged */
+  start_and_signal(&bg, cliproxy_env(),
+                   (const char *const[]){"put", "--in-flight", "1", src, url, NULL}, SIGINT);
+  clirun_finish(&bg, &r, 30);
+  EXPECT_EXIT(&r, 130);
+  ASSERT_CONTAINS(r.err, "xio: SIGINT: stopping; requests on their way get 2 s to end");
+  ASSERT_CONTAINS(r.err, "put interrupted by SIGINT");
+  ASSERT_CONTAINS(r.err, "is marked incomplete");
+  ASSERT_CONTAINS(r.err, "`xio put --resume ");
+  ASSERT_EQ(clirun_trace_events(&r, "xio_failed_request"), 0); /* nothing was retried */
+  XIO_PROXIED(&r, "stat", url);
+  EXPECT_EXIT(&r, 0);
+  ASSERT_CONTAINS(r.out, "INCOMPLETE");
+  XIO_PROXIED(&r, "--json", "put", "--resume", src, url);
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  ASSERT(clirun_num(j, "bytes_sent") < 16.0 * MiB); /* the first 4 MiB were there */
+  cJSON_Delete(j);
+  XIO_PROXIED(&r, "get", url, back);
+  EXPECT_EXIT(&r, 0);
+  clirun_expect_same_files(src, back);
+  XIO_PROXIED(&r, "rm", url);
+  EXPECT_EXIT(&r, 0);
+  remove(src);
+  remove(back);
+  clirun_free(&r);
+}
+
+/* get through a service that went silent on a read past the first: SIGINT ends it
+ * within the grace, exit 130, nothing at LOCAL, the partial file kept with the
+ * reads before in it, and get --resume fetches only the rest. */
+TEST(sigint_ends_a_get_stalled_by_a_silent_service) {
+  clirun r = {0};
+  clirun_bg bg;
+  char container[64], url[512], src[512], back[512], partial[600];
+  clirun_container(container, sizeof container);
+  cliproxy_url(container, "silent-get.mdf", url, sizeof url);
+  clirun_path("silent-get.bin", src, sizeof src);
+  clirun_path("silent-get.back", back, sizeof back);
+  snprintf(partial, sizeof partial, "%s.xio-partial", back);
+  clirun_make_source(src, 32 * MiB, 12);
+  XIO_PROXIED(&r, "put", src, url);
+  EXPECT_EXIT(&r, 0);
+  /* The first GET lists the page ranges; the reads follow one at a time, and the
+   * third (at least the second read) is stalled. */
+  cliproxy_stall("GET", "/silent-get.mdf", 3);
+  start_and_signal(&bg, cliproxy_env(),
+                   (const char *const[]){"get", "--in-flight", "1", url, back, NULL}, SIGINT);
+  clirun_finish(&bg, &r, 30);
+  EXPECT_EXIT(&r, 130);
+  ASSERT_CONTAINS(r.err, "get interrupted by SIGINT");
+  ASSERT_CONTAINS(r.err, "get --resume");
+  ASSERT(access(back, F_OK) != 0);
+  ASSERT(access(partial, F_OK) == 0);
+  XIO_PROXIED(&r, "--json", "get", "--resume", url, back);
+  EXPECT_EXIT(&r, 0);
+  cJSON *j = clirun_json(&r);
+  ASSERT(clirun_num(j, "bytes_fetched") < 32.0 * MiB); /* the reads before were kept */
+  cJSON_Delete(j);
+  ASSERT(access(partial, F_OK) != 0);
+  clirun_expect_same_files(src, back);
+  XIO_PROXIED(&r, "rm", url);
+  EXPECT_EXIT(&r, 0);
+  remove(src);
+  remove(back);
+  clirun_free(&r);
+}
+
+/* Waits (30 s at most) until the background run's stderr holds `text`. */
+static void wait_for_stderr(const clirun_bg *bg, const char *text) {
+  struct timespec tick = {0, 10 * 1000 * 1000};
+  for (int i = 0; i < 3000; i++) {
+    if (file_has(bg->err, text)) return;
+    if (clirun_ended(bg)) break;
+    nanosleep(&tick, NULL);
+  }
+  FAIL("xio never said \"%s\" on stderr", text);
+}
+
+/* With a grace longer than the test (XIO_STOP_GRACE_SECONDS=600), the first SIGINT
+ * leaves the stalled write its grace; the second ends it at once: exit 130 (the
+ * first signal's), the blob marked incomplete, put --resume finishes it. */
+TEST(a_second_sigint_ends_a_stalled_put_at_once) {
+  clirun r = {0};
+  clirun_bg bg;
+  char container[64], url[512], src[512];
+  clirun_container(container, sizeof container);
+  cliproxy_url(container, "twice.mdf", url, sizeof url);
+  clirun_path("twice.bin", src, sizeof src);
+  clirun_make_source(src, 8 * MiB, 13);
+  cliproxy_stall("PUT", "comp=page", 0);
+  start_and_signal(&bg, grace_env("600"), (const char *const[]){"put", src, url, NULL}, SIGINT);
+  wait_for_stderr(&bg, "xio: SIGINT: stopping; requests on their way get 600 s to end");
+  ASSERT(!clirun_ended(&bg)); /* the write is still on its way, within its grace */
+  ASSERT_EQ(kill(bg.pid, SIGINT), 0);
+  clirun_finish(&bg, &r, 30);
+  EXPECT_EXIT(&r, 130);
+  ASSERT_CONTAINS(r.err, "xio: SIGINT again: stopping at once");
+  ASSERT_CONTAINS(r.err, "put interrupted by SIGINT");
+  XIO_PROXIED(&r, "stat", url);
+  EXPECT_EXIT(&r, 0);
+  ASSERT_CONTAINS(r.out, "INCOMPLETE");
+  XIO_PROXIED(&r, "put", "--resume", src, url);
+  EXPECT_EXIT(&r, 0);
+  XIO_PROXIED(&r, "rm", url);
+  EXPECT_EXIT(&r, 0);
+  remove(src);
+  clirun_free(&r);
+}
+
+/* A grace that is not whole seconds from 0 to 3600 is refused before anything is
+ * done, naming the variable. */
+TEST(a_bad_stop_grace_is_refused) {
+  clirun r = {0};
+  char container[64], url[512], src[512];
+  clirun_container(container, sizeof container);
+  cliproxy_url(container, "grace.mdf", url, sizeof url);
+  clirun_path("grace.bin", src, sizeof src);
+  clirun_make_source(src, 4 * MiB, 14);
+  XIO_ENV(&r, CLIRUN_NO_CREDS, grace_env("2.5"), "put", src, url);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "XIO_STOP_GRACE_SECONDS is '2.5': give whole seconds, 0 to 3600");
+  XIO_ENV(&r, CLIRUN_NO_CREDS, grace_env("-1"), "get", url, src);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "XIO_STOP_GRACE_SECONDS is '-1'");
+  XIO_PROXIED(&r, "stat", url);
+  EXPECT_EXIT(&r, 1); /* nothing was created */
+  remove(src);
   clirun_free(&r);
 }

@@ -630,3 +630,40 @@ TEST(pinned_reads_see_one_version_or_fail) {
   free(want);
   xfix_teardown(&fx);
 }
+
+/* XIO_OPEN_MARK_INCOMPLETE: a file the open creates is marked incomplete by its
+ * create (no request of its own), so it never exists unmarked; the open that made
+ * it may use it, other opens need XIO_OPEN_INCOMPLETE_OK until it is unmarked. It
+ * needs a create flag, and a file that exists is opened as it is. */
+TEST(a_file_created_marked_incomplete_is_marked_by_its_create) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  char url[600];
+  xfix_target(&fx, "marked.mdf", url, sizeof url);
+  xfix_trace_reset(&fx);
+  xio_file *f = xfix_open(&fx, "marked.mdf", XIO_OPEN_CREATE_ONLY | XIO_OPEN_MARK_INCOMPLETE,
+                          XIO_KIND_DATA, MiB);
+  ASSERT_EQ(xio_file_incomplete(f), 1);
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_SET_SIZE), 0); /* the mark came with the create */
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xio_open_options o = xio_open_options_default(); /* the mark is stored: refused */
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_ECONFLICT, &e);
+  ASSERT_CONTAINS(e.message, "is incomplete");
+  /* With a create flag on a file that exists: opened as it is, still refused. */
+  o.flags = XIO_OPEN_CREATE | XIO_OPEN_MARK_INCOMPLETE;
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_ECONFLICT, &e);
+  o.flags = XIO_OPEN_INCOMPLETE_OK;
+  ASSERT_OK(xio_file_open(fx.ctx, url, &o, &f, &e), &e);
+  ASSERT_EQ(xio_file_incomplete(f), 1);
+  ASSERT_OK(xio_file_set_incomplete(f, 0, &e), &e);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  o.flags = XIO_OPEN_CREATE | XIO_OPEN_MARK_INCOMPLETE; /* exists, unmarked: stays so */
+  ASSERT_OK(xio_file_open(fx.ctx, url, &o, &f, &e), &e);
+  ASSERT_EQ(xio_file_incomplete(f), 0);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  o.flags = XIO_OPEN_MARK_INCOMPLETE; /* nothing to create */
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_EINVAL, &e);
+  ASSERT_CONTAINS(e.message, "XIO_OPEN_MARK_INCOMPLETE");
+  xfix_teardown(&fx);
+}

@@ -79,7 +79,8 @@ extern "C" {
  *  - on the way there: XIO_ETRANSPORT (no connection, or one reset or cut short),
  *    XIO_EINSECURE (plain http to a remote host), XIO_EEXPIRED and XIO_ENOTYET (a
  *    SAS outside its validity), XIO_ENOCRED (no credential could be had, such as an
- *    Entra ID token), XIO_ECANCELED (the context was being freed), XIO_ENOMEM;
+ *    Entra ID token), XIO_ECANCELED (the context was canceled, xio_ctx_cancel, or
+ *    was being freed), XIO_ENOMEM;
  *  - on a local file: XIO_EIO (a system call failed; its errno in the detail), and
  *    XIO_ENOTFOUND, XIO_EEXIST, XIO_EPERM or XIO_ENOMEM where the errno says so.
  */
@@ -322,6 +323,31 @@ xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err);
  */
 xio_err xio_ctx_free(xio_ctx *ctx);
 
+/**
+ * Stops the context's page-blob requests, for a program told to stop (SIGINT,
+ * SIGTERM) while the service may not answer for minutes: from the call on, no
+ * request is sent or retried. Requests that wait (queued, or for a retry, a
+ * credential or the pacer) and every request made later fail with XIO_ECANCELED
+ * without being sent. A request on the wire gets `grace_ms` (negative: 0) to end:
+ * one answered by then ends as answered (a failure that would have been retried
+ * fails with XIO_ECANCELED instead); when the grace ends, those still on the wire
+ * are cut and fail with XIO_ECANCELED, whether or not the service applied them.
+ * Each request completes once, with its callback (or xio_io_wait) and its
+ * xio_send_complete trace event, as any other. A second call may shorten the grace
+ * (the earliest end wins), never lengthen it: grace_ms 0 cuts at once.
+ *
+ * There is no going back: what the program does next with the context is to close
+ * its files (their requests fail at once; a lease held is neither released nor
+ * renewed, so it ends at the service within lease_duration_s) and free it. Requests
+ * on local files are not affected: they end by themselves.
+ *
+ * Any thread, and async-signal-safe: a SIGINT handler may call it (it sets lock-free
+ * atomics and writes to the I/O thread's eventfd; errno is kept). The context must
+ * stay valid during the call, so a handler must not race xio_ctx_free. In a child
+ * forked from the context's process it does nothing. `ctx` may be NULL.
+ */
+void xio_ctx_cancel(xio_ctx *ctx, int grace_ms);
+
 /* --------------------------------------------------- sizes and targets ---- */
 
 /**
@@ -408,6 +434,11 @@ const char *xio_init_name(xio_init init);
   0x200 /* a missing file is an answer the caller expects (an engine asking whether its            \
            journal exists): the open still fails with XIO_ENOTFOUND, but its 404 is traced         \
            with result "ok" (status and code kept) and counts as no failure */
+#define XIO_OPEN_MARK_INCOMPLETE                                                                   \
+  0x400 /* with CREATE or CREATE_ONLY: a file the open creates is marked incomplete                \
+           (xio_file_set_incomplete) by the create itself (a page blob: in its Put Blob), so it    \
+           never exists unmarked, whatever stops the transfer into it; a file that exists is       \
+           opened as it is */
 
 typedef struct xio_open_options {
   unsigned flags;
