@@ -568,7 +568,7 @@ static void cancel_pass(xio_blob_engine *e, int64_t now) {
   }
   if (!e->canceled) return;
   xio_blob_call *c;
-  while ((c = pop(&e->ready, &e->ready_tail)))
+  while ((c = pop(&e->urgent, &e->urgent_tail)) || (c = pop(&e->ready, &e->ready_tail)))
     cancel_call(e, c);
   while ((c = e->waiting)) {
     e->waiting = c->next;
