@@ -38,7 +38,8 @@ int xio__blob_read_check_verify(xio_blob_call *c, xio__blob_verdict *v);
  * After a failed try of `c`: 1 when the service refused the CRC-64 it was asked for
  * (Azurite: 500 FeatureNotSupported naming x-ms-range-get-content-crc64) or answered
  * without it, in which case `c` now asks for MD5 instead and may be sent again at
- * once (nothing usable was read); else 0. Errors: none (out of memory while switching: 0, the failure stands).
+ * once (nothing usable was read); else 0. Errors: none (out of memory while switching: 0, the
+ * failure stands).
  */
 int xio__blob_read_check_fallback(xio_blob_call *c);
 

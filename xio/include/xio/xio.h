@@ -178,7 +178,10 @@ typedef struct xio_retry {
   int deadline_ms;    /* whole request including waits; 0: none (default 0) */
 } xio_retry;
 
-/** The checksum sent with every page-blob write. */
+/** The transactional checksum: sent with every page-blob write, and asked for on
+ *  every read, which the file layer splits at 4 MiB (the longest range the service
+ *  checksums) so that each body is checked. XIO_CHECKSUM_NONE turns both off; reads
+ *  then go unchecked, in pieces of up to 8 MiB. */
 typedef enum xio_checksum {
   XIO_CHECKSUM_CRC64 = 0, /* x-ms-content-crc64 (default) */
   XIO_CHECKSUM_MD5,       /* Content-MD5 */
