@@ -271,7 +271,9 @@ xio_err xio_blob_call_copy(const xio_blob_target *dest, const xio_blob_target *s
 xio_err xio_blob_call_abort_copy(const xio_blob_target *dest, const char *copy_id,
                                  const xio_blob_cond *cond, xio_blob_call **out, xio_error *err);
 
-/** Lease Blob. */
+/** Lease Blob. A renewal counts throttling answers among the engine's max_retries,
+ *  like other faults, instead of retrying them for throttle_ms: its sender renews
+ *  on a schedule of its own and tries again there. */
 xio_err xio_blob_call_lease(const xio_blob_target *blob, const xio_blob_lease_args *args,
                             xio_blob_call **out, xio_error *err);
 
