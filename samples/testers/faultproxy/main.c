@@ -132,7 +132,7 @@ static int parse_rates(const opts *o, faultproxy_rates *r) {
   return -1;
 }
 
-/* A positive number of at most `max` from option `name`'s `text` into *out: 0, or -1. */
+/* The number in `text`, when it is one in (0, `max`], into *out: 0, or -1. */
 static int positive(const char *text, double max, double *out) {
   char *end;
   double f = strtod(text, &end);
