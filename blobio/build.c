@@ -475,6 +475,9 @@ xio_err xio_blob_call_lease(const xio_blob_target *t, const xio_blob_lease_args 
   /* A retried release whose first try was applied finds our lease gone. */
   c->unleased_ok_on_retry = a->action == XIO_BLOB_LEASE_RELEASE;
   c->control = 1; /* a renewal must not wait behind the blob's writes */
+  /* A renewer tries again on its own schedule (every lease it keeps, in turn): the
+   * engine does not hold a renewal through a minute of throttling. */
+  c->throttle_counted = a->action == XIO_BLOB_LEASE_RENEW;
   if (a->action == XIO_BLOB_LEASE_BREAK && a->break_period_s >= 0) {
     snprintf(v, sizeof v, "%d", a->break_period_s);
     xio__blob_call_header(c, "x-ms-lease-break-period", v, &rc);

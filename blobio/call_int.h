@@ -14,6 +14,8 @@
 #include <xio/blob.h>
 #include <xio/url_int.h>
 
+#include "pacing_int.h"
+
 /* A header list: owned name/value pairs in insertion order. */
 typedef struct xio__blob_hdr {
   char *name;
@@ -67,6 +69,8 @@ struct xio_blob_call {
   int retryable;                 /* idempotent: may be sent again */
   int missing_ok_on_retry;       /* a 404 on a retry means an earlier try succeeded */
   int unleased_ok_on_retry;      /* a release: "no such lease" on a retry means the same */
+  int throttle_counted;          /* throttling answers count among max_retries: a renewal,
+                                    whose sender tries again on a schedule of its own */
   xio_err early;                 /* failure found at submit, reported by the I/O thread */
   int container_level;           /* addresses the container, not the blob */
   int service_level;             /* addresses the account (the blob service) at owned_path */
@@ -88,8 +92,11 @@ struct xio_blob_call {
 
   /* The current try (transport.c). */
   int attempt;
-  int paced_try;  /* attempt+1 of the try the pacer has scheduled (engine.c) */
-  int64_t try_us; /* when it started */
+  int paced_try;            /* attempt+1 of the try the pacer has scheduled (engine.c) */
+  xio__pace_mark pace_mark; /* that try's place among those paced (pacing_int.h) */
+  int throttle_retries;     /* retries after throttling answers in their budget */
+  int64_t throttled_us;     /* the first throttling answer, 0: none yet */
+  int64_t try_us;           /* when it started */
   int status;
   CURLcode curl_rc;
   long verify_result; /* OpenSSL's verdict on a refused certificate (X509_V_ERR_*), else 0 */

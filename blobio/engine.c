@@ -88,7 +88,7 @@ struct xio_blob_engine {
   int64_t cut_us;             /* I/O thread, once canceled: tries on the wire end then */
 };
 
-static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0};
+static const xio_blob_retry_policy default_retry = {3, 800, 60000, 120000, 0, 60000};
 
 xio_blob_engine_options xio_blob_engine_options_default(void) {
   xio_blob_engine_options o;
@@ -300,7 +300,7 @@ static int paced(xio_blob_engine *e, xio_blob_call *c, int64_t now) {
   char blob[1024], account[512];
   pace_keys(c, blob, sizeof blob, account, sizeof account);
   int64_t start = xio__blob_pace(&e->pacer, blob, account, loopback_target(c->target),
-                                 c->body_len ? c->body_len : c->rbuf_len, now);
+                                 c->body_len ? c->body_len : c->rbuf_len, now, &c->pace_mark);
   if (start - now <= XIO__PACE_LEAD_US) c->paced_try = c->attempt + 1; /* its place is kept */
   if (start <= now) return 0;
   atomic_store(&e->paced_waits, e->pacer.waits);
@@ -309,18 +309,24 @@ static int paced(xio_blob_engine *e, xio_blob_call *c, int64_t now) {
   return 1;
 }
 
+/* 1 when the try of `c` that ended with `code` was refused for the service's load:
+ * 503 ServerBusy or 429 (XIO_ETHROTTLED), 500 OperationTimedOut. */
+static int throttling(const xio_blob_call *c, xio_err code) {
+  return code == XIO_ETHROTTLED || (c->status == 500 && code == XIO_ETIMEDOUT);
+}
+
 /* Tells the pacer how the try of `c` ended: a refusal whose message names the
  * account's limit ("... is over the account limit.") is the account's. */
 static void pace_answer(xio_blob_engine *e, const xio_blob_call *c, xio_err code) {
   if (c->foreign || !c->status) return;
   char blob[1024], account[512];
   pace_keys(c, blob, sizeof blob, account, sizeof account);
-  int throttled = code == XIO_ETHROTTLED || (c->status == 500 && code == XIO_ETIMEDOUT);
-  int how = !throttled                                ? XIO__PACE_OK
+  int how = !throttling(c, code)                      ? XIO__PACE_OK
             : strstr(c->err.message, "account limit") ? XIO__PACE_ACCOUNT /* Azure's words */
                                                       : XIO__PACE_BUSY;
+  const xio__pace_mark *mark = c->paced_try == c->attempt + 1 ? &c->pace_mark : NULL;
   xio__blob_pace_answer(&e->pacer, blob, account, how,
-                        xio__blob_hdrs_get(&c->resp_headers, "x-ms-access-tier"), c->try_us,
+                        xio__blob_hdrs_get(&c->resp_headers, "x-ms-access-tier"), mark, c->try_us,
                         xio_auth_monotonic_us());
   atomic_store(&e->paced_throttled, e->pacer.throttled);
 }
@@ -409,6 +415,17 @@ static int renewed_credential(xio_blob_call *c) {
          before.token != c->auth.token;
 }
 
+/* Whether the try of `c` that failed may be retried: a throttling answer within the
+ * budget in time since the call's first one (`budgeted`, see
+ * xio_blob_retry_policy.throttle_ms: a throttled try is the pacer's signal, not a
+ * fault of the request), any other failure by the count of the other retries. */
+static int retries_left(const xio_blob_engine *e, const xio_blob_call *c, int budgeted,
+                        int64_t now) {
+  const xio_blob_retry_policy *p = &e->opts.retry;
+  if (budgeted) return now - c->throttled_us < (int64_t)p->throttle_ms * 1000;
+  return c->attempt - c->throttle_retries < p->max_retries;
+}
+
 static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   xio__blob_try_finished(c, rc);
   if (xio_alloc_failures() != c->refused) c->oom = 1;
@@ -417,11 +434,22 @@ static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   xio__blob_verdict v = xio__blob_classify(c);
   pace_answer(e, c, v.code);
   int64_t now = xio_auth_monotonic_us();
-  int retry = v.code != XIO_OK && v.retry && c->retryable && c->attempt < e->opts.retry.max_retries;
-  int delay =
-      retry ? xio__blob_retry_delay_ms(&e->opts.retry, c->attempt + 1, &c->resp_headers, &e->rng)
-            : 0;
+  int throttled = v.code != XIO_OK && throttling(c, v.code);
+  int budgeted = throttled && e->opts.retry.throttle_ms > 0 && !c->throttle_counted;
+  if (budgeted && !c->throttled_us) c->throttled_us = now;
+  int retry = v.code != XIO_OK && v.retry && c->retryable && retries_left(e, c, budgeted, now);
+  /* A throttled try the pacer placed is sent again after the first retry's delay, not a
+   * growing one: the refusal has cut the pacer's rate and the retry waits for its place
+   * at the new one, so a longer wait would only idle the request, and with it a
+   * transfer that takes its requests' answers in order. */
+  int paced_retry = throttled && c->paced_try == c->attempt + 1 && c->pace_mark.blob_n;
+  int delay = retry ? xio__blob_retry_delay_ms(&e->opts.retry, paced_retry ? 1 : c->attempt + 1,
+                                               &c->resp_headers, &e->rng)
+                    : 0;
   if (retry && c->deadline_us && now + (int64_t)delay * 1000 >= c->deadline_us) retry = 0;
+  if (retry && budgeted &&
+      now + (int64_t)delay * 1000 - c->throttled_us > (int64_t)e->opts.retry.throttle_ms * 1000)
+    retry = 0; /* the retry would go out past the budget */
   if (v.code != XIO_OK && xio__blob_read_check_fallback(c)) {
     /* The service does not answer CRC-64 on reads (Azurite): read again at once with
      * MD5, and ask later reads for MD5. Nothing was read, so this is not a retry. */
@@ -445,6 +473,7 @@ static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
     return;
   }
   c->attempt++;
+  c->throttle_retries += budgeted;
   c->next_try_us = now + (int64_t)delay * 1000;
   wait_insert(e, c);
 }
@@ -664,7 +693,7 @@ static xio_err check_options(const xio_blob_engine_options *o, xio_error *err) {
   if (o->retry.max_retries < 0 || o->retry.max_retries > 100)
     return xio_error_set(err, XIO_EINVAL, "max_retries %d outside 0..100", o->retry.max_retries);
   if (o->retry.base_delay_ms < 0 || o->retry.max_delay_ms < 0 || o->retry.try_timeout_ms < 0 ||
-      o->retry.deadline_ms < 0 || o->connect_timeout_ms < 0)
+      o->retry.deadline_ms < 0 || o->retry.throttle_ms < 0 || o->connect_timeout_ms < 0)
     return xio_error_set(err, XIO_EINVAL, "negative delay or timeout");
   if ((unsigned)o->checksum > XIO_BLOB_CHECKSUM_NONE)
     return xio_error_set(err, XIO_EINVAL, "unknown checksum kind %d", (int)o->checksum);
@@ -790,6 +819,8 @@ void xio_blob_submit(xio_blob_engine *e, xio_blob_call *c, xio_blob_done_fn done
   c->ud = ud;
   c->finished = 0;
   c->attempt = c->resends = 0;
+  c->throttle_retries = 0;
+  c->throttled_us = 0;
   c->auth_refused = c->auth_renewed = 0;
   xio_error_clear(&c->err);
   c->submit_us = xio_auth_monotonic_us();

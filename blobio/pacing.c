@@ -16,16 +16,30 @@
  *
  * The level starts at 1 (the documented targets: what the service promises) and is
  * learned from throttling answers when the service allows less (a blob sharing its
- * partition, an account near its limit, an emulator scaled down):
+ * partition, an account near its limit, a premium tier it was not told, an
+ * emulator scaled down):
  * - A throttling answer to a try scheduled after the last cut cuts the level;
  *   answers to tries scheduled before it were sent at the old rate and are already
- *   answered by that cut (the once-per-round-trip rule of TCP's congestion control). The level
- * where refusals began is remembered as the ceiling.
+ *   answered by that cut (the once-per-round-trip rule of TCP's congestion control).
+ *   The level where refusals began is remembered as the ceiling.
  * - The first cut, and one that comes before STREAK tries paced at the rate the last
  *   halving left were accepted (the limit is still well below), halves the level:
  *   from ten times too fast to under the limit takes four cuts, not seven of 30%.
  *   Other cuts (the rate crept past the limit) take off 10% (with +-5% jitter, so
  *   clients sharing an account do not move in step).
+ * - Every refusal, news or not, says the service had no room left when its try came:
+ *   between two refusals it took what it makes room for in that time, its limit
+ *   times the time (less when the client sent less; more by the one try a service
+ *   lets overdraw it). Each try's place among those scheduled (xio__pace_mark) is
+ *   handed back with its answer, and the last XIO__PACE_PAST refusals are
+ *   remembered, so at a refusal the pacer knows what the service took since each
+ *   of them, tries scheduled less tries refused, over the time: the most of these
+ *   over spans of MIN_SPAN_US to SPAN_US is what it was seen to take. A halving
+ *   goes no lower than that, so the last halving of a descent, which may land
+ *   anywhere from the limit to half of it, lands at about the limit instead: from
+ *   below, the additive increase would take minutes to climb back for large
+ *   requests (an answer every second or two). A 10% cut goes down to it, by at
+ *   most DEEP_CUT, when the level sits well above what the service takes.
  * - After the first cut, which may answer one refusal at a right target, accepted
  *   answers bring the level back toward 95% of where it was, exponentially in time
  *   (half the way in half a second) whatever the requests' size, so it costs a
@@ -46,13 +60,16 @@
 #define BURST_US     50000
 #define ACCOUNT_RPS  20000.0
 #define ACCOUNT_BPS  (10.0 * 1000 * MB / 8)
-#define FAR_CUT      0.5    /* far from the ceiling */
-#define NEAR_CUT     0.9    /* near it */
-#define STREAK       4      /* a refusal within this many answers of a far cut: far */
-#define FIRST_REFILL 0.95   /* after the first cut, back to this share of the ceiling */
-#define REFILL_US    500000 /* within about this long */
-#define PROBE        0.0025 /* then add this share of the ceiling per accepted answer */
-#define MIN_RPS      1.0    /* the least the pacer goes down to */
+#define FAR_CUT      0.5      /* far from the ceiling */
+#define NEAR_CUT     0.9      /* near it */
+#define DEEP_CUT     0.85     /* near it, what the service was seen to take may cut to this */
+#define STREAK       4        /* a refusal within this many answers of a far cut: far */
+#define FIRST_REFILL 0.95     /* after the first cut, back to this share of the ceiling */
+#define REFILL_US    500000   /* within about this long */
+#define PROBE        0.0025   /* then add this share of the ceiling per accepted answer */
+#define MIN_RPS      1.0      /* the least the pacer goes down to */
+#define MIN_SPAN_US  500000   /* what the service took is measured over at least this */
+#define SPAN_US      30000000 /* and at most this */
 
 enum { PACE_AUTO = 0, PACE_OFF = 1, PACE_ON = 2 }; /* as xio_blob_pacing */
 
@@ -145,10 +162,13 @@ static int64_t cost_us(const xio__pace_slot *s, size_t bytes) {
 static void reserve(xio__pace_slot *s, int64_t start, size_t bytes) {
   int64_t base = s->tat_us > start ? s->tat_us : start;
   s->tat_us = base + cost_us(s, bytes);
+  s->n++;
+  s->bytes += (double)bytes;
 }
 
 int64_t xio__blob_pace(xio__blob_pacer *p, const char *blob, const char *account, int loopback,
-                       size_t bytes, int64_t now_us) {
+                       size_t bytes, int64_t now_us, xio__pace_mark *mark) {
+  if (mark) memset(mark, 0, sizeof *mark); /* n 0: no place */
   if (!(loopback ? p->on_loopback : p->on_remote)) return now_us;
   xio__pace_slot *b = blob_slot(p, blob, now_us), *a = account_slot(p, account, now_us);
   int64_t sb = earliest(b, now_us), sa = earliest(a, now_us);
@@ -156,6 +176,7 @@ int64_t xio__blob_pace(xio__blob_pacer *p, const char *blob, const char *account
   if (start - now_us > XIO__PACE_LEAD_US) return start; /* ask again then */
   reserve(b, start, bytes);
   reserve(a, start, bytes);
+  if (mark) *mark = (xio__pace_mark){b->n, a->n, b->bytes, a->bytes, (double)bytes};
   if (start > now_us) p->waits++;
   return start;
 }
@@ -174,14 +195,65 @@ static double least(const xio__pace_slot *s) {
   return l < 1.0 ? l : 1.0;
 }
 
-/* Multiplicative decrease for a refusal of a try sent at `sent`. Tries already
- * scheduled when it cuts (up to the slot's theoretical arrival time) keep the old
- * rate; their refusals are no news. */
-static void cut(xio__blob_pacer *p, xio__pace_slot *s, int64_t sent, int64_t now) {
+/* What the service took between remembered refusal `from` and refusal `r`: the
+ * tries scheduled between them less those refused, over the time between them, as
+ * a share of the targets (the binding one). */
+static double taken_since(const xio__pace_slot *s, const xio__pace_refusal *from,
+                          const xio__pace_refusal *r) {
+  int k = s->npast < XIO__PACE_PAST ? s->npast : XIO__PACE_PAST;
+  double n = (double)(r->n - from->n - 1), bytes = r->bytes - r->size - from->bytes;
+  for (int i = 0; i < k; i++) /* less the refused ones in between */
+    if (s->past[i].n > from->n && s->past[i].n < r->n) {
+      n -= 1;
+      bytes -= s->past[i].size;
+    }
+  double secs = (double)(r->sent_us - from->sent_us) / 1e6;
+  double by_req = n > 0 ? n / secs / s->target_rps : 0;
+  double by_bytes = bytes > 0 && s->target_bps > 0 ? bytes / secs / s->target_bps : 0;
+  return by_req > by_bytes ? by_req : by_bytes;
+}
+
+/* The level the service was seen to take by refusal `r`: the most it took since any
+ * remembered refusal MIN_SPAN_US to SPAN_US before it; 0 when there is none. */
+static double taken(const xio__pace_slot *s, const xio__pace_refusal *r) {
+  double most = 0;
+  int k = s->npast < XIO__PACE_PAST ? s->npast : XIO__PACE_PAST;
+  for (int i = 0; i < k; i++) {
+    const xio__pace_refusal *e = &s->past[i];
+    int64_t span = r->sent_us - e->sent_us;
+    if (e->n < r->n && span >= MIN_SPAN_US && span <= SPAN_US) {
+      double t = taken_since(s, e, r);
+      if (t > most) most = t;
+    }
+  }
+  return most;
+}
+
+/* Remembers refusal `r` in the ring of `s`. */
+static void remember(xio__pace_slot *s, const xio__pace_refusal *r) {
+  s->past[s->npast % XIO__PACE_PAST] = *r;
+  s->npast++;
+}
+
+/* Multiplicative decrease for a refusal of a try sent at `sent` (its place `r`, or
+ * NULL). Tries already scheduled when it cuts (up to the slot's theoretical arrival
+ * time) keep the old rate; their refusals are no news, but they say what the
+ * service took. */
+static void cut(xio__blob_pacer *p, xio__pace_slot *s, const xio__pace_refusal *r, int64_t sent,
+                int64_t now) {
+  double seen = r ? taken(s, r) : 0;
+  if (r) remember(s, r);
   if (s->cuts && sent < s->cut_us) return;
   int far = !s->cuts || (s->far && s->since_cut < STREAK);
+  double was = s->level;
   s->ceiling = s->level;
   s->level *= (far ? FAR_CUT : NEAR_CUT) * jitter(p);
+  /* A halving goes no lower than what the service was seen to take, when that is
+   * known, and other cuts go down to it, by at most DEEP_CUT. */
+  double near = was * NEAR_CUT;
+  if (far && s->level < seen) s->level = seen < near ? seen : near;
+  if (!far && seen > 0 && seen < s->level) s->level = seen > was * DEEP_CUT ? seen : was * DEEP_CUT;
+  far = s->level < was * (FAR_CUT + NEAR_CUT) / 2;
   if (s->level < least(s)) s->level = least(s);
   /* Only the first cut, perhaps one refusal at a right target, is refilled. */
   s->goal = s->cuts ? s->level : FIRST_REFILL * s->ceiling;
@@ -223,13 +295,22 @@ static void take_tier(xio__blob_pacer *p, xio__pace_slot *b, const char *tier) {
 }
 
 void xio__blob_pace_answer(xio__blob_pacer *p, const char *blob, const char *account, int how,
-                           const char *tier, int64_t sent_us, int64_t now_us) {
+                           const char *tier, const xio__pace_mark *mark, int64_t sent_us,
+                           int64_t now_us) {
   if (!p->on_remote && !p->on_loopback) return;
   xio__pace_slot *b = blob_slot(p, blob, now_us), *a = account_slot(p, account, now_us);
   if (tier && tier[0] == 'P') take_tier(p, b, tier); /* a premium blob */
   if (how == XIO__PACE_BUSY || how == XIO__PACE_ACCOUNT) {
     p->throttled++;
-    cut(p, how == XIO__PACE_ACCOUNT ? a : b, sent_us, now_us);
+    int acct = how == XIO__PACE_ACCOUNT;
+    xio__pace_refusal r = {sent_us, 0, 0, 0};
+    if (mark) {
+      r.n = acct ? mark->account_n : mark->blob_n;
+      r.bytes = acct ? mark->account_bytes : mark->blob_bytes;
+      r.size = mark->bytes;
+    }
+    xio__pace_slot *s = acct ? a : b;
+    cut(p, s, r.n && r.n <= s->n ? &r : NULL, sent_us, now_us);
     return;
   }
   raise_level(b, sent_us, now_us);

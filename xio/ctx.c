@@ -31,13 +31,14 @@
 #define ZEROS_LEN (4u << 20)
 
 static xio_retry retry_from_blob(xio_blob_retry_policy p) {
-  xio_retry r = {p.max_retries, p.base_delay_ms, p.max_delay_ms, p.try_timeout_ms, p.deadline_ms};
+  xio_retry r = {p.max_retries,    p.base_delay_ms, p.max_delay_ms,
+                 p.try_timeout_ms, p.deadline_ms,   p.throttle_ms};
   return r;
 }
 
 static xio_blob_retry_policy retry_to_blob(xio_retry r) {
-  xio_blob_retry_policy p = {r.max_retries, r.base_delay_ms, r.max_delay_ms, r.try_timeout_ms,
-                             r.deadline_ms};
+  xio_blob_retry_policy p = {r.max_retries,    r.base_delay_ms, r.max_delay_ms,
+                             r.try_timeout_ms, r.deadline_ms,   r.throttle_ms};
   return p;
 }
 

@@ -273,7 +273,9 @@ xio_err xio_blob_call_abort_copy(const xio_blob_target *dest, const char *copy_i
 
 /** Lease Blob. A control request: the engine sends it ahead of the calls waiting
  *  for their turn (its queue, its in-flight limit, the pacer), so that a renewal
- *  never waits behind a blob's writes. */
+ *  never waits behind a blob's writes. A renewal counts throttling answers among the
+ *  engine's max_retries, like other faults, instead of retrying them for
+ *  throttle_ms: its sender renews on a schedule of its own and tries again there. */
 xio_err xio_blob_call_lease(const xio_blob_target *blob, const xio_blob_lease_args *args,
                             xio_blob_call **out, xio_error *err);
 

@@ -32,13 +32,20 @@ typedef enum xio_blob_checksum {
   XIO_BLOB_CHECKSUM_NONE
 } xio_blob_checksum;
 
-/** How calls are retried. Delays grow as base * 2^try with jitter x0.8..1.3, capped. */
+/** How calls are retried. Delays grow as base * 2^try with jitter x0.8..1.3, capped.
+ *  A throttling answer (503 ServerBusy, 500 OperationTimedOut, 429) is the service
+ *  asking for a lower rate, not a fault of the request: while throttle_ms allows,
+ *  it is retried whatever max_retries (which bounds the other transient faults:
+ *  transport errors, torn bodies, timeouts, other 5xx), so that a transfer does not
+ *  fail while the pacer learns the rate the service takes. */
 typedef struct xio_blob_retry_policy {
   int max_retries;    /* retries after the first try (default 3) */
   int base_delay_ms;  /* default 800 */
   int max_delay_ms;   /* default 60000 */
   int try_timeout_ms; /* per try, from send to last byte; 0: none (default 120000) */
   int deadline_ms;    /* whole call including waits; 0: none (default 0) */
+  int throttle_ms;    /* throttling answers are retried until this long after a call's
+                         first one; 0: they count among max_retries (default 60000) */
 } xio_blob_retry_policy;
 
 typedef struct xio_blob_call xio_blob_call; /* a REST call: <xio/blob_call.h> */

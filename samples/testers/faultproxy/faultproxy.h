@@ -172,7 +172,24 @@ typedef struct faultproxy_profile {
                           is refused 409 SnapshotCountExceeded */
   int timeout_every;   /* every Nth answer over a target is 500 OperationTimedOut instead
                           of 503 ServerBusy, as Azure answers either (0: always 503) */
+  double burst_s;      /* what each throttling bucket holds, in seconds of its rate: the
+                          burst a target allows (0: one second) */
 } faultproxy_profile;
+
+/** What the front's throttle did in one second of its own clock (counted from
+ *  faultproxy_set_profile): the requests it let through to the service, their bytes
+ *  (a write's body, a read's range), and those it answered over a target. */
+typedef struct faultproxy_second {
+  uint32_t accepted, throttled;
+  uint64_t bytes;
+} faultproxy_second;
+
+#define FAULTPROXY_TIMELINE_S 3600 /* seconds the front counts; later ones are not */
+
+/** Copies what the throttle did in each second since the front was set up (at most
+ *  `max` seconds, the first in out[0]) and returns how many seconds it copied: up
+ *  to the one now running. 0 when the front is off or has no targets. */
+size_t faultproxy_timeline(faultproxy *p, faultproxy_second *out, size_t max);
 
 /** Fills `out` for profile `name` (see faultproxy_profile). Returns 0, or -1 with the
  *  profiles there are named in `err`. */

@@ -92,7 +92,9 @@ typedef struct front {
   bucket account;
   uint64_t over; /* answers over a target so far, for prof.timeout_every */
   blob_entry blobs[FRONT_BLOBS];
-  diffs *diffs; /* NULL when it could not be made: diffs answer as Azurite does */
+  diffs *diffs;    /* NULL when it could not be made: diffs answer as Azurite does */
+  int64_t born_us; /* second 0 of the timeline */
+  faultproxy_second timeline[FAULTPROXY_TIMELINE_S]; /* the throttle's counts */
 } front;
 
 /* An answer of the front's own making, in Azure's shape. */
@@ -339,6 +341,9 @@ void faultproxy__front_read_checksum(const buf *in, const request *r, buf *up, m
 /** Under mu: the entry of blob `path` (made, or recycled from the least recently
  *  used, when new). Never NULL. */
 blob_entry *faultproxy__blob(front *f, const char *path, int64_t now_us);
+
+/** The seconds of its rate a throttling bucket of profile `pr` holds. */
+double faultproxy__burst_s(const faultproxy_profile *pr);
 
 /** Under mu: takes one request and `bytes` from the blob's and the account's buckets;
  *  1 with a 503 ServerBusy in `out` when either is spent, else 0. */

@@ -5,8 +5,9 @@
  * curl). `xio emulator start --faults` runs it in the background.
  *
  *   xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]
- *                  [--scale F] [--timeouts-every N] [--faults SPEC] [--seed N] [--stats FILE]
- *                  [--endpoint-file FILE]
+ *                  [--scale F] [--blob-rps N] [--blob-mibps N] [--burst-s S]
+ *                  [--timeouts-every N] [--faults SPEC] [--seed N] [--stats FILE]
+ *                  [--timeline FILE] [--endpoint-file FILE]
  *
  * In front of the upstream, unless --profile none, the fidelity front makes it answer
  * as Azure does (faultproxy_profile: paged page lists, byte-order marks, Azure's
@@ -17,8 +18,10 @@
  * that endpoint to --endpoint-file. It rewrites --stats (the counts, one
  * "NAME VALUE" line each: requests, each fault kind, then throttled, refused, paged, diffs)
  * whenever they change, before it answers the request that changed them, so a client that has its
- * answer finds itself counted. SIGTERM or SIGINT stops it: it cuts open connections and exits 0.
- * Exit status: 0 stopped, 1 failed, 2 bad usage.
+ * answer finds itself counted. When it stops it writes --timeline: what its throttle did in each
+ * second of its own clock since it started ("SECOND ACCEPTED BYTES THROTTLED" lines). SIGTERM or
+ * SIGINT stops it: it cuts open connections and exits 0. Exit status: 0 stopped, 1 failed, 2 bad
+ * usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -31,8 +34,9 @@
 
 static const char usage[] =
     "usage: xio-faultproxy --upstream http://HOST:PORT [--profile NAME] [--page-list-size N]\n"
-    "                      [--scale F] [--timeouts-every N] [--faults SPEC] [--seed N]\n"
-    "                      [--stats FILE] [--endpoint-file FILE]\n";
+    "                      [--scale F] [--blob-rps N] [--blob-mibps N] [--burst-s S]\n"
+    "                      [--timeouts-every N] [--faults SPEC] [--seed N]\n"
+    "                      [--stats FILE] [--timeline FILE] [--endpoint-file FILE]\n";
 
 static const char help[] =
     "\n"
@@ -55,15 +59,22 @@ static const char help[] =
     "  --page-list-size N  ranges per Get Page Ranges page (default 2000)\n"
     "  --scale F           multiply the profile's targets by F (e.g. 0.1: a tenth,\n"
     "                      for an emulator slower than the real targets)\n"
+    "  --blob-rps N        throttle each blob to N requests per second instead\n"
+    "  --blob-mibps N      throttle each blob to N MiB per second instead\n"
+    "  --burst-s S         each throttling bucket holds S seconds of its rate\n"
+    "                      (default 1): the burst a target allows\n"
     "  --timeouts-every N  every Nth answer over a target is 500 OperationTimedOut\n"
     "                      instead of 503 ServerBusy (Azure answers either)\n"
     "  --stats FILE        counts so far, rewritten as they change\n"
+    "  --timeline FILE     written when it stops: a line per second since it\n"
+    "                      started, SECOND ACCEPTED BYTES THROTTLED: the requests\n"
+    "                      its throttle let through, their bytes, those refused\n"
     "  --endpoint-file F   where the proxy's endpoint is written once it listens\n"
     "SIGTERM or SIGINT stops it. Exit status: 0 stopped, 1 failed, 2 bad usage.\n";
 
 typedef struct opts {
   const char *upstream, *faults, *seed, *stats, *endpoint_file, *profile, *page_list_size, *scale;
-  const char *timeouts_every;
+  const char *timeouts_every, *blob_rps, *blob_mibps, *burst_s, *timeline;
 } opts;
 
 static int bad_usage(const char *fmt, const char *arg) {
@@ -86,6 +97,10 @@ static int parse_args(int argc, char **argv, opts *o) {
                         : strcmp(a, "--page-list-size") == 0 ? &o->page_list_size
                         : strcmp(a, "--scale") == 0          ? &o->scale
                         : strcmp(a, "--timeouts-every") == 0 ? &o->timeouts_every
+                        : strcmp(a, "--blob-rps") == 0       ? &o->blob_rps
+                        : strcmp(a, "--blob-mibps") == 0     ? &o->blob_mibps
+                        : strcmp(a, "--burst-s") == 0        ? &o->burst_s
+                        : strcmp(a, "--timeline") == 0       ? &o->timeline
                                                              : NULL;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       printf("%s%s", usage, help);
@@ -114,6 +129,33 @@ static int parse_rates(const opts *o, faultproxy_rates *r) {
       return bad_usage("--seed: '%s' is not a whole number", o->seed);
     r->seed = v;
   }
+  return -1;
+}
+
+/* The number in `text`, when it is one in (0, `max`], into *out: 0, or -1. */
+static int positive(const char *text, double max, double *out) {
+  char *end;
+  double f = strtod(text, &end);
+  if (end == text || *end || !(f > 0) || f > max) return -1;
+  *out = f;
+  return 0;
+}
+
+/* --blob-rps, --blob-mibps and --burst-s into `pr` (after --scale: they are the
+ * targets themselves). -1 to go on, else 2 after a message. */
+static int parse_targets(const opts *o, faultproxy_profile *pr) {
+  double f;
+  if (o->blob_rps && positive(o->blob_rps, 1e6, &f) != 0)
+    return bad_usage("--blob-rps: '%s' is not a rate in (0, 1000000]", o->blob_rps);
+  if (o->blob_rps) pr->blob_iops = f;
+  if (o->blob_mibps && positive(o->blob_mibps, 1e6, &f) != 0)
+    return bad_usage("--blob-mibps: '%s' is not a rate in (0, 1000000]", o->blob_mibps);
+  if (o->blob_mibps) pr->blob_bps = f * 1024 * 1024;
+  if (o->burst_s && positive(o->burst_s, 3600, &f) != 0)
+    return bad_usage("--burst-s: '%s' is not a number of seconds in (0, 3600]", o->burst_s);
+  if (o->burst_s) pr->burst_s = f;
+  if ((o->blob_rps || o->blob_mibps) && !pr->faithful)
+    return bad_usage("%s", "--blob-rps and --blob-mibps need a profile other than none");
   return -1;
 }
 
@@ -149,7 +191,7 @@ static int parse_profile(const opts *o, faultproxy_profile *pr) {
     pr->account_iops *= f;
     pr->account_bps *= f;
   }
-  return -1;
+  return parse_targets(o, pr);
 }
 
 /* Writes `text` to `path` through a temporary file and a rename, so that readers see
@@ -185,6 +227,21 @@ static void write_stats(const faultproxy_stats *now, void *ud) {
   format_stats(now, text, sizeof text);
   if (write_atomically(path, text) != 0)
     fprintf(stderr, "xio-faultproxy: cannot write %s: %s\n", path, strerror(errno));
+}
+
+/* Writes what the throttle did each second to `path`: "SECOND ACCEPTED BYTES THROTTLED"
+ * lines. 0 ok, -1 failed. */
+static int write_timeline(faultproxy *p, const char *path) {
+  static faultproxy_second secs[FAULTPROXY_TIMELINE_S];
+  size_t n = faultproxy_timeline(p, secs, FAULTPROXY_TIMELINE_S);
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int ok = 1;
+  for (size_t i = 0; i < n && ok; i++)
+    ok = fprintf(f, "%zu %u %llu %u\n", i, secs[i].accepted, (unsigned long long)secs[i].bytes,
+                 secs[i].throttled) > 0;
+  ok = (fclose(f) == 0) && ok;
+  return ok ? 0 : -1;
 }
 
 /* Serves until SIGTERM or SIGINT (blocked in every thread, taken here). */
@@ -233,6 +290,11 @@ int main(int argc, char **argv) {
          profile.name, spec[0] ? spec : "none", (unsigned long long)rates.seed);
   fflush(stdout);
   serve(&stop);
+  rc = 0;
+  if (o.timeline && write_timeline(p, o.timeline) != 0) {
+    fprintf(stderr, "xio-faultproxy: cannot write %s: %s\n", o.timeline, strerror(errno));
+    rc = 1;
+  }
   faultproxy_free(p); /* the observer has written the last counts */
-  return 0;
+  return rc;
 }

@@ -73,9 +73,9 @@ void faultproxy_set_profile(faultproxy *p, const faultproxy_profile *prof) {
   if (f) {
     f->prof = *prof;
     if (f->prof.page_list_size <= 0) f->prof.page_list_size = PAGE_LIST_SIZE;
-    f->account.req_tokens = f->prof.account_iops;
-    f->account.byte_tokens = f->prof.account_bps;
-    f->account.refilled_us = faultproxy__now_us();
+    f->account.req_tokens = f->prof.account_iops * faultproxy__burst_s(&f->prof);
+    f->account.byte_tokens = f->prof.account_bps * faultproxy__burst_s(&f->prof);
+    f->account.refilled_us = f->born_us = faultproxy__now_us();
     f->diffs = faultproxy__diffs_new();
   }
   pthread_mutex_lock(&p->mu);
@@ -83,6 +83,21 @@ void faultproxy_set_profile(faultproxy *p, const faultproxy_profile *prof) {
   p->front = f;
   pthread_mutex_unlock(&p->mu);
   faultproxy__front_free(old);
+}
+
+size_t faultproxy_timeline(faultproxy *p, faultproxy_second *out, size_t max) {
+  pthread_mutex_lock(&p->mu);
+  front *f = p->front;
+  size_t n = 0;
+  if (f && (f->prof.blob_iops > 0 || f->prof.account_iops > 0)) {
+    int64_t now = (faultproxy__now_us() - f->born_us) / 1000000;
+    n = (size_t)now + 1;
+    if (n > FAULTPROXY_TIMELINE_S) n = FAULTPROXY_TIMELINE_S;
+    if (n > max) n = max;
+    memcpy(out, f->timeline, n * sizeof *out);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return n;
 }
 
 void faultproxy__front_free(front *f) {

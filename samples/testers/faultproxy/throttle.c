@@ -1,7 +1,8 @@
 /*
  * throttle.c - the front's throttling to a profile's targets, per blob and per
  * account: a token bucket of requests and one of bytes each, refilled at the target
- * rate and holding at most one second of it. A request takes one request token and
+ * rate and holding at most the profile's burst of it (one second unless it says
+ * otherwise), full at the start. A request takes one request token and
  * its bytes (a write's body, a read's range) from its blob's buckets and the
  * account's; when a bucket is spent it is answered 503 ServerBusy with Azure's
  * message and no Retry-After, as the service does (or, every Nth time when the
@@ -41,21 +42,26 @@ blob_entry *faultproxy__blob(front *f, const char *path, int64_t now_us) {
   memset(e, 0, sizeof *e);
   snprintf(e->path, sizeof e->path, "%s", path);
   e->size = -1;
-  e->req_tokens = f->prof.blob_iops;
-  e->byte_tokens = f->prof.blob_bps;
+  e->req_tokens = f->prof.blob_iops * faultproxy__burst_s(&f->prof);
+  e->byte_tokens = f->prof.blob_bps * faultproxy__burst_s(&f->prof);
   e->refilled_us = e->used_us = now_us;
   return e;
 }
 
+double faultproxy__burst_s(const faultproxy_profile *pr) {
+  return pr->burst_s > 0 ? pr->burst_s : 1.0;
+}
+
 /* Refills a pair of buckets at `iops` and `bps` for the time since the last refill,
- * up to one second's worth. */
-static void refill(double *req, double *bytes, int64_t *at, double iops, double bps, int64_t now) {
+ * up to `burst` seconds' worth. */
+static void refill(double *req, double *bytes, int64_t *at, double iops, double bps, double burst,
+                   int64_t now) {
   double dt = (double)(now - *at) / 1e6;
   *at = now;
   *req += iops * dt;
   *bytes += bps * dt;
-  if (*req > iops) *req = iops;
-  if (*bytes > bps) *bytes = bps;
+  if (*req > iops * burst) *req = iops * burst;
+  if (*bytes > bps * burst) *bytes = bps * burst;
 }
 
 /* 1 when a pair of buckets (a zero rate: unlimited) has room for one request. */
@@ -80,21 +86,32 @@ static void server_busy(front *f, refusal *out, const char *message) {
   snprintf(out->message, sizeof out->message, "%s", message);
 }
 
+/* The timeline's entry of the second `now` falls in, or NULL past its end. */
+static faultproxy_second *second(front *f, int64_t now) {
+  int64_t k = (now - f->born_us) / 1000000;
+  return k >= 0 && k < FAULTPROXY_TIMELINE_S ? &f->timeline[k] : NULL;
+}
+
 int faultproxy__throttle(front *f, const char *path, uint64_t bytes, refusal *out) {
   const faultproxy_profile *pr = &f->prof;
   if (pr->blob_iops <= 0 && pr->account_iops <= 0) return 0;
   int64_t now = faultproxy__now_us();
   blob_entry *e = faultproxy__blob(f, path, now);
   bucket *a = &f->account;
-  refill(&e->req_tokens, &e->byte_tokens, &e->refilled_us, pr->blob_iops, pr->blob_bps, now);
-  refill(&a->req_tokens, &a->byte_tokens, &a->refilled_us, pr->account_iops, pr->account_bps, now);
+  double burst = faultproxy__burst_s(pr);
+  faultproxy_second *sec = second(f, now);
+  refill(&e->req_tokens, &e->byte_tokens, &e->refilled_us, pr->blob_iops, pr->blob_bps, burst, now);
+  refill(&a->req_tokens, &a->byte_tokens, &a->refilled_us, pr->account_iops, pr->account_bps, burst,
+         now);
   if (!room(a->req_tokens, a->byte_tokens, pr->account_iops, pr->account_bps)) {
+    if (sec) sec->throttled++;
     server_busy(f, out,
                 a->req_tokens < 1.0 ? "Operations per second is over the account limit."
                                     : "Ingress or egress is over the account limit.");
     return 1;
   }
   if (!room(e->req_tokens, e->byte_tokens, pr->blob_iops, pr->blob_bps)) {
+    if (sec) sec->throttled++;
     server_busy(f, out, "The server is busy.");
     return 1;
   }
@@ -102,5 +119,9 @@ int faultproxy__throttle(front *f, const char *path, uint64_t bytes, refusal *ou
   e->byte_tokens -= (double)bytes;
   a->req_tokens -= 1.0;
   a->byte_tokens -= (double)bytes;
+  if (sec) {
+    sec->accepted++;
+    sec->bytes += bytes;
+  }
   return 0;
 }

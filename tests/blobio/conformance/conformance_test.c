@@ -40,6 +40,7 @@ static void setup(conf *c, xio_blob_checksum checksum, const char *const *names,
   o.retry.max_retries = RETRIES;
   o.retry.base_delay_ms = 1;
   o.retry.max_delay_ms = 2;
+  o.retry.throttle_ms = 0; /* throttling counted among the RETRIES, as other faults */
   o.pacing = XIO_BLOB_PACING_OFF;
   o.checksum = checksum;
   ASSERT_OK(xio_blob_engine_new(&o, &c->engine, &e), &e);

@@ -3,7 +3,9 @@
  * code that names the last failure (ETRANSPORT, ETHROTTLED, ETIMEDOUT, ECHECKSUM),
  * its detail says how many retries were made (max_retries) and which try answered,
  * every try went out with the same client request id, and nothing in the detail or
- * the try log holds a secret.
+ * the try log holds a secret. Throttling answers have a budget in time of their own
+ * (throttle_ms): retried past max_retries within it, and failing once it is spent,
+ * without using up the count the other faults have.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -117,6 +119,7 @@ TEST(torn_reads_outlast_budget_give_etransport) {
 TEST(server_busy_outlasts_budget_gives_ethrottled) {
   pfx p;
   xio_blob_engine_options o = pfx_options(&p);
+  o.retry.throttle_ms = 0; /* throttling counted among max_retries, as other faults */
   xio_blob_target *direct, *b;
   setup(&p, &o, &direct, &b);
   pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
@@ -144,6 +147,7 @@ TEST(server_busy_outlasts_budget_gives_ethrottled) {
 TEST(service_timeouts_outlast_budget_give_etimedout) {
   pfx p;
   xio_blob_engine_options o = pfx_options(&p);
+  o.retry.throttle_ms = 0; /* throttling counted among max_retries, as other faults */
   xio_blob_target *direct, *b;
   setup(&p, &o, &direct, &b);
   pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
@@ -156,6 +160,106 @@ TEST(service_timeouts_outlast_budget_give_etimedout) {
   ASSERT_EQ(e.http_status, 500);
   ASSERT_STR_EQ(e.service_code, "OperationTimedOut");
   expect_budget_spent(&p, &e, FAULTPROXY_STATUS);
+  finish(&p, direct, b);
+}
+
+/* With the default budget for throttling (a minute), answers of 503 ServerBusy and
+ * 500 OperationTimedOut past max_retries are retried, and the call succeeds. */
+TEST(throttling_is_retried_past_max_retries_within_its_budget) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  xio_blob_target *direct, *b;
+  ASSERT_EQ(xio_blob_engine_options_default().retry.throttle_ms, 60000);
+  setup(&p, &o, &direct, &b);
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
+                                   .status = 503,
+                                   .error_code = "ServerBusy",
+                                   .times = 2 * MAX_RETRIES + 1});
+  pfx_fault(&p, (faultproxy_fault){
+                    .kind = FAULTPROXY_STATUS, .status = 500, .error_code = "OperationTimedOut"});
+  unsigned char page[4096];
+  test_fill_random(page, sizeof page, 23);
+  xio_error e;
+  ASSERT_OK(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), &e);
+  ASSERT_EQ(e.retries, 2 * MAX_RETRIES + 2);
+  ASSERT_EQ(faultproxy_count(p.proxy), 2 * MAX_RETRIES + 3);
+  ASSERT_U64_EQ(written_bytes(&p, direct), sizeof page);
+  finish(&p, direct, b);
+}
+
+/* Throttling past its budget in time fails with ETHROTTLED, after more tries than
+ * max_retries allows other faults. */
+TEST(server_busy_outlasting_the_throttling_budget_gives_ethrottled) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  o.retry.throttle_ms = 400;
+  xio_blob_target *direct, *b;
+  setup(&p, &o, &direct, &b);
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
+                                   .status = 503,
+                                   .error_code = "ServerBusy",
+                                   .retry_after_ms = 20,
+                                   .times = 1000});
+  unsigned char page[4096] = {0};
+  xio_error e;
+  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), XIO_ETHROTTLED, &e);
+  ASSERT_EQ(e.http_status, 503);
+  ASSERT(e.retries > MAX_RETRIES);
+  ASSERT_EQ(faultproxy_count(p.proxy), e.retries + 1);
+  ASSERT(!p.tries[p.ntries - 1].will_retry);
+  ASSERT_U64_EQ(written_bytes(&p, direct), 0);
+  finish(&p, direct, b);
+}
+
+/* Retries after throttling answers do not use up the count of the other faults:
+ * after three 503s, a 500 InternalError is still retried max_retries times. */
+TEST(throttling_leaves_other_faults_their_count) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  xio_blob_target *direct, *b;
+  setup(&p, &o, &direct, &b);
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
+                                   .status = 503,
+                                   .error_code = "ServerBusy",
+                                   .retry_after_ms = 1,
+                                   .times = 3});
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
+                                   .status = 500,
+                                   .error_code = "InternalError",
+                                   .retry_after_ms = 1,
+                                   .times = MAX_RETRIES + 1});
+  unsigned char page[4096] = {0};
+  xio_error e;
+  ASSERT_ERR(xio_blob_put_page(p.fx.engine, b, 0, page, sizeof page, NULL, &e), XIO_EHTTP, &e);
+  ASSERT_EQ(e.http_status, 500);
+  ASSERT_EQ(e.retries, 3 + MAX_RETRIES);
+  ASSERT_EQ(faultproxy_pending(p.proxy), 0);
+  finish(&p, direct, b);
+}
+
+/* A lease renewal counts throttling among max_retries (its renewer tries again on a
+ * schedule of its own): refused on every try, it fails after max_retries retries. */
+TEST(a_throttled_renewal_is_not_held_for_the_throttling_budget) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  xio_blob_target *direct, *b;
+  setup(&p, &o, &direct, &b);
+  char id[37], got[64];
+  xio_error e;
+  ASSERT_OK(xio_blob_new_uuid(id, &e), &e);
+  xio_blob_lease_args acquire = {XIO_BLOB_LEASE_ACQUIRE, NULL, id, 30, 0};
+  ASSERT_OK(xio_blob_lease(p.fx.engine, direct, &acquire, got, &e), &e);
+  pfx_forget(&p);
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STATUS,
+                                   .status = 503,
+                                   .error_code = "ServerBusy",
+                                   .times = MAX_RETRIES + 2});
+  xio_blob_lease_args renew = {XIO_BLOB_LEASE_RENEW, id, NULL, 0, 0};
+  ASSERT_ERR(xio_blob_lease(p.fx.engine, b, &renew, NULL, &e), XIO_ETHROTTLED, &e);
+  ASSERT_EQ(e.retries, MAX_RETRIES);
+  ASSERT_EQ(faultproxy_count(p.proxy), MAX_RETRIES + 1);
+  xio_blob_lease_args release = {XIO_BLOB_LEASE_RELEASE, id, NULL, -1, 0};
+  ASSERT_OK(xio_blob_lease(p.fx.engine, direct, &release, NULL, &e), &e);
   finish(&p, direct, b);
 }
 

@@ -252,6 +252,47 @@ TEST(front_throttles_a_blob_over_its_target) {
   pfx_teardown(&p);
 }
 
+/* A target whose bucket holds three requests (0.01 requests/s, a burst of 300 s):
+ * three requests at once pass, the fourth gets 503 ServerBusy; the timeline counts
+ * each second what the throttle let through (with the bytes of a read's range) and
+ * what it refused. */
+TEST(front_throttles_after_the_burst_and_counts_each_second) {
+  pfx p;
+  xio_blob_engine_options o = pfx_options(&p);
+  pfx_setup(&p, &o);
+  faultproxy_profile prof;
+  char err[512];
+  ASSERT_EQ(faultproxy_profile_parse("unthrottled", &prof, err, sizeof err), 0);
+  prof.blob_iops = 0.01;
+  prof.burst_s = 300;
+  faultproxy_set_profile(p.proxy, &prof);
+  raw_resp *r = malloc(sizeof *r);
+  char head[1024];
+  ASSERT(r != NULL);
+  for (int i = 0; i < 4; i++) {
+    snprintf(head, sizeof head, "GET %s/burst.mdf HTTP/1.1\r\nx-ms-range: bytes=0-1023\r\n",
+             container_path(&p));
+    raw(&p, head, NULL, 0, r);
+    if (i < 3)
+      ASSERT(r->status != 503);
+    else
+      expect_azure_error(r, 503, "ServerBusy", "The server is busy.");
+  }
+  faultproxy_second secs[FAULTPROXY_TIMELINE_S];
+  size_t n = faultproxy_timeline(p.proxy, secs, FAULTPROXY_TIMELINE_S);
+  uint64_t accepted = 0, throttled = 0, bytes = 0;
+  for (size_t i = 0; i < n; i++) {
+    accepted += secs[i].accepted;
+    throttled += secs[i].throttled;
+    bytes += secs[i].bytes;
+  }
+  ASSERT_U64_EQ(accepted, 3);
+  ASSERT_U64_EQ(throttled, 1);
+  ASSERT_U64_EQ(bytes, 3 * 1024);
+  free(r);
+  pfx_teardown(&p);
+}
+
 /* ------------------------------------------------------------ diffs ---- */
 
 /* A service SAS for one blob of the fixture's container, for raw requests the

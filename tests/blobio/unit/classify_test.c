@@ -214,7 +214,7 @@ TEST(release_without_lease_on_retry_is_success) {
 }
 
 TEST(retry_delays) {
-  xio_blob_retry_policy p = {3, 800, 60000, 0, 0};
+  xio_blob_retry_policy p = {3, 800, 60000, 0, 0, 0};
   uint64_t rng = 1;
   for (int i = 0; i < 100; i++) {
     int d1 = xio__blob_retry_delay_ms(&p, 1, NULL, &rng);

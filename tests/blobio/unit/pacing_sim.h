@@ -27,15 +27,23 @@ typedef struct pacing_sim {
   double serve_bps;            /* how fast it moves an accepted request's bytes */
   int64_t latency_us;          /* the round trip of an answer */
   /* the client */
-  int mode;         /* xio_blob_pacing */
-  double cap_bps;   /* --max-rate */
-  int depth;        /* requests in flight */
-  size_t bytes;     /* per request */
-  int requests;     /* in the transfer */
-  int64_t retry_us; /* the first retry's delay, doubled per retry (no jitter) */
+  int mode;          /* xio_blob_pacing */
+  double cap_bps;    /* --max-rate */
+  int depth;         /* requests in flight */
+  int window;        /* a request starts only when the one this many before it has its
+                        answer (a transfer that takes answers in order); 0: any */
+  size_t bytes;      /* per request */
+  int requests;      /* in the transfer */
+  int64_t retry_us;  /* the first retry's delay, doubled per retry (no jitter) when
+                        unpaced; paced, every retry waits this long (as the engine) */
+  int64_t budget_us; /* refusals are retried until this long after a request's first
+                        (the engine's throttle_ms); 0: 3 retries */
+  int64_t settle_us; /* the results past it are counted apart too */
   /* results */
-  int tries, refused, failed; /* failed: gave up after 3 retries */
-  int64_t end_us;             /* when the last answer came */
+  int tries, refused, failed;     /* failed: gave up */
+  int64_t end_us;                 /* when the last answer came */
+  int tries_after, refused_after; /* tries starting at or after settle_us */
+  double taken_after;             /* bytes the service took in them */
 } pacing_sim;
 
 /** Runs the transfer that `s` describes and fills its results. */
@@ -43,5 +51,8 @@ void pacing_sim_run(pacing_sim *s);
 
 /** The transfer's rate as a share of the service's limit (the binding one). */
 double pacing_sim_share(const pacing_sim *s);
+
+/** The same past settle_us: what the service took from then to the end. */
+double pacing_sim_share_after(const pacing_sim *s);
 
 #endif

@@ -9,6 +9,14 @@
  * against fixed windows is not asserted: there 4 MiB writes see 5.2% refused, and
  * 8 KiB writes reach only half the limit (every try is refused till the window
  * ends, so the pacer cuts too deep and climbs back slowly).
+ *
+ * And the transfers of `xio put` (4 MiB writes, 6 in flight, answers taken in
+ * order), `xio get` (8 MiB reads, 4) and 8 KiB random writes (32) through a limit
+ * they were not told (6 MiB/s and 50 requests/s per blob), with buckets of one
+ * second and of three, retried as the engine retries throttling answers (for up
+ * to a minute, each paced retry after the first retry's delay): none fails, and
+ * past their first 5 s at most 5% of their tries are refused, at 90% of the limit
+ * or more.
  */
 #include <stdio.h>
 
@@ -89,5 +97,52 @@ TEST(pacing_sim_at_the_cap_reaches_the_limit) {
     ASSERT_EQ(s.failed, 0);
     ASSERT(s.refused * 20 <= s.tries);
     ASSERT(pacing_sim_share(&s) >= 0.9);
+  }
+}
+
+/* xio's transfers through a limit they were not told: put, get, random writes. */
+static pacing_sim unknown(double burst_s, size_t bytes, int requests, int depth, int window) {
+  pacing_sim s = tenth(SIM_BUCKET, bytes, requests, depth);
+  s.window_us = (int64_t)(burst_s * 1e6);
+  s.window = window;
+  s.budget_us = 60000000;
+  s.settle_us = 5000000;
+  return s;
+}
+
+static void expect_settled(const char *what, pacing_sim *s) {
+  pacing_sim_run(s);
+  printf("  %s: %d tries, %d refused, %d failed, %.1f s; past the first 5 s: %d tries, %d "
+         "refused (%.1f%%), %.0f%% of the limit\n",
+         what, s->tries, s->refused, s->failed, (double)s->end_us / 1e6, s->tries_after,
+         s->refused_after, 100.0 * s->refused_after / s->tries_after,
+         100 * pacing_sim_share_after(s));
+  ASSERT_EQ(s->failed, 0);
+  ASSERT(s->refused_after * 20 <= s->tries_after);
+  ASSERT(pacing_sim_share_after(s) >= 0.9);
+}
+
+TEST(pacing_sim_put_settles_on_an_unknown_limit) {
+  double bursts[] = {1, 3};
+  for (int i = 0; i < 2; i++) {
+    pacing_sim s = unknown(bursts[i], 4u << 20, 64, 6, 6);
+    expect_settled(i ? "256 MiB put, 3 s burst" : "256 MiB put, 1 s burst", &s);
+  }
+}
+
+TEST(pacing_sim_get_settles_on_an_unknown_limit) {
+  double bursts[] = {1, 3};
+  for (int i = 0; i < 2; i++) {
+    pacing_sim s = unknown(bursts[i], 8u << 20, 32, 4, 4);
+    s.serve_bps = 40 * MIB;
+    expect_settled(i ? "256 MiB get, 3 s burst" : "256 MiB get, 1 s burst", &s);
+  }
+}
+
+TEST(pacing_sim_random_writes_settle_on_an_unknown_limit) {
+  double bursts[] = {1, 3};
+  for (int i = 0; i < 2; i++) {
+    pacing_sim s = unknown(bursts[i], 8192, 2000, 32, 0);
+    expect_settled(i ? "2000 8 KiB writes, 3 s burst" : "2000 8 KiB writes, 1 s burst", &s);
   }
 }

@@ -20,13 +20,15 @@ typedef struct proxied {
   xio_file *f;
 } proxied;
 
-/* A context reaching the emulator through a fault proxy, retrying at once, and a 1 MiB
- * data file made there before any fault is scripted. */
+/* A context reaching the emulator through a fault proxy, retrying at once (throttling
+ * answers counted among the retries, as other faults), and a 1 MiB data file made
+ * there before any fault is scripted. */
 static void proxied_setup(proxied *p) {
   p->proxy = faultproxy_start(test_endpoint());
   ASSERT(p->proxy != NULL);
   xio_ctx_options o = xio_ctx_options_default();
   o.retry.base_delay_ms = 1;
+  o.retry.throttle_ms = 0;
   xfix_setup_at(&p->fx, faultproxy_endpoint(p->proxy), &o);
   p->f = xfix_open(&p->fx, "refused.mdf", XIO_OPEN_CREATE, XIO_KIND_DATA, 1 << 20);
   xfix_trace_reset(&p->fx);

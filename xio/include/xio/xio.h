@@ -169,13 +169,18 @@ char *xio_trace_event_json(const xio_trace_event *ev);
 typedef struct xio_ctx xio_ctx;
 
 /** How page-blob requests are retried: delays grow as base * 2^try with jitter
- *  x0.8..1.3, capped at max_delay_ms. */
+ *  x0.8..1.3, capped at max_delay_ms. A throttling answer (503 ServerBusy, 500
+ *  OperationTimedOut, 429) asks for a lower rate: it is retried for throttle_ms from
+ *  a request's first one, whatever max_retries, which bounds the other transient
+ *  faults. */
 typedef struct xio_retry {
   int max_retries;    /* retries after the first try (default 3) */
   int base_delay_ms;  /* default 800 */
   int max_delay_ms;   /* default 60000 */
   int try_timeout_ms; /* per try, from send to last byte; 0: none (default 120000) */
   int deadline_ms;    /* whole request including waits; 0: none (default 0) */
+  int throttle_ms;    /* throttling answers are retried until this long after a request's
+                         first one; 0: they count among max_retries (default 60000) */
 } xio_retry;
 
 /** The transactional checksum: sent with every page-blob write, and asked for on
