@@ -98,6 +98,7 @@ static xio_blob_engine *silent_engine(int max_in_flight) {
   o.max_in_flight = max_in_flight;
   o.retry.try_timeout_ms = 0;
   o.retry.max_delay_ms = SILENT;
+  o.retry.throttle_ms = 2 * SILENT; /* a 503 hinting SILENT is retried, after that wait */
   xio_blob_engine *e = NULL;
   xio_error err;
   ASSERT_OK(xio_blob_engine_new(&o, &e, &err), &err);
