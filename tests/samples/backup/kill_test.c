@@ -42,15 +42,7 @@ static int pending_pieces(const char *dir) {
 TEST(kill_during_backup_then_resume_reads_only_what_is_missing) {
   char direct[512], url[512], id[64], dir[512], ref[512], local[512], path[600];
   bkfix_url("killed", direct, sizeof direct);
-  /* The same blob through the proxy. */
-  char cname[128], bname[128];
-  const char *p = strrchr(direct, '/');
-  snprintf(bname, sizeof bname, "%s", p + 1);
-  const char *q = p - 1;
-  while (q > direct && *q != '/')
-    q--;
-  snprintf(cname, sizeof cname, "%.*s", (int)(p - q - 1), q + 1);
-  cliproxy_url(cname, bname, url, sizeof url);
+  bkfix_proxied(direct, url, sizeof url);
   xio_file *f = bkfix_open(direct, PIECES * 8 * MiB);
   for (int i = 0; i < PIECES; i++)
     bkfix_write(f, (uint64_t)i * 8 * MiB, 8 * MiB, 20 + (uint64_t)i);

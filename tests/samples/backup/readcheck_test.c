@@ -17,14 +17,7 @@
 TEST(backup_reads_a_damaged_body_again_and_records_the_true_bytes) {
   char direct[512], url[512], id[64], dir[512], ref[512], local[512];
   bkfix_url("damaged", direct, sizeof direct);
-  char cname[128], bname[128];
-  const char *p = strrchr(direct, '/');
-  snprintf(bname, sizeof bname, "%s", p + 1);
-  const char *q = p - 1;
-  while (q > direct && *q != '/')
-    q--;
-  snprintf(cname, sizeof cname, "%.*s", (int)(p - q - 1), q + 1);
-  cliproxy_url(cname, bname, url, sizeof url);
+  bkfix_proxied(direct, url, sizeof url);
   xio_file *f = bkfix_open(direct, 16 * MiB);
   bkfix_write(f, 0, 16 * MiB, 61);
   bkfix_snapshot(f, id);

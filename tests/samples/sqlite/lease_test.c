@@ -102,6 +102,19 @@ static long long try_int(sqlite3 *db, const char *sql, int *rc) {
   return v;
 }
 
+/* Waits (at most 30 s) for the VFS to log the loss of the lease, its message into
+ * `told`. */
+static void wait_lease_news(const char *mode, char *told, size_t size) {
+  struct timespec start, now, pause = {0, 100 * 1000 * 1000};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (sqfix_lease_log(told, size); !told[0]; sqfix_lease_log(told, size)) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > 30)
+      FAIL("%s mode: no lease news 30 s after the takeover", mode);
+    nanosleep(&pause, NULL);
+  }
+}
+
 static void reads_stop(const char *mode) {
   sqfix fx;
   sqfix_setup(&fx);
@@ -127,13 +140,8 @@ static void reads_stop(const char *mode) {
    * before any statement of this connection runs into it. */
   struct timespec start, now, pause = {0, 100 * 1000 * 1000};
   clock_gettime(CLOCK_MONOTONIC, &start);
-  char told[1024] = "";
-  for (sqfix_lease_log(told, sizeof told); !told[0]; sqfix_lease_log(told, sizeof told)) {
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - start.tv_sec > 30)
-      FAIL("%s mode: no lease news 30 s after the takeover", mode);
-    nanosleep(&pause, NULL);
-  }
+  char told[1024];
+  wait_lease_news(mode, told, sizeof told);
   ASSERT_CONTAINS(told, "taken.sqlite");
   ASSERT_CONTAINS(told, "another process may own the database");
   /* Reads in the open transaction may go on from the cache until the VFS asks; from
@@ -188,15 +196,8 @@ static void cached_reads_stop(const char *mode) {
   int st = sqfix_run(args, out, sizeof out);
   if (st != 0) FAIL("the takeover: %s", out);
   ASSERT_STR_EQ(out, "3\n");
-  struct timespec start, now, pause = {0, 100 * 1000 * 1000};
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  char told[1024] = "";
-  for (sqfix_lease_log(told, sizeof told); !told[0]; sqfix_lease_log(told, sizeof told)) {
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - start.tv_sec > 30)
-      FAIL("%s mode: no lease news 30 s after the takeover", mode);
-    nanosleep(&pause, NULL);
-  }
+  char told[1024];
+  wait_lease_news(mode, told, sizeof told);
   /* The loss is known: the next read transaction fails instead of answering 1. */
   int rc;
   long long n = try_int(db, "SELECT count(*) FROM t", &rc);
