@@ -10,7 +10,9 @@
  * someone waits for it (xio_io_wait on a member, a flush, close, xio_file_wait), when
  * the context's combining window has passed since it was made (combiner thread,
  * below), and never before every earlier run that shares a sector with it has
- * completed: overlapping writes reach storage in the order they were made. Each
+ * completed: overlapping writes reach storage in the order they were made. While a
+ * batch is handed over (a flush's held runs, xio__wq_batch) only a full run goes:
+ * its end sends the rest, so what it combines does not depend on the timing. Each
  * member completes only once its run's bytes are acknowledged, with its run's result.
  *
  * Edge sectors of an unaligned write come from what this handle knows: the newest run
@@ -199,7 +201,7 @@ static void pump(xio_file *f, int all) {
   for (;;) {
     xio__run *go[16];
     pthread_mutex_lock(&q->mu);
-    if (all)
+    if (all && !q->batches) /* a batch's end kicks */
       for (xio__run *r = q->head; r; r = r->next)
         r->due = 1;
     int n = take_sendable(q, go, 16);
@@ -212,6 +214,15 @@ static void pump(xio_file *f, int all) {
 
 void xio__wq_kick(xio_file *f) {
   if (f->wq.enabled) pump(f, 1);
+}
+
+void xio__wq_batch(xio_file *f, int begin) {
+  xio__wq *q = &f->wq;
+  if (!q->enabled) return;
+  pthread_mutex_lock(&q->mu);
+  q->batches += begin ? 1 : -1;
+  pthread_mutex_unlock(&q->mu);
+  if (!begin) pump(f, 1);
 }
 
 /* Removes `r` from the queue, forgetting what it wrote when it failed. */
@@ -428,7 +439,7 @@ xio_err xio__wq_submit(xio_file *f, xio__io_state *st, const void *src, xio_erro
     t->members_tail = &st->next_member;
   }
   int window = xio__ctx_combine_window_us(f->ctx);
-  if (rc == XIO_OK && window < 0) t->due = 1;
+  if (rc == XIO_OK && window < 0 && !q->batches) t->due = 1;
   pthread_mutex_unlock(&q->mu);
   xio_free(edge_buf);
   if (rc != XIO_OK) return rc;
