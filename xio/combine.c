@@ -9,11 +9,12 @@
  * in one request (4 MiB); otherwise it starts a run of its own. A run is sent when
  * someone waits for it (xio_io_wait on a member, a flush, close, xio_file_wait), when
  * the context's combining window has passed since the first write queued after the
- * file's last such send (combiner thread, below), and never before every earlier run that shares a
- * sector with it has completed: overlapping writes reach storage in the order they were made. While
- * a batch is handed over (a flush's held runs, xio__wq_batch) only a full run goes: its end sends
- * the rest, so what it combines does not depend on the timing. Each member completes only once its
- * run's bytes are acknowledged, with its run's result.
+ * file's last such send (combiner thread, below), and never before every earlier run
+ * that shares a sector with it has completed: overlapping writes reach storage in the
+ * order they were made. While a batch is handed over (a flush's held runs,
+ * xio__wq_batch) only a full run goes: its end sends the rest, so what it combines
+ * does not depend on the timing. Each member completes only once its run's bytes are
+ * acknowledged, with its run's result.
  *
  * Edge sectors of an unaligned write come from what this handle knows: the newest run
  * that holds the sector, a small cache of the partial sectors it wrote, or zeros for
