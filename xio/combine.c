@@ -8,10 +8,13 @@
  * newest run while that one is not yet sent, touches or overlaps it and the two fit
  * in one request (4 MiB); otherwise it starts a run of its own. A run is sent when
  * someone waits for it (xio_io_wait on a member, a flush, close, xio_file_wait), when
- * the context's combining window has passed since it was made (combiner thread,
- * below), and never before every earlier run that shares a sector with it has
- * completed: overlapping writes reach storage in the order they were made. Each
- * member completes only once its run's bytes are acknowledged, with its run's result.
+ * the context's combining window has passed since the first write queued after the
+ * file's last such send (combiner thread, below), and never before every earlier run
+ * that shares a sector with it has completed: overlapping writes reach storage in the
+ * order they were made. While a batch is handed over (a flush's held runs,
+ * xio__wq_batch) only a full run goes: its end sends the rest, so what it combines
+ * does not depend on the timing. Each member completes only once its run's bytes are
+ * acknowledged, with its run's result.
  *
  * Edge sectors of an unaligned write come from what this handle knows: the newest run
  * that holds the sector, a small cache of the partial sectors it wrote, or zeros for
@@ -199,7 +202,7 @@ static void pump(xio_file *f, int all) {
   for (;;) {
     xio__run *go[16];
     pthread_mutex_lock(&q->mu);
-    if (all)
+    if (all && !q->batches) /* a batch's end kicks */
       for (xio__run *r = q->head; r; r = r->next)
         r->due = 1;
     int n = take_sendable(q, go, 16);
@@ -210,8 +213,21 @@ static void pump(xio_file *f, int all) {
   }
 }
 
+static void restart_window(xio_file *f);
+
 void xio__wq_kick(xio_file *f) {
-  if (f->wq.enabled) pump(f, 1);
+  if (!f->wq.enabled) return;
+  pump(f, 1);
+  restart_window(f);
+}
+
+void xio__wq_batch(xio_file *f, int begin) {
+  xio__wq *q = &f->wq;
+  if (!q->enabled) return;
+  pthread_mutex_lock(&q->mu);
+  q->batches += begin ? 1 : -1;
+  pthread_mutex_unlock(&q->mu);
+  if (!begin) xio__wq_kick(f);
 }
 
 /* Removes `r` from the queue, forgetting what it wrote when it failed. */
@@ -428,7 +444,7 @@ xio_err xio__wq_submit(xio_file *f, xio__io_state *st, const void *src, xio_erro
     t->members_tail = &st->next_member;
   }
   int window = xio__ctx_combine_window_us(f->ctx);
-  if (rc == XIO_OK && window < 0) t->due = 1;
+  if (rc == XIO_OK && window < 0 && !q->batches) t->due = 1;
   pthread_mutex_unlock(&q->mu);
   xio_free(edge_buf);
   if (rc != XIO_OK) return rc;
@@ -626,6 +642,24 @@ static void disarm_locked(xio__combiner *c, xio_file *f) {
       break;
     }
   f->wq.armed = 0;
+}
+
+/* After a kick sent every run: the writes queued from now on get a window of their
+ * own, counted from the first of them, not the rest of one that began with a write
+ * already sent. A run queued meanwhile and not sent yet is armed again here; one
+ * queued after the disarm arms itself. */
+static void restart_window(xio_file *f) {
+  xio__combiner *c = &f->ctx->combiner;
+  xio__wq *q = &f->wq;
+  pthread_mutex_lock(&c->mu);
+  if (q->armed) disarm_locked(c, f);
+  pthread_mutex_unlock(&c->mu);
+  pthread_mutex_lock(&q->mu);
+  int waiting = 0;
+  for (const xio__run *r = q->head; r && !waiting; r = r->next)
+    waiting = !r->due;
+  pthread_mutex_unlock(&q->mu);
+  if (waiting && xio__ctx_combine_window_us(f->ctx) >= 0) arm(f);
 }
 
 void xio__wq_disarm(xio_file *f) {

@@ -7,8 +7,9 @@
  * sorted, disjoint and not touching, merging a write into every run it overlaps or
  * touches (the newest bytes win). Reads see them (io.c overlays them on every read an
  * engine makes). xio_file_flush hands the runs as they are to the write queue
- * (combine.c), which combines runs that share or touch a sector into one Put Page
- * and fills their edge sectors from what the handle knows, and waits for them.
+ * (combine.c) in one batch, which combines runs that share or touch a sector into
+ * one Put Page (the combining window does not split a batch) and fills their edge
+ * sectors from what the handle knows, and waits for them.
  *
  * The commit range is the engine's header or commit record (SQLite: page 1). At a
  * flush the runs meeting it, and the runs sharing or touching a sector with those,
@@ -321,13 +322,16 @@ static xio_err send_one(xio_file *f, const piece *p, xio_io *w, xio_error *err) 
 }
 
 /* Submits every piece, a cluster of them with small gaps as one write where that
- * costs less (send_joined), and waits for all; the first failure. */
+ * costs less (send_joined), as one batch of the write queue (no window sends a run
+ * before the pieces sharing its sectors joined it), and waits for all; the first
+ * failure. */
 static xio_err send_pieces(xio_file *f, const piece *p, size_t n, xio_error *err) {
   if (n == 0) return XIO_OK;
   xio_io *io = xio_calloc(n, sizeof *io);
   if (!io) return xio_error_set(err, XIO_ENOMEM, "out of memory sending held writes");
   xio_err first = XIO_OK;
   size_t submitted = 0;
+  xio__wq_batch(f, 1);
   for (size_t i = 0; i < n && first == XIO_OK;) {
     size_t j = cluster_end(f, p, i, n);
     int joined = 0;
@@ -340,6 +344,7 @@ static xio_err send_pieces(xio_file *f, const piece *p, size_t n, xio_error *err
     for (; i < j && first == XIO_OK; i++)
       if ((first = send_one(f, &p[i], &io[submitted], err)) == XIO_OK) submitted++;
   }
+  xio__wq_batch(f, 0);
   for (size_t i = 0; i < submitted; i++) {
     xio_err rc = xio_io_wait(&io[i]);
     if (rc != XIO_OK && first == XIO_OK) {

@@ -254,6 +254,7 @@ typedef struct xio__wq {
   uint64_t zero_from; /* every byte from here on reads as zero, or holds nothing the
                          engine relies on (xio_file_forget_from) */
   uint64_t gen;       /* counts the writes queued, to notice one made during a read-back */
+  int batches;        /* held sends handing their runs over: nothing but a full run goes */
   unsigned clock;
   struct xio__wq_sector {
     uint64_t offset;
@@ -317,6 +318,12 @@ xio_err xio__wq_span_submit(xio_file *f, struct xio__io_state *st, const xio__wq
 /** Sends every queued run of `f` as soon as the order of writes allows. Any thread;
  *  never waits. Nothing on a file without a queue. */
 void xio__wq_kick(xio_file *f);
+
+/** Begins (`begin` 1) or ends (0) a batch of writes submitted back to back, the held
+ *  runs of a flush: until it ends, neither the window nor a kick sends a run, so the
+ *  writes that share or touch a sector are one request whatever the timing; the end
+ *  kicks. Nothing on a file without a queue. */
+void xio__wq_batch(xio_file *f, int begin);
 
 /** 1 when no run is queued or in flight. */
 int xio__wq_idle(xio_file *f);

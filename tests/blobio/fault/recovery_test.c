@@ -245,15 +245,17 @@ TEST(torn_page_list_is_retried) {
   pfx_teardown(&p);
 }
 
+/* The retry must finish inside the per-try timeout to be the last try: 3 s, far
+ * longer than a Put Page takes on a loaded machine; the stall outlasts it. */
 TEST(stalled_put_page_times_out_and_is_retried) {
   pfx p;
   xio_blob_engine_options o = pfx_options(&p);
-  o.retry.try_timeout_ms = 500;
+  o.retry.try_timeout_ms = 3000;
   pfx_setup(&p, &o);
   xio_blob_target *direct = pfx_direct_blob(&p, "stall.mdf", BLOB_SIZE, 0);
   xio_blob_target *b = pfx_proxied(&p, "stall.mdf", NULL, NULL);
   pfx_forget(&p);
-  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STALL, .method = "PUT", .stall_ms = 3000});
+  pfx_fault(&p, (faultproxy_fault){.kind = FAULTPROXY_STALL, .method = "PUT", .stall_ms = 30000});
   unsigned char *data = put_through(&p, b, 8);
   expect_one_retry(&p, FAULTPROXY_STALL);
   ASSERT_EQ(p.tries[0].http_status, 0);

@@ -3,6 +3,8 @@
  * single-row INSERT commits into a 20,000-row table with synchronous=FULL, in WAL
  * mode (at most 1.2 requests per commit, checkpoints included) and rollback-journal
  * mode (at most 4); and the open of an existing database, bounded whatever its size.
+ * The lease renewals made meanwhile are not a commit's: they come with time (every
+ * 20 s per open file), so a slower machine makes more of them; they are left out.
  */
 #include <stdio.h>
 
@@ -28,11 +30,12 @@ static void commits(const char *mode, double limit) {
   sqfix_mark(&fx);
   for (int i = 0; i < COMMITS; i++)
     sqfix_exec(db, "INSERT INTO t(v) VALUES('one more row, committed alone')");
-  long total = sqfix_count(&fx, NULL, NULL);
+  long leases = sqfix_count(&fx, "XIOTypeLease", NULL); /* renewals: the files stay open */
+  long total = sqfix_count(&fx, NULL, NULL) - leases;
   long writes = sqfix_count(&fx, "XIOTypeWriteFile", NULL);
   double per = (double)total / COMMITS;
-  printf("%s: %ld requests for %d commits: %.3f per commit (%ld Put Page)\n", mode, total, COMMITS,
-         per, writes);
+  printf("%s: %ld requests for %d commits: %.3f per commit (%ld Put Page); %ld lease renewals\n",
+         mode, total, COMMITS, per, writes, leases);
   /* Every commit reached storage: at least one write each. */
   ASSERT(writes >= COMMITS);
   long db_writes = sqfix_count(&fx, "XIOTypeWriteFile", "commits.sqlite");

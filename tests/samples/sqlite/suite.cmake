@@ -2,12 +2,13 @@
 # libsqlite3: workloads in WAL and DELETE mode, request counts per commit and per
 # large transaction, one process at a time, fork, lost leases, crashes, bad input,
 # interop with the xio CLI, snapshots, a commit whose writes outlast the lease (through
-# the fault proxy).
+# the fault proxy). The limit of 15 minutes only catches a hang: the checkpoint of
+# 100 MiB took over 4 minutes under AddressSanitizer beside other work.
 include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
 if(TARGET xio_sqlite)
   add_executable(sqlite_worker ${CMAKE_CURRENT_LIST_DIR}/worker.c)
   target_link_libraries(sqlite_worker PRIVATE xio_sqlite)
-  xio_add_suite(NAME sqlite AZURITE TIMEOUT 300
+  xio_add_suite(NAME sqlite AZURITE TIMEOUT 900
     SOURCES
       ${CMAKE_CURRENT_LIST_DIR}/sqfix.c
       ${CMAKE_CURRENT_LIST_DIR}/workload_test.c

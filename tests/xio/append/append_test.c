@@ -277,6 +277,54 @@ TEST(a_write_nobody_waits_for_completes_on_its_own) {
   xfix_teardown(&fx);
 }
 
+/* Submits a write of `len` bytes of `buf` at `off` to `f`. */
+static void submit_at(xio_file *f, xio_io *io, uint64_t off, char *buf, size_t len) {
+  xio_error e;
+  memset(io, 0, sizeof *io);
+  io->op = XIO_IO_WRITE;
+  io->offset = off;
+  io->length = len;
+  io->buf = buf;
+  ASSERT_OK(xio_file_submit(f, io, &e), &e);
+}
+
+static void sleep_s(int s) {
+  struct timespec ts = {s, 0};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+/* The combining window of a write counts from the first write queued after the last
+ * send, not from a write a flush already sent: with a 5 s window, a record flushed at
+ * once, then 3 s later a record and 3 s after it one that touches it, then a flush:
+ * one write request for the two (what was left of the first record's window would
+ * have passed between them and sent the first alone). The sleeps leave a busy
+ * machine 2 s of lateness. */
+TEST(a_flush_restarts_the_combining_window) {
+  xfix fx;
+  xio_error e;
+  xio_ctx_options o = xio_ctx_options_default();
+  o.combine_window_us = 5 * 1000 * 1000;
+  xfix_setup(&fx, 1, &o);
+  xio_file *f = open_log(&fx, "restart.ldf", MIB);
+  static char rec[3][100];
+  memset(rec, 'w', sizeof rec);
+  xio_io io[3];
+  submit_at(f, &io[0], 0, rec[0], sizeof rec[0]);
+  ASSERT_OK(xio_file_flush(f, &e), &e);
+  xio_file_stats before, after;
+  xio_file_get_stats(f, &before);
+  sleep_s(3);
+  submit_at(f, &io[1], 100, rec[1], sizeof rec[1]);
+  sleep_s(3);
+  submit_at(f, &io[2], 200, rec[2], sizeof rec[2]);
+  ASSERT_OK(xio_file_flush(f, &e), &e);
+  xio_file_get_stats(f, &after);
+  ASSERT_U64_EQ(after.write_requests - before.write_requests, 1);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
 /* Group commit: records queued on a log and pages on a data file, then one
  * xio_ctx_wait: both files' writes are sent then (the window is far off) and every
  * one has completed when it returns, each file's in one write request. */

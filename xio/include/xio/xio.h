@@ -292,7 +292,12 @@ typedef struct xio_ctx_options {
    * write queue up to this many microseconds for more writes to combine with, unless
    * something waits for them first (xio_io_wait on one, a flush, xio_file_wait,
    * close): 0 means the default, 2000; a negative value sends each write at once
-   * (combining then only what queues behind writes in flight to the same sectors). */
+   * (combining then only what queues behind writes in flight to the same sectors).
+   * The window is time: on a busy machine it may pass in the middle of writes an
+   * engine meant to combine, so they cost more requests. An engine that flushes at
+   * each commit may set it longer than a commit's writes take to submit (a minute):
+   * the flush then decides what is combined. Held writes (xio_file_hold) are sent
+   * by the flush and never split by the window. */
   int combine_window_us;
   /* Appended. Lease news of the context's exclusively opened page blobs (see
    * xio_lease_fn), or NULL. `lease_news_ud` is borrowed for the context's life. */
@@ -565,9 +570,11 @@ void xio_file_forget_from(xio_file *f, uint64_t offset);
  * requests of xio_file_submit up to the file's size, xio_file_held_read past it too:
  * the file grows when they are sent), and xio_file_flush sends them,
  * through the write queue that combines them and fills their edge sectors, before it
- * waits. A commit range (xio_file_set_commit_range) is sent last, once every other
- * held write is acknowledged: the engine's header or commit record then changes on
- * storage only when everything it points to is there. Only on a file opened
+ * waits: held writes that share or touch a sector go as one request of up to 4 MiB
+ * whatever the combining window and the machine's speed. A commit range
+ * (xio_file_set_commit_range) is sent last, once every other held write is
+ * acknowledged: the engine's header or commit record then changes on storage only
+ * when everything it points to is there. Only on a file opened
  * XIO_OPEN_EXCLUSIVE and writable; the alignment rule of xio_file_write applies. One
  * thread at a time holds, drops and sends the held writes of a file (reads may come
  * from any thread).
