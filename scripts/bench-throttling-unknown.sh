@@ -15,12 +15,18 @@
 # finished, for the figures past the first seconds) and how many finished.
 #   scripts/bench-throttling-unknown.sh [SIZE_MIB] [SCALE] [REPS] [COUNT] [SETTLE] BUILD_DIR...
 #   (defaults: 192, 0.1, 3, 1000, 5, build)
+# TRANSFERS in the environment picks some of them ("get", "put random"; default all
+# three: put get random).
 set -euo pipefail
 mib=${1:-192}
 scale=${2:-0.1}
 reps=${3:-3}
 count=${4:-1000}
 settle=${5:-5}
+transfers=${TRANSFERS:-put get random}
+for t in $transfers; do
+  case "$t" in put | get | random) ;; *) echo "TRANSFERS: '$t' is not put, get or random" >&2; exit 2 ;; esac
+done
 shift $(($# < 5 ? $# : 5))
 builds=("$@")
 [ ${#builds[@]} -gt 0 ] || builds=(build)
@@ -103,9 +109,11 @@ for rep in $(seq 1 "$reps"); do
     xio="${builds[$b]}/samples/xio"
     bench="${builds[$b]}/samples/bench/xio-bench"
     for burst in 1 3; do
-      run "$b" "$burst" put do_put "put-$rep-$b-$burst"
-      run "$b" "$burst" get do_get
-      run "$b" "$burst" "random writes" do_random "$rep-$b-$burst"
+      case " $transfers " in *" put "*) run "$b" "$burst" put do_put "put-$rep-$b-$burst" ;; esac
+      case " $transfers " in *" get "*) run "$b" "$burst" get do_get ;; esac
+      case " $transfers " in
+        *" random "*) run "$b" "$burst" "random writes" do_random "$rep-$b-$burst" ;;
+      esac
     done
   done
   "$first/samples/xio" emulator stop --dir "$dir" >/dev/null

@@ -25,7 +25,9 @@
  * reads).
  *
  * Memory is bounded by design, whatever the file's size. With N reads in flight
- * (--in-flight, default GET_IN_FLIGHT = 8): peak RSS <= N x 4 MiB of read buffers
+ * (--in-flight, default GET_IN_FLIGHT = 4: as many bytes in flight as a
+ * standard blob moves in a quarter of a second, and few enough that a paced get
+ * through a throttle it was not told settles on its limit; docs/benchmarks/throttling.md): peak RSS <= N x 4 MiB of read buffers
  * + a fixed part (program, libraries, connections, the library's own buffers;
  * measured: docs/benchmarks/design.md#transfer-memory). The command
  * allocates nothing per byte of file: its only buffers are the N reads'.
@@ -48,7 +50,7 @@
 #include "cli.h"
 
 #define GET_CHUNK     ((size_t)4 << 20) /* the largest read: one checked Get Blob */
-#define GET_IN_FLIGHT 8                 /* reads in flight by default */
+#define GET_IN_FLIGHT 4                 /* reads in flight by default */
 #define PAGE          512u
 #define DIRECT_ALIGN  ((uint64_t)4096) /* offsets, lengths, addresses of O_DIRECT writes */
 
@@ -507,7 +509,7 @@ const cli_command cli_cmd_get = {
     "                  after it): a file that is being written all the time, such\n"
     "                  as a database in use, comes down as it was at that moment\n"
     "                  (needs a credential that may take and delete snapshots)\n"
-    "  --in-flight N   reads in flight at once, 1..64 (default 8); memory stays\n"
+    "  --in-flight N   reads in flight at once, 1..64 (default 4); memory stays\n"
     "                  under N x 4 MiB of buffers, plus about 18 MiB\n"
     "  --buffered      write LOCAL through the page cache; by default whole 4 KiB\n"
     "                  blocks are written with O_DIRECT where the file system\n"

@@ -11,7 +11,7 @@
  * ends, so the pacer cuts too deep and climbs back slowly).
  *
  * And the transfers of `xio put` (4 MiB writes, 6 in flight, answers taken in
- * order), `xio get` (8 MiB reads, 4) and 8 KiB random writes (32) through a limit
+ * order), `xio get` (4 MiB reads, 4) and 8 KiB random writes (32) through a limit
  * they were not told (6 MiB/s and 50 requests/s per blob), with buckets of one
  * second and of three, retried as the engine retries throttling answers (for up
  * to a minute, each paced retry after the first retry's delay): none fails, and
@@ -133,7 +133,7 @@ TEST(pacing_sim_put_settles_on_an_unknown_limit) {
 TEST(pacing_sim_get_settles_on_an_unknown_limit) {
   double bursts[] = {1, 3};
   for (int i = 0; i < 2; i++) {
-    pacing_sim s = unknown(bursts[i], 8u << 20, 32, 4, 4);
+    pacing_sim s = unknown(bursts[i], 4u << 20, 64, 4, 4);
     s.serve_bps = 40 * MIB;
     expect_settled(i ? "256 MiB get, 3 s burst" : "256 MiB get, 1 s burst", &s);
   }
