@@ -25,12 +25,13 @@
  * reads).
  *
  * Memory is bounded by design, whatever the file's size. With N reads in flight
- * (--in-flight, default GET_IN_FLIGHT = 4: as many bytes in flight as a
- * standard blob moves in a quarter of a second, and few enough that a paced get
- * through a throttle it was not told settles on its limit; docs/benchmarks/throttling.md): peak RSS <= N x 4 MiB of read buffers
+ * (--in-flight, default GET_IN_FLIGHT = 4): peak RSS <= N x 4 MiB of read buffers
  * + a fixed part (program, libraries, connections, the library's own buffers;
  * measured: docs/benchmarks/design.md#transfer-memory). The command
- * allocates nothing per byte of file: its only buffers are the N reads'.
+ * allocates nothing per byte of file: its only buffers are the N reads'. Four
+ * reads are as many bytes as a standard blob moves in a quarter of a second, and
+ * few enough that a paced get through a throttle it was not told settles near its
+ * limit (docs/benchmarks/throttling.md).
  * What put and get share (--in-flight, stop signals) is in transfer.c.
  */
 #define _GNU_SOURCE
