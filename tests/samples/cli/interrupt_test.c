@@ -47,6 +47,17 @@ static int file_has(const char *path, const char *needle) {
   return found;
 }
 
+/* The end of a case through the proxy: `back` holds the bytes of `src`; then the
+ * blob at `url`, both files and `r` go. */
+static void expect_back_and_clean(clirun *r, const char *url, const char *src, const char *back) {
+  clirun_expect_same_files(src, back);
+  XIO_PROXIED(r, "rm", url);
+  EXPECT_EXIT(r, 0);
+  remove(src);
+  remove(back);
+  clirun_free(r);
+}
+
 /* Runs `xio --trace TRACE CMD A B` in the background, sends SIGTERM once the trace
  * shows a `type` request, and returns its exit status; its stderr goes to `errp`. */
 static int run_and_stop(const char *cmd, const char *a, const char *b, const char *type,
@@ -266,12 +277,7 @@ TEST(sigterm_while_put_marks_the_target_complete_exits_143) {
   ASSERT_CONTAINS(r.err, "is complete");
   XIO_PROXIED(&r, "get", url, back);
   EXPECT_EXIT(&r, 0);
-  clirun_expect_same_files(src, back);
-  XIO_PROXIED(&r, "rm", url);
-  EXPECT_EXIT(&r, 0);
-  remove(src);
-  remove(back);
-  clirun_free(&r);
+  expect_back_and_clean(&r, url, src, back);
 }
 
 /* get stopped while it opens its source: 143, and nothing at LOCAL, whether the
@@ -325,12 +331,7 @@ TEST(sigterm_while_get_reads_the_last_range_exits_143) {
   EXPECT_EXIT(&r, 143);
   ASSERT_CONTAINS(r.err, "SIGTERM came as the transfer finished");
   ASSERT_CONTAINS(r.err, "is complete");
-  clirun_expect_same_files(src, back);
-  XIO_PROXIED(&r, "rm", url);
-  EXPECT_EXIT(&r, 0);
-  remove(src);
-  remove(back);
-  clirun_free(&r);
+  expect_back_and_clean(&r, url, src, back);
 }
 
 /* ------------------------------------------- a service that went silent ---- */
@@ -377,12 +378,7 @@ TEST(sigint_ends_a_put_stalled_by_a_silent_service) {
   cJSON_Delete(j);
   XIO_PROXIED(&r, "get", url, back);
   EXPECT_EXIT(&r, 0);
-  clirun_expect_same_files(src, back);
-  XIO_PROXIED(&r, "rm", url);
-  EXPECT_EXIT(&r, 0);
-  remove(src);
-  remove(back);
-  clirun_free(&r);
+  expect_back_and_clean(&r, url, src, back);
 }
 
 /* get through a service that went silent on a read past the first: SIGINT ends it
@@ -417,12 +413,7 @@ TEST(sigint_ends_a_get_stalled_by_a_silent_service) {
   ASSERT(clirun_num(j, "bytes_fetched") < 32.0 * MiB); /* the reads before were kept */
   cJSON_Delete(j);
   ASSERT(access(partial, F_OK) != 0);
-  clirun_expect_same_files(src, back);
-  XIO_PROXIED(&r, "rm", url);
-  EXPECT_EXIT(&r, 0);
-  remove(src);
-  remove(back);
-  clirun_free(&r);
+  expect_back_and_clean(&r, url, src, back);
 }
 
 /* Waits (30 s at most) until the background run's stderr holds `text`. */

@@ -565,18 +565,8 @@ TEST(bad_usage) {
  * collector says how long it sleeps after the sweep it makes at start. */
 TEST(azurite_sleeps_6_hours_between_timed_sweeps) {
   const char *dir = emurun_dir();
-  char work[512], wrapper[600], debug[600], script[2048], env[700];
-  test_scratch_dir(work, sizeof work, "xio-gc");
-  snprintf(wrapper, sizeof wrapper, "%s/azurite-debug", work);
-  snprintf(debug, sizeof debug, "%s/debug.log", work);
-  snprintf(script, sizeof script, "#!/bin/sh\nexec '%s/.bin/azurite-blob' \"$@\" --debug '%s'\n",
-           XIO_NODE_MODULES, debug);
-  FILE *f = fopen(wrapper, "w");
-  ASSERT(f != NULL);
-  ASSERT(fputs(script, f) >= 0);
-  ASSERT(fclose(f) == 0);
-  ASSERT(chmod(wrapper, 0700) == 0);
-  snprintf(env, sizeof env, "XIO_AZURITE=%s", wrapper);
+  char debug[600], env[700];
+  emurun_debug_azurite("xio-gc", env, sizeof env, debug, sizeof debug);
 
   emurun r = {0};
   EMU_XIO_ENV(&r, ((const char *const[]){env, NULL}), "emulator", "start", "--dir", dir, "--json");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "child.h"
 #include "scratch.h"
@@ -52,6 +53,22 @@ const char *emurun_dir(void) {
   if (ndirs == MAX_DIRS) FAIL("too many state directories");
   snprintf(dirs[ndirs], sizeof dirs[ndirs], "%s/state%d", work_dir(), ndirs);
   return dirs[ndirs++];
+}
+
+void emurun_debug_azurite(const char *tag, char *env, size_t env_size, char *debug,
+                          size_t debug_size) {
+  char scratch[512], wrapper[600], script[2048];
+  test_scratch_dir(scratch, sizeof scratch, tag);
+  snprintf(wrapper, sizeof wrapper, "%s/azurite-debug", scratch);
+  snprintf(debug, debug_size, "%s/debug.log", scratch);
+  snprintf(script, sizeof script, "#!/bin/sh\nexec '%s/.bin/azurite-blob' \"$@\" --debug '%s'\n",
+           XIO_NODE_MODULES, debug);
+  FILE *f = fopen(wrapper, "w");
+  ASSERT(f != NULL);
+  ASSERT(fputs(script, f) >= 0);
+  ASSERT(fclose(f) == 0);
+  ASSERT(chmod(wrapper, 0700) == 0);
+  snprintf(env, env_size, "XIO_AZURITE=%s", wrapper);
 }
 
 /* ------------------------------------------------------------ running ---- */

@@ -42,6 +42,13 @@ void emurun_free(emurun *r);
  *  stop --dir` has run on it). Static buffer per call, valid to the end. */
 const char *emurun_dir(void);
 
+/** Writes a program that runs the tests' Azurite with --debug into a fresh scratch
+ *  directory named after `tag`: `env` gets "XIO_AZURITE=PROGRAM" for the emulator's
+ *  environment, `debug` the path of the debug log it writes. Fails the test on an
+ *  error. */
+void emurun_debug_azurite(const char *tag, char *env, size_t env_size, char *debug,
+                          size_t debug_size);
+
 /** Parses the run's stdout as JSON (fails the test when it is not). */
 cJSON *emurun_json(const emurun *r);
 

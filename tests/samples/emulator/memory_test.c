@@ -146,18 +146,8 @@ static int occurrences(const char *text, const char *needle) {
  * never comes. */
 TEST(an_idle_emulator_sweeps_what_deleted_blobs_held) {
   const char *dir = emurun_dir();
-  char work[512], wrapper[600], debug[600], script[2048], az[700], cs[1024], file[600], url[1024];
-  test_scratch_dir(work, sizeof work, "xio-idle");
-  snprintf(wrapper, sizeof wrapper, "%s/azurite-debug", work);
-  snprintf(debug, sizeof debug, "%s/debug.log", work);
-  snprintf(script, sizeof script, "#!/bin/sh\nexec '%s/.bin/azurite-blob' \"$@\" --debug '%s'\n",
-           XIO_NODE_MODULES, debug);
-  FILE *f = fopen(wrapper, "w");
-  ASSERT(f != NULL);
-  ASSERT(fputs(script, f) >= 0);
-  ASSERT(fclose(f) == 0);
-  ASSERT(chmod(wrapper, 0700) == 0);
-  snprintf(az, sizeof az, "XIO_AZURITE=%s", wrapper);
+  char debug[600], az[700], cs[1024], file[600], url[1024];
+  emurun_debug_azurite("xio-idle", az, sizeof az, debug, sizeof debug);
   emurun r = {0};
   EMU_XIO_ENV(&r,
               ((const char *const[]){az, "XIO_AZURITE_GC_IDLE_MS=500",
@@ -168,7 +158,7 @@ TEST(an_idle_emulator_sweeps_what_deleted_blobs_held) {
   snprintf(cs, sizeof cs, "AZURE_STORAGE_CONNECTION_STRING=%s",
            emurun_str(s, "connection_string", NULL));
   const char *env[] = {cs, NULL};
-  snprintf(file, sizeof file, "%s/blob", work);
+  test_scratch_file(file, sizeof file, "xio-idle-blob");
   random_file(file, 1, 1);
   snprintf(url, sizeof url, "%s/idle/blob", emurun_str(s, "blob_endpoint", NULL));
   XIO_AT(&r, env, "put", file, url);
