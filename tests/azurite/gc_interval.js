@@ -5,9 +5,10 @@
 // Azurite keeps blob data in memory up to a limit (--extentMemoryLimit; azurite.sh
 // gives 6 GiB) and never reuses it in place: every write adds an extent, and the
 // extents of deleted blobs and overwritten pages are only returned by a sweep. On its
-// own it sweeps every 10 minutes, and a sweep over the many blobs a test run leaves
-// behind stops the emulator answering for 20 to 80 s on a loaded 2-core machine:
-// whichever test runs then times out. Without sweeps, though, the store fills with
+// own it sweeps every 10 minutes, and a sweep stops the emulator answering while it
+// runs (below: Azurite's own took minutes over what a test run leaves behind, and
+// even made linear it is a pause): whichever test runs then waits. Without sweeps,
+// though, the store fills with
 // what was deleted, and from then on every write is refused (409
 // MemoryExtentStoreAtSizeLimit). So the sweep comes when it is needed, not by the
 // clock:
