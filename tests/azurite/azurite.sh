@@ -223,12 +223,13 @@ stop_pid() {
 stop_quietly() {
   stop_pid "$state/front.pid"
   rm -f "$state/front.endpoint" "$state/azurite.endpoint"
+  # Azurite keeps everything in memory (--inMemoryPersistence): nothing is lost by
+  # killing it at once, where its own close on SIGTERM takes 1.7 s.
   local pid
   pid=$(cat "$state/pid" 2>/dev/null || true)
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
   fi
   rm -f "$state/pid" "$state/endpoint"
   for f in "${tls_files[@]}"; do rm -f "$state/$f"; done

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # smoke.sh XIO XIO_PEERS SOURCE_DIR OUT_DIR - runs the peer benchmark small (4 MiB
-# file, 64 fragmented pages, 50 random writes; 1 run of the whole-file transfers and
-# 2 of the short cases; HTTP and HTTPS) and checks its
-# results with check.js. Exits 77 with the reason when Node.js or Azurite is missing.
+# file, 64 fragmented pages, 50 random writes; 1 run of each case, not the
+# benchmark's RUNS + 2 of the short ones; HTTP and HTTPS) and checks its results
+# with check.js. Exits 77 with the reason when Node.js or Azurite is missing.
 set -euo pipefail
 xio=$1 tool=$2 src=$3 out=$4
 command -v node >/dev/null || { echo "skip: Node.js is not installed (scripts/install-deps.sh)"; exit 77; }
@@ -14,7 +14,7 @@ rm -rf "$out"
 mkdir -p "$out"
 trap '"$src/tests/azurite/azurite.sh" stop "$out/azurite" >/dev/null 2>&1 || true' EXIT
 rc=0
-BENCH_PEERS_SIZE=4M BENCH_PEERS_RUNS=1 BENCH_PEERS_SHORT_RUNS=2 BENCH_PEERS_FRAG_PAGES=64 BENCH_PEERS_OPS=50 \
+BENCH_PEERS_SIZE=4M BENCH_PEERS_RUNS=1 BENCH_PEERS_SHORT_RUNS=1 BENCH_PEERS_FRAG_PAGES=64 BENCH_PEERS_OPS=50 \
   BENCH_PEERS_PROTOCOLS=http,https BENCH_PEERS_CASES=. \
   node "$src/samples/bench/peers/bench.js" --xio "$xio" --tool "$tool" \
     --azurite "$src/tests/azurite/azurite.sh" --node-modules "$src/tests/azurite/node_modules" \
