@@ -39,7 +39,8 @@ stop_front() {
   if [ -n "$fp" ]; then kill "$fp" 2>/dev/null || true; wait "$fp" 2>/dev/null || true; fi
   fp=""
 }
-trap 'stop_front; "$first/samples/xio" emulator stop --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+azurite_sh="$(cd "$(dirname "$0")/.." && pwd)/tests/azurite/azurite.sh"
+trap 'stop_front; "$azurite_sh" stop "$dir" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 limit_bps=$(echo "60 * 1048576 * $scale" | bc -l)
 limit_rps=$(echo "500 * $scale" | bc -l)
 echo "front: standard x $scale: $limit_rps requests/s, $(echo "$limit_bps / 1048576" | bc -l | cut -c1-5) MiB/s per blob"
@@ -100,8 +101,12 @@ run() {
 
 for rep in $(seq 1 "$reps"); do
   echo "repetition $rep of $reps"
-  "$first/samples/xio" emulator start --dir "$dir" --profile none --quiet >/dev/null
-  azurite=$(sed -n 's/^azurite_url //p' "$dir/state")
+  # --loose, as behind every front (xio emulator, make test): Azurite ignores
+  # x-ms-range-get-content-crc64, which the front answers as Azure does; strict, it
+  # answers 500 FeatureNotSupported after the front's throttle took the read's bytes.
+  mkdir -p "$dir"
+  "$azurite_sh" start "$dir" --loose >/dev/null
+  azurite=$(cat "$dir/endpoint")
   direct="DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=$azurite/devstoreaccount1;"
   AZURE_STORAGE_CONNECTION_STRING="$direct" "$first/samples/xio" put "$work/file" \
     "$azurite/devstoreaccount1/bench/src.mdf" >/dev/null
@@ -116,7 +121,7 @@ for rep in $(seq 1 "$reps"); do
       esac
     done
   done
-  "$first/samples/xio" emulator stop --dir "$dir" >/dev/null
+  "$azurite_sh" stop "$dir" >/dev/null
 done
 
 echo
