@@ -94,8 +94,8 @@ bench-nbdkit: build
 # seconds: see tests/azurite/gc_interval.js); their report lines
 # (requests, faults by kind, retries, bytes checked) are printed and kept in
 # $(BUILD)/soak-report.txt. Each test runs in a process of its own, as under ctest
-# (the SQLite VFS keeps one context per process). make test runs the same for a
-# minute each.
+# (the SQLite VFS keeps one context per process). make test runs the same for 30 s
+# each.
 SOAK_SECONDS ?= 300
 soak: build
 	@state="$(abspath $(BUILD))/soak-azurite"; report="$(abspath $(BUILD))/soak-report.txt"; \

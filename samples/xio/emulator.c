@@ -361,7 +361,9 @@ static int run_stop(cli *c, emu_opts *o) {
   /* The proxy first: it writes its final counts as it stops. */
   int proxy_rc = cli_emu_terminate(&st.proxy, STOP_GRACE_MS);
   cli_emu_stats_read(o->path, &s);
-  int azurite_rc = cli_emu_terminate(&st.azurite, STOP_GRACE_MS);
+  /* Azurite keeps everything in memory, so nothing is lost by ending it at once; its
+   * own close on SIGTERM takes 1.7 s. */
+  int azurite_rc = cli_emu_terminate(&st.azurite, 0);
   if (proxy_rc != 0 || azurite_rc != 0)
     return emu_fail(c, "stop", "pid %ld would not end, even after SIGKILL",
                     proxy_rc != 0 ? st.proxy.pid : st.azurite.pid);

@@ -23,7 +23,7 @@
 
 #include "faultproxy.h"
 
-#define SOAK_DEFAULT_SECONDS 60
+#define SOAK_DEFAULT_SECONDS 30
 #define SOAK_MAX_RETRIES     10   /* per request: 0.2^11 odds that a request fails */
 #define SOAK_TRY_TIMEOUT_MS  2000 /* per try; stalls hold a request longer */
 #define SOAK_STALL_MS        2500

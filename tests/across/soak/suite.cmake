@@ -4,8 +4,8 @@
 # 503, 2% resets, 2% lost responses, 5% torn responses and 1% stalls past the
 # per-try timeout; an independent reader straight to Azurite then checks every
 # acknowledged write against an in-memory model. Each test runs XIO_SOAK_SECONDS
-# (default 60); `make soak` runs them longer. Not in the sanitizer trees (labelled
-# no-asan): two more minutes there, mostly waiting on faults whose code paths
+# (default 30); `make soak` runs them longer. Not in the sanitizer trees (labelled
+# no-asan): a minute more there, mostly waiting on faults whose code paths
 # blobio_fault already runs sanitized; by hand it runs there too:
 #   XIO_SOAK_SECONDS=20 tests/azurite/azurite.sh run STATE build-asan/tests/test_soak
 include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)

@@ -31,7 +31,7 @@
 #include "util.h"
 
 #define MiB  ((size_t)1 << 20)
-#define SIZE (256 * MiB) /* 64 chunks; at most 16 in flight plus a pipe of trace */
+#define SIZE (128 * MiB) /* 32 chunks; at most 16 in flight plus a pipe of trace */
 
 static const char *slurp(const char *path) {
   static char buf[8192];
