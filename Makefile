@@ -4,6 +4,9 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 JOBS       ?= $(shell nproc)
+# Tests run one more at a time than there are cores: much of the suite waits (on the
+# emulator, on leases, stalls and throttles that run out in real time).
+TEST_JOBS  ?= $(shell echo $$(($$(nproc) + 1)))
 MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
 
@@ -34,13 +37,13 @@ build-tsan: deps
 test: test-fast test-asan test-tsan
 
 test-fast: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS)
 
 test-asan: build-asan
-	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE no-asan
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -LE no-asan
 
 test-tsan: build-tsan
-	@cd $(TSAN_BUILD) && ctest --output-on-failure -j $(JOBS) \
+	@cd $(TSAN_BUILD) && ctest --output-on-failure -j $(TEST_JOBS) \
 	  -R '^(xio_conf_local|xio_conf_pageblob|xio_pageblob|xio_local|xio_append|xio_held|blobio_fault|blobio)\.'
 
 # The create-database demo on the embedded Azurite, stopped again however it ends.
