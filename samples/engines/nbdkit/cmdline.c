@@ -49,7 +49,7 @@ static int arg_area(uintptr_t *start, uintptr_t *end) {
   return 0;
 }
 
-void xio__nbd_scrub_arg(const char *value) {
+void xnbd_scrub_arg(const char *value) {
   uintptr_t start, end, v = (uintptr_t)value;
   if (arg_area(&start, &end) != 0) return;
   if (v < start || v + strlen(value) >= end) return; /* its NUL lies inside too */

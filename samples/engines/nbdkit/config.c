@@ -23,7 +23,7 @@
 
 #define URL_MAX 8192 /* longest URL read from a file, as the xio command's @FILE */
 
-xio__nbd_config xio__nbd_cfg;
+xnbd_config xnbd_cfg;
 
 /* A 0/1 parameter into `out`. 0, or -1 after nbdkit_error. */
 static int parse_flag(const char *key, const char *value, int *out) {
@@ -50,8 +50,8 @@ static int parse_size(const char *value) {
     nbdkit_error("xio: size=%s: must be a positive multiple of 512 bytes of at most 8T", value);
     return -1;
   }
-  xio__nbd_cfg.size = size;
-  xio__nbd_cfg.has_size = 1;
+  xnbd_cfg.size = size;
+  xnbd_cfg.has_size = 1;
   return 0;
 }
 
@@ -82,31 +82,31 @@ static int read_url_file(const char *path) {
     nbdkit_error("xio: url=@%s: %s %s%s%s", path, path, wrong, errnum ? ": " : "",
                  errnum ? strerror(errnum) : "");
   } else {
-    xio__nbd_cfg.url = xio_strdup(line);
-    if (!xio__nbd_cfg.url) nbdkit_error("xio: out of memory");
+    xnbd_cfg.url = xio_strdup(line);
+    if (!xnbd_cfg.url) nbdkit_error("xio: out of memory");
   }
   xio_auth_secret_free(line, URL_MAX + 2);
-  return xio__nbd_cfg.url ? 0 : -1;
+  return xnbd_cfg.url ? 0 : -1;
 }
 
 /* url=: the target, given or read from a file; a SAS in a given one is overwritten
  * in nbdkit's command line once copied. 0, or -1 after nbdkit_error. */
 static int parse_url(const char *value) {
-  if (xio__nbd_cfg.url) {
+  if (xnbd_cfg.url) {
     nbdkit_error("xio: url= given twice");
     return -1;
   }
   if (value[0] == '@') {
     if (read_url_file(value + 1) != 0) return -1;
   } else {
-    xio__nbd_cfg.url = xio_strdup(value);
-    if (!xio__nbd_cfg.url) {
+    xnbd_cfg.url = xio_strdup(value);
+    if (!xnbd_cfg.url) {
       nbdkit_error("xio: out of memory");
       return -1;
     }
-    xio__nbd_scrub_arg(value);
+    xnbd_scrub_arg(value);
   }
-  if (xio_target_classify(xio__nbd_cfg.url) == XIO_TARGET_UNSUPPORTED) {
+  if (xio_target_classify(xnbd_cfg.url) == XIO_TARGET_UNSUPPORTED) {
     nbdkit_error("xio: url=%s: not a page-blob URL (http, https) or local path",
                  value[0] == '@' ? value : "");
     return -1;
@@ -114,28 +114,28 @@ static int parse_url(const char *value) {
   return 0;
 }
 
-int xio__nbd_config_key(const char *key, const char *value) {
+int xnbd_config_key(const char *key, const char *value) {
   if (strcmp(key, "url") == 0) return parse_url(value);
   if (strcmp(key, "size") == 0) return parse_size(value);
-  if (strcmp(key, "resize") == 0) return parse_flag(key, value, &xio__nbd_cfg.resize);
-  if (strcmp(key, "takeover") == 0) return parse_flag(key, value, &xio__nbd_cfg.takeover);
+  if (strcmp(key, "resize") == 0) return parse_flag(key, value, &xnbd_cfg.resize);
+  if (strcmp(key, "takeover") == 0) return parse_flag(key, value, &xnbd_cfg.takeover);
   nbdkit_error("xio: unknown parameter '%s' (url=, size=, resize=, takeover=)", key);
   return -1;
 }
 
-int xio__nbd_config_complete(void) {
-  if (!xio__nbd_cfg.url) {
+int xnbd_config_complete(void) {
+  if (!xnbd_cfg.url) {
     nbdkit_error("xio: url= is required (a page-blob URL or a local path)");
     return -1;
   }
-  if (xio__nbd_cfg.resize && !xio__nbd_cfg.has_size) {
+  if (xnbd_cfg.resize && !xnbd_cfg.has_size) {
     nbdkit_error("xio: resize=1 needs size=");
     return -1;
   }
   return 0;
 }
 
-void xio__nbd_config_free(void) {
-  if (xio__nbd_cfg.url) xio_auth_secret_free(xio__nbd_cfg.url, strlen(xio__nbd_cfg.url));
-  memset(&xio__nbd_cfg, 0, sizeof xio__nbd_cfg);
+void xnbd_config_free(void) {
+  if (xnbd_cfg.url) xio_auth_secret_free(xnbd_cfg.url, strlen(xnbd_cfg.url));
+  memset(&xnbd_cfg, 0, sizeof xnbd_cfg);
 }

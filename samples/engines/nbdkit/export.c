@@ -27,9 +27,9 @@
 
 #include "nbd_int.h"
 
-xio__nbd_export xio__nbd_ex;
+xnbd_export xnbd_ex;
 
-int xio__nbd_fail(const char *op, uint64_t offset, uint64_t len, const xio_error *err) {
+int xnbd_fail(const char *op, uint64_t offset, uint64_t len, const xio_error *err) {
   nbdkit_error("xio: %s at %" PRIu64 "+%" PRIu64 ": %s: %s", op, offset, len,
                xio_err_name(err->code), err->message[0] ? err->message : xio_strerror(err->code));
   int e = EIO;
@@ -53,7 +53,7 @@ static int refuse_busy(const xio_error *err) {
   memset(&info, 0, sizeof info);
   memset(&e2, 0, sizeof e2);
   const char *state = "leased", *duration = "";
-  if (xio_stat(xio__nbd_ex.ctx, xio__nbd_cfg.url, &info, &e2) == XIO_OK) {
+  if (xio_stat(xnbd_ex.ctx, xnbd_cfg.url, &info, &e2) == XIO_OK) {
     if (info.lease_state[0]) state = info.lease_state;
     duration = info.lease_duration;
   }
@@ -68,51 +68,51 @@ static int refuse_busy(const xio_error *err) {
 /* Brings an existing target to size= when resize=1, or refuses a size mismatch.
  * 0, or -1 after nbdkit_error. */
 static int check_size(void) {
-  uint64_t have = xio_file_size(xio__nbd_ex.file);
-  if (!xio__nbd_cfg.has_size || have == xio__nbd_cfg.size) return 0;
-  if (!xio__nbd_cfg.resize) {
+  uint64_t have = xio_file_size(xnbd_ex.file);
+  if (!xnbd_cfg.has_size || have == xnbd_cfg.size) return 0;
+  if (!xnbd_cfg.resize) {
     nbdkit_error("xio: the target exists with size %" PRIu64 ", not size=%" PRIu64
                  ": give resize=1 to resize it, or leave size= out to serve it as it is",
-                 have, xio__nbd_cfg.size);
+                 have, xnbd_cfg.size);
     return -1;
   }
   xio_error err;
   memset(&err, 0, sizeof err);
-  if (xio_file_set_size(xio__nbd_ex.file, xio__nbd_cfg.size, XIO_INIT_CLEAR, &err) != XIO_OK)
-    return xio__nbd_fail("resize", 0, xio__nbd_cfg.size, &err);
+  if (xio_file_set_size(xnbd_ex.file, xnbd_cfg.size, XIO_INIT_CLEAR, &err) != XIO_OK)
+    return xnbd_fail("resize", 0, xnbd_cfg.size, &err);
   return 0;
 }
 
 /* The open flags the configuration asks for. */
 static xio_open_options open_options(void) {
   xio_open_options o = xio_open_options_default();
-  if (xio__nbd_ex.readonly) {
+  if (xnbd_ex.readonly) {
     o.flags = XIO_OPEN_READONLY;
     return o;
   }
   o.flags = XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED;
-  if (xio__nbd_cfg.takeover) o.flags |= XIO_OPEN_BREAK_LEASE;
-  if (xio__nbd_cfg.has_size) {
+  if (xnbd_cfg.takeover) o.flags |= XIO_OPEN_BREAK_LEASE;
+  if (xnbd_cfg.has_size) {
     o.flags |= XIO_OPEN_CREATE;
-    o.size = xio__nbd_cfg.size;
+    o.size = xnbd_cfg.size;
     o.init = XIO_INIT_NONE; /* a new page blob reads as zeros already */
   }
   return o;
 }
 
-int xio__nbd_export_open(void) {
+int xnbd_export_open(void) {
   xio_error err;
   memset(&err, 0, sizeof err);
   xio_ctx_options co = xio_ctx_options_default(); /* environment: credentials, XIO_TRACE */
-  if (xio_ctx_new(&co, &xio__nbd_ex.ctx, &err) != XIO_OK) {
+  if (xio_ctx_new(&co, &xnbd_ex.ctx, &err) != XIO_OK) {
     nbdkit_error("xio: cannot start: %s: %s", xio_err_name(err.code), err.message);
     return -1;
   }
-  xio__nbd_ex.readonly = is_snapshot_url(xio__nbd_cfg.url);
+  xnbd_ex.readonly = is_snapshot_url(xnbd_cfg.url);
   xio_open_options o = open_options();
-  xio_err rc = xio_file_open(xio__nbd_ex.ctx, xio__nbd_cfg.url, &o, &xio__nbd_ex.file, &err);
+  xio_err rc = xio_file_open(xnbd_ex.ctx, xnbd_cfg.url, &o, &xnbd_ex.file, &err);
   if (rc == XIO_EBUSY) return refuse_busy(&err);
-  if (rc == XIO_ENOTFOUND && !xio__nbd_cfg.has_size && !xio__nbd_ex.readonly) {
+  if (rc == XIO_ENOTFOUND && !xnbd_cfg.has_size && !xnbd_ex.readonly) {
     nbdkit_error("xio: %s does not exist: give size= to create it", err.target);
     return -1;
   }
@@ -121,25 +121,25 @@ int xio__nbd_export_open(void) {
                  xio_err_name(rc), err.message);
     return -1;
   }
-  if (!xio__nbd_ex.readonly && check_size() != 0) return -1;
-  xio__nbd_ex.size = xio_file_size(xio__nbd_ex.file);
+  if (!xnbd_ex.readonly && check_size() != 0) return -1;
+  xnbd_ex.size = xio_file_size(xnbd_ex.file);
   return 0;
 }
 
-int xio__nbd_export_check(void) {
-  int rc = xio__nbd_export_open();
-  xio__nbd_export_close(); /* its threads must not meet nbdkit's fork */
+int xnbd_export_check(void) {
+  int rc = xnbd_export_open();
+  xnbd_export_close(); /* its threads must not meet nbdkit's fork */
   return rc;
 }
 
-void xio__nbd_export_close(void) {
-  if (xio__nbd_ex.file) {
+void xnbd_export_close(void) {
+  if (xnbd_ex.file) {
     xio_error err;
     memset(&err, 0, sizeof err);
-    if (xio_file_close(xio__nbd_ex.file, &err) != XIO_OK)
+    if (xio_file_close(xnbd_ex.file, &err) != XIO_OK)
       nbdkit_error("xio: close: %s: %s", xio_err_name(err.code), err.message);
-    xio__nbd_ex.file = NULL;
+    xnbd_ex.file = NULL;
   }
-  xio_ctx_free(xio__nbd_ex.ctx);
-  xio__nbd_ex.ctx = NULL;
+  xio_ctx_free(xnbd_ex.ctx);
+  xnbd_ex.ctx = NULL;
 }

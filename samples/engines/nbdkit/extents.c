@@ -20,13 +20,13 @@ static int add(struct nbdkit_extents *extents, uint64_t from, uint64_t to, uint3
   return nbdkit_add_extent(extents, from, to - from, type);
 }
 
-int xio__nbd_extents(uint32_t count, uint64_t offset, int req_one, struct nbdkit_extents *extents) {
+int xnbd_extents(uint32_t count, uint64_t offset, int req_one, struct nbdkit_extents *extents) {
   xio_ranges r;
   xio_error err;
   memset(&r, 0, sizeof r);
   memset(&err, 0, sizeof err);
-  if (xio_file_ranges(xio__nbd_ex.file, &r, &err) != XIO_OK)
-    return xio__nbd_fail("extents", offset, count, &err);
+  if (xio_file_ranges(xnbd_ex.file, &r, &err) != XIO_OK)
+    return xnbd_fail("extents", offset, count, &err);
   const uint32_t hole = NBDKIT_EXTENT_HOLE | NBDKIT_EXTENT_ZERO;
   uint64_t end = offset + count, pos = offset;
   int rc = 0;

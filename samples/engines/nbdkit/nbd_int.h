@@ -20,31 +20,31 @@
 /* ---------------------------------------------------------- config.c ---- */
 
 /** The plugin's parameters, as nbdkit passed them. */
-typedef struct xio__nbd_config {
+typedef struct xnbd_config {
   char *url;     /* url= (or read from url=@FILE): any xio target (xio_malloc'd, may
                     hold a SAS: wiped when freed), required */
   uint64_t size; /* size=: the size to create with (0: none given) */
   int resize;    /* resize=1: an existing target of another size is resized */
   int takeover;  /* takeover=1: break another holder's lease */
   int has_size;  /* size= was given */
-} xio__nbd_config;
+} xnbd_config;
 
 /** The one configuration of the loaded plugin. */
-extern xio__nbd_config xio__nbd_cfg;
+extern xnbd_config xnbd_cfg;
 
 /** nbdkit's config callback: takes url= (url=@FILE: the URL on FILE's first line,
  *  read as the xio command reads @FILE), size=, resize=, takeover=. A SAS in a url=
  *  given inline is overwritten in nbdkit's command line once copied
- *  (xio__nbd_scrub_arg). Returns 0, or -1 after nbdkit_error naming the key and what
+ *  (xnbd_scrub_arg). Returns 0, or -1 after nbdkit_error naming the key and what
  *  is wrong with its value (never the URL read from a file). */
-int xio__nbd_config_key(const char *key, const char *value);
+int xnbd_config_key(const char *key, const char *value);
 
 /** nbdkit's config_complete callback: url= is required. 0, or -1 after
  *  nbdkit_error. */
-int xio__nbd_config_complete(void);
+int xnbd_config_complete(void);
 
 /** Frees what the configuration owns (unload). */
-void xio__nbd_config_free(void);
+void xnbd_config_free(void);
 
 /* --------------------------------------------------------- cmdline.c ---- */
 
@@ -52,10 +52,10 @@ void xio__nbd_config_free(void);
  *  nbdkit handed over as a pointer into its own argv, once the plugin copied it, so
  *  that ps and /proc/PID/cmdline no longer show them. Does nothing for a value
  *  outside the process's argument area, or when /proc/self/stat cannot tell it. */
-void xio__nbd_scrub_arg(const char *value);
+void xnbd_scrub_arg(const char *value);
 
 /** The help text of the parameters, for nbdkit's --help. */
-#define XIO__NBD_CONFIG_HELP                                                                       \
+#define XNBD_CONFIG_HELP                                                                           \
   "url=URL        (required) the page blob (URL, SAS URL, snapshot URL) or local file\n"           \
   "url=@FILE      the same, read from FILE's first line (keeps a SAS out of ps)\n"                 \
   "size=SIZE      create the target with this size when it does not exist\n"                       \
@@ -68,102 +68,102 @@ void xio__nbd_scrub_arg(const char *value);
 
 /** The served target: one context and one open file for the whole process, shared by
  *  every connection (see plugin.c on multi-conn). */
-typedef struct xio__nbd_export {
+typedef struct xnbd_export {
   xio_ctx *ctx;
   xio_file *file;
   int readonly; /* a snapshot: no writes */
   uint64_t size;
-} xio__nbd_export;
+} xnbd_export;
 
 /** The export of the running plugin (valid between after_fork and cleanup). */
-extern xio__nbd_export xio__nbd_ex;
+extern xnbd_export xnbd_ex;
 
-/** Makes the context and opens the configured target into xio__nbd_ex: creates it
+/** Makes the context and opens the configured target into xnbd_ex: creates it
  *  when missing and size= was given, holds its lease (takeover=1 breaks another's),
  *  checks or changes its size. 0, or -1 after nbdkit_error saying why (a lease held
  *  by another names the lease and takeover=1). */
-int xio__nbd_export_open(void);
+int xnbd_export_open(void);
 
 /** Before nbdkit forks or listens (get_ready): opens the target as
- *  xio__nbd_export_open does, with a context of its own, and closes it again
+ *  xnbd_export_open does, with a context of its own, and closes it again
  *  (releasing the lease), so that what makes the open fail (a leased blob, a missing
  *  one, a refused credential) ends nbdkit before it serves or runs --run's command.
  *  What the open does stays done (a blob created for size=, resized for resize=1,
  *  another's lease broken for takeover=1). 0, or -1 after nbdkit_error. */
-int xio__nbd_export_check(void);
+int xnbd_export_check(void);
 
 /** Closes the file (waiting for its requests, releasing its lease) and frees the
  *  context. Safe to call twice and when nothing is open. */
-void xio__nbd_export_close(void);
+void xnbd_export_close(void);
 
 /** Reports a failed xio call through nbdkit_error ("xio: OP at OFFSET+LEN: CODE:
  *  message", never a secret: xio's messages and targets are log-safe), sets
  *  nbdkit's errno for the client (EIO; ENOMEM, EROFS where they apply) and
  *  returns -1. */
-int xio__nbd_fail(const char *op, uint64_t offset, uint64_t len, const xio_error *err);
+int xnbd_fail(const char *op, uint64_t offset, uint64_t len, const xio_error *err);
 
 /* -------------------------------------------------------- zeroscan.c ---- */
 
 /** The unit a write is scanned in for zeros: 4 KiB, the block size file systems
  *  and engines write (the last unit of a write may be shorter). */
-#define XIO__NBD_ZERO_UNIT 4096u
+#define XNBD_ZERO_UNIT 4096u
 /** Zeros inside a write are cleared instead of shipped only in runs of at least
  *  this size; shorter runs ride along with the data around them. */
-#define XIO__NBD_ZERO_RUN_MIN (64u * 1024u)
+#define XNBD_ZERO_RUN_MIN (64u * 1024u)
 /** What one extra request must save in shipped zeros to be worth it. */
-#define XIO__NBD_REQUEST_WORTH (256u * 1024u)
+#define XNBD_REQUEST_WORTH (256u * 1024u)
 /** The largest request xio sends (Put Page's limit), to count requests. */
-#define XIO__NBD_MAX_REQUEST (4u * 1024u * 1024u)
+#define XNBD_MAX_REQUEST (4u * 1024u * 1024u)
 
 /** One piece of a write as it will be sent: `len` bytes at `off` in the buffer,
  *  shipped as data or cleared (Put Page clear). */
-typedef struct xio__nbd_piece {
+typedef struct xnbd_piece {
   size_t off, len;
   int clear;
-} xio__nbd_piece;
+} xnbd_piece;
 
 /** How a write goes out: `n` pieces in buffer order, covering it exactly. */
-typedef struct xio__nbd_plan {
-  xio__nbd_piece *v; /* malloc'd */
+typedef struct xnbd_plan {
+  xnbd_piece *v; /* malloc'd */
   size_t n;
   uint64_t shipped; /* data bytes sent */
   uint64_t cleared; /* bytes cleared */
-} xio__nbd_plan;
+} xnbd_plan;
 
 /** 1 when the `len` bytes at `buf` are all zero. */
-int xio__nbd_all_zero(const void *buf, size_t len);
+int xnbd_all_zero(const void *buf, size_t len);
 
 /**
  * Plans the write of the `len` bytes at `buf` (see zeroscan.c for the rule): all
  * zero is one clear; a write with long runs of zeros ships its data and clears the
  * runs when that saves enough shipped zeros per extra request; anything else is
  * one plain write (a single piece). `out` is overwritten; free it with
- * xio__nbd_plan_free. Returns 0, or -1 when out of memory.
+ * xnbd_plan_free. Returns 0, or -1 when out of memory.
  */
-int xio__nbd_plan_write(const void *buf, size_t len, xio__nbd_plan *out);
+int xnbd_plan_write(const void *buf, size_t len, xnbd_plan *out);
 
 /** Frees what `p` owns and zeroes it. */
-void xio__nbd_plan_free(xio__nbd_plan *p);
+void xnbd_plan_free(xnbd_plan *p);
 
 /* ---------------------------------------------------------- writes.c ---- */
 
 /** pwrite: the planned pieces, sent concurrently, all acknowledged before it
  *  returns. 0 or -1 (nbdkit_error and errno set). */
-int xio__nbd_write(const void *buf, uint32_t count, uint64_t offset);
+int xnbd_write(const void *buf, uint32_t count, uint64_t offset);
 
 /** trim and zero: [offset, offset+count) reads as zeros afterwards, by one Put Page
  *  clear whatever its size (unaligned edges are written as zeros). 0 or -1. */
-int xio__nbd_zero(uint32_t count, uint64_t offset);
+int xnbd_zero(uint32_t count, uint64_t offset);
 
 /** How recently the service must have confirmed the lease for a flush to answer
  *  without asking again (xio_file_lease_confirm), in milliseconds. */
-#define XIO__NBD_LEASE_CONFIRM_MS 1000
+#define XNBD_LEASE_CONFIRM_MS 1000
 
 /** flush: returns once every write acknowledged so far is durable (a Put Page is
  *  durable once acknowledged) and the service confirmed the lease within the last
- *  XIO__NBD_LEASE_CONFIRM_MS (asking it when the last confirmation is older). 0, or
+ *  XNBD_LEASE_CONFIRM_MS (asking it when the last confirmation is older). 0, or
  *  -1 (EIO) when the lease is lost or could not be confirmed. */
-int xio__nbd_flush(void);
+int xnbd_flush(void);
 
 /* --------------------------------------------------------- extents.c ---- */
 
@@ -171,6 +171,6 @@ struct nbdkit_extents;
 
 /** extents: the allocated ranges of the target over [offset, offset+count) as data,
  *  the rest as HOLE|ZERO. `req_one` stops after the first extent. 0 or -1. */
-int xio__nbd_extents(uint32_t count, uint64_t offset, int req_one, struct nbdkit_extents *extents);
+int xnbd_extents(uint32_t count, uint64_t offset, int req_one, struct nbdkit_extents *extents);
 
 #endif /* XIO_NBD_INT_H */

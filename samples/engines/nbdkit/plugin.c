@@ -31,34 +31,34 @@
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
 
 static void xio_nbd_unload(void) {
-  xio__nbd_export_close();
-  xio__nbd_config_free();
+  xnbd_export_close();
+  xnbd_config_free();
 }
 
 /* Before nbdkit listens, forks or runs --run's command: the open is tried once, so
  * that its usual failures end nbdkit here (export.c). */
-static int xio_nbd_get_ready(void) { return xio__nbd_export_check(); }
+static int xio_nbd_get_ready(void) { return xnbd_export_check(); }
 
 /* The context runs threads, so it is made after nbdkit forked into the background. */
 static int xio_nbd_after_fork(void) {
-  if (xio__nbd_export_open() != 0) return -1;
-  nbdkit_debug("xio: serving %s (%s, %" PRIu64 " bytes%s)", xio_file_path(xio__nbd_ex.file),
-               xio_file_backend(xio__nbd_ex.file), xio__nbd_ex.size,
-               xio__nbd_ex.readonly ? ", read-only snapshot" : ", lease held");
+  if (xnbd_export_open() != 0) return -1;
+  nbdkit_debug("xio: serving %s (%s, %" PRIu64 " bytes%s)", xio_file_path(xnbd_ex.file),
+               xio_file_backend(xnbd_ex.file), xnbd_ex.size,
+               xnbd_ex.readonly ? ", read-only snapshot" : ", lease held");
   return 0;
 }
 
 /* Every connection is gone: close the file, releasing its lease. */
-static void xio_nbd_cleanup(void) { xio__nbd_export_close(); }
+static void xio_nbd_cleanup(void) { xnbd_export_close(); }
 
 static void *xio_nbd_open(int readonly) {
   (void)readonly;
-  return &xio__nbd_ex;
+  return &xnbd_ex;
 }
 
 static int64_t xio_nbd_get_size(void *h) {
   (void)h;
-  return (int64_t)xio__nbd_ex.size;
+  return (int64_t)xnbd_ex.size;
 }
 
 static int xio_nbd_block_size(void *h, uint32_t *minimum, uint32_t *preferred, uint32_t *maximum) {
@@ -71,7 +71,7 @@ static int xio_nbd_block_size(void *h, uint32_t *minimum, uint32_t *preferred, u
 
 static int xio_nbd_can_write(void *h) {
   (void)h;
-  return !xio__nbd_ex.readonly;
+  return !xnbd_ex.readonly;
 }
 
 static int xio_nbd_yes(void *h) {
@@ -88,8 +88,8 @@ static int xio_nbd_pread(void *h, void *buf, uint32_t count, uint64_t offset, ui
   (void)h, (void)flags;
   size_t got = 0;
   xio_error err = {0};
-  if (xio_file_read(xio__nbd_ex.file, offset, buf, count, &got, &err) != XIO_OK)
-    return xio__nbd_fail("read", offset, count, &err);
+  if (xio_file_read(xnbd_ex.file, offset, buf, count, &got, &err) != XIO_OK)
+    return xnbd_fail("read", offset, count, &err);
   if (got < count) {
     nbdkit_error("xio: read at %llu: short read of %zu bytes", (unsigned long long)offset, got);
     nbdkit_set_error(EIO);
@@ -101,29 +101,29 @@ static int xio_nbd_pread(void *h, void *buf, uint32_t count, uint64_t offset, ui
 static int xio_nbd_pwrite(void *h, const void *buf, uint32_t count, uint64_t offset,
                           uint32_t flags) {
   (void)h, (void)flags;
-  return xio__nbd_write(buf, count, offset);
+  return xnbd_write(buf, count, offset);
 }
 
 static int xio_nbd_flush(void *h, uint32_t flags) {
   (void)h, (void)flags;
-  return xio__nbd_flush();
+  return xnbd_flush();
 }
 
 static int xio_nbd_trim(void *h, uint32_t count, uint64_t offset, uint32_t flags) {
   (void)h, (void)flags;
-  return xio__nbd_zero(count, offset);
+  return xnbd_zero(count, offset);
 }
 
 /* Zeroing is always fast here (one metadata request), so FAST_ZERO changes nothing. */
 static int xio_nbd_zero(void *h, uint32_t count, uint64_t offset, uint32_t flags) {
   (void)h, (void)flags;
-  return xio__nbd_zero(count, offset);
+  return xnbd_zero(count, offset);
 }
 
 static int xio_nbd_extents(void *h, uint32_t count, uint64_t offset, uint32_t flags,
                            struct nbdkit_extents *extents) {
   (void)h;
-  return xio__nbd_extents(count, offset, (flags & NBDKIT_FLAG_REQ_ONE) != 0, extents);
+  return xnbd_extents(count, offset, (flags & NBDKIT_FLAG_REQ_ONE) != 0, extents);
 }
 
 static struct nbdkit_plugin plugin = {
@@ -133,9 +133,9 @@ static struct nbdkit_plugin plugin = {
     .description = "Serves an Azure page blob (or a local file) through xio, with zeroing and "
                    "trim as Put Page clear",
     .unload = xio_nbd_unload,
-    .config = xio__nbd_config_key,
-    .config_complete = xio__nbd_config_complete,
-    .config_help = XIO__NBD_CONFIG_HELP,
+    .config = xnbd_config_key,
+    .config_complete = xnbd_config_complete,
+    .config_help = XNBD_CONFIG_HELP,
     .magic_config_key = "url",
     .get_ready = xio_nbd_get_ready,
     .after_fork = xio_nbd_after_fork,

@@ -27,7 +27,7 @@
 #include "nbd_int.h"
 
 /* Sends the pieces of `plan` concurrently and waits for all of them. 0 or -1. */
-static int send_plan(const xio__nbd_plan *plan, const char *buf, uint64_t offset) {
+static int send_plan(const xnbd_plan *plan, const char *buf, uint64_t offset) {
   xio_io *ios = calloc(plan->n, sizeof *ios);
   if (!ios) {
     nbdkit_error("xio: out of memory");
@@ -38,30 +38,30 @@ static int send_plan(const xio__nbd_plan *plan, const char *buf, uint64_t offset
   xio_error err;
   memset(&err, 0, sizeof err);
   for (; submitted < plan->n; submitted++) {
-    const xio__nbd_piece *pc = &plan->v[submitted];
+    const xnbd_piece *pc = &plan->v[submitted];
     xio_io *io = &ios[submitted];
     io->op = pc->clear ? XIO_IO_ZERO : XIO_IO_WRITE;
     io->offset = offset + pc->off;
     io->length = pc->len;
     io->buf = (void *)(buf + pc->off);
     io->init = XIO_INIT_CLEAR;
-    if (xio_file_submit(xio__nbd_ex.file, io, &err) != XIO_OK) {
-      rc = xio__nbd_fail("write", io->offset, io->length, &err);
+    if (xio_file_submit(xnbd_ex.file, io, &err) != XIO_OK) {
+      rc = xnbd_fail("write", io->offset, io->length, &err);
       break;
     }
   }
   for (size_t i = 0; i < submitted; i++) {
     if (xio_io_wait(&ios[i]) != XIO_OK && rc == 0)
-      rc = xio__nbd_fail(ios[i].op == XIO_IO_ZERO ? "clear" : "write", ios[i].offset, ios[i].length,
-                         &ios[i].error);
+      rc = xnbd_fail(ios[i].op == XIO_IO_ZERO ? "clear" : "write", ios[i].offset, ios[i].length,
+                     &ios[i].error);
   }
   free(ios);
   return rc;
 }
 
-int xio__nbd_write(const void *buf, uint32_t count, uint64_t offset) {
-  xio__nbd_plan plan;
-  if (xio__nbd_plan_write(buf, count, &plan) != 0) {
+int xnbd_write(const void *buf, uint32_t count, uint64_t offset) {
+  xnbd_plan plan;
+  if (xnbd_plan_write(buf, count, &plan) != 0) {
     nbdkit_error("xio: out of memory");
     return -1;
   }
@@ -69,15 +69,15 @@ int xio__nbd_write(const void *buf, uint32_t count, uint64_t offset) {
   xio_error err;
   memset(&err, 0, sizeof err);
   if (plan.n == 1 && plan.v[0].clear) {
-    rc = xio__nbd_zero(count, offset);
+    rc = xnbd_zero(count, offset);
   } else if (plan.n == 1) {
-    rc = xio_file_write(xio__nbd_ex.file, offset, buf, count, &err) == XIO_OK
+    rc = xio_file_write(xnbd_ex.file, offset, buf, count, &err) == XIO_OK
              ? 0
-             : xio__nbd_fail("write", offset, count, &err);
+             : xnbd_fail("write", offset, count, &err);
   } else {
     rc = send_plan(&plan, buf, offset);
   }
-  xio__nbd_plan_free(&plan);
+  xnbd_plan_free(&plan);
   return rc;
 }
 
@@ -87,35 +87,35 @@ static int zero_edge(uint64_t offset, uint64_t len) {
   xio_error err;
   memset(&err, 0, sizeof err);
   if (len == 0) return 0;
-  if (xio_file_write(xio__nbd_ex.file, offset, zeros, len, &err) != XIO_OK)
-    return xio__nbd_fail("zero", offset, len, &err);
+  if (xio_file_write(xnbd_ex.file, offset, zeros, len, &err) != XIO_OK)
+    return xnbd_fail("zero", offset, len, &err);
   return 0;
 }
 
-int xio__nbd_zero(uint32_t count, uint64_t offset) {
+int xnbd_zero(uint32_t count, uint64_t offset) {
   uint64_t end = offset + count;
   uint64_t a = (offset + 511) / 512 * 512, b = end / 512 * 512;
   if (a >= b) return zero_edge(offset, count); /* inside one page */
   if (zero_edge(offset, a - offset) != 0 || zero_edge(b, end - b) != 0) return -1;
   xio_error err;
   memset(&err, 0, sizeof err);
-  if (xio_file_zero(xio__nbd_ex.file, a, b - a, XIO_INIT_CLEAR, &err) != XIO_OK)
-    return xio__nbd_fail("clear", a, b - a, &err);
+  if (xio_file_zero(xnbd_ex.file, a, b - a, XIO_INIT_CLEAR, &err) != XIO_OK)
+    return xnbd_fail("clear", a, b - a, &err);
   return 0;
 }
 
-int xio__nbd_flush(void) {
+int xnbd_flush(void) {
   xio_error err;
   memset(&err, 0, sizeof err);
-  if (xio_file_flush(xio__nbd_ex.file, &err) != XIO_OK) return xio__nbd_fail("flush", 0, 0, &err);
-  xio_err rc = xio_file_lease_confirm(xio__nbd_ex.file, XIO__NBD_LEASE_CONFIRM_MS, &err);
+  if (xio_file_flush(xnbd_ex.file, &err) != XIO_OK) return xnbd_fail("flush", 0, 0, &err);
+  xio_err rc = xio_file_lease_confirm(xnbd_ex.file, XNBD_LEASE_CONFIRM_MS, &err);
   if (rc == XIO_ELEASELOST) {
     nbdkit_error("xio: flush: the lease on %s is lost (another client took the target "
                  "over): writes are refused [%s]",
-                 xio_file_path(xio__nbd_ex.file), xio_err_name(rc));
+                 xio_file_path(xnbd_ex.file), xio_err_name(rc));
     nbdkit_set_error(EIO);
     return -1;
   }
-  if (rc != XIO_OK) return xio__nbd_fail("flush: confirming the lease", 0, 0, &err);
+  if (rc != XIO_OK) return xnbd_fail("flush: confirming the lease", 0, 0, &err);
   return 0;
 }

@@ -27,7 +27,7 @@
 
 #include "nbd_int.h"
 
-int xio__nbd_all_zero(const void *buf, size_t len) {
+int xnbd_all_zero(const void *buf, size_t len) {
   const unsigned char *p = buf;
   /* Compare the buffer with itself shifted by 16 bytes once the first 16 are zero:
    * memcmp runs at memory speed. */
@@ -38,7 +38,7 @@ int xio__nbd_all_zero(const void *buf, size_t len) {
 }
 
 /* Appends a piece, merging it into the last one when both are of the same kind. */
-static void add_piece(xio__nbd_plan *p, size_t off, size_t len, int clear) {
+static void add_piece(xnbd_plan *p, size_t off, size_t len, int clear) {
   if (p->n > 0 && p->v[p->n - 1].clear == clear) {
     p->v[p->n - 1].len += len;
   } else {
@@ -54,23 +54,23 @@ static void add_piece(xio__nbd_plan *p, size_t off, size_t len, int clear) {
 }
 
 /* Requests a piece takes: a data piece one per 4 MiB, a clear one. */
-static size_t piece_requests(const xio__nbd_piece *pc) {
+static size_t piece_requests(const xnbd_piece *pc) {
   if (pc->clear) return 1;
-  return (pc->len + XIO__NBD_MAX_REQUEST - 1) / XIO__NBD_MAX_REQUEST;
+  return (pc->len + XNBD_MAX_REQUEST - 1) / XNBD_MAX_REQUEST;
 }
 
 /* Splits the write into data pieces and cleared runs of zero units (at least
- * XIO__NBD_ZERO_RUN_MIN long; shorter runs stay data). */
-static void split(const unsigned char *buf, size_t len, xio__nbd_plan *p) {
+ * XNBD_ZERO_RUN_MIN long; shorter runs stay data). */
+static void split(const unsigned char *buf, size_t len, xnbd_plan *p) {
   size_t off = 0;
   while (off < len) {
     size_t zlen = 0; /* the run of zero units starting at off */
     while (off + zlen < len) {
-      size_t u = len - off - zlen < XIO__NBD_ZERO_UNIT ? len - off - zlen : XIO__NBD_ZERO_UNIT;
-      if (!xio__nbd_all_zero(buf + off + zlen, u)) break;
+      size_t u = len - off - zlen < XNBD_ZERO_UNIT ? len - off - zlen : XNBD_ZERO_UNIT;
+      if (!xnbd_all_zero(buf + off + zlen, u)) break;
       zlen += u;
     }
-    if (zlen >= XIO__NBD_ZERO_RUN_MIN) {
+    if (zlen >= XNBD_ZERO_RUN_MIN) {
       add_piece(p, off, zlen, 1);
       off += zlen;
       continue;
@@ -78,25 +78,25 @@ static void split(const unsigned char *buf, size_t len, xio__nbd_plan *p) {
     /* zlen short zeros, then one unit that is not zero (or the end) as data */
     size_t dlen = zlen;
     if (off + dlen < len)
-      dlen += len - off - dlen < XIO__NBD_ZERO_UNIT ? len - off - dlen : XIO__NBD_ZERO_UNIT;
+      dlen += len - off - dlen < XNBD_ZERO_UNIT ? len - off - dlen : XNBD_ZERO_UNIT;
     add_piece(p, off, dlen, 0);
     off += dlen;
   }
 }
 
 /* Makes `p` the single plain write of `len` bytes. */
-static void plain(xio__nbd_plan *p, size_t len) {
+static void plain(xnbd_plan *p, size_t len) {
   p->n = 0;
   p->shipped = p->cleared = 0;
   add_piece(p, 0, len, 0);
 }
 
-int xio__nbd_plan_write(const void *buf, size_t len, xio__nbd_plan *out) {
+int xnbd_plan_write(const void *buf, size_t len, xnbd_plan *out) {
   memset(out, 0, sizeof *out);
-  size_t cap = len / XIO__NBD_ZERO_UNIT + 2;
+  size_t cap = len / XNBD_ZERO_UNIT + 2;
   out->v = calloc(cap, sizeof *out->v);
   if (!out->v) return -1;
-  if (len > 0 && xio__nbd_all_zero(buf, len)) {
+  if (len > 0 && xnbd_all_zero(buf, len)) {
     add_piece(out, 0, len, 1);
     return 0;
   }
@@ -104,15 +104,15 @@ int xio__nbd_plan_write(const void *buf, size_t len, xio__nbd_plan *out) {
   size_t split_reqs = 0;
   for (size_t i = 0; i < out->n; i++)
     split_reqs += piece_requests(&out->v[i]);
-  size_t plain_reqs = (len + XIO__NBD_MAX_REQUEST - 1) / XIO__NBD_MAX_REQUEST;
+  size_t plain_reqs = (len + XNBD_MAX_REQUEST - 1) / XNBD_MAX_REQUEST;
   if (out->n <= 1) return 0;
   if (split_reqs > plain_reqs &&
-      out->cleared < (uint64_t)(split_reqs - plain_reqs) * XIO__NBD_REQUEST_WORTH)
+      out->cleared < (uint64_t)(split_reqs - plain_reqs) * XNBD_REQUEST_WORTH)
     plain(out, len);
   return 0;
 }
 
-void xio__nbd_plan_free(xio__nbd_plan *p) {
+void xnbd_plan_free(xnbd_plan *p) {
   free(p->v);
   memset(p, 0, sizeof *p);
 }

@@ -18,9 +18,9 @@
 
 #define MAX_AHEAD 256u /* lines: 16 MiB, read as sixteen concurrent 1 MiB requests */
 
-int xio__sq_cache_init(xio__sq_cache *c, uint64_t bytes) {
+int xsq_cache_init(xsq_cache *c, uint64_t bytes) {
   memset(c, 0, sizeof *c);
-  c->maxlines = (size_t)(bytes / XIO__SQ_LINE);
+  c->maxlines = (size_t)(bytes / XSQ_LINE);
   if (c->maxlines < 1) c->maxlines = 1;
   c->nbuckets = 64;
   while (c->nbuckets < c->maxlines)
@@ -31,11 +31,11 @@ int xio__sq_cache_init(xio__sq_cache *c, uint64_t bytes) {
   return c->buckets ? 0 : -1;
 }
 
-void xio__sq_cache_free(xio__sq_cache *c) {
+void xsq_cache_free(xsq_cache *c) {
   for (size_t b = 0; c->buckets && b < c->nbuckets; b++) {
-    xio__sq_line *l = c->buckets[b];
+    xsq_line *l = c->buckets[b];
     while (l) {
-      xio__sq_line *next = l->next;
+      xsq_line *next = l->next;
       free(l);
       l = next;
     }
@@ -44,24 +44,24 @@ void xio__sq_cache_free(xio__sq_cache *c) {
   memset(c, 0, sizeof *c);
 }
 
-static xio__sq_line *find(xio__sq_cache *c, uint64_t idx) {
-  for (xio__sq_line *l = c->buckets[idx & (c->nbuckets - 1)]; l; l = l->next)
+static xsq_line *find(xsq_cache *c, uint64_t idx) {
+  for (xsq_line *l = c->buckets[idx & (c->nbuckets - 1)]; l; l = l->next)
     if (l->idx == idx) return l;
   return NULL;
 }
 
-static void unlink_line(xio__sq_cache *c, xio__sq_line *l) {
-  xio__sq_line **pp = &c->buckets[l->idx & (c->nbuckets - 1)];
+static void unlink_line(xsq_cache *c, xsq_line *l) {
+  xsq_line **pp = &c->buckets[l->idx & (c->nbuckets - 1)];
   while (*pp != l)
     pp = &(*pp)->next;
   *pp = l->next;
   c->nlines--;
 }
 
-static void evict_one(xio__sq_cache *c) {
-  xio__sq_line *old = NULL;
+static void evict_one(xsq_cache *c) {
+  xsq_line *old = NULL;
   for (size_t b = 0; b < c->nbuckets; b++)
-    for (xio__sq_line *l = c->buckets[b]; l; l = l->next)
+    for (xsq_line *l = c->buckets[b]; l; l = l->next)
       if (!old || l->tick < old->tick) old = l;
   if (old) {
     unlink_line(c, old);
@@ -72,19 +72,19 @@ static void evict_one(xio__sq_cache *c) {
 /* Stores one line read from storage (the caller gives its 64 KiB). A line already
  * held keeps its bytes (they may be newer) and counts as just used, like the rest of
  * the window it came with. */
-static void insert(xio__sq_cache *c, uint64_t idx, const unsigned char *data) {
-  xio__sq_line *held = find(c, idx);
+static void insert(xsq_cache *c, uint64_t idx, const unsigned char *data) {
+  xsq_line *held = find(c, idx);
   if (held) {
     held->tick = ++c->tick;
     return;
   }
   while (c->nlines >= c->maxlines)
     evict_one(c);
-  xio__sq_line *l = malloc(sizeof *l + XIO__SQ_LINE);
+  xsq_line *l = malloc(sizeof *l + XSQ_LINE);
   if (!l) return; /* a cache that cannot grow just misses */
   l->idx = idx;
   l->tick = ++c->tick;
-  memcpy(l->data, data, XIO__SQ_LINE);
+  memcpy(l->data, data, XSQ_LINE);
   l->next = c->buckets[idx & (c->nbuckets - 1)];
   c->buckets[idx & (c->nbuckets - 1)] = l;
   c->nlines++;
@@ -119,17 +119,17 @@ static xio_err read_pieces(xio_file *f, uint64_t off, unsigned char *buf, size_t
 }
 
 /* Reads lines [first, first+count) from storage into the cache. */
-static xio_err fill(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t first, unsigned count,
+static xio_err fill(xsq_cache *c, xio_file *f, uint64_t fsize, uint64_t first, unsigned count,
                     xio_error *err) {
-  size_t len = (size_t)count * XIO__SQ_LINE;
+  size_t len = (size_t)count * XSQ_LINE;
   unsigned char *buf = calloc(1, len);
   if (!buf) return xio_error_set(err, XIO_ENOMEM, "out of memory reading the cache");
-  uint64_t off = first * XIO__SQ_LINE;
+  uint64_t off = first * XSQ_LINE;
   xio_err rc = XIO_OK;
   if (off < fsize)
     rc = read_pieces(f, off, buf, fsize - off < len ? (size_t)(fsize - off) : len, err);
   for (unsigned i = 0; rc == XIO_OK && i < count; i++)
-    insert(c, first + i, buf + (size_t)i * XIO__SQ_LINE);
+    insert(c, first + i, buf + (size_t)i * XSQ_LINE);
   free(buf);
   return rc;
 }
@@ -141,7 +141,7 @@ static xio_err fill(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t firs
  * under it by the transaction's own writes), grows the window; any other miss reads
  * what it needs and leaves the sequential stream as it was (a scan also reads
  * interior pages elsewhere). */
-static unsigned window(xio__sq_cache *c, uint64_t idx, unsigned want, uint64_t fsize) {
+static unsigned window(xsq_cache *c, uint64_t idx, unsigned want, uint64_t fsize) {
   unsigned n = 1;
   int sequential = idx != 0 && (idx == c->last_miss_end || idx == c->next_line);
   if (sequential) {
@@ -152,7 +152,7 @@ static unsigned window(xio__sq_cache *c, uint64_t idx, unsigned want, uint64_t f
   }
   if (n > c->maxlines / 2 && c->maxlines >= 2) n = (unsigned)(c->maxlines / 2);
   if (n < want) n = want;
-  uint64_t lines_in_file = (fsize + XIO__SQ_LINE - 1) / XIO__SQ_LINE;
+  uint64_t lines_in_file = (fsize + XSQ_LINE - 1) / XSQ_LINE;
   if (idx + n > lines_in_file) n = lines_in_file > idx ? (unsigned)(lines_in_file - idx) : 1;
   while (n > 1 && find(c, idx + n - 1)) /* do not re-read lines already held */
     n--;
@@ -161,15 +161,15 @@ static unsigned window(xio__sq_cache *c, uint64_t idx, unsigned want, uint64_t f
   return n;
 }
 
-xio_err xio__sq_cache_read(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
-                           size_t len, xio_error *err) {
+xio_err xsq_cache_read(xsq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
+                       size_t len, xio_error *err) {
   unsigned char *out = buf;
-  uint64_t end = len ? (off + len - 1) / XIO__SQ_LINE + 1 : off / XIO__SQ_LINE;
+  uint64_t end = len ? (off + len - 1) / XSQ_LINE + 1 : off / XSQ_LINE;
   while (len > 0) {
-    uint64_t idx = off / XIO__SQ_LINE;
-    size_t in = (size_t)(off % XIO__SQ_LINE), n = XIO__SQ_LINE - in;
+    uint64_t idx = off / XSQ_LINE;
+    size_t in = (size_t)(off % XSQ_LINE), n = XSQ_LINE - in;
     if (n > len) n = len;
-    xio__sq_line *l = find(c, idx);
+    xsq_line *l = find(c, idx);
     if (!l) {
       c->misses++;
       unsigned want = end - idx < MAX_AHEAD ? (unsigned)(end - idx) : MAX_AHEAD;
@@ -198,21 +198,20 @@ xio_err xio__sq_cache_read(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64
   return XIO_OK;
 }
 
-void xio__sq_cache_update(xio__sq_cache *c, uint64_t off, const void *buf, size_t len,
-                          uint64_t fsize) {
+void xsq_cache_update(xsq_cache *c, uint64_t off, const void *buf, size_t len, uint64_t fsize) {
   const unsigned char *src = buf;
   unsigned char *tmp = NULL;
   while (len > 0) {
-    size_t in = (size_t)(off % XIO__SQ_LINE), n = XIO__SQ_LINE - in;
+    size_t in = (size_t)(off % XSQ_LINE), n = XSQ_LINE - in;
     if (n > len) n = len;
-    xio__sq_line *l = find(c, off / XIO__SQ_LINE);
+    xsq_line *l = find(c, off / XSQ_LINE);
     if (l) {
       memcpy(l->data + in, src, n);
-    } else if (in == 0 && n == XIO__SQ_LINE) {
-      insert(c, off / XIO__SQ_LINE, src); /* a whole line written: now known */
-    } else if (in == 0 && off + n >= fsize && (tmp || (tmp = calloc(1, XIO__SQ_LINE)))) {
+    } else if (in == 0 && n == XSQ_LINE) {
+      insert(c, off / XSQ_LINE, src); /* a whole line written: now known */
+    } else if (in == 0 && off + n >= fsize && (tmp || (tmp = calloc(1, XSQ_LINE)))) {
       memcpy(tmp, src, n); /* the file's last line: past its end reads as zeros */
-      insert(c, off / XIO__SQ_LINE, tmp);
+      insert(c, off / XSQ_LINE, tmp);
     }
     src += n;
     off += n;
@@ -221,12 +220,12 @@ void xio__sq_cache_update(xio__sq_cache *c, uint64_t off, const void *buf, size_
   free(tmp);
 }
 
-void xio__sq_cache_truncate(xio__sq_cache *c, uint64_t size) {
-  uint64_t first = size / XIO__SQ_LINE;
+void xsq_cache_truncate(xsq_cache *c, uint64_t size) {
+  uint64_t first = size / XSQ_LINE;
   for (size_t b = 0; b < c->nbuckets; b++) {
-    xio__sq_line **pp = &c->buckets[b];
+    xsq_line **pp = &c->buckets[b];
     while (*pp) {
-      xio__sq_line *l = *pp;
+      xsq_line *l = *pp;
       if (l->idx >= first) {
         *pp = l->next;
         c->nlines--;

@@ -34,7 +34,7 @@ static void log_in_pieces(int code, const char *msg) {
   }
 }
 
-void xio__sq_log(int code, const char *fmt, ...) {
+void xsq_log(int code, const char *fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -43,7 +43,7 @@ void xio__sq_log(int code, const char *fmt, ...) {
   log_in_pieces(code, msg);
 }
 
-int xio__sq_fail(int code, const char *fmt, ...) {
+int xsq_fail(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(last, sizeof last, fmt, ap);
@@ -68,12 +68,12 @@ static const char *hint(xio_err code) {
   }
 }
 
-int xio__sq_fail_xio(int code, const char *what, const xio_error *e) {
+int xsq_fail_xio(int code, const char *what, const xio_error *e) {
   char buf[900];
   xio_error_format(e, buf, sizeof buf);
   if (e->code == XIO_ELEASELOST && code != SQLITE_CANTOPEN) code = SQLITE_IOERR_WRITE;
   /* The hint before the detail record: what to do is read first, the request ids after. */
-  return xio__sq_fail(code, "%s: %s%s: %s", what, xio_strerror(e->code), hint(e->code), buf);
+  return xsq_fail(code, "%s: %s%s: %s", what, xio_strerror(e->code), hint(e->code), buf);
 }
 
-const char *xio__sq_last_error(void) { return last; }
+const char *xsq_last_error(void) { return last; }

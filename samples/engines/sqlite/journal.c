@@ -46,9 +46,9 @@ typedef struct jhdr {
 } jhdr;
 
 /* Reads the header; 0 when it is a journal header, -1 when not, else SQLite code. */
-static int read_header(xio__sq_node *node, jhdr *h) {
+static int read_header(xsq_node *node, jhdr *h) {
   unsigned char b[28];
-  int rc = xio__sq_store_read(node, XIO__SQ_JOURNAL, b, sizeof b, 0);
+  int rc = xsq_store_read(node, XSQ_JOURNAL, b, sizeof b, 0);
   if (rc == SQLITE_IOERR_SHORT_READ) return -1;
   if (rc != SQLITE_OK) return rc;
   if (memcmp(b, magic, 8) != 0) return -1;
@@ -64,9 +64,9 @@ static int read_header(xio__sq_node *node, jhdr *h) {
 
 /* Compares page 1 on storage with `orig` (the journal's page-1 record, or NULL for
  * a database that was empty): *hot = unchanged. */
-static int page1_unchanged(xio__sq_node *node, const unsigned char *orig, uint32_t pgsz, int *hot) {
+static int page1_unchanged(xsq_node *node, const unsigned char *orig, uint32_t pgsz, int *hot) {
   unsigned char *now = malloc(pgsz), *zero = calloc(1, pgsz);
-  int rc = now && zero ? xio__sq_store_read(node, XIO__SQ_DB, now, (int)pgsz, 0) : SQLITE_NOMEM;
+  int rc = now && zero ? xsq_store_read(node, XSQ_DB, now, (int)pgsz, 0) : SQLITE_NOMEM;
   if (rc == SQLITE_IOERR_SHORT_READ) rc = SQLITE_OK; /* page 1 never written: zeros */
   if (rc == SQLITE_OK) *hot = memcmp(now, orig ? orig : zero, pgsz) == 0;
   free(now);
@@ -75,13 +75,13 @@ static int page1_unchanged(xio__sq_node *node, const unsigned char *orig, uint32
 }
 
 /* Walks the valid records looking for page 1. */
-static int scan(xio__sq_node *node, const jhdr *h, unsigned char *rec, int *hot) {
-  uint64_t size = node->st[XIO__SQ_JOURNAL].size, recsz = 8 + (uint64_t)h->pgsz;
+static int scan(xsq_node *node, const jhdr *h, unsigned char *rec, int *hot) {
+  uint64_t size = node->st[XSQ_JOURNAL].size, recsz = 8 + (uint64_t)h->pgsz;
   uint32_t sj_pgno = 0x40000000u / h->pgsz + 1; /* SQLite's PAGER_SJ_PGNO */
   uint64_t off = h->sector;
   for (uint64_t i = 0; off + recsz <= size; i++, off += recsz) {
     if (h->nrec != 0 && h->nrec != 0xffffffffu && i >= h->nrec) break;
-    int rc = xio__sq_store_read(node, XIO__SQ_JOURNAL, rec, (int)recsz, off);
+    int rc = xsq_store_read(node, XSQ_JOURNAL, rec, (int)recsz, off);
     if (rc != SQLITE_OK) return rc;
     uint32_t pgno = be32(rec);
     if (pgno == 0) break;
@@ -92,10 +92,10 @@ static int scan(xio__sq_node *node, const jhdr *h, unsigned char *rec, int *hot)
   return SQLITE_OK;
 }
 
-int xio__sq_journal_is_hot(xio__sq_node *node, int *hot) {
+int xsq_journal_is_hot(xsq_node *node, int *hot) {
   unsigned char first = 0;
   *hot = 1;
-  int rc = xio__sq_store_read(node, XIO__SQ_JOURNAL, &first, 1, 0);
+  int rc = xsq_store_read(node, XSQ_JOURNAL, &first, 1, 0);
   if (rc == SQLITE_IOERR_SHORT_READ || (rc == SQLITE_OK && first == 0)) {
     *hot = 0; /* empty, or zeroed: SQLite would ignore it too */
     return SQLITE_OK;

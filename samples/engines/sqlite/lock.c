@@ -10,7 +10,7 @@
  */
 #include "sq_int.h"
 
-int xio__sq_lock(xio__sq_node *n, int *held, int level) {
+int xsq_lock(xsq_node *n, int *held, int level) {
   if (*held >= level) return SQLITE_OK;
   /* Someone else is writing, or we want more than SHARED while others hold more. */
   if (*held != n->lock && (n->lock >= SQLITE_LOCK_PENDING || level > SQLITE_LOCK_SHARED))
@@ -29,7 +29,7 @@ int xio__sq_lock(xio__sq_node *n, int *held, int level) {
   return SQLITE_OK;
 }
 
-int xio__sq_unlock(xio__sq_node *n, int *held, int level) {
+int xsq_unlock(xsq_node *n, int *held, int level) {
   if (*held <= level) return SQLITE_OK;
   if (*held > SQLITE_LOCK_SHARED) n->lock = SQLITE_LOCK_SHARED;
   if (level == SQLITE_LOCK_NONE) {
@@ -39,4 +39,4 @@ int xio__sq_unlock(xio__sq_node *n, int *held, int level) {
   return SQLITE_OK;
 }
 
-int xio__sq_reserved(xio__sq_node *n) { return n->lock > SQLITE_LOCK_SHARED; }
+int xsq_reserved(xsq_node *n) { return n->lock > SQLITE_LOCK_SHARED; }

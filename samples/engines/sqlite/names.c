@@ -16,7 +16,7 @@
 
 #include "sq_int.h"
 
-int xio__sq_is_url(const char *name) {
+int xsq_is_url(const char *name) {
   return name && (strncmp(name, "http://", 7) == 0 || strncmp(name, "https://", 8) == 0);
 }
 
@@ -26,22 +26,22 @@ static int ends_with(const char *s, size_t n, const char *suffix) {
 }
 
 /* Strips a role suffix off the end of name[0..*n). */
-static xio__sq_role strip_role(const char *name, size_t *n) {
+static xsq_role strip_role(const char *name, size_t *n) {
   if (ends_with(name, *n, "-journal")) {
     *n -= 8;
-    return XIO__SQ_JOURNAL;
+    return XSQ_JOURNAL;
   }
   if (ends_with(name, *n, "-wal")) {
     *n -= 4;
-    return XIO__SQ_WAL;
+    return XSQ_WAL;
   }
-  return XIO__SQ_DB;
+  return XSQ_DB;
 }
 
 static int truthy(const char *v) { return v && *v && strcmp(v, "0") != 0; }
 
 /* Handles one query parameter: the VFS's own are consumed (returns 1), others kept. */
-static int own_param(const char *p, size_t len, xio__sq_name *out) {
+static int own_param(const char *p, size_t len, xsq_name *out) {
   char buf[128];
   if (len >= sizeof buf) return 0;
   memcpy(buf, p, len);
@@ -61,15 +61,15 @@ static int own_param(const char *p, size_t len, xio__sq_name *out) {
   return 0;
 }
 
-/* Rebuilds the query without the VFS's parameters into `q` (size XIO__SQ_NAME_MAX). */
-static void filter_query(const char *query, size_t qlen, xio__sq_name *out, char *q) {
+/* Rebuilds the query without the VFS's parameters into `q` (size XSQ_NAME_MAX). */
+static void filter_query(const char *query, size_t qlen, xsq_name *out, char *q) {
   size_t w = 0;
   q[0] = '\0';
   const char *p = query, *end = query + qlen;
   while (p < end) {
     const char *amp = memchr(p, '&', (size_t)(end - p));
     size_t len = (size_t)((amp ? amp : end) - p);
-    if (len && !own_param(p, len, out) && w + len + 2 < XIO__SQ_NAME_MAX) {
+    if (len && !own_param(p, len, out) && w + len + 2 < XSQ_NAME_MAX) {
       if (w) q[w++] = '&';
       memcpy(q + w, p, len);
       w += len;
@@ -79,7 +79,7 @@ static void filter_query(const char *query, size_t qlen, xio__sq_name *out, char
   }
 }
 
-static void env_defaults(xio__sq_name *out) {
+static void env_defaults(xsq_name *out) {
   out->takeover = truthy(getenv("XIO_SQLITE_TAKEOVER"));
   out->cache_mb = -1;
   const char *c = getenv("XIO_SQLITE_CACHE_MB");
@@ -90,24 +90,24 @@ static void env_defaults(xio__sq_name *out) {
   }
 }
 
-int xio__sq_name_parse(const char *name, int role, xio__sq_name *out) {
+int xsq_name_parse(const char *name, int role, xsq_name *out) {
   memset(out, 0, sizeof *out);
   env_defaults(out);
   size_t n = strlen(name);
-  if (!xio__sq_is_url(name) || n >= XIO__SQ_NAME_MAX) return -1;
-  xio__sq_role found = strip_role(name, &n);
-  if (role == XIO__SQ_DB) { /* SQLite said it is the database: "...-wal" is its name */
-    out->role = XIO__SQ_DB;
+  if (!xsq_is_url(name) || n >= XSQ_NAME_MAX) return -1;
+  xsq_role found = strip_role(name, &n);
+  if (role == XSQ_DB) { /* SQLite said it is the database: "...-wal" is its name */
+    out->role = XSQ_DB;
     n = strlen(name);
   } else {
-    out->role = role > 0 ? (xio__sq_role)role : found;
+    out->role = role > 0 ? (xsq_role)role : found;
   }
   const char *qm = memchr(name, '?', n);
   size_t blen = qm ? (size_t)(qm - name) : n;
   static const char *const suffix[] = {"", "-journal", "-wal"};
   const char *sfx = suffix[out->role];
-  if (blen + strlen(sfx) + 1 >= XIO__SQ_NAME_MAX) return -1;
-  char q[XIO__SQ_NAME_MAX];
+  if (blen + strlen(sfx) + 1 >= XSQ_NAME_MAX) return -1;
+  char q[XSQ_NAME_MAX];
   if (qm)
     filter_query(qm + 1, n - blen - 1, out, q);
   else

@@ -30,7 +30,7 @@
 #define DEFAULT_CACHE_MB 32
 
 static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
-static xio__sq_node *table;
+static xsq_node *table;
 static pthread_mutex_t ctx_mu = PTHREAD_MUTEX_INITIALIZER;
 static xio_ctx *ctx;
 static xio_error ctx_error;
@@ -54,13 +54,13 @@ static void setup(void) {
   pthread_atfork(NULL, NULL, in_child);
 }
 
-void xio__sq_table_lock(void) {
+void xsq_table_lock(void) {
   pthread_once(&once, setup);
   pthread_mutex_lock(&table_mu);
 }
-void xio__sq_table_unlock(void) { pthread_mutex_unlock(&table_mu); }
+void xsq_table_unlock(void) { pthread_mutex_unlock(&table_mu); }
 
-int xio__sq_node_inherited(const xio__sq_node *node) { return node->pid != self; }
+int xsq_node_inherited(const xsq_node *node) { return node->pid != self; }
 
 /* Environment variable `name` as an integer in lo..hi, or `dflt` when it is unset
  * or not such a number. */
@@ -78,10 +78,10 @@ static int env_int(const char *name, long lo, long hi, int dflt) {
 static void on_lease_news(xio_file *f, xio_lease_news news, void *ud) {
   (void)ud;
   if (news == XIO_LEASE_LOST)
-    xio__sq_log(SQLITE_IOERR_LOCK,
-                "lease lost on %s: another process may own the database now; every read "
-                "and write of it fails from here on (close it and open it again)",
-                xio_file_path(f));
+    xsq_log(SQLITE_IOERR_LOCK,
+            "lease lost on %s: another process may own the database now; every read "
+            "and write of it fails from here on (close it and open it again)",
+            xio_file_path(f));
 }
 
 /* The context's options: xio's defaults, with the lease duration from
@@ -103,7 +103,7 @@ static xio_ctx_options ctx_options(void) {
   return o;
 }
 
-xio_ctx *xio__sq_ctx(xio_error *err) {
+xio_ctx *xsq_ctx(xio_error *err) {
   pthread_once(&once, setup);
   pthread_mutex_lock(&ctx_mu);
   xio_ctx_options o = ctx_options();
@@ -114,37 +114,36 @@ xio_ctx *xio__sq_ctx(xio_error *err) {
   return c;
 }
 
-xio__sq_node *xio__sq_node_find(const char *key) {
-  for (xio__sq_node *n = table; n; n = n->next)
+xsq_node *xsq_node_find(const char *key) {
+  for (xsq_node *n = table; n; n = n->next)
     if (n->pid == self && strcmp(n->key, key) == 0) return n;
   return NULL;
 }
 
 /* The journal's and WAL's targets: the database's with the suffix on the path. */
-static void role_targets(xio__sq_node *node, const char *db_target) {
+static void role_targets(xsq_node *node, const char *db_target) {
   const char *q = strchr(db_target, '?');
   int blen = q ? (int)(q - db_target) : (int)strlen(db_target);
-  snprintf(node->targets[XIO__SQ_DB], XIO__SQ_NAME_MAX, "%s", db_target);
-  snprintf(node->targets[XIO__SQ_JOURNAL], XIO__SQ_NAME_MAX, "%.*s-journal%s", blen, db_target,
-           q ? q : "");
-  snprintf(node->targets[XIO__SQ_WAL], XIO__SQ_NAME_MAX, "%.*s-wal%s", blen, db_target, q ? q : "");
+  snprintf(node->targets[XSQ_DB], XSQ_NAME_MAX, "%s", db_target);
+  snprintf(node->targets[XSQ_JOURNAL], XSQ_NAME_MAX, "%.*s-journal%s", blen, db_target, q ? q : "");
+  snprintf(node->targets[XSQ_WAL], XSQ_NAME_MAX, "%.*s-wal%s", blen, db_target, q ? q : "");
 }
 
-static int busy(const xio__sq_name *n) {
-  return xio__sq_fail(SQLITE_BUSY,
-                      "the database %s is in use: another process holds its lease. To take it "
-                      "over once that process is gone, wait until its lease runs out (at most "
-                      "60 s) or open it with ?xio_takeover=1 in the URL (or "
-                      "XIO_SQLITE_TAKEOVER=1), which breaks the lease",
-                      n->safe);
+static int busy(const xsq_name *n) {
+  return xsq_fail(SQLITE_BUSY,
+                  "the database %s is in use: another process holds its lease. To take it "
+                  "over once that process is gone, wait until its lease runs out (at most "
+                  "60 s) or open it with ?xio_takeover=1 in the URL (or "
+                  "XIO_SQLITE_TAKEOVER=1), which breaks the lease",
+                  n->safe);
 }
 
 /* Opens the database blob of a new node. */
-static int open_db(xio__sq_node *node, const xio__sq_name *n, int create) {
+static int open_db(xsq_node *node, const xsq_name *n, int create) {
   xio_error e;
   xio_error_clear(&e);
-  xio_ctx *c = xio__sq_ctx(&e);
-  if (!c) return xio__sq_fail_xio(SQLITE_CANTOPEN, "making the xio context", &e);
+  xio_ctx *c = xsq_ctx(&e);
+  if (!c) return xsq_fail_xio(SQLITE_CANTOPEN, "making the xio context", &e);
   xio_open_options o = xio_open_options_default();
   o.kind = XIO_KIND_DATA;
   if (node->readonly) {
@@ -153,18 +152,18 @@ static int open_db(xio__sq_node *node, const xio__sq_name *n, int create) {
     o.flags = XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED | (create ? XIO_OPEN_CREATE : 0);
     if (n->takeover) o.flags |= XIO_OPEN_BREAK_LEASE;
   }
-  xio__sq_store *s = &node->st[XIO__SQ_DB];
-  xio_err rc = xio_file_open(c, node->targets[XIO__SQ_DB], &o, &s->xf, &e);
+  xsq_store *s = &node->st[XSQ_DB];
+  xio_err rc = xio_file_open(c, node->targets[XSQ_DB], &o, &s->xf, &e);
   if (rc == XIO_EBUSY) return busy(n);
-  if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_CANTOPEN, "opening the database", &e);
-  if (!node->readonly) xio_file_set_commit_range(s->xf, 0, XIO__SQ_PAGE1_HELD);
+  if (rc != XIO_OK) return xsq_fail_xio(SQLITE_CANTOPEN, "opening the database", &e);
+  if (!node->readonly) xio_file_set_commit_range(s->xf, 0, XSQ_PAGE1_HELD);
   s->size = s->hwm = xio_file_size(s->xf);
   s->known = s->exists = 1;
   return SQLITE_OK;
 }
 
-static xio__sq_node *new_node(const xio__sq_name *n, int readonly) {
-  xio__sq_node *node = calloc(1, sizeof *node);
+static xsq_node *new_node(const xsq_name *n, int readonly) {
+  xsq_node *node = calloc(1, sizeof *node);
   if (!node) return NULL;
   snprintf(node->key, sizeof node->key, "%s%s%s", n->key, n->snapshot[0] ? "?snapshot=" : "",
            n->snapshot);
@@ -174,14 +173,14 @@ static xio__sq_node *new_node(const xio__sq_name *n, int readonly) {
   node->cache_bytes = (uint64_t)(n->cache_mb >= 0 ? n->cache_mb : DEFAULT_CACHE_MB) << 20;
   pthread_mutex_init(&node->mu, NULL);
   for (int r = 0; r < 3; r++)
-    xio__sq_store_init(&node->st[r], (xio__sq_role)r, node->cache_bytes);
+    xsq_store_init(&node->st[r], (xsq_role)r, node->cache_bytes);
   role_targets(node, n->target);
   return node;
 }
 
-static void free_node(xio__sq_node *node) {
+static void free_node(xsq_node *node) {
   for (int r = 0; r < 3; r++)
-    xio__sq_store_close(node, (xio__sq_role)r);
+    xsq_store_close(node, (xsq_role)r);
   for (int i = 0; i < node->nregions; i++)
     free(node->regions[i]);
   free(node->regions);
@@ -189,46 +188,46 @@ static void free_node(xio__sq_node *node) {
   free(node);
 }
 
-int xio__sq_node_acquire(const xio__sq_name *n, int readonly, int create, xio__sq_node **out) {
-  char key[XIO__SQ_KEY_MAX];
+int xsq_node_acquire(const xsq_name *n, int readonly, int create, xsq_node **out) {
+  char key[XSQ_KEY_MAX];
   snprintf(key, sizeof key, "%s%s%s", n->key, n->snapshot[0] ? "?snapshot=" : "", n->snapshot);
-  xio__sq_table_lock();
-  xio__sq_node *node = xio__sq_node_find(key);
+  xsq_table_lock();
+  xsq_node *node = xsq_node_find(key);
   if (node) {
     node->refs++;
-    xio__sq_table_unlock();
+    xsq_table_unlock();
     *out = node;
     return SQLITE_OK;
   }
   node = new_node(n, readonly);
   int rc = node ? open_db(node, n, create) : SQLITE_NOMEM;
   if (rc != SQLITE_OK) {
-    xio__sq_table_unlock();
+    xsq_table_unlock();
     if (node) free_node(node);
     return rc;
   }
   node->refs = 1;
   node->next = table;
   table = node;
-  xio__sq_table_unlock();
+  xsq_table_unlock();
   *out = node;
   return SQLITE_OK;
 }
 
-void xio__sq_node_release(xio__sq_node *node) {
-  xio__sq_table_lock();
+void xsq_node_release(xsq_node *node) {
+  xsq_table_lock();
   if (--node->refs > 0) {
-    xio__sq_table_unlock();
+    xsq_table_unlock();
     return;
   }
-  for (xio__sq_node **pp = &table; *pp; pp = &(*pp)->next)
+  for (xsq_node **pp = &table; *pp; pp = &(*pp)->next)
     if (*pp == node) {
       *pp = node->next;
       break;
     }
-  xio__sq_table_unlock();
+  xsq_table_unlock();
   pthread_mutex_lock(&node->mu);
-  if (!node->readonly) xio__sq_node_flush(node); /* a failure was logged; SQLite recovers */
+  if (!node->readonly) xsq_node_flush(node); /* a failure was logged; SQLite recovers */
   pthread_mutex_unlock(&node->mu);
   free_node(node);
 }

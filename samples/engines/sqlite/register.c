@@ -15,18 +15,18 @@ SQLITE_EXTENSION_INIT1
 /* Runs for every new connection (sqlite3_auto_extension). */
 static int on_connection(sqlite3 *db, char **errmsg, const void *api) {
   (void)errmsg, (void)api;
-  return xio__sq_functions(db);
+  return xsq_functions(db);
 }
 
 static int register_all(int make_default) {
-  int rc = xio__sq_register(make_default);
+  int rc = xsq_register(make_default);
   if (rc == SQLITE_OK) rc = sqlite3_auto_extension((void (*)(void))on_connection);
   return rc;
 }
 
 int xio_sqlite_register(int make_default) { return register_all(make_default); }
 
-const char *xio_sqlite_last_error(void) { return xio__sq_last_error(); }
+const char *xio_sqlite_last_error(void) { return xsq_last_error(); }
 
 #ifdef XIO_SQLITE_EXTENSION
 #define EXPORT __attribute__((visibility("default")))
@@ -37,7 +37,7 @@ EXPORT int sqlite3_extension_init(sqlite3 *db, char **errmsg, const sqlite3_api_
 int sqlite3_xio_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *api) {
   SQLITE_EXTENSION_INIT2(api);
   int rc = register_all(1);
-  if (rc == SQLITE_OK) rc = xio__sq_functions(db);
+  if (rc == SQLITE_OK) rc = xsq_functions(db);
   if (rc != SQLITE_OK) {
     *errmsg = sqlite3_mprintf("xio: cannot register the VFS (%s)", sqlite3_errstr(rc));
     return rc;

@@ -12,8 +12,8 @@
 
 #include "sq_int.h"
 
-int xio__sq_shm_map(xio__sq_node *n, xio__sq_shm_conn *c, int region, int size, int extend,
-                    void volatile **pp) {
+int xsq_shm_map(xsq_node *n, xsq_shm_conn *c, int region, int size, int extend,
+                void volatile **pp) {
   *pp = NULL;
   if (!c->mapped) {
     c->mapped = 1;
@@ -39,7 +39,7 @@ int xio__sq_shm_map(xio__sq_node *n, xio__sq_shm_conn *c, int region, int size, 
   return SQLITE_OK;
 }
 
-static int lock_slots(xio__sq_node *n, xio__sq_shm_conn *c, int ofst, int cnt, int excl) {
+static int lock_slots(xsq_node *n, xsq_shm_conn *c, int ofst, int cnt, int excl) {
   uint16_t mask = (uint16_t)(((1u << cnt) - 1) << ofst);
   for (int i = ofst; i < ofst + cnt; i++) {
     uint16_t bit = (uint16_t)(1u << i);
@@ -62,7 +62,7 @@ static int lock_slots(xio__sq_node *n, xio__sq_shm_conn *c, int ofst, int cnt, i
   return SQLITE_OK;
 }
 
-static void unlock_slots(xio__sq_node *n, xio__sq_shm_conn *c, int ofst, int cnt) {
+static void unlock_slots(xsq_node *n, xsq_shm_conn *c, int ofst, int cnt) {
   for (int i = ofst; i < ofst + cnt; i++) {
     uint16_t bit = (uint16_t)(1u << i);
     if (c->excl_mask & bit) n->shm_excl[i] = 0;
@@ -72,8 +72,8 @@ static void unlock_slots(xio__sq_node *n, xio__sq_shm_conn *c, int ofst, int cnt
   }
 }
 
-int xio__sq_shm_lock(xio__sq_node *n, xio__sq_shm_conn *c, int ofst, int cnt, int flags) {
-  if (ofst < 0 || cnt < 1 || ofst + cnt > XIO__SQ_SHM_NLOCK) return SQLITE_IOERR_SHMLOCK;
+int xsq_shm_lock(xsq_node *n, xsq_shm_conn *c, int ofst, int cnt, int flags) {
+  if (ofst < 0 || cnt < 1 || ofst + cnt > XSQ_SHM_NLOCK) return SQLITE_IOERR_SHMLOCK;
   if (flags & SQLITE_SHM_UNLOCK) {
     unlock_slots(n, c, ofst, cnt);
     return SQLITE_OK;
@@ -81,8 +81,8 @@ int xio__sq_shm_lock(xio__sq_node *n, xio__sq_shm_conn *c, int ofst, int cnt, in
   return lock_slots(n, c, ofst, cnt, (flags & SQLITE_SHM_EXCLUSIVE) != 0);
 }
 
-void xio__sq_shm_unmap(xio__sq_node *n, xio__sq_shm_conn *c) {
-  unlock_slots(n, c, 0, XIO__SQ_SHM_NLOCK);
+void xsq_shm_unmap(xsq_node *n, xsq_shm_conn *c) {
+  unlock_slots(n, c, 0, XSQ_SHM_NLOCK);
   if (!c->mapped) return;
   c->mapped = 0;
   if (--n->shm_refs > 0) return;
@@ -95,7 +95,7 @@ void xio__sq_shm_unmap(xio__sq_node *n, xio__sq_shm_conn *c) {
 
 /* The WAL index header: mxFrame at byte 16; the checkpoint info (nBackfill first)
  * follows the two 48-byte copies of the header. */
-int xio__sq_shm_all_checkpointed(xio__sq_node *n) {
+int xsq_shm_all_checkpointed(xsq_node *n) {
   if (!n->nregions) return 1;
   const volatile unsigned char *p = n->regions[0];
   uint32_t mx, backfill;

@@ -22,70 +22,68 @@ typedef struct snap_arg {
   size_t size;
 } snap_arg;
 
-int xio__sq_snapshot_fcntl(xio__sq_file *f, void *arg) {
+int xsq_snapshot_fcntl(xsq_file *f, void *arg) {
   snap_arg *a = arg;
-  xio__sq_node *node = f->node;
-  xio__sq_store *db = &node->st[XIO__SQ_DB];
-  if (f->role != XIO__SQ_DB || node->readonly)
-    return xio__sq_fail(SQLITE_READONLY, "%s: a snapshot is taken of a writable database",
-                        node->key);
+  xsq_node *node = f->node;
+  xsq_store *db = &node->st[XSQ_DB];
+  if (f->role != XSQ_DB || node->readonly)
+    return xsq_fail(SQLITE_READONLY, "%s: a snapshot is taken of a writable database", node->key);
   if (xio_file_held_bytes(db->xf) || node->lock >= SQLITE_LOCK_PENDING || node->shm_excl[1])
-    return xio__sq_fail(SQLITE_BUSY,
-                        "%s: a transaction or checkpoint is writing the database; "
-                        "retry the snapshot",
-                        node->key);
-  if (!xio__sq_shm_all_checkpointed(node))
-    return xio__sq_fail(SQLITE_BUSY,
-                        "%s: the WAL holds frames not yet in the database; run "
-                        "PRAGMA wal_checkpoint(TRUNCATE) first",
-                        node->key);
+    return xsq_fail(SQLITE_BUSY,
+                    "%s: a transaction or checkpoint is writing the database; "
+                    "retry the snapshot",
+                    node->key);
+  if (!xsq_shm_all_checkpointed(node))
+    return xsq_fail(SQLITE_BUSY,
+                    "%s: the WAL holds frames not yet in the database; run "
+                    "PRAGMA wal_checkpoint(TRUNCATE) first",
+                    node->key);
   char id[64];
   xio_error e;
   xio_error_clear(&e);
   xio_err rc = xio_file_snapshot(db->xf, id, sizeof id, &e);
-  if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_IOERR, "taking a snapshot", &e);
+  if (rc != XIO_OK) return xsq_fail_xio(SQLITE_IOERR, "taking a snapshot", &e);
   int n = snprintf(a->url, a->size, "%s?snapshot=%s", node->key, id);
   if (n < 0 || (size_t)n >= a->size)
-    return xio__sq_fail(SQLITE_FULL, "the snapshot URL needs %d bytes", n + 1);
+    return xsq_fail(SQLITE_FULL, "the snapshot URL needs %d bytes", n + 1);
   return SQLITE_OK;
 }
 
 int xio_sqlite_snapshot(sqlite3 *db, const char *schema, char *url, size_t size) {
   if (!schema) schema = "main";
   const char *file = sqlite3_db_filename(db, schema);
-  if (!file || !xio__sq_is_url(file))
-    return xio__sq_fail(SQLITE_NOTFOUND, "%s is not a database on a page blob", schema);
+  if (!file || !xsq_is_url(file))
+    return xsq_fail(SQLITE_NOTFOUND, "%s is not a database on a page blob", schema);
   int rc = sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
   if (rc != SQLITE_OK && rc != SQLITE_ERROR) return rc; /* SQLITE_ERROR: not in WAL mode */
   snap_arg a = {url, size};
-  return sqlite3_file_control(db, schema, XIO__SQ_FCNTL_SNAPSHOT, &a);
+  return sqlite3_file_control(db, schema, XSQ_FCNTL_SNAPSHOT, &a);
 }
 
 /* SELECT xio_snapshot(['schema']): the snapshot's URL. */
 static void fn_snapshot(sqlite3_context *cx, int argc, sqlite3_value **argv) {
   const char *schema = argc > 0 ? (const char *)sqlite3_value_text(argv[0]) : "main";
-  char url[XIO__SQ_NAME_MAX + 80];
+  char url[XSQ_NAME_MAX + 80];
   snap_arg a = {url, sizeof url};
   int rc = sqlite3_file_control(sqlite3_context_db_handle(cx), schema ? schema : "main",
-                                XIO__SQ_FCNTL_SNAPSHOT, &a);
+                                XSQ_FCNTL_SNAPSHOT, &a);
   if (rc == SQLITE_OK) {
     sqlite3_result_text(cx, url, -1, SQLITE_TRANSIENT);
     return;
   }
-  sqlite3_result_error(cx,
-                       rc == SQLITE_NOTFOUND ? "xio_snapshot: not a database on a page blob"
-                                             : xio__sq_last_error(),
-                       -1);
+  sqlite3_result_error(
+      cx, rc == SQLITE_NOTFOUND ? "xio_snapshot: not a database on a page blob" : xsq_last_error(),
+      -1);
   sqlite3_result_error_code(cx, rc);
 }
 
 /* SELECT xio_last_error(): what the VFS last failed at, on this thread. */
 static void fn_last_error(sqlite3_context *cx, int argc, sqlite3_value **argv) {
   (void)argc, (void)argv;
-  sqlite3_result_text(cx, xio__sq_last_error(), -1, SQLITE_TRANSIENT);
+  sqlite3_result_text(cx, xsq_last_error(), -1, SQLITE_TRANSIENT);
 }
 
-int xio__sq_functions(sqlite3 *db) {
+int xsq_functions(sqlite3 *db) {
   int rc =
       sqlite3_create_function(db, "xio_snapshot", 0, SQLITE_UTF8, NULL, fn_snapshot, NULL, NULL);
   if (rc == SQLITE_OK)

@@ -31,81 +31,80 @@ SQLITE_EXTENSION_INIT3
 #include <xio/error_int.h>
 #include <xio/xio.h>
 
-#define XIO__SQ_SECTOR   512u
-#define XIO__SQ_NAME_MAX 2048
-#define XIO__SQ_KEY_MAX  (XIO__SQ_NAME_MAX + 96)
+#define XSQ_SECTOR   512u
+#define XSQ_NAME_MAX 2048
+#define XSQ_KEY_MAX  (XSQ_NAME_MAX + 96)
 
 /* ----------------------------------------------------------- names.c ---- */
 
-typedef enum xio__sq_role { XIO__SQ_DB = 0, XIO__SQ_JOURNAL = 1, XIO__SQ_WAL = 2 } xio__sq_role;
+typedef enum xsq_role { XSQ_DB = 0, XSQ_JOURNAL = 1, XSQ_WAL = 2 } xsq_role;
 
 /** A blob URL as SQLite names it, taken apart. */
-typedef struct xio__sq_name {
-  xio__sq_role role;
-  char key[XIO__SQ_NAME_MAX];    /* database URL without query: the node's key */
-  char target[XIO__SQ_NAME_MAX]; /* what xio opens: this file's URL with the query
+typedef struct xsq_name {
+  xsq_role role;
+  char key[XSQ_NAME_MAX];    /* database URL without query: the node's key */
+  char target[XSQ_NAME_MAX]; /* what xio opens: this file's URL with the query
                                     minus the VFS's own parameters */
-  char safe[XIO__SQ_NAME_MAX];   /* this file's URL without query (log-safe) */
-  char snapshot[80];             /* snapshot=ID, or "" */
-  int takeover;                  /* xio_takeover=1 or XIO_SQLITE_TAKEOVER=1 */
-  long cache_mb;                 /* xio_cache_mb=N, XIO_SQLITE_CACHE_MB, or -1 */
-} xio__sq_name;
+  char safe[XSQ_NAME_MAX];   /* this file's URL without query (log-safe) */
+  char snapshot[80];         /* snapshot=ID, or "" */
+  int takeover;              /* xio_takeover=1 or XIO_SQLITE_TAKEOVER=1 */
+  long cache_mb;             /* xio_cache_mb=N, XIO_SQLITE_CACHE_MB, or -1 */
+} xsq_name;
 
 /** 1 when `name` is a blob URL (http:// or https://). */
-int xio__sq_is_url(const char *name);
+int xsq_is_url(const char *name);
 
 /** Takes `name` apart (moving a -journal/-wal suffix that SQLite appended after the
- *  query onto the path). `role`: what SQLite opens (an xio__sq_role), or -1 to tell
+ *  query onto the path). `role`: what SQLite opens (an xsq_role), or -1 to tell
  *  by the suffix. Returns 0, or -1 when it does not fit or is malformed. */
-int xio__sq_name_parse(const char *name, int role, xio__sq_name *out);
+int xsq_name_parse(const char *name, int role, xsq_name *out);
 
 /* ----------------------------------------------------------- cache.c ---- */
 
-#define XIO__SQ_LINE (64u * 1024u)
+#define XSQ_LINE (64u * 1024u)
 /** The database's commit range: its first 64 KiB, page 1 of any page size, sent at a
  *  sync only after every other write is acknowledged (store.c, journal.c). */
-#define XIO__SQ_PAGE1_HELD 65536u
+#define XSQ_PAGE1_HELD 65536u
 
-typedef struct xio__sq_line {
-  uint64_t idx; /* line number: offset / XIO__SQ_LINE */
+typedef struct xsq_line {
+  uint64_t idx; /* line number: offset / XSQ_LINE */
   uint64_t tick;
-  struct xio__sq_line *next; /* hash chain */
+  struct xsq_line *next; /* hash chain */
   unsigned char data[];
-} xio__sq_line;
+} xsq_line;
 
 /** A bounded read cache of one file, in lines of 64 KiB, with read-ahead that doubles
  *  on sequential misses (up to 4 MiB) and falls back to one line on a random one. */
-typedef struct xio__sq_cache {
-  xio__sq_line **buckets;
+typedef struct xsq_cache {
+  xsq_line **buckets;
   size_t nbuckets, nlines, maxlines;
   uint64_t tick, last_miss_end; /* line after the last sequential miss's window */
   uint64_t next_line;           /* line after the last one the previous read needed */
   unsigned ahead;               /* lines to read on the next sequential miss */
   uint64_t hits, misses;
-} xio__sq_cache;
+} xsq_cache;
 
 /** Sets up an empty cache of at most `bytes` (at least one line). 0, or -1 on OOM. */
-int xio__sq_cache_init(xio__sq_cache *c, uint64_t bytes);
+int xsq_cache_init(xsq_cache *c, uint64_t bytes);
 /** Frees every line. */
-void xio__sq_cache_free(xio__sq_cache *c);
+void xsq_cache_free(xsq_cache *c);
 /** Reads [off, off+len) of `f` (stored size `fsize`) through the cache; bytes past
  *  fsize read as zero. Returns the xio result. */
-xio_err xio__sq_cache_read(xio__sq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
-                           size_t len, xio_error *err);
+xio_err xsq_cache_read(xsq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
+                       size_t len, xio_error *err);
 /** Copies bytes just written to storage into the lines that hold them, and keeps
  *  lines the write covers whole. `fsize`: the stored size after the write, or 0
  *  when bytes past it may not read as zeros (a log file). */
-void xio__sq_cache_update(xio__sq_cache *c, uint64_t off, const void *buf, size_t len,
-                          uint64_t fsize);
+void xsq_cache_update(xsq_cache *c, uint64_t off, const void *buf, size_t len, uint64_t fsize);
 /** Forgets every line at or past `size` (and the line holding it). */
-void xio__sq_cache_truncate(xio__sq_cache *c, uint64_t size);
+void xsq_cache_truncate(xsq_cache *c, uint64_t size);
 
 /* ----------------------------------------------------------- store.c ---- */
 
 /** One file of a database on storage: the xio file (which holds SQLite's writes until
  *  a sync), what SQLite sees, and what is cached. */
-typedef struct xio__sq_store {
-  xio__sq_role role;
+typedef struct xsq_store {
+  xsq_role role;
   xio_file *xf;   /* NULL until opened (or when the file does not exist) */
   int known;      /* existence was checked in this process */
   int exists;     /* SQLite sees the file */
@@ -115,24 +114,24 @@ typedef struct xio__sq_store {
   int absent;     /* the blob is known not to exist (create it without asking) */
   uint64_t cut;   /* database: shortest size truncated to since the last sync
                      (UINT64_MAX: none); storage past it reads as zeros for SQLite */
-  xio__sq_cache cache;
+  xsq_cache cache;
   xio_err sticky; /* a failed flush that could not be reported at once */
   xio_error sticky_detail;
-} xio__sq_store;
+} xsq_store;
 
 /* ------------------------------------------------------------ node.c ---- */
 
-#define XIO__SQ_SHM_NLOCK 8
+#define XSQ_SHM_NLOCK 8
 
 /** Everything this process knows about one database (shared by its connections). */
-typedef struct xio__sq_node {
-  char key[XIO__SQ_KEY_MAX]; /* URL without query (and ?snapshot=ID for a snapshot) */
-  pid_t pid;                 /* the process that made it (see node.c on fork) */
+typedef struct xsq_node {
+  char key[XSQ_KEY_MAX]; /* URL without query (and ?snapshot=ID for a snapshot) */
+  pid_t pid;             /* the process that made it (see node.c on fork) */
   int refs;
   pthread_mutex_t mu; /* guards the whole node; taken by every VFS method */
-  xio__sq_store st[3];
-  char targets[3][XIO__SQ_NAME_MAX]; /* what xio opens for each role */
-  int readonly;                      /* a snapshot, or opened read-only */
+  xsq_store st[3];
+  char targets[3][XSQ_NAME_MAX]; /* what xio opens for each role */
+  int readonly;                  /* a snapshot, or opened read-only */
   int takeover;
   uint64_t cache_bytes;
   /* lock.c */
@@ -142,134 +141,133 @@ typedef struct xio__sq_node {
   void **regions;
   int nregions, region_size;
   int shm_refs;
-  int shm_shared[XIO__SQ_SHM_NLOCK]; /* readers per slot */
-  int shm_excl[XIO__SQ_SHM_NLOCK];   /* 1 when a connection holds it exclusively */
-  struct xio__sq_node *next;
-} xio__sq_node;
+  int shm_shared[XSQ_SHM_NLOCK]; /* readers per slot */
+  int shm_excl[XSQ_SHM_NLOCK];   /* 1 when a connection holds it exclusively */
+  struct xsq_node *next;
+} xsq_node;
 
 /** The process's xio context, made on first use from the environment (NULL and a
  *  message in `err` when it cannot be made); a forked child makes its own. */
-xio_ctx *xio__sq_ctx(xio_error *err);
+xio_ctx *xsq_ctx(xio_error *err);
 
 /** Finds or makes the node for `n` and opens its database file (taking the lease);
  *  returns it with a reference held. SQLite code, with the reason logged. */
-int xio__sq_node_acquire(const xio__sq_name *n, int readonly, int create, xio__sq_node **out);
+int xsq_node_acquire(const xsq_name *n, int readonly, int create, xsq_node **out);
 /** Drops a reference; the last one flushes, closes every file and frees the node. */
-void xio__sq_node_release(xio__sq_node *node);
+void xsq_node_release(xsq_node *node);
 /** 1 when `node` was made by the parent of this process, before a fork(): it is the
  *  parent's, and nothing in this process may use, flush or release it. */
-int xio__sq_node_inherited(const xio__sq_node *node);
+int xsq_node_inherited(const xsq_node *node);
 /** The node of an open database `key` made by this process, or NULL (no reference
- *  taken). Call with the table lock held (xio__sq_table_lock). */
-xio__sq_node *xio__sq_node_find(const char *key);
-void xio__sq_table_lock(void);
-void xio__sq_table_unlock(void);
+ *  taken). Call with the table lock held (xsq_table_lock). */
+xsq_node *xsq_node_find(const char *key);
+void xsq_table_lock(void);
+void xsq_table_unlock(void);
 
 /* ----------------------------------------------------------- store.c ---- */
 
 /** Makes sure the store of `role` is open (journal and WAL: opened or created on
  *  first need). `create`: create when missing. SQLite code. */
-int xio__sq_store_open(xio__sq_node *node, xio__sq_role role, int create);
+int xsq_store_open(xsq_node *node, xsq_role role, int create);
 /** Learns whether the journal or WAL exists (one request, the first time). */
-int xio__sq_store_check(xio__sq_node *node, xio__sq_role role, int *exists);
+int xsq_store_check(xsq_node *node, xsq_role role, int *exists);
 /** SQLITE_OK while the node's files hold their leases; once one is known lost
  *  (xio_file_lease_lost: taken over, or paused past it), `code` with a message
  *  naming the lease, since what the process cached may be stale from then on. */
-int xio__sq_store_lease_check(xio__sq_node *node, int code);
+int xsq_store_lease_check(xsq_node *node, int code);
 /** SQLite's xRead: held writes over the cache over storage; past the size SQLite
  *  sees, zeros and SQLITE_IOERR_SHORT_READ. Fails once the lease is lost. */
-int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt, uint64_t off);
+int xsq_store_read(xsq_node *node, xsq_role role, void *buf, int amt, uint64_t off);
 /** SQLite's xWrite: held in memory until a sync (sent early past 64 MiB). */
-int xio__sq_store_write(xio__sq_node *node, xio__sq_role role, const void *buf, int amt,
-                        uint64_t off);
+int xsq_store_write(xsq_node *node, xsq_role role, const void *buf, int amt, uint64_t off);
 /** SQLite's xTruncate: the database shrinks at the next sync; a journal is emptied in
  *  memory; an emptied WAL has its header cleared at once (one request). */
-int xio__sq_store_truncate(xio__sq_node *node, xio__sq_role role, uint64_t size);
+int xsq_store_truncate(xsq_node *node, xsq_role role, uint64_t size);
 /** Sends what is pending (journal before database; page 1 of the database last) and
  *  waits for the acknowledgements. SQLite code. */
-int xio__sq_store_sync(xio__sq_node *node, xio__sq_role role);
+int xsq_store_sync(xsq_node *node, xsq_role role);
 /** SQLite's xDelete of the journal or WAL. */
-int xio__sq_store_delete(xio__sq_node *node, xio__sq_role role);
+int xsq_store_delete(xsq_node *node, xsq_role role);
 /** Flushes every store of the node (the database last). */
-int xio__sq_node_flush(xio__sq_node *node);
-void xio__sq_store_init(xio__sq_store *s, xio__sq_role role, uint64_t cache_bytes);
+int xsq_node_flush(xsq_node *node);
+void xsq_store_init(xsq_store *s, xsq_role role, uint64_t cache_bytes);
 /** Closes the store's file (deleting a journal that holds nothing). */
-void xio__sq_store_close(xio__sq_node *node, xio__sq_role role);
+void xsq_store_close(xsq_node *node, xsq_role role);
 
 /* --------------------------------------------------------- journal.c ---- */
 
 /** Decides whether the journal found on storage at the first check must be rolled
  *  back (*hot = 1) or was left by a transaction that committed (*hot = 0). */
-int xio__sq_journal_is_hot(xio__sq_node *node, int *hot);
+int xsq_journal_is_hot(xsq_node *node, int *hot);
 
 /* ------------------------------------------------------------ lock.c ---- */
 
 /** Raises the connection's lock `*held` to `level`: SQLITE_OK or SQLITE_BUSY. */
-int xio__sq_lock(xio__sq_node *node, int *held, int level);
+int xsq_lock(xsq_node *node, int *held, int level);
 /** Lowers the connection's lock `*held` to `level` (SHARED or NONE). */
-int xio__sq_unlock(xio__sq_node *node, int *held, int level);
+int xsq_unlock(xsq_node *node, int *held, int level);
 /** 1 when some connection holds RESERVED or more. */
-int xio__sq_reserved(xio__sq_node *node);
+int xsq_reserved(xsq_node *node);
 
 /* ------------------------------------------------------------- shm.c ---- */
 
-typedef struct xio__sq_shm_conn {
+typedef struct xsq_shm_conn {
   uint16_t shared_mask, excl_mask;
   int mapped;
-} xio__sq_shm_conn;
+} xsq_shm_conn;
 
 /** SQLite's xShmMap: region `region` of `size` bytes (made when `extend`), or NULL. */
-int xio__sq_shm_map(xio__sq_node *node, xio__sq_shm_conn *c, int region, int size, int extend,
-                    void volatile **pp);
+int xsq_shm_map(xsq_node *node, xsq_shm_conn *c, int region, int size, int extend,
+                void volatile **pp);
 /** SQLite's xShmLock on slots [ofst, ofst+cnt): SQLITE_OK or SQLITE_BUSY. */
-int xio__sq_shm_lock(xio__sq_node *node, xio__sq_shm_conn *c, int ofst, int cnt, int flags);
+int xsq_shm_lock(xsq_node *node, xsq_shm_conn *c, int ofst, int cnt, int flags);
 /** Drops the connection's locks and mapping; the last one frees the index. */
-void xio__sq_shm_unmap(xio__sq_node *node, xio__sq_shm_conn *c);
+void xsq_shm_unmap(xsq_node *node, xsq_shm_conn *c);
 /** 1 when every frame in the WAL index has been copied into the database. */
-int xio__sq_shm_all_checkpointed(xio__sq_node *node);
+int xsq_shm_all_checkpointed(xsq_node *node);
 
 /* ---------------------------------------------------------- errors.c ---- */
 
 /** Records a failure for xGetLastError and xio_sqlite_last_error, logs it with
  *  sqlite3_log, and returns `code`. The text never holds a secret. */
-int xio__sq_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int xsq_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** Logs a message with sqlite3_log in pieces SQLite does not cut, without making it
  *  the last failure; callable on any thread. */
-void xio__sq_log(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void xsq_log(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** The SQLite code and message for a failed xio call during `what`. */
-int xio__sq_fail_xio(int code, const char *what, const xio_error *e);
+int xsq_fail_xio(int code, const char *what, const xio_error *e);
 /** The last failure's text ("" when none). Thread-local. */
-const char *xio__sq_last_error(void);
+const char *xsq_last_error(void);
 
 /* ------------------------------------------------------------- vfs.c ---- */
 
 /** The VFS that was the default before ours (every non-URL name goes there). */
-sqlite3_vfs *xio__sq_base(void);
+sqlite3_vfs *xsq_base(void);
 /** Registers the VFS named "xio" (once), as the default when make_default. */
-int xio__sq_register(int make_default);
+int xsq_register(int make_default);
 /** The io methods of blob files. */
-extern const sqlite3_io_methods xio__sq_methods;
-extern const sqlite3_io_methods xio__sq_methods_immutable;
+extern const sqlite3_io_methods xsq_methods;
+extern const sqlite3_io_methods xsq_methods_immutable;
 
 /** A file SQLite opened through the VFS: a blob file, or a file of the base VFS
  *  (then `base` follows this struct in the same allocation). */
-typedef struct xio__sq_file {
+typedef struct xsq_file {
   sqlite3_file base; /* first: SQLite sees a sqlite3_file */
-  xio__sq_node *node;
-  xio__sq_role role;
+  xsq_node *node;
+  xsq_role role;
   int lock;  /* this connection's lock level (database) */
   int flags; /* SQLITE_OPEN_* */
   int immutable;
-  xio__sq_shm_conn shm;
+  xsq_shm_conn shm;
   sqlite3_file *real; /* base VFS file, for local names */
-} xio__sq_file;
+} xsq_file;
 
 /* -------------------------------------------------------- snapshot.c ---- */
 
-#define XIO__SQ_FCNTL_SNAPSHOT 0x78696f01 /* "xio"1: take a snapshot, see xio_sqlite.h */
+#define XSQ_FCNTL_SNAPSHOT 0x78696f01 /* "xio"1: take a snapshot, see xio_sqlite.h */
 /** The snapshot file control (arg: {char *url; size_t size}); node mutex held. */
-int xio__sq_snapshot_fcntl(xio__sq_file *f, void *arg);
+int xsq_snapshot_fcntl(xsq_file *f, void *arg);
 /** Registers the SQL functions (xio_snapshot, xio_last_error) on `db`. */
-int xio__sq_functions(sqlite3 *db);
+int xsq_functions(sqlite3 *db);
 
 #endif /* XIO_SQLITE_SQ_INT_H */

@@ -35,30 +35,28 @@
 #define LOG_MIN_SIZE (4u * 1024u * 1024u)
 #define HELD_MAX     (64u * 1024u * 1024u) /* send early past this much */
 
-static uint64_t rup(uint64_t v) {
-  return (v + XIO__SQ_SECTOR - 1) / XIO__SQ_SECTOR * XIO__SQ_SECTOR;
+static uint64_t rup(uint64_t v) { return (v + XSQ_SECTOR - 1) / XSQ_SECTOR * XSQ_SECTOR; }
+
+static const char *role_name(xsq_role r) {
+  return r == XSQ_DB ? "database" : r == XSQ_JOURNAL ? "journal" : "WAL";
 }
 
-static const char *role_name(xio__sq_role r) {
-  return r == XIO__SQ_DB ? "database" : r == XIO__SQ_JOURNAL ? "journal" : "WAL";
-}
-
-void xio__sq_store_init(xio__sq_store *s, xio__sq_role role, uint64_t cache_bytes) {
+void xsq_store_init(xsq_store *s, xsq_role role, uint64_t cache_bytes) {
   memset(s, 0, sizeof *s);
   s->role = role;
   s->cut = UINT64_MAX;
-  xio__sq_cache_init(&s->cache, role == XIO__SQ_DB ? cache_bytes : cache_bytes / 4);
+  xsq_cache_init(&s->cache, role == XSQ_DB ? cache_bytes : cache_bytes / 4);
 }
 
 /* What storage holds that SQLite may read: the file, up to a pending truncation. */
-static uint64_t stored_size(const xio__sq_store *s) {
+static uint64_t stored_size(const xsq_store *s) {
   uint64_t n = s->xf ? xio_file_size(s->xf) : 0;
   return n < s->cut ? n : s->cut;
 }
 
 /* ------------------------------------------------------------- opening ---- */
 
-static unsigned open_flags(const xio__sq_node *node, int create, int create_only) {
+static unsigned open_flags(const xsq_node *node, int create, int create_only) {
   if (node->readonly) return XIO_OPEN_READONLY;
   /* Exclusive: the file layer combines the writes and fills their edge sectors from
    * what it knows; unaligned: SQLite's records are not whole sectors. */
@@ -72,9 +70,9 @@ static unsigned open_flags(const xio__sq_node *node, int create, int create_only
 }
 
 /* Opens the journal or WAL blob. ENOTFOUND is returned as is (no message). */
-static xio_err open_log(xio__sq_node *node, xio__sq_role role, int create, xio_error *e) {
-  xio__sq_store *s = &node->st[role];
-  xio_ctx *ctx = xio__sq_ctx(e);
+static xio_err open_log(xsq_node *node, xsq_role role, int create, xio_error *e) {
+  xsq_store *s = &node->st[role];
+  xio_ctx *ctx = xsq_ctx(e);
   if (!ctx) return e->code ? e->code : XIO_EINVAL;
   xio_open_options o = xio_open_options_default();
   int create_only = create && s->absent;
@@ -90,8 +88,8 @@ static xio_err open_log(xio__sq_node *node, xio__sq_role role, int create, xio_e
   return rc;
 }
 
-int xio__sq_store_open(xio__sq_node *node, xio__sq_role role, int create) {
-  xio__sq_store *s = &node->st[role];
+int xsq_store_open(xsq_node *node, xsq_role role, int create) {
+  xsq_store *s = &node->st[role];
   if (s->xf) return SQLITE_OK;
   xio_error e;
   xio_error_clear(&e);
@@ -102,7 +100,7 @@ int xio__sq_store_open(xio__sq_node *node, xio__sq_role role, int create) {
     return SQLITE_OK;
   }
   s->absent = 0;
-  if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_CANTOPEN, "opening the journal or WAL", &e);
+  if (rc != XIO_OK) return xsq_fail_xio(SQLITE_CANTOPEN, "opening the journal or WAL", &e);
   if (!s->known) { /* first sight in this process: what is there is what SQLite sees */
     s->size = s->hwm = xio_file_size(s->xf);
     s->on_storage = s->size > 0;
@@ -111,18 +109,18 @@ int xio__sq_store_open(xio__sq_node *node, xio__sq_role role, int create) {
   return SQLITE_OK;
 }
 
-int xio__sq_store_check(xio__sq_node *node, xio__sq_role role, int *exists) {
-  xio__sq_store *s = &node->st[role];
+int xsq_store_check(xsq_node *node, xsq_role role, int *exists) {
+  xsq_store *s = &node->st[role];
   if (s->known) {
     *exists = s->exists;
     return SQLITE_OK;
   }
-  int rc = xio__sq_store_open(node, role, 0);
+  int rc = xsq_store_open(node, role, 0);
   if (rc != SQLITE_OK) return rc;
   s->exists = s->xf != NULL;
-  if (s->exists && role == XIO__SQ_JOURNAL) {
+  if (s->exists && role == XSQ_JOURNAL) {
     int hot = 0;
-    rc = xio__sq_journal_is_hot(node, &hot);
+    rc = xsq_journal_is_hot(node, &hot);
     if (rc != SQLITE_OK) return rc;
     if (!hot) { /* left by a committed transaction: SQLite sees no journal */
       s->exists = 0;
@@ -135,24 +133,24 @@ int xio__sq_store_check(xio__sq_node *node, xio__sq_role role, int *exists) {
 
 /* ------------------------------------------------------------- reading ---- */
 
-int xio__sq_store_lease_check(xio__sq_node *node, int code) {
+int xsq_store_lease_check(xsq_node *node, int code) {
   for (int r = 0; r < 3; r++) {
     xio_file *xf = node->st[r].xf;
     if (xf && xio_file_lease_lost(xf))
-      return xio__sq_fail(code,
-                          "the lease on %s was lost (another process took the database over, "
-                          "or this one was paused past its lease): what this process holds of "
-                          "it may be stale, so nothing more is read or written; close the "
-                          "database and open it again",
-                          xio_file_path(xf));
+      return xsq_fail(code,
+                      "the lease on %s was lost (another process took the database over, "
+                      "or this one was paused past its lease): what this process holds of "
+                      "it may be stale, so nothing more is read or written; close the "
+                      "database and open it again",
+                      xio_file_path(xf));
   }
   return SQLITE_OK;
 }
 
-int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt, uint64_t off) {
-  int lost = xio__sq_store_lease_check(node, SQLITE_IOERR_READ);
+int xsq_store_read(xsq_node *node, xsq_role role, void *buf, int amt, uint64_t off) {
+  int lost = xsq_store_lease_check(node, SQLITE_IOERR_READ);
   if (lost != SQLITE_OK) return lost;
-  xio__sq_store *s = &node->st[role];
+  xsq_store *s = &node->st[role];
   size_t len = (size_t)amt, avail = 0;
   if (off < s->size) avail = s->size - off < len ? (size_t)(s->size - off) : len;
   memset(buf, 0, len);
@@ -161,8 +159,8 @@ int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt
     if (s->xf && off < fsize) {
       xio_error e;
       xio_error_clear(&e);
-      xio_err rc = xio__sq_cache_read(&s->cache, s->xf, fsize, off, buf, avail, &e);
-      if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_IOERR_READ, "reading", &e);
+      xio_err rc = xsq_cache_read(&s->cache, s->xf, fsize, off, buf, avail, &e);
+      if (rc != XIO_OK) return xsq_fail_xio(SQLITE_IOERR_READ, "reading", &e);
     }
     xio_file_held_read(s->xf, off, buf, avail); /* held bytes past the stored size */
   }
@@ -175,7 +173,7 @@ int xio__sq_store_read(xio__sq_node *node, xio__sq_role role, void *buf, int amt
 
 /* ------------------------------------------------------------- writing ---- */
 
-static int flush_store(xio__sq_node *node, xio__sq_role role, int early);
+static int flush_store(xsq_node *node, xsq_role role, int early);
 
 /* Sends a transaction's writes before its sync, when too much is held. The database's
  * commit range (its first 64 KiB: page 1, whatever the page size) stays held: page 1
@@ -184,29 +182,26 @@ static int flush_store(xio__sq_node *node, xio__sq_role role, int early);
  * checkpoint, a VACUUM or a commit from a large cache) is cut at 64 KiB and its rest
  * sent, so what stays held is small and the next early send comes only after another
  * HELD_MAX. The journal goes first, as at a sync. */
-static int flush_early(xio__sq_node *node, xio__sq_role role) {
-  if (role != XIO__SQ_DB) return flush_store(node, role, 0);
-  int rc = flush_store(node, XIO__SQ_JOURNAL, 0);
-  return rc == SQLITE_OK ? flush_store(node, XIO__SQ_DB, 1) : rc;
+static int flush_early(xsq_node *node, xsq_role role) {
+  if (role != XSQ_DB) return flush_store(node, role, 0);
+  int rc = flush_store(node, XSQ_JOURNAL, 0);
+  return rc == SQLITE_OK ? flush_store(node, XSQ_DB, 1) : rc;
 }
 
-int xio__sq_store_write(xio__sq_node *node, xio__sq_role role, const void *buf, int amt,
-                        uint64_t off) {
-  xio__sq_store *s = &node->st[role];
-  if (s->sticky != XIO_OK)
-    return xio__sq_fail_xio(SQLITE_IOERR_WRITE, "writing", &s->sticky_detail);
+int xsq_store_write(xsq_node *node, xsq_role role, const void *buf, int amt, uint64_t off) {
+  xsq_store *s = &node->st[role];
+  if (s->sticky != XIO_OK) return xsq_fail_xio(SQLITE_IOERR_WRITE, "writing", &s->sticky_detail);
   if (!s->xf) { /* a journal or WAL SQLite writes first: the blob is made now */
-    int orc = xio__sq_store_open(node, role, 1);
+    int orc = xsq_store_open(node, role, 1);
     if (orc != SQLITE_OK) return orc;
   }
-  if (role != XIO__SQ_DB && off == 0) s->hwm = 0; /* a new journal or WAL: older bytes are void */
+  if (role != XSQ_DB && off == 0) s->hwm = 0; /* a new journal or WAL: older bytes are void */
   xio_error e;
   xio_error_clear(&e);
   if (xio_file_hold(s->xf, off, buf, (size_t)amt, &e) != XIO_OK) {
     char what[64];
     snprintf(what, sizeof what, "holding a write to the %s", role_name(role));
-    return xio__sq_fail_xio(e.code == XIO_ENOMEM ? SQLITE_IOERR_NOMEM : SQLITE_IOERR_WRITE, what,
-                            &e);
+    return xsq_fail_xio(e.code == XIO_ENOMEM ? SQLITE_IOERR_NOMEM : SQLITE_IOERR_WRITE, what, &e);
   }
   uint64_t end = off + (uint64_t)amt;
   if (end > s->size) s->size = end;
@@ -215,23 +210,23 @@ int xio__sq_store_write(xio__sq_node *node, xio__sq_role role, const void *buf, 
   return xio_file_held_bytes(s->xf) <= HELD_MAX ? SQLITE_OK : flush_early(node, role);
 }
 
-int xio__sq_store_truncate(xio__sq_node *node, xio__sq_role role, uint64_t size) {
-  xio__sq_store *s = &node->st[role];
+int xsq_store_truncate(xsq_node *node, xsq_role role, uint64_t size) {
+  xsq_store *s = &node->st[role];
   if (s->xf) xio_file_drop_held(s->xf, size);
-  xio__sq_cache_truncate(&s->cache, size);
+  xsq_cache_truncate(&s->cache, size);
   s->size = size;
-  if (role == XIO__SQ_DB) { /* sent at the next sync */
+  if (role == XSQ_DB) { /* sent at the next sync */
     if (size < s->cut) s->cut = size;
     return SQLITE_OK;
   }
   if (s->hwm > size) s->hwm = size;
-  if (role == XIO__SQ_WAL && size < 32 && s->xf && xio_file_size(s->xf) >= XIO__SQ_SECTOR) {
+  if (role == XSQ_WAL && size < 32 && s->xf && xio_file_size(s->xf) >= XSQ_SECTOR) {
     /* An emptied WAL must not replay after a crash: clear its header. */
     xio_error e;
     xio_error_clear(&e);
-    xio_err rc = xio_file_zero(s->xf, 0, XIO__SQ_SECTOR, XIO_INIT_CLEAR, &e);
-    if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_IOERR_TRUNCATE, "truncating the WAL", &e);
-    xio__sq_cache_truncate(&s->cache, 0);
+    xio_err rc = xio_file_zero(s->xf, 0, XSQ_SECTOR, XIO_INIT_CLEAR, &e);
+    if (rc != XIO_OK) return xsq_fail_xio(SQLITE_IOERR_TRUNCATE, "truncating the WAL", &e);
+    xsq_cache_truncate(&s->cache, 0);
     s->hwm = 0;
   }
   return SQLITE_OK; /* journal: emptied lazily, see journal.c */
@@ -239,13 +234,13 @@ int xio__sq_store_truncate(xio__sq_node *node, xio__sq_role role, uint64_t size)
 
 /* ----------------------------------------------------------- flushing ---- */
 
-static xio_err grow(xio__sq_store *s, uint64_t need, xio_error *e) {
+static xio_err grow(xsq_store *s, uint64_t need, xio_error *e) {
   uint64_t cur = xio_file_size(s->xf);
   if (need <= cur) return XIO_OK;
-  if (s->role == XIO__SQ_DB) return xio_file_set_size(s->xf, need, XIO_INIT_NONE, e);
+  if (s->role == XSQ_DB) return xio_file_set_size(s->xf, need, XIO_INIT_NONE, e);
   uint64_t to = cur * 2 > need ? cur * 2 : need;
   if (to < LOG_MIN_SIZE) to = LOG_MIN_SIZE;
-  to = (to + XIO__SQ_LINE - 1) / XIO__SQ_LINE * XIO__SQ_LINE;
+  to = (to + XSQ_LINE - 1) / XSQ_LINE * XSQ_LINE;
   return xio_file_set_size(s->xf, to, XIO_INIT_CLEAR, e);
 }
 
@@ -254,17 +249,17 @@ static xio_err grow(xio__sq_store *s, uint64_t need, xio_error *e) {
  * runs once they are acknowledged; a failed send keeps them held, and reads see held
  * bytes first anyway, so the cache never shows SQLite what it did not write. */
 typedef struct cache_arg {
-  xio__sq_cache *cache;
+  xsq_cache *cache;
   uint64_t fsize;
 } cache_arg;
 
 static void cache_run(uint64_t off, const void *buf, size_t len, void *ud) {
   cache_arg *a = ud;
-  xio__sq_cache_update(a->cache, off, buf, len, a->fsize);
+  xsq_cache_update(a->cache, off, buf, len, a->fsize);
 }
 
-static void cache_held(xio__sq_store *s) {
-  cache_arg a = {&s->cache, s->role == XIO__SQ_DB ? xio_file_size(s->xf) : 0};
+static void cache_held(xsq_store *s) {
+  cache_arg a = {&s->cache, s->role == XSQ_DB ? xio_file_size(s->xf) : 0};
   xio_file_held_each(s->xf, cache_run, &a);
 }
 
@@ -272,19 +267,19 @@ static void cache_held(xio__sq_store *s) {
  * or, `early`, all but the commit range (xio_file_send_held). A journal or WAL first
  * tells the file layer that nothing at or past its high-water mark is relied on, so
  * the edge sector after its last record is filled with zeros rather than read back. */
-static xio_err send_all(xio__sq_store *s, int early, xio_error *e) {
-  if (s->role != XIO__SQ_DB) xio_file_forget_from(s->xf, s->hwm);
+static xio_err send_all(xsq_store *s, int early, xio_error *e) {
+  if (s->role != XSQ_DB) xio_file_forget_from(s->xf, s->hwm);
   int had = xio_file_held_bytes(s->xf) > 0;
   cache_held(s);
   xio_err rc = early ? xio_file_send_held(s->xf, e) : xio_file_flush(s->xf, e);
-  if (rc == XIO_OK && had && s->role == XIO__SQ_JOURNAL) s->on_storage = 1;
+  if (rc == XIO_OK && had && s->role == XSQ_JOURNAL) s->on_storage = 1;
   return rc;
 }
 
-static xio_err flush_xio(xio__sq_store *s, int early, xio_error *e) {
+static xio_err flush_xio(xsq_store *s, int early, xio_error *e) {
   uint64_t end = xio_file_held_end(s->xf), held = xio_file_held_bytes(s->xf);
   xio_err rc = XIO_OK;
-  if (s->role == XIO__SQ_DB) {
+  if (s->role == XSQ_DB) {
     if (!held && s->size == xio_file_size(s->xf) && s->cut == UINT64_MAX) return XIO_OK;
     if (s->cut < xio_file_size(s->xf)) /* truncated, maybe grown again: cut first */
       rc = xio_file_set_size(s->xf, s->cut, XIO_INIT_NONE, e);
@@ -295,15 +290,14 @@ static xio_err flush_xio(xio__sq_store *s, int early, xio_error *e) {
     rc = grow(s, rup(end), e);
   }
   if (rc == XIO_OK) rc = send_all(s, early, e);
-  if (rc == XIO_OK && s->role == XIO__SQ_DB && s->size < xio_file_size(s->xf))
+  if (rc == XIO_OK && s->role == XSQ_DB && s->size < xio_file_size(s->xf))
     rc = xio_file_set_size(s->xf, s->size, XIO_INIT_NONE, e);
   return rc;
 }
 
-static int flush_store(xio__sq_node *node, xio__sq_role role, int early) {
-  xio__sq_store *s = &node->st[role];
-  if (s->sticky != XIO_OK)
-    return xio__sq_fail_xio(SQLITE_IOERR_FSYNC, "syncing", &s->sticky_detail);
+static int flush_store(xsq_node *node, xsq_role role, int early) {
+  xsq_store *s = &node->st[role];
+  if (s->sticky != XIO_OK) return xsq_fail_xio(SQLITE_IOERR_FSYNC, "syncing", &s->sticky_detail);
   if (!s->xf) return SQLITE_OK;
   xio_error e;
   xio_error_clear(&e);
@@ -313,43 +307,43 @@ static int flush_store(xio__sq_node *node, xio__sq_role role, int early) {
     s->sticky = rc;
     s->sticky_detail = e;
   }
-  return xio__sq_fail_xio(SQLITE_IOERR_FSYNC,
-                          role == XIO__SQ_DB    ? "syncing the database"
-                          : role == XIO__SQ_WAL ? "syncing the WAL"
-                                                : "syncing the journal",
-                          &e);
+  return xsq_fail_xio(SQLITE_IOERR_FSYNC,
+                      role == XSQ_DB    ? "syncing the database"
+                      : role == XSQ_WAL ? "syncing the WAL"
+                                        : "syncing the journal",
+                      &e);
 }
 
-int xio__sq_store_sync(xio__sq_node *node, xio__sq_role role) {
+int xsq_store_sync(xsq_node *node, xsq_role role) {
   int rc = SQLITE_OK;
-  if (role == XIO__SQ_DB) rc = flush_store(node, XIO__SQ_JOURNAL, 0);
+  if (role == XSQ_DB) rc = flush_store(node, XSQ_JOURNAL, 0);
   return rc == SQLITE_OK ? flush_store(node, role, 0) : rc;
 }
 
-int xio__sq_node_flush(xio__sq_node *node) {
-  int rc = flush_store(node, XIO__SQ_JOURNAL, 0);
-  if (rc == SQLITE_OK) rc = flush_store(node, XIO__SQ_WAL, 0);
-  if (rc == SQLITE_OK) rc = flush_store(node, XIO__SQ_DB, 0);
+int xsq_node_flush(xsq_node *node) {
+  int rc = flush_store(node, XSQ_JOURNAL, 0);
+  if (rc == SQLITE_OK) rc = flush_store(node, XSQ_WAL, 0);
+  if (rc == SQLITE_OK) rc = flush_store(node, XSQ_DB, 0);
   return rc;
 }
 
 /* ----------------------------------------------------------- deleting ---- */
 
-static void forget_content(xio__sq_store *s) {
+static void forget_content(xsq_store *s) {
   if (s->xf) xio_file_drop_held(s->xf, 0);
-  xio__sq_cache_truncate(&s->cache, 0);
+  xsq_cache_truncate(&s->cache, 0);
   s->size = s->hwm = 0;
   s->known = 1;
   s->exists = 0;
 }
 
-int xio__sq_store_delete(xio__sq_node *node, xio__sq_role role) {
-  xio__sq_store *s = &node->st[role];
-  if (role == XIO__SQ_JOURNAL) {
+int xsq_store_delete(xsq_node *node, xsq_role role) {
+  xsq_store *s = &node->st[role];
+  if (role == XSQ_JOURNAL) {
     /* The end of a transaction: the journal must reach storage before the database
      * writes that depend on it; then it is emptied in memory only. */
-    xio_file *db = node->st[XIO__SQ_DB].xf;
-    int rc = db && xio_file_held_bytes(db) ? xio__sq_store_sync(node, XIO__SQ_DB) : SQLITE_OK;
+    xio_file *db = node->st[XSQ_DB].xf;
+    int rc = db && xio_file_held_bytes(db) ? xsq_store_sync(node, XSQ_DB) : SQLITE_OK;
     if (rc != SQLITE_OK) return rc;
     forget_content(s);
     return SQLITE_OK;
@@ -360,25 +354,25 @@ int xio__sq_store_delete(xio__sq_node *node, xio__sq_role role) {
   xio_error_clear(&e);
   xio_err rc = xio_file_close(s->xf, &e);
   s->xf = NULL;
-  xio_ctx *ctx = xio__sq_ctx(&e);
+  xio_ctx *ctx = xsq_ctx(&e);
   /* Gone already is as good as deleted: its 404 is traced as expected, no failure. */
   if (rc == XIO_OK && ctx) rc = xio_file_delete_if_exists(ctx, node->targets[role], NULL, &e);
-  if (rc != XIO_OK) return xio__sq_fail_xio(SQLITE_IOERR_DELETE, "deleting the WAL", &e);
+  if (rc != XIO_OK) return xsq_fail_xio(SQLITE_IOERR_DELETE, "deleting the WAL", &e);
   s->absent = 1;
   return SQLITE_OK;
 }
 
-void xio__sq_store_close(xio__sq_node *node, xio__sq_role role) {
-  xio__sq_store *s = &node->st[role];
+void xsq_store_close(xsq_node *node, xsq_role role) {
+  xsq_store *s = &node->st[role];
   xio_error e;
   xio_error_clear(&e);
   if (s->xf) {
-    int drop = role == XIO__SQ_JOURNAL && !s->exists && s->sticky == XIO_OK;
+    int drop = role == XSQ_JOURNAL && !s->exists && s->sticky == XIO_OK;
     xio_file_drop_held(s->xf, 0); /* sent by the last sync, or not to be sent */
     xio_file_close(s->xf, &e);
     s->xf = NULL;
-    xio_ctx *ctx = xio__sq_ctx(&e);
+    xio_ctx *ctx = xsq_ctx(&e);
     if (drop && ctx) xio_file_delete_if_exists(ctx, node->targets[role], NULL, &e);
   }
-  xio__sq_cache_free(&s->cache);
+  xsq_cache_free(&s->cache);
 }

@@ -18,19 +18,19 @@ static sqlite3_vfs *base;
 static sqlite3_vfs vfs;
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 
-sqlite3_vfs *xio__sq_base(void) { return base; }
+sqlite3_vfs *xsq_base(void) { return base; }
 
-static xio__sq_role role_of(int flags) {
-  if (flags & SQLITE_OPEN_MAIN_JOURNAL) return XIO__SQ_JOURNAL;
-  if (flags & SQLITE_OPEN_WAL) return XIO__SQ_WAL;
-  return XIO__SQ_DB;
+static xsq_role role_of(int flags) {
+  if (flags & SQLITE_OPEN_MAIN_JOURNAL) return XSQ_JOURNAL;
+  if (flags & SQLITE_OPEN_WAL) return XSQ_WAL;
+  return XSQ_DB;
 }
 
-static int open_db(xio__sq_file *f, const xio__sq_name *n, int flags, int *out_flags) {
-  int rc = xio__sq_node_acquire(n, 0, (flags & SQLITE_OPEN_CREATE) != 0, &f->node);
+static int open_db(xsq_file *f, const xsq_name *n, int flags, int *out_flags) {
+  int rc = xsq_node_acquire(n, 0, (flags & SQLITE_OPEN_CREATE) != 0, &f->node);
   if (rc != SQLITE_OK) return rc;
   f->immutable = f->node->readonly;
-  f->base.pMethods = f->immutable ? &xio__sq_methods_immutable : &xio__sq_methods;
+  f->base.pMethods = f->immutable ? &xsq_methods_immutable : &xsq_methods;
   if (out_flags)
     *out_flags = f->immutable ? (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) |
                                     SQLITE_OPEN_READONLY
@@ -40,17 +40,17 @@ static int open_db(xio__sq_file *f, const xio__sq_name *n, int flags, int *out_f
 
 /* The journal or WAL of an open database: it exists for SQLite from now on when
  * created (the blob itself is made when the first write is sent). */
-static int open_log(xio__sq_file *f, const xio__sq_name *n, int flags, int *out_flags) {
-  xio__sq_table_lock();
-  xio__sq_node *node = xio__sq_node_find(n->key);
+static int open_log(xsq_file *f, const xsq_name *n, int flags, int *out_flags) {
+  xsq_table_lock();
+  xsq_node *node = xsq_node_find(n->key);
   if (node) node->refs++;
-  xio__sq_table_unlock();
+  xsq_table_unlock();
   if (!node)
-    return xio__sq_fail(SQLITE_CANTOPEN, "%s: its database is not open in this process", n->safe);
+    return xsq_fail(SQLITE_CANTOPEN, "%s: its database is not open in this process", n->safe);
   f->node = node;
   pthread_mutex_lock(&node->mu);
-  xio__sq_store *s = &node->st[f->role];
-  int exists = 0, rc = xio__sq_store_check(node, f->role, &exists);
+  xsq_store *s = &node->st[f->role];
+  int exists = 0, rc = xsq_store_check(node, f->role, &exists);
   if (rc == SQLITE_OK && !exists) {
     if (flags & SQLITE_OPEN_CREATE)
       s->exists = 1;
@@ -60,63 +60,62 @@ static int open_log(xio__sq_file *f, const xio__sq_name *n, int flags, int *out_
   pthread_mutex_unlock(&node->mu);
   if (rc != SQLITE_OK) {
     f->node = NULL;
-    xio__sq_node_release(node);
+    xsq_node_release(node);
     return rc;
   }
-  f->base.pMethods = &xio__sq_methods;
+  f->base.pMethods = &xsq_methods;
   if (out_flags) *out_flags = flags;
   return SQLITE_OK;
 }
 
 static int v_open(sqlite3_vfs *v, const char *name, sqlite3_file *file, int flags, int *out_flags) {
   (void)v;
-  if (!xio__sq_is_url(name)) return base->xOpen(base, name, file, flags, out_flags);
-  xio__sq_file *f = (xio__sq_file *)file;
+  if (!xsq_is_url(name)) return base->xOpen(base, name, file, flags, out_flags);
+  xsq_file *f = (xsq_file *)file;
   memset(f, 0, sizeof *f);
   int type = flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL);
-  xio__sq_name n;
+  xsq_name n;
   f->role = role_of(flags);
-  if (xio__sq_name_parse(name, (int)f->role, &n))
-    return xio__sq_fail(SQLITE_CANTOPEN, "the database URL is too long or malformed");
+  if (xsq_name_parse(name, (int)f->role, &n))
+    return xsq_fail(SQLITE_CANTOPEN, "the database URL is too long or malformed");
   if (!type) /* a super-journal: SQLite names it after the database */
-    return xio__sq_fail(SQLITE_CANTOPEN,
-                        "%s: only a database, its journal and its WAL can be blobs (a "
-                        "transaction over several attached blob databases is not supported)",
-                        n.safe);
+    return xsq_fail(SQLITE_CANTOPEN,
+                    "%s: only a database, its journal and its WAL can be blobs (a "
+                    "transaction over several attached blob databases is not supported)",
+                    n.safe);
   f->flags = flags;
-  return f->role == XIO__SQ_DB ? open_db(f, &n, flags, out_flags)
-                               : open_log(f, &n, flags, out_flags);
+  return f->role == XSQ_DB ? open_db(f, &n, flags, out_flags) : open_log(f, &n, flags, out_flags);
 }
 
 static int v_delete(sqlite3_vfs *v, const char *name, int sync_dir) {
   (void)v;
-  if (!xio__sq_is_url(name)) return base->xDelete(base, name, sync_dir);
-  xio__sq_name n;
-  if (xio__sq_name_parse(name, -1, &n)) return SQLITE_IOERR_DELETE;
-  xio__sq_table_lock();
-  xio__sq_node *node = xio__sq_node_find(n.key);
+  if (!xsq_is_url(name)) return base->xDelete(base, name, sync_dir);
+  xsq_name n;
+  if (xsq_name_parse(name, -1, &n)) return SQLITE_IOERR_DELETE;
+  xsq_table_lock();
+  xsq_node *node = xsq_node_find(n.key);
   if (node) node->refs++;
-  xio__sq_table_unlock();
-  if (!node || n.role == XIO__SQ_DB) {
-    if (node) xio__sq_node_release(node);
-    return xio__sq_fail(SQLITE_IOERR_DELETE,
-                        "%s: not deleted (not an open database's journal "
-                        "or WAL)",
-                        n.safe);
+  xsq_table_unlock();
+  if (!node || n.role == XSQ_DB) {
+    if (node) xsq_node_release(node);
+    return xsq_fail(SQLITE_IOERR_DELETE,
+                    "%s: not deleted (not an open database's journal "
+                    "or WAL)",
+                    n.safe);
   }
   pthread_mutex_lock(&node->mu);
-  int rc = xio__sq_store_delete(node, n.role);
+  int rc = xsq_store_delete(node, n.role);
   pthread_mutex_unlock(&node->mu);
-  xio__sq_node_release(node);
+  xsq_node_release(node);
   return rc;
 }
 
 /* Existence of a blob that no open database knows about: one request. */
-static int probe(const xio__sq_name *n, int *out) {
+static int probe(const xsq_name *n, int *out) {
   xio_error e;
   xio_error_clear(&e);
-  xio_ctx *c = xio__sq_ctx(&e);
-  if (!c) return xio__sq_fail_xio(SQLITE_IOERR_ACCESS, "making the xio context", &e);
+  xio_ctx *c = xsq_ctx(&e);
+  if (!c) return xsq_fail_xio(SQLITE_IOERR_ACCESS, "making the xio context", &e);
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_READONLY | XIO_OPEN_MISSING_OK; /* a missing blob is an answer */
   xio_file *xf = NULL;
@@ -124,36 +123,36 @@ static int probe(const xio__sq_name *n, int *out) {
   *out = rc == XIO_OK;
   xio_file_close(xf, NULL);
   if (rc == XIO_OK || rc == XIO_ENOTFOUND) return SQLITE_OK;
-  return xio__sq_fail_xio(SQLITE_IOERR_ACCESS, "checking", &e);
+  return xsq_fail_xio(SQLITE_IOERR_ACCESS, "checking", &e);
 }
 
 static int v_access(sqlite3_vfs *v, const char *name, int flags, int *out) {
   (void)v;
-  if (!xio__sq_is_url(name)) return base->xAccess(base, name, flags, out);
-  xio__sq_name n;
+  if (!xsq_is_url(name)) return base->xAccess(base, name, flags, out);
+  xsq_name n;
   *out = 0;
-  if (xio__sq_name_parse(name, -1, &n)) return SQLITE_OK;
-  xio__sq_table_lock();
-  xio__sq_node *node = xio__sq_node_find(n.key);
+  if (xsq_name_parse(name, -1, &n)) return SQLITE_OK;
+  xsq_table_lock();
+  xsq_node *node = xsq_node_find(n.key);
   if (node) node->refs++;
-  xio__sq_table_unlock();
+  xsq_table_unlock();
   if (!node) return probe(&n, out);
   int rc = SQLITE_OK;
   pthread_mutex_lock(&node->mu);
-  if (n.role == XIO__SQ_DB)
+  if (n.role == XSQ_DB)
     *out = 1;
   else if (node->readonly)
     *out = 0;
   else
-    rc = xio__sq_store_check(node, n.role, out);
+    rc = xsq_store_check(node, n.role, out);
   pthread_mutex_unlock(&node->mu);
-  xio__sq_node_release(node);
+  xsq_node_release(node);
   return rc;
 }
 
 static int v_fullpath(sqlite3_vfs *v, const char *name, int n, char *out) {
   (void)v;
-  if (!xio__sq_is_url(name)) return base->xFullPathname(base, name, n, out);
+  if (!xsq_is_url(name)) return base->xFullPathname(base, name, n, out);
   if ((int)strlen(name) >= n) return SQLITE_CANTOPEN;
   snprintf(out, (size_t)n, "%s", name);
   return SQLITE_OK;
@@ -198,12 +197,12 @@ static int v_time64(sqlite3_vfs *v, sqlite3_int64 *t) {
 
 static int v_last_error(sqlite3_vfs *v, int n, char *out) {
   (void)v;
-  const char *m = xio__sq_last_error();
+  const char *m = xsq_last_error();
   if (n > 0 && out) snprintf(out, (size_t)n, "%s", m);
   return m[0] ? 1 : 0;
 }
 
-int xio__sq_register(int make_default) {
+int xsq_register(int make_default) {
   pthread_mutex_lock(&reg_mu);
   static int registered;
   if (registered && !make_default) { /* keep whatever is the default now */
@@ -219,10 +218,10 @@ int xio__sq_register(int make_default) {
       return SQLITE_ERROR;
     }
     base = b;
-    int sz = (int)sizeof(xio__sq_file);
+    int sz = (int)sizeof(xsq_file);
     vfs = (sqlite3_vfs){2,
                         sz > b->szOsFile ? sz : b->szOsFile,
-                        XIO__SQ_NAME_MAX,
+                        XSQ_NAME_MAX,
                         NULL,
                         "xio",
                         NULL,

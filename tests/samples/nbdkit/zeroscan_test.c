@@ -22,33 +22,33 @@ static unsigned char *buffer(size_t len, const size_t *blocks, size_t n) {
 
 TEST(all_zero_is_one_clear) {
   unsigned char *b = buffer(4 * MIB, NULL, 0);
-  xio__nbd_plan p;
-  ASSERT_EQ(xio__nbd_plan_write(b, 4 * MIB, &p), 0);
+  xnbd_plan p;
+  ASSERT_EQ(xnbd_plan_write(b, 4 * MIB, &p), 0);
   ASSERT_EQ(p.n, 1);
   ASSERT_EQ(p.v[0].clear, 1);
   ASSERT_U64_EQ(p.shipped, 0);
   ASSERT_U64_EQ(p.cleared, 4 * MIB);
-  xio__nbd_plan_free(&p);
+  xnbd_plan_free(&p);
   free(b);
 }
 
 TEST(all_zero_detects_a_late_byte) {
   unsigned char *b = buffer(MIB, NULL, 0);
-  ASSERT(xio__nbd_all_zero(b, MIB));
+  ASSERT(xnbd_all_zero(b, MIB));
   b[MIB - 1] = 1;
-  ASSERT(!xio__nbd_all_zero(b, MIB));
+  ASSERT(!xnbd_all_zero(b, MIB));
   b[MIB - 1] = 0;
   b[3] = 1;
-  ASSERT(!xio__nbd_all_zero(b, MIB));
-  ASSERT(xio__nbd_all_zero(b + 4, 7));
+  ASSERT(!xnbd_all_zero(b, MIB));
+  ASSERT(xnbd_all_zero(b + 4, 7));
   free(b);
 }
 
 TEST(data_then_long_zeros_splits) {
   size_t at[] = {0};
   unsigned char *b = buffer(MIB, at, 1);
-  xio__nbd_plan p;
-  ASSERT_EQ(xio__nbd_plan_write(b, MIB, &p), 0);
+  xnbd_plan p;
+  ASSERT_EQ(xnbd_plan_write(b, MIB, &p), 0);
   ASSERT_EQ(p.n, 2); /* 2 requests instead of 1: 1020 KiB of zeros saved >= 256 KiB */
   ASSERT_EQ(p.v[0].clear, 0);
   ASSERT_EQ(p.v[0].len, 4 * KIB);
@@ -56,7 +56,7 @@ TEST(data_then_long_zeros_splits) {
   ASSERT_EQ(p.v[1].off, 4 * KIB);
   ASSERT_U64_EQ(p.shipped, 4 * KIB);
   ASSERT_U64_EQ(p.cleared, MIB - 4 * KIB);
-  xio__nbd_plan_free(&p);
+  xnbd_plan_free(&p);
   free(b);
 }
 
@@ -66,12 +66,12 @@ TEST(short_zero_runs_ride_along) {
   for (size_t i = 0; i < 32; i++)
     at[i] = i * 32 * KIB;
   unsigned char *b = buffer(MIB, at, 32);
-  xio__nbd_plan p;
-  ASSERT_EQ(xio__nbd_plan_write(b, MIB, &p), 0);
+  xnbd_plan p;
+  ASSERT_EQ(xnbd_plan_write(b, MIB, &p), 0);
   ASSERT_EQ(p.n, 1);
   ASSERT_EQ(p.v[0].clear, 0);
   ASSERT_U64_EQ(p.shipped, MIB);
-  xio__nbd_plan_free(&p);
+  xnbd_plan_free(&p);
   free(b);
 }
 
@@ -80,12 +80,12 @@ TEST(split_not_worth_its_requests_stays_plain) {
   size_t at[] = {0, 124 * KIB};
   unsigned char *b = buffer(128 * KIB + 0, at, 2);
   memset(b + 4 * KIB, 0, 120 * KIB);
-  xio__nbd_plan p;
-  ASSERT_EQ(xio__nbd_plan_write(b, 128 * KIB, &p), 0);
+  xnbd_plan p;
+  ASSERT_EQ(xnbd_plan_write(b, 128 * KIB, &p), 0);
   ASSERT_EQ(p.n, 1);
   ASSERT_U64_EQ(p.shipped, 128 * KIB);
   ASSERT_U64_EQ(p.cleared, 0);
-  xio__nbd_plan_free(&p);
+  xnbd_plan_free(&p);
   free(b);
 }
 
@@ -94,8 +94,8 @@ TEST(middle_data_splits_when_it_saves_enough) {
    * 4 MiB - 4 KiB >= 2 * 256 KiB */
   size_t at[] = {2 * MIB};
   unsigned char *b = buffer(4 * MIB, at, 1);
-  xio__nbd_plan p;
-  ASSERT_EQ(xio__nbd_plan_write(b, 4 * MIB, &p), 0);
+  xnbd_plan p;
+  ASSERT_EQ(xnbd_plan_write(b, 4 * MIB, &p), 0);
   ASSERT_EQ(p.n, 3);
   ASSERT_EQ(p.v[0].clear, 1);
   ASSERT_EQ(p.v[1].clear, 0);
@@ -107,7 +107,7 @@ TEST(middle_data_splits_when_it_saves_enough) {
     covered += p.v[i].len;
   }
   ASSERT_EQ(covered, 4 * MIB);
-  xio__nbd_plan_free(&p);
+  xnbd_plan_free(&p);
   free(b);
 }
 
@@ -117,13 +117,13 @@ TEST(odd_tail_is_covered) {
   size_t len = MIB + 512;
   unsigned char *b = buffer(len, at, 1);
   b[len - 1] = 9;
-  xio__nbd_plan p;
-  ASSERT_EQ(xio__nbd_plan_write(b, len, &p), 0);
+  xnbd_plan p;
+  ASSERT_EQ(xnbd_plan_write(b, len, &p), 0);
   size_t covered = 0;
   for (size_t i = 0; i < p.n; i++)
     covered += p.v[i].len;
   ASSERT_EQ(covered, len);
   ASSERT_EQ(p.v[p.n - 1].clear, 0); /* the last byte is data */
-  xio__nbd_plan_free(&p);
+  xnbd_plan_free(&p);
   free(b);
 }

@@ -9,43 +9,41 @@
 #include "test.h"
 
 TEST(names_move_the_suffix_out_of_the_sas) {
-  xio__sq_name n;
-  ASSERT_EQ(xio__sq_name_parse("http://h:1/a/c/db.sqlite?sv=2020&sig=abc%3D-wal", -1, &n), 0);
-  ASSERT_EQ(n.role, XIO__SQ_WAL);
+  xsq_name n;
+  ASSERT_EQ(xsq_name_parse("http://h:1/a/c/db.sqlite?sv=2020&sig=abc%3D-wal", -1, &n), 0);
+  ASSERT_EQ(n.role, XSQ_WAL);
   ASSERT_STR_EQ(n.key, "http://h:1/a/c/db.sqlite");
   ASSERT_STR_EQ(n.safe, "http://h:1/a/c/db.sqlite-wal");
   ASSERT_STR_EQ(n.target, "http://h:1/a/c/db.sqlite-wal?sv=2020&sig=abc%3D");
-  ASSERT_EQ(
-      xio__sq_name_parse("https://x.blob.core.windows.net/c/d?sp=rcw-journal", XIO__SQ_JOURNAL, &n),
-      0);
+  ASSERT_EQ(xsq_name_parse("https://x.blob.core.windows.net/c/d?sp=rcw-journal", XSQ_JOURNAL, &n),
+            0);
   ASSERT_STR_EQ(n.target, "https://x.blob.core.windows.net/c/d-journal?sp=rcw");
-  ASSERT_EQ(xio__sq_name_parse("http://h/a/c/plain-journal", -1, &n), 0);
+  ASSERT_EQ(xsq_name_parse("http://h/a/c/plain-journal", -1, &n), 0);
   ASSERT_STR_EQ(n.key, "http://h/a/c/plain");
   ASSERT_STR_EQ(n.target, "http://h/a/c/plain-journal");
 }
 
 TEST(names_take_out_the_vfs_parameters) {
-  xio__sq_name n;
-  ASSERT_EQ(xio__sq_name_parse("http://h/a/c/db?xio_takeover=1&sv=1&xio_cache_mb=7&sig=s", 0, &n),
-            0);
+  xsq_name n;
+  ASSERT_EQ(xsq_name_parse("http://h/a/c/db?xio_takeover=1&sv=1&xio_cache_mb=7&sig=s", 0, &n), 0);
   ASSERT_EQ(n.takeover, 1);
   ASSERT_EQ(n.cache_mb, 7);
   ASSERT_STR_EQ(n.target, "http://h/a/c/db?sv=1&sig=s");
-  ASSERT_EQ(xio__sq_name_parse("http://h/a/c/db?xio_takeover=1", 0, &n), 0);
+  ASSERT_EQ(xsq_name_parse("http://h/a/c/db?xio_takeover=1", 0, &n), 0);
   ASSERT_STR_EQ(n.target, "http://h/a/c/db");
-  ASSERT_EQ(xio__sq_name_parse("http://h/a/c/db?snapshot=2026-12-01T08:00:00.1234567Z", 0, &n), 0);
+  ASSERT_EQ(xsq_name_parse("http://h/a/c/db?snapshot=2026-12-01T08:00:00.1234567Z", 0, &n), 0);
   ASSERT_STR_EQ(n.snapshot, "2026-12-01T08:00:00.1234567Z");
   ASSERT_STR_EQ(n.target, "http://h/a/c/db?snapshot=2026-12-01T08:00:00.1234567Z");
 }
 
 TEST(names_of_databases_keep_their_own_suffix) {
-  xio__sq_name n;
-  ASSERT_EQ(xio__sq_name_parse("http://h/a/c/audit-wal", XIO__SQ_DB, &n), 0);
-  ASSERT_EQ(n.role, XIO__SQ_DB);
+  xsq_name n;
+  ASSERT_EQ(xsq_name_parse("http://h/a/c/audit-wal", XSQ_DB, &n), 0);
+  ASSERT_EQ(n.role, XSQ_DB);
   ASSERT_STR_EQ(n.key, "http://h/a/c/audit-wal");
-  ASSERT(xio__sq_is_url("https://a/b"));
-  ASSERT(!xio__sq_is_url("/tmp/local.db"));
-  ASSERT(!xio__sq_is_url("file:x.db"));
-  ASSERT(!xio__sq_is_url(NULL));
-  ASSERT_EQ(xio__sq_name_parse("/tmp/local.db", -1, &n), -1);
+  ASSERT(xsq_is_url("https://a/b"));
+  ASSERT(!xsq_is_url("/tmp/local.db"));
+  ASSERT(!xsq_is_url("file:x.db"));
+  ASSERT(!xsq_is_url(NULL));
+  ASSERT_EQ(xsq_name_parse("/tmp/local.db", -1, &n), -1);
 }
