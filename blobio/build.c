@@ -331,7 +331,7 @@ static int names_snapshot(const xio_blob_target *t) {
   const char *q = t->extra_query                      ? t->extra_query
                   : t->cred.kind == XIO_AUTH_CRED_SAS ? t->cred.sas
                                                       : NULL;
-  return q && (strncmp(q, "snapshot=", 9) == 0 || strstr(q, "&snapshot="));
+  return xio_auth_query_value(q, "snapshot", NULL) != NULL;
 }
 
 xio_err xio_blob_call_delete_snapshot(const xio_blob_target *t, const char *snapshot,

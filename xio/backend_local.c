@@ -85,37 +85,6 @@ static xio_err local_send(xio_ctx *ctx, local_call *c, xio_error *err) {
 
 /* ------------------------------------------------------------ targets ---- */
 
-/* Decodes the %XX escapes of a file URL's path `p` with the base's percent codec.
- * `*out` is malloc'd. Errors: XIO_EPARSE (naming `target` and the bad escape),
- * XIO_ENOMEM. */
-static xio_err url_path_decode(const char *target, const char *p, char **out, xio_error *err) {
-  xio_error why;
-  xio_err rc = xio_auth_pct_decode(p, strlen(p), out, &why);
-  if (rc == XIO_EPARSE)
-    return xio_error_set(err, rc, "%s: bad %%-escape in a file URL: %s", target, why.message);
-  if (rc != XIO_OK) return xio_error_set(err, rc, "out of memory");
-  return XIO_OK;
-}
-
-/* The path a target names: a path as is, or a file:// URL (host empty or localhost)
- * with its %XX escapes decoded. `*out` is malloc'd. Errors: XIO_EPARSE, XIO_ENOMEM. */
-static xio_err target_path(const char *target, char **out, xio_error *err) {
-  int is_url = strncasecmp(target, "file://", 7) == 0;
-  const char *p = is_url ? target + 7 : target;
-  if (is_url && strncasecmp(p, "localhost/", 10) == 0) p += 9;
-  *out = NULL;
-  if (is_url && *p != '/') {
-    xio_error_set(err, XIO_EPARSE, "%s: a file URL needs an absolute path on this host", target);
-    return XIO_EPARSE;
-  }
-  if (is_url) return url_path_decode(target, p, out, err);
-  if (!(*out = xio_strdup(p))) {
-    xio_error_set(err, XIO_ENOMEM, "out of memory");
-    return XIO_ENOMEM;
-  }
-  return XIO_OK;
-}
-
 /* ------------------------------------------------------------- kinds ---- */
 
 /* The kind stored with the file; data when there is none (or no xattrs). */
@@ -320,7 +289,7 @@ static xio_err lf_open(xio_ctx *ctx, const char *target, const xio_open_options 
   char *path;
   int fd = -1;
   local_file *lf = NULL;
-  xio_err rc = target_path(target, &path, err);
+  xio_err rc = xio__target_local_path(target, &path, err);
   if (rc == XIO_OK) rc = open_or_create(ctx, path, o, &fd, created, err);
   if (rc == XIO_OK) rc = make_file(ctx, path, fd, o, *created, &lf, err);
   if (rc != XIO_OK && fd >= 0) close(fd);
@@ -555,7 +524,7 @@ static xio_err io_unlink(local_call *c, xio_error *err) { return unlink_unlocked
 static xio_err lf_remove(xio_ctx *ctx, const char *target, unsigned how, xio_error *err) {
   /* A local file has no snapshots; with IF_EXISTS its ENOENT is expected. */
   char *path;
-  xio_err rc = target_path(target, &path, err);
+  xio_err rc = xio__target_local_path(target, &path, err);
   if (rc != XIO_OK) return rc;
   local_call c = {
       .req = {XIO_REQ_DELETE, NULL, 0, 0, NULL, how & XIO__REMOVE_IF_EXISTS ? "" : NULL},

@@ -178,7 +178,7 @@ static void pb_free(pb_file *p) {
 
 /* 1 when the URL's query `q` (may be NULL) names a snapshot. */
 static int names_snapshot(const char *q) {
-  return q && (strncmp(q, "snapshot=", 9) == 0 || strstr(q, "&snapshot="));
+  return xio_auth_query_value(q, "snapshot", NULL) != NULL;
 }
 
 /* XIO_OPEN_PINNED: keeps the ETag the open saw, which every later read must find. A

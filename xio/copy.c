@@ -55,8 +55,7 @@ static xio_err props_of(copy_job *j, xio_blob_target *t, xio_request_type type, 
 /* 1 when `s` names a snapshot of the blob `d` names. */
 static int is_own_snapshot(const xio_blob_target *s, const xio_blob_target *d) {
   const char *q = xio_blob_target_url(s)->query;
-  int snap = q && (strncmp(q, "snapshot=", 9) == 0 || strstr(q, "&snapshot="));
-  return snap && strcmp(url_of(s), url_of(d)) == 0;
+  return xio_auth_query_value(q, "snapshot", NULL) && strcmp(url_of(s), url_of(d)) == 0;
 }
 
 /* 1 when both name the same account on the same service endpoint. */

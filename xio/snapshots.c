@@ -11,44 +11,6 @@
 
 #include "ctx_int.h"
 
-/* Splits `url` into a copy without its snapshot= query parameter (`*base`) and that
- * parameter's decoded value (`*id`, NULL when absent). Both malloc'd. Errors:
- * XIO_EINVAL (two snapshot parameters), XIO_ENOMEM. */
-static xio_err split_snapshot(const char *url, char **base, char **id, xio_error *err) {
-  *base = NULL, *id = NULL;
-  size_t n = strlen(url);
-  char *b = xio_malloc(n + 1);
-  if (!b) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  const char *q = strchr(url, '?');
-  size_t head = q ? (size_t)(q - url) : n, w = head;
-  memcpy(b, url, head);
-  xio_err rc = XIO_OK;
-  for (const char *p = q ? q + 1 : NULL; rc == XIO_OK && p && *p;) {
-    size_t len = strcspn(p, "&");
-    if (len > 9 && strncmp(p, "snapshot=", 9) == 0) {
-      if (*id)
-        rc = xio_error_set(err, XIO_EINVAL, "the URL names more than one snapshot");
-      else
-        rc = xio_auth_pct_decode(p + 9, len - 9, id, err);
-    } else if (len > 0) {
-      char sep = w == head ? '?' : '&';
-      b[w++] = sep;
-      memcpy(b + w, p, len);
-      w += len;
-    }
-    p += len + (p[len] == '&');
-  }
-  b[w] = '\0';
-  if (rc != XIO_OK) {
-    xio_free(b);
-    xio_free(*id);
-    *id = NULL;
-    return rc;
-  }
-  *base = b;
-  return XIO_OK;
-}
-
 /* The one snapshot id named by `given` and the URL's own, into `*out` (malloc'd). */
 static xio_err pick_id(const char *given, char *in_url, char **out, xio_error *err) {
   *out = NULL;
@@ -67,7 +29,7 @@ xio_err xio_snapshot_delete(xio_ctx *ctx, const char *target, const char *id, xi
   if (xio_target_classify(target) != XIO_TARGET_BLOB)
     return xio_error_set(err, XIO_EUNSUPPORTED, "only page blobs have snapshots");
   char *base = NULL, *in_url = NULL, *snap = NULL;
-  xio_err rc = split_snapshot(target, &base, &in_url, err);
+  xio_err rc = xio__target_split_snapshot(target, &base, &in_url, err);
   if (rc == XIO_OK) rc = pick_id(id, in_url, &snap, err);
   xio__req r = {XIO_REQ_DELETE, NULL, 0, 0, NULL, NULL};
   xio_blob_target *t = NULL;

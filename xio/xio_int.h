@@ -233,6 +233,18 @@ struct xio_backend {
 extern const xio_backend xio__pageblob_backend;
 extern const xio_backend xio__local_backend;
 
+/** Splits `url` into a copy without its snapshot= query parameter (`*base`, which
+ *  keeps every other parameter, a SAS included) and that parameter's decoded value
+ *  (`*id`, NULL when absent). Both malloc'd (release `*base` with
+ *  xio_auth_secret_free: it may hold a SAS). Errors: XIO_EINVAL (two snapshot
+ *  parameters), XIO_EPARSE (a bad escape in the id), XIO_ENOMEM. (target_parts.c) */
+xio_err xio__target_split_snapshot(const char *url, char **base, char **id, xio_error *err);
+
+/** The path a local target names: a path as is, or a file:// URL (host empty or
+ *  localhost) with its %XX escapes decoded. `*out` is malloc'd. Errors: XIO_EPARSE
+ *  (naming the target), XIO_ENOMEM. (target_parts.c) */
+xio_err xio__target_local_path(const char *target, char **out, xio_error *err);
+
 /** Picks the backend for a target by xio_target_classify: http(s):// URLs go to page
  *  blobs, paths and file:// URLs to the local backend; NULL for any other scheme. */
 const xio_backend *xio__backend_for(const char *target);

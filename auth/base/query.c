@@ -1,6 +1,7 @@
 /*
  * query.c - splits a raw query string into decoded name/value pairs, for the Shared
- * Key canonicalized resource and for SAS parsing. Values may be secret (sig), so
+ * Key canonicalized resource and for SAS parsing, and finds one parameter's raw value
+ * (whether a URL names a snapshot). Values may be secret (sig), so
  * they are wiped when freed.
  * Part of libxio_auth's shared base (auth/base/), used by every xio library.
  */
@@ -75,4 +76,17 @@ xio_err xio__auth_query_parse(const char *query, int lower_names, xio_err bad_co
     p += len + (end ? 1 : 0);
   }
   return XIO_OK;
+}
+
+const char *xio_auth_query_value(const char *query, const char *name, size_t *len) {
+  size_t nlen = name ? strlen(name) : 0;
+  for (const char *p = query; p && *p && nlen;) {
+    size_t seg = strcspn(p, "&");
+    if (seg > nlen && p[nlen] == '=' && strncmp(p, name, nlen) == 0) {
+      if (len) *len = seg - nlen - 1;
+      return p + nlen + 1;
+    }
+    p += seg + (p[seg] == '&');
+  }
+  return NULL;
 }

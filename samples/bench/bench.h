@@ -34,7 +34,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <xio/url_int.h>
 #include <xio/xio.h>
 
 #include "samples_common.h"

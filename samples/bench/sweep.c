@@ -59,19 +59,10 @@ static void names_free(names *l) {
 /* Deletes blob `name` of the container (URL with its query). */
 static xio_err delete_one(xio_ctx *ctx, const char *container_url, const char *name,
                           xio_error *err) {
-  const char *q = strchr(container_url, '?');
-  size_t head = q ? (size_t)(q - container_url) : strlen(container_url);
-  char *enc = xio_auth_encode_path(name);
-  size_t n = strlen(container_url) + (enc ? strlen(enc) : 0) + 4;
-  char *url = enc ? malloc(n) : NULL;
-  if (!url) {
-    free(enc);
-    return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  }
-  snprintf(url, n, "%.*s/%s%s", (int)head, container_url, enc, q ? q : "");
-  xio_err rc = xio_file_delete(ctx, url, err);
-  xio_auth_secret_free(url, strlen(url));
-  free(enc);
+  char *url = NULL;
+  xio_err rc = xio_target_blob_url(container_url, name, &url, err);
+  if (rc == XIO_OK) rc = xio_file_delete(ctx, url, err);
+  if (url) xio_auth_secret_free(url, strlen(url));
   return rc == XIO_ENOTFOUND ? XIO_OK : rc;
 }
 

@@ -114,21 +114,23 @@ xio_err bench_target_pageblob(bench_target *t, bench_emulator *em, int max_in_fl
 
 /* Takes the --target URL apart: account, endpoint, log-safe container URL, query. */
 static xio_err remote_parts(bench_target *t, const char *url, xio_error *err) {
-  xio_auth_url u;
-  xio_err rc = xio_auth_url_parse(url, &u, err);
+  xio_target_parts u;
+  xio_err rc = xio_target_parse(url, &u, err);
   if (rc != XIO_OK) return rc;
-  if (!u.container || u.blob)
+  const char *q = strchr(url, '?');
+  size_t nq = q ? strcspn(q + 1, "#") : 0;
+  if (u.kind != XIO_TARGET_BLOB || !u.container || u.blob)
     rc = xio_error_set(err, XIO_EINVAL, "--target must name a container, without a blob");
   else if (strlen(u.endpoint) + strlen(u.container) + 2 > sizeof t->container ||
-           (u.query && strlen(u.query) >= sizeof t->query))
+           nq >= sizeof t->query)
     rc = xio_error_set(err, XIO_EINVAL, "--target URL is too long");
   if (rc == XIO_OK) {
     snprintf(t->account, sizeof t->account, "%s", u.account ? u.account : "");
     snprintf(t->endpoint, sizeof t->endpoint, "%s", u.endpoint);
     snprintf(t->container, sizeof t->container, "%s/%s", u.endpoint, u.container);
-    snprintf(t->query, sizeof t->query, "%s", u.query ? u.query : "");
+    snprintf(t->query, sizeof t->query, "%.*s", (int)nq, q ? q + 1 : "");
   }
-  xio_auth_url_clear(&u);
+  xio_target_parts_clear(&u);
   return rc;
 }
 

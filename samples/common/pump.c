@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "samples_common.h"
-#include <xio/error_int.h>
 
 typedef struct pump pump;
 

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include <xio/auth.h>
-#include <xio/error_int.h>
 
 #include "demo_int.h"
 

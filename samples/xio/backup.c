@@ -190,7 +190,7 @@ static xio_err check_partial(bk_job *j, xio_error *err) {
     const bk_piece *p = &l->pieces[ok];
     xio_err rc = pread_full(j->dfd, j->partial, j->buf, p->len, p->pos, &short_read, err);
     if (rc != XIO_OK) return rc;
-    if (short_read || bk_crc64(j->buf, (size_t)p->len) != p->crc) break;
+    if (short_read || xio_crc64(0, j->buf, (size_t)p->len) != p->crc) break;
   }
   l->verified = ok;
   j->kept = ok;
@@ -257,7 +257,7 @@ static xio_err download(bk_job *j, xio_error *err) {
     size_t e = batch_end(l, i);
     xio_err rc = read_batch(j, i, e, err);
     for (const char *b = j->buf; rc == XIO_OK && i < e; b += l->pieces[i++].len) {
-      l->pieces[i].crc = bk_crc64(b, (size_t)l->pieces[i].len);
+      l->pieces[i].crc = xio_crc64(0, b, (size_t)l->pieces[i].len);
       rc = write_piece(j, &l->pieces[i], b, err);
       since += l->pieces[i].len;
     }
@@ -583,7 +583,7 @@ static int run_backup(cli *c, int argc, char **argv) {
   j.c = c;
   j.url = pos[0];
   j.dfd = -1;
-  j.safe = cli_safe_target(pos[0]);
+  j.safe = xio_target_safe(pos[0]);
   j.buf = xio_malloc(BK_BATCH);
   xio_error e;
   xio_error_clear(&e);

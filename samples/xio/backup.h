@@ -163,7 +163,4 @@ void bk_sweep(const bk_chain *ch, const bk_link *pending);
  *  set when none can be made. */
 int bk_scratch(const char *dir);
 
-/** The CRC-64 (CRC-64/NVME, as x-ms-content-crc64) of `n` bytes. */
-uint64_t bk_crc64(const void *p, size_t n);
-
 #endif /* XIO_CLI_BACKUP_H */

@@ -31,11 +31,8 @@
 #include <unistd.h>
 
 #include <xio/alloc.h>
-#include <xio/blob_crc.h>
 
 #include "backup.h"
-
-uint64_t bk_crc64(const void *p, size_t n) { return xio_blob_crc64(0, p, n); }
 
 void bk_link_free(bk_link *l) {
   if (!l) return;

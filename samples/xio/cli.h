@@ -17,7 +17,7 @@
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
- * (cli_safe_target, xio_file_path); only the sas command prints a token, on stdout,
+ * (xio_target_safe, xio_file_path); only the sas command prints a token, on stdout,
  * because that is what it is for.
  */
 #ifndef XIO_CLI_H
@@ -30,7 +30,6 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
-#include <xio/url_int.h>
 #include <xio/xio.h>
 
 #include "samples_common.h"
@@ -204,10 +203,6 @@ int cli_value_checksum(const cli *c, const char *text, xio_checksum *out);
 static inline int cli_is_url(const char *target) {
   return xio_target_classify(target) == XIO_TARGET_BLOB;
 }
-
-/** The log-safe form of `target` (a URL without its query, but for snapshot=; a path
- *  as is). malloc'd; NULL only on out-of-memory. */
-char *cli_safe_target(const char *target);
 
 /** Prints a line of human output on stdout, unless --quiet or --json. */
 void cli_say(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

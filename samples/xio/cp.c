@@ -22,7 +22,7 @@ static void on_progress(uint64_t copied, uint64_t total, void *ud) {
 }
 
 static int report(cli *c, const char *src, const char *dst, const xio_copy_result *r, double secs) {
-  char *s = cli_safe_target(src), *d = cli_safe_target(dst);
+  char *s = xio_target_safe(src), *d = xio_target_safe(dst);
   if (c->json) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "cp");

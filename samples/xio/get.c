@@ -416,7 +416,7 @@ static xio_err take_snapshot(get_job *j, const char *target, xio_error *err) {
 static void drop_snapshot(get_job *j, const char *target) {
   xio_error e;
   if (!j->snapshot[0] || xio_snapshot_delete(j->c->ctx, target, j->snapshot, &e) == XIO_OK) return;
-  char msg[1024], *safe = cli_safe_target(target);
+  char msg[1024], *safe = xio_target_safe(target);
   fprintf(stderr,
           "xio: get: warning: the snapshot %s taken for the copy was not deleted (%s); "
           "`xio snapshot delete %s --id %s` deletes it\n",

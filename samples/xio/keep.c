@@ -67,7 +67,7 @@ static xio_err copy_pieces(bk_link *l, int src, int dst, const char *path, xio_e
       rc = xio_error_from_errno(err, k < 0 ? errno : EIO, "KeepBackups", "pread", path);
       break;
     }
-    p->crc = bk_crc64(buf, (size_t)p->len);
+    p->crc = xio_crc64(0, buf, (size_t)p->len);
     if (pwrite(dst, buf, (size_t)p->len, (off_t)p->pos) != (ssize_t)p->len)
       rc = xio_error_from_errno(err, errno, "KeepBackups", "pwrite", path);
   }

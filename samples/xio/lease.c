@@ -149,7 +149,7 @@ static int run_lease(cli *c, int argc, char **argv) {
   xio_lease_result res;
   xio_err rc = lease_call(c, lo.target, &a, &res, &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
-  char *safe = cli_safe_target(lo.target);
+  char *safe = xio_target_safe(lo.target);
   lease_report(c, &lo, &res, safe ? safe : "");
   xio_free(safe);
   return CLI_OK;

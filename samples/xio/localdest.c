@@ -25,15 +25,15 @@ static xio_err refuse(xio_error *err, const char *path, const char *why) {
   return XIO_EINVAL;
 }
 
-/* The last '/'-separated segment of the `n` bytes at `s`, decoded when `decode`
- * (a file:// URL's path); malloc'd, "" when there is none. */
-static xio_err last_segment(const char *s, size_t n, int decode, char **out, xio_error *err) {
+/* The last '/'-separated segment of `s` (may be NULL); malloc'd, "" when there is
+ * none. */
+static xio_err last_segment(const char *s, char **out, xio_error *err) {
+  size_t n = s ? strlen(s) : 0;
   while (n && s[n - 1] == '/')
     n--;
   size_t start = n;
   while (start && s[start - 1] != '/')
     start--;
-  if (decode) return xio_auth_pct_decode(s + start, n - start, out, err);
   if (!(*out = xio_malloc(n - start + 1))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   memcpy(*out, s + start, n - start);
   (*out)[n - start] = '\0';
@@ -43,17 +43,10 @@ static xio_err last_segment(const char *s, size_t n, int decode, char **out, xio
 /* The name of `source`: its blob's last segment (decoded), or its path's. */
 static xio_err source_name(const char *source, char **out, xio_error *err) {
   *out = NULL;
-  if (!cli_is_url(source)) {
-    int file_url = strncasecmp(source, "file://", 7) == 0;
-    const char *p = source + strcspn(source, "?#");
-    return last_segment(source, (size_t)(p - source), file_url, out, err);
-  }
-  xio_auth_url u;
-  memset(&u, 0, sizeof u);
-  xio_err rc = xio_auth_url_parse(source, &u, err);
-  if (rc == XIO_OK)
-    rc = last_segment(u.blob ? u.blob : "", u.blob ? strlen(u.blob) : 0, 0, out, err);
-  xio_auth_url_clear(&u);
+  xio_target_parts p;
+  xio_err rc = xio_target_parse(source, &p, err);
+  if (rc == XIO_OK) rc = last_segment(p.kind == XIO_TARGET_LOCAL ? p.path : p.blob, out, err);
+  xio_target_parts_clear(&p);
   return rc;
 }
 

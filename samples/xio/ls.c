@@ -162,7 +162,7 @@ static int on_entry(const xio_list_entry *e, void *ud) {
 }
 
 static void summary(ls_state *s, const char *target) {
-  char *safe = cli_safe_target(target);
+  char *safe = xio_target_safe(target);
   if (s->c->json) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "ls");
@@ -225,7 +225,7 @@ static int list_containers(cli *c, const char *url, const char *prefix) {
   }
   if (s.array) {
     cJSON *o = cJSON_CreateObject();
-    char *safe = cli_safe_target(url);
+    char *safe = xio_target_safe(url);
     cJSON_AddStringToObject(o, "command", "ls");
     cJSON_AddStringToObject(o, "account", safe ? safe : "");
     cli_json_u64(o, "containers", s.n);
@@ -240,11 +240,11 @@ static int list_containers(cli *c, const char *url, const char *prefix) {
 
 /* 1 when `url` parses and names an account but no container. */
 static int names_no_container(const char *url) {
-  xio_auth_url u;
+  xio_target_parts p;
   xio_error ignored;
-  memset(&u, 0, sizeof u);
-  int account_only = xio_auth_url_parse(url, &u, &ignored) == XIO_OK && !u.container;
-  xio_auth_url_clear(&u);
+  int account_only =
+      xio_target_parse(url, &p, &ignored) == XIO_OK && p.kind == XIO_TARGET_BLOB && !p.container;
+  xio_target_parts_clear(&p);
   return account_only;
 }
 

@@ -1,10 +1,9 @@
 /*
  * output.c - what the commands print: human output on stdout (silenced by --quiet
- * and --json), JSON objects (cJSON) for --json, and the log-safe form of a target
- * (no query but its snapshot=, so that a snapshot is named), which is the only form
- * in which a target is ever printed. Sizes and times for people come from
- * samples/common (samples_fmt_size, samples_fmt_secs); in JSON, fractions are
- * rounded to a millionth.
+ * and --json) and JSON objects (cJSON) for --json. A target is only ever printed in
+ * its log-safe form (xio_target_safe: no query but its snapshot=). Sizes and times for people come
+ * from samples/common (samples_fmt_size, samples_fmt_secs); in JSON, fractions are rounded to a
+ * millionth.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -16,31 +15,6 @@
 #include <xio/alloc.h>
 
 #include "cli.h"
-
-/* The value of the query parameter snapshot= in `url` (not NUL-terminated: *len
- * bytes), or NULL. */
-static const char *snapshot_param(const char *url, size_t *len) {
-  const char *q = strchr(url, '?');
-  for (const char *p = q; p && *p && *p != '#'; p += strcspn(p + 1, "&#") + 1) {
-    if (strncmp(p + 1, "snapshot=", 9) != 0) continue;
-    *len = strcspn(p + 10, "&#");
-    return p + 10;
-  }
-  return NULL;
-}
-
-char *cli_safe_target(const char *target) {
-  if (!cli_is_url(target)) return xio_strdup(target);
-  char *bare = xio_auth_url_strip_query(target);
-  size_t n = 0;
-  const char *snap = bare ? snapshot_param(target, &n) : NULL;
-  if (!snap) return bare;
-  size_t nb = strlen(bare);
-  char *out = xio_malloc(nb + n + 11);
-  if (out) snprintf(out, nb + n + 11, "%s?snapshot=%.*s", bare, (int)n, snap);
-  xio_free(bare);
-  return out;
-}
 
 void cli_say(const cli *c, const char *fmt, ...) {
   if (c->quiet || c->json) return;

@@ -458,7 +458,7 @@ static int put_interrupted(const put_job *j, char *safe) {
  * cut on the wire may or may not have been applied); an existing one whose mark
  * was acknowledged stays marked; otherwise its content was not changed. */
 static int put_stopped_early(const put_job *j, const char *target) {
-  char *safe = cli_safe_target(target), again[2048];
+  char *safe = xio_target_safe(target), again[2048];
   const char *name = safe ? safe : "TARGET";
   resume_command(j, name, again, sizeof again);
   int status;
@@ -495,7 +495,7 @@ static int source_changed(const put_job *j, char *safe, xio_err rc, xio_error *e
  * not written at all), and when another client's lease refused the first change,
  * the message names the lease and how to end it. */
 static int overwrite_failed(const put_job *j, const char *target, xio_err rc, xio_error *e) {
-  char *safe = cli_safe_target(target);
+  char *safe = xio_target_safe(target);
   const char *name = safe ? safe : "TARGET";
   size_t n = strlen(e->message);
   if (j->touched)
@@ -592,7 +592,7 @@ static int run_put(cli *c, int argc, char **argv) {
   if (rc != XIO_OK) {
     r = cli_fail(c, rc, &e);
   } else if (cli_stop_signal()) {
-    char *safe = cli_safe_target(pos[1]);
+    char *safe = xio_target_safe(pos[1]);
     r = cli_stopped_before("put", "it opened %s; nothing was written", safe ? safe : "TARGET");
     xio_free(safe);
   } else {

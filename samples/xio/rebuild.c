@@ -98,7 +98,7 @@ static xio_err read_piece(int dfd, const char *path, const bk_piece *p, char *bu
     }
     got += (uint64_t)k;
   }
-  if (bk_crc64(buf, (size_t)p->len) != p->crc) {
+  if (xio_crc64(0, buf, (size_t)p->len) != p->crc) {
     xio_error_set(err, XIO_ECHECKSUM,
                   "corrupt piece in %.300s: the %" PRIu64 " bytes at %" PRIu64
                   " (blob offset %" PRIu64 ") do not match their CRC-64",

@@ -105,7 +105,7 @@ static xio_err restore_local(rs_job *j, const char *target, xio_error *err) {
  * it) into the same blob. The scratch file put reads vanishes with the process, so
  * put's own `put --resume LOCAL TARGET` could not. NULL for want of memory. */
 static char *resume_hint(const rs_job *j, const char *target) {
-  char *safe = cli_safe_target(target);
+  char *safe = xio_target_safe(target);
   const char *dir = j->ch.dir, *id = j->ch.links[j->at].snapshot;
   const char *url = safe ? safe : "TARGET";
   size_t n = strlen(dir) + strlen(id) + strlen(url) + sizeof "xio restore --resume @ ";
@@ -159,7 +159,7 @@ static int restore_blob(rs_job *j, const char *target) {
 
 static void report(const rs_job *j, const char *target, double secs) {
   const bk_link *l = &j->ch.links[j->at];
-  char *safe = cli_safe_target(target);
+  char *safe = xio_target_safe(target);
   char hs[32], ht[32];
   if (j->c->json) {
     cJSON *o = cJSON_CreateObject();

@@ -32,7 +32,7 @@ static xio_err remove_target(xio_ctx *ctx, const char *target, int with_snapshot
   char count[32] = "";
   if (xio_snapshot_list(ctx, target, 0, count_snapshot, &n, NULL) == XIO_OK)
     snprintf(count, sizeof count, " %" PRIu64, n);
-  char *safe = cli_safe_target(target);
+  char *safe = xio_target_safe(target);
   snprintf(err->message, sizeof err->message,
            "%.250s has%s snapshot%s, which would be deleted with it; nothing was deleted: "
            "rm --with-snapshots deletes the blob and its snapshots, put --force replaces "
@@ -56,7 +56,7 @@ static int run_rm(cli *c, int argc, char **argv) {
   if (rc == XIO_OK && brk && cli_is_url(pos[0])) rc = cli_lease_break(c, pos[0], 0, NULL, &e);
   if (rc == XIO_OK) rc = remove_target(ctx, pos[0], with_snaps, &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
-  char *safe = cli_safe_target(pos[0]);
+  char *safe = xio_target_safe(pos[0]);
   char ht[32];
   if (c->json) {
     cJSON *o = cJSON_CreateObject();

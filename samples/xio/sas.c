@@ -4,12 +4,10 @@
  * full URL with the token on stdout. That URL is a secret and the purpose of the
  * command: it goes to stdout only, never to stderr, a trace or an error message.
  *
- * The key is the account's own: from the credential file (an entry with account and
- * key, or a connection string), AZURE_STORAGE_CONNECTION_STRING (also the dev
- * shorthand UseDevelopmentStorage=true), or AZURE_STORAGE_ACCOUNT and
- * AZURE_STORAGE_KEY, whichever serves the URL first: the entry's prefix, the
- * connection string's blob endpoint, the account's own endpoint (never a host that
- * merely begins with its name). Nothing is sent.
+ * The key is the account's own, found by xio_service_sas: the credential file
+ * (--credentials or XIO_CREDENTIALS), AZURE_STORAGE_CONNECTION_STRING, or
+ * AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, whichever serves the URL first.
+ * Nothing is sent.
  *
  * With --as-user no account key is involved: the SAS is a user delegation SAS,
  * signed with a key the service hands to the Entra ID identity the context finds
@@ -26,80 +24,6 @@
 #include <xio/credentials.h>
 
 #include "cli.h"
-
-/* ------------------------------------------------------------- the key ---- */
-
-/* The credential file's shared key for `url`; XIO_ENOCRED when it has none. The
- * file is read as a context reads it (xio_cred_file_load): refused when others may
- * write it, or read it, unless --allow-exposed-credentials or the environment says. */
-static xio_err key_from_file(const cli *c, const char *path, const char *url, xio_auth_cred *out,
-                             xio_error *err) {
-  xio_auth_credstore *s = NULL;
-  unsigned flags = XIO_CRED_FILE_ENVIRONMENT | (c->allow_exposed ? XIO_CRED_FILE_ALLOW_EXPOSED : 0);
-  xio_err rc = xio_cred_file_load(path, flags, &s, err);
-  if (rc == XIO_OK) rc = xio_auth_credstore_lookup(s, url, out, NULL);
-  if (rc == XIO_OK && out->kind != XIO_AUTH_CRED_SHARED_KEY) {
-    xio_auth_cred_clear(out);
-    rc = XIO_ENOCRED;
-  }
-  xio_auth_credstore_free(s);
-  return rc;
-}
-
-static xio_err copy_key(xio_auth_cred *out, const char *account, const unsigned char *key,
-                        size_t len, xio_error *err) {
-  xio_auth_cred src = {.kind = XIO_AUTH_CRED_SHARED_KEY,
-                       .account = (char *)account,
-                       .key = (unsigned char *)key,
-                       .key_len = len};
-  if (xio_auth_cred_copy(out, &src) != XIO_OK)
-    return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  return XIO_OK;
-}
-
-/* The key in AZURE_STORAGE_CONNECTION_STRING when `url` lies under its endpoint. */
-static xio_err key_from_connstr(const char *url, xio_auth_cred *out, xio_error *err) {
-  const char *cs = getenv("AZURE_STORAGE_CONNECTION_STRING");
-  xio_auth_account a;
-  if (!cs || !*cs) return XIO_ENOCRED;
-  xio_err rc = xio_auth_connstr_parse(cs, &a, err);
-  if (rc != XIO_OK) return rc;
-  if (a.key && a.name && xio_auth_account_serves(&a, url))
-    rc = copy_key(out, a.name, a.key, a.key_len, err);
-  else
-    rc = XIO_ENOCRED;
-  xio_auth_account_clear(&a);
-  return rc;
-}
-
-/* The key in AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY when `u` is that account's
- * own URL (matched by endpoint: a host that only begins with the name is not). */
-static xio_err key_from_env(const xio_auth_url *u, xio_auth_cred *out, xio_error *err) {
-  const char *name = getenv("AZURE_STORAGE_ACCOUNT"), *key = getenv("AZURE_STORAGE_KEY");
-  if (!name || !key || !*key || !xio_auth_url_of_account(u, name)) return XIO_ENOCRED;
-  unsigned char *raw;
-  size_t len;
-  if (xio_auth_base64_decode(key, &raw, &len, NULL) != XIO_OK)
-    return xio_error_set(err, XIO_EPARSE, "AZURE_STORAGE_KEY is not valid base64");
-  xio_err rc = copy_key(out, name, raw, len, err);
-  xio_auth_secret_free(raw, len);
-  return rc;
-}
-
-static xio_err find_key(const cli *c, const char *url, const xio_auth_url *u, xio_auth_cred *out,
-                        xio_error *err) {
-  const char *file = c->credentials ? c->credentials : getenv("XIO_CREDENTIALS");
-  xio_err rc = file && *file ? key_from_file(c, file, url, out, err) : XIO_ENOCRED;
-  if (rc == XIO_ENOCRED) rc = key_from_connstr(url, out, err);
-  if (rc == XIO_ENOCRED) rc = key_from_env(u, out, err);
-  if (rc == XIO_ENOCRED)
-    xio_error_set(err, XIO_ENOCRED,
-                  "a SAS is signed with the account key of %s, and none was "
-                  "found for %s",
-                  u->account, u->endpoint);
-  if (rc != XIO_OK) xio_error_set_operation(err, "GenerateSas");
-  return rc;
-}
 
 /* ------------------------------------------------------------ options ---- */
 
@@ -136,7 +60,7 @@ static int sas_args(cli *c, int argc, char **argv, sas_opts *so) {
 /* ------------------------------------------------------------ command ---- */
 
 static void print_url(const cli *c, const char *base, const char *tok, const sas_opts *so,
-                      const xio_auth_url *u) {
+                      const xio_target_parts *u) {
   if (!c->json) {
     printf("%s?%s\n", base, tok);
     return;
@@ -163,20 +87,16 @@ static xio_err sign_as_user(cli *c, const sas_opts *so, const xio_auth_sas_optio
   return rc == XIO_OK ? xio_ctx_user_delegation_sas(ctx, so->url, o, tok, e) : rc;
 }
 
-static xio_err sign(cli *c, const sas_opts *so, const xio_auth_url *u, char **tok, xio_error *e) {
-  xio_auth_cred key = {.kind = XIO_AUTH_CRED_NONE};
+static xio_err sign(cli *c, const sas_opts *so, char **tok, xio_error *e) {
   xio_auth_sas_options o = xio_auth_sas_options_default();
   o.permissions = so->perms;
   o.start = so->start;
   o.expiry = so->expiry;
   o.protocol = so->https_only ? "https" : NULL;
   if (so->as_user) return sign_as_user(c, so, &o, tok, e);
-  xio_err rc = find_key(c, so->url, u, &key, e);
-  if (rc == XIO_OK)
-    rc = xio_auth_sas_generate_service(u->account, key.key, key.key_len, u->container, u->blob, &o,
-                                       tok, e);
-  xio_auth_cred_clear(&key);
-  return rc;
+  const char *file = c->credentials ? c->credentials : getenv("XIO_CREDENTIALS");
+  unsigned flags = XIO_CRED_FILE_ENVIRONMENT | (c->allow_exposed ? XIO_CRED_FILE_ALLOW_EXPOSED : 0);
+  return xio_service_sas(so->url, file, flags, &o, tok, e);
 }
 
 static int run_sas(cli *c, int argc, char **argv) {
@@ -184,24 +104,21 @@ static int run_sas(cli *c, int argc, char **argv) {
   memset(&so, 0, sizeof so);
   int r = sas_args(c, argc, argv, &so);
   if (r != CLI_CONTINUE) return r;
-  xio_auth_url u;
+  xio_target_parts u;
   xio_error e;
-  xio_err rc = xio_auth_url_parse(so.url, &u, &e);
+  xio_err rc = xio_target_parse(so.url, &u, &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
-  char *tok = NULL, *base = NULL;
+  char *tok = NULL;
   if (!u.container) rc = xio_error_set(&e, XIO_EINVAL, "the URL names no container");
-  if (rc == XIO_OK) rc = sign(c, &so, &u, &tok, &e);
-  if (rc == XIO_OK && !(base = xio_auth_url_strip_query(so.url)))
-    rc = xio_error_set(&e, XIO_ENOMEM, "out of memory");
-  if (rc == XIO_OK && tok && base)
-    print_url(c, base, tok, &so, &u);
+  if (rc == XIO_OK) rc = sign(c, &so, &tok, &e);
+  if (rc == XIO_OK && tok)
+    print_url(c, u.base, tok, &so, &u);
   else if (rc == XIO_EINVAL)
     r = cli_usage_error(c, "%s", e.message);
   else
     r = cli_fail(c, rc, &e);
   if (tok) xio_auth_secret_free(tok, strlen(tok));
-  xio_free(base);
-  xio_auth_url_clear(&u);
+  xio_target_parts_clear(&u);
   return rc == XIO_OK ? CLI_OK : r;
 }
 

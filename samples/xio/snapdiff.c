@@ -112,7 +112,7 @@ int cli_snapshot_diff(cli *c, int argc, char **argv) {
   if (to && !to[0]) return cli_usage_error(c, "--to needs a snapshot id");
   if (to && strstr(pos[0], "snapshot="))
     return cli_usage_error(c, "name the newer snapshot once: TARGET?snapshot=ID or --to ID");
-  diff_result d = {since, to, "", cli_safe_target(pos[0]), 0, {NULL, 0, 0}, {NULL, 0, 0}};
+  diff_result d = {since, to, "", xio_target_safe(pos[0]), 0, {NULL, 0, 0}, {NULL, 0, 0}};
   const char *named = strstr(pos[0], "snapshot=");
   if (named) snprintf(d.named, sizeof d.named, "%.*s", (int)strcspn(named + 9, "&"), named + 9);
   xio_error e;

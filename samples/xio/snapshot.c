@@ -15,7 +15,7 @@
 #include "cli.h"
 
 static int report(cli *c, const char *target, const char *id, double secs) {
-  char *safe = cli_safe_target(target);
+  char *safe = xio_target_safe(target);
   char ht[32];
   if (c->json) {
     cJSON *o = cJSON_CreateObject();
@@ -80,7 +80,7 @@ static int run_list(cli *c, int argc, char **argv) {
     cJSON_Delete(s.array);
     return cli_fail(c, rc, &e);
   }
-  char *safe = cli_safe_target(pos[0]);
+  char *safe = xio_target_safe(pos[0]);
   if (c->json) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "snapshot list");
@@ -108,7 +108,7 @@ static int run_delete(cli *c, int argc, char **argv) {
   xio_err rc = cli_context(c, &ctx, &e);
   if (rc == XIO_OK) rc = xio_snapshot_delete(ctx, pos[0], id, &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
-  char *safe = cli_safe_target(pos[0]);
+  char *safe = xio_target_safe(pos[0]);
   if (c->json) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "snapshot delete");

@@ -32,7 +32,7 @@ typedef struct info {
  * ranges, then the storage's properties. The caller clears in->ranges. */
 static xio_err gather(cli *c, const char *target, info *in, xio_error *e) {
   memset(in, 0, sizeof *in);
-  char *safe = cli_safe_target(target);
+  char *safe = xio_target_safe(target);
   if (!safe) return xio_error_set(e, XIO_ENOMEM, "out of memory");
   snprintf(in->target, sizeof in->target, "%s", safe);
   xio_free(safe);

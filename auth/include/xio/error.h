@@ -137,6 +137,41 @@ void xio_error_clear(xio_error *e);
  */
 char *xio_error_format(const xio_error *e, char *buf, size_t size);
 
+/* ------------------------------------------------------- writing a record ---- */
+/* For engines and programs built on xio that report their own failures in xio's
+ * form, so that their callers read one kind of record: the SQLite VFS and the
+ * nbdkit plugin do. Each takes `e` NULL (nothing is recorded). */
+
+/**
+ * Starts a fresh record in `e`: every field is reset, then `code` and the
+ * printf-style message are set, and `code` is returned, so a failure site can
+ * `return xio_error_set(e, XIO_EINVAL, "...")`. Fill other fields after this call.
+ * Never pass secrets in the message.
+ */
+xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#if defined(__clang_analyzer__) && !defined(XIO__ERROR_SET_DEFINITION)
+/* The static analyzer sees one file at a time, so it cannot know that the call
+ * returns `code`, and follows paths where a failure returned XIO_OK. */
+#define xio_error_set(e, code, ...) (xio_error_set((e), (code), __VA_ARGS__), (code))
+#endif
+
+/**
+ * Records the failure of system call `call` (errno `errnum`) during `operation` on
+ * `path` in `e`: a fresh record with sys_errno, operation, target and the message
+ * "CALL failed: <strerror>", and the code the errno maps to (ENOENT ->
+ * XIO_ENOTFOUND, EEXIST -> XIO_EEXIST, EACCES and EPERM -> XIO_EPERM, ENOMEM ->
+ * XIO_ENOMEM, anything else XIO_EIO), which it returns. Pass only a log-safe path.
+ */
+xio_err xio_error_from_errno(xio_error *e, int errnum, const char *operation, const char *call,
+                             const char *path);
+
+/** Sets e->operation (truncated to fit). Call it after xio_error_set, which clears it. */
+void xio_error_set_operation(xio_error *e, const char *operation);
+
+/** Sets e->target (truncated to fit). Pass only log-safe text: never a SAS or key. */
+void xio_error_set_target(xio_error *e, const char *target);
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,6 +52,12 @@ xio_err xio_auth_url_parse(const char *url, xio_auth_url *out, xio_error *err);
 /** Frees what `u` owns and zeroes it. `u` may be NULL. */
 void xio_auth_url_clear(xio_auth_url *u);
 
+/** The raw (still percent-encoded) value of parameter `name` in the raw query `query`
+ *  ("a=1&snapshot=X", no '?'; may be NULL): a pointer into `query`, with the value's
+ *  length in `*len` (may be NULL), or NULL when no parameter has exactly that name
+ *  and a value ("xsnapshot=1" is not "snapshot"). The first one wins. */
+const char *xio_auth_query_value(const char *query, const char *name, size_t *len);
+
 /** 1 when the query parameter named by the `n` bytes at `name` (decoded, any case) is
  *  one a SAS token carries: sv ss srt sp st se sip spr sr si sig ses sdd, the user
  *  delegation ones skoid sktid skt ske sks skv skdutid saoid suoid sduoid scid, and

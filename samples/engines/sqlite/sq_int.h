@@ -28,7 +28,6 @@ SQLITE_EXTENSION_INIT3
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <xio/error_int.h>
 #include <xio/xio.h>
 
 #define XSQ_SECTOR   512u

@@ -20,3 +20,10 @@ if(TARGET xio_sqlite)
   set_tests_properties(package.sqlite_consumer_builds_against_install PROPERTIES
                        LABELS "package;no-asan" TIMEOUT 300)
 endif()
+# Programs under samples/ stand where an engine author stands: on the installed
+# headers of the file layer and the shared base, never an internal header, the
+# page-blob client's headers or the libraries' internal prefix.
+add_test(NAME package.samples_use_the_public_headers_only
+         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/samples_public.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(package.samples_use_the_public_headers_only PROPERTIES
+                     LABELS "package;unit")

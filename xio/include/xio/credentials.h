@@ -137,6 +137,22 @@ xio_err xio_cred_file_load(const char *path, unsigned flags, xio_auth_credstore 
 xio_err xio_ctx_user_delegation_sas(xio_ctx *ctx, const char *url, const xio_auth_sas_options *o,
                                     char **token, xio_error *err);
 
+/**
+ * Makes a service SAS for the blob `url` names (sr=b) or, when it names no blob, its
+ * container (sr=c), signed with the account's own key found where a person's program
+ * finds it, the first that serves the URL: the credential file `cred_file` (may be
+ * NULL; read as xio_cred_file_load reads it with `file_flags`: an entry with account
+ * and key, or a connection string), AZURE_STORAGE_CONNECTION_STRING, then
+ * AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY (for the account's own URLs only).
+ * `*token` is the malloc'd SAS without '?' (a secret: wipe it with
+ * xio_auth_secret_free). No request. Errors: XIO_EINVAL (a URL without a container),
+ * XIO_ENOCRED (no key serves the URL: the message names the account and endpoint),
+ * XIO_EPARSE (the URL; a key that is not base64), the file's errors, those of
+ * xio_auth_sas_generate_service, XIO_ENOMEM.
+ */
+xio_err xio_service_sas(const char *url, const char *cred_file, unsigned file_flags,
+                        const xio_auth_sas_options *o, char **token, xio_error *err);
+
 #ifdef __cplusplus
 }
 #endif

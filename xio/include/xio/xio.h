@@ -410,6 +410,74 @@ size_t xio_target_scheme_length(const char *target);
 xio_err xio_target_url(xio_ctx *ctx, const char *container, const char *blob, char *out,
                        size_t size, xio_error *err);
 
+/** A target taken apart (xio_target_parse). Every string is heap memory owned by
+ *  the struct, decoded, and released by xio_target_parts_clear. None is a secret.
+ *  A local target sets `kind`, `path` and `base` only. */
+typedef struct xio_target_parts {
+  xio_target_kind kind; /* XIO_TARGET_BLOB or XIO_TARGET_LOCAL */
+  char *path;           /* a local target's path (a file:// URL's, decoded), else NULL */
+  char *endpoint;       /* scheme://host[:port][/account], no '/' at the end */
+  char *account;        /* the storage account's name */
+  char *container;      /* NULL for an account URL */
+  char *blob;           /* NULL for an account or container URL; may contain '/' */
+  char *snapshot;       /* the id of ?snapshot=ID, or NULL */
+  char *base;           /* the URL without its query (a local target: as given): log-safe */
+  int has_sas;          /* 1 when the query carries a SAS token (a sig= parameter) */
+} xio_target_parts;
+
+/**
+ * Takes `target` apart as xio_file_open reads it: a blob URL (virtual-host or path
+ * style, with a SAS, with snapshot=ID) into its parts, a local path or file:// URL
+ * into its path. A snapshot is named by its parameter, not by text: a blob named
+ * "a-snapshot=1" names none. No request. On failure `*out` holds nothing to clear.
+ * Errors: XIO_EUNSUPPORTED (a URL of another scheme), XIO_EPARSE (what is wrong:
+ * host, container name, a query parameter that is neither a SAS's nor snapshot,
+ * named but never quoted; a bad escape in a file URL), XIO_ENOMEM.
+ */
+xio_err xio_target_parse(const char *target, xio_target_parts *out, xio_error *err);
+
+/** Frees what `p` owns and zeroes it. `p` may be NULL. */
+void xio_target_parts_clear(xio_target_parts *p);
+
+/**
+ * The URL of blob `blob` in the container `container_url` names, in `*out` (malloc'd,
+ * xio_free): the name percent-encoded but for '/', the container URL's query (its
+ * SAS) kept, so treat it as a secret when the container URL carries one. No request.
+ * Errors: XIO_EINVAL (not a container URL; an empty blob name or one that starts
+ * with '/'), XIO_EPARSE (the URL), XIO_ENOMEM.
+ */
+xio_err xio_target_blob_url(const char *container_url, const char *blob, char **out,
+                            xio_error *err);
+
+/** The log-safe form of any target, for messages and logs: a blob URL without its
+ *  query, fragment or user:password@, but with snapshot=ID kept; anything else as
+ *  given. malloc'd (xio_free); NULL when `target` is NULL or out of memory. */
+char *xio_target_safe(const char *target);
+
+/**
+ * The URL of snapshot `id` of the blob `url` names, in `*out` (malloc'd, xio_free;
+ * it keeps `url`'s SAS, so treat it as a secret when `url` carries one): `url` with
+ * any snapshot= parameter replaced by snapshot=ID. With `id` NULL or "", the URL of
+ * the blob itself (snapshot= removed). No request. Errors: XIO_EINVAL (not a blob
+ * URL; two snapshot= parameters), XIO_ENOMEM.
+ */
+xio_err xio_target_snapshot_url(const char *url, const char *id, char **out, xio_error *err);
+
+/* The service's limits a client meets on every page blob (Azure's, enforced by xio
+ * whatever the emulator accepts). */
+#define XIO_PAGE_SIZE 512u /* a page: writes and clears align to it */
+#define XIO_WRITE_MAX_SIZE                                                                         \
+  (4u * 1024u * 1024u) /* the largest Put Page, and the largest                                    \
+                           range a checked read covers */
+
+/**
+ * Continues CRC-64 `crc` (0 to start) over `n` bytes at `data`: the CRC-64 Azure
+ * Storage puts in x-ms-content-crc64 (CRC-64/NVME: reflected polynomial
+ * 0x9A6C9329AC4BC9B5, initial value and final xor all ones), for engines and tools that checksum
+ * what they store the way the service does. Never fails.
+ */
+uint64_t xio_crc64(uint64_t crc, const void *data, size_t n);
+
 /* --------------------------------------------------------------- files ---- */
 
 typedef enum xio_kind {
@@ -428,7 +496,7 @@ typedef enum xio_init {
 const char *xio_init_name(xio_init init);
 
 /** Largest file size: a page blob's limit, applied to local files too. */
-#define XIO_FILE_MAX_SIZE (8ull * 1024u * 1024u * 1024u * 1024u)
+#define XIO_FILE_MAX_SIZE (8ull * 1024u * 1024u * 1024u * 1024u) /* the largest page blob */
 
 /** Open flags. */
 #define XIO_OPEN_CREATE      0x01 /* create when missing */
