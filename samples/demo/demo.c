@@ -168,7 +168,7 @@ static xio_err verify_zero(xio_file *f, demo_result *r, xio_error *err) {
     uint64_t off = i == 0    ? from
                    : i == 17 ? r->grow_to - sizeof buf
                              : from + span / 17 * (uint64_t)i;
-    off -= off % 512;
+    off -= off % XIO_PAGE_SIZE;
     size_t got = 0;
     memset(buf, 0x5a, sizeof buf);
     xio_err rc = xio_file_read(f, off, buf, sizeof buf, &got, err);

@@ -74,18 +74,9 @@ typedef struct bk_job {
 
 /* ------------------------------------------------------- snapshots ---- */
 
-/* `out` = URL with snapshot=ID added to its query. */
-static xio_err snapshot_url(const char *url, const char *id, char **out, xio_error *err) {
-  size_t n = strlen(url) + strlen(id) + 16;
-  *out = xio_malloc(n);
-  if (!*out) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  snprintf(*out, n, "%s%csnapshot=%s", url, strchr(url, '?') ? '&' : '?', id);
-  return XIO_OK;
-}
-
 static xio_err open_snapshot(bk_job *j, const char *id, xio_file **out, xio_error *err) {
   char *u = NULL;
-  xio_err rc = snapshot_url(j->url, id, &u, err);
+  xio_err rc = xio_target_snapshot_url(j->url, id, &u, err);
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_READONLY | XIO_OPEN_PINNED;
   if (rc == XIO_OK) rc = cli_open(j->c, u, &o, out, err);
@@ -542,16 +533,16 @@ static xio_err backup(bk_job *j, const char *dir, int resume, const char *given,
 /* --snapshot ID, or the URL of the snapshot (what SELECT xio_snapshot() returns):
  * the id into `id`. */
 static int snapshot_arg(const cli *c, const char *arg, char *id) {
-  const char *v = arg, *q = strstr(arg, "snapshot=");
-  if (q && (q[-1] == '?' || q[-1] == '&')) v = q + 9;
-  size_t n = strcspn(v, "&#");
-  if (n == 0 || n >= BK_ID_MAX || strcspn(v, "/?& ") < n || (v == arg && strchr(arg, '/')))
+  size_t n = strlen(arg);
+  int ok = cli_is_url(arg) ? cli_target_snapshot(arg, id, BK_ID_MAX) && id[0] &&
+                                 strcspn(id, "/?&# ") == strlen(id)
+                           : n > 0 && n < BK_ID_MAX && strcspn(arg, "/?&# ") == n;
+  if (!ok)
     return cli_usage_error(c,
                            "--snapshot: '%.80s' is neither a snapshot id nor a snapshot's "
                            "URL (...?snapshot=ID)",
-                           v == arg ? arg : "the URL");
-  memcpy(id, v, n);
-  id[n] = '\0';
+                           cli_is_url(arg) ? "the URL" : arg);
+  if (!cli_is_url(arg)) memcpy(id, arg, n + 1);
   return CLI_CONTINUE;
 }
 
@@ -571,7 +562,8 @@ static int run_backup(cli *c, int argc, char **argv) {
                            "%s is a local file, and local files have no snapshots: back up "
                            "a page blob URL (copy the file with cp(1))",
                            pos[0]);
-  if (strstr(pos[0], "snapshot=") != NULL)
+  char named[BK_ID_MAX];
+  if (cli_target_snapshot(pos[0], named, sizeof named))
     return cli_usage_error(c, "give the blob's URL, not a snapshot's: --snapshot ID backs up "
                               "a snapshot taken before");
   char given_id[BK_ID_MAX];

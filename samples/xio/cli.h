@@ -198,6 +198,11 @@ int cli_value_checksum(const cli *c, const char *text, xio_checksum *out);
 
 /* ---------------------------------------------------------- output.c ---- */
 
+/** The snapshot `target` names by its snapshot= parameter (xio_target_parse), copied
+ *  into `id` (`size` bytes); 1 when it names one that fits, 0 when it names none (a
+ *  local path, a URL that does not parse, a blob merely called "a-snapshot=1"). */
+int cli_target_snapshot(const char *target, char *id, size_t size);
+
 /** 1 when `target` is a blob URL (http:// or https://, as xio_target_classify says),
  *  0 otherwise. */
 static inline int cli_is_url(const char *target) {

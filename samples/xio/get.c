@@ -50,8 +50,8 @@
 
 #include "cli.h"
 
-#define GET_CHUNK     ((size_t)4 << 20) /* the largest read: one checked Get Blob */
-#define GET_IN_FLIGHT 4                 /* reads in flight by default */
+#define GET_CHUNK     ((size_t)XIO_WRITE_MAX_SIZE) /* the largest read: one checked Get Blob */
+#define GET_IN_FLIGHT 4                            /* reads in flight by default */
 #define PAGE          512u
 #define DIRECT_ALIGN  ((uint64_t)4096) /* offsets, lengths, addresses of O_DIRECT writes */
 
@@ -404,11 +404,7 @@ static xio_err take_snapshot(get_job *j, const char *target, xio_error *err) {
   if (rc == XIO_OK) rc = xio_file_snapshot(f, j->snapshot, sizeof j->snapshot, err);
   xio_file_close(f, NULL);
   if (rc != XIO_OK) return rc;
-  size_t n = strlen(target) + strlen(j->snapshot) + sizeof "?snapshot=";
-  if (!(j->snapshot_url = xio_malloc(n))) return xio_error_set(err, XIO_ENOMEM, "out of memory");
-  snprintf(j->snapshot_url, n, "%s%ssnapshot=%s", target, strchr(target, '?') ? "&" : "?",
-           j->snapshot);
-  return XIO_OK;
+  return xio_target_snapshot_url(target, j->snapshot, &j->snapshot_url, err);
 }
 
 /* Deletes the snapshot --snapshot took, however the get ended. A failure is only
@@ -430,7 +426,9 @@ static void drop_snapshot(get_job *j, const char *target) {
  * which no writer can change. Learns its ETag (for --resume) and size. */
 static xio_err open_source(get_job *j, const char *target, int snapshot, xio_error *err) {
   xio_err rc = XIO_OK;
-  if (snapshot && !strstr(target, "snapshot=")) rc = take_snapshot(j, target, err);
+  char named[sizeof j->snapshot];
+  if (snapshot && !cli_target_snapshot(target, named, sizeof named))
+    rc = take_snapshot(j, target, err);
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_READONLY | XIO_OPEN_PINNED;
   xio_file_info info;

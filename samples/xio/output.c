@@ -54,3 +54,12 @@ void cli_json_u64(cJSON *o, const char *name, uint64_t v) {
 const char *cli_kind_name(xio_kind k) { return k == XIO_KIND_LOG ? "log" : "data"; }
 
 const char *cli_plural(uint64_t n) { return n == 1 ? "" : "s"; }
+
+int cli_target_snapshot(const char *target, char *id, size_t size) {
+  xio_target_parts p;
+  int named =
+      xio_target_parse(target, &p, NULL) == XIO_OK && p.snapshot && strlen(p.snapshot) < size;
+  if (named) memcpy(id, p.snapshot, strlen(p.snapshot) + 1);
+  xio_target_parts_clear(&p);
+  return named;
+}

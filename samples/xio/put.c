@@ -38,9 +38,9 @@
 
 #include "cli.h"
 
-#define CHUNK         ((size_t)4 << 20) /* the largest write (Put Page's limit) */
-#define PUT_IN_FLIGHT 6                 /* writes in flight by default */
-#define PAGE          512u
+#define CHUNK         ((size_t)XIO_WRITE_MAX_SIZE) /* the largest write */
+#define PUT_IN_FLIGHT 6                            /* writes in flight by default */
+#define PAGE          XIO_PAGE_SIZE
 #define DIRECT_ALIGN  ((uint64_t)4096) /* offsets, lengths, addresses of O_DIRECT reads */
 
 /*

@@ -23,13 +23,10 @@ typedef struct diff_result {
   xio_ranges written, cleared;
 } diff_result;
 
-/* The target with ?snapshot=ID (or &snapshot=ID after a query) appended: malloc'd,
- * NULL out of memory. */
+/* The URL of snapshot `id` of `target`: malloc'd, NULL when it cannot be made. */
 static char *at_snapshot(const char *target, const char *id) {
-  size_t n = strlen(target) + strlen(id) + 16;
-  char *s = xio_malloc(n);
-  if (s) snprintf(s, n, "%s%ssnapshot=%s", target, strchr(target, '?') ? "&" : "?", id);
-  return s;
+  char *s = NULL;
+  return xio_target_snapshot_url(target, id, &s, NULL) == XIO_OK ? s : NULL;
 }
 
 static cJSON *ranges_json(const xio_ranges *r) {
@@ -110,11 +107,12 @@ int cli_snapshot_diff(cli *c, int argc, char **argv) {
     return cli_usage_error(c, "name the snapshot to diff against: --since ID "
                               "(xio snapshot list TARGET shows the ids)");
   if (to && !to[0]) return cli_usage_error(c, "--to needs a snapshot id");
-  if (to && strstr(pos[0], "snapshot="))
+  char named[sizeof((diff_result *)0)->named];
+  int names = cli_target_snapshot(pos[0], named, sizeof named);
+  if (to && names)
     return cli_usage_error(c, "name the newer snapshot once: TARGET?snapshot=ID or --to ID");
   diff_result d = {since, to, "", xio_target_safe(pos[0]), 0, {NULL, 0, 0}, {NULL, 0, 0}};
-  const char *named = strstr(pos[0], "snapshot=");
-  if (named) snprintf(d.named, sizeof d.named, "%.*s", (int)strcspn(named + 9, "&"), named + 9);
+  if (names) snprintf(d.named, sizeof d.named, "%s", named);
   xio_error e;
   xio_err rc = find_diff(c, pos[0], &d, &e);
   if (rc == XIO_OK && c->json) print_json(&d);

@@ -101,7 +101,8 @@ static int run_delete(cli *c, int argc, char **argv) {
   const cli_opt opts[] = {{"--id", &id, NULL}, {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET", 1, pos);
   if (r != CLI_CONTINUE) return r;
-  if (!strstr(pos[0], "snapshot=") && !id)
+  char named[128];
+  if (!id && !cli_target_snapshot(pos[0], named, sizeof named))
     return cli_usage_error(c, "name the snapshot: TARGET?snapshot=ID or --id ID");
   xio_ctx *ctx = NULL;
   xio_error e;

@@ -60,8 +60,8 @@ static int parse(int argc, char **argv, opts *o) {
     if (!v) goto usage;
     if (peers_size_arg(argv[i], i + 1 < argc ? argv[i + 1] : NULL, v) != 0) return -1;
   }
-  if (o->io == 0 || o->io % 512 || o->io > (4u << 20) || o->size < o->io || o->depth < 1 ||
-      o->depth > 256 || o->ops < 1 || o->seed == 0) {
+  if (o->io == 0 || o->io % XIO_PAGE_SIZE || o->io > XIO_WRITE_MAX_SIZE || o->size < o->io ||
+      o->depth < 1 || o->depth > 256 || o->ops < 1 || o->seed == 0) {
     fprintf(stderr, "xio-peers randwrite: --io must be a multiple of 512 up to 4M and at most "
                     "--size, --depth 1..256, --ops and --seed at least 1\n");
     return -1;

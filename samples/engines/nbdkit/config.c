@@ -46,7 +46,7 @@ static int parse_size(const char *value) {
     nbdkit_error("xio: size=%s: %s", value, err.message);
     return -1;
   }
-  if (size == 0 || size % 512 != 0 || size > XIO_FILE_MAX_SIZE) {
+  if (size == 0 || size % XIO_PAGE_SIZE != 0 || size > XIO_FILE_MAX_SIZE) {
     nbdkit_error("xio: size=%s: must be a positive multiple of 512 bytes of at most 8T", value);
     return -1;
   }

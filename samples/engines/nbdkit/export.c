@@ -39,10 +39,12 @@ int xnbd_fail(const char *op, uint64_t offset, uint64_t len, const xio_error *er
   return -1;
 }
 
-/* 1 when the URL names a snapshot (a "snapshot=" parameter in its query). */
+/* 1 when the URL names a snapshot (a snapshot= parameter in its query). */
 static int is_snapshot_url(const char *url) {
-  const char *q = strchr(url, '?');
-  return q && (strstr(q, "?snapshot=") || strstr(q, "&snapshot="));
+  xio_target_parts p;
+  int snap = xio_target_parse(url, &p, NULL) == XIO_OK && p.snapshot != NULL;
+  xio_target_parts_clear(&p);
+  return snap;
 }
 
 /* The refusal of an open that found the target leased by another client: names the

@@ -63,7 +63,7 @@ static int64_t xio_nbd_get_size(void *h) {
 
 static int xio_nbd_block_size(void *h, uint32_t *minimum, uint32_t *preferred, uint32_t *maximum) {
   (void)h;
-  *minimum = 512;                /* a page */
+  *minimum = XIO_PAGE_SIZE;      /* a page */
   *preferred = 4096;             /* what file systems write */
   *maximum = 4u * 1024u * 1024u; /* Put Page's largest */
   return 0;

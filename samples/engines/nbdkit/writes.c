@@ -83,7 +83,7 @@ int xnbd_write(const void *buf, uint32_t count, uint64_t offset) {
 
 /* Writes `len` (< 512) zero bytes at `offset`: an edge of a zeroed range. */
 static int zero_edge(uint64_t offset, uint64_t len) {
-  static const char zeros[512];
+  static const char zeros[XIO_PAGE_SIZE];
   xio_error err;
   memset(&err, 0, sizeof err);
   if (len == 0) return 0;
@@ -94,7 +94,8 @@ static int zero_edge(uint64_t offset, uint64_t len) {
 
 int xnbd_zero(uint32_t count, uint64_t offset) {
   uint64_t end = offset + count;
-  uint64_t a = (offset + 511) / 512 * 512, b = end / 512 * 512;
+  uint64_t a = (offset + XIO_PAGE_SIZE - 1) / XIO_PAGE_SIZE * XIO_PAGE_SIZE;
+  uint64_t b = end / XIO_PAGE_SIZE * XIO_PAGE_SIZE;
   if (a >= b) return zero_edge(offset, count); /* inside one page */
   if (zero_edge(offset, a - offset) != 0 || zero_edge(b, end - b) != 0) return -1;
   xio_error err;

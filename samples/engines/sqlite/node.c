@@ -162,11 +162,21 @@ static int open_db(xsq_node *node, const xsq_name *n, int create) {
   return SQLITE_OK;
 }
 
+/* The key of the node `n` names into `key` (`size` bytes): its key, or the URL of its
+ * snapshot when it names one. */
+static void node_key(const xsq_name *n, char *key, size_t size) {
+  char *snap = NULL;
+  if (n->snapshot[0] && xio_target_snapshot_url(n->key, n->snapshot, &snap, NULL) == XIO_OK)
+    snprintf(key, size, "%s", snap);
+  else
+    snprintf(key, size, "%s", n->key);
+  xio_free(snap);
+}
+
 static xsq_node *new_node(const xsq_name *n, int readonly) {
   xsq_node *node = calloc(1, sizeof *node);
   if (!node) return NULL;
-  snprintf(node->key, sizeof node->key, "%s%s%s", n->key, n->snapshot[0] ? "?snapshot=" : "",
-           n->snapshot);
+  node_key(n, node->key, sizeof node->key);
   node->pid = self;
   node->readonly = readonly || n->snapshot[0];
   node->takeover = n->takeover;
@@ -190,7 +200,7 @@ static void free_node(xsq_node *node) {
 
 int xsq_node_acquire(const xsq_name *n, int readonly, int create, xsq_node **out) {
   char key[XSQ_KEY_MAX];
-  snprintf(key, sizeof key, "%s%s%s", n->key, n->snapshot[0] ? "?snapshot=" : "", n->snapshot);
+  node_key(n, key, sizeof key);
   xsq_table_lock();
   xsq_node *node = xsq_node_find(key);
   if (node) {

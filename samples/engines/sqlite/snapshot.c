@@ -43,7 +43,11 @@ int xsq_snapshot_fcntl(xsq_file *f, void *arg) {
   xio_error_clear(&e);
   xio_err rc = xio_file_snapshot(db->xf, id, sizeof id, &e);
   if (rc != XIO_OK) return xsq_fail_xio(SQLITE_IOERR, "taking a snapshot", &e);
-  int n = snprintf(a->url, a->size, "%s?snapshot=%s", node->key, id);
+  char *url = NULL;
+  rc = xio_target_snapshot_url(node->key, id, &url, &e);
+  if (rc != XIO_OK) return xsq_fail_xio(SQLITE_IOERR, "naming the snapshot", &e);
+  int n = snprintf(a->url, a->size, "%s", url);
+  xio_free(url);
   if (n < 0 || (size_t)n >= a->size)
     return xsq_fail(SQLITE_FULL, "the snapshot URL needs %d bytes", n + 1);
   return SQLITE_OK;

@@ -30,7 +30,7 @@ SQLITE_EXTENSION_INIT3
 #include <sys/types.h>
 #include <xio/xio.h>
 
-#define XSQ_SECTOR   512u
+#define XSQ_SECTOR   XIO_PAGE_SIZE
 #define XSQ_NAME_MAX 2048
 #define XSQ_KEY_MAX  (XSQ_NAME_MAX + 96)
 
