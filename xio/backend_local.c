@@ -619,9 +619,24 @@ static xio_err lf_lease(xio_ctx *ctx, const char *target, const xio_lease_reques
 }
 
 const xio_backend xio__local_backend = {
-    1,           "local",   1,        LOCAL_MAX_REQUEST, LOCAL_MAX_REQUEST, lf_open,
-    lf_submit,   lf_resize, lf_sync,  lf_close,          lf_remove,         lf_ranges,
-    lf_snapshot, lf_stat,   lf_lease, lf_set_kind,       lf_set_incomplete, lf_ranges_diff,
-    0, /* a local request costs a system call: runs are never joined */
-    0, /* no end-to-end check of reads */
+    .version = 1,
+    .name = "local",
+    .alignment = 1,
+    .max_request = LOCAL_MAX_REQUEST,
+    .max_read = LOCAL_MAX_REQUEST,
+    .open = lf_open,
+    .submit = lf_submit,
+    .resize = lf_resize,
+    .sync = lf_sync,
+    .close = lf_close,
+    .remove = lf_remove,
+    .ranges = lf_ranges,
+    .snapshot = lf_snapshot,
+    .stat = lf_stat,
+    .lease = lf_lease,
+    .set_kind = lf_set_kind,
+    .set_incomplete = lf_set_incomplete,
+    .ranges_diff = lf_ranges_diff,
+    .request_bytes = 0,    /* a local request costs a system call: runs are never joined */
+    .max_checked_read = 0, /* no end-to-end check of reads */
 };

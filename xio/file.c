@@ -118,6 +118,15 @@ static xio_err refuse_in_callback(xio_file *f, const char *what, xio_error *err)
                        f->path);
 }
 
+/* The entry check of a public call that may block, written once: XIO_EINVAL in a
+ * child forked from the process that opened `f`, or on the engine's I/O thread (a
+ * completion callback), where `what` would wait for that very thread. Returns
+ * XIO_OK or XIO_EINVAL. */
+static xio_err enter(xio_file *f, const char *what, xio_error *err) {
+  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
+  return in_callback(f) ? refuse_in_callback(f, what, err) : XIO_OK;
+}
+
 /* Runs an internal request to completion on this thread. */
 static xio_err wait_internal(xio__io_state *st, xio_io *io, xio_error *err) {
   st->internal = 1;
@@ -620,14 +629,12 @@ xio_err xio_file_hold(xio_file *f, uint64_t offset, const void *buf, size_t len,
 
 xio_err xio_file_send_held(xio_file *f, xio_error *err) {
   if (!f) return xio_error_set(err, XIO_EINVAL, "no file");
-  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
-  if (in_callback(f)) return refuse_in_callback(f, "sending held writes", err);
+  if (enter(f, "sending held writes", err) != XIO_OK) return XIO_EINVAL;
   return xio__held_send(f, err);
 }
 
 xio_err xio_file_flush(xio_file *f, xio_error *err) {
-  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
-  if (in_callback(f)) return refuse_in_callback(f, "flush", err);
+  if (enter(f, "flush", err) != XIO_OK) return XIO_EINVAL;
   xio_err rc = xio__held_flush(f, err);
   wait_idle(f);
   if (rc == XIO_OK) rc = f->backend->sync(f, err);
@@ -643,8 +650,7 @@ xio_err xio_file_flush(xio_file *f, xio_error *err) {
 
 xio_err xio_file_wait(xio_file *f, xio_error *err) {
   if (!f) return xio_error_set(err, XIO_EINVAL, "no file");
-  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
-  if (in_callback(f)) return refuse_in_callback(f, "waiting", err);
+  if (enter(f, "waiting", err) != XIO_OK) return XIO_EINVAL;
   wait_idle(f);
   return XIO_OK;
 }
@@ -671,8 +677,7 @@ xio_err xio_ctx_wait(xio_ctx *ctx, xio_error *err) {
 }
 
 xio_err xio_file_ranges(xio_file *f, xio_ranges *out, xio_error *err) {
-  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
-  if (in_callback(f)) return refuse_in_callback(f, "listing ranges", err);
+  if (enter(f, "listing ranges", err) != XIO_OK) return XIO_EINVAL;
   return f->backend->ranges(f, out, err);
 }
 
@@ -687,15 +692,13 @@ xio_err xio_file_ranges_diff(xio_file *f, const char *since, xio_ranges *written
 }
 
 xio_err xio_file_snapshot(xio_file *f, char *id, size_t size, xio_error *err) {
-  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
-  if (in_callback(f)) return refuse_in_callback(f, "a snapshot", err);
+  if (enter(f, "a snapshot", err) != XIO_OK) return XIO_EINVAL;
   wait_idle(f);
   return f->backend->snapshot(f, id, size, err);
 }
 
 xio_err xio_file_stat(xio_file *f, xio_file_info *out, xio_error *err) {
-  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
-  if (in_callback(f)) return refuse_in_callback(f, "stat", err);
+  if (enter(f, "stat", err) != XIO_OK) return XIO_EINVAL;
   memset(out, 0, sizeof *out);
   out->backend = f->backend->name;
   out->kind = f->kind;
@@ -878,8 +881,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
 xio_err xio_file_close(xio_file *f, xio_error *err) {
   if (!f) return XIO_OK;
   /* A forked child leaves the file to its parent: no lease released, nothing freed. */
-  if (check_process(f, err) != XIO_OK) return XIO_EINVAL;
-  if (in_callback(f)) return refuse_in_callback(f, "close", err);
+  if (enter(f, "close", err) != XIO_OK) return XIO_EINVAL;
   xio_error held_err;
   xio_err held = xio__held_flush(f, &held_err);
   xio__tracked_remove(xio__ctx_open_files(f->ctx), &f->open_node);
