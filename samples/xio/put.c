@@ -87,20 +87,10 @@ typedef struct put_job {
   char *cmp;     /* --resume: the target's bytes of the chunk */
 } put_job;
 
-static int page_is_zero(const char *p, size_t n) {
-  return p[0] == 0 && memcmp(p, p + 1, n - 1) == 0;
-}
-
 /* Length of the run of pages at `p` (n bytes left) that are all zero (`zero` 1) or
  * all not (`zero` 0). */
 static size_t run_length(const char *p, size_t n, int zero) {
-  size_t i = 0;
-  while (i < n) {
-    size_t k = min_u64(PAGE, n - i);
-    if (page_is_zero(p + i, k) != zero) break;
-    i += k;
-  }
-  return i;
+  return xio_zero_run(p, n, PAGE, zero);
 }
 
 /* The merge's request: a Put Page of [start, end) straight from the ring. */

@@ -56,25 +56,15 @@ static int write_all(int fd, const char *p, size_t n, uint64_t off) {
   return 0;
 }
 
-static int all_zero(const char *p, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (p[i]) return 0;
-  return 1;
-}
-
 /* Writes a piece: runs of non-zero blocks written, runs of zero blocks punched. */
 static int write_sparse(int fd, const char *buf, uint64_t len, uint64_t off) {
   uint64_t i = 0;
   while (i < len) {
     uint64_t end = (off + i) / BLOCK * BLOCK + BLOCK - off; /* next block boundary */
     if (end > len) end = len;
-    int zero = all_zero(buf + i, (size_t)(end - i));
-    uint64_t j = end;
-    while (j < len) { /* extend the run while blocks are alike */
-      uint64_t next = j + BLOCK < len ? j + BLOCK : len;
-      if (all_zero(buf + j, (size_t)(next - j)) != zero) break;
-      j = next;
-    }
+    int zero = xio_is_zero(buf + i, (size_t)(end - i));
+    /* extend the run while blocks are alike */
+    uint64_t j = end + xio_zero_run(buf + end, (size_t)(len - end), BLOCK, zero);
     int e =
         zero ? zero_range(fd, off + i, j - i) : write_all(fd, buf + i, (size_t)(j - i), off + i);
     if (e) return e;

@@ -130,9 +130,6 @@ typedef struct xnbd_plan {
   uint64_t cleared; /* bytes cleared */
 } xnbd_plan;
 
-/** 1 when the `len` bytes at `buf` are all zero. */
-int xnbd_all_zero(const void *buf, size_t len);
-
 /**
  * Plans the write of the `len` bytes at `buf` (see zeroscan.c for the rule): all
  * zero is one clear; a write with long runs of zeros ships its data and clears the

@@ -27,16 +27,6 @@
 
 #include "nbd_int.h"
 
-int xnbd_all_zero(const void *buf, size_t len) {
-  const unsigned char *p = buf;
-  /* Compare the buffer with itself shifted by 16 bytes once the first 16 are zero:
-   * memcmp runs at memory speed. */
-  size_t head = len < 16 ? len : 16;
-  for (size_t i = 0; i < head; i++)
-    if (p[i]) return 0;
-  return len <= 16 || memcmp(p, p + 16, len - 16) == 0;
-}
-
 /* Appends a piece, merging it into the last one when both are of the same kind. */
 static void add_piece(xnbd_plan *p, size_t off, size_t len, int clear) {
   if (p->n > 0 && p->v[p->n - 1].clear == clear) {
@@ -64,12 +54,7 @@ static size_t piece_requests(const xnbd_piece *pc) {
 static void split(const unsigned char *buf, size_t len, xnbd_plan *p) {
   size_t off = 0;
   while (off < len) {
-    size_t zlen = 0; /* the run of zero units starting at off */
-    while (off + zlen < len) {
-      size_t u = len - off - zlen < XNBD_ZERO_UNIT ? len - off - zlen : XNBD_ZERO_UNIT;
-      if (!xnbd_all_zero(buf + off + zlen, u)) break;
-      zlen += u;
-    }
+    size_t zlen = xio_zero_run(buf + off, len - off, XNBD_ZERO_UNIT, 1); /* zero units at off */
     if (zlen >= XNBD_ZERO_RUN_MIN) {
       add_piece(p, off, zlen, 1);
       off += zlen;
@@ -96,7 +81,7 @@ int xnbd_plan_write(const void *buf, size_t len, xnbd_plan *out) {
   size_t cap = len / XNBD_ZERO_UNIT + 2;
   out->v = calloc(cap, sizeof *out->v);
   if (!out->v) return -1;
-  if (len > 0 && xnbd_all_zero(buf, len)) {
+  if (len > 0 && xio_is_zero(buf, len)) {
     add_piece(out, 0, len, 1);
     return 0;
   }

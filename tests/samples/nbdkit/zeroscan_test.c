@@ -34,13 +34,13 @@ TEST(all_zero_is_one_clear) {
 
 TEST(all_zero_detects_a_late_byte) {
   unsigned char *b = buffer(MIB, NULL, 0);
-  ASSERT(xnbd_all_zero(b, MIB));
+  ASSERT(xio_is_zero(b, MIB));
   b[MIB - 1] = 1;
-  ASSERT(!xnbd_all_zero(b, MIB));
+  ASSERT(!xio_is_zero(b, MIB));
   b[MIB - 1] = 0;
   b[3] = 1;
-  ASSERT(!xnbd_all_zero(b, MIB));
-  ASSERT(xnbd_all_zero(b + 4, 7));
+  ASSERT(!xio_is_zero(b, MIB));
+  ASSERT(xio_is_zero(b + 4, 7));
   free(b);
 }
 

@@ -478,6 +478,20 @@ xio_err xio_target_snapshot_url(const char *url, const char *id, char **out, xio
  */
 uint64_t xio_crc64(uint64_t crc, const void *data, size_t n);
 
+/** 1 when the `len` bytes at `buf` are all zero (also when `len` is 0), else 0. At
+ *  memory speed. Never fails. */
+int xio_is_zero(const void *buf, size_t len);
+
+/**
+ * The length of the run at `buf` (`len` bytes) of whole `unit`-byte blocks (the last
+ * one may be the shorter rest) that are all zero when `zero` is 1, or each hold a
+ * byte that is not zero when `zero` is 0: what a program scans to clear zeros
+ * (xio_file_zero with XIO_INIT_CLEAR) instead of shipping them, or to skip them
+ * where storage already reads zeros. `unit` 0 takes the whole buffer as one block.
+ * Never fails.
+ */
+size_t xio_zero_run(const void *buf, size_t len, size_t unit, int zero);
+
 /* --------------------------------------------------------------- files ---- */
 
 typedef enum xio_kind {
