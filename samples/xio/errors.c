@@ -221,10 +221,9 @@ const char *cli_hint(const xio_error *e) {
 }
 
 /* The message to print: the record's, unless it only repeats the status and code
- * that the parenthesis gives anyway. */
+ * that the parenthesis gives anyway (the library says which). */
 static const char *message_of(const xio_error *e) {
-  if (!e->message[0] || strncmp(e->message, "the service answered HTTP", 25) == 0)
-    return xio_strerror(e->code);
+  if (!e->message[0] || xio_error_message_is_status(e)) return xio_strerror(e->code);
   return e->message;
 }
 

@@ -28,6 +28,15 @@ xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...)
 #endif
 
 /**
+ * Starts a fresh record in `e` (may be NULL) for a service answer that carried no
+ * message of its own: `code`, the HTTP status, the service code (may be NULL or "")
+ * and a message made of them ("the service answered HTTP 404 BlobNotFound"), which
+ * xio_error_message_is_status recognizes. Returns `code`. Fill other fields after
+ * this call.
+ */
+xio_err xio_error_set_status(xio_error *e, xio_err code, int status, const char *service_code);
+
+/**
  * Records the failure of system call `call` (errno `errnum`) during `operation` on
  * `path` in `e` (may be NULL): a fresh record with sys_errno, operation, target and
  * the message "CALL failed: <strerror>", and the code the errno maps to (ENOENT ->
