@@ -204,8 +204,7 @@ static xio__blob_verdict service_failure(xio_blob_call *c) {
   else if (msg[0])
     xio_error_set(&c->err, v.code, "%s", msg);
   else
-    xio_error_set(&c->err, v.code, "the service answered HTTP %d%s%s", c->status,
-                  code[0] ? " " : "", code);
+    xio_error_set_status(&c->err, v.code, c->status, code);
   if (anonymous) xio_error_set_reason(&c->err, XIO_REASON_NO_CREDENTIAL_SENT);
   fill_detail(c, v.code);
   snprintf(c->err.service_code, sizeof c->err.service_code, "%s", code);

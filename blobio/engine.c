@@ -640,8 +640,10 @@ static int tls_pass(xio_blob_engine *e, int *held) {
   for (int i = 0; i < e->nactive; i++) {
     xio_blob_call *c = e->active[i];
     if (!c->easy || strcmp(c->target->url.scheme, "https") != 0) continue;
-    *held += xio__blob_tls_flush(c->easy);
-    int r = xio__blob_tls_redrive(&e->tls, c->easy);
+    SSL *ssl = xio__blob_tls_connection(&e->tls, c->easy);
+    if (!ssl) continue; /* no connection yet */
+    *held += xio__blob_tls_flush(ssl);
+    int r = xio__blob_tls_redrive(&e->tls, c->easy, ssl);
     if (r < 0) xio__blob_events_fail(&e->events);
     n += r > 0;
   }

@@ -29,6 +29,14 @@
 #include "call_int.h"
 #include "tls_int.h"
 
+/* Gives `ssl` its read-ahead buffer (tls_readahead.c) and its write gathering
+ * (tls_coalesce.c), each once, unless its connections stay plain. */
+static void rewire(xio__blob_tls *t, SSL *ssl) {
+  if (!t->rewire) return;
+  xio__blob_tls_add_read_buffer(t, ssl);
+  xio__blob_tls_add_write_gather(t, ssl);
+}
+
 /* Gives each connection its read-ahead buffer and its write gathering as its
  * first handshake starts (libcurl has set its BIOs by then; OpenSSL passes its
  * own, writable, SSL), and counts each finished handshake as full or resumed.
@@ -40,16 +48,22 @@ static void on_info(const SSL *ssl, int where, int ret) {
   xio__blob_tls *t = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
   if (!t) return;
   if (where & SSL_CB_HANDSHAKE_START) {
-    if (t->rewire) {
-      xio__blob_tls_add_read_buffer(t, (SSL *)ssl);
-      xio__blob_tls_add_write_gather(t, (SSL *)ssl);
-    }
+    rewire(t, (SSL *)ssl);
     return;
   }
   if (SSL_session_reused(ssl))
     atomic_fetch_add(&t->resumed, 1);
   else
     atomic_fetch_add(&t->full_handshakes, 1);
+}
+
+SSL *xio__blob_tls_connection(xio__blob_tls *t, CURL *easy) {
+  struct curl_tlssessioninfo *info = NULL;
+  if (curl_easy_getinfo(easy, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info) return NULL;
+  if (info->backend != CURLSSLBACKEND_OPENSSL || !info->internals) return NULL;
+  SSL *ssl = info->internals;
+  rewire(t, ssl); /* in case libcurl's info callback ran instead of on_info */
+  return ssl;
 }
 
 /* The host the transfer on `easy` connects to: its call's target's. */

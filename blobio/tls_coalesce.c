@@ -168,9 +168,8 @@ void xio__blob_tls_add_write_gather(xio__blob_tls *t, SSL *ssl) {
   SSL_set0_wbio(ssl, b);
 }
 
-int xio__blob_tls_flush(CURL *easy) {
-  SSL *ssl = xio__blob_tls_ssl(easy);
-  BIO *b = ssl ? gather_bio(ssl) : NULL;
+int xio__blob_tls_flush(SSL *ssl) {
+  BIO *b = gather_bio(ssl);
   if (!b) return 0;
   gather *g = BIO_get_data(b);
   if (g->len == g->off || drain(b, g) != 0) return 0;

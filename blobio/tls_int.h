@@ -5,7 +5,8 @@
  * full handshake; each connection reads ahead, many TLS records per system call,
  * and the engine drives on the transfers whose records wait in that buffer
  * (tls_readahead.c); an upload's records go to the socket many per send
- * (tls_coalesce.c). Internal to libxio_blob.
+ * (tls_coalesce.c). tls.c finds a transfer's connection and gives it both; the two
+ * know nothing of each other nor of tls.c. Internal to libxio_blob.
  */
 #ifndef XIO_BLOB_TLS_INT_H
 #define XIO_BLOB_TLS_INT_H
@@ -107,27 +108,31 @@ void xio__blob_trust_free(xio__blob_tls *t);
  */
 CURLcode xio__blob_tls_set_options(xio__blob_tls *t, CURL *easy);
 
+/**
+ * The OpenSSL connection of the transfer on `easy` (running in a multi handle, on
+ * the I/O thread), with its read-ahead buffer and its write gathering put in front
+ * of libcurl's BIOs if its handshake did not already (libcurl's own info callback
+ * may have run instead of tls.c's), unless `t`'s connections stay plain. NULL for
+ * plain HTTP, for a transfer with no connection yet, and for another TLS backend.
+ */
+SSL *xio__blob_tls_connection(xio__blob_tls *t, CURL *easy);
+
 /** Puts a read-ahead buffer in front of the read BIO libcurl gave `ssl`, once
  *  (counted in t->read_buffers); short of memory `ssl` goes on unbuffered. */
 void xio__blob_tls_add_read_buffer(xio__blob_tls *t, SSL *ssl);
 
 /**
- * For the transfer on `easy` (running in a multi handle, on the I/O thread): makes
- * sure its TLS connection has its read-ahead buffer, then says whether records
- * wait in that buffer, read off the socket but not yet asked for by libcurl, which
- * only looks at the socket. If so, tells libcurl to read that connection whatever
- * the socket says and makes the transfer due (curl_easy_pause), counts it in
- * t->redrives and returns 1: the caller must then run the transfers that are due
- * (xio__blob_events_run_timers) without waiting. 0 for plain HTTP, for a transfer
- * with no connection yet, and when nothing could be decrypted now (a record only
- * partly received waits for the socket, as usual). -1 when libcurl failed (out of
- * memory in its socket records): the caller must abandon the multi handle.
+ * For the transfer on `easy` whose connection is `ssl` (xio__blob_tls_connection):
+ * says whether records wait in its read-ahead buffer, read off the socket but not
+ * yet asked for by libcurl, which only looks at the socket. If so, tells libcurl to
+ * read that connection whatever the socket says and makes the transfer due
+ * (curl_easy_pause), counts it in t->redrives and returns 1: the caller must then
+ * run the transfers that are due (xio__blob_events_run_timers) without waiting. 0
+ * when nothing could be decrypted now (a record only partly received waits for the
+ * socket, as usual). -1 when libcurl failed (out of memory in its socket records):
+ * the caller must abandon the multi handle.
  */
-int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy);
-
-/** The OpenSSL connection of the transfer on `easy`, or NULL (plain HTTP, no
- *  connection yet, another TLS backend). */
-SSL *xio__blob_tls_ssl(CURL *easy);
+int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy, SSL *ssl);
 
 /** Puts a gathering BIO in front of the write BIO libcurl gave `ssl`, once: full
  *  records then go to the socket many at a time. Short of memory `ssl` goes on
@@ -135,14 +140,14 @@ SSL *xio__blob_tls_ssl(CURL *easy);
 void xio__blob_tls_add_write_gather(xio__blob_tls *t, SSL *ssl);
 
 /**
- * For the transfer on `easy` (on the I/O thread, after libcurl ran): sends
- * what its connection gathered and has not sent. Returns 1 when the socket could
- * not take all of it (counted in t->socket_waits): the caller must call this again
- * soon, whatever libcurl waits for. 0 when nothing is left, also for plain HTTP,
- * for no connection, and for a failed connection (libcurl then sees the failure
- * itself).
+ * For a transfer's connection `ssl` (xio__blob_tls_connection; on the I/O thread,
+ * after libcurl ran): sends what it gathered and has not sent. Returns 1 when the
+ * socket could not take all of it (counted in t->socket_waits): the caller must
+ * call this again soon, whatever libcurl waits for. 0 when nothing is left, also
+ * for a connection that gathers nothing, and for a failed connection (libcurl then
+ * sees the failure itself).
  */
-int xio__blob_tls_flush(CURL *easy);
+int xio__blob_tls_flush(SSL *ssl);
 
 /** A snapshot of the counters. */
 void xio__blob_tls_get_counts(xio__blob_tls *t, xio__blob_tls_counts *out);

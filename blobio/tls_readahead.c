@@ -37,13 +37,6 @@
 /* What one read from the socket may take at most, per connection. */
 #define READ_BUFFER (256 * 1024)
 
-SSL *xio__blob_tls_ssl(CURL *easy) {
-  struct curl_tlssessioninfo *info = NULL;
-  if (curl_easy_getinfo(easy, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info) return NULL;
-  if (info->backend != CURLSSLBACKEND_OPENSSL) return NULL;
-  return info->internals;
-}
-
 /* A buffering BIO goes in front of the connection's read BIO. Anything already
  * read stays where it is, so this may happen at any point between two reads. */
 void xio__blob_tls_add_read_buffer(xio__blob_tls *t, SSL *ssl) {
@@ -68,12 +61,7 @@ static int bytes_wait(SSL *ssl) {
   return SSL_has_pending(ssl) || BIO_ctrl_pending(SSL_get_rbio(ssl)) > 0;
 }
 
-int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy) {
-  SSL *ssl = xio__blob_tls_ssl(easy);
-  if (!ssl) return 0;
-  /* in case libcurl's info callback ran instead of tls.c's */
-  xio__blob_tls_add_read_buffer(t, ssl);
-  xio__blob_tls_add_write_gather(t, ssl);
+int xio__blob_tls_redrive(xio__blob_tls *t, CURL *easy, SSL *ssl) {
   if (!bytes_wait(ssl)) return 0;
   /* Unpausing is what marks the connection to be read. Either call fails only for
    * want of memory in libcurl's socket records, which leaves them unusable: the

@@ -611,12 +611,6 @@ int xio__wq_idle(xio_file *f) {
 
 /* ------------------------------------------------------------ combiner ---- */
 
-static int64_t mono_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 int xio__ctx_combine_window_us(const xio_ctx *ctx) {
   int w = ctx->opts.combine_window_us;
   return w == 0 ? DEFAULT_WINDOW_US : w;
@@ -627,7 +621,7 @@ static void arm(xio_file *f) {
   pthread_mutex_lock(&c->mu);
   if (!f->wq.armed) {
     f->wq.armed = 1;
-    f->wq.deadline_us = mono_us() + xio__ctx_combine_window_us(f->ctx);
+    f->wq.deadline_us = xio_auth_monotonic_us() + xio__ctx_combine_window_us(f->ctx);
     f->wq.next_armed = c->armed;
     c->armed = f;
     pthread_cond_signal(&c->cv);
@@ -672,14 +666,11 @@ void xio__wq_disarm(xio_file *f) {
   pthread_mutex_unlock(&c->mu);
 }
 
+/* Waits on the combiner's condition variable, whose clock is CLOCK_MONOTONIC (the
+ * one xio_auth_monotonic_us reads), until `deadline` (microseconds of that clock). */
 static void wait_until(xio__combiner *c, int64_t deadline) {
-  int64_t now = mono_us();
-  if (deadline <= now) return;
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  int64_t ns = (int64_t)ts.tv_nsec + (deadline - now) * 1000;
-  ts.tv_sec += (time_t)(ns / 1000000000);
-  ts.tv_nsec = (long)(ns % 1000000000);
+  if (deadline <= xio_auth_monotonic_us()) return;
+  struct timespec ts = {(time_t)(deadline / 1000000), (long)(deadline % 1000000) * 1000};
   pthread_cond_timedwait(&c->cv, &c->mu, &ts);
 }
 
@@ -695,7 +686,7 @@ static void *combiner_main(void *arg) {
       pthread_cond_wait(&c->cv, &c->mu);
       continue;
     }
-    if (best > mono_us()) {
+    if (best > xio_auth_monotonic_us()) {
       wait_until(c, best);
       continue;
     }

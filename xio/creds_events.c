@@ -16,12 +16,6 @@
 #include "creds_int.h"
 #include "ctx_int.h"
 
-static int64_t wall_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static void add_opt(cJSON *o, const char *name, const char *v) {
   if (v)
     cJSON_AddStringToObject(o, name, v);
@@ -31,11 +25,7 @@ static void add_opt(cJSON *o, const char *name, const char *v) {
 
 static void write_line(xio_ctx *ctx, const xio_cred_event *ev) {
   char ts[64], exp[21];
-  time_t s = (time_t)(ev->timestamp_us / 1000000);
-  struct tm tm;
-  gmtime_r(&s, &tm);
-  snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-           tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ev->timestamp_us % 1000000));
+  xio__trace_timestamp(ev->timestamp_us, ts);
   cJSON *o = cJSON_CreateObject();
   if (!o) return;
   cJSON_AddStringToObject(o, "event", ev->event);
@@ -47,11 +37,7 @@ static void write_line(xio_ctx *ctx, const xio_cred_event *ev) {
   char *line = cJSON_PrintUnformatted(o);
   cJSON_Delete(o);
   if (!line) return;
-  pthread_mutex_lock(&ctx->trace_mu);
-  fputs(line, ctx->trace_file);
-  fputc('\n', ctx->trace_file);
-  fflush(ctx->trace_file);
-  pthread_mutex_unlock(&ctx->trace_mu);
+  xio__trace_write_line(ctx, line);
   cJSON_free(line);
 }
 
@@ -97,7 +83,7 @@ void xio__creds_warn_sas(xio__credsrc *s, const char *url, const char *label, ti
   else
     snprintf(msg, sizeof msg, "the SAS from %.160s for %.200s expired at %s: renew it there", label,
              safe ? safe : "?", when);
-  xio_cred_event ev = {XIO_CRED_EXPIRING, wall_us(), safe, label, (int64_t)expiry, msg};
+  xio_cred_event ev = {XIO_CRED_EXPIRING, xio__trace_now_us(), safe, label, (int64_t)expiry, msg};
   xio__creds_emit(s, &ev);
   xio_free(safe);
 }
@@ -107,7 +93,7 @@ void xio__creds_file_error(xio__credsrc *s, const char *url, const xio_error *e)
   char *safe = url ? xio_auth_url_strip_query(url) : NULL;
   snprintf(msg, sizeof msg,
            "the changed credential file did not load, its earlier entries stay: %s", e->message);
-  xio_cred_event ev = {XIO_CRED_FILE_ERROR, wall_us(), safe, s->file.path, 0, msg};
+  xio_cred_event ev = {XIO_CRED_FILE_ERROR, xio__trace_now_us(), safe, s->file.path, 0, msg};
   xio__creds_emit(s, &ev);
   xio_free(safe);
 }

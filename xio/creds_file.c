@@ -22,12 +22,6 @@
 #define MAX_FILE  (16u << 20)
 #define ENV_ALLOW "XIO_ALLOW_EXPOSED_CREDENTIALS"
 
-static int64_t mono_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Whether `flags` let a file others may read or write load: the flag, or, when asked,
  * XIO_ALLOW_EXPOSED_CREDENTIALS=1. Errors: XIO_EINVAL (the variable is not 0 or 1). */
 static xio_err exposed_allowed(unsigned flags, int *allow, xio_error *err) {
@@ -165,12 +159,12 @@ xio_err xio__credfile_open(xio__credfile *f, const char *path, unsigned flags, x
   if (rc != XIO_OK) return rc;
   f->flags = allow ? XIO_CRED_FILE_ALLOW_EXPOSED : 0; /* the environment is read once */
   if (stat(path, &st) == 0) remember(f, &st);
-  f->checked_ms = mono_ms();
+  f->checked_ms = xio_auth_monotonic_us() / 1000;
   return xio_cred_file_load(path, f->flags, &f->store, err);
 }
 
 int xio__credfile_refresh(xio__credfile *f, int recheck_ms, int force, xio_error *err) {
-  int64_t now = mono_ms();
+  int64_t now = xio_auth_monotonic_us() / 1000;
   if (!force && now - f->checked_ms < recheck_ms) return 0;
   f->checked_ms = now;
   struct stat st;

@@ -80,6 +80,16 @@ void xio__creds_stop_tokens(xio__creds *c);
 /** Opens the trace file of the options / XIO_TRACE. Errors: XIO_EIO. */
 xio_err xio__trace_open(xio_ctx *ctx, xio_error *err);
 void xio__trace_close(xio_ctx *ctx);
+/** Writes `line` (one JSON object, no newline) and a newline to the context's trace
+ *  file, which must be open, under its lock, and flushes it: lines written from
+ *  several threads never mix. Failures of the file are not reported (tracing never
+ *  fails a request). */
+void xio__trace_write_line(xio_ctx *ctx, const char *line);
+/** The wall time of an event, in microseconds since the epoch (CLOCK_REALTIME). */
+int64_t xio__trace_now_us(void);
+/** Formats `us` (microseconds since the epoch) as a trace line's UTC timestamp,
+ *  "2024-01-31T12:00:00.123456Z", in `out`. */
+void xio__trace_timestamp(int64_t us, char out[64]);
 
 /** Starts / stops the local workers. Errors: XIO_ENOMEM. */
 xio_err xio__workers_start(xio__workers *w, int n, xio_error *err);

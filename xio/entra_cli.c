@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -34,12 +33,6 @@ typedef struct child {
   char ebuf[1024];
   size_t elen;
 } child;
-
-static int64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Starts az with its stdout and stderr on pipes. Returns 0 or an errno. */
 static int start(child *c, const char *az, const char *resource) {
@@ -86,9 +79,9 @@ static void drain(int *fd, char *buf, size_t cap, size_t *len) {
 
 /* Collects both outputs until the child closes them or the deadline passes. */
 static int collect(child *c, int timeout_ms) {
-  int64_t deadline = now_ms() + timeout_ms;
+  int64_t deadline = xio_auth_monotonic_us() / 1000 + timeout_ms;
   while (c->out >= 0 || c->err >= 0) {
-    int64_t left = deadline - now_ms();
+    int64_t left = deadline - xio_auth_monotonic_us() / 1000;
     if (left <= 0) return -1;
     struct pollfd p[2] = {{c->out, POLLIN, 0}, {c->err, POLLIN, 0}};
     if (poll(p, 2, (int)left) < 0 && errno != EINTR) return -1;

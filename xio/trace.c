@@ -4,7 +4,9 @@
  * try of a page-blob request that failed and was sent again; formatted as JSON lines
  * with cJSON (the fields of xio_trace_event by name; see xio_trace_event_json in
  * xio.h), delivered to the context's callback and trace file; and the per-file
- * request counters that go with them (throttling answers among them).
+ * request counters that go with them (throttling answers among them). The trace
+ * file's lines, their timestamps and their clock are made here for every event,
+ * the credential events of creds_events.c included.
  *
  * Nothing here sends. The context's engine hands every call it completes to
  * xio__trace_call_done, tagged with what it is for (send.c) or not: a call somebody
@@ -34,7 +36,7 @@ const char *xio_request_type_name(xio_request_type t) {
   return (unsigned)t < XIO_REQ_COUNT ? request_type_names[t] : "?";
 }
 
-static void format_timestamp(int64_t us, char out[64]) {
+void xio__trace_timestamp(int64_t us, char out[64]) {
   time_t s = (time_t)(us / 1000000);
   struct tm tm;
   gmtime_r(&s, &tm);
@@ -64,7 +66,7 @@ char *xio_trace_event_json(const xio_trace_event *ev) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
   int ok = 1;
-  format_timestamp(ev->timestamp_us, ts);
+  xio__trace_timestamp(ev->timestamp_us, ts);
   add_string(o, "event", ev->event, &ok);
   add_string(o, "timestamp", ts, &ok);
   add_string(o, "file_path", ev->file_path ? ev->file_path : "", &ok);
@@ -87,7 +89,7 @@ char *xio_trace_event_json(const xio_trace_event *ev) {
   return line;
 }
 
-static int64_t wall_us(void) {
+int64_t xio__trace_now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
@@ -120,20 +122,24 @@ static void count(xio_file *f, const xio__req *r, const xio__outcome *o) {
   }
 }
 
-static void write_line(xio_ctx *ctx, const xio_trace_event *ev) {
-  char *line = xio_trace_event_json(ev);
-  if (!line) return;
+void xio__trace_write_line(xio_ctx *ctx, const char *line) {
   pthread_mutex_lock(&ctx->trace_mu);
   fputs(line, ctx->trace_file);
   fputc('\n', ctx->trace_file);
   fflush(ctx->trace_file);
   pthread_mutex_unlock(&ctx->trace_mu);
+}
+
+static void write_event(xio_ctx *ctx, const xio_trace_event *ev) {
+  char *line = xio_trace_event_json(ev);
+  if (!line) return;
+  xio__trace_write_line(ctx, line);
   xio_free(line);
 }
 
 static void emit(xio_ctx *ctx, const xio_trace_event *ev) {
   if (ctx->opts.trace) ctx->opts.trace(ev, ctx->opts.trace_ud);
-  if (ctx->trace_file) write_line(ctx, ev);
+  if (ctx->trace_file) write_event(ctx, ev);
 }
 
 void xio__request_done(xio_ctx *ctx, const xio__req *r, const xio__outcome *o) {
@@ -141,7 +147,7 @@ void xio__request_done(xio_ctx *ctx, const xio__req *r, const xio__outcome *o) {
   if (!ctx->opts.trace && !ctx->trace_file) return;
   xio_trace_event ev = {
       "xio_send_complete",
-      wall_us(),
+      xio__trace_now_us(),
       r->file ? r->file->path : o->path,
       r->type,
       r->offset,
@@ -224,7 +230,7 @@ void xio__trace_try_done(const xio_blob_try_info *t, void *ud) {
   /* The last try of a request is told by its xio_send_complete. */
   if (!t->will_retry || (!ctx->opts.trace && !ctx->trace_file)) return;
   xio_trace_event ev = {"xio_failed_request",
-                        wall_us(),
+                        xio__trace_now_us(),
                         r.file ? r.file->path : t->safe_url,
                         r.type,
                         r.offset,

@@ -70,6 +70,31 @@ xio_err xio_error_set(xio_error *e, xio_err code, const char *fmt, ...) {
   return code;
 }
 
+/* The words for a service answer that carried no message of its own: "the service
+ * answered HTTP 404 BlobNotFound" (the code left out when there is none). */
+static void status_words(char *buf, size_t size, int status, const char *service_code) {
+  snprintf(buf, size, "the service answered HTTP %d%s%s", status, service_code[0] ? " " : "",
+           service_code);
+}
+
+xio_err xio_error_set_status(xio_error *e, xio_err code, int status, const char *service_code) {
+  if (!e) return code;
+  const char *sc = service_code ? service_code : "";
+  memset(e, 0, sizeof *e);
+  e->code = code;
+  e->http_status = status;
+  snprintf(e->service_code, sizeof e->service_code, "%s", sc);
+  status_words(e->message, sizeof e->message, status, e->service_code);
+  return code;
+}
+
+int xio_error_message_is_status(const xio_error *e) {
+  if (!e) return 0;
+  char words[sizeof e->message];
+  status_words(words, sizeof words, e->http_status, e->service_code);
+  return strncmp(e->message, words, strlen(words)) == 0;
+}
+
 static void copy_field(char *dst, size_t size, const char *src) {
   snprintf(dst, size, "%s", src ? src : "");
 }

@@ -25,14 +25,11 @@
 #include <unistd.h>
 
 #include <xio/alloc.h>
+#include <xio/base.h>
 
 #include "emulator.h"
 
-int64_t cli_emu_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+int64_t cli_emu_now_ms(void) { return xio_auth_monotonic_us() / 1000; }
 
 void cli_emu_sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};

@@ -14,7 +14,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -221,38 +220,22 @@ const char *cli_hint(const xio_error *e) {
 }
 
 /* The message to print: the record's, unless it only repeats the status and code
- * that the parenthesis gives anyway. */
+ * that the parenthesis gives anyway (the library says which). */
 static const char *message_of(const xio_error *e) {
-  if (!e->message[0] || strncmp(e->message, "the service answered HTTP", 25) == 0)
-    return xio_strerror(e->code);
+  if (!e->message[0] || xio_error_message_is_status(e)) return xio_strerror(e->code);
   return e->message;
-}
-
-/* Appends printf output at *pos of `buf` without overrunning it. */
-static void append(char *buf, size_t size, size_t *pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *buf, size_t size, size_t *pos, const char *fmt, ...) {
-  if (*pos >= size) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf + *pos, size - *pos, fmt, ap);
-  va_end(ap);
-  if (n > 0) *pos += (size_t)n;
 }
 
 /* " (HTTP 404 BlobNotFound, request id ...)", or "" when there is nothing to say. */
 static void format_service(const xio_error *e, char *buf, size_t size) {
-  size_t pos = 0;
+  char status[24] = "";
   buf[0] = '\0';
   if (!e->http_status && !e->service_code[0] && !e->request_id[0]) return;
-  append(buf, size, &pos, " (");
-  if (e->http_status) append(buf, size, &pos, "HTTP %d", e->http_status);
-  if (e->service_code[0]) append(buf, size, &pos, e->http_status ? " %s" : "%s", e->service_code);
-  if (e->request_id[0])
-    append(buf, size, &pos,
-           e->http_status || e->service_code[0] ? ", request id %s" : "request id %s",
-           e->request_id);
-  append(buf, size, &pos, ")");
+  if (e->http_status) snprintf(status, sizeof status, "HTTP %d", e->http_status);
+  int before_id = e->http_status || e->service_code[0];
+  snprintf(buf, size, " (%s%s%s%s%s%s)", status, e->http_status && e->service_code[0] ? " " : "",
+           e->service_code, before_id && e->request_id[0] ? ", " : "",
+           e->request_id[0] ? "request id " : "", e->request_id);
 }
 
 static void print_human(const cli *c, const xio_error *e) {

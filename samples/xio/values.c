@@ -19,17 +19,6 @@
 
 static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
 
-/* Reads the decimal digits at *p into *v. Returns 0, or -1 on overflow. */
-static int read_digits(const char **p, uint64_t *v) {
-  *v = 0;
-  for (; is_digit(**p); (*p)++) {
-    uint64_t d = (uint64_t)(**p - '0');
-    if (*v > (UINT64_MAX - d) / 10) return -1;
-    *v = *v * 10 + d;
-  }
-  return 0;
-}
-
 int cli_value_size(const cli *c, const char *opt, const char *text, uint64_t *out) {
   xio_error e;
   if (xio_size_parse(text, out, &e) == XIO_OK) return CLI_CONTINUE;
@@ -59,15 +48,21 @@ static int64_t unit_seconds(const char *u) {
   return 0;
 }
 
+static int not_a_duration(const cli *c, const char *opt, const char *text) {
+  return cli_usage_error(c, "bad %s '%s': not a duration (like 30m, 1h, 7d)", opt, text);
+}
+
 int cli_value_duration(const cli *c, const char *opt, const char *text, int64_t *out) {
-  const char *p = text;
-  uint64_t v;
-  if (!is_digit(*p) || read_digits(&p, &v) != 0)
-    return cli_usage_error(c, "bad %s '%s': not a duration (like 30m, 1h, 7d)", opt, text);
+  /* A digit first, so strtoull takes no space, sign or prefix. */
+  if (!is_digit(text[0])) return not_a_duration(c, opt, text);
+  char *p;
+  errno = 0;
+  unsigned long long v = strtoull(text, &p, 10);
+  if (errno == ERANGE) return not_a_duration(c, opt, text); /* past 2^64 - 1 */
   int64_t unit = unit_seconds(p);
   if (unit == 0)
     return cli_usage_error(c, "bad %s '%s': unknown unit (use s, m, h, d or w)", opt, text);
-  if (v > (uint64_t)(MAX_DURATION_S / unit))
+  if (v > (unsigned long long)(MAX_DURATION_S / unit))
     return cli_usage_error(c, "bad %s '%s': longer than 100 years", opt, text);
   *out = (int64_t)v * unit;
   return CLI_CONTINUE;

@@ -1,7 +1,8 @@
 /*
  * test_error.c - the reasons an error record carries beside its code: their numbers
  * stay as released (the list is append-only), each has a distinct name and text,
- * and the detail record keeps the reason it was given until a fresh record starts.
+ * and the detail record keeps the reason it was given until a fresh record starts; a
+ * record of a service answer without a message says so by its fields, not its words.
  */
 #include <string.h>
 
@@ -62,4 +63,25 @@ TEST(reason_kept_until_a_fresh_record) {
   xio_error_set(&e, XIO_EIO, "another failure");
   ASSERT_EQ(e.reason, XIO_REASON_NONE);
   xio_error_set_reason(NULL, XIO_REASON_CONNECT); /* no record: nothing happens */
+}
+
+TEST(message_that_only_repeats_the_status) {
+  xio_error e;
+  ASSERT_EQ(xio_error_set_status(&e, XIO_ENOTFOUND, 404, "BlobNotFound"), XIO_ENOTFOUND);
+  ASSERT_EQ(e.http_status, 404);
+  ASSERT_STR_EQ(e.service_code, "BlobNotFound");
+  ASSERT_STR_EQ(e.message, "the service answered HTTP 404 BlobNotFound");
+  ASSERT_EQ(xio_error_message_is_status(&e), 1);
+  xio_error_set_status(&e, XIO_EHTTP, 302, NULL);
+  ASSERT_STR_EQ(e.message, "the service answered HTTP 302");
+  ASSERT_EQ(xio_error_message_is_status(&e), 1);
+  e.http_status = 500; /* the words no longer those of the record's status */
+  ASSERT_EQ(xio_error_message_is_status(&e), 0);
+  xio_error_set(&e, XIO_ENOTFOUND, "The specified blob does not exist.");
+  e.http_status = 404;
+  ASSERT_EQ(xio_error_message_is_status(&e), 0);
+  xio_error_clear(&e);
+  ASSERT_EQ(xio_error_message_is_status(&e), 0);
+  ASSERT_EQ(xio_error_message_is_status(NULL), 0);
+  ASSERT_EQ(xio_error_set_status(NULL, XIO_EBUSY, 409, "LeaseIdMissing"), XIO_EBUSY);
 }

@@ -137,6 +137,17 @@ void xio_error_clear(xio_error *e);
  */
 char *xio_error_format(const xio_error *e, char *buf, size_t size);
 
+/**
+ * Whether the message of `e` says nothing beyond its HTTP status and service code:
+ * 1 when the service's answer carried no message of its own, so the library wrote
+ * one from the status and code ("the service answered HTTP 404 BlobNotFound"; words
+ * a program appended after those count as nothing more). A program that shows the
+ * status and code anyway may show xio_strerror(e->code) in its place. 0 otherwise,
+ * and when `e` is NULL. The library knows its own words for the record's status and
+ * code, so a program need not match any text; cannot fail.
+ */
+int xio_error_message_is_status(const xio_error *e);
+
 /* ------------------------------------------------------- writing a record ---- */
 /* For engines and programs built on xio that report their own failures in xio's
  * form, so that their callers read one kind of record: the SQLite VFS and the

@@ -20,7 +20,8 @@
  * The records are read as SQLite reads them: header at offset 0 (magic, record count,
  * checksum nonce, sector size, page size), records from the next sector on, each a
  * page number, the page and a checksum; the first record that is zero or fails its
- * checksum ends the journal.
+ * checksum ends the journal. They come through the reader store.c hands in
+ * (xsq_journal_src), so this file knows no node and calls nothing of store.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +47,9 @@ typedef struct jhdr {
 } jhdr;
 
 /* Reads the header; 0 when it is a journal header, -1 when not, else SQLite code. */
-static int read_header(xsq_node *node, jhdr *h) {
+static int read_header(const xsq_journal_src *j, jhdr *h) {
   unsigned char b[28];
-  int rc = xsq_store_read(node, XSQ_JOURNAL, b, sizeof b, 0);
+  int rc = j->read(j->ud, XSQ_JOURNAL, b, sizeof b, 0);
   if (rc == SQLITE_IOERR_SHORT_READ) return -1;
   if (rc != SQLITE_OK) return rc;
   if (memcmp(b, magic, 8) != 0) return -1;
@@ -64,9 +65,10 @@ static int read_header(xsq_node *node, jhdr *h) {
 
 /* Compares page 1 on storage with `orig` (the journal's page-1 record, or NULL for
  * a database that was empty): *hot = unchanged. */
-static int page1_unchanged(xsq_node *node, const unsigned char *orig, uint32_t pgsz, int *hot) {
+static int page1_unchanged(const xsq_journal_src *j, const unsigned char *orig, uint32_t pgsz,
+                           int *hot) {
   unsigned char *now = malloc(pgsz), *zero = calloc(1, pgsz);
-  int rc = now && zero ? xsq_store_read(node, XSQ_DB, now, (int)pgsz, 0) : SQLITE_NOMEM;
+  int rc = now && zero ? j->read(j->ud, XSQ_DB, now, (int)pgsz, 0) : SQLITE_NOMEM;
   if (rc == SQLITE_IOERR_SHORT_READ) rc = SQLITE_OK; /* page 1 never written: zeros */
   if (rc == SQLITE_OK) *hot = memcmp(now, orig ? orig : zero, pgsz) == 0;
   free(now);
@@ -75,40 +77,40 @@ static int page1_unchanged(xsq_node *node, const unsigned char *orig, uint32_t p
 }
 
 /* Walks the valid records looking for page 1. */
-static int scan(xsq_node *node, const jhdr *h, unsigned char *rec, int *hot) {
-  uint64_t size = node->st[XSQ_JOURNAL].size, recsz = 8 + (uint64_t)h->pgsz;
+static int scan(const xsq_journal_src *j, const jhdr *h, unsigned char *rec, int *hot) {
+  uint64_t size = j->size, recsz = 8 + (uint64_t)h->pgsz;
   uint32_t sj_pgno = 0x40000000u / h->pgsz + 1; /* SQLite's PAGER_SJ_PGNO */
   uint64_t off = h->sector;
   for (uint64_t i = 0; off + recsz <= size; i++, off += recsz) {
     if (h->nrec != 0 && h->nrec != 0xffffffffu && i >= h->nrec) break;
-    int rc = xsq_store_read(node, XSQ_JOURNAL, rec, (int)recsz, off);
+    int rc = j->read(j->ud, XSQ_JOURNAL, rec, (int)recsz, off);
     if (rc != SQLITE_OK) return rc;
     uint32_t pgno = be32(rec);
     if (pgno == 0) break;
     if (pgno == sj_pgno) return SQLITE_OK; /* a super-journal: SQLite decides */
     if (checksum(h->nonce, rec + 4, h->pgsz) != be32(rec + 4 + h->pgsz)) break;
-    if (pgno == 1) return page1_unchanged(node, rec + 4, h->pgsz, hot);
+    if (pgno == 1) return page1_unchanged(j, rec + 4, h->pgsz, hot);
   }
   return SQLITE_OK;
 }
 
-int xsq_journal_is_hot(xsq_node *node, int *hot) {
+int xsq_journal_is_hot(const xsq_journal_src *j, int *hot) {
   unsigned char first = 0;
   *hot = 1;
-  int rc = xsq_store_read(node, XSQ_JOURNAL, &first, 1, 0);
+  int rc = j->read(j->ud, XSQ_JOURNAL, &first, 1, 0);
   if (rc == SQLITE_IOERR_SHORT_READ || (rc == SQLITE_OK && first == 0)) {
     *hot = 0; /* empty, or zeroed: SQLite would ignore it too */
     return SQLITE_OK;
   }
   if (rc != SQLITE_OK) return rc;
   jhdr h;
-  rc = read_header(node, &h);
+  rc = read_header(j, &h);
   if (rc < 0) return SQLITE_OK; /* not a header SQLite can read: let it decide */
   if (rc != SQLITE_OK) return rc;
-  if (h.orig_pages == 0) return page1_unchanged(node, NULL, h.pgsz, hot);
+  if (h.orig_pages == 0) return page1_unchanged(j, NULL, h.pgsz, hot);
   unsigned char *rec = malloc(8 + (size_t)h.pgsz);
   if (!rec) return SQLITE_NOMEM;
-  rc = scan(node, &h, rec, hot);
+  rc = scan(j, &h, rec, hot);
   free(rec);
   return rc;
 }

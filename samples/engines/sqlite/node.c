@@ -152,6 +152,7 @@ static int open_db(xsq_node *node, const xsq_name *n, int create) {
     o.flags = XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED | (create ? XIO_OPEN_CREATE : 0);
     if (n->takeover) o.flags |= XIO_OPEN_BREAK_LEASE;
   }
+  node->ctx = c;
   xsq_store *s = &node->st[XSQ_DB];
   xio_err rc = xio_file_open(c, node->targets[XSQ_DB], &o, &s->xf, &e);
   if (rc == XIO_EBUSY) return busy(n);

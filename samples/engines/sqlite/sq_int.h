@@ -128,6 +128,7 @@ typedef struct xsq_node {
   pid_t pid;             /* the process that made it (see node.c on fork) */
   int refs;
   pthread_mutex_t mu; /* guards the whole node; taken by every VFS method */
+  xio_ctx *ctx;       /* the process's context (xsq_ctx) its files are opened in */
   xsq_store st[3];
   char targets[3][XSQ_NAME_MAX]; /* what xio opens for each role */
   int readonly;                  /* a snapshot, or opened read-only */
@@ -195,9 +196,19 @@ void xsq_store_close(xsq_node *node, xsq_role role);
 
 /* --------------------------------------------------------- journal.c ---- */
 
+/** What the journal check reads: `read` is xsq_store_read on a node (`ud`) for the
+ *  journal (XSQ_JOURNAL) or the database (XSQ_DB), and `size` the journal's size as
+ *  SQLite sees it. */
+typedef struct xsq_journal_src {
+  int (*read)(void *ud, xsq_role role, void *buf, int amt, uint64_t off);
+  void *ud;
+  uint64_t size;
+} xsq_journal_src;
+
 /** Decides whether the journal found on storage at the first check must be rolled
- *  back (*hot = 1) or was left by a transaction that committed (*hot = 0). */
-int xsq_journal_is_hot(xsq_node *node, int *hot);
+ *  back (*hot = 1) or was left by a transaction that committed (*hot = 0), reading
+ *  it and page 1 of the database through `src`. SQLite code of a failed read. */
+int xsq_journal_is_hot(const xsq_journal_src *src, int *hot);
 
 /* ------------------------------------------------------------ lock.c ---- */
 

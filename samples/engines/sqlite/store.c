@@ -72,8 +72,7 @@ static unsigned open_flags(const xsq_node *node, int create, int create_only) {
 /* Opens the journal or WAL blob. ENOTFOUND is returned as is (no message). */
 static xio_err open_log(xsq_node *node, xsq_role role, int create, xio_error *e) {
   xsq_store *s = &node->st[role];
-  xio_ctx *ctx = xsq_ctx(e);
-  if (!ctx) return e->code ? e->code : XIO_EINVAL;
+  xio_ctx *ctx = node->ctx;
   xio_open_options o = xio_open_options_default();
   int create_only = create && s->absent;
   o.flags = open_flags(node, create, create_only) | XIO_OPEN_MISSING_OK; /* "does it exist?" */
@@ -109,6 +108,11 @@ int xsq_store_open(xsq_node *node, xsq_role role, int create) {
   return SQLITE_OK;
 }
 
+/* xsq_store_read for the journal check (journal.c), which knows no node. */
+static int read_for_journal(void *node, xsq_role role, void *buf, int amt, uint64_t off) {
+  return xsq_store_read(node, role, buf, amt, off);
+}
+
 int xsq_store_check(xsq_node *node, xsq_role role, int *exists) {
   xsq_store *s = &node->st[role];
   if (s->known) {
@@ -120,7 +124,8 @@ int xsq_store_check(xsq_node *node, xsq_role role, int *exists) {
   s->exists = s->xf != NULL;
   if (s->exists && role == XSQ_JOURNAL) {
     int hot = 0;
-    rc = xsq_journal_is_hot(node, &hot);
+    xsq_journal_src src = {read_for_journal, node, s->size};
+    rc = xsq_journal_is_hot(&src, &hot);
     if (rc != SQLITE_OK) return rc;
     if (!hot) { /* left by a committed transaction: SQLite sees no journal */
       s->exists = 0;
@@ -354,9 +359,8 @@ int xsq_store_delete(xsq_node *node, xsq_role role) {
   xio_error_clear(&e);
   xio_err rc = xio_file_close(s->xf, &e);
   s->xf = NULL;
-  xio_ctx *ctx = xsq_ctx(&e);
   /* Gone already is as good as deleted: its 404 is traced as expected, no failure. */
-  if (rc == XIO_OK && ctx) rc = xio_file_delete_if_exists(ctx, node->targets[role], NULL, &e);
+  if (rc == XIO_OK) rc = xio_file_delete_if_exists(node->ctx, node->targets[role], NULL, &e);
   if (rc != XIO_OK) return xsq_fail_xio(SQLITE_IOERR_DELETE, "deleting the WAL", &e);
   s->absent = 1;
   return SQLITE_OK;
@@ -371,8 +375,7 @@ void xsq_store_close(xsq_node *node, xsq_role role) {
     xio_file_drop_held(s->xf, 0); /* sent by the last sync, or not to be sent */
     xio_file_close(s->xf, &e);
     s->xf = NULL;
-    xio_ctx *ctx = xsq_ctx(&e);
-    if (drop && ctx) xio_file_delete_if_exists(ctx, node->targets[role], NULL, &e);
+    if (drop) xio_file_delete_if_exists(node->ctx, node->targets[role], NULL, &e);
   }
   xsq_cache_free(&s->cache);
 }

@@ -43,7 +43,7 @@ for h in $headers; do
   cc -std=c11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/only.c" -o "$tmp/only.o" ||
     { echo "installed header $h does not compile on its own"; exit 1; }
 done
-helpers='xio_error_set_reason xio_auth_url_parse xio_auth_url_clear xio_auth_url_of_account
+helpers='xio_error_set_reason xio_error_set_status xio_auth_url_parse xio_auth_url_clear xio_auth_url_of_account
   xio_auth_url_strip_query xio_auth_sas_param xio_auth_check_container_name
   xio_auth_encode_path xio_auth_host_is_loopback xio_auth_host_is_link_local
   xio_auth_pct_encode xio_auth_pct_decode xio_auth_base64_encode xio_auth_base64_decode'

@@ -9,15 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
+
+#include <xio/base.h>
 
 #include "bench.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static double cpu_ms(void) {
   struct rusage u;
@@ -44,13 +39,13 @@ typedef struct clock_mark {
 } clock_mark;
 
 static clock_mark mark(const char *trace) {
-  return (clock_mark){now_ms(), cpu_ms(), trace_lines(trace)};
+  return (clock_mark){(double)xio_auth_monotonic_us() / 1e3, cpu_ms(), trace_lines(trace)};
 }
 
 static void stage_done(bench_stage *s, const char *name, clock_mark m, const char *trace,
                        long commits) {
   s->name = name;
-  s->wall_ms = now_ms() - m.wall;
+  s->wall_ms = (double)xio_auth_monotonic_us() / 1e3 - m.wall;
   s->cpu_ms = cpu_ms() - m.cpu;
   s->requests = trace_lines(trace) - m.req;
   s->commits = commits;
