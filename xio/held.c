@@ -318,7 +318,7 @@ static xio_err send_one(xio_file *f, const piece *p, xio_io *w, xio_error *err) 
   w->offset = p->off;
   w->length = p->len;
   w->buf = p->buf;
-  return xio_file_submit(f, w, err);
+  return xio__rw_submit(f, w, err);
 }
 
 /* Submits every piece, a cluster of them with small gaps as one write where that

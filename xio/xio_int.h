@@ -356,10 +356,6 @@ void xio__wq_disarm(xio_file *f);
 /** The context's combining window in microseconds (<0: none, send at once). */
 int xio__ctx_combine_window_us(const xio_ctx *ctx);
 
-/** Reads [off, off+n) of `f` into buf on this thread, clamped to the logical size
- *  (the rest is left alone), as an internal request (file.c). Errors: storage. */
-xio_err xio__read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_error *err);
-
 /* ------------------------------------------------------ held writes (held.c) ---- */
 
 /** One contiguous run of held bytes. */
@@ -569,5 +565,60 @@ int xio__lease_valid(xio__lease *l);
 
 /** Marks `l` lost for `why` unless it is lost already (the first reason stays). */
 void xio__lease_lose(xio__lease *l, xio__lease_state why);
+
+/* ------------------------------------------- pieces and internal requests (plan.c) ---- */
+
+/** How many pieces of at most `piece` bytes cover `len` bytes. */
+int xio__count_pieces(uint64_t len, size_t piece);
+
+/** Cuts [off, off+len) of `buf` into subs of `st` of at most `piece` bytes (each from
+ *  `buf` itself when `zeroing`: a buffer of zeros sent again and again). */
+void xio__add_pieces(xio__io_state *st, xio__sub_op op, uint64_t off, uint64_t len, char *buf,
+                     size_t piece, int zeroing);
+
+/** Launches internal request `st` (of `io`) and waits for it on this thread; its error
+ *  into `err`. */
+xio_err xio__wait_internal(xio__io_state *st, xio_io *io, xio_error *err);
+
+/** The largest read request of `f`: a checked range at most, while reads are checked. */
+size_t xio__read_piece(const xio_file *f);
+
+/** Reads [off, off+n) of `f` into buf on this thread, clamped to the logical size
+ *  (the rest is left alone), as an internal request. Errors: storage. */
+xio_err xio__read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_error *err);
+
+/** Makes [off, end) (aligned for the backend) read as zero with CLEAR or ZERO, as an
+ *  internal request waited for on this thread. Errors: storage. */
+xio_err xio__zero_internal(xio_file *f, uint64_t off, uint64_t end, xio_init how, xio_error *err);
+
+/* ---------------------------------------- what requests become (rw.c) ---- */
+
+/** 1 on the engine's I/O thread (a completion callback), where nothing may block. */
+int xio__in_callback(const xio_file *f);
+
+/** XIO_EINVAL: `what` would block, and it was asked from a completion callback. */
+xio_err xio__refuse_in_callback(xio_file *f, const char *what, xio_error *err);
+
+/** XIO_ELIMIT for a size past XIO_FILE_MAX_SIZE (`what` names the operation). */
+xio_err xio__check_max_size(const char *what, uint64_t size, xio_error *err);
+
+/** XIO_EREADONLY when `f` was opened read-only ("cannot WHAT PATH"). */
+xio_err xio__check_writable(xio_file *f, const char *what, xio_error *err);
+
+/** XIO_EALIGN for a range not aligned for the backend, unless `f` takes unaligned
+ *  writes. */
+xio_err xio__check_aligned(xio_file *f, uint64_t off, uint64_t len, const char *what,
+                           xio_error *err);
+
+/** Sends what the write queue holds and waits until nothing is in flight on `f`. */
+void xio__wait_idle(xio_file *f);
+
+/** Submits `io` (op, range and buffer already checked for presence; the process
+ *  checked): a read, a write, a zero or a flush, as xio_file_submit documents. */
+xio_err xio__rw_submit(xio_file *f, xio_io *io, xio_error *err);
+
+/** Grows (zeroing per `init`, already resolved) or shrinks `f` to `size` under its
+ *  size lock. Errors: storage. */
+xio_err xio__rw_resize(xio_file *f, uint64_t size, xio_init init, xio_error *err);
 
 #endif
