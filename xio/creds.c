@@ -28,6 +28,14 @@
 
 #define TOKEN_WAIT_MS 20
 
+xio_cred_options xio_cred_options_default(void) {
+  xio_cred_options o;
+  memset(&o, 0, sizeof o);
+  o.sas_warning_s = 600;
+  o.recheck_ms = 1000;
+  return o;
+}
+
 /* ------------------------------------------------------------- loading ---- */
 
 static xio_err load_env(xio__credsrc *c, xio_error *err) {

@@ -12,14 +12,6 @@
 #include "creds_int.h"
 #include "ctx_int.h"
 
-xio_cred_options xio_cred_options_default(void) {
-  xio_cred_options o;
-  memset(&o, 0, sizeof o);
-  o.sas_warning_s = 600;
-  o.recheck_ms = 1000;
-  return o;
-}
-
 void xio_ctx_get_credential_options(xio_ctx *ctx, xio_cred_options *out) {
   xio__credsrc *s = ctx->creds.src;
   pthread_mutex_lock(&s->mu);

@@ -6,9 +6,8 @@
  * program told to stop); and, at the end, closing files still open and stopping it
  * all in order.
  *
- * A context belongs to the process that made it: a child forked from that process
- * has none of its threads, so every call that would reach them checks the process
- * first (xio__ctx_check_process) and fails at once instead of waiting for ever.
+ * The composition root: it calls every part of the layer, and no part calls it; what
+ * the parts ask of a context they hold is ctx_state.c's.
  *
  * Ownership of the option strings: the caller's strings are borrowed only during
  * xio_ctx_new. trace_path, connection_string and credential_file are read once
@@ -27,8 +26,6 @@
 #include <xio/alloc.h>
 
 #include "ctx_int.h"
-
-#define ZEROS_LEN (4u << 20)
 
 static xio_retry retry_from_blob(xio_blob_retry_policy p) {
   xio_retry r = {p.max_retries,    p.base_delay_ms, p.max_delay_ms,
@@ -127,7 +124,7 @@ static xio_err setup(xio_ctx *ctx, xio_error *err) {
   if (!ca && ctx->opts.use_environment) ca = getenv("XIO_CA_BUNDLE");
   if (rc == XIO_OK && ca && *ca && !(ctx->ca_file = xio_strdup(ca)))
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
-  if (rc == XIO_OK && !(ctx->zeros = xio_calloc(1, ZEROS_LEN)))
+  if (rc == XIO_OK && !(ctx->zeros = xio_calloc(1, XIO__CTX_ZEROS_LEN)))
     rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
   if (rc == XIO_OK) rc = xio__creds_load(&ctx->creds, &ctx->opts, err);
   if (rc == XIO_OK) rc = xio__trace_open(ctx, err);
@@ -200,30 +197,3 @@ void xio_ctx_cancel(xio_ctx *ctx, int grace_ms) {
   if (!ctx || getpid() != ctx->pid) return; /* a forked child: the engine is the parent's */
   xio_blob_engine_cancel(ctx->engine, grace_ms);
 }
-
-xio_err xio__ctx_check_process(const xio_ctx *ctx, xio_error *err) {
-  if (getpid() == ctx->pid) return XIO_OK;
-  return xio_error_set(err, XIO_EINVAL,
-                       "this xio context was made by process %ld, which then forked this one: "
-                       "a child process cannot use its parent's contexts and files (their I/O "
-                       "threads, connections and leases stay with the parent); make its own "
-                       "context with xio_ctx_new",
-                       (long)ctx->pid);
-}
-
-xio_blob_engine *xio__ctx_engine(xio_ctx *ctx) { return ctx->engine; }
-
-const xio_ctx_options *xio__ctx_options(const xio_ctx *ctx) { return &ctx->opts; }
-
-const void *xio__ctx_zeros(const xio_ctx *ctx) { return ctx->zeros; }
-
-size_t xio__ctx_zeros_len(const xio_ctx *ctx) {
-  (void)ctx;
-  return ZEROS_LEN;
-}
-
-int xio__ctx_on_io_thread(xio_ctx *ctx) {
-  return xio_blob_engine_on_io_thread(ctx->engine) || xio__workers_is_worker(&ctx->workers);
-}
-
-xio__tracked *xio__ctx_open_files(xio_ctx *ctx) { return &ctx->open_files; }

@@ -1,7 +1,7 @@
 /*
  * ctx_int.h - the context's insides, shared by the files that run its parts:
- * ctx.c (lifecycle), creds.c (credentials), trace.c (sinks), workers.c (local
- * backend threads) and lease.c (the lease keeper). Internal.
+ * ctx.c (lifecycle), ctx_state.c (what the parts ask of it), creds.c (credentials), trace.c
+ * (sinks), workers.c (local backend threads) and lease.c (the lease keeper). Internal.
  */
 #ifndef XIO_CTX_INT_H
 #define XIO_CTX_INT_H
@@ -12,6 +12,8 @@
 #include <xio/auth.h>
 
 #include "xio_int.h"
+
+#define XIO__CTX_ZEROS_LEN (4u << 20) /* the context's buffer of zeros */
 
 typedef struct xio__creds {
   struct xio__credsrc *src; /* shared with the targets that use it (creds_int.h) */

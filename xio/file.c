@@ -19,16 +19,6 @@
 
 static uint64_t round_up(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 
-const char *xio_init_name(xio_init init) {
-  switch (init) {
-  case XIO_INIT_DEFAULT: return "default";
-  case XIO_INIT_NONE: return "none";
-  case XIO_INIT_ZERO: return "zero";
-  case XIO_INIT_CLEAR: return "clear";
-  default: return "?";
-  }
-}
-
 xio_open_options xio_open_options_default(void) {
   xio_open_options o = {0, XIO_KIND_DATA, 0, XIO_INIT_DEFAULT};
   return o;
@@ -72,6 +62,8 @@ xio_err xio__file_init(xio_file *f, const xio_backend *b, xio_ctx *ctx, const ch
   pthread_cond_init(&f->rmw_cv, NULL);
   xio__wq_init(f);
   xio__held_init(f);
+  f->send_queued = xio__wq_kick;
+  f->overlay_held = xio__held_overlay;
   return XIO_OK;
 }
 

@@ -190,6 +190,12 @@ static void keep_only(xio__held *h, uint64_t from, uint64_t to) {
 
 /* ---------------------------------------------------------- public API ---- */
 
+void xio__held_overlay(xio_file *f, uint64_t offset, void *buf, size_t len) {
+  pthread_mutex_lock(&f->held.mu);
+  if (f->held.n) overlay_locked(&f->held, offset, buf, len);
+  pthread_mutex_unlock(&f->held.mu);
+}
+
 int xio_file_held_read(xio_file *f, uint64_t offset, void *buf, size_t len) {
   if (!f || !len) return len == 0;
   pthread_mutex_lock(&f->held.mu);

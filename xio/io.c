@@ -128,7 +128,7 @@ static void finish(xio__io_state *st) {
   io->error.code = st->first;
   io->transferred = st->first == XIO_OK ? moved : 0;
   if (st->first == XIO_OK && io->op == XIO_IO_READ && !st->internal && moved)
-    xio_file_held_read(f, io->offset, io->buf, moved); /* the engine sees what it held */
+    f->overlay_held(f, io->offset, io->buf, moved); /* the engine sees what it held */
   if (st->first == XIO_OK)
     count_api(st, moved);
   else if (io->op != XIO_IO_FLUSH && !st->no_sticky)
@@ -267,7 +267,7 @@ void xio__io_flush(xio_file *f, xio__io_state *st) {
   xio__io_state *flushes = take_flushes_locked(f);
   pthread_mutex_unlock(&f->io_mu);
   start_flushes(f, flushes);
-  xio__wq_kick(f); /* a flush waits for the queued writes: send them now */
+  f->send_queued(f); /* a flush waits for the queued writes: send them now */
 }
 
 /* ---------------------------------------------------------- waiting ---- */
@@ -282,7 +282,7 @@ int xio_io_poll(const xio_io *io) {
 
 xio_err xio_io_wait(xio_io *io) {
   xio_file *f = io_file(io);
-  if (io->reserved_[IO_QUEUED] && !xio_io_poll(io)) xio__wq_kick(f); /* send its run now */
+  if (io->reserved_[IO_QUEUED] && !xio_io_poll(io)) f->send_queued(f); /* send its run now */
   pthread_mutex_lock(&f->io_mu);
   while (!io_complete(io))
     pthread_cond_wait(&f->io_cv, &f->io_mu);

@@ -22,6 +22,16 @@
 static uint64_t round_up(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 static uint64_t round_down(uint64_t v, uint64_t a) { return a > 1 ? v / a * a : v; }
 
+const char *xio_init_name(xio_init init) {
+  switch (init) {
+  case XIO_INIT_DEFAULT: return "default";
+  case XIO_INIT_NONE: return "none";
+  case XIO_INIT_ZERO: return "zero";
+  case XIO_INIT_CLEAR: return "clear";
+  default: return "?";
+  }
+}
+
 /* ------------------------------------------------------------- checks ---- */
 
 int xio__in_callback(const xio_file *f) { return xio__ctx_on_io_thread(f->ctx); }

@@ -381,6 +381,10 @@ void xio__held_release(xio_file *f);
 /** Records a checked write (file.c checked the arguments). Errors: XIO_ENOMEM. */
 xio_err xio__held_put(xio_file *f, uint64_t off, const void *buf, size_t len, xio_error *err);
 
+/** Copies the held bytes that fall in [off, off+len) over `buf`: what an engine's
+ *  read must see (io.c, through f->overlay_held). */
+void xio__held_overlay(xio_file *f, uint64_t off, void *buf, size_t len);
+
 /** Sends every held write outside the commit range and waits; on success only the
  *  commit range's bytes stay held (file.c checked the caller). Errors: as
  *  xio_file_write. */
@@ -394,6 +398,12 @@ xio_err xio__held_flush(xio_file *f, xio_error *err);
 struct xio_file {
   const xio_backend *backend;
   xio_ctx *ctx;
+  /* Wired by file.c when the file is made, so that the I/O floor (io.c) reaches the
+   * parts above it without naming them: sends the write queue's runs now (a wait or
+   * a flush needs them on the wire: combine.c), and overlays held bytes on an
+   * engine's read (held.c). */
+  void (*send_queued)(xio_file *f);
+  void (*overlay_held)(xio_file *f, uint64_t off, void *buf, size_t len);
   char *path; /* log-safe */
   xio_kind kind;
   int incomplete; /* marked as holding an unfinished transfer (read by the backend's open) */
