@@ -44,7 +44,8 @@
 
 #include <xio/alloc.h>
 
-#include "backup.h"
+#include "backup_int.h"
+#include "cli.h"
 
 /* pending.json is brought up to date after this many bytes of pieces. */
 #define CHECKPOINT ((uint64_t)64 << 20)
@@ -311,7 +312,7 @@ static xio_err lock_dir(const char *dir, int *lock, int *made, xio_error *err) {
   if (!*made) warn_if_open(dir);
   xio_err rc = bk_path(dir, "lock", path, sizeof path, err);
   if (rc != XIO_OK) return rc;
-  *lock = cli_open_private(path, O_RDWR);
+  *lock = bk_open_private(path, O_RDWR);
   if (*lock < 0) return xio_error_from_errno(err, errno, "Backup", "open", path);
   if (flock(*lock, LOCK_EX | LOCK_NB) != 0) {
     xio_error_set(err, XIO_EBUSY, "another xio backup is writing %.400s", dir);
@@ -409,7 +410,7 @@ static xio_err start_link(bk_job *j, const char *given, xio_error *err) {
   char name[BK_NAME_MAX + 16];
   snprintf(name, sizeof name, "%s.partial", j->link.data);
   if ((rc = bk_path(j->ch.dir, name, j->partial, sizeof j->partial, err)) != XIO_OK) return rc;
-  j->dfd = cli_open_private(j->partial, O_RDWR);
+  j->dfd = bk_open_private(j->partial, O_RDWR);
   if (j->dfd < 0) return xio_error_from_errno(err, errno, "WriteBackup", "open", j->partial);
   return j->resumed ? check_partial(j, err) : XIO_OK;
 }
@@ -514,6 +515,13 @@ static xio_err one_link(bk_job *j, const char *given, xio_error *err) {
   return rc;
 }
 
+/* A snapshot --keep could not delete. */
+static void say_kept(void *ud, xio_backup_note note, const char *line) {
+  (void)ud;
+  (void)note;
+  fprintf(stderr, "xio: backup --keep: %s\n", line);
+}
+
 static xio_err backup(bk_job *j, const char *dir, int resume, const char *given, int keep,
                       xio_error *err) {
   xio_err rc = load(j, dir, resume, err);
@@ -525,8 +533,12 @@ static xio_err backup(bk_job *j, const char *dir, int resume, const char *given,
   if (rc == XIO_OK) rc = one_link(j, given, err);
   if (rc != XIO_OK) return rc;
   bk_sweep(&j->ch, NULL);
-  if (keep > 0 && j->ch.n > (size_t)keep)
-    rc = bk_keep(j->c, &j->ch, j->url, (size_t)keep, &j->pruned, &j->deleted, err);
+  xio_ctx *ctx = NULL;
+  if (keep > 0 && j->ch.n > (size_t)keep && cli_context(j->c, &ctx, err) == XIO_OK) {
+    xio_backup_options o = xio_backup_options_default();
+    o.say = say_kept;
+    rc = bk_keep(ctx, &o, &j->ch, j->url, (size_t)keep, &j->pruned, &j->deleted, err);
+  }
   return rc;
 }
 

@@ -24,7 +24,8 @@
 
 #include <xio/alloc.h>
 
-#include "backup.h"
+#include "backup_int.h"
+#include "cli.h"
 
 typedef struct rs_job {
   cli *c;

@@ -1,4 +1,5 @@
-# Incremental backups (samples/xio backup.c, restore.c, chain.c, rebuild.c, keep.c):
+# Incremental backups (the library samples/backup, the commands samples/xio/backup.c
+# and restore.c):
 # `xio backup` and `xio restore` run as programs against the emulator (Azurite
 # behind the fidelity front, which answers snapshot diffs): the base link, chains
 # with writes, clears, growth and shrink restored at every point byte for byte,
@@ -40,16 +41,10 @@ if(TARGET xio_cli)
   endforeach()
 endif()
 
-# The manifests (samples/xio/chain.c) read on their own, no emulator: damaged sizes
+# The manifests (samples/backup/chain.c) read on their own, no emulator: damaged sizes
 # refused before anything is allocated from them, pending.json's versions.
-if(TARGET xio_cli)
+if(TARGET xio_backup)
   xio_add_suite(NAME backup_manifest
-    SOURCES
-      ${CMAKE_CURRENT_LIST_DIR}/manifest_test.c
-      ${PROJECT_SOURCE_DIR}/samples/xio/chain.c
-      ${PROJECT_SOURCE_DIR}/samples/xio/localfile.c
-      ${PROJECT_SOURCE_DIR}/samples/xio/output.c
-    LIBS xio PkgConfig::CJSON m)
-  target_include_directories(test_backup_manifest PRIVATE ${PROJECT_SOURCE_DIR}/samples/xio
-                             ${PROJECT_SOURCE_DIR}/samples/common)
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/manifest_test.c
+    LIBS xio_backup xio)
 endif()

@@ -1,5 +1,5 @@
 /*
- * chain.c - the manifest of a backup chain (backup.h): chain.json and pending.json
+ * chain.c - the manifest of a backup chain (backup_int.h): chain.json and pending.json
  * in the chain's directory, read and written with cJSON, and the small file-system
  * steps around them (atomic replace, directory fsync, removal of data files no link
  * names).
@@ -28,11 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <xio/alloc.h>
 
-#include "backup.h"
+#include "backup_int.h"
 
 void bk_link_free(bk_link *l) {
   if (!l) return;
@@ -104,6 +106,14 @@ long bk_chain_find(const bk_chain *ch, const char *id) {
 
 /* ------------------------------------------------------------ files ---- */
 
+int bk_open_private(const char *path, int flags) {
+  int fd = open(path, flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  /* A file made before (by an older xio), or under a umask that took the owner's
+   * bits: 0600 now. A file system that takes no mode keeps what it gave. */
+  if (fd >= 0) (void)fchmod(fd, 0600);
+  return fd;
+}
+
 xio_err bk_sync_dir(const char *dir, xio_error *err) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return xio_error_from_errno(err, errno, "SyncDirectory", "open", dir);
@@ -121,7 +131,7 @@ static xio_err write_atomic(const char *dir, const char *name, const char *text,
   xio_err rc = bk_path(dir, name, path, sizeof path, err);
   if (rc != XIO_OK) return rc;
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  int fd = cli_open_private(tmp, O_WRONLY | O_TRUNC);
+  int fd = bk_open_private(tmp, O_WRONLY | O_TRUNC);
   if (fd < 0) return xio_error_from_errno(err, errno, "WriteManifest", "open", tmp);
   size_t n = strlen(text);
   for (size_t done = 0; done < n;) {
@@ -182,6 +192,11 @@ static char *read_text(const char *dir, const char *name, xio_error *err) {
 
 /* ------------------------------------------------------------- JSON ---- */
 
+/* A number that fits a double exactly (sizes up to 8 TiB do). */
+static void json_u64(cJSON *o, const char *name, uint64_t v) {
+  cJSON_AddNumberToObject(o, name, (double)v);
+}
+
 static cJSON *ranges_json(const xio_ranges *r) {
   cJSON *a = cJSON_CreateArray();
   for (size_t i = 0; a && i < r->n; i++) {
@@ -197,10 +212,10 @@ static cJSON *link_json(const bk_link *l, size_t npieces) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "snapshot", l->snapshot);
   cJSON_AddStringToObject(o, "time", l->time);
-  cli_json_u64(o, "size", l->size);
+  json_u64(o, "size", l->size);
   cJSON_AddBoolToObject(o, "base", l->base);
   cJSON_AddStringToObject(o, "data", l->data);
-  cli_json_u64(o, "seq", l->seq);
+  json_u64(o, "seq", l->seq);
   cJSON_AddItemToObject(o, "written", ranges_json(&l->written));
   cJSON_AddItemToObject(o, "cleared", ranges_json(&l->cleared));
   cJSON *pieces = cJSON_AddArrayToObject(o, "pieces");
@@ -208,8 +223,8 @@ static cJSON *link_json(const bk_link *l, size_t npieces) {
     cJSON *p = cJSON_CreateObject();
     char crc[17];
     snprintf(crc, sizeof crc, "%016" PRIx64, l->pieces[i].crc);
-    cli_json_u64(p, "offset", l->pieces[i].off);
-    cli_json_u64(p, "length", l->pieces[i].len);
+    json_u64(p, "offset", l->pieces[i].off);
+    json_u64(p, "length", l->pieces[i].len);
     cJSON_AddStringToObject(p, "crc64", crc);
     cJSON_AddItemToArray(pieces, p);
   }
@@ -230,8 +245,8 @@ xio_err bk_chain_save(const bk_chain *ch, xio_error *err) {
   cJSON_AddStringToObject(o, "format", BK_FORMAT);
   cJSON_AddNumberToObject(o, "version", BK_VERSION);
   cJSON_AddStringToObject(o, "source", ch->source ? ch->source : "");
-  cJSON_AddStringToObject(o, "kind", cli_kind_name(ch->kind));
-  cli_json_u64(o, "next", ch->next);
+  cJSON_AddStringToObject(o, "kind", ch->kind == XIO_KIND_LOG ? "log" : "data");
+  json_u64(o, "next", ch->next);
   cJSON *links = cJSON_AddArrayToObject(o, "links");
   for (size_t i = 0; links && i < ch->n; i++)
     cJSON_AddItemToArray(links, link_json(&ch->links[i], ch->links[i].npieces));

@@ -1,6 +1,7 @@
 /*
- * backup.h - what the backup, restore and keep files share: the chain of a blob's
- * backups in a local directory.
+ * backup_int.h - the backup library's internals (xio_backup.h is its public face):
+ * the chain of a blob's backups in a local directory, shared by the files that
+ * read and write it, back it up, rebuild its points and prune it.
  *
  * A chain is a list of links, oldest first. Each link stands for one snapshot of
  * the blob: its id, when it was backed up, the blob's size then, the ranges written
@@ -19,17 +20,17 @@
  * renamed, the directory fsynced), and a link reaches chain.json only after its
  * data file is complete and fsynced, so an interrupted run leaves nothing that a
  * restore takes for complete. DIR is made 0700 and every file in it 0600
- * (cli_open_private): backups are their owner's.
+ * (bk_open_private): backups are their owner's.
  */
-#ifndef XIO_CLI_BACKUP_H
-#define XIO_CLI_BACKUP_H
+#ifndef XIO_BACKUP_INT_H
+#define XIO_BACKUP_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <xio/xio.h>
 
-#include "cli.h"
+#include "xio_backup.h"
 
 #define BK_PIECE           ((uint64_t)8 << 20) /* the largest piece: one read request */
 #define BK_FORMAT          "xio-backup-chain"
@@ -38,7 +39,7 @@
 #define BK_PENDING         "pending.json"
 #define BK_PENDING_FORMAT  "xio-backup-pending"
 #define BK_PENDING_VERSION 1
-#define BK_ID_MAX          64
+#define BK_ID_MAX          XIO_BACKUP_ID_MAX
 #define BK_NAME_MAX        64
 
 /** One piece of a link's data: blob bytes [off, off + len), at `pos` in the data file. */
@@ -145,14 +146,20 @@ xio_err bk_rebuild(const bk_chain *ch, size_t upto, int fd, const char *what, ui
  * --keep N: keeps the newest `keep` links of `ch` (keep >= 1). When older links
  * go, the state at the oldest link kept is rebuilt locally and written as the new
  * base (a full copy), chain.json is replaced, the dropped data files are removed,
- * and the dropped links' snapshots are deleted on the service (blob `url`). The
- * newest link's snapshot, the base of the next incremental backup, is never
- * deleted. `*pruned` gets the number of links dropped, `*deleted` the snapshots
- * deleted. A snapshot that cannot be deleted is reported on stderr, not an error.
+ * and the dropped links' snapshots are deleted on the service (blob `url`, through
+ * `ctx`). The newest link's snapshot, the base of the next incremental backup, is
+ * never deleted. `*pruned` gets the number of links dropped, `*deleted` the
+ * snapshots deleted. A snapshot that cannot be deleted is told through `o`'s say
+ * callback (XIO_BACKUP_NOTE_SNAPSHOT_LEFT), not an error.
  * Errors: as bk_rebuild and bk_chain_save.
  */
-xio_err bk_keep(cli *c, bk_chain *ch, const char *url, size_t keep, size_t *pruned, size_t *deleted,
-                xio_error *err);
+xio_err bk_keep(xio_ctx *ctx, const xio_backup_options *o, bk_chain *ch, const char *url,
+                size_t keep, size_t *pruned, size_t *deleted, xio_error *err);
+
+/** Formats a line and hands it to `o`'s say callback as `note`; nothing when it has
+ *  none. */
+void bk_say(const xio_backup_options *o, xio_backup_note note, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /** Removes the files link-*.data and link-*.data.partial of DIR that neither the
  *  chain nor the pending link `pending` (may be NULL) names. */
@@ -163,4 +170,10 @@ void bk_sweep(const bk_chain *ch, const bk_link *pending);
  *  set when none can be made. */
 int bk_scratch(const char *dir);
 
-#endif /* XIO_CLI_BACKUP_H */
+/** Opens `path` with `flags` (O_RDWR, O_TRUNC...), made when missing, never through a
+ *  symbolic link, mode 0600 whatever the umask (a file that exists is made 0600
+ *  too): a backup's files are only their owner's. -1 with errno set (ELOOP for a
+ *  symbolic link). */
+int bk_open_private(const char *path, int flags);
+
+#endif /* XIO_BACKUP_INT_H */
