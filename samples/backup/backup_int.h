@@ -32,6 +32,8 @@
 
 #include "xio_backup.h"
 
+struct cJSON;
+
 #define BK_PIECE           ((uint64_t)8 << 20) /* the largest piece: one read request */
 #define BK_FORMAT          "xio-backup-chain"
 #define BK_VERSION         1
@@ -73,11 +75,10 @@ typedef struct bk_chain {
   size_t n;
 } bk_chain;
 
+/* ------------------------------------------------------------ link.c ---- */
+
 /** Frees what `l` owns and zeroes it; safe to repeat. */
 void bk_link_free(bk_link *l);
-
-/** Frees what `ch` owns and zeroes it; safe to repeat. */
-void bk_chain_free(bk_chain *ch);
 
 /** Cuts l->written into pieces of at most BK_PIECE bytes (pos counted from 0),
  *  crc 0; l->verified 0. Errors: XIO_ENOMEM. */
@@ -90,8 +91,36 @@ uint64_t bk_count_pieces(const xio_ranges *written);
 /** Total bytes of l's pieces. */
 uint64_t bk_link_bytes(const bk_link *l);
 
-/** `out` = DIR/NAME; XIO_EINVAL when it does not fit. */
-xio_err bk_path(const char *dir, const char *name, char *out, size_t size, xio_error *err);
+/** Adds a number that fits a double exactly (sizes up to 8 TiB do) to `o`. */
+void bk_json_u64(struct cJSON *o, const char *name, uint64_t v);
+
+/** 1 and the member `name` of `o` in `*out` when it is a whole number in
+ *  [0, 2^53]; 0 otherwise. */
+int bk_json_get_u64(const struct cJSON *o, const char *name, uint64_t *out);
+
+/** The JSON form of `l` with its first `npieces` pieces (the caller deletes it); NULL
+ *  when out of memory. */
+struct cJSON *bk_link_json(const bk_link *l, size_t npieces);
+
+/**
+ * Reads the link `o` of the manifest `file` (its path, for messages) into `l`
+ * (zeroed by the caller); `pending` allows fewer pieces than the cut of its ranges
+ * (those verified: l->verified gets their number). Errors: XIO_EPARSE naming the
+ * file, the link and the field (a size past the largest page blob, ranges past the
+ * size or not sorted and apart, pieces that are not the cut of the ranges, a data
+ * file outside the chain), XIO_ENOMEM. The numbers are checked before anything is
+ * allocated from them.
+ */
+xio_err bk_link_parse(const struct cJSON *o, bk_link *l, int pending, const char *file,
+                      xio_error *err);
+
+/* ----------------------------------------------------------- chain.c ---- */
+
+/** Frees what `ch` owns and zeroes it; safe to repeat. */
+void bk_chain_free(bk_chain *ch);
+
+/** The index of the link of snapshot `id` in `ch`, or -1. */
+long bk_chain_find(const bk_chain *ch, const char *id);
 
 /**
  * Loads DIR's chain.json into `ch` (dir set, no links when the file is missing and
@@ -107,6 +136,8 @@ xio_err bk_chain_load(bk_chain *ch, const char *dir, int missing_ok, xio_error *
 /** Writes `ch` as DIR/chain.json atomically. Errors: XIO_EIO (naming the file),
  *  XIO_ENOMEM. */
 xio_err bk_chain_save(const bk_chain *ch, xio_error *err);
+
+/* --------------------------------------------------------- pending.c ---- */
 
 /**
  * Loads DIR/pending.json into `l`; `*source` gets the log-safe URL of the blob it is
@@ -124,11 +155,40 @@ xio_err bk_pending_save(const char *dir, const bk_link *l, const char *source, x
 /** Removes DIR/pending.json and fsyncs DIR. Errors: XIO_EIO. */
 xio_err bk_pending_remove(const char *dir, xio_error *err);
 
+/* ----------------------------------------------------------- files.c ---- */
+
+/** `out` = DIR/NAME; XIO_EINVAL when it does not fit. */
+xio_err bk_path(const char *dir, const char *name, char *out, size_t size, xio_error *err);
+
+/** Opens `path` with `flags` (O_RDWR, O_TRUNC...), made when missing, never through a
+ *  symbolic link, mode 0600 whatever the umask (a file that exists is made 0600
+ *  too): a backup's files are only their owner's. -1 with errno set (ELOOP for a
+ *  symbolic link). */
+int bk_open_private(const char *path, int flags);
+
+/** A scratch file in `dir` that vanishes with the process (O_TMPFILE, else a
+ *  temporary name unlinked at once), open for reading and writing; -1 with errno
+ *  set when none can be made. */
+int bk_scratch(const char *dir);
+
 /** fsyncs the directory `dir`. Errors: XIO_EIO. */
 xio_err bk_sync_dir(const char *dir, xio_error *err);
 
-/** The index of the link of snapshot `id` in `ch`, or -1. */
-long bk_chain_find(const bk_chain *ch, const char *id);
+/** Writes `o` (deleted here, whatever happens) as DIR/NAME atomically: through
+ *  DIR/NAME.tmp, private, fsynced, renamed over, DIR fsynced. Errors: what the
+ *  steps report (operation WriteManifest, naming the file), XIO_ENOMEM. */
+xio_err bk_write_json(const char *dir, const char *name, struct cJSON *o, xio_error *err);
+
+/** The whole of DIR/NAME, NUL-terminated (malloc'd, xio_free), or NULL with the error
+ *  set: XIO_ENOTFOUND when it does not exist, XIO_EIO, XIO_ENOMEM (operation
+ *  ReadManifest). */
+char *bk_read_text(const char *dir, const char *name, xio_error *err);
+
+/** Removes the files link-*.data and link-*.data.partial of DIR that neither the
+ *  chain nor the pending link `pending` (may be NULL) names. */
+void bk_sweep(const bk_chain *ch, const bk_link *pending);
+
+/* --------------------------------------------------------- rebuild.c ---- */
 
 /**
  * Rebuilds in `fd` (an empty file open for reading and writing) the blob as it was
@@ -142,11 +202,13 @@ long bk_chain_find(const bk_chain *ch, const char *id);
 xio_err bk_rebuild(const bk_chain *ch, size_t upto, int fd, const char *what, uint64_t *bytes,
                    xio_error *err);
 
+/* ------------------------------------------------------------ keep.c ---- */
+
 /**
- * --keep N: keeps the newest `keep` links of `ch` (keep >= 1). When older links
- * go, the state at the oldest link kept is rebuilt locally and written as the new
- * base (a full copy), chain.json is replaced, the dropped data files are removed,
- * and the dropped links' snapshots are deleted on the service (blob `url`, through
+ * keep N: keeps the newest `keep` links of `ch` (keep >= 1). When older links go,
+ * the state at the oldest link kept is rebuilt locally and written as the new base
+ * (a full copy), chain.json is replaced, the dropped data files are removed, and
+ * the dropped links' snapshots are deleted on the service (blob `url`, through
  * `ctx`). The newest link's snapshot, the base of the next incremental backup, is
  * never deleted. `*pruned` gets the number of links dropped, `*deleted` the
  * snapshots deleted. A snapshot that cannot be deleted is told through `o`'s say
@@ -156,24 +218,11 @@ xio_err bk_rebuild(const bk_chain *ch, size_t upto, int fd, const char *what, ui
 xio_err bk_keep(xio_ctx *ctx, const xio_backup_options *o, bk_chain *ch, const char *url,
                 size_t keep, size_t *pruned, size_t *deleted, xio_error *err);
 
+/* --------------------------------------------------------- options.c ---- */
+
 /** Formats a line and hands it to `o`'s say callback as `note`; nothing when it has
- *  none. */
+ *  none (or `o` is NULL). */
 void bk_say(const xio_backup_options *o, xio_backup_note note, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/** Removes the files link-*.data and link-*.data.partial of DIR that neither the
- *  chain nor the pending link `pending` (may be NULL) names. */
-void bk_sweep(const bk_chain *ch, const bk_link *pending);
-
-/** A scratch file in `dir` that vanishes with the process (O_TMPFILE, else a
- *  temporary name unlinked at once), open for reading and writing; -1 with errno
- *  set when none can be made. */
-int bk_scratch(const char *dir);
-
-/** Opens `path` with `flags` (O_RDWR, O_TRUNC...), made when missing, never through a
- *  symbolic link, mode 0600 whatever the umask (a file that exists is made 0600
- *  too): a backup's files are only their owner's. -1 with errno set (ELOOP for a
- *  symbolic link). */
-int bk_open_private(const char *path, int flags);
 
 #endif /* XIO_BACKUP_INT_H */

@@ -28,18 +28,6 @@
 
 #include "backup_int.h"
 
-/* A file in DIR for the rebuilt state that vanishes with the process: O_TMPFILE,
- * else a named temporary file unlinked at once. */
-int bk_scratch(const char *dir) {
-  int fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
-  if (fd >= 0) return fd;
-  char path[4200];
-  snprintf(path, sizeof path, "%s/rebuild-XXXXXX", dir);
-  fd = mkstemp(path);
-  if (fd >= 0) unlink(path);
-  return fd;
-}
-
 /* The data extents of `fd` within [0, size) into `r`. */
 static xio_err extents(int fd, uint64_t size, xio_ranges *r, xio_error *err) {
   off_t pos = 0;
