@@ -35,6 +35,7 @@
 struct cJSON;
 
 #define BK_PIECE           ((uint64_t)8 << 20) /* the largest piece: one read request */
+#define BK_BATCH           (4 * BK_PIECE)      /* the most one read fetches: four pieces */
 #define BK_FORMAT          "xio-backup-chain"
 #define BK_VERSION         1
 #define BK_MANIFEST        "chain.json"
@@ -74,6 +75,30 @@ typedef struct bk_chain {
   bk_link *links; /* owned */
   size_t n;
 } bk_chain;
+
+/** One backup run (run.c), shared with the steps it takes: its link's snapshot
+ *  (snapshot.c), the download of its data (download.c) and its hold on DIR
+ *  (lock.c). */
+typedef struct bk_job {
+  xio_ctx *ctx;                /* the caller's */
+  const xio_backup_options *o; /* the caller's */
+  const char *url;             /* the blob */
+  char *safe;                  /* its log-safe form (owned) */
+  bk_chain ch;                 /* DIR's chain */
+  bk_link link;                /* the link being made */
+  int resumed;                 /* the link was pending from an earlier run */
+  size_t kept;                 /* pieces of the pending link found written and checked */
+  xio_file *snap;              /* the link's snapshot, pinned */
+  int dfd;                     /* the partial data file */
+  char partial[4096];
+  char *buf; /* BK_BATCH bytes */
+  uint64_t fetched, reads;
+  size_t pruned, deleted;
+
+  char *pending_source;  /* the blob pending.json says it is of (owned; NULL: unknown) */
+  char first[BK_ID_MAX]; /* the unfinished link finished before the named snapshot's */
+  size_t first_pieces, first_kept;
+} bk_job;
 
 /* ------------------------------------------------------------ link.c ---- */
 
@@ -217,6 +242,61 @@ xio_err bk_rebuild(const bk_chain *ch, size_t upto, int fd, const char *what, ui
  */
 xio_err bk_keep(xio_ctx *ctx, const xio_backup_options *o, bk_chain *ch, const char *url,
                 size_t keep, size_t *pruned, size_t *deleted, xio_error *err);
+
+/* -------------------------------------------------------- snapshot.c ---- */
+
+/** Opens snapshot `id` of the job's blob read-only and pinned. Errors: as
+ *  xio_file_open (XIO_ENOTFOUND: the blob has no such snapshot). */
+xio_err bk_open_snapshot(bk_job *j, const char *id, xio_file **out, xio_error *err);
+
+/** The snapshot of this run into `id` (`size` bytes): `given` (the snapshot
+ *  option), which must be newer than the chain's newest link (XIO_EINVAL), or,
+ *  when NULL, a new one taken of the blob (errors: as xio_file_open and
+ *  xio_file_snapshot). */
+xio_err bk_pick_snapshot(bk_job *j, const char *given, char *id, size_t size, xio_error *err);
+
+/** Describes a new link of snapshot `id` (opened as j->snap: its size, and its
+ *  allocated ranges for a base, else its diff against the chain's newest snapshot)
+ *  and records it in pending.json. Errors: as xio_file_ranges and
+ *  xio_file_ranges_diff (XIO_ENOTFOUND: the chain's newest snapshot is gone;
+ *  XIO_ECONFLICT BlobOverwritten: the chain has ended), bk_link_cut,
+ *  bk_pending_save. */
+xio_err bk_new_link(bk_job *j, const char *id, xio_error *err);
+
+/** Closes j->snap and deletes snapshot `id`, which this run took and nothing refers
+ *  to (its link could not be described); a failure to delete is ignored. */
+void bk_drop_snapshot(bk_job *j, const char *id);
+
+/* -------------------------------------------------------- download.c ---- */
+
+/** A resumed link: keeps the pieces pending.json lists that the partial file holds
+ *  intact (j->kept of them) and cuts the file after them. Errors: what pread and
+ *  ftruncate report (operation WriteBackup, naming the partial file). */
+xio_err bk_check_partial(bk_job *j, xio_error *err);
+
+/** Downloads the link's pieces from its first unverified one into the partial file,
+ *  each checked by the service's checksum and recorded with its CRC-64; every
+ *  64 MiB the file is fsynced and pending.json brought up to date. Errors: those of
+ *  the reads (the file layer's), of the writes (WriteBackup), of bk_pending_save. */
+xio_err bk_download(bk_job *j, xio_error *err);
+
+/** Makes the downloaded link part of the chain: the partial file fsynced and renamed
+ *  into place, the link added to chain.json (replaced atomically) and pending.json
+ *  removed. Errors: WriteBackup (fsync, rename), those of bk_chain_save and
+ *  bk_pending_remove, XIO_ENOMEM. */
+xio_err bk_commit_link(bk_job *j, xio_error *err);
+
+/* ------------------------------------------------------------ lock.c ---- */
+
+/** Opens DIR for a run: made when missing (0700 whatever the umask: *made is then
+ *  1), said about through `o` when it exists and lets other users in; then takes
+ *  its lock, *lock getting the descriptor that holds it. Errors (operation Backup):
+ *  what mkdir, chmod and open report, XIO_EBUSY (another backup holds it). */
+xio_err bk_lock_dir(const xio_backup_options *o, const char *dir, int *lock, int *made,
+                    xio_error *err);
+
+/** Removes DIR, which a failed run made, when nothing but its lock is in it. */
+void bk_unmake_dir(const char *dir);
 
 /* --------------------------------------------------------- options.c ---- */
 

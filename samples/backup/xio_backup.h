@@ -74,6 +74,58 @@ typedef struct xio_backup_options {
  *  Cannot fail. */
 xio_backup_options xio_backup_options_default(void);
 
+/** What a backup run did (plain values: nothing to free). */
+typedef struct xio_backup_result {
+  char snapshot[XIO_BACKUP_ID_MAX]; /**< the snapshot of the chain's newest link */
+  int base;                         /**< 1: that link is the base (a full copy) */
+  int resumed;                      /**< 1: it was left unfinished by an earlier run */
+  /** The unfinished link of another snapshot that the run finished before the one
+   *  named in the options ("" when none), its pieces and those kept. */
+  char finished_first[XIO_BACKUP_ID_MAX];
+  size_t first_pieces, first_pieces_kept;
+  uint64_t size;            /**< the blob's size at the snapshot */
+  size_t written_ranges;    /**< written since the previous link (base: allocated) */
+  uint64_t written_bytes;   /**< their bytes */
+  size_t cleared_ranges;    /**< cleared since the previous link: zeroed on restore */
+  uint64_t cleared_bytes;   /**< their bytes */
+  size_t pieces;            /**< the link's pieces (of at most 8 MiB, each with a CRC-64) */
+  size_t pieces_kept;       /**< of them, written by an interrupted run and kept */
+  uint64_t bytes_read;      /**< downloaded by this run */
+  uint64_t read_requests;   /**< in this many Get Blob requests */
+  size_t links;             /**< the chain's links after the run */
+  size_t links_pruned;      /**< folded into the base by keep */
+  size_t snapshots_deleted; /**< of the pruned links, deleted on the service */
+} xio_backup_result;
+
+/**
+ * Backs up the page blob `url` into the chain in the local directory `dir` (made
+ * when missing, mode 0700; every file in it 0600): one link added, as `opts` (NULL:
+ * the defaults) asks. A run first finishes an unfinished link that an interrupted
+ * run left, from the same snapshot. `ctx` is the caller's (its credentials, trace
+ * and pacing serve every request); the run opens what it needs in it and closes it
+ * again. `out` (may be NULL) gets what the run did. Only one run writes a directory
+ * at a time, and a directory holds the chain of one blob.
+ *
+ * Errors (the detail in `err`, operation Backup unless said otherwise):
+ * XIO_EINVAL (no context, URL or directory; a local file, which has no snapshots;
+ * a snapshot's URL; a malformed snapshot id; DIR holds another blob's chain or
+ * unfinished link; a named snapshot not newer than the chain's newest link, or
+ * older than the unfinished link, or named with resume while another is
+ * unfinished), XIO_ENOTFOUND (resume with nothing unfinished; the unfinished
+ * link's snapshot or the chain's newest snapshot is gone from the service),
+ * XIO_ECONFLICT (service code BlobOverwritten: the blob was replaced by a copy onto
+ * it, so the chain has ended), XIO_EBUSY (another backup writes DIR), XIO_EPARSE
+ * (ReadManifest: chain.json or pending.json is damaged or of another version),
+ * XIO_EIO and what the file system reports (ReadManifest, WriteManifest,
+ * WriteBackup, KeepBackups: naming the file), XIO_ECHECKSUM (KeepBackups: a piece
+ * of the chain is damaged), XIO_ENOMEM, and the file layer's errors for the
+ * requests (a snapshot, a read, a listing). A failed run leaves the chain as it
+ * was, and its unfinished link for the next run to finish; a DIR it made is
+ * removed when it holds nothing.
+ */
+xio_err xio_backup_run(xio_ctx *ctx, const char *url, const char *dir,
+                       const xio_backup_options *opts, xio_backup_result *out, xio_error *err);
+
 #ifdef __cplusplus
 }
 #endif
