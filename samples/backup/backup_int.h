@@ -66,8 +66,8 @@ typedef struct bk_link {
   size_t verified; /* pending link: pieces[0..verified) are written and checked */
 } bk_link;
 
-/** A chain: its source and links, oldest first. */
-typedef struct bk_chain {
+/** A chain: its source and links, oldest first (the public xio_backup_chain). */
+typedef struct xio_backup_chain {
   char *dir;      /* DIR (owned) */
   char *source;   /* the blob's log-safe URL (owned) */
   xio_kind kind;  /* the blob's kind, given to a restored blob */

@@ -126,6 +126,92 @@ typedef struct xio_backup_result {
 xio_err xio_backup_run(xio_ctx *ctx, const char *url, const char *dir,
                        const xio_backup_options *opts, xio_backup_result *out, xio_error *err);
 
+/* --------------------------------------------------------------- restores ---- */
+
+/** A chain as a backup directory's chain.json holds it: its complete links, the
+ *  restore points, oldest first (what an unfinished run is making is not among
+ *  them). Read once when opened; not changed by the calls below. */
+typedef struct xio_backup_chain xio_backup_chain;
+
+/** One restore point (a link of the chain). Its strings are the chain's: valid
+ *  until it is closed. */
+typedef struct xio_backup_point {
+  const char *snapshot;   /**< the snapshot's id */
+  const char *time;       /**< when it was backed up, ISO 8601 UTC */
+  uint64_t size;          /**< the blob's size at the snapshot */
+  int base;               /**< 1: the base, a full copy (the first point) */
+  size_t written_ranges;  /**< written since the previous point (base: allocated) */
+  uint64_t written_bytes; /**< their bytes, held in the point's data file */
+  size_t cleared_ranges;  /**< cleared since the previous point */
+  uint64_t cleared_bytes; /**< their bytes */
+  size_t pieces;          /**< the pieces of its data, each with a CRC-64 */
+} xio_backup_point;
+
+/**
+ * Opens the chain in the backup directory `dir` for reading: `*out` gets it (the
+ * caller owns it: xio_backup_chain_close). Nothing is locked: a backup may add
+ * links meanwhile, which this chain does not see. Errors (operation ReadManifest):
+ * XIO_ENOTFOUND ("no backup chain in DIR": no chain.json), XIO_EPARSE (chain.json
+ * is damaged or of another version; the message names the file, the link and the
+ * field), XIO_EIO, XIO_ENOMEM. A damaged chain.json costs no more memory than its
+ * text.
+ */
+xio_err xio_backup_chain_open(const char *dir, xio_backup_chain **out, xio_error *err);
+
+/** Frees the chain; NULL does nothing. */
+void xio_backup_chain_close(xio_backup_chain *ch);
+
+/** The backup directory, as it was given to xio_backup_chain_open. */
+const char *xio_backup_chain_dir(const xio_backup_chain *ch);
+
+/** The log-safe URL of the blob the chain is of (no SAS, no key). */
+const char *xio_backup_chain_source(const xio_backup_chain *ch);
+
+/** The blob's kind, given to a blob restored from the chain. */
+xio_kind xio_backup_chain_kind(const xio_backup_chain *ch);
+
+/** The number of restore points (0 for a chain with no complete link yet). */
+size_t xio_backup_chain_count(const xio_backup_chain *ch);
+
+/** Describes point `index` (0: the base, oldest) into `*out`. Returns XIO_OK, or
+ *  XIO_ERANGE when there is no such point (`*out` untouched). */
+xio_err xio_backup_chain_point(const xio_backup_chain *ch, size_t index, xio_backup_point *out);
+
+/**
+ * The index of the point of snapshot `id` (NULL: the newest) into `*index`.
+ * Errors (operation Restore): XIO_ENOTFOUND when the chain has no complete point
+ * yet, or none of that snapshot (the message names the chain's first and last
+ * snapshot).
+ */
+xio_err xio_backup_chain_find(const xio_backup_chain *ch, const char *id, size_t *index,
+                              xio_error *err);
+
+/**
+ * Rebuilds the blob as it was at point `index` in `fd`, an empty local file open
+ * for reading and writing (the caller's, left open): sized, every point up to
+ * `index` applied in turn, base first (resized, cleared ranges punched out, pieces
+ * written); all-zero blocks stay holes, so the file is as sparse as the blob was.
+ * Every piece is checked against its CRC-64 before any of its bytes is written.
+ * `what` names the file in messages; `*bytes` (may be NULL) gets the bytes of
+ * pieces read. Errors: XIO_ERANGE (no such point), XIO_ECHECKSUM (ReadBackup: a
+ * damaged piece, naming the data file, its position and its blob offset), XIO_EIO
+ * (ReadBackup: a data file short or unreadable; RestoreFile: a write to `fd` that
+ * failed, naming `what`), XIO_ENOMEM.
+ */
+xio_err xio_backup_restore_fd(const xio_backup_chain *ch, size_t index, int fd, const char *what,
+                              uint64_t *bytes, xio_error *err);
+
+/**
+ * As xio_backup_restore_fd, into a scratch file that vanishes with the process (made
+ * in the chain's directory, or in TMPDIR or /tmp when that is read-only): `*fd`
+ * gets it, open for reading and writing, for the caller to read (to upload it, say)
+ * and close. Errors: those of xio_backup_restore_fd (`*fd` is then -1, nothing
+ * left), what open reports when no scratch file can be made (operation Restore,
+ * naming the directory).
+ */
+xio_err xio_backup_restore_scratch(const xio_backup_chain *ch, size_t index, int *fd,
+                                   uint64_t *bytes, xio_error *err);
+
 #ifdef __cplusplus
 }
 #endif
