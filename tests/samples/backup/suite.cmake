@@ -9,7 +9,8 @@
 # a restored file, a restore's partial file owned by one run, a named snapshot after
 # an unfinished link, a chain ended by a copy onto its blob, an unfinished link of
 # another blob, restore --resume onto a complete blob, damaged manifest sizes, and
-# the bytes and requests of an incremental backup of a 1 GiB blob (no-asan).
+# the bytes and requests of an incremental backup of a 1 GiB blob (no-asan); and the
+# library called directly, in a program's own context, without the command line.
 # backup_manifest reads manifests alone, under an allocator that records what is
 # asked for.
 if(TARGET xio_cli)
@@ -29,7 +30,8 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/resume_test.c
       ${CMAKE_CURRENT_LIST_DIR}/damaged_test.c
       ${CMAKE_CURRENT_LIST_DIR}/stop_test.c
-    LIBS xio xio_faultproxy PkgConfig::CJSON)
+      ${CMAKE_CURRENT_LIST_DIR}/library_test.c
+    LIBS xio_backup xio xio_faultproxy PkgConfig::CJSON)
   # The 1 GiB case, apart: labelled no-asan (the upload of its 1 GiB dominates).
   xio_add_suite(NAME backup_large AZURITE TIMEOUT 400 LABELS no-asan
     SOURCES ${bk_common} ${CMAKE_CURRENT_LIST_DIR}/large_test.c
