@@ -1,6 +1,7 @@
 /*
- * keep.c - backup --keep N: a chain keeps its newest N links (restore points) and
- * the service keeps only their snapshots (backup_int.h).
+ * keep.c - pruning (the keep option, `xio backup --keep N`): a chain keeps its
+ * newest N links (restore points) and the service keeps only their snapshots
+ * (backup_int.h).
  *
  * The rule: restoring link k needs the base and every link up to k, and the next
  * incremental backup needs the newest link's snapshot on the service, nothing

@@ -18,7 +18,8 @@
  * the library names in err->operation are ReadManifest, WriteManifest, ReadBackup,
  * WriteBackup, Backup, Restore and KeepBackups, besides the file layer's own for
  * the requests it sends. Nothing it reports carries a SAS or a key: blobs are named
- * by their log-safe URL.
+ * by their log-safe URL. Messages name the options as the command line spells them
+ * (--resume, --snapshot), which is how people meet them.
  */
 #ifndef XIO_BACKUP_H
 #define XIO_BACKUP_H

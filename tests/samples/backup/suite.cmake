@@ -43,7 +43,7 @@ if(TARGET xio_cli)
   endforeach()
 endif()
 
-# The manifests (samples/backup/chain.c) read on their own, no emulator: damaged sizes
+# The manifests (samples/backup: chain.c, pending.c) read on their own, no emulator: damaged sizes
 # refused before anything is allocated from them, pending.json's versions.
 if(TARGET xio_backup)
   xio_add_suite(NAME backup_manifest
