@@ -221,6 +221,7 @@ static void result(const bk_job *j, xio_backup_result *out) {
   out->snapshots_deleted = j->deleted;
 }
 
+/* Closes the job's files and frees what it owns. */
 static void job_free(bk_job *j) {
   if (j->dfd >= 0) close(j->dfd);
   xio_file_close(j->snap, NULL);
@@ -251,10 +252,8 @@ xio_err xio_backup_run(xio_ctx *ctx, const char *url, const char *dir,
   if (rc == XIO_OK) rc = bk_lock_dir(o, dir, &lock, &made, err);
   if (rc == XIO_OK) rc = backup(&j, dir, err);
   if (rc == XIO_OK && out) result(&j, out);
-  if (j.dfd >= 0) close(j.dfd);
-  j.dfd = -1;
+  job_free(&j);
   if (lock >= 0) close(lock);
   if (rc != XIO_OK && made) bk_unmake_dir(dir);
-  job_free(&j);
   return rc;
 }
