@@ -12,8 +12,9 @@
  * flight (window.c), the merging of a transfer's spans into requests (merge.c),
  * put's read-ahead of the local file (source.c), where a transfer writes its local
  * file (localdest.c), the partial file one run owns until it is renamed into place
- * and the private files of backups (localfile.c), a target read from a file
- * (atfile.c) and the progress bar (progress.c).
+ * (localfile.c), a target read from a file (atfile.c) and the progress bar
+ * (progress.c). Backups and restores are a library of their own (samples/backup,
+ * xio_backup.h), which backup.c and restore.c call.
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -491,12 +492,6 @@ void cli_partial_close(cli_partial *p);
 
 /** Closes (keeping the file) and frees the names; safe to repeat. */
 void cli_partial_free(cli_partial *p);
-
-/** Opens `path` with `flags` (O_RDWR, O_TRUNC...), made when missing, never through a
- *  symbolic link, mode 0600 whatever the umask (a file that exists is made 0600
- *  too): for files only their owner may read, such as backups. -1 with errno set
- *  (ELOOP for a symbolic link). */
-int cli_open_private(const char *path, int flags);
 
 /* ----------------------------------------------------------- merge.c ---- */
 

@@ -159,7 +159,8 @@ static const char *hint_by_code(xio_err code) {
   }
 }
 
-/* The operations of backup and restore on the chain's directory (backup.h). */
+/* The operations of backup and restore on the chain's directory (the backup library,
+ * samples/backup). */
 static int is_backup(const xio_error *e) {
   static const char *const ops[] = {"ReadManifest", "WriteManifest", "ReadBackup", "WriteBackup",
                                     "Backup",       "Restore",       "KeepBackups"};

@@ -23,9 +23,6 @@
  *  - Only the run that holds the lock renames it, and only while the path still
  *    names its file; without --force the rename refuses a PATH that appeared
  *    meanwhile (RENAME_NOREPLACE), so a run never replaces what it was told to keep.
- *
- * Files that must stay their owner's (a backup directory's) are made by
- * cli_open_private: 0600 whatever the umask, never through a symbolic link.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -303,12 +300,4 @@ void cli_partial_free(cli_partial *p) {
   xio_free(p->target);
   xio_free(p->path);
   p->target = p->path = NULL;
-}
-
-int cli_open_private(const char *path, int flags) {
-  int fd = open(path, flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  /* A file made before (by an older xio), or under a umask that took the owner's
-   * bits: 0600 now. A file system that takes no mode keeps what it gave. */
-  if (fd >= 0) (void)fchmod(fd, 0600);
-  return fd;
 }

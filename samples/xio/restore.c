@@ -1,20 +1,20 @@
 /*
  * restore.c - the restore command: the blob as it was at one link of a backup
- * chain (backup.h), written to a local file or to a page blob.
+ * chain, written to a local file or to a page blob.
  *
- * The state at the link is rebuilt locally first (rebuild.c: every piece checked
- * against its CRC-64 as it is read, so a damaged chain fails before the target is
- * touched). A local TARGET is rebuilt as TARGET.xio-partial, owned by this run
- * (localfile.c), fsynced and renamed into place: an interrupted restore leaves no
- * TARGET, and a second run into the same TARGET is refused. A blob TARGET is rebuilt in
- * a scratch file that vanishes with the process (in DIR, or in TMPDIR when DIR is
- * read-only), then uploaded by put
- * (put.c): the blob is created at the link's size and marked incomplete until every
- * non-zero page is acknowledged; an interrupted restore leaves it marked so, and
- * restore --resume finishes it, sending only the pages that differ.
+ * The state at the link is rebuilt locally first by the backup library
+ * (samples/backup, xio_backup.h: every piece checked against its CRC-64 as it is
+ * read, so a damaged chain fails before the target is touched). A local TARGET is
+ * rebuilt as TARGET.xio-partial, owned by this run (localfile.c), fsynced and
+ * renamed into place: an interrupted restore leaves no TARGET, and a second run
+ * into the same TARGET is refused. A blob TARGET is rebuilt in a scratch file that
+ * vanishes with the process (in DIR, or in TMPDIR when DIR is read-only), then
+ * uploaded by put (put.c): the blob is created at the link's size and marked
+ * incomplete until every non-zero page is acknowledged; an interrupted restore
+ * leaves it marked so, and restore --resume finishes it, sending only the pages
+ * that differ.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +24,12 @@
 
 #include <xio/alloc.h>
 
-#include "backup.h"
+#include "cli.h"
+#include "xio_backup.h"
 
 typedef struct rs_job {
   cli *c;
-  bk_chain ch;
+  xio_backup_chain *ch;
   size_t at;      /* the link restored */
   uint64_t bytes; /* of pieces read */
   int force, resume;
@@ -48,25 +49,6 @@ static xio_err split_arg(const char *arg, char **dir, const char **id, xio_error
     *id = at + 1;
   }
   return *dir ? XIO_OK : xio_error_set(err, XIO_ENOMEM, "out of memory");
-}
-
-static xio_err pick_link(rs_job *j, const char *dir, const char *id, xio_error *err) {
-  if (j->ch.n == 0) {
-    xio_error_set(err, XIO_ENOTFOUND, "the chain in %.400s has no complete link yet", dir);
-    xio_error_set_operation(err, "Restore");
-    return XIO_ENOTFOUND;
-  }
-  long k = id ? bk_chain_find(&j->ch, id) : (long)j->ch.n - 1;
-  if (k < 0) {
-    xio_error_set(err, XIO_ENOTFOUND,
-                  "no link of snapshot %.64s in %.200s: its %zu link%s run from %.64s to %.64s", id,
-                  dir, j->ch.n, cli_plural(j->ch.n), j->ch.links[0].snapshot,
-                  j->ch.links[j->ch.n - 1].snapshot);
-    xio_error_set_operation(err, "Restore");
-    return XIO_ENOTFOUND;
-  }
-  j->at = (size_t)k;
-  return XIO_OK;
 }
 
 /* ------------------------------------------------------------ local ---- */
@@ -91,7 +73,7 @@ static xio_err restore_local(rs_job *j, const char *target, xio_error *err) {
   xio_err rc = cli_partial_init(&part, target, err);
   if (rc != XIO_OK) return rc;
   rc = cli_partial_open(&part, 0, err);
-  if (rc == XIO_OK) rc = bk_rebuild(&j->ch, j->at, part.fd, part.path, &j->bytes, err);
+  if (rc == XIO_OK) rc = xio_backup_restore_fd(j->ch, j->at, part.fd, part.path, &j->bytes, err);
   if (rc == XIO_OK) rc = cli_partial_commit(&part, RESTORED_MODE, j->force, err);
   if (rc != XIO_OK) cli_partial_discard(&part);
   cli_partial_free(&part);
@@ -106,7 +88,9 @@ static xio_err restore_local(rs_job *j, const char *target, xio_error *err) {
  * put's own `put --resume LOCAL TARGET` could not. NULL for want of memory. */
 static char *resume_hint(const rs_job *j, const char *target) {
   char *safe = xio_target_safe(target);
-  const char *dir = j->ch.dir, *id = j->ch.links[j->at].snapshot;
+  xio_backup_point pt;
+  xio_backup_chain_point(j->ch, j->at, &pt);
+  const char *dir = xio_backup_chain_dir(j->ch), *id = pt.snapshot;
   const char *url = safe ? safe : "TARGET";
   size_t n = strlen(dir) + strlen(id) + strlen(url) + sizeof "xio restore --resume @ ";
   char *hint = xio_malloc(n);
@@ -124,7 +108,7 @@ static int upload(rs_job *j, int fd, const char *target) {
   argv[argc++] = local;
   argv[argc++] = (char *)target;
   argv[argc++] = "--kind";
-  argv[argc++] = (char *)cli_kind_name(j->ch.kind);
+  argv[argc++] = (char *)cli_kind_name(xio_backup_chain_kind(j->ch));
   if (j->force) argv[argc++] = "--force";
   if (j->resume) argv[argc++] = "--resume";
   argv[argc] = NULL;
@@ -141,16 +125,13 @@ static int upload(rs_job *j, int fd, const char *target) {
   return status;
 }
 
+/* Rebuilds the link in a scratch file and uploads it to blob `target`. */
 static int restore_blob(rs_job *j, const char *target) {
   xio_error e;
-  int fd = bk_scratch(j->ch.dir); /* else a read-only DIR: the temporary directory */
-  if (fd < 0) fd = bk_scratch(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (fd < 0) {
-    xio_error_from_errno(&e, errno, "Restore", "open", j->ch.dir);
-    return cli_fail(j->c, e.code, &e);
-  }
-  xio_err rc = bk_rebuild(&j->ch, j->at, fd, "the rebuilt file", &j->bytes, &e);
-  int status = rc == XIO_OK ? upload(j, fd, target) : cli_fail(j->c, rc, &e);
+  int fd = -1;
+  xio_err rc = xio_backup_restore_scratch(j->ch, j->at, &fd, &j->bytes, &e);
+  if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
+  int status = upload(j, fd, target);
   close(fd);
   return status;
 }
@@ -158,24 +139,26 @@ static int restore_blob(rs_job *j, const char *target) {
 /* ------------------------------------------------------------------ ---- */
 
 static void report(const rs_job *j, const char *target, double secs) {
-  const bk_link *l = &j->ch.links[j->at];
+  xio_backup_point l;
+  xio_backup_chain_point(j->ch, j->at, &l);
+  const char *dir = xio_backup_chain_dir(j->ch);
   char *safe = xio_target_safe(target);
   char hs[32], ht[32];
   if (j->c->json) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "restore");
-    cJSON_AddStringToObject(o, "dir", j->ch.dir);
-    cJSON_AddStringToObject(o, "snapshot", l->snapshot);
+    cJSON_AddStringToObject(o, "dir", dir);
+    cJSON_AddStringToObject(o, "snapshot", l.snapshot);
     cJSON_AddStringToObject(o, "target", safe ? safe : "");
-    cli_json_u64(o, "size", l->size);
+    cli_json_u64(o, "size", l.size);
     cli_json_u64(o, "links_applied", j->at + 1);
     cli_json_u64(o, "bytes_read", j->bytes);
     cJSON_AddNumberToObject(o, "seconds", secs);
     cli_json_print(o);
   } else {
     cli_say(j->c, "restored %s (%s, snapshot %s of %s) from %zu link%s in %s", safe ? safe : "",
-            samples_fmt_size(l->size, hs, sizeof hs), l->snapshot, j->ch.source, j->at + 1,
-            cli_plural(j->at + 1), samples_fmt_secs(secs, ht, sizeof ht));
+            samples_fmt_size(l.size, hs, sizeof hs), l.snapshot, xio_backup_chain_source(j->ch),
+            j->at + 1, cli_plural(j->at + 1), samples_fmt_secs(secs, ht, sizeof ht));
   }
   xio_free(safe);
 }
@@ -196,8 +179,8 @@ static int run_restore(cli *c, int argc, char **argv) {
   char *dir = NULL;
   xio_error e;
   xio_err rc = split_arg(pos[0], &dir, &id, &e);
-  if (rc == XIO_OK) rc = bk_chain_load(&j.ch, dir, 0, &e);
-  if (rc == XIO_OK) rc = pick_link(&j, dir, id, &e);
+  if (rc == XIO_OK) rc = xio_backup_chain_open(dir, &j.ch, &e);
+  if (rc == XIO_OK) rc = xio_backup_chain_find(j.ch, id, &j.at, &e);
   xio_free(dir);
   int status;
   if (rc == XIO_OK && cli_is_url(pos[1])) {
@@ -207,7 +190,7 @@ static int run_restore(cli *c, int argc, char **argv) {
     status = rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
   }
   if (status == CLI_OK) report(&j, pos[1], samples_now() - t0);
-  bk_chain_free(&j.ch);
+  xio_backup_chain_close(j.ch);
   return status;
 }
 

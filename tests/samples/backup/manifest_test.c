@@ -1,6 +1,6 @@
 /*
- * manifest_test.c - reading a backup chain's manifests (samples/xio/chain.c) on
- * their own, under an allocator that records the largest allocation asked for and
+ * manifest_test.c - reading a backup chain's manifests (samples/backup: chain.c,
+ * pending.c) on their own, under an allocator that records the largest allocation asked for and
  * refuses any above 64 MiB:
  *  - a damaged chain.json of a few hundred bytes (a link written [0, 9e15) with no
  *    pieces; 8 TiB written with no pieces) is refused as damaged, naming the file,
@@ -19,7 +19,7 @@
 
 #include <xio/alloc.h>
 
-#include "backup.h"
+#include "backup_int.h"
 #include "scratch.h"
 #include "test.h"
 

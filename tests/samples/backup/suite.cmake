@@ -1,4 +1,5 @@
-# Incremental backups (samples/xio backup.c, restore.c, chain.c, rebuild.c, keep.c):
+# Incremental backups (the library samples/backup, the commands samples/xio/backup.c
+# and restore.c):
 # `xio backup` and `xio restore` run as programs against the emulator (Azurite
 # behind the fidelity front, which answers snapshot diffs): the base link, chains
 # with writes, clears, growth and shrink restored at every point byte for byte,
@@ -8,7 +9,8 @@
 # a restored file, a restore's partial file owned by one run, a named snapshot after
 # an unfinished link, a chain ended by a copy onto its blob, an unfinished link of
 # another blob, restore --resume onto a complete blob, damaged manifest sizes, and
-# the bytes and requests of an incremental backup of a 1 GiB blob (no-asan).
+# the bytes and requests of an incremental backup of a 1 GiB blob (no-asan); and the
+# library called directly, in a program's own context, without the command line.
 # backup_manifest reads manifests alone, under an allocator that records what is
 # asked for.
 if(TARGET xio_cli)
@@ -28,7 +30,8 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/resume_test.c
       ${CMAKE_CURRENT_LIST_DIR}/damaged_test.c
       ${CMAKE_CURRENT_LIST_DIR}/stop_test.c
-    LIBS xio xio_faultproxy PkgConfig::CJSON)
+      ${CMAKE_CURRENT_LIST_DIR}/library_test.c
+    LIBS xio_backup xio xio_faultproxy PkgConfig::CJSON)
   # The 1 GiB case, apart: labelled no-asan (the upload of its 1 GiB dominates).
   xio_add_suite(NAME backup_large AZURITE TIMEOUT 400 LABELS no-asan
     SOURCES ${bk_common} ${CMAKE_CURRENT_LIST_DIR}/large_test.c
@@ -40,16 +43,10 @@ if(TARGET xio_cli)
   endforeach()
 endif()
 
-# The manifests (samples/xio/chain.c) read on their own, no emulator: damaged sizes
+# The manifests (samples/backup: chain.c, pending.c) read on their own, no emulator: damaged sizes
 # refused before anything is allocated from them, pending.json's versions.
-if(TARGET xio_cli)
+if(TARGET xio_backup)
   xio_add_suite(NAME backup_manifest
-    SOURCES
-      ${CMAKE_CURRENT_LIST_DIR}/manifest_test.c
-      ${PROJECT_SOURCE_DIR}/samples/xio/chain.c
-      ${PROJECT_SOURCE_DIR}/samples/xio/localfile.c
-      ${PROJECT_SOURCE_DIR}/samples/xio/output.c
-    LIBS xio PkgConfig::CJSON m)
-  target_include_directories(test_backup_manifest PRIVATE ${PROJECT_SOURCE_DIR}/samples/xio
-                             ${PROJECT_SOURCE_DIR}/samples/common)
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/manifest_test.c
+    LIBS xio_backup xio)
 endif()

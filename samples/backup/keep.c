@@ -1,6 +1,7 @@
 /*
- * keep.c - backup --keep N: a chain keeps its newest N links (restore points) and
- * the service keeps only their snapshots (backup.h).
+ * keep.c - pruning (the keep option, `xio backup --keep N`): a chain keeps its
+ * newest N links (restore points) and the service keeps only their snapshots
+ * (backup_int.h).
  *
  * The rule: restoring link k needs the base and every link up to k, and the next
  * incremental backup needs the newest link's snapshot on the service, nothing
@@ -26,19 +27,7 @@
 
 #include <xio/alloc.h>
 
-#include "backup.h"
-
-/* A file in DIR for the rebuilt state that vanishes with the process: O_TMPFILE,
- * else a named temporary file unlinked at once. */
-int bk_scratch(const char *dir) {
-  int fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
-  if (fd >= 0) return fd;
-  char path[4200];
-  snprintf(path, sizeof path, "%s/rebuild-XXXXXX", dir);
-  fd = mkstemp(path);
-  if (fd >= 0) unlink(path);
-  return fd;
-}
+#include "backup_int.h"
 
 /* The data extents of `fd` within [0, size) into `r`. */
 static xio_err extents(int fd, uint64_t size, xio_ranges *r, xio_error *err) {
@@ -94,7 +83,7 @@ static xio_err fold(bk_chain *ch, size_t m, bk_link *base, xio_error *err) {
   char path[4096] = "", tmp[4200] = "";
   if (rc == XIO_OK) rc = bk_path(ch->dir, base->data, path, sizeof path, err);
   if (rc == XIO_OK) snprintf(tmp, sizeof tmp, "%s.partial", path);
-  int dst = rc == XIO_OK ? cli_open_private(tmp, O_RDWR | O_TRUNC) : -1;
+  int dst = rc == XIO_OK ? bk_open_private(tmp, O_RDWR | O_TRUNC) : -1;
   if (rc == XIO_OK && dst < 0) rc = xio_error_from_errno(err, errno, "KeepBackups", "open", tmp);
   if (rc == XIO_OK) rc = copy_pieces(base, fd, dst, tmp, err);
   if (dst >= 0) close(dst);
@@ -107,25 +96,25 @@ static xio_err fold(bk_chain *ch, size_t m, bk_link *base, xio_error *err) {
   return rc;
 }
 
-/* Deletes the snapshots `ids` (n of them) of blob `url`; returns how many went. */
-static size_t delete_snapshots(cli *c, const char *url, char (*ids)[BK_ID_MAX], size_t n) {
-  xio_ctx *ctx = NULL;
+/* Deletes the snapshots `ids` (n of them) of blob `url`; returns how many went. One
+ * that stays is said, not failed on. */
+static size_t delete_snapshots(xio_ctx *ctx, const xio_backup_options *o, const char *url,
+                               char (*ids)[BK_ID_MAX], size_t n) {
   xio_error e;
   size_t gone = 0;
-  if (cli_context(c, &ctx, &e) != XIO_OK) return 0;
   for (size_t i = 0; i < n; i++) {
     xio_err rc = xio_snapshot_delete(ctx, url, ids[i], &e);
     if (rc == XIO_OK || rc == XIO_ENOTFOUND)
       gone += rc == XIO_OK;
     else
-      fprintf(stderr, "xio: backup --keep: the snapshot %s could not be deleted (%s): %s\n", ids[i],
-              xio_err_name(rc), e.message);
+      bk_say(o, XIO_BACKUP_NOTE_SNAPSHOT_LEFT, "the snapshot %s could not be deleted (%s): %s",
+             ids[i], xio_err_name(rc), e.message);
   }
   return gone;
 }
 
-xio_err bk_keep(cli *c, bk_chain *ch, const char *url, size_t keep, size_t *pruned, size_t *deleted,
-                xio_error *err) {
+xio_err bk_keep(xio_ctx *ctx, const xio_backup_options *o, bk_chain *ch, const char *url,
+                size_t keep, size_t *pruned, size_t *deleted, xio_error *err) {
   *pruned = *deleted = 0;
   if (keep < 1 || ch->n <= keep) return XIO_OK;
   size_t m = ch->n - keep;
@@ -151,7 +140,7 @@ xio_err bk_keep(cli *c, bk_chain *ch, const char *url, size_t keep, size_t *prun
   if (rc == XIO_OK) {
     bk_sweep(ch, NULL);
     *pruned = m;
-    *deleted = delete_snapshots(c, url, ids, m);
+    *deleted = delete_snapshots(ctx, o, url, ids, m);
   }
   xio_free(ids);
   return rc;

@@ -1,6 +1,6 @@
 /*
  * rebuild.c - the blob as it was at one link of a backup chain, rebuilt in a local
- * file (backup.h): restore writes it to its target from there, and --keep folds
+ * file (backup_int.h): restore writes it to its target from there, and --keep folds
  * old links into a new base with it.
  *
  * The file starts empty at the base's size; each link up to the one asked for is
@@ -22,7 +22,7 @@
 
 #include <xio/alloc.h>
 
-#include "backup.h"
+#include "backup_int.h"
 
 #define BLOCK ((uint64_t)4096) /* the granule of holes */
 
