@@ -28,7 +28,8 @@
  * read can have its socket wait in the kernel for a whole batch of its body
  * (rcvlowat.c). A cancel (xio_blob_engine_cancel: any thread, or a signal handler)
  * completes every call that is not on the wire as canceled, lets the tries on the
- * wire run until its grace ends and then cuts them.
+ * wire run until its grace ends and then cuts them. Timers (timers.c) run on the
+ * I/O thread too, after each round, the wait never outlasting the earliest.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +47,7 @@
 #include "events_int.h"
 #include "pacing_int.h"
 #include "readcheck_int.h"
+#include "timers_int.h"
 
 #define POOL_MAX 256
 
@@ -76,6 +78,7 @@ struct xio_blob_engine {
   xio__blob_tls tls;          /* trust store and TLS sessions of every connection */
   xio__blob_socks socks;      /* the sockets of every connection (rcvlowat.c) */
   xio__blob_events events;    /* what the I/O thread waits for (events.c) */
+  xio__blob_timers timers;    /* work run on the I/O thread at a moment (timers.c) */
   _Atomic uint64_t completed; /* calls completed (xio_blob_engine_completed) */
   xio__blob_pacer pacer;      /* I/O thread only (pacing.c) */
   _Atomic uint64_t paced_waits, paced_throttled; /* the pacer's counts, for any thread */
@@ -657,6 +660,11 @@ static int tls_pass(xio_blob_engine *e, int *held) {
 static int wait_ms(xio_blob_engine *e, int held) {
   int64_t now = xio_auth_monotonic_us();
   int ms = xio__blob_events_timeout(&e->events, now, timer_ms(e, now));
+  int64_t next = xio__blob_timers_next(&e->timers);
+  if (next != INT64_MAX) {
+    int64_t d = next <= now ? 0 : (next - now + 999) / 1000;
+    if (d < ms) ms = (int)d;
+  }
   if (!held) {
     e->flush_wait_ms = 0;
     return ms;
@@ -682,6 +690,7 @@ static void *io_thread(void *arg) {
       xio__blob_events_wait(&e->events, cancel_wait_ms(e, wait_ms(e, held)));
     reap(e);
     if (e->events.failed) abandon_multi(e);
+    xio__blob_timers_run(&e->timers, xio_auth_monotonic_us());
   }
   cancel_all(e);
   return NULL;
@@ -747,6 +756,7 @@ static void engine_release(xio_blob_engine *e) {
   if (e->curl_initialized) curl_global_cleanup();
   xio_free(e->active);
   xio_free((char *)e->opts.ca_file);
+  xio__blob_timers_destroy(&e->timers);
   pthread_mutex_destroy(&e->mu);
   xio_free(e);
 }
@@ -759,6 +769,7 @@ xio_err xio_blob_engine_new(const xio_blob_engine_options *opts, xio_blob_engine
   e->events.epfd = e->events.wakefd = -1;
   atomic_init(&e->cancel_grace_ms, INT_MAX);
   pthread_mutex_init(&e->mu, NULL);
+  xio__blob_timers_init(&e->timers);
   xio_err rc = engine_setup(e, opts, err);
   if (rc == XIO_OK && pthread_create(&e->thread, NULL, io_thread, e) != 0)
     rc = xio_error_set(err, XIO_ENOMEM, "cannot start the I/O thread");
@@ -843,6 +854,15 @@ void xio__blob_engine_tls_counts(xio_blob_engine *e, xio__blob_tls_counts *out) 
 
 void xio__blob_engine_socks_counts(xio_blob_engine *e, xio__blob_socks_counts *out) {
   xio__blob_socks_get_counts(&e->socks, out);
+}
+
+void xio_blob_engine_timer_set(xio_blob_engine *e, xio_blob_timer *t, int64_t at_us) {
+  xio__blob_timers_set(&e->timers, t, at_us);
+  if (!xio_blob_engine_on_io_thread(e)) xio__blob_events_wake(&e->events);
+}
+
+void xio_blob_engine_timer_cancel(xio_blob_engine *e, xio_blob_timer *t) {
+  xio__blob_timers_cancel(&e->timers, t, xio_blob_engine_on_io_thread(e));
 }
 
 int xio_blob_engine_on_io_thread(const xio_blob_engine *e) {

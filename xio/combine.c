@@ -9,12 +9,11 @@
  * in one request (4 MiB); otherwise it starts a run of its own. A run is sent when
  * someone waits for it (xio_io_wait on a member, a flush, close, xio_file_wait), when
  * the context's combining window has passed since the first write queued after the
- * file's last such send (combiner thread, below), and never before every earlier run
- * that shares a sector with it has completed: overlapping writes reach storage in the
- * order they were made. While a batch is handed over (a flush's held runs,
- * xio__wq_batch) only a full run goes: its end sends the rest, so what it combines
- * does not depend on the timing. Each member completes only once its run's bytes are
- * acknowledged, with its run's result.
+ * file's last such send (a timer on the engine's I/O thread, below), and never before every earlier
+ * run that shares a sector with it has completed: overlapping writes reach storage in the order
+ * they were made. While a batch is handed over (a flush's held runs, xio__wq_batch) only a full run
+ * goes: its end sends the rest, so what it combines does not depend on the timing. Each member
+ * completes only once its run's bytes are acknowledged, with its run's result.
  *
  * Edge sectors of an unaligned write come from what this handle knows: the newest run
  * that holds the sector, a small cache of the partial sectors it wrote, or zeros for
@@ -616,6 +615,14 @@ int xio__ctx_combine_window_us(const xio_ctx *ctx) {
   return w == 0 ? DEFAULT_WINDOW_US : w;
 }
 
+/* Under c->mu: sets the timer for the earliest window's end among the armed files. */
+static void schedule_locked(xio__combiner *c) {
+  int64_t best = INT64_MAX;
+  for (xio_file *f = c->armed; f; f = f->wq.next_armed)
+    if (f->wq.deadline_us < best) best = f->wq.deadline_us;
+  if (best != INT64_MAX) xio_blob_engine_timer_set(c->engine, &c->timer, best);
+}
+
 static void arm(xio_file *f) {
   xio__combiner *c = &f->ctx->combiner;
   pthread_mutex_lock(&c->mu);
@@ -624,7 +631,7 @@ static void arm(xio_file *f) {
     f->wq.deadline_us = xio_auth_monotonic_us() + xio__ctx_combine_window_us(f->ctx);
     f->wq.next_armed = c->armed;
     c->armed = f;
-    pthread_cond_signal(&c->cv);
+    schedule_locked(c);
   }
   pthread_mutex_unlock(&c->mu);
 }
@@ -666,30 +673,17 @@ void xio__wq_disarm(xio_file *f) {
   pthread_mutex_unlock(&c->mu);
 }
 
-/* Waits on the combiner's condition variable, whose clock is CLOCK_MONOTONIC (the
- * one xio_auth_monotonic_us reads), until `deadline` (microseconds of that clock). */
-static void wait_until(xio__combiner *c, int64_t deadline) {
-  if (deadline <= xio_auth_monotonic_us()) return;
-  struct timespec ts = {(time_t)(deadline / 1000000), (long)(deadline % 1000000) * 1000};
-  pthread_cond_timedwait(&c->cv, &c->mu, &ts);
-}
-
-static void *combiner_main(void *arg) {
-  xio__combiner *c = arg;
+/* The timer (on the engine's I/O thread): sends the runs of every file whose window
+ * has passed, then sets itself for the next window's end. Never waits for storage. */
+static void windows_passed(void *ud) {
+  xio__combiner *c = ud;
   pthread_mutex_lock(&c->mu);
-  while (!c->stopping) {
+  for (;;) {
     xio_file *due = NULL;
-    int64_t best = INT64_MAX;
-    for (xio_file *f = c->armed; f; f = f->wq.next_armed)
-      if (f->wq.deadline_us < best) best = f->wq.deadline_us, due = f;
-    if (!due) {
-      pthread_cond_wait(&c->cv, &c->mu);
-      continue;
-    }
-    if (best > xio_auth_monotonic_us()) {
-      wait_until(c, best);
-      continue;
-    }
+    int64_t now = xio_auth_monotonic_us();
+    for (xio_file *f = c->armed; f && !due; f = f->wq.next_armed)
+      if (f->wq.deadline_us <= now) due = f;
+    if (!due) break;
     disarm_locked(c, due);
     c->kicking = due;
     pthread_mutex_unlock(&c->mu);
@@ -698,40 +692,27 @@ static void *combiner_main(void *arg) {
     c->kicking = NULL;
     pthread_cond_broadcast(&c->cv);
   }
+  schedule_locked(c);
   pthread_mutex_unlock(&c->mu);
-  return NULL;
 }
 
 xio_err xio__combiner_start(xio_ctx *ctx, xio_error *err) {
+  (void)err;
   xio__combiner *c = &ctx->combiner;
-  pthread_condattr_t ca;
-  pthread_condattr_init(&ca);
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_mutex_init(&c->mu, NULL);
-  pthread_cond_init(&c->cv, &ca);
-  pthread_condattr_destroy(&ca);
+  pthread_cond_init(&c->cv, NULL);
+  c->engine = ctx->engine;
+  c->timer.fn = windows_passed;
+  c->timer.ud = c;
   c->inited = 1;
-  if (pthread_create(&c->thread, NULL, combiner_main, c) != 0)
-    return xio_error_set(err, XIO_ENOMEM, "cannot start the write combiner thread");
-  c->started = 1;
   return XIO_OK;
 }
 
 void xio__combiner_stop(xio_ctx *ctx) {
   xio__combiner *c = &ctx->combiner;
   if (!c->inited) return;
-  if (c->started) {
-    pthread_mutex_lock(&c->mu);
-    c->stopping = 1;
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
-    pthread_join(c->thread, NULL);
-  }
+  xio_blob_engine_timer_cancel(c->engine, &c->timer);
   pthread_cond_destroy(&c->cv);
   pthread_mutex_destroy(&c->mu);
   c->inited = 0;
-}
-
-int xio__combiner_is_combiner(const xio_ctx *ctx) {
-  return ctx->combiner.started && pthread_equal(pthread_self(), ctx->combiner.thread);
 }

@@ -39,12 +39,14 @@ typedef struct xio__keeper {
 } xio__keeper;
 
 /* The write combiner (combine.c): sends a file's queued writes once the combining
- * window has passed since the first of them was queued. */
+ * window has passed since the first of them was queued, from a timer on the
+ * engine's I/O thread. */
 typedef struct xio__combiner {
-  pthread_t thread;
-  int started, inited, stopping;
+  xio_blob_engine *engine; /* whose timer it is */
+  xio_blob_timer timer;    /* armed for the earliest window's end while files wait */
+  int inited;
   pthread_mutex_t mu;
-  pthread_cond_t cv;
+  pthread_cond_t cv; /* signalled when a file's send ends */
   xio_file *armed;   /* files with runs waiting for the window */
   xio_file *kicking; /* the file being sent right now, or NULL */
 } xio__combiner;
@@ -98,10 +100,10 @@ xio_err xio__workers_start(xio__workers *w, int n, xio_error *err);
 void xio__workers_stop(xio__workers *w);
 int xio__workers_is_worker(const xio__workers *w);
 
-/** Starts / stops the write combiner. Errors: XIO_ENOMEM. */
+/** Starts / stops the write combiner (its timer on the context's engine, which must
+ *  outlive it). Cannot fail. */
 xio_err xio__combiner_start(xio_ctx *ctx, xio_error *err);
 void xio__combiner_stop(xio_ctx *ctx);
-int xio__combiner_is_combiner(const xio_ctx *ctx);
 
 /** Starts / stops the lease keeper. Errors: XIO_ENOMEM. */
 xio_err xio__keeper_start(xio_ctx *ctx, xio_error *err);

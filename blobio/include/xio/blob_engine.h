@@ -153,6 +153,31 @@ void xio_blob_engine_free(xio_blob_engine *e);
  */
 void xio_blob_engine_cancel(xio_blob_engine *e, int grace_ms);
 
+/**
+ * A timer the engine runs: `fn(ud)` on the engine's I/O thread once the monotonic
+ * clock (xio_auth_monotonic_us) reaches the moment it was set for. Owned by the
+ * caller, which sets `fn` and `ud` and zeroes the rest before its first use; it must
+ * stay valid while armed or running. `fn` must not block: it runs between the
+ * engine's transfers.
+ */
+typedef struct xio_blob_timer {
+  void (*fn)(void *ud);
+  void *ud;
+  int64_t at_us;               /* the engine's: when it runs */
+  int armed;                   /* the engine's */
+  struct xio_blob_timer *next; /* the engine's */
+} xio_blob_timer;
+
+/** Arms `t` to run at `at_us` (a moment of xio_auth_monotonic_us; past: at once),
+ *  moving it when it is armed already. Any thread, the I/O thread included. */
+void xio_blob_engine_timer_set(xio_blob_engine *e, xio_blob_timer *t, int64_t at_us);
+
+/** Disarms `t`. From any thread but the I/O thread it returns only once `t`'s
+ *  function is not running, so the caller may then free what it uses; from the I/O
+ *  thread (inside a timer or a completion) it only disarms. A timer never armed is
+ *  fine. */
+void xio_blob_engine_timer_cancel(xio_blob_engine *e, xio_blob_timer *t);
+
 /** 1 when called on the engine's I/O thread (inside a completion callback). */
 int xio_blob_engine_on_io_thread(const xio_blob_engine *e);
 
