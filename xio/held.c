@@ -308,7 +308,7 @@ static xio_err send_joined(xio_file *f, const piece *p, size_t n, xio_io *io, in
   if (rc != XIO_OK || stale) {
     st->internal = st->no_sticky = 1; /* never sent: no count, no sticky failure */
     xio__io_fail(st, XIO_ECANCELED, NULL);
-    xio_io_wait(io);
+    xio__io_wait(io);
   } else {
     *joined = 1;
   }
@@ -352,7 +352,7 @@ static xio_err send_pieces(xio_file *f, const piece *p, size_t n, xio_error *err
   }
   xio__wq_batch(f, 0);
   for (size_t i = 0; i < submitted; i++) {
-    xio_err rc = xio_io_wait(&io[i]);
+    xio_err rc = xio__io_wait(&io[i]);
     if (rc != XIO_OK && first == XIO_OK) {
       first = rc;
       if (err) *err = io[i].error;

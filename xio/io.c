@@ -280,7 +280,7 @@ int xio_io_poll(const xio_io *io) {
   return done;
 }
 
-xio_err xio_io_wait(xio_io *io) {
+xio_err xio__io_wait(xio_io *io) {
   xio_file *f = io_file(io);
   if (io->reserved_[IO_QUEUED] && !xio_io_poll(io)) f->send_queued(f); /* send its run now */
   pthread_mutex_lock(&f->io_mu);
@@ -289,3 +289,5 @@ xio_err xio_io_wait(xio_io *io) {
   pthread_mutex_unlock(&f->io_mu);
   return io->result;
 }
+
+xio_err xio_io_wait(xio_io *io) { return xio__io_wait(io); }

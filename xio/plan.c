@@ -29,7 +29,7 @@ void xio__add_pieces(xio__io_state *st, xio__sub_op op, uint64_t off, uint64_t l
 xio_err xio__wait_internal(xio__io_state *st, xio_io *io, xio_error *err) {
   st->internal = 1;
   xio__io_launch(st);
-  xio_err rc = xio_io_wait(io);
+  xio_err rc = xio__io_wait(io);
   if (rc != XIO_OK && err) *err = io->error;
   return rc;
 }

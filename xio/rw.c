@@ -306,7 +306,7 @@ static xio_err zero_edge(xio_file *f, uint64_t off, uint64_t n, xio_error *err) 
   io.offset = off;
   io.length = (size_t)n;
   xio_err rc = write_rmw(f, &io, xio__ctx_zeros(f->ctx), 1, err);
-  if (rc == XIO_OK) rc = xio_io_wait(&io);
+  if (rc == XIO_OK) rc = xio__io_wait(&io);
   if (rc != XIO_OK && err) *err = io.error;
   if (rc == XIO_OK) atomic_fetch_add(&f->stats.bytes_zero_written, n);
   return rc;

@@ -576,6 +576,11 @@ int xio__lease_valid(xio__lease *l);
 /** Marks `l` lost for `why` unless it is lost already (the first reason stays). */
 void xio__lease_lose(xio__lease *l, xio__lease_state why);
 
+/** Waits for `io` to complete on this thread (sending its write queue run first when
+ *  it waits in one) and returns its result: what xio_io_wait does, for the layer's own
+ *  requests (io.c). */
+xio_err xio__io_wait(xio_io *io);
+
 /* ------------------------------------------- pieces and internal requests (plan.c) ---- */
 
 /** How many pieces of at most `piece` bytes cover `len` bytes. */
