@@ -186,7 +186,7 @@ xio_err xio_ctx_free(xio_ctx *ctx) {
    * leases are the parent's: leave it all alone. */
   if (xio__ctx_check_process(ctx, NULL) != XIO_OK) return XIO_EINVAL;
   /* On the context's own threads, stopping them would wait for ourselves. */
-  if (xio__ctx_on_io_thread(ctx) || xio__keeper_is_keeper(ctx)) return XIO_EINVAL;
+  if (xio__ctx_on_io_thread(ctx)) return XIO_EINVAL;
   close_open_files(ctx);
   teardown(ctx);
   return XIO_OK;

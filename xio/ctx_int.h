@@ -28,14 +28,15 @@ typedef struct xio__workers {
   int stopping;
 } xio__workers;
 
+/* The lease keeper (lease.c): a timer on the engine's I/O thread that sends each
+ * lease's renewal when it is due, answered on that thread too. */
 typedef struct xio__keeper {
-  pthread_t thread;
+  xio_blob_engine *engine; /* whose timer it is */
+  xio_blob_timer timer;    /* armed for the next renewal, a second ahead at most */
   int started;
   pthread_mutex_t mu;
-  pthread_cond_t cv;
+  pthread_cond_t cv; /* signalled when a renewal or a confirmation ends */
   xio__lease *leases;
-  xio__lease *renewing; /* the lease being renewed right now, or NULL */
-  int stopping;
 } xio__keeper;
 
 /* The write combiner (combine.c): sends a file's queued writes once the combining
@@ -105,10 +106,9 @@ int xio__workers_is_worker(const xio__workers *w);
 xio_err xio__combiner_start(xio_ctx *ctx, xio_error *err);
 void xio__combiner_stop(xio_ctx *ctx);
 
-/** Starts / stops the lease keeper. Errors: XIO_ENOMEM. */
+/** Starts / stops the lease keeper (its timer on the context's engine, which must
+ *  outlive it; stopping waits for renewals on their way). Cannot fail. */
 xio_err xio__keeper_start(xio_ctx *ctx, xio_error *err);
 void xio__keeper_stop(xio_ctx *ctx);
-/** 1 when the calling thread is the lease keeper (which runs trace callbacks). */
-int xio__keeper_is_keeper(const xio_ctx *ctx);
 
 #endif

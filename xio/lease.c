@@ -1,7 +1,8 @@
 /*
- * lease.c - the lease keeper: one thread per context that renews the lease of every
- * exclusively opened page blob well before it expires, as SQL Server renews its
- * blob leases; and the test every write of such a file passes before it is sent.
+ * lease.c - the lease keeper: a timer per context on the engine's I/O thread that
+ * renews the lease of every exclusively opened page blob well before it expires, as
+ * SQL Server renews its blob leases, with renewals answered on that thread too; and
+ * the test every write of such a file passes before it is sent.
  * A renewal goes in the engine's control lane (engine.c), never behind the file's
  * queued writes, whatever their number; a try that stalls is cut after
  * RENEW_TRY_MS and sent again, until the lease would have run out.
@@ -82,72 +83,94 @@ static xio_err send_renewal(xio_ctx *ctx, xio__lease *l, int64_t *sent, xio_erro
   return rc;
 }
 
-/* Renews one lease; runs without the keeper's lock. Returns when, on the lease
- * clock, the next renewal is due. */
-static int64_t renew(xio_ctx *ctx, xio__lease *l) {
-  int64_t sent = xio__lease_now(ctx);
-  if (!xio__lease_valid(l)) return sent; /* lost: the keeper skips it from now on */
-  xio_err rc = send_renewal(ctx, l, &sent, NULL);
-  if (rc == XIO_OK) return sent + (int64_t)ctx->opts.lease_renew_s * 1000000;
+/* When, on the lease clock, the next renewal of `l` is due after its renewal sent at
+ * `sent` ended with `rc`: the renewal interval after success; lost (the keeper skips
+ * it from now on) when refused; a second later when the service was unreachable,
+ * until the lease clock says the lease ran out. */
+static int64_t after_renewal(xio_ctx *ctx, xio__lease *l, int64_t sent, xio_err rc) {
+  if (rc == XIO_OK) {
+    confirmed_at(ctx, l, sent);
+    return sent + (int64_t)ctx->opts.lease_renew_s * 1000000;
+  }
   if (rc != XIO_ETRANSPORT && rc != XIO_ETIMEDOUT && rc != XIO_ETHROTTLED) {
     /* Refused: broken, taken, the blob gone. */
     xio__lease_lose(l, XIO__LEASE_REFUSED);
     return sent;
   }
-  /* Unreachable for now: try again soon, until the lease clock says it ran out. */
   tell(l, XIO_LEASE_RENEW_FAILED);
   xio__lease_valid(l);
   return xio__lease_now(ctx) + RETRY_US;
 }
 
-/* The lease due first, or NULL; *wait_us gets the time until it is due. */
-static xio__lease *next_due(xio_ctx *ctx, xio__keeper *k, int64_t *wait_us) {
-  xio__lease *due = NULL;
-  int64_t now = xio__lease_now(ctx), best = INT64_MAX;
-  for (xio__lease *l = k->leases; l; l = l->next) {
-    if (atomic_load(&l->lost) != XIO__LEASE_HELD) continue;
-    if (l->due_us < best) best = l->due_us, due = l;
-  }
-  *wait_us = due ? best - now : 1000000;
-  return due;
+/* Under k->mu: sets the keeper's timer for the next renewal due (on the monotonic
+ * clock: the lease clock's distance to it from now), a second ahead at most, so
+ * that a lease clock that jumps ahead is seen soon. */
+static void schedule_locked(xio_ctx *ctx, xio__keeper *k) {
+  int64_t now = xio__lease_now(ctx), wait = 1000000;
+  for (xio__lease *l = k->leases; l; l = l->next)
+    if (atomic_load(&l->lost) == XIO__LEASE_HELD && !l->renewing && l->due_us - now < wait)
+      wait = l->due_us - now;
+  if (k->leases)
+    xio_blob_engine_timer_set(k->engine, &k->timer,
+                              xio_auth_monotonic_us() + (wait > 0 ? wait : 0));
 }
 
-static void *keeper_main(void *arg) {
-  xio_ctx *ctx = arg;
+/* A renewal answered (I/O thread): the next one scheduled, the waiters told. */
+static void renewed(xio_blob_call *c, void *ud) {
+  xio__lease *l = ud;
+  xio_ctx *ctx = l->file->ctx;
+  xio__keeper *k = &ctx->keeper;
+  int64_t due = after_renewal(ctx, l, l->renew_sent_us, xio_blob_call_result(c, NULL));
+  xio_blob_call_free(c);
+  pthread_mutex_lock(&k->mu);
+  l->due_us = due;
+  l->renewing = 0;
+  pthread_cond_broadcast(&k->cv);
+  schedule_locked(ctx, k);
+  pthread_mutex_unlock(&k->mu);
+}
+
+/* Under k->mu: sends the renewal of `l` in the engine's control lane, answered by
+ * renewed(). It is worth nothing once the lease has run out, so it is tried until
+ * then, a stalled try cut after RENEW_TRY_MS. */
+static void start_renewal(xio_ctx *ctx, xio__lease *l) {
+  l->renew_sent_us = xio__lease_now(ctx);
+  if (!xio__lease_valid(l)) return; /* lost: the keeper skips it from now on */
+  xio_blob_lease_args a = {XIO_BLOB_LEASE_RENEW, l->id, NULL, 0, 0};
+  l->renew_req = (xio__req){XIO_REQ_LEASE, l->file, 0, 0, NULL, NULL};
+  xio_blob_call *c = NULL;
+  if (xio_blob_call_lease(l->target, &a, &c, NULL) != XIO_OK) {
+    l->due_us = xio__lease_now(ctx) + RETRY_US; /* out of memory: try again soon */
+    return;
+  }
+  int64_t left_ms = (atomic_load(&l->expires_us) - l->renew_sent_us) / 1000;
+  xio_blob_call_set_time_limits(c, left_ms > 1 ? (int)left_ms : 1,
+                                left_ms < RENEW_TRY_MS ? 0 : RENEW_TRY_MS);
+  l->renewing = 1;
+  xio__submit(ctx, c, &l->renew_req, renewed, l);
+}
+
+/* The keeper's timer (I/O thread): sends every renewal that is due. */
+static void renew_due(void *ud) {
+  xio_ctx *ctx = ud;
   xio__keeper *k = &ctx->keeper;
   pthread_mutex_lock(&k->mu);
-  while (!k->stopping) {
-    int64_t wait;
-    xio__lease *l = next_due(ctx, k, &wait);
-    if (l && wait <= 0) {
-      k->renewing = l;
-      pthread_mutex_unlock(&k->mu);
-      int64_t due = renew(ctx, l);
-      pthread_mutex_lock(&k->mu);
-      l->due_us = due;
-      k->renewing = NULL;
-      pthread_cond_broadcast(&k->cv);
-      continue;
-    }
-    /* At most a second, so a lease clock that jumps ahead is seen soon. */
-    if (wait > 1000000) wait = 1000000;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t ns = ts.tv_nsec + (wait % 1000000) * 1000;
-    ts.tv_sec += (time_t)(wait / 1000000 + ns / 1000000000);
-    ts.tv_nsec = (long)(ns % 1000000000);
-    pthread_cond_timedwait(&k->cv, &k->mu, &ts);
-  }
+  int64_t now = xio__lease_now(ctx);
+  for (xio__lease *l = k->leases; l; l = l->next)
+    if (atomic_load(&l->lost) == XIO__LEASE_HELD && !l->renewing && l->due_us <= now)
+      start_renewal(ctx, l);
+  schedule_locked(ctx, k);
   pthread_mutex_unlock(&k->mu);
-  return NULL;
 }
 
 xio_err xio__keeper_start(xio_ctx *ctx, xio_error *err) {
+  (void)err;
   xio__keeper *k = &ctx->keeper;
   pthread_mutex_init(&k->mu, NULL);
   pthread_cond_init(&k->cv, NULL);
-  if (pthread_create(&k->thread, NULL, keeper_main, ctx) != 0)
-    return xio_error_set(err, XIO_ENOMEM, "cannot start the lease keeper thread");
+  k->engine = ctx->engine;
+  k->timer.fn = renew_due;
+  k->timer.ud = ctx;
   k->started = 1;
   return XIO_OK;
 }
@@ -155,18 +178,15 @@ xio_err xio__keeper_start(xio_ctx *ctx, xio_error *err) {
 void xio__keeper_stop(xio_ctx *ctx) {
   xio__keeper *k = &ctx->keeper;
   if (!k->started) return;
+  xio_blob_engine_timer_cancel(k->engine, &k->timer);
   pthread_mutex_lock(&k->mu);
-  k->stopping = 1;
-  pthread_cond_broadcast(&k->cv);
+  for (xio__lease *l = k->leases; l; l = l->next)
+    while (l->renewing)
+      pthread_cond_wait(&k->cv, &k->mu);
   pthread_mutex_unlock(&k->mu);
-  pthread_join(k->thread, NULL);
   pthread_cond_destroy(&k->cv);
   pthread_mutex_destroy(&k->mu);
   k->started = 0;
-}
-
-int xio__keeper_is_keeper(const xio_ctx *ctx) {
-  return ctx->keeper.started && pthread_equal(pthread_self(), ctx->keeper.thread);
 }
 
 void xio__lease_keep(xio_ctx *ctx, xio__lease *l, int64_t sent_us) {
@@ -175,16 +195,17 @@ void xio__lease_keep(xio_ctx *ctx, xio__lease *l, int64_t sent_us) {
   atomic_store(&l->expires_us, sent_us + (int64_t)ctx->opts.lease_duration_s * 1000000);
   pthread_mutex_lock(&k->mu);
   l->due_us = sent_us + (int64_t)ctx->opts.lease_renew_s * 1000000;
+  l->renewing = 0;
   l->next = k->leases;
   k->leases = l;
-  pthread_cond_broadcast(&k->cv);
+  schedule_locked(ctx, k);
   pthread_mutex_unlock(&k->mu);
 }
 
 void xio__lease_forget(xio_ctx *ctx, xio__lease *l) {
   xio__keeper *k = &ctx->keeper;
   pthread_mutex_lock(&k->mu);
-  while (k->renewing == l)
+  while (l->renewing)
     pthread_cond_wait(&k->cv, &k->mu);
   for (xio__lease **p = &k->leases; *p; p = &(*p)->next)
     if (*p == l) {

@@ -556,6 +556,9 @@ struct xio__lease {
   _Atomic int64_t expires_us; /* lease clock: from here on the service may end it */
   int64_t due_us;             /* lease clock: next renewal, under the keeper's lock */
   int confirming;             /* xio_file_lease_confirm is renewing it (keeper's lock) */
+  int renewing;               /* the keeper's renewal is on its way (keeper's lock) */
+  int64_t renew_sent_us;      /* lease clock: when that renewal was sent */
+  xio__req renew_req;         /* its tag, alive until it completes */
   xio__lease *next;
 };
 

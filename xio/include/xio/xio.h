@@ -151,11 +151,10 @@ typedef struct xio_trace_event {
 } xio_trace_event;
 
 /** Receives every trace event of a context (both kinds, see above), on the thread
- *  that completed the request or try: an I/O or worker thread, the lease keeper, or
- *  for some requests (local files, the look before a create, read-backs) the
- *  caller's. It may run on several threads at once, so it must be thread-safe (the
- *  trace file sink serializes its own lines). Like a completion callback it must not
- *  block, nor call the synchronous functions. */
+ *  that completed the request or try: an I/O or worker thread, or for some requests (local files,
+ * the look before a create, read-backs) the caller's. It may run on several threads at once, so it
+ * must be thread-safe (the trace file sink serializes its own lines). Like a completion callback it
+ * must not block, nor call the synchronous functions. */
 typedef void (*xio_trace_fn)(const xio_trace_event *ev, void *ud);
 
 /** Formats `ev` as one JSON line (no newline): the fields above by their names, the
@@ -196,7 +195,8 @@ typedef enum xio_checksum {
 /**
  * The clock the lease keeper measures leases by: microseconds that never go back
  * (any origin). `now_us` NULL means the system's monotonic clock. It is called from
- * the lease keeper and from every thread that issues a write, concurrently, so it
+ * the I/O thread (the lease keeper runs there) and from every thread that issues a
+ * write, concurrently, so it
  * must be thread-safe, quick and must not block or call into xio. `ud` is borrowed
  * for the context's lifetime.
  *
@@ -226,8 +226,9 @@ typedef enum xio_lease_news {
  * learns it: a renewal refused (another client broke or took the lease, the blob is
  * gone), a renewal that failed, the lease clock past the duration with no renewal
  * acknowledged (a paused process), a write refused by the service for the lease.
- * Runs on the thread that found out: the lease keeper's (at most a second after the
- * lease clock runs out, without any write), an I/O thread, or the thread of a call
+ * Runs on the thread that found out: the I/O thread, where the lease keeper renews
+ * (at most a second after the lease clock runs out, without any write), or the
+ * thread of a call
  * on the file that found out first (before that call returns its XIO_ELEASELOST). It
  * must not block, nor call the synchronous functions, nor close `f`; it may call
  * xio_file_lease_lost and set flags the engine reads. `f` is valid for the callback.
@@ -328,8 +329,8 @@ xio_err xio_ctx_new(const xio_ctx_options *opts, xio_ctx **out, xio_error *err);
  * order. The context owns its files' shared machinery, so every xio_file of `ctx`
  * is invalid afterwards, and no other thread may use the context or its files
  * once the call starts. Call it from an application thread, never from a
- * completion or trace callback: on the context's own threads (I/O, workers, lease
- * keeper) it would wait for itself, so there it does nothing and returns
+ * completion or trace callback: on the context's own threads (I/O, workers) it
+ * would wait for itself, so there it does nothing and returns
  * XIO_EINVAL; so it does in a child forked from the process that made `ctx`.
  * Otherwise returns XIO_OK (failures to release leases are not reported: close
  * files first to see them). `ctx` may be NULL.
