@@ -27,8 +27,11 @@ static int report(cli *c, const char *target, const char *id, double secs) {
   } else if (c->quiet) {
     printf("%s\n", id);
   } else {
-    printf("snapshot %s of %s in %s\nopen it read-only as %s?snapshot=%s\n", id, safe ? safe : "",
-           samples_fmt_secs(secs, ht, sizeof ht), safe ? safe : "", id);
+    char *at = NULL;
+    xio_target_snapshot_url(safe ? safe : "", id, &at, NULL);
+    printf("snapshot %s of %s in %s\nopen it read-only as %s\n", id, safe ? safe : "",
+           samples_fmt_secs(secs, ht, sizeof ht), at ? at : "");
+    xio_free(at);
   }
   xio_free(safe);
   return CLI_OK;
