@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xio/alloc.h>
-#include <xio/auth.h>
-
 #include "nbd_int.h"
 #include "samples_common.h"
 
