@@ -3,7 +3,8 @@
 # official JavaScript SDK (node_modules beside azurite.sh, client.js; pages.js for
 # paged page-range listings through the fidelity front) as the client,
 # through the fault proxy too; writes past its memory limit over its life
-# (memory_test.c); and the proxy's fault spec and draw on their own.
+# (memory_test.c); the proxy's fault spec and draw on their own; and the library
+# behind the command (xio_emulator.h) used without it (library_test.c).
 if(TARGET xio_cli)
   xio_add_suite(NAME emulator TIMEOUT 300
     SOURCES
@@ -11,13 +12,16 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/emulator_test.c
       ${CMAKE_CURRENT_LIST_DIR}/memory_test.c
       ${CMAKE_CURRENT_LIST_DIR}/rates_test.c
-    LIBS xio_faultproxy PkgConfig::CJSON)
+      ${CMAKE_CURRENT_LIST_DIR}/library_test.c
+    LIBS xio_faultproxy xio_emulator PkgConfig::CJSON)
   add_dependencies(test_emulator xio_cli xio-faultproxy)
   target_compile_definitions(test_emulator PRIVATE
     XIO_CLI_PATH="$<TARGET_FILE:xio_cli>"
     XIO_NODE_MODULES="${XIO_AZURITE_DIR}/node_modules"
     XIO_EMU_CLIENT_JS="${CMAKE_CURRENT_LIST_DIR}/client.js"
-    XIO_EMU_PAGES_JS="${CMAKE_CURRENT_LIST_DIR}/pages.js")
+    XIO_EMU_PAGES_JS="${CMAKE_CURRENT_LIST_DIR}/pages.js"
+    XIO_EMU_AZURITE_SH="${XIO_AZURITE_SH}"
+    XIO_EMU_FAULTPROXY="$<TARGET_FILE:xio-faultproxy>")
 endif()
 
 # The sweep of the emulator's store (gc_interval.js beside azurite.sh) on Azurite's own
