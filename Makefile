@@ -9,6 +9,9 @@ JOBS       ?= $(shell nproc)
 TEST_JOBS  ?= $(shell echo $$(($$(nproc) + 1)))
 MAKEFLAGS  += --no-print-directory
 CMAKE_ARGS ?=
+# The one program that starts Azurite, for the tests, the demo and the benchmarks (and,
+# installed, for `xio emulator`); scripts/install-deps.sh puts Azurite beside it.
+AZURITE_SH := samples/testers/emulator/azurite/azurite.sh
 
 .PHONY: all deps build build-asan build-tsan test test-asan test-tsan test-fast demo bench format \
         lint clean bench-sqlite bench-peers bench-nbdkit fuzz soak
@@ -55,9 +58,9 @@ demo: deps
 	@log="$$(mktemp)"; cmake --build $(BUILD) -j $(JOBS) --target xio_cli >"$$log" 2>&1 \
 	  || { cat "$$log"; rm -f "$$log"; exit 1; }; rm -f "$$log"
 	@state="$(abspath $(BUILD))/demo-azurite"; \
-	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
-	  tests/azurite/azurite.sh start "$$state" >/dev/null || exit 1; \
-	  tests/azurite/azurite.sh run "$$state" $(BUILD)/samples/xio demo $(DEMO_ARGS)
+	  trap '$(AZURITE_SH) stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  $(AZURITE_SH) start "$$state" >/dev/null || exit 1; \
+	  $(AZURITE_SH) run "$$state" $(BUILD)/samples/xio demo $(DEMO_ARGS)
 
 # The growth benchmark (samples/bench): create/grow/zero by init policy on page blobs
 # (an Azurite of its own, restarted when its memory fills) and local files, bulk and
@@ -65,11 +68,11 @@ demo: deps
 bench: build
 	@scripts/install-deps.sh gnuplot-nox
 	@out="$(abspath $(BUILD))/bench"; state="$$out/azurite"; \
-	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
-	  tests/azurite/azurite.sh start "$$state" || exit 1; \
+	  trap '$(AZURITE_SH) stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  $(AZURITE_SH) start "$$state" || exit 1; \
 	  $(BUILD)/samples/bench/xio-bench --out "$$out" --local-dir "$$out" \
 	    --endpoint-file "$$state/endpoint" \
-	    --emulator-reset "tests/azurite/azurite.sh start '$$state'" $(BENCH_ARGS); \
+	    --emulator-reset "$(AZURITE_SH) start '$$state'" $(BENCH_ARGS); \
 	  rc=$$?; echo "bench: results in $$out/ (results.md, results.csv, results.json, plots)"; \
 	  exit $$rc
 
@@ -77,8 +80,8 @@ bench: build
 # on a page blob of an Azurite of its own; the report in $(BUILD)/bench-sqlite/sqlite.md.
 bench-sqlite: build
 	@out="$(abspath $(BUILD))/bench-sqlite"; state="$$out/azurite"; mkdir -p "$$out"; \
-	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
-	  tests/azurite/azurite.sh start "$$state" || exit 1; \
+	  trap '$(AZURITE_SH) stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  $(AZURITE_SH) start "$$state" || exit 1; \
 	  $(BUILD)/samples/engines/sqlite/xio-sqlite-bench --endpoint-file "$$state/endpoint" \
 	    --local-dir "$$out" --out "$$out/sqlite.md"; \
 	  rc=$$?; echo "bench-sqlite: report in $$out/sqlite.md"; exit $$rc
@@ -94,7 +97,7 @@ bench-nbdkit: build
 # The fault soak (tests/across/soak/) at length: each soak test runs SOAK_SECONDS (default
 # 300, ten minutes for the two) through the fault proxy, each on a fresh Azurite
 # (started without its 10-minute garbage-collection sweep, which stalls it for tens of
-# seconds: see tests/azurite/gc_interval.js); their report lines
+# seconds: see samples/testers/emulator/azurite/gc_interval.js); their report lines
 # (requests, faults by kind, retries, bytes checked) are printed and kept in
 # $(BUILD)/soak-report.txt. Each test runs in a process of its own, as under ctest
 # (the SQLite VFS keeps one context per process). make test runs the same for 30 s
@@ -102,30 +105,31 @@ bench-nbdkit: build
 SOAK_SECONDS ?= 300
 soak: build
 	@state="$(abspath $(BUILD))/soak-azurite"; report="$(abspath $(BUILD))/soak-report.txt"; \
-	  rm -f "$$report"; trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  rm -f "$$report"; trap '$(AZURITE_SH) stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
 	  rc=0; for s in soak soak_sqlite; do \
 	    [ -x "$(BUILD)/tests/test_$$s" ] || { echo "soak: $$s not built (samples off)"; continue; }; \
-	    tests/azurite/azurite.sh stop "$$state" >/dev/null 2>&1; \
-	    tests/azurite/azurite.sh start "$$state" >/dev/null || exit 1; \
+	    $(AZURITE_SH) stop "$$state" >/dev/null 2>&1; \
+	    $(AZURITE_SH) start "$$state" >/dev/null || exit 1; \
 	    for t in $$("$(BUILD)/tests/test_$$s" --list); do \
 	      XIO_SOAK_SECONDS=$(SOAK_SECONDS) XIO_SOAK_REPORT="$$report" \
 	      XIO_IMDS_ENDPOINT=http://127.0.0.1:9/metadata/identity/oauth2/token \
 	      XIO_DMI_ASSET_TAG_FILE=/nonexistent/chassis_asset_tag \
-	        tests/azurite/azurite.sh run "$$state" "$(BUILD)/tests/test_$$s" "$$t" || rc=1; \
+	        $(AZURITE_SH) run "$$state" "$(BUILD)/tests/test_$$s" "$$t" || rc=1; \
 	    done; \
 	  done; echo "soak: report in $$report"; exit $$rc
 
 # The peer benchmark (samples/bench/peers): the same transfers through the xio command and
 # through the official JavaScript SDK (@azure/storage-blob, pinned with Azurite in
-# tests/azurite/package-lock.json), each client process on a fresh Azurite, over HTTP
-# and HTTPS; medians and xio/JS ratios into docs/benchmarks/peers.md and peers.csv.
+# samples/testers/emulator/azurite/package-lock.json), each client process on a fresh
+# Azurite, over HTTP and HTTPS; medians and xio/JS ratios into docs/benchmarks/peers.md
+# and peers.csv.
 # BENCH_PEERS_SIZE=64M, BENCH_PEERS_RUNS=1, ... make it shorter (see bench.js).
 bench-peers: build
 	@out="$(abspath $(BUILD))/bench-peers"; state="$$out/azurite"; mkdir -p "$$out"; \
-	  trap 'tests/azurite/azurite.sh stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
+	  trap '$(AZURITE_SH) stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
 	  node samples/bench/peers/bench.js --xio $(BUILD)/samples/xio \
-	    --tool $(BUILD)/samples/bench/peers/xio-peers --azurite tests/azurite/azurite.sh \
-	    --node-modules tests/azurite/node_modules --out "$$out" \
+	    --tool $(BUILD)/samples/bench/peers/xio-peers --azurite $(AZURITE_SH) \
+	    --node-modules $(dir $(AZURITE_SH))node_modules --out "$$out" \
 	    --doc docs/benchmarks/peers.md --csv docs/benchmarks/peers.csv
 
 # The fuzz targets (tests/across/fuzz/), built with clang and libFuzzer (ASan + UBSan), each

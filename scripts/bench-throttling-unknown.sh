@@ -39,7 +39,7 @@ stop_front() {
   if [ -n "$fp" ]; then kill "$fp" 2>/dev/null || true; wait "$fp" 2>/dev/null || true; fi
   fp=""
 }
-azurite_sh="$(cd "$(dirname "$0")/.." && pwd)/tests/azurite/azurite.sh"
+azurite_sh="$(cd "$(dirname "$0")/.." && pwd)/samples/testers/emulator/azurite/azurite.sh"
 trap 'stop_front; "$azurite_sh" stop "$dir" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 limit_bps=$(echo "60 * 1048576 * $scale" | bc -l)
 limit_rps=$(echo "500 * $scale" | bc -l)

@@ -26,7 +26,8 @@ count=${5:-1000}
 src=$(cd "$(dirname "$0")/.." && pwd)
 xio="$build/samples/xio"
 bench="$build/samples/bench/xio-bench"
-sdk=(env NODE_PATH="$src/tests/azurite/node_modules" node "$src/tests/azurite/sdk_transfer.js")
+sdk=(env NODE_PATH="$src/samples/testers/emulator/azurite/node_modules" node
+     "$src/scripts/sdk_transfer.js")
 work=$(mktemp -d)
 dir="$work/emu"
 stop_all() {

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing xio needs, and nothing when it is all present:
 # the Debian development packages, clang-format (the format check in make test), Node.js
-# for the emulator, and Azurite pinned by tests/azurite/package-lock.json. Safe to run again; quiet when there is nothing to do.
+# for the emulator, and Azurite pinned by
+# samples/testers/emulator/azurite/package-lock.json, into node_modules beside the
+# script that starts it (azurite.sh). Safe to run again; quiet when there is nothing
+# to do.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -32,11 +35,11 @@ fi
 
 # Azurite, from the committed lock file. The stamp records the lock file's hash so a
 # changed lock reinstalls and an unchanged one costs nothing.
-az="$here/tests/azurite"
+az="$here/samples/testers/emulator/azurite"
 want=$(sha256sum "$az/package-lock.json" | cut -d' ' -f1)
 have=$(cat "$az/node_modules/.xio-lock-sha256" 2>/dev/null || true)
 if [ "$want" != "$have" ] || [ ! -x "$az/node_modules/.bin/azurite-blob" ]; then
-  echo "install-deps: installing Azurite from tests/azurite/package-lock.json"
+  echo "install-deps: installing Azurite from samples/testers/emulator/azurite/package-lock.json"
   (cd "$az" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
   echo "$want" > "$az/node_modules/.xio-lock-sha256"
 fi

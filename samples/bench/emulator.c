@@ -4,9 +4,10 @@
  *   - where it listens (--endpoint, --endpoint-file, XIO_BLOB_ENDPOINT as `xio emulator
  *     start --shell` exports it, XIO_TEST_BLOB_ENDPOINT);
  *   - how much we may upload: Azurite keeps every page in memory up to a limit
- *     (6 GiB in tests/azurite/azurite.sh), and a deleted blob's pages are freed only
- *     by its garbage collection, which runs every 10 minutes; so uploads add up
- *     across measurements even though every blob is deleted after its measurement;
+ *     (6 GiB in samples/testers/emulator/azurite/azurite.sh), and a deleted blob's
+ *     pages are freed only by its garbage collection, which runs every 10 minutes;
+ *     so uploads add up across measurements even though every blob is deleted after
+ *     its measurement;
  *   - how to start afresh: an optional shell command (e.g. "azurite.sh start DIR")
  *     restarts it empty, after which the endpoint (a new port) is read again.
  */

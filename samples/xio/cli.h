@@ -14,7 +14,8 @@
  * file (localdest.c), the partial file one run owns until it is renamed into place
  * (localfile.c), a target read from a file (atfile.c) and the progress bar
  * (progress.c). Backups and restores are a library of their own (samples/backup,
- * xio_backup.h), which backup.c and restore.c call.
+ * xio_backup.h), which backup.c and restore.c call; so is the emulator
+ * (samples/testers/emulator, xio_emulator.h), which emulator.c calls.
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
  * or an Authorization value. Targets are printed in their log-safe form
@@ -91,6 +92,7 @@ extern const cli_command cli_cmd_snapshot;
 extern const cli_command cli_cmd_ls, cli_cmd_cp;
 extern const cli_command cli_cmd_backup, cli_cmd_restore;
 extern const cli_command cli_cmd_demo;
+extern const cli_command cli_cmd_emulator;
 
 /** `snapshot diff` (snapdiff.c), run by the snapshot command: parses its own
  *  arguments and returns the exit status. */

@@ -7,6 +7,9 @@
  * --shell for `eval`). State lives in a directory (--dir, or a per-user default) so
  * that stop and status find what start left running.
  *
+ * A shell over the emulator library (samples/testers/emulator, xio_emulator.h), which
+ * starts, finds and stops the processes: this file parses the arguments and prints.
+ *
  * The connection string carries Azurite's well-known development key: printing it
  * is the point of the command, and no other key is ever printed.
  */
@@ -19,20 +22,17 @@
 
 #include <xio/auth.h>
 
-#include "emulator.h"
+#include "cli.h"
+#include "xio_emulator.h"
 
-#define AZURITE_START_MS 60000   /* Azurite's first start on a slow machine */
-#define MEMORY_DEFAULT   "6G"    /* blob data Azurite may hold, by default */
-#define IDLE_SWEEP_MS    "60000" /* Azurite sweeps its store after this long idle */
-#define PROXY_START_MS   10000
-#define STOP_GRACE_MS    10000
+#define MEMORY_DEFAULT "6G" /* blob data Azurite may hold, by default */
 
 typedef struct emu_opts {
   const char *dir, *faults, *seed, *profile, *memory;
-  uint64_t memory_mib; /* --memory, in MiB */
+  uint64_t memory_mib;           /* --memory, in MiB */
+  unsigned long long seed_value; /* --seed (default 1), with --faults */
   int shell;
-  faultproxy_rates rates;
-  char path[4096]; /* the state directory, absolute */
+  char path[XIO_EMULATOR_PATH_MAX]; /* the state directory, absolute */
 } emu_opts;
 
 typedef struct emu_sub {
@@ -77,21 +77,6 @@ static int emu_fail(const cli *c, const char *action, const char *fmt, ...) {
   return CLI_FAILED;
 }
 
-/* The address clients use: the proxy's when it runs, else Azurite's. */
-static const char *front_url(const cli_emu_state *st) {
-  return st->proxy.pid ? st->proxy_url : st->azurite_url;
-}
-
-static void blob_endpoint(const cli_emu_state *st, char *out, size_t size) {
-  snprintf(out, size, "%s/%s", front_url(st), XIO_AUTH_DEV_ACCOUNT);
-}
-
-static void connection_string(const cli_emu_state *st, char *out, size_t size) {
-  snprintf(out, size,
-           "DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s/%s;",
-           XIO_AUTH_DEV_ACCOUNT, XIO_AUTH_DEV_KEY, front_url(st), XIO_AUTH_DEV_ACCOUNT);
-}
-
 /* "--dir DIR" when the directory was given, so hints name the same one. */
 static const char *dir_hint(const emu_opts *o, char *buf, size_t size) {
   if (!o->dir) return "";
@@ -99,11 +84,11 @@ static const char *dir_hint(const emu_opts *o, char *buf, size_t size) {
   return buf;
 }
 
-static cJSON *stats_json(const cli_emu_stats *s) {
+static cJSON *stats_json(const xio_emulator_stats *s) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddNumberToObject(j, "requests", (double)s->requests);
-  for (int i = 0; i < FAULTPROXY_NRULES; i++)
-    cJSON_AddNumberToObject(j, faultproxy_rule_name(i), (double)s->injected[i]);
+  for (int i = 0; i < XIO_EMULATOR_FAULT_KINDS; i++)
+    cJSON_AddNumberToObject(j, xio_emulator_fault_name(i), (double)s->injected[i]);
   cJSON_AddNumberToObject(j, "throttled", (double)s->throttled);
   cJSON_AddNumberToObject(j, "refused", (double)s->refused);
   cJSON_AddNumberToObject(j, "paged", (double)s->paged);
@@ -111,11 +96,11 @@ static cJSON *stats_json(const cli_emu_stats *s) {
   return j;
 }
 
-static void stats_line(const cli_emu_stats *s, char *out, size_t size) {
+static void stats_line(const xio_emulator_stats *s, char *out, size_t size) {
   size_t k = (size_t)snprintf(out, size, "%llu request%s; faults injected:", s->requests,
                               cli_plural(s->requests));
-  for (int i = 0; i < FAULTPROXY_NRULES && k < size; i++)
-    k += (size_t)snprintf(out + k, size - k, "%s %s %llu", i ? "," : "", faultproxy_rule_name(i),
+  for (int i = 0; i < XIO_EMULATOR_FAULT_KINDS && k < size; i++)
+    k += (size_t)snprintf(out + k, size - k, "%s %s %llu", i ? "," : "", xio_emulator_fault_name(i),
                           s->injected[i]);
   if (k < size)
     snprintf(out + k, size - k,
@@ -125,10 +110,10 @@ static void stats_line(const cli_emu_stats *s, char *out, size_t size) {
 }
 
 /* The parts of start's and status's JSON that say where things run. */
-static void where_json(cJSON *o, const emu_opts *op, const cli_emu_state *st) {
+static void where_json(cJSON *o, const emu_opts *op, const xio_emulator_state *st) {
   char ep[256], cs[512];
-  blob_endpoint(st, ep, sizeof ep);
-  connection_string(st, cs, sizeof cs);
+  xio_emulator_blob_endpoint(st, ep, sizeof ep);
+  xio_emulator_connection_string(st, cs, sizeof cs);
   cJSON_AddStringToObject(o, "dir", op->path);
   cJSON_AddStringToObject(o, "account", XIO_AUTH_DEV_ACCOUNT);
   cJSON_AddStringToObject(o, "blob_endpoint", ep);
@@ -136,7 +121,7 @@ static void where_json(cJSON *o, const emu_opts *op, const cli_emu_state *st) {
   cJSON *az = cJSON_AddObjectToObject(o, "azurite");
   cJSON_AddNumberToObject(az, "pid", (double)st->azurite.pid);
   cJSON_AddStringToObject(az, "endpoint", st->azurite_url);
-  cJSON_AddBoolToObject(az, "running", cli_emu_alive(&st->azurite));
+  cJSON_AddBoolToObject(az, "running", xio_emulator_alive(&st->azurite));
   if (!st->proxy.pid) {
     cJSON_AddNullToObject(o, "proxy");
     return;
@@ -144,16 +129,16 @@ static void where_json(cJSON *o, const emu_opts *op, const cli_emu_state *st) {
   cJSON *px = cJSON_AddObjectToObject(o, "proxy");
   cJSON_AddNumberToObject(px, "pid", (double)st->proxy.pid);
   cJSON_AddStringToObject(px, "endpoint", st->proxy_url);
-  cJSON_AddBoolToObject(px, "running", cli_emu_alive(&st->proxy));
+  cJSON_AddBoolToObject(px, "running", xio_emulator_alive(&st->proxy));
   cJSON_AddStringToObject(px, "faults", st->faults);
   cJSON_AddStringToObject(px, "profile", st->profile);
   cJSON_AddNumberToObject(px, "seed", (double)st->seed);
 }
 
-static void print_started(const cli *c, const emu_opts *o, const cli_emu_state *st) {
+static void print_started(const cli *c, const emu_opts *o, const xio_emulator_state *st) {
   char ep[256], cs[512], hint[4200];
-  blob_endpoint(st, ep, sizeof ep);
-  connection_string(st, cs, sizeof cs);
+  xio_emulator_blob_endpoint(st, ep, sizeof ep);
+  xio_emulator_connection_string(st, cs, sizeof cs);
   if (o->shell) {
     printf("export AZURE_STORAGE_CONNECTION_STRING='%s';\n", cs);
     printf("export XIO_BLOB_ENDPOINT='%s';\n", ep);
@@ -182,142 +167,48 @@ static void print_started(const cli *c, const emu_opts *o, const cli_emu_state *
 
 /* ------------------------------------------------------------ start ---- */
 
-/* Appends the last lines of dir/name to `out` (for a failure message). */
-static void log_tail(const char *dir, const char *name, char *out, size_t size) {
-  char path[4200];
-  out[0] = '\0';
-  if (cli_emu_path(dir, name, path, sizeof path) != 0) return;
-  FILE *f = fopen(path, "r");
-  if (!f) return;
-  char buf[1500];
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, len > (long)sizeof buf - 1 ? len - (long)sizeof buf + 1 : 0, SEEK_SET);
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  text_to(out, size, "; its log (%s) ends:\n%s", path, n ? buf : "(empty)\n");
+/* "an emulator already runs": what start says of the one `st` describes, with the
+ * stop that ends it. */
+static int already_runs(const cli *c, const emu_opts *o, const xio_emulator_state *st) {
+  char hint[4200];
+  return emu_fail(c, "start",
+                  "an emulator already runs from %s (Azurite pid %ld at %s): stop it with "
+                  "`xio emulator stop%s`, or start another with a different --dir",
+                  o->path, st->azurite.pid, xio_emulator_front_url(st),
+                  dir_hint(o, hint, sizeof hint));
 }
 
-/* Notes the Azurite the starter left running (STATE_DIR/pid) in `st` and the state
- * file, so that stop finds it even when the start goes wrong afterwards. */
-static void note_azurite(const emu_opts *o, cli_emu_state *st) {
-  char line[32], err[256];
-  if (cli_emu_read_line(o->path, "pid", line, sizeof line) != 0) return;
-  if (cli_emu_proc_of(strtol(line, NULL, 10), &st->azurite) == 0)
-    cli_emu_state_write(o->path, st, err, sizeof err);
-}
-
-/* Starts Azurite through the one program that starts it for the tests, the
- * benchmarks and this command (azurite.sh start DIR: in memory, at most --memory of
- * blob data, on a free loopback port, with the preload that holds its
- * garbage-collection sweep, which stops the emulator answering for seconds to
- * minutes, until the store needs it; and here also once it has been idle a minute,
- * unless XIO_AZURITE_GC_IDLE_MS says otherwise), then checks that it answers.
- * 0, or -1 with a message (the starter's own words when it failed). */
-static int start_azurite(const emu_opts *o, cli_emu_state *st, char *err, size_t errsize) {
-  char script[4096], log[4200], tail[1700], memory[64];
-  cli_emu_proc runner;
-  if (cli_emu_find_script(script, sizeof script, err, errsize) != 0) return -1;
-  if (cli_emu_path(o->path, "start.log", log, sizeof log) != 0) return -1;
-  /* --skipApiVersionCheck: newer SDKs send service versions this Azurite predates.
-   * --loose behind the front: Azurite ignores x-ms-range-get-content-crc64 (strict,
-   * it answers 500 FeatureNotSupported), which the front answers as Azure does. */
-  int raw = strcmp(o->profile, "none") == 0;
-  const char *argv[] = {script, "start", o->path, "--skipApiVersionCheck", raw ? NULL : "--loose",
-                        NULL};
-  snprintf(memory, sizeof memory, "XIO_AZURITE_MEMORY_MB=%llu", (unsigned long long)o->memory_mib);
-  const char *idle = getenv("XIO_AZURITE_GC_IDLE_MS");
-  const char *env[] = {memory, idle ? NULL : "XIO_AZURITE_GC_IDLE_MS=" IDLE_SWEEP_MS, NULL};
-  if (cli_emu_spawn(argv, env, o->path, log, &runner, err, errsize) != 0) return -1;
-  int rc = cli_emu_wait(&runner, AZURITE_START_MS);
-  note_azurite(o, st);
-  if (rc == 0 &&
-      cli_emu_read_line(o->path, "endpoint", st->azurite_url, sizeof st->azurite_url) == 0 &&
-      cli_emu_answers(st->azurite_url, 5000))
-    return 0;
-  log_tail(o->path, "start.log", tail, sizeof tail);
-  text_to(err, errsize, "Azurite did not start (%s start %s, exit %d)%s", script, o->path, rc,
-          tail);
-  return -1;
-}
-
-/* Starts the fault proxy in front of Azurite and waits until it listens. */
-static int start_proxy(const emu_opts *o, cli_emu_state *st, char *err, size_t errsize) {
-  char bin[4096], log[4200], stats[4200], epfile[4200], seed[32], tail[1700];
-  if (cli_emu_find_proxy(bin, sizeof bin, err, errsize) != 0) return -1;
-  faultproxy_rates_format(&o->rates, st->faults, sizeof st->faults);
-  st->seed = o->rates.seed;
-  snprintf(seed, sizeof seed, "%llu", st->seed);
-  if (cli_emu_path(o->path, "proxy.log", log, sizeof log) != 0 ||
-      cli_emu_path(o->path, "proxy.stats", stats, sizeof stats) != 0 ||
-      cli_emu_path(o->path, "proxy.endpoint", epfile, sizeof epfile) != 0)
-    return -1;
-  snprintf(st->profile, sizeof st->profile, "%s", o->profile);
-  const char *argv[16] = {bin,    "--upstream", st->azurite_url, "--seed",
-                          seed,   "--stats",    stats,           "--endpoint-file",
-                          epfile, "--profile",  st->profile};
-  if (st->faults[0]) { /* the faults, when any, on top */
-    argv[11] = "--faults";
-    argv[12] = st->faults;
-  }
-  if (cli_emu_spawn(argv, NULL, o->path, log, &st->proxy, err, errsize) != 0) return -1;
-  cli_emu_state_write(o->path, st, err, errsize);
-  for (int64_t end = cli_emu_now_ms() + PROXY_START_MS; cli_emu_now_ms() < end;) {
-    if (cli_emu_read_line(o->path, "proxy.endpoint", st->proxy_url, sizeof st->proxy_url) == 0)
-      return 0;
-    cli_emu_reap(&st->proxy);
-    if (!cli_emu_alive(&st->proxy)) break;
-    cli_emu_sleep_ms(20);
-  }
-  log_tail(o->path, "proxy.log", tail, sizeof tail);
-  text_to(err, errsize, "the fault proxy (%s) did not start%s", bin, tail);
-  return -1;
-}
-
-/* Refuses to start over a running emulator; clears what a dead one left (a proxy
- * whose Azurite has ended is stopped). */
-static int check_free(const cli *c, const emu_opts *o) {
-  cli_emu_state old;
-  char err[512], hint[4200];
-  int r = cli_emu_state_read(o->path, &old, err, sizeof err);
-  if (r < 0) return emu_fail(c, "start", "%s", err);
-  if (r > 0 && cli_emu_alive(&old.azurite))
-    return emu_fail(c, "start",
-                    "an emulator already runs from %s (Azurite pid %ld at %s): stop it with "
-                    "`xio emulator stop%s`, or start another with a different --dir",
-                    o->path, old.azurite.pid, front_url(&old), dir_hint(o, hint, sizeof hint));
-  if (r > 0 && cli_emu_terminate(&old.proxy, STOP_GRACE_MS) != 0)
-    return emu_fail(c, "start", "the proxy left by a dead emulator (pid %ld) would not end",
-                    old.proxy.pid);
-  cli_emu_state_remove(o->path);
-  return CLI_CONTINUE;
+/* A failed start: the library's message, then the end of the log of the program
+ * that did not come up, when there is one. */
+static int start_failed(const cli *c, const xio_error *err, const xio_emulator_log *log) {
+  char tail[1700] = "";
+  if (log->path[0])
+    text_to(tail, sizeof tail, "; its log (%s) ends:\n%s", log->path,
+            log->tail[0] ? log->tail : "(empty)\n");
+  return emu_fail(c, "start", "%s%s", err->message, tail);
 }
 
 static int run_start(cli *c, emu_opts *o) {
-  cli_emu_state st;
-  char err[4096];
-  memset(&st, 0, sizeof st);
-  if (cli_emu_mkdir(o->path, err, sizeof err) != 0) return emu_fail(c, "start", "%s", err);
-  int r = check_free(c, o);
-  if (r != CLI_CONTINUE) return r;
-  if (start_azurite(o, &st, err, sizeof err) != 0 ||
-      ((o->faults || strcmp(o->profile, "none") != 0) &&
-       start_proxy(o, &st, err, sizeof err) != 0) ||
-      cli_emu_state_write(o->path, &st, err, sizeof err) != 0) {
-    cli_emu_terminate(&st.proxy, STOP_GRACE_MS);
-    cli_emu_terminate(&st.azurite, STOP_GRACE_MS);
-    cli_emu_state_remove(o->path);
-    return emu_fail(c, "start", "%s", err);
-  }
+  xio_emulator_options opts = xio_emulator_options_default();
+  xio_emulator_state st;
+  xio_emulator_log log;
+  xio_error err;
+  opts.dir = o->path;
+  opts.profile = o->profile;
+  opts.faults = o->faults;
+  opts.seed = o->seed_value;
+  opts.memory_mib = o->memory_mib;
+  xio_err rc = xio_emulator_start(&opts, &st, &log, &err);
+  if (rc == XIO_EEXIST) return already_runs(c, o, &st);
+  if (rc != XIO_OK) return start_failed(c, &err, &log);
   print_started(c, o, &st);
   return CLI_OK;
 }
 
 /* ------------------------------------------------------------ stop ---- */
 
-static void print_stopped(const cli *c, const emu_opts *o, const cli_emu_state *st,
-                          const cli_emu_stats *s) {
+static void print_stopped(const cli *c, const emu_opts *o, const xio_emulator_state *st,
+                          const xio_emulator_stats *s) {
   char line[512];
   if (c->json) {
     cJSON *j = cJSON_CreateObject();
@@ -349,74 +240,61 @@ static void print_stopped(const cli *c, const emu_opts *o, const cli_emu_state *
 }
 
 static int run_stop(cli *c, emu_opts *o) {
-  cli_emu_state st;
-  cli_emu_stats s;
-  char err[512];
-  int r = cli_emu_state_read(o->path, &st, err, sizeof err);
-  if (r < 0) return emu_fail(c, "stop", "%s", err);
-  if (r == 0) {
-    print_stopped(c, o, NULL, NULL);
-    return CLI_OK;
-  }
-  /* The proxy first: it writes its final counts as it stops. */
-  int proxy_rc = cli_emu_terminate(&st.proxy, STOP_GRACE_MS);
-  cli_emu_stats_read(o->path, &s);
-  /* Azurite keeps everything in memory, so nothing is lost by ending it at once; its
-   * own close on SIGTERM takes 1.7 s. */
-  int azurite_rc = cli_emu_terminate(&st.azurite, 0);
-  if (proxy_rc != 0 || azurite_rc != 0)
-    return emu_fail(c, "stop", "pid %ld would not end, even after SIGKILL",
-                    proxy_rc != 0 ? st.proxy.pid : st.azurite.pid);
-  cli_emu_state_remove(o->path);
-  print_stopped(c, o, &st, &s);
+  xio_emulator_stopped s;
+  xio_error err;
+  if (xio_emulator_stop(o->path, &s, &err) != XIO_OK) return emu_fail(c, "stop", "%s", err.message);
+  print_stopped(c, o, s.found ? &s.state : NULL, s.found ? &s.stats : NULL);
   return CLI_OK;
 }
 
 /* ------------------------------------------------------------ status ---- */
 
-static int run_status(cli *c, emu_opts *o) {
-  cli_emu_state st;
-  cli_emu_stats s;
-  char err[512], ep[256], cs[512], line[512], hint[4200];
-  int r = cli_emu_state_read(o->path, &st, err, sizeof err);
-  if (r < 0) return emu_fail(c, "status", "%s", err);
-  int az = r > 0 && cli_emu_alive(&st.azurite), px = r > 0 && cli_emu_alive(&st.proxy);
-  int running = az && (!st.proxy.pid || px);
-  cli_emu_stats_read(o->path, &s);
-  if (c->json) {
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "command", "emulator");
-    cJSON_AddStringToObject(j, "action", "status");
-    cJSON_AddBoolToObject(j, "running", running);
-    if (r > 0)
-      where_json(j, o, &st);
-    else
-      cJSON_AddStringToObject(j, "dir", o->path);
-    if (r > 0 && s.valid) cJSON_AddItemToObject(j, "stats", stats_json(&s));
-    cli_json_print(j);
-    return CLI_OK;
-  }
-  if (r == 0) {
-    printf("no emulator runs from %s\n", o->path);
-    return CLI_OK;
-  }
-  blob_endpoint(&st, ep, sizeof ep);
-  connection_string(&st, cs, sizeof cs);
-  printf("emulator in %s: %s\n", o->path, running ? "running" : "not running");
-  printf("  Azurite:     pid %ld at %s (%s)\n", st.azurite.pid, st.azurite_url,
-         az ? "running" : "gone");
-  if (st.proxy.pid)
-    printf("  proxy:       pid %ld at %s (%s), profile %s, faults %s, seed %llu\n", st.proxy.pid,
-           st.proxy_url, px ? "running" : "gone", st.profile, st.faults[0] ? st.faults : "none",
-           st.seed);
-  if (st.proxy.pid && s.valid) {
-    stats_line(&s, line, sizeof line);
+static void print_status_json(const emu_opts *o, const xio_emulator_status *s) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "command", "emulator");
+  cJSON_AddStringToObject(j, "action", "status");
+  cJSON_AddBoolToObject(j, "running", s->running);
+  if (s->found)
+    where_json(j, o, &s->state);
+  else
+    cJSON_AddStringToObject(j, "dir", o->path);
+  if (s->found && s->stats.valid) cJSON_AddItemToObject(j, "stats", stats_json(&s->stats));
+  cli_json_print(j);
+}
+
+static void print_status(const emu_opts *o, const xio_emulator_status *s) {
+  const xio_emulator_state *st = &s->state;
+  char ep[256], cs[512], line[512], hint[4200];
+  xio_emulator_blob_endpoint(st, ep, sizeof ep);
+  xio_emulator_connection_string(st, cs, sizeof cs);
+  printf("emulator in %s: %s\n", o->path, s->running ? "running" : "not running");
+  printf("  Azurite:     pid %ld at %s (%s)\n", st->azurite.pid, st->azurite_url,
+         s->azurite_running ? "running" : "gone");
+  if (st->proxy.pid)
+    printf("  proxy:       pid %ld at %s (%s), profile %s, faults %s, seed %llu\n", st->proxy.pid,
+           st->proxy_url, s->proxy_running ? "running" : "gone", st->profile,
+           st->faults[0] ? st->faults : "none", st->seed);
+  if (st->proxy.pid && s->stats.valid) {
+    stats_line(&s->stats, line, sizeof line);
     printf("  so far:      %s\n", line);
   }
   printf("  blob endpoint:     %s\n  connection string: %s\n", ep, cs);
-  if (!running)
+  if (!s->running)
     printf("part of it has ended: `xio emulator stop%s` cleans up\n",
            dir_hint(o, hint, sizeof hint));
+}
+
+static int run_status(cli *c, emu_opts *o) {
+  xio_emulator_status s;
+  xio_error err;
+  if (xio_emulator_status_read(o->path, &s, &err) != XIO_OK)
+    return emu_fail(c, "status", "%s", err.message);
+  if (c->json)
+    print_status_json(o, &s);
+  else if (!s.found)
+    printf("no emulator runs from %s\n", o->path);
+  else
+    print_status(o, &s);
   return CLI_OK;
 }
 
@@ -497,23 +375,23 @@ static int parse_memory(const cli *c, emu_opts *o) {
   return CLI_CONTINUE;
 }
 
-/* --profile (default standard), --faults and --seed into o->rates. */
+/* --profile (default standard), --faults and --seed, checked; --seed into
+ * o->seed_value. */
 static int parse_faults(const cli *c, emu_opts *o) {
-  char err[512];
-  faultproxy_profile prof;
+  xio_error err;
   if (!o->profile) o->profile = "standard";
-  if (faultproxy_profile_parse(o->profile, &prof, err, sizeof err) != 0)
-    return cli_usage_error(c, "--profile: %s", err);
+  if (xio_emulator_profile_check(o->profile, &err) != XIO_OK)
+    return cli_usage_error(c, "--profile: %s", err.message);
   if (o->shell && c->json) return cli_usage_error(c, "--shell and --json exclude each other");
   if (o->seed && !o->faults) return cli_usage_error(c, "--seed needs --faults");
   if (!o->faults) return CLI_CONTINUE;
-  if (faultproxy_rates_parse(o->faults, &o->rates, err, sizeof err) != 0)
-    return cli_usage_error(c, "--faults: %s", err);
-  o->rates.seed = 1;
+  if (xio_emulator_faults_check(o->faults, NULL, 0, &err) != XIO_OK)
+    return cli_usage_error(c, "--faults: %s", err.message);
+  o->seed_value = 1;
   if (o->seed) {
     char *end;
     errno = 0;
-    o->rates.seed = strtoull(o->seed, &end, 10);
+    o->seed_value = strtoull(o->seed, &end, 10);
     if (errno || end == o->seed || *end || o->seed[0] == '-')
       return cli_usage_error(c, "--seed: '%s' is not a whole number", o->seed);
   }
@@ -522,7 +400,7 @@ static int parse_faults(const cli *c, emu_opts *o) {
 
 static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
   emu_opts o;
-  char err[512];
+  xio_error err;
   memset(&o, 0, sizeof o);
   if (wants_help(argc, argv)) {
     printf("usage: xio %s\n\n%s", sub->synopsis, sub->help);
@@ -540,8 +418,8 @@ static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
   if (r == CLI_CONTINUE) r = parse_faults(c, &o);
   if (r == CLI_CONTINUE && sub->takes_start_options) r = parse_memory(c, &o);
   if (r != CLI_CONTINUE) return r;
-  if (cli_emu_dir(o.dir, o.path, sizeof o.path, err, sizeof err) != 0)
-    return cli_usage_error(c, "%s", err);
+  if (xio_emulator_dir(o.dir, o.path, sizeof o.path, &err) != XIO_OK)
+    return cli_usage_error(c, "%s", err.message);
   return sub->run(c, &o);
 }
 

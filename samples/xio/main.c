@@ -17,7 +17,6 @@
 #endif
 
 #include "cli.h"
-#include "emulator.h"
 
 #ifndef XIO_CLI_VERSION
 #define XIO_CLI_VERSION "0.0.0"

@@ -1,7 +1,8 @@
 // client.js - the official JavaScript SDK's side of the peer benchmark
-// (@azure/storage-blob, pinned in tests/azurite/package-lock.json), doing what the
-// xio command and xio-peers do on the other side, against the emulator that
-// AZURE_STORAGE_CONNECTION_STRING names (NODE_EXTRA_CA_CERTS trusts its test CA):
+// (@azure/storage-blob, pinned in samples/testers/emulator/azurite/package-lock.json),
+// doing what the xio command and xio-peers do on the other side, against the
+// emulator that AZURE_STORAGE_CONNECTION_STRING names (NODE_EXTRA_CA_CERTS trusts its
+// test CA):
 //
 //   node client.js upload LOCAL CONTAINER BLOB    a new page blob of LOCAL's size:
 //       Create, then Put Page (PageBlobClient.uploadPages) of every 4 MiB piece of
@@ -19,7 +20,8 @@
 //       DEPTH at once; prints {"ops","seconds","iops","p50_us","p99_us","cpu_s"}
 //       measured over the writes alone (process.cpuUsage).
 //
-// NODE_PATH names tests/azurite/node_modules. Exits 0, or prints why and exits 1.
+// NODE_PATH names samples/testers/emulator/azurite/node_modules. Exits 0, or prints why
+// and exits 1.
 "use strict";
 
 const fs = require("fs");

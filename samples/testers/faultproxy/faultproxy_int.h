@@ -86,7 +86,7 @@ typedef struct bucket {
   int64_t refilled_us;
 } bucket;
 
-/* The front's state (fidelity.c, throttle.c), under the proxy's mu. */
+/* The front's state (front.c, fidelity.c, throttle.c), under the proxy's mu. */
 typedef struct front {
   faultproxy_profile prof;
   bucket account;

@@ -8,20 +8,20 @@
  *   unthrottled      every fidelity of the front but no targets (the tests' harness:
  *                    request counts stay exact under any load)
  *   none             no front: raw Azurite
+ * Pure (part of xio_faultspec, see faultspec.h): putting the front on with a profile
+ * is front.c's.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "faultproxy_int.h"
+#include "faultspec.h"
 
 #define MIB               (1024.0 * 1024.0)
 #define MB                (1000.0 * 1000.0)
 #define ACCOUNT_IOPS      20000.0
 #define ACCOUNT_BPS       (10.0 * 1000 * MB / 8) /* 10 Gbit/s */
-#define PAGE_LIST_SIZE    2000
-#define PREMIUM_SNAPSHOTS 100 /* per page blob in a premium account */
+#define PREMIUM_SNAPSHOTS 100                    /* per page blob in a premium account */
 
 typedef struct tier {
   const char *name;
@@ -45,7 +45,7 @@ static const tier tiers[] = {
 
 int faultproxy_profile_parse(const char *name, faultproxy_profile *out, char *err, size_t errsize) {
   memset(out, 0, sizeof *out);
-  out->page_list_size = PAGE_LIST_SIZE;
+  out->page_list_size = FAULTPROXY_PAGE_LIST_SIZE;
   if (name && strcmp(name, "none") == 0) {
     snprintf(out->name, sizeof out->name, "none");
     return 0;
@@ -66,41 +66,4 @@ int faultproxy_profile_parse(const char *name, faultproxy_profile *out, char *er
            "premium-p40, premium-p50, premium-p60, premium-p70, premium-p80, unthrottled or none",
            name ? name : "");
   return -1;
-}
-
-void faultproxy_set_profile(faultproxy *p, const faultproxy_profile *prof) {
-  front *f = prof && prof->faithful ? calloc(1, sizeof *f) : NULL;
-  if (f) {
-    f->prof = *prof;
-    if (f->prof.page_list_size <= 0) f->prof.page_list_size = PAGE_LIST_SIZE;
-    f->account.req_tokens = f->prof.account_iops * faultproxy__burst_s(&f->prof);
-    f->account.byte_tokens = f->prof.account_bps * faultproxy__burst_s(&f->prof);
-    f->account.refilled_us = f->born_us = faultproxy__now_us();
-    f->diffs = faultproxy__diffs_new();
-  }
-  pthread_mutex_lock(&p->mu);
-  front *old = p->front;
-  p->front = f;
-  pthread_mutex_unlock(&p->mu);
-  faultproxy__front_free(old);
-}
-
-size_t faultproxy_timeline(faultproxy *p, faultproxy_second *out, size_t max) {
-  pthread_mutex_lock(&p->mu);
-  front *f = p->front;
-  size_t n = 0;
-  if (f && (f->prof.blob_iops > 0 || f->prof.account_iops > 0)) {
-    int64_t now = (faultproxy__now_us() - f->born_us) / 1000000;
-    n = (size_t)now + 1;
-    if (n > FAULTPROXY_TIMELINE_S) n = FAULTPROXY_TIMELINE_S;
-    if (n > max) n = max;
-    memcpy(out, f->timeline, n * sizeof *out);
-  }
-  pthread_mutex_unlock(&p->mu);
-  return n;
-}
-
-void faultproxy__front_free(front *f) {
-  if (f) faultproxy__diffs_free(f->diffs);
-  free(f);
 }

@@ -1,7 +1,7 @@
 /*
  * rates.c - random faults for the fault proxy: the spec people write
  * ("503=10%,reset=2%,stall=1%:3000ms"), parsed into rates per kind, and the draw
- * that picks a request's fault from its number and the seed (see faultproxy.h).
+ * that picks a request's fault from its number and the seed (see faultspec.h).
  *
  * The draw hashes the seed and the request number (splitmix64), so it needs no
  * state: the same seed and the same sequence of requests give the same faults,
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "faultproxy.h"
+#include "faultspec.h"
 
 static const char *const rule_names[FAULTPROXY_NRULES] = {"503",  "500",  "reset",
                                                           "lost", "torn", "stall"};

@@ -4,14 +4,15 @@
 # xio_realloc, xio_strdup, xio_strndup, xio_free in <xio/alloc.h>), which the
 # allocation-failure tests and a program's own allocator depend on.
 #   bare_alloc.sh SOURCE_DIR
-# Looks at the C sources and headers under auth/, blobio/, xio/, samples/xio/ and
-# samples/backup/ (the library behind the command line's backups), comments and
-# string literals left out; auth/base/alloc.c is the seam itself.
+# Looks at the C sources and headers under auth/, blobio/, xio/, samples/xio/,
+# samples/backup/ and samples/testers/emulator/ (the libraries behind the command
+# line's backups and its emulator), comments and string literals left out;
+# auth/base/alloc.c is the seam itself.
 # Prints each offending line as FILE:LINE: TEXT and exits 1 if there is any.
 set -eu
 src=${1:?usage: bare_alloc.sh SOURCE_DIR}
 cd "$src"
-files=$(find auth blobio xio samples/xio samples/backup -name '*.[ch]' ! -path auth/base/alloc.c | sort)
+files=$(find auth blobio xio samples/xio samples/backup samples/testers/emulator -name '*.[ch]' ! -path auth/base/alloc.c | sort)
 # shellcheck disable=SC2086
 perl -e '
   my $bad = 0;

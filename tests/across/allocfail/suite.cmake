@@ -21,7 +21,7 @@ if(TARGET xio_cli)
   set_source_files_properties(${PROJECT_SOURCE_DIR}/samples/xio/main.c TARGET_DIRECTORY
                               allocfail_cli PROPERTIES COMPILE_OPTIONS -Wno-missing-prototypes)
   target_link_libraries(allocfail_cli PRIVATE xio_demo xio_backup xio_samples_common
-                        xio_faultproxy xio xio_auth PkgConfig::CJSON)
+                        xio_emulator xio xio_auth PkgConfig::CJSON)
   set(ALLOCFAIL_CLI_TEST ${CMAKE_CURRENT_LIST_DIR}/cli_test.c)
 endif()
 
@@ -46,7 +46,7 @@ target_compile_definitions(test_allocfail PRIVATE
 if(TARGET allocfail_cli)
   target_sources(test_allocfail PRIVATE $<TARGET_OBJECTS:allocfail_cli>)
   target_link_libraries(test_allocfail PRIVATE xio_demo xio_backup xio_samples_common
-                        xio_faultproxy)
+                        xio_emulator)
 endif()
 target_link_options(test_allocfail PRIVATE -rdynamic)
 

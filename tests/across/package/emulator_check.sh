@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 for f in azurite.sh gc_interval.js package.json package-lock.json; do
   [ -f "$tmp/prefix/share/xio/$f" ] || fail "share/xio/$f is not installed"
 done
-if grep -aqF -e "$src/tests/azurite" -e "$build/share" "$xio"; then
+if grep -aqF -e "$src/samples/testers/emulator/azurite" -e "$build/share" "$xio"; then
   fail "the installed xio holds a path to the source or build tree's emulator files"
 fi
 # Nowhere to find Azurite: no XIO_AZURITE, nothing beside the installed script, a PATH
@@ -33,8 +33,8 @@ case "$out" in
   *) fail "start without Azurite said: $out" ;;
 esac
 # Told where it is.
-XIO_AZURITE="$src/tests/azurite/node_modules/.bin/azurite-blob" "$xio" emulator start \
-  --dir "$dir" --quiet >/dev/null || fail "start with XIO_AZURITE failed"
+XIO_AZURITE="$src/samples/testers/emulator/azurite/node_modules/.bin/azurite-blob" \
+  "$xio" emulator start --dir "$dir" --quiet >/dev/null || fail "start with XIO_AZURITE failed"
 "$xio" emulator status --dir "$dir" | grep -q "running" || fail "status does not say running"
 "$xio" emulator stop --dir "$dir" >/dev/null || fail "stop failed"
 echo "the installed xio starts the emulator on its own and says what is missing"

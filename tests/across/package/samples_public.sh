@@ -11,7 +11,7 @@ src=${1:?usage: samples_public.sh SOURCE_DIR}
 cd "$src"
 allowed='xio.h credentials.h entra_sources.h auth.h alloc.h base.h error.h entra.h'
 bad=0
-files=$(find samples -name '*.[ch]' | sort)
+files=$(find samples -name node_modules -prune -o -name '*.[ch]' -print | sort)
 [ -n "$files" ] || { echo "no sources under $src/samples"; exit 1; }
 # shellcheck disable=SC2086
 includes=$(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]xio/' $files || true)

@@ -7,7 +7,8 @@
 # (default 30); `make soak` runs them longer. Not in the sanitizer trees (labelled
 # no-asan): a minute more there, mostly waiting on faults whose code paths
 # blobio_fault already runs sanitized; by hand it runs there too:
-#   XIO_SOAK_SECONDS=20 tests/azurite/azurite.sh run STATE build-asan/tests/test_soak
+#   XIO_SOAK_SECONDS=20 samples/testers/emulator/azurite/azurite.sh run STATE \
+#     build-asan/tests/test_soak
 include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
 xio_add_suite(NAME soak AZURITE LABELS no-asan TIMEOUT 600
   SOURCES

@@ -1,10 +1,11 @@
 // client.js - a client of another kind for the emulator tests: the official
-// JavaScript SDK (@azure/storage-blob, pinned in tests/azurite/package-lock.json)
-// creates a container and a page blob, writes pages, reads them back and checks the
-// bytes, all against AZURE_STORAGE_CONNECTION_STRING, as a user of `xio emulator`
-// would after eval "$(xio emulator start --shell)".
+// JavaScript SDK (@azure/storage-blob, pinned in
+// samples/testers/emulator/azurite/package-lock.json) creates a container and a page
+// blob, writes pages, reads them back and checks the bytes, all against
+// AZURE_STORAGE_CONNECTION_STRING, as a user of `xio emulator` would after
+// eval "$(xio emulator start --shell)".
 //
-//   node client.js PAGES      (NODE_PATH names tests/azurite/node_modules)
+//   node client.js PAGES   (NODE_PATH names samples/testers/emulator/azurite/node_modules)
 //
 // Every try the SDK makes (retries included) passes through a policy placed after
 // the SDK's retry policy, which counts the HTTP statuses and the failed tries it

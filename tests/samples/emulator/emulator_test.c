@@ -89,11 +89,12 @@ static const char *node_options_of(long pid) {
   return value;
 }
 
-/* Azurite was started with the harness's preload (tests/azurite/gc_interval.js). */
+/* Azurite was started with the harness's preload (gc_interval.js, beside azurite.sh in
+ * samples/testers/emulator/azurite). */
 static void expect_sweep_preload(long pid) {
   const char *opts = node_options_of(pid);
   ASSERT_CONTAINS(opts, "--require");
-  ASSERT_CONTAINS(opts, "tests/azurite/gc_interval.js");
+  ASSERT_CONTAINS(opts, "samples/testers/emulator/azurite/gc_interval.js");
 }
 
 TEST(start_status_stop) {

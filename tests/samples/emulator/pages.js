@@ -2,7 +2,8 @@
 // page blob's ranges through `xio emulator`'s front, as it would from Azure: paged
 // (maxPageSize, continuation markers holding '!' and '=') and all at once.
 //
-//   node pages.js RANGES PAGE_SIZE   (NODE_PATH names tests/azurite/node_modules)
+//   node pages.js RANGES PAGE_SIZE
+//   (NODE_PATH names samples/testers/emulator/azurite/node_modules)
 //
 // Writes RANGES separate 512-byte pages (every other page) to a new page blob, then
 // lists its ranges by pages of PAGE_SIZE and whole. Prints one JSON line:

@@ -1,13 +1,14 @@
-// sweep_test.js - the emulator's sweep (tests/azurite/gc_interval.js, loaded with
-// node --require) over Azurite's own in-memory stores, driven by Azurite's own
-// collector, outside a server: 20,000 extents of which two blobs (one a snapshot)
-// hold half, and 100 more written after the sweep's protection time began. The
-// sweep must free exactly the extents no blob holds that are older than that time,
-// and keep the others with their bytes. It must also cost time in proportion to the
-// extents: Azurite's own sweep took 295 s over these 20,000 (it rebuilt an index of
-// every extent for each one it freed), holding the emulator all that time; ctest's
-// limit of 60 s catches a sweep that slow again. Prints what the sweep took; exit 0
-// when everything holds, else a line saying what failed and exit 1.
+// sweep_test.js - the emulator's sweep (gc_interval.js beside azurite.sh in
+// samples/testers/emulator/azurite, loaded with node --require) over Azurite's own
+// in-memory stores, driven by Azurite's own collector, outside a server: 20,000
+// extents of which two blobs (one a snapshot) hold half, and 100 more written after
+// the sweep's protection time began. The sweep must free exactly the extents no blob
+// holds that are older than that time, and keep the others with their bytes. It must
+// also cost time in proportion to the extents: Azurite's own sweep took 295 s over
+// these 20,000 (it rebuilt an index of every extent for each one it freed), holding
+// the emulator all that time; ctest's limit of 60 s catches a sweep that slow again.
+// Prints what the sweep took; exit 0 when everything holds, else a line saying what
+// failed and exit 1.
 // Environment (suite.cmake): NODE_PATH (Azurite's modules), XIO_AZURITE_GC_PROTECT_MS.
 "use strict";
 

@@ -2,7 +2,8 @@
 // between snapshots and reads its diffs (listPageRangesDiff) through the fidelity
 // front, as it would from Azure, for `xio snapshot diff` to be compared with.
 //
-//   node diff.js CONTAINER BLOB   (NODE_PATH names tests/azurite/node_modules)
+//   node diff.js CONTAINER BLOB
+//   (NODE_PATH names samples/testers/emulator/azurite/node_modules)
 //
 // Creates page blob BLOB (1 MiB) in CONTAINER (made when missing), writes it, takes snapshot
 // s1, then writes, clears, shrinks and grows it in a fixed pseudo-random order, takes

@@ -17,6 +17,6 @@ if(TARGET xio_cli AND TARGET xio-bench)
   add_dependencies(test_ops xio_cli xio-bench)
   target_compile_definitions(test_ops PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>"
                                               XIO_BENCH_EXE="$<TARGET_FILE:xio-bench>"
-                                              XIO_NODE_MODULES="${PROJECT_SOURCE_DIR}/tests/azurite/node_modules"
+                                              XIO_NODE_MODULES="${XIO_AZURITE_DIR}/node_modules"
                                               XIO_DIFF_JS="${CMAKE_CURRENT_LIST_DIR}/diff.js")
 endif()

@@ -5,19 +5,20 @@
 # with check.js. Exits 77 with the reason when Node.js or Azurite is missing.
 set -euo pipefail
 xio=$1 tool=$2 src=$3 out=$4
+az="$src/samples/testers/emulator/azurite"
 command -v node >/dev/null || { echo "skip: Node.js is not installed (scripts/install-deps.sh)"; exit 77; }
-[ -x "$src/tests/azurite/node_modules/.bin/azurite-blob" ] ||
+[ -x "$az/node_modules/.bin/azurite-blob" ] ||
   { echo "skip: Azurite is not installed (scripts/install-deps.sh)"; exit 77; }
-[ -d "$src/tests/azurite/node_modules/@azure/storage-blob" ] ||
+[ -d "$az/node_modules/@azure/storage-blob" ] ||
   { echo "skip: @azure/storage-blob is not installed (scripts/install-deps.sh)"; exit 77; }
 rm -rf "$out"
 mkdir -p "$out"
-trap '"$src/tests/azurite/azurite.sh" stop "$out/azurite" >/dev/null 2>&1 || true' EXIT
+trap '"$az/azurite.sh" stop "$out/azurite" >/dev/null 2>&1 || true' EXIT
 rc=0
 BENCH_PEERS_SIZE=4M BENCH_PEERS_RUNS=1 BENCH_PEERS_SHORT_RUNS=1 BENCH_PEERS_FRAG_PAGES=64 BENCH_PEERS_OPS=50 \
   BENCH_PEERS_PROTOCOLS=http,https BENCH_PEERS_CASES=. \
   node "$src/samples/bench/peers/bench.js" --xio "$xio" --tool "$tool" \
-    --azurite "$src/tests/azurite/azurite.sh" --node-modules "$src/tests/azurite/node_modules" \
+    --azurite "$az/azurite.sh" --node-modules "$az/node_modules" \
     --out "$out" || rc=$?
 if [ "$rc" -ne 0 ]; then
   echo "FAIL: bench.js exited $rc; its log:"

@@ -35,11 +35,11 @@ cleanup() {
   for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
   for f in "${fuses[@]}"; do fusermount3 -u "$f" 2>/dev/null; done
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  "$src/tests/azurite/azurite.sh" stop "$state" >/dev/null 2>&1
+  "$src/samples/testers/emulator/azurite/azurite.sh" stop "$state" >/dev/null 2>&1
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-"$src/tests/azurite/azurite.sh" start "$state" >/dev/null || exit 1
+"$src/samples/testers/emulator/azurite/azurite.sh" start "$state" >/dev/null || exit 1
 ep=$(cat "$state/endpoint")
 key='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 export AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$key;BlobEndpoint=$ep/devstoreaccount1;"

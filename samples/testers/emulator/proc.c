@@ -1,11 +1,10 @@
 /*
- * emulator_proc.c - the background processes of `xio emulator`: starting a program
- * detached from the command (its own session, its output in a log), telling whether
- * it still runs (pid and start time from /proc, zombies count as gone), ending it
- * with its process group, waiting for one, finding the programs to run (the
- * emulator's starter, azurite.sh, and the fault proxy), and
- * asking an endpoint whether it answers HTTP. Everything here talks to 127.0.0.1
- * only.
+ * proc.c - the emulator's background processes: starting a program detached from
+ * the caller (its own session, its output in a log), telling whether it still runs
+ * (pid and start time from /proc, zombies count as gone), ending it with its process
+ * group, waiting for one, finding the programs to run (the emulator's starter,
+ * azurite.sh, and the fault proxy), and asking an endpoint whether it answers HTTP.
+ * Everything here talks to 127.0.0.1 only.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -27,11 +26,11 @@
 #include <xio/alloc.h>
 #include <xio/base.h>
 
-#include "emulator.h"
+#include "emulator_int.h"
 
-int64_t cli_emu_now_ms(void) { return xio_auth_monotonic_us() / 1000; }
+int64_t emu_now_ms(void) { return xio_auth_monotonic_us() / 1000; }
 
-void cli_emu_sleep_ms(int ms) {
+void emu_sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
     ;
@@ -63,32 +62,32 @@ static int proc_stat(long pid, char *state, unsigned long long *start) {
   return 0;
 }
 
-int cli_emu_alive(const cli_emu_proc *p) {
+int xio_emulator_alive(const xio_emulator_proc *p) {
   char state;
   unsigned long long start;
   if (p->pid <= 0 || proc_stat(p->pid, &state, &start) != 0) return 0;
   return state != 'Z' && state != 'X' && start == p->start;
 }
 
-void cli_emu_reap(const cli_emu_proc *p) {
+void emu_reap(const xio_emulator_proc *p) {
   if (p->pid > 0) waitpid((pid_t)p->pid, NULL, WNOHANG);
 }
 
-int cli_emu_terminate(const cli_emu_proc *p, int grace_ms) {
-  cli_emu_reap(p);
-  if (!cli_emu_alive(p)) return 0;
+int emu_terminate(const xio_emulator_proc *p, int grace_ms) {
+  emu_reap(p);
+  if (!xio_emulator_alive(p)) return 0;
   /* Its own session: the process group is its pid and holds what it started. */
   if (kill((pid_t)-p->pid, SIGTERM) != 0) kill((pid_t)p->pid, SIGTERM);
-  for (int64_t end = cli_emu_now_ms() + grace_ms; cli_emu_now_ms() < end;) {
-    cli_emu_reap(p);
-    if (!cli_emu_alive(p)) return 0;
-    cli_emu_sleep_ms(20);
+  for (int64_t end = emu_now_ms() + grace_ms; emu_now_ms() < end;) {
+    emu_reap(p);
+    if (!xio_emulator_alive(p)) return 0;
+    emu_sleep_ms(20);
   }
   if (kill((pid_t)-p->pid, SIGKILL) != 0) kill((pid_t)p->pid, SIGKILL);
   for (int i = 0; i < 100; i++) {
-    cli_emu_reap(p);
-    if (!cli_emu_alive(p)) return 0;
-    cli_emu_sleep_ms(20);
+    emu_reap(p);
+    if (!xio_emulator_alive(p)) return 0;
+    emu_sleep_ms(20);
   }
   return -1;
 }
@@ -139,22 +138,22 @@ static char **child_environment(const char *const *env) {
   return out;
 }
 
-int cli_emu_spawn(const char *const *argv, const char *const *env, const char *dir, const char *log,
-                  cli_emu_proc *out, char *err, size_t errsize) {
+xio_err emu_spawn(const char *const *argv, const char *const *env, const char *dir, const char *log,
+                  xio_emulator_proc *out, xio_error *err) {
   memset(out, 0, sizeof *out);
   char **envp = child_environment(env);
-  if (!envp) {
-    snprintf(err, errsize, "out of memory");
-    return -1;
-  }
+  if (!envp) return xio_error_set(err, XIO_ENOMEM, "out of memory");
   int logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (logfd < 0 || nullfd < 0) {
-    snprintf(err, errsize, "cannot open %s: %s", logfd < 0 ? log : "/dev/null", strerror(errno));
+    int saved = errno;
+    xio_error_set(err, XIO_EIO, "cannot open %s: %s", logfd < 0 ? log : "/dev/null",
+                  strerror(saved));
+    if (err) err->sys_errno = saved;
     if (logfd >= 0) close(logfd);
     if (nullfd >= 0) close(nullfd);
     xio_free(envp);
-    return -1;
+    return XIO_EIO;
   }
   fflush(NULL);
   pid_t pid = fork();
@@ -164,16 +163,15 @@ int cli_emu_spawn(const char *const *argv, const char *const *env, const char *d
   close(nullfd);
   xio_free(envp);
   if (pid < 0) {
-    snprintf(err, errsize, "cannot start %s: %s", argv[0], strerror(saved));
-    return -1;
+    xio_error_set(err, XIO_EIO, "cannot start %s: %s", argv[0], strerror(saved));
+    if (err) err->sys_errno = saved;
+    return XIO_EIO;
   }
   out->pid = pid;
   char state;
-  if (proc_stat(pid, &state, &out->start) != 0) {
-    snprintf(err, errsize, "cannot see the process of %s in /proc", argv[0]);
-    return -1;
-  }
-  return 0;
+  if (proc_stat(pid, &state, &out->start) != 0)
+    return xio_error_set(err, XIO_EIO, "cannot see the process of %s in /proc", argv[0]);
+  return XIO_OK;
 }
 
 /* ------------------------------------------------------------ finding ---- */
@@ -195,37 +193,41 @@ static void own_dir(char *out, size_t size) {
   snprintf(out, size, "%s", slash ? self : ".");
 }
 
-int cli_emu_find_proxy(char *out, size_t size, char *err, size_t errsize) {
+xio_err emu_find_proxy(const char *given, char *out, size_t size, xio_error *err) {
   const char *env = getenv("XIO_FAULTPROXY");
   char self[PATH_MAX];
-  if (env && *env) {
+  if (given) {
+    snprintf(out, size, "%s", given);
+  } else if (env && *env) {
     snprintf(out, size, "%s", env);
   } else {
     own_dir(self, sizeof self);
     snprintf(out, size, "%s/xio-faultproxy", self);
   }
-  if (executable(out) == 0) return 0;
-  snprintf(err, errsize,
-           "the fault proxy is not there (looked for %s): it is built and installed beside "
-           "the xio program; or set XIO_FAULTPROXY to an xio-faultproxy program",
-           out);
-  return -1;
+  if (executable(out) == 0) return XIO_OK;
+  return xio_error_set(err, XIO_ENOTFOUND,
+                       "the fault proxy is not there (looked for %s): it is built and installed "
+                       "beside the xio program; or set XIO_FAULTPROXY to an xio-faultproxy program",
+                       out);
 }
 
-int cli_emu_find_script(char *out, size_t size, char *err, size_t errsize) {
+xio_err emu_find_script(const char *given, char *out, size_t size, xio_error *err) {
   char dir[PATH_MAX];
-  own_dir(dir, sizeof dir);
-  snprintf(out, size, "%s/../share/xio/azurite.sh", dir);
-  if (executable(out) == 0) return 0;
-  snprintf(err, errsize,
-           "the emulator's starter is not there (looked for %s): it is installed with xio in "
-           "share/xio beside the xio program's bin, and the build makes a link to it in the "
-           "build tree's share/xio",
-           out);
-  return -1;
+  if (given) {
+    snprintf(out, size, "%s", given);
+  } else {
+    own_dir(dir, sizeof dir);
+    snprintf(out, size, "%s/../share/xio/azurite.sh", dir);
+  }
+  if (executable(out) == 0) return XIO_OK;
+  return xio_error_set(err, XIO_ENOTFOUND,
+                       "the emulator's starter is not there (looked for %s): it is installed with "
+                       "xio in share/xio beside the xio program's bin, and the build makes a link "
+                       "to it in the build tree's share/xio",
+                       out);
 }
 
-int cli_emu_proc_of(long pid, cli_emu_proc *out) {
+int emu_proc_of(long pid, xio_emulator_proc *out) {
   char state;
   memset(out, 0, sizeof *out);
   if (pid <= 0 || proc_stat(pid, &state, &out->start) != 0) return -1;
@@ -233,14 +235,14 @@ int cli_emu_proc_of(long pid, cli_emu_proc *out) {
   return 0;
 }
 
-int cli_emu_wait(const cli_emu_proc *p, int ms) {
+int emu_wait(const xio_emulator_proc *p, int ms) {
   int status = 0;
-  for (int64_t end = cli_emu_now_ms() + ms; cli_emu_now_ms() < end; cli_emu_sleep_ms(20)) {
+  for (int64_t end = emu_now_ms() + ms; emu_now_ms() < end; emu_sleep_ms(20)) {
     pid_t r = waitpid((pid_t)p->pid, &status, WNOHANG);
     if (r == (pid_t)p->pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (r < 0) return -1;
   }
-  cli_emu_terminate(p, 1000);
+  emu_terminate(p, 1000);
   return -1;
 }
 
@@ -258,7 +260,7 @@ static int loopback_port(const char *url) {
 /* Waits for `events` on `fd` until `end` (monotonic ms). 1 ready, 0 not. */
 static int wait_until(int fd, short events, int64_t end) {
   for (;;) {
-    int64_t left = end - cli_emu_now_ms();
+    int64_t left = end - emu_now_ms();
     if (left <= 0) return 0;
     struct pollfd pfd = {fd, events, 0};
     int r = poll(&pfd, 1, (int)left);
@@ -286,10 +288,10 @@ static int connect_loopback(int port, int64_t end) {
   return fd;
 }
 
-int cli_emu_answers(const char *url, int ms) {
+int emu_answers(const char *url, int ms) {
   int port = loopback_port(url);
   if (!port) return 0;
-  int64_t end = cli_emu_now_ms() + ms;
+  int64_t end = emu_now_ms() + ms;
   int fd = connect_loopback(port, end);
   if (fd < 0) return 0;
   char req[256], got[16];

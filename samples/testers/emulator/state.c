@@ -1,9 +1,9 @@
 /*
- * emulator_state.c - the state directory of `xio emulator`: where it is (--dir, or
- * a per-user default), the state file that says what runs from it ("NAME VALUE"
- * lines, written through a temporary file and a rename), and the files the fault
- * proxy keeps there (its endpoint and its counts). The files hold pids, ports and
- * the fault spec; no key (the dev account's is printed, never stored).
+ * state.c - the emulator's state directory: where it is (given, or a per-user
+ * default), the state file that says what runs from it ("NAME VALUE" lines, written
+ * through a temporary file and a rename), the files the fault proxy keeps there (its
+ * endpoint and its counts), and the ends of the logs. The files hold pids, ports and
+ * the fault spec; no key (the dev account's is written for callers, never stored).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,28 +13,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emulator.h"
+#include "emulator_int.h"
 
 #define STATE_FILE "state"
 
-int cli_emu_path(const char *dir, const char *name, char *out, size_t size) {
+int emu_path(const char *dir, const char *name, char *out, size_t size) {
   int n = snprintf(out, size, "%s/%s", dir, name);
   return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
-int cli_emu_dir(const char *dir, char *out, size_t size, char *err, size_t errsize) {
+xio_err xio_emulator_dir(const char *dir, char *out, size_t size, xio_error *err) {
   char cwd[4096];
   int n;
   const char *xdg = getenv("XDG_RUNTIME_DIR");
-  if (dir && !*dir) {
-    snprintf(err, errsize, "--dir: empty directory name");
-    return -1;
-  }
+  if (dir && !*dir) return xio_error_set(err, XIO_EINVAL, "--dir: empty directory name");
   if (dir && dir[0] != '/') {
-    if (!getcwd(cwd, sizeof cwd)) {
-      snprintf(err, errsize, "cannot tell the current directory: %s", strerror(errno));
-      return -1;
-    }
+    if (!getcwd(cwd, sizeof cwd))
+      return xio_error_set(err, XIO_EIO, "cannot tell the current directory: %s", strerror(errno));
     n = snprintf(out, size, "%s/%s", cwd, dir);
   } else if (dir) {
     n = snprintf(out, size, "%s", dir);
@@ -43,16 +38,14 @@ int cli_emu_dir(const char *dir, char *out, size_t size, char *err, size_t errsi
   } else {
     n = snprintf(out, size, "/tmp/xio-emulator-%ld", (long)getuid());
   }
-  if (n <= 0 || (size_t)n >= size - 64) {
-    snprintf(err, errsize, "the state directory's name is too long");
-    return -1;
-  }
+  if (n <= 0 || (size_t)n >= size - 64)
+    return xio_error_set(err, XIO_EINVAL, "the state directory's name is too long");
   while (n > 1 && out[n - 1] == '/')
     out[--n] = '\0';
-  return 0;
+  return XIO_OK;
 }
 
-int cli_emu_mkdir(const char *dir, char *err, size_t errsize) {
+xio_err emu_mkdir(const char *dir, xio_error *err) {
   char path[4096];
   snprintf(path, sizeof path, "%s", dir);
   for (char *p = path + 1;; p++) {
@@ -60,24 +53,24 @@ int cli_emu_mkdir(const char *dir, char *err, size_t errsize) {
     if (c != '/' && c != '\0') continue;
     *p = '\0';
     if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-      snprintf(err, errsize, "cannot make the state directory %s: %s", path, strerror(errno));
-      return -1;
+      int saved = errno;
+      xio_error_set(err, XIO_EIO, "cannot make the state directory %s: %s", path, strerror(saved));
+      if (err) err->sys_errno = saved;
+      return XIO_EIO;
     }
     *p = c;
     if (!c) break;
   }
   struct stat st;
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    snprintf(err, errsize, "the state directory %s is not a directory", dir);
-    return -1;
-  }
-  return 0;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return xio_error_set(err, XIO_EIO, "the state directory %s is not a directory", dir);
+  return XIO_OK;
 }
 
 /* ------------------------------------------------------------ state ---- */
 
 /* One "NAME VALUE" line into `st`; unknown names are ignored (a newer xio). */
-static void state_line(cli_emu_state *st, const char *name, const char *value) {
+static void state_line(xio_emulator_state *st, const char *name, const char *value) {
   struct {
     const char *name;
     char *text;
@@ -97,14 +90,16 @@ static void state_line(cli_emu_state *st, const char *name, const char *value) {
   if (strcmp(name, "seed") == 0) st->seed = strtoull(value, NULL, 10);
 }
 
-int cli_emu_state_read(const char *dir, cli_emu_state *st, char *err, size_t errsize) {
+int emu_state_read(const char *dir, xio_emulator_state *st, xio_error *err) {
   char path[4200], line[512];
   memset(st, 0, sizeof *st);
-  if (cli_emu_path(dir, STATE_FILE, path, sizeof path) != 0) return 0;
+  if (emu_path(dir, STATE_FILE, path, sizeof path) != 0) return 0;
   FILE *f = fopen(path, "r");
   if (!f && errno == ENOENT) return 0;
   if (!f) {
-    snprintf(err, errsize, "cannot read %s: %s", path, strerror(errno));
+    int saved = errno;
+    xio_error_set(err, XIO_EIO, "cannot read %s: %s", path, strerror(saved));
+    if (err) err->sys_errno = saved;
     return -1;
   }
   while (fgets(line, sizeof line, f)) {
@@ -118,18 +113,21 @@ int cli_emu_state_read(const char *dir, cli_emu_state *st, char *err, size_t err
   return 1;
 }
 
-int cli_emu_state_write(const char *dir, const cli_emu_state *st, char *err, size_t errsize) {
+/* XIO_EIO for a state file that cannot be written, from errno. */
+static xio_err write_failed(const char *path, xio_error *err) {
+  int saved = errno;
+  xio_error_set(err, XIO_EIO, "cannot write %s: %s", path, strerror(saved));
+  if (err) err->sys_errno = saved;
+  return XIO_EIO;
+}
+
+xio_err emu_state_write(const char *dir, const xio_emulator_state *st, xio_error *err) {
   char path[4200], tmp[4300];
-  if (cli_emu_path(dir, STATE_FILE, path, sizeof path) != 0 ||
-      cli_emu_path(dir, STATE_FILE ".tmp", tmp, sizeof tmp) != 0) {
-    snprintf(err, errsize, "the state directory's name is too long");
-    return -1;
-  }
+  if (emu_path(dir, STATE_FILE, path, sizeof path) != 0 ||
+      emu_path(dir, STATE_FILE ".tmp", tmp, sizeof tmp) != 0)
+    return xio_error_set(err, XIO_EINVAL, "the state directory's name is too long");
   FILE *f = fopen(tmp, "w");
-  if (!f) {
-    snprintf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
-    return -1;
-  }
+  if (!f) return write_failed(tmp, err);
   fprintf(f, "azurite_pid %ld\nazurite_start %llu\nazurite_url %s\n", st->azurite.pid,
           st->azurite.start, st->azurite_url);
   if (st->proxy.pid)
@@ -137,13 +135,13 @@ int cli_emu_state_write(const char *dir, const cli_emu_state *st, char *err, siz
             st->proxy.pid, st->proxy.start, st->proxy_url, st->faults, st->seed, st->profile);
   int ok = !ferror(f);
   ok = fclose(f) == 0 && ok;
-  if (ok && rename(tmp, path) == 0) return 0;
-  snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+  if (ok && rename(tmp, path) == 0) return XIO_OK;
+  xio_err rc = write_failed(path, err);
   remove(tmp);
-  return -1;
+  return rc;
 }
 
-void cli_emu_state_remove(const char *dir) {
+void emu_state_remove(const char *dir) {
   static const char *const names[] = {
       STATE_FILE,
       /* one name. NOLINTNEXTLINE(bugprone-suspicious-missing-comma) */
@@ -151,15 +149,15 @@ void cli_emu_state_remove(const char *dir) {
       "pid", "endpoint"};
   char path[4200];
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (cli_emu_path(dir, names[i], path, sizeof path) == 0) remove(path);
+    if (emu_path(dir, names[i], path, sizeof path) == 0) remove(path);
 }
 
 /* ------------------------------------------------------- proxy files ---- */
 
-int cli_emu_read_line(const char *dir, const char *name, char *out, size_t size) {
+int emu_read_line(const char *dir, const char *name, char *out, size_t size) {
   char path[4200];
   out[0] = '\0';
-  if (cli_emu_path(dir, name, path, sizeof path) != 0) return -1;
+  if (emu_path(dir, name, path, sizeof path) != 0) return -1;
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   int ok = fgets(out, (int)size, f) != NULL;
@@ -168,22 +166,40 @@ int cli_emu_read_line(const char *dir, const char *name, char *out, size_t size)
   return ok && out[0] ? 0 : -1;
 }
 
-void cli_emu_stats_read(const char *dir, cli_emu_stats *out) {
+void emu_stats_read(const char *dir, xio_emulator_stats *out) {
   char path[4200], name[32];
   unsigned long long v;
   memset(out, 0, sizeof *out);
-  if (cli_emu_path(dir, "proxy.stats", path, sizeof path) != 0) return;
+  if (emu_path(dir, "proxy.stats", path, sizeof path) != 0) return;
   FILE *f = fopen(path, "r");
   if (!f) return;
   while (fscanf(f, "%31s %llu", name, &v) == 2) {
     out->valid = 1;
     if (strcmp(name, "requests") == 0) out->requests = v;
-    for (int i = 0; i < FAULTPROXY_NRULES; i++)
-      if (strcmp(name, faultproxy_rule_name(i)) == 0) out->injected[i] = v;
+    for (int i = 0; i < XIO_EMULATOR_FAULT_KINDS; i++)
+      if (strcmp(name, xio_emulator_fault_name(i)) == 0) out->injected[i] = v;
     if (strcmp(name, "throttled") == 0) out->throttled = v;
     if (strcmp(name, "refused") == 0) out->refused = v;
     if (strcmp(name, "paged") == 0) out->paged = v;
     if (strcmp(name, "diffs") == 0) out->diffs = v;
   }
   fclose(f);
+}
+
+void emu_log_tail(const char *dir, const char *name, xio_emulator_log *log) {
+  char path[sizeof log->path];
+  if (!log) return;
+  memset(log, 0, sizeof *log);
+  if (emu_path(dir, name, path, sizeof path) != 0) return;
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char *buf = log->tail;
+  long room = (long)sizeof log->tail - 1;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, len > room ? len - room : 0, SEEK_SET);
+  size_t n = fread(buf, 1, (size_t)room, f);
+  fclose(f);
+  buf[n] = '\0';
+  snprintf(log->path, sizeof log->path, "%s", path);
 }

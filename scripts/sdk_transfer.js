@@ -1,8 +1,10 @@
 // sdk_transfer.js - the official JavaScript SDK (@azure/storage-blob, pinned in
-// package-lock.json) moving one file to or from a page blob, for the throttling
-// benchmark (scripts/bench-throttling.sh) to compare with xio in the same run.
+// samples/testers/emulator/azurite/package-lock.json) moving one file to or from a
+// page blob, for the throttling benchmark (scripts/bench-throttling.sh) to compare
+// with xio in the same run.
 //
-//   node sdk_transfer.js upload|download CONTAINER BLOB SIZE   (NODE_PATH: node_modules)
+//   node sdk_transfer.js upload|download CONTAINER BLOB SIZE
+//   (NODE_PATH: the node_modules beside that lock file)
 //   node sdk_transfer.js randwrite CONTAINER BLOB SIZE COUNT DEPTH
 //
 // Upload: creates the container and a page blob of SIZE bytes and writes it in 4 MiB
