@@ -28,7 +28,8 @@ static xio_err refuse(xio_error *err, const char *path, const char *why) {
 /* The last '/'-separated segment of `s` (may be NULL); malloc'd, "" when there is
  * none. */
 static xio_err last_segment(const char *s, char **out, xio_error *err) {
-  size_t n = s ? strlen(s) : 0;
+  if (!s) s = "";
+  size_t n = strlen(s);
   while (n && s[n - 1] == '/')
     n--;
   size_t start = n;
