@@ -34,10 +34,15 @@ static char *body_of(const buf *up, const msg *m, size_t *len) {
   }
   size_t k = 0;
   while (b < end) {
-    char *eol;
-    unsigned long long n = strtoull(b, &eol, 16);
-    const char *data = strstr(eol, "\r\n");
-    if (!data || (size_t)(end - data) < n + 2) break;
+    /* The chunk's size line, read within the body: the buffer holds no NUL after it. */
+    const char *data = memmem(b, (size_t)(end - b), "\r\n", 2);
+    char hex[24];
+    size_t hl = data ? (size_t)(data - b) : 0;
+    if (!data || hl == 0 || hl >= sizeof hex) break;
+    memcpy(hex, b, hl);
+    hex[hl] = '\0';
+    unsigned long long n = strtoull(hex, NULL, 16);
+    if ((size_t)(end - data) < n + 2) break;
     if (n == 0) {
       *len = k;
       return out;
