@@ -39,7 +39,7 @@ typedef struct xio__keeper {
   xio__lease *leases;
 } xio__keeper;
 
-/* The write combiner (combine.c): sends a file's queued writes once the combining
+/* The write combiner (window.c): sends a file's queued writes once the combining
  * window has passed since the first of them was queued, from a timer on the
  * engine's I/O thread. */
 typedef struct xio__combiner {

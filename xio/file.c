@@ -1,8 +1,8 @@
 /*
  * file.c - the file API: open and close, the entry checks of every call, the
  * synchronous calls, sizes, held writes, flush, stats. What a read, write or zero
- * becomes is rw.c's (and below it plan.c's); held writes are held.c's, the write
- * queue combine.c's. Calls only down.
+ * becomes is rw.c's (and below it plan.c's); pending writes, held and queued, are
+ * pending.c's and its neighbours'. Calls only down.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -60,10 +60,9 @@ xio_err xio__file_init(xio_file *f, const xio_backend *b, xio_ctx *ctx, const ch
   pthread_cond_init(&f->io_cv, NULL);
   pthread_mutex_init(&f->rmw_mu, NULL);
   pthread_cond_init(&f->rmw_cv, NULL);
-  xio__wq_init(f);
-  xio__held_init(f);
-  f->send_queued = xio__wq_kick;
-  f->overlay_held = xio__held_overlay;
+  xio__pending_init(f);
+  f->send_queued = xio__pending_kick;
+  f->overlay_held = xio__pending_overlay;
   return XIO_OK;
 }
 
@@ -74,8 +73,7 @@ void xio__file_release(xio_file *f) {
   pthread_cond_destroy(&f->io_cv);
   pthread_mutex_destroy(&f->rmw_mu);
   pthread_cond_destroy(&f->rmw_cv);
-  xio__wq_release(f);
-  xio__held_release(f);
+  xio__pending_release(f);
   xio_free(f->path);
   f->path = NULL;
 }
@@ -177,18 +175,18 @@ xio_err xio_file_hold(xio_file *f, uint64_t offset, const void *buf, size_t len,
                          " bytes overflows: it would end past 2^64 - 1",
                          offset, (uint64_t)len);
   if ((rc = xio__check_max_size("holding a write", offset + len, err)) != XIO_OK) return rc;
-  return xio__held_put(f, offset, buf, len, err);
+  return xio__pending_hold(f, offset, buf, len, err);
 }
 
 xio_err xio_file_send_held(xio_file *f, xio_error *err) {
   if (!f) return xio_error_set(err, XIO_EINVAL, "no file");
   if (enter(f, "sending held writes", err) != XIO_OK) return XIO_EINVAL;
-  return xio__held_send(f, err);
+  return xio__pending_flush(f, 1, err);
 }
 
 xio_err xio_file_flush(xio_file *f, xio_error *err) {
   if (enter(f, "flush", err) != XIO_OK) return XIO_EINVAL;
-  xio_err rc = xio__held_flush(f, err);
+  xio_err rc = xio__pending_flush(f, 0, err);
   xio__wait_idle(f);
   if (rc == XIO_OK) rc = f->backend->sync(f, err);
   pthread_mutex_lock(&f->io_mu);
@@ -210,7 +208,7 @@ xio_err xio_file_wait(xio_file *f, xio_error *err) {
 
 static void kick_one(xio__tracked_node *n, void *ud) {
   (void)ud;
-  xio__wq_kick((xio_file *)((char *)n - offsetof(xio_file, open_node)));
+  xio__pending_kick((xio_file *)((char *)n - offsetof(xio_file, open_node)));
 }
 
 static void wait_one(xio__tracked_node *n, void *ud) {
@@ -419,7 +417,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
     return rc;
   }
   xio_init init = resolve_init(f->kind, o.init);
-  if (created) xio__wq_all_zero(f); /* a created file reads as zeros, whatever the init */
+  if (created) xio__pending_all_zero(f); /* a created file reads as zeros, whatever the init */
   if (created && init != XIO_INIT_NONE)
     rc = xio__zero_internal(f, 0, round_up(atomic_load(&f->size), b->alignment), init, err);
   if (rc != XIO_OK) {
@@ -436,10 +434,10 @@ xio_err xio_file_close(xio_file *f, xio_error *err) {
   /* A forked child leaves the file to its parent: no lease released, nothing freed. */
   if (enter(f, "close", err) != XIO_OK) return XIO_EINVAL;
   xio_error held_err;
-  xio_err held = xio__held_flush(f, &held_err);
+  xio_err held = xio__pending_flush(f, 0, &held_err);
   xio__tracked_remove(xio__ctx_open_files(f->ctx), &f->open_node);
   xio__wait_idle(f);
-  xio__wq_disarm(f);
+  xio__pending_disarm(f);
   xio_err rc = f->backend->close(f, err);
   if (held != XIO_OK && err) *err = held_err;
   return held != XIO_OK ? held : rc;

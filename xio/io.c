@@ -67,7 +67,7 @@ xio_err xio__io_begin(xio_file *f, xio_io *io, int nsubs, xio__io_state **out, x
   st->cap = nsubs;
   pthread_mutex_init(&st->mu, NULL);
   io->reserved_[IO_FILE] = f;
-  io->reserved_[IO_QUEUED] = NULL; /* set by the write queue (combine.c) */
+  io->reserved_[IO_QUEUED] = NULL; /* set when queued (queue.c) */
   io_set_complete(io, 0);
   io->result = XIO_OK;
   io->transferred = 0;
@@ -272,7 +272,8 @@ void xio__io_flush(xio_file *f, xio__io_state *st) {
 
 /* ---------------------------------------------------------- waiting ---- */
 
-int xio_io_poll(const xio_io *io) {
+/* 1 when `io` has completed, read under its file's lock. */
+static int polled(const xio_io *io) {
   xio_file *f = io_file(io);
   pthread_mutex_lock(&f->io_mu);
   int done = io_complete(io);
@@ -280,9 +281,11 @@ int xio_io_poll(const xio_io *io) {
   return done;
 }
 
+int xio_io_poll(const xio_io *io) { return polled(io); }
+
 xio_err xio__io_wait(xio_io *io) {
   xio_file *f = io_file(io);
-  if (io->reserved_[IO_QUEUED] && !xio_io_poll(io)) f->send_queued(f); /* send its run now */
+  if (io->reserved_[IO_QUEUED] && !polled(io)) f->send_queued(f); /* send its run now */
   pthread_mutex_lock(&f->io_mu);
   while (!io_complete(io))
     pthread_cond_wait(&f->io_cv, &f->io_mu);

@@ -1,11 +1,12 @@
 /*
  * plan.c - requests cut into the pieces a backend takes, and the file layer's own
  * reads and zeros run to completion on the calling thread: the write queue's read-
- * back of an edge sector, held writes' gap bytes, a growth's zeroing. The floor under
- * the write path (rw.c, held.c, combine.c): it knows the backend and the I/O state
- * (io.c), nothing above them.
+ * back of an edge sector, held writes' gap bytes, a growth's zeroing; and growing a
+ * file before a write past its end. The floor under the write path (rw.c, queue.c,
+ * pending_send.c): it knows the backend and the I/O state (io.c), nothing above them.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
 #include <string.h>
 
 #include "xio_int.h"
@@ -74,4 +75,28 @@ xio_err xio__zero_internal(xio_file *f, uint64_t off, uint64_t end, xio_init how
   else
     xio__add_pieces(st, XIO__SUB_WRITE, off, end - off, (char *)xio__ctx_zeros(f->ctx), piece, 1);
   return xio__wait_internal(st, &io, err);
+}
+
+/* ------------------------------------------------------------ growth ---- */
+
+/* Refuses a size past XIO_FILE_MAX_SIZE on every backend, before any request. */
+xio_err xio__check_max_size(const char *what, uint64_t size, xio_error *err) {
+  if (size <= XIO_FILE_MAX_SIZE) return XIO_OK;
+  return xio_error_set(err, XIO_ELIMIT,
+                       "%s to %" PRIu64 " bytes exceeds the 8 TiB limit of a file (%" PRIu64
+                       " bytes)",
+                       what, size, (uint64_t)XIO_FILE_MAX_SIZE);
+}
+
+/* Grows the file to at least `end` bytes (new bytes read as zero). */
+xio_err xio__grow_to(xio_file *f, uint64_t end, xio_error *err) {
+  xio_err rc = xio__check_max_size("growing", end, err);
+  if (rc != XIO_OK) return rc;
+  pthread_mutex_lock(&f->size_mu);
+  if (end > atomic_load(&f->size)) {
+    rc = f->backend->resize(f, end, err);
+    if (rc == XIO_OK) atomic_store(&f->size, end);
+  }
+  pthread_mutex_unlock(&f->size_mu);
+  return rc;
 }

@@ -5,7 +5,7 @@
  * the write queue's knowledge on a file held alone, fenced by version otherwise),
  * zeroing follows the init policy, and requests are cut into the pieces a backend
  * takes (plan.c). Backends (backend_*.c) only move bytes. Called by the file API
- * (file.c) and by held writes (held.c) on their way down; calls only below itself.
+ * (file.c); calls only below itself (queue.c for a file held alone).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -44,31 +44,9 @@ xio_err xio__refuse_in_callback(xio_file *f, const char *what, xio_error *err) {
 
 /* ------------------------------------------------------------ growth ---- */
 
-/* Grows the file to at least `end` bytes (new bytes read as zero). */
-/* Refuses a size past XIO_FILE_MAX_SIZE on every backend, before any request. */
-xio_err xio__check_max_size(const char *what, uint64_t size, xio_error *err) {
-  if (size <= XIO_FILE_MAX_SIZE) return XIO_OK;
-  return xio_error_set(err, XIO_ELIMIT,
-                       "%s to %" PRIu64 " bytes exceeds the 8 TiB limit of a file (%" PRIu64
-                       " bytes)",
-                       what, size, (uint64_t)XIO_FILE_MAX_SIZE);
-}
-
-static xio_err grow_to(xio_file *f, uint64_t end, xio_error *err) {
-  xio_err rc = xio__check_max_size("growing", end, err);
-  if (rc != XIO_OK) return rc;
-  pthread_mutex_lock(&f->size_mu);
-  if (end > atomic_load(&f->size)) {
-    rc = f->backend->resize(f, end, err);
-    if (rc == XIO_OK) atomic_store(&f->size, end);
-  }
-  pthread_mutex_unlock(&f->size_mu);
-  return rc;
-}
-
-/* Sends what the write queue holds and waits until nothing is in flight on `f`. */
+/* Sends the queued writes and waits until nothing is in flight on `f`. */
 void xio__wait_idle(xio_file *f) {
-  xio__wq_kick(f);
+  xio__pending_kick(f);
   pthread_mutex_lock(&f->io_mu);
   while (f->inflight > 0)
     pthread_cond_wait(&f->io_cv, &f->io_mu);
@@ -234,7 +212,7 @@ static xio_err write_rmw_fenced(xio_file *f, xio_io *io, const void *src, int in
   return XIO_OK;
 }
 
-/* A write of a file opened exclusively joins its write queue (combine.c), which
+/* A write of a file opened exclusively joins its queued writes (queue.c), which
  * combines it with the writes around it and fills its edge sectors from what the
  * handle knows. A failure to queue completes the io with it. */
 static xio_err write_queued(xio_file *f, xio_io *io, const void *src, int internal,
@@ -245,7 +223,7 @@ static xio_err write_queued(xio_file *f, xio_io *io, const void *src, int intern
   st->internal = internal;
   xio_error e;
   xio_error_clear(&e);
-  rc = xio__wq_submit(f, st, src, &e);
+  rc = xio__pending_write(f, st, src, &e);
   if (rc != XIO_OK) xio__io_fail(st, rc, &e);
   return XIO_OK;
 }
@@ -254,7 +232,7 @@ static xio_err write_queued(xio_file *f, xio_io *io, const void *src, int intern
  * exclusively (the lease keeps other clients out, so what the handle knows of its
  * sectors holds), else fenced (write_rmw_fenced). */
 static xio_err write_rmw(xio_file *f, xio_io *io, const void *src, int internal, xio_error *err) {
-  if (f->wq.enabled) return write_queued(f, io, src, internal, err);
+  if (f->pend.enabled) return write_queued(f, io, src, internal, err);
   return write_rmw_fenced(f, io, src, internal, err);
 }
 
@@ -273,11 +251,11 @@ static xio_err submit_write(xio_file *f, xio_io *io, xio_error *err) {
   if (len && (unaligned || off + len > atomic_load(&f->size)) && xio__in_callback(f))
     return xio__refuse_in_callback(f, "a write past the end or unaligned", err);
   if (len && off + len > atomic_load(&f->size)) {
-    rc = grow_to(f, off + len, err);
+    rc = xio__grow_to(f, off + len, err);
     if (rc != XIO_OK) return rc;
   }
   if (len && unaligned) return write_rmw(f, io, io->buf, 0, err);
-  if (len && f->wq.enabled) return write_queued(f, io, io->buf, 0, err);
+  if (len && f->pend.enabled) return write_queued(f, io, io->buf, 0, err);
   xio__io_state *st;
   rc = xio__io_begin(f, io, xio__count_pieces(len, f->backend->max_request), &st, err);
   if (rc != XIO_OK) return rc;
@@ -337,12 +315,12 @@ static xio_err submit_zero(xio_file *f, xio_io *io, xio_error *err) {
   if (ms > me) ms = me = off; /* inside one sector: all edge */
   if ((ms != off || me != end) && xio__in_callback(f))
     return xio__refuse_in_callback(f, "an unaligned zero", err);
-  if (f->wq.enabled && !xio__wq_idle(f)) {
+  if (f->pend.enabled && !xio__pending_idle(f)) {
     /* Writes still queued or in flight might land after the zeroing. */
     if (xio__in_callback(f)) return xio__refuse_in_callback(f, "zeroing behind queued writes", err);
     xio__wait_idle(f);
   }
-  xio__wq_forget(f, ms, me, 1);
+  xio__pending_forget(f, ms, me, 1);
   rc = zero_edge(f, off, ms - off, err);
   if (rc == XIO_OK) rc = zero_edge(f, me > ms ? me : ms, end - (me > ms ? me : ms), err);
   if (rc != XIO_OK) return rc;
@@ -387,7 +365,7 @@ static xio_err shrink_locked(xio_file *f, uint64_t size, xio_error *err) {
   }
   if (rc == XIO_OK) rc = f->backend->resize(f, size, err);
   if (rc == XIO_OK) atomic_store(&f->size, size);
-  if (rc == XIO_OK) xio__wq_shrunk(f, size);
+  if (rc == XIO_OK) xio__pending_shrunk(f, size);
   return rc;
 }
 

@@ -215,7 +215,7 @@ struct xio_backend {
 
   /** What one request costs, in bytes of transfer: a flush joins held runs whose gaps
    *  are smaller, where one read and one write of the whole span cost less than a
-   *  request per run (held.c). 0: requests cost nothing beside their bytes (never
+   *  request per run (flush.c). 0: requests cost nothing beside their bytes (never
    *  join). */
   size_t request_bytes;
 
@@ -251,157 +251,101 @@ const xio_backend *xio__backend_for(const char *target);
 
 /* ---------------------------------------------------------------- file ---- */
 
-/* ---------------------------------------------------- write queue (combine.c) ---- */
+/* ---------------------------------- pending writes (pending.c, pending_send.c) ---- */
 
-#define XIO__WQ_CACHE 8 /* partial sectors an exclusive handle remembers */
+#define XIO__KNOWN_SECTORS 8 /* partial sectors an exclusive handle remembers */
 
 typedef struct xio__run xio__run;
 
-/** What an exclusive handle knows of its file and the writes it has not yet seen
- *  acknowledged (combine.c). */
-typedef struct xio__wq {
-  int enabled; /* opened XIO_OPEN_EXCLUSIVE and writable */
-  pthread_mutex_t mu;
-  xio__run *head;     /* runs in the order they were made */
-  uint64_t zero_from; /* every byte from here on reads as zero, or holds nothing the
-                         engine relies on (xio_file_forget_from) */
-  uint64_t gen;       /* counts the writes queued, to notice one made during a read-back */
-  int batches;        /* held sends handing their runs over: nothing but a full run goes */
+/** The writes of a file not yet acknowledged by storage, and what its handle knows
+ *  of the file's sectors (pending.c). One map of pending runs by offset holds both
+ *  kinds of unsent run, told apart by their policy: runs held until a flush
+ *  (xio_file_hold: byte-exact, disjoint, sent at a flush, the commit range last) and
+ *  the open queued run (a file held alone: aligned, sent when its combining window
+ *  passes or someone waits). Runs leave the map when they close, into the send
+ *  list, in the order they closed, and stay there until acknowledged. */
+typedef struct xio__pending {
+  int enabled;        /* opened XIO_OPEN_EXCLUSIVE and writable */
+  pthread_mutex_t mu; /* everything below */
+  xio__run **map;     /* unsent runs by start offset */
+  size_t n, cap;
+  xio__run *open; /* the queued run in the map that writes may still join, or NULL */
+  xio__run *out;  /* closed runs, in the order they closed: due, then in flight */
+  uint64_t held_bytes;
+  uint64_t commit_off, commit_end; /* [off, end) of held bytes sent last; empty: none */
+  uint64_t zero_from;              /* every byte from here on reads as zero, or holds nothing the
+                                      engine relies on (xio_file_forget_from) */
+  uint64_t gen; /* counts the writes queued, to notice one made during a read-back */
+  int batches;  /* flushes turning held runs into queued ones: no window sends */
   unsigned clock;
-  struct xio__wq_sector {
+  struct xio__sector {
     uint64_t offset;
     int used;
     unsigned stamp;
     char *data; /* one sector */
-  } cache[XIO__WQ_CACHE];
-  /* under the context's combiner lock */
+  } known[XIO__KNOWN_SECTORS];
+  /* under the context's window lock (window.c) */
   int armed;
   int64_t deadline_us;
   struct xio_file *next_armed;
-} xio__wq;
+} xio__pending;
 
-/** Sets up / releases the queue of a new file (after its flags and size are set). */
-void xio__wq_init(xio_file *f);
-void xio__wq_release(xio_file *f);
+/** Sets up / releases the pending writes of a new file (after its flags and size are
+ *  set). */
+void xio__pending_init(xio_file *f);
+void xio__pending_release(xio_file *f);
 
-/** Queues the write `st` (begun on `f`, no subs) of its io's range from `src`, merging
- *  it with the newest unsent run where it can; reads back an edge sector only where
- *  nothing is known of it (blocking). On error nothing was queued and `st` is still
- *  the caller's. Errors: XIO_ENOMEM, storage errors of a read-back. */
-xio_err xio__wq_submit(xio_file *f, struct xio__io_state *st, const void *src, xio_error *err);
-
-/** A piece of bytes to write: `len` bytes at `off` from `buf` (borrowed). */
-typedef struct xio__wq_piece {
-  uint64_t off;
-  size_t len;
-  char *buf;
-} xio__wq_piece;
-
-/** A planned write of a whole aligned span (xio__wq_span_plan), for the held writes'
- *  joining of runs with small gaps (held.c): which of its sectors the queue knew
- *  nothing of when it was planned, and the queue's generation then. */
-typedef struct xio__wq_span {
-  uint64_t start, end;    /* aligned; at most one request */
-  uint64_t gen;           /* the queue's generation at the plan */
-  unsigned char *unknown; /* a bit per sector known no way then */
-  int need_read;          /* some are: read the span from storage before submitting */
-} xio__wq_span;
-
-/** Plans a write of the aligned span [start, end) of `f` (a queue enabled): notes the
- *  sectors it knows nothing of. Release with xio__wq_span_clear. Errors: XIO_ENOMEM. */
-xio_err xio__wq_span_plan(xio_file *f, uint64_t start, uint64_t end, xio__wq_span *sp,
-                          xio_error *err);
-
-/** Releases what xio__wq_span_plan took. */
-void xio__wq_span_clear(xio__wq_span *sp);
-
-/** Queues the planned span as one run, member `st` (begun on `f` for the span, no
- *  subs): its bytes are what the queue knows of each sector (queued runs, cached
- *  sectors, zeros), `readbuf` (the span read from storage after the plan; NULL when
- *  none was needed) for those it knew nothing of, then the `nover` pieces `over`
- *  (inside the span) written over them. When a write was queued since the plan, or
- *  a sector the plan counted on is known no more, nothing is queued and *stale is
- *  set: the caller writes its pieces another way. Errors: XIO_ENOMEM (nothing
- *  queued; `st` is still the caller's). */
-xio_err xio__wq_span_submit(xio_file *f, struct xio__io_state *st, const xio__wq_span *sp,
-                            const char *readbuf, const xio__wq_piece *over, size_t nover,
-                            int *stale, xio_error *err);
-
-/** Sends every queued run of `f` as soon as the order of writes allows. Any thread;
- *  never waits. Nothing on a file without a queue. */
-void xio__wq_kick(xio_file *f);
-
-/** Begins (`begin` 1) or ends (0) a batch of writes submitted back to back, the held
- *  runs of a flush: until it ends, neither the window nor a kick sends a run, so the
- *  writes that share or touch a sector are one request whatever the timing; the end
- *  kicks. Nothing on a file without a queue. */
-void xio__wq_batch(xio_file *f, int begin);
-
-/** 1 when no run is queued or in flight. */
-int xio__wq_idle(xio_file *f);
-
-/** Forgets (or, with `zeros`, sets to zeros where wholly inside) the cached sectors
- *  that meet [from, to): the range was zeroed or is about to be. */
-void xio__wq_forget(xio_file *f, uint64_t from, uint64_t to, int zeros);
-
-/** The file shrank to `size`: sectors past it are gone, bytes past it read as zero. */
-void xio__wq_shrunk(xio_file *f, uint64_t size);
-
-/** The whole file reads as zero (just created). */
-void xio__wq_all_zero(xio_file *f);
-
-/** Takes the file off the combiner's timer (close, after the queue drained). */
-void xio__wq_disarm(xio_file *f);
-
-/** The context's combining window in microseconds (<0: none, send at once). */
-int xio__ctx_combine_window_us(const xio_ctx *ctx);
-
-/* ------------------------------------------------------ held writes (held.c) ---- */
-
-/** One contiguous run of held bytes. */
-typedef struct xio__held_run {
-  uint64_t off;
-  size_t len, cap;
-  char *buf;
-} xio__held_run;
-
-/** The writes an engine held (xio_file_hold) and has not yet sent: sorted, disjoint,
- *  non-touching runs, and the commit range sent last. */
-typedef struct xio__held {
-  pthread_mutex_t mu; /* the runs: holds and sends on one thread, reads on any */
-  xio__held_run *v;
-  size_t n, cap;
-  uint64_t bytes;
-  uint64_t commit_off, commit_end; /* [off, end); empty: none */
-} xio__held;
-
-void xio__held_init(xio_file *f);
-void xio__held_release(xio_file *f);
-
-/** Records a checked write (file.c checked the arguments). Errors: XIO_ENOMEM. */
-xio_err xio__held_put(xio_file *f, uint64_t off, const void *buf, size_t len, xio_error *err);
+/** Records a checked held write (file.c checked the arguments), merged into the held
+ *  runs it overlaps or touches, the newest bytes winning. Errors: XIO_ENOMEM. */
+xio_err xio__pending_hold(xio_file *f, uint64_t off, const void *buf, size_t len, xio_error *err);
 
 /** Copies the held bytes that fall in [off, off+len) over `buf`: what an engine's
  *  read must see (io.c, through f->overlay_held). */
-void xio__held_overlay(xio_file *f, uint64_t off, void *buf, size_t len);
+void xio__pending_overlay(xio_file *f, uint64_t off, void *buf, size_t len);
 
-/** Sends every held write outside the commit range and waits; on success only the
- *  commit range's bytes stay held (file.c checked the caller). Errors: as
- *  xio_file_write. */
-xio_err xio__held_send(xio_file *f, xio_error *err);
+/** Queues the write `st` (begun on `f`, no subs) of its io's range from `src`, merging
+ *  it into the open run where it can; reads back an edge sector only where nothing is
+ *  known of it (blocking). On error nothing was queued and `st` is still the
+ *  caller's. Errors: XIO_ENOMEM, storage errors of a read-back. */
+xio_err xio__pending_write(xio_file *f, struct xio__io_state *st, const void *src, xio_error *err);
 
-/** Sends every held write (the commit range last, once the rest is acknowledged) and
- *  waits; on success nothing is held. Errors: as xio_file_write. */
-xio_err xio__held_flush(xio_file *f, xio_error *err);
+/** Sends the held runs and waits for them: all of them, the commit range's last once
+ *  the rest is acknowledged (`keep_commit` 0), or every held byte outside the commit
+ *  range, which stays held (`keep_commit` 1). On success what was sent is no longer
+ *  held; on failure nothing is forgotten. Errors: as xio_file_write. */
+xio_err xio__pending_flush(xio_file *f, int keep_commit, xio_error *err);
+
+/** Sends every queued run of `f` as soon as the order of writes allows. Any thread;
+ *  never waits. Nothing on a file without a queue. */
+void xio__pending_kick(xio_file *f);
+
+/** 1 when no run is queued or in flight. */
+int xio__pending_idle(xio_file *f);
+
+/** Forgets what the handle knows of the sectors in [from, to) (a zeroing: `zeros`
+ *  1, whole sectors there now read as zero). */
+void xio__pending_forget(xio_file *f, uint64_t from, uint64_t to, int zeros);
+
+/** The file shrank to `size`: sectors past it are known no more. */
+void xio__pending_shrunk(xio_file *f, uint64_t size);
+
+/** The file reads as zeros everywhere (just created). */
+void xio__pending_all_zero(xio_file *f);
+
+/** Takes the file off the window's timer (close, after the queue drained). */
+void xio__pending_disarm(xio_file *f);
+
+/** The context's combining window in microseconds (<0: none, send at once). */
+int xio__ctx_combine_window_us(const xio_ctx *ctx);
 
 /* The base struct: first member of every backend's file struct. */
 struct xio_file {
   const xio_backend *backend;
   xio_ctx *ctx;
   /* Wired by file.c when the file is made, so that the I/O floor (io.c) reaches the
-   * parts above it without naming them: sends the write queue's runs now (a wait or
-   * a flush needs them on the wire: combine.c), and overlays held bytes on an
-   * engine's read (held.c). */
+   * parts above it without naming them: sends the queued runs now (a wait or a
+   * flush needs them on the wire: pending_send.c), and overlays held bytes on an
+   * engine's read (pending.c). */
   void (*send_queued)(xio_file *f);
   void (*overlay_held)(xio_file *f, uint64_t off, void *buf, size_t len);
   char *path; /* log-safe */
@@ -425,8 +369,7 @@ struct xio_file {
         requests, retries, failures, stall_read_us, stall_write_us, stall_other_us, rmw_conflicts,
         throttled, read_requests, write_requests, zero_requests, readback_requests;
   } stats;
-  xio__wq wq;                  /* exclusive opens: write combining and known sectors (combine.c) */
-  xio__held held;              /* writes held until a flush (held.c) */
+  xio__pending pend;           /* writes not yet acknowledged, known sectors (pending.c) */
   xio__tracked_node open_node; /* in the context's set of open files */
 };
 
@@ -467,7 +410,7 @@ typedef struct xio__io_state {
   int no_sticky; /* a failure the submitter handles (a conditional write it retries): not
                     recorded as the file's sticky error */
   struct xio__io_state *next_flush;
-  struct xio__io_state *next_member; /* in its run (combine.c) */
+  struct xio__io_state *next_member; /* in its run (queue.c) */
   xio__job job; /* finishing or flushing on a worker: no allocation, so it cannot fail */
   int nsubs, cap;
   xio__sub subs[];
@@ -609,6 +552,13 @@ xio_err xio__read_internal(xio_file *f, uint64_t off, void *buf, size_t n, xio_e
  *  internal request waited for on this thread. Errors: storage. */
 xio_err xio__zero_internal(xio_file *f, uint64_t off, uint64_t end, xio_init how, xio_error *err);
 
+/** XIO_ELIMIT for a size past XIO_FILE_MAX_SIZE (`what` names the operation). */
+xio_err xio__check_max_size(const char *what, uint64_t size, xio_error *err);
+
+/** Grows `f` to at least `end` bytes (new bytes read as zero); nothing when it is that
+ *  large already. Errors: XIO_ELIMIT past XIO_FILE_MAX_SIZE, the backend's resize. */
+xio_err xio__grow_to(xio_file *f, uint64_t end, xio_error *err);
+
 /* ---------------------------------------- what requests become (rw.c) ---- */
 
 /** 1 on the engine's I/O thread (a completion callback), where nothing may block. */
@@ -616,9 +566,6 @@ int xio__in_callback(const xio_file *f);
 
 /** XIO_EINVAL: `what` would block, and it was asked from a completion callback. */
 xio_err xio__refuse_in_callback(xio_file *f, const char *what, xio_error *err);
-
-/** XIO_ELIMIT for a size past XIO_FILE_MAX_SIZE (`what` names the operation). */
-xio_err xio__check_max_size(const char *what, uint64_t size, xio_error *err);
 
 /** XIO_EREADONLY when `f` was opened read-only ("cannot WHAT PATH"). */
 xio_err xio__check_writable(xio_file *f, const char *what, xio_error *err);
@@ -628,7 +575,7 @@ xio_err xio__check_writable(xio_file *f, const char *what, xio_error *err);
 xio_err xio__check_aligned(xio_file *f, uint64_t off, uint64_t len, const char *what,
                            xio_error *err);
 
-/** Sends what the write queue holds and waits until nothing is in flight on `f`. */
+/** Sends the queued writes and waits until nothing is in flight on `f`. */
 void xio__wait_idle(xio_file *f);
 
 /** Submits `io` (op, range and buffer already checked for presence; the process

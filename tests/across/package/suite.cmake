@@ -27,3 +27,8 @@ add_test(NAME package.samples_use_the_public_headers_only
          COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/samples_public.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(package.samples_use_the_public_headers_only PROPERTIES
                      LABELS "package;unit")
+
+# The parts of the file layer call down: none calls the layer's public file API.
+add_test(NAME package.file_layer_calls_down_only
+         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/layer_down.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(package.file_layer_calls_down_only PROPERTIES LABELS "package;unit")
