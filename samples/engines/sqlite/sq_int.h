@@ -88,9 +88,13 @@ int xsq_cache_init(xsq_cache *c, uint64_t bytes);
 /** Frees every line. */
 void xsq_cache_free(xsq_cache *c);
 /** Reads [off, off+len) of `f` (stored size `fsize`) through the cache; bytes past
- *  fsize read as zero. Returns the xio result. */
+ *  fsize read as zero. A miss reads through the file layer, so a new line includes
+ *  the bytes `f` holds (up to fsize). Returns the xio result. */
 xio_err xsq_cache_read(xsq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
                        size_t len, xio_error *err);
+/** Copies a write just held (not yet on storage) into the lines already cached that
+ *  it touches, so they stay what SQLite reads; makes no line. */
+void xsq_cache_patch(xsq_cache *c, uint64_t off, const void *buf, size_t len);
 /** Copies bytes just written to storage into the lines that hold them, and keeps
  *  lines the write covers whole. `fsize`: the stored size after the write, or 0
  *  when bytes past it may not read as zeros (a log file). */
@@ -175,8 +179,10 @@ int xsq_store_check(xsq_node *node, xsq_role role, int *exists);
  *  (xio_file_lease_lost: taken over, or paused past it), `code` with a message
  *  naming the lease, since what the process cached may be stale from then on. */
 int xsq_store_lease_check(xsq_node *node, int code);
-/** SQLite's xRead: held writes over the cache over storage; past the size SQLite
- *  sees, zeros and SQLITE_IOERR_SHORT_READ. Fails once the lease is lost. */
+/** SQLite's xRead: the cache, whose lines include the held writes (the file layer's
+ *  reads overlay them); held bytes alone for a read they cover whole and past the
+ *  stored size; past the size SQLite sees, zeros and SQLITE_IOERR_SHORT_READ. Fails
+ *  once the lease is lost. */
 int xsq_store_read(xsq_node *node, xsq_role role, void *buf, int amt, uint64_t off);
 /** SQLite's xWrite: held in memory until a sync (sent early past 64 MiB). */
 int xsq_store_write(xsq_node *node, xsq_role role, const void *buf, int amt, uint64_t off);
