@@ -96,8 +96,9 @@ xio_err xsq_cache_read(xsq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, 
  *  it touches, so they stay what SQLite reads; makes no line. */
 void xsq_cache_patch(xsq_cache *c, uint64_t off, const void *buf, size_t len);
 /** Copies bytes just written to storage into the lines that hold them, and keeps
- *  lines the write covers whole. `fsize`: the stored size after the write, or 0
- *  when bytes past it may not read as zeros (a log file). */
+ *  lines the write covers whole, or from a line's start to `fsize` or past it (the
+ *  rest of that line zeros): the stored size after the write, or for a journal or
+ *  WAL its high-water mark, past which bytes are void. */
 void xsq_cache_update(xsq_cache *c, uint64_t off, const void *buf, size_t len, uint64_t fsize);
 /** Forgets every line at or past `size` (and the line holding it). */
 void xsq_cache_truncate(xsq_cache *c, uint64_t size);

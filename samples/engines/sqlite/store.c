@@ -277,8 +277,10 @@ static void cache_run(uint64_t off, const void *buf, size_t len, void *ud) {
   xsq_cache_update(a->cache, off, buf, len, a->fsize);
 }
 
+/* Past the end it gives, a run's line is zeros: the database's size, or a log's
+ * high-water mark (bytes past it are void; before it they are on storage). */
 static void cache_held(xsq_store *s) {
-  cache_arg a = {&s->cache, s->role == XSQ_DB ? xio_file_size(s->xf) : 0};
+  cache_arg a = {&s->cache, s->role == XSQ_DB ? xio_file_size(s->xf) : s->hwm};
   xio_file_held_each(s->xf, cache_run, &a);
 }
 

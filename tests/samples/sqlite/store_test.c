@@ -201,3 +201,40 @@ TEST(store_random_writes_read_back_with_a_large_cache) { random_ops("random.sqli
 TEST(store_random_writes_read_back_with_a_cache_of_one_line) {
   random_ops("evicting.sqlite", "?xio_cache_mb=0", 600);
 }
+
+/* A WAL run rewritten from the start of a cache line while what follows it is on
+ * storage already (SQLite rewrites a frame of the transaction in place after an early
+ * send): the line the sync caches must not be the run followed by zeros. */
+TEST(store_log_rewrite_at_a_line_start_keeps_what_follows) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  xsq_node *node = open_node(&fx, "log.sqlite", "?xio_cache_mb=0"); /* a line each */
+  pthread_mutex_lock(&node->mu);
+  const size_t n = 200 * KIB;
+  unsigned char *log = malloc(n), *buf = malloc(8 * KIB);
+  ASSERT(log && buf);
+  for (size_t i = 0; i < n; i++)
+    log[i] = (unsigned char)(i % 251 + 1);
+  ASSERT_EQ(xsq_store_write(node, XSQ_WAL, log, (int)n, 0), SQLITE_OK);
+  ASSERT_EQ(xsq_store_sync(node, XSQ_WAL), SQLITE_OK);
+  memset(log + 64 * KIB, 0xab, 100);
+  ASSERT_EQ(xsq_store_write(node, XSQ_WAL, log + 64 * KIB, 100, 64 * KIB), SQLITE_OK);
+  ASSERT_EQ(xsq_store_sync(node, XSQ_WAL), SQLITE_OK);
+  ASSERT_EQ(xsq_store_read(node, XSQ_WAL, buf, 8 * KIB, 64 * KIB), SQLITE_OK);
+  ASSERT_MEM_EQ(buf, log + 64 * KIB, 8 * KIB);
+  /* A run that reaches the high-water mark: what follows it is void, the line cached. */
+  memset(log + 128 * KIB, 0xcd, n - 128 * KIB);
+  ASSERT_EQ(xsq_store_write(node, XSQ_WAL, log + 128 * KIB, (int)(n - 128 * KIB), 128 * KIB),
+            SQLITE_OK);
+  ASSERT_EQ(xsq_store_sync(node, XSQ_WAL), SQLITE_OK);
+  xio_file_stats before, after;
+  xio_file_get_stats(node->st[XSQ_WAL].xf, &before);
+  ASSERT_EQ(xsq_store_read(node, XSQ_WAL, buf, 8 * KIB, 192 * KIB), SQLITE_OK);
+  ASSERT_MEM_EQ(buf, log + 192 * KIB, 8 * KIB);
+  xio_file_get_stats(node->st[XSQ_WAL].xf, &after);
+  ASSERT_U64_EQ(after.read_requests, before.read_requests);
+  free(log);
+  free(buf);
+  pthread_mutex_unlock(&node->mu);
+  xsq_node_release(node);
+}
