@@ -58,6 +58,12 @@ int xsq_is_url(const char *name);
  *  by the suffix. Returns 0, or -1 when it does not fit or is malformed. */
 int xsq_name_parse(const char *name, int role, xsq_name *out);
 
+/** The VFS's parameters of a URI filename (xio_takeover, xio_cache_mb, snapshot), read
+ *  with sqlite3_uri_* from `name`, the database's name as xOpen received it with
+ *  SQLITE_OPEN_URI, into `out` (parsed from that name first), over what the name and
+ *  the environment said. A value that is not one (xio_cache_mb=-1) is ignored. */
+void xsq_name_uri(const char *name, xsq_name *out);
+
 /* ----------------------------------------------------------- cache.c ---- */
 
 #define XSQ_LINE (64u * 1024u)
