@@ -7,9 +7,12 @@
  * that continues the previous window or the previous read (up to 16 MiB, read as
  * concurrent requests of 1 MiB, and at most half the cache). The cache is coherent
  * because the lease keeps every other writer out: the only writes are this
- * process's, and store.c copies each one into the lines it touches once it is on
- * storage (whole lines it wrote become cached). Lines are evicted least recently
- * used first.
+ * process's, and a line always holds what SQLite reads there. It is filled through
+ * the file layer's reads, which include the writes it holds until a sync; each write
+ * is copied into the cached lines it touches as it is made (xsq_cache_patch), and
+ * again, with the lines it covers whole, when it is sent (xsq_cache_update). Bytes
+ * past the stored size are never answered from here (store.c). Lines are evicted
+ * least recently used first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +199,19 @@ xio_err xsq_cache_read(xsq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, 
   }
   c->next_line = end;
   return XIO_OK;
+}
+
+void xsq_cache_patch(xsq_cache *c, uint64_t off, const void *buf, size_t len) {
+  const unsigned char *src = buf;
+  while (len > 0) {
+    size_t in = (size_t)(off % XSQ_LINE), n = XSQ_LINE - in;
+    if (n > len) n = len;
+    xsq_line *l = find(c, off / XSQ_LINE);
+    if (l) memcpy(l->data + in, src, n);
+    src += n;
+    off += n;
+    len -= n;
+  }
 }
 
 void xsq_cache_update(xsq_cache *c, uint64_t off, const void *buf, size_t len, uint64_t fsize) {

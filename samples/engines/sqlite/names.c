@@ -8,6 +8,11 @@
  * the path ("...db-wal?sv=..&sig=.."), so the SAS reaches the right blob. The VFS's
  * own query parameters (xio_takeover, xio_cache_mb) are taken out before the URL
  * reaches storage; snapshot=ID stays, since it names what xio opens.
+ *
+ * A URI filename ("file:https://...db?vfs=xio&xio_takeover=1", opened with
+ * SQLITE_OPEN_URI) reaches the VFS otherwise: SQLite takes the query for its own
+ * parameters and hands xOpen the URL without it, the parameters readable through
+ * sqlite3_uri_* on that name. xsq_name_uri reads the VFS's parameters from there.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -116,4 +121,20 @@ int xsq_name_parse(const char *name, int role, xsq_name *out) {
   snprintf(out->safe, sizeof out->safe, "%s%s", out->key, sfx);
   int w = snprintf(out->target, sizeof out->target, "%s%s%s", out->safe, q[0] ? "?" : "", q);
   return w > 0 && (size_t)w < sizeof out->target ? 0 : -1;
+}
+
+void xsq_name_uri(const char *name, xsq_name *out) {
+  out->takeover = sqlite3_uri_boolean(name, "xio_takeover", out->takeover);
+  sqlite3_int64 mb = sqlite3_uri_int64(name, "xio_cache_mb", -1);
+  if (mb >= 0 && mb <= (sqlite3_int64)(UINT32_MAX >> 1)) out->cache_mb = (long)mb;
+  /* The blob's snapshot: in its key (node.c) and in what xio opens. */
+  const char *snap = sqlite3_uri_parameter(name, "snapshot");
+  char *url = NULL;
+  if (snap && *snap && strlen(snap) < sizeof out->snapshot &&
+      xio_target_snapshot_url(out->target, snap, &url, NULL) == XIO_OK &&
+      strlen(url) < sizeof out->target) {
+    snprintf(out->snapshot, sizeof out->snapshot, "%s", snap);
+    snprintf(out->target, sizeof out->target, "%s", url);
+  }
+  xio_free(url);
 }

@@ -58,6 +58,12 @@ int xsq_is_url(const char *name);
  *  by the suffix. Returns 0, or -1 when it does not fit or is malformed. */
 int xsq_name_parse(const char *name, int role, xsq_name *out);
 
+/** The VFS's parameters of a URI filename (xio_takeover, xio_cache_mb, snapshot), read
+ *  with sqlite3_uri_* from `name`, the database's name as xOpen received it with
+ *  SQLITE_OPEN_URI, into `out` (parsed from that name first), over what the name and
+ *  the environment said. A value that is not one (xio_cache_mb=-1) is ignored. */
+void xsq_name_uri(const char *name, xsq_name *out);
+
 /* ----------------------------------------------------------- cache.c ---- */
 
 #define XSQ_LINE (64u * 1024u)
@@ -88,12 +94,17 @@ int xsq_cache_init(xsq_cache *c, uint64_t bytes);
 /** Frees every line. */
 void xsq_cache_free(xsq_cache *c);
 /** Reads [off, off+len) of `f` (stored size `fsize`) through the cache; bytes past
- *  fsize read as zero. Returns the xio result. */
+ *  fsize read as zero. A miss reads through the file layer, so a new line includes
+ *  the bytes `f` holds (up to fsize). Returns the xio result. */
 xio_err xsq_cache_read(xsq_cache *c, xio_file *f, uint64_t fsize, uint64_t off, void *buf,
                        size_t len, xio_error *err);
+/** Copies a write just held (not yet on storage) into the lines already cached that
+ *  it touches, so they stay what SQLite reads; makes no line. */
+void xsq_cache_patch(xsq_cache *c, uint64_t off, const void *buf, size_t len);
 /** Copies bytes just written to storage into the lines that hold them, and keeps
- *  lines the write covers whole. `fsize`: the stored size after the write, or 0
- *  when bytes past it may not read as zeros (a log file). */
+ *  lines the write covers whole, or from a line's start to `fsize` or past it (the
+ *  rest of that line zeros): the stored size after the write, or for a journal or
+ *  WAL its high-water mark, past which bytes are void. */
 void xsq_cache_update(xsq_cache *c, uint64_t off, const void *buf, size_t len, uint64_t fsize);
 /** Forgets every line at or past `size` (and the line holding it). */
 void xsq_cache_truncate(xsq_cache *c, uint64_t size);
@@ -175,8 +186,10 @@ int xsq_store_check(xsq_node *node, xsq_role role, int *exists);
  *  (xio_file_lease_lost: taken over, or paused past it), `code` with a message
  *  naming the lease, since what the process cached may be stale from then on. */
 int xsq_store_lease_check(xsq_node *node, int code);
-/** SQLite's xRead: held writes over the cache over storage; past the size SQLite
- *  sees, zeros and SQLITE_IOERR_SHORT_READ. Fails once the lease is lost. */
+/** SQLite's xRead: the cache, whose lines include the held writes (the file layer's
+ *  reads overlay them); held bytes alone for a read they cover whole and past the
+ *  stored size; past the size SQLite sees, zeros and SQLITE_IOERR_SHORT_READ. Fails
+ *  once the lease is lost. */
 int xsq_store_read(xsq_node *node, xsq_role role, void *buf, int amt, uint64_t off);
 /** SQLite's xWrite: held in memory until a sync (sent early past 64 MiB). */
 int xsq_store_write(xsq_node *node, xsq_role role, const void *buf, int amt, uint64_t off);

@@ -152,6 +152,16 @@ int xsq_store_lease_check(xsq_node *node, int code) {
   return SQLITE_OK;
 }
 
+/* Where a read's bytes come from, each from one place. Held bytes (written since the
+ * last sync) reach SQLite through the file layer, which lays them over every read
+ * (xio_file_submit, xio_file_read): the cache's lines are filled by such reads, and a
+ * write copies itself into the lines it touches (xsq_store_write), so what the cache
+ * answers below the stored size already holds them and nothing here lays them over
+ * it again. Two kinds of bytes no read can give, since the layer's reads stop at the
+ * stored size, come from xio_file_held_read alone (into zeros, before anything is
+ * read): a read that held bytes cover whole (a page SQLite wrote in this transaction:
+ * no request), and bytes past the stored size (a database grown or truncated since
+ * the last sync, a log past its blob's end): held bytes or zeros. */
 int xsq_store_read(xsq_node *node, xsq_role role, void *buf, int amt, uint64_t off) {
   int lost = xsq_store_lease_check(node, SQLITE_IOERR_READ);
   if (lost != SQLITE_OK) return lost;
@@ -159,15 +169,13 @@ int xsq_store_read(xsq_node *node, xsq_role role, void *buf, int amt, uint64_t o
   size_t len = (size_t)amt, avail = 0;
   if (off < s->size) avail = s->size - off < len ? (size_t)(s->size - off) : len;
   memset(buf, 0, len);
-  if (avail && !xio_file_held_read(s->xf, off, buf, avail)) {
-    uint64_t fsize = stored_size(s);
-    if (s->xf && off < fsize) {
-      xio_error e;
-      xio_error_clear(&e);
-      xio_err rc = xsq_cache_read(&s->cache, s->xf, fsize, off, buf, avail, &e);
-      if (rc != XIO_OK) return xsq_fail_xio(SQLITE_IOERR_READ, "reading", &e);
-    }
-    xio_file_held_read(s->xf, off, buf, avail); /* held bytes past the stored size */
+  uint64_t fsize = stored_size(s);
+  if (avail && !xio_file_held_read(s->xf, off, buf, avail) && s->xf && off < fsize) {
+    size_t stored = fsize - off < avail ? (size_t)(fsize - off) : avail;
+    xio_error e;
+    xio_error_clear(&e);
+    xio_err rc = xsq_cache_read(&s->cache, s->xf, fsize, off, buf, stored, &e);
+    if (rc != XIO_OK) return xsq_fail_xio(SQLITE_IOERR_READ, "reading", &e);
   }
   if (avail < len) {
     memset((unsigned char *)buf + avail, 0, len - avail);
@@ -208,6 +216,7 @@ int xsq_store_write(xsq_node *node, xsq_role role, const void *buf, int amt, uin
     snprintf(what, sizeof what, "holding a write to the %s", role_name(role));
     return xsq_fail_xio(e.code == XIO_ENOMEM ? SQLITE_IOERR_NOMEM : SQLITE_IOERR_WRITE, what, &e);
   }
+  xsq_cache_patch(&s->cache, off, buf, (size_t)amt); /* cached lines stay what SQLite reads */
   uint64_t end = off + (uint64_t)amt;
   if (end > s->size) s->size = end;
   if (end > s->hwm) s->hwm = end;
@@ -250,9 +259,14 @@ static xio_err grow(xsq_store *s, uint64_t need, xio_error *e) {
 }
 
 /* The read cache learns what is about to be on storage: each held run, in offset
- * order, with the size storage has now. Before the send, since the layer forgets the
- * runs once they are acknowledged; a failed send keeps them held, and reads see held
- * bytes first anyway, so the cache never shows SQLite what it did not write. */
+ * order, with the size storage has now. Lines it already holds have the runs' bytes
+ * below the old stored size (filled by reads that include held bytes, patched by each
+ * write), but not past it, where a fill put zeros and reads took held bytes instead:
+ * those become readable from the cache now. And lines the runs cover whole (or up to
+ * the file's end) become cached, so a checkpoint reads the WAL it just wrote from
+ * memory. Before the send, since the layer forgets the runs once they are
+ * acknowledged; a failed send keeps them held, so the cache never shows SQLite what
+ * it did not write. */
 typedef struct cache_arg {
   xsq_cache *cache;
   uint64_t fsize;
@@ -263,8 +277,10 @@ static void cache_run(uint64_t off, const void *buf, size_t len, void *ud) {
   xsq_cache_update(a->cache, off, buf, len, a->fsize);
 }
 
+/* Past the end it gives, a run's line is zeros: the database's size, or a log's
+ * high-water mark (bytes past it are void; before it they are on storage). */
 static void cache_held(xsq_store *s) {
-  cache_arg a = {&s->cache, s->role == XSQ_DB ? xio_file_size(s->xf) : 0};
+  cache_arg a = {&s->cache, s->role == XSQ_DB ? xio_file_size(s->xf) : s->hwm};
   xio_file_held_each(s->xf, cache_run, &a);
 }
 

@@ -78,6 +78,8 @@ static int v_open(sqlite3_vfs *v, const char *name, sqlite3_file *file, int flag
   f->role = role_of(flags);
   if (xsq_name_parse(name, (int)f->role, &n))
     return xsq_fail(SQLITE_CANTOPEN, "the database URL is too long or malformed");
+  /* A "file:" URI filename: SQLite keeps its parameters beside the name, not in it. */
+  if ((flags & SQLITE_OPEN_MAIN_DB) && (flags & SQLITE_OPEN_URI)) xsq_name_uri(name, &n);
   if (!type) /* a super-journal: SQLite names it after the database */
     return xsq_fail(SQLITE_CANTOPEN,
                     "%s: only a database, its journal and its WAL can be blobs (a "

@@ -22,6 +22,10 @@
  * breaks it.
  * Read cache: 32 MiB per database by default; xio_cache_mb=N in the URL or
  * XIO_SQLITE_CACHE_MB=N changes it.
+ * These parameters (and snapshot=ID) may also come as a URI filename's, opened with
+ * SQLITE_OPEN_URI: "file:https://ACCOUNT.blob.core.windows.net/C/db.sqlite?vfs=xio&
+ * xio_takeover=1" (SQLite keeps the query; the VFS reads it with sqlite3_uri_*). A SAS
+ * does not travel that way: put it in a plain URL or give it as a credential.
  * Retries (read when the first database opens): XIO_SQLITE_RETRIES=N retries per
  * request (default 3), XIO_SQLITE_RETRY_DELAY_MS the first delay (default 800, then
  * doubling), XIO_SQLITE_TRY_TIMEOUT_MS the time one try may take (default 120000).

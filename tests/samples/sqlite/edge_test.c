@@ -224,6 +224,14 @@ TEST(snapshot_is_consistent_and_opens_read_only) {
   ASSERT_EQ(sqfix_int(s, "SELECT min(x) FROM t"), -1);
   ASSERT(sqlite3_exec(s, "INSERT INTO t VALUES(5)", 0, 0, 0) != SQLITE_OK);
   ASSERT_EQ(sqlite3_close(s), SQLITE_OK);
+  /* The same as a URI filename: SQLite keeps snapshot=ID beside the name it hands the
+   * VFS, which must still open the snapshot, not the database itself. */
+  char uri[2100];
+  snprintf(uri, sizeof uri, "file:%s", snap);
+  ASSERT_EQ(sqlite3_open_v2(uri, &s, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL), SQLITE_OK);
+  ASSERT_EQ(sqfix_int(s, "SELECT count(*) FROM t"), 1001);
+  ASSERT(sqlite3_exec(s, "INSERT INTO t VALUES(5)", 0, 0, 0) != SQLITE_OK);
+  ASSERT_EQ(sqlite3_close(s), SQLITE_OK);
   ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 1002);
   /* The SQL function, in rollback mode, from a plain query. */
   sqfix_exec(db, "PRAGMA journal_mode=DELETE");

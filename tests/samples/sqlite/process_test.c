@@ -77,6 +77,41 @@ TEST(dead_holders_lease_runs_out) {
   unsetenv("XIO_SQLITE_LEASE_S");
 }
 
+/* The takeover as a parameter of a URI filename ("file:URL?xio_takeover=1", opened
+ * with SQLITE_OPEN_URI), where SQLite keeps it beside the name it hands the VFS:
+ * without it a dead holder's lease refuses the open, with it the lease is broken. */
+TEST(takeover_in_a_uri_breaks_a_dead_holders_lease) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], uri[600], takeover[700], buf[2048];
+  sqfix_url(&fx, "uri.sqlite", url, sizeof url);
+  snprintf(uri, sizeof uri, "file:%s", url);
+  snprintf(takeover, sizeof takeover, "file:%s?vfs=xio&xio_takeover=1", url);
+  sqlite3 *db = sqfix_open(url);
+  sqfix_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1)");
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  int out, in;
+  const char *hold_args[] = {"hold", url, NULL};
+  pid_t pid = sqfix_spawn(hold_args, &out, &in);
+  ASSERT(read(out, buf, 6) == 6 && memcmp(buf, "ready\n", 6) == 0);
+  kill(pid, SIGKILL);
+  int st;
+  ASSERT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
+  close(out);
+  close(in);
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI;
+  ASSERT_EQ(sqlite3_open_v2(uri, &db, flags, NULL), SQLITE_BUSY); /* the dead one's lease */
+  ASSERT_CONTAINS(xio_sqlite_last_error(), "is in use");
+  sqlite3_close(db);
+  int rc = sqlite3_open_v2(takeover, &db, flags, NULL);
+  if (rc != SQLITE_OK) FAIL("open %s: rc=%d %s", takeover, rc, xio_sqlite_last_error());
+  ASSERT_EQ(sqfix_int(db, "SELECT count(*) FROM t"), 1);
+  sqfix_exec(db, "INSERT INTO t VALUES (2)");
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  /* The parameter never reached storage: the blob is named as it is. */
+  ASSERT(sqfix_count(&fx, NULL, "uri.sqlite") > 0);
+}
+
 /* Reads acknowledged ids from the child until `stop_after` of them, then kills it at
  * a random moment a little later. Returns the last acknowledged id. */
 static long run_and_kill(const char *url, const char *mode, const char *sync, int stop_after,

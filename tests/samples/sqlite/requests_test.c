@@ -2,7 +2,8 @@
  * requests_test.c - what a commit costs, counted from the XIO_TRACE events: 500
  * single-row INSERT commits into a 20,000-row table with synchronous=FULL, in WAL
  * mode (at most 1.2 requests per commit, checkpoints included) and rollback-journal
- * mode (at most 4); and the open of an existing database, bounded whatever its size.
+ * mode (at most 4); the open of an existing database, bounded whatever its size; and
+ * the read cache's size, set in the URL or as a parameter of a URI filename.
  * The lease renewals made meanwhile are not a commit's: they come with time (every
  * 20 s per open file), so a slower machine makes more of them; they are left out.
  */
@@ -10,6 +11,7 @@
 
 #include "sqfix.h"
 #include "test.h"
+#include "xio_sqlite.h"
 
 #define COMMITS 500
 
@@ -90,9 +92,12 @@ TEST(open_is_bounded_whatever_the_size) {
   ASSERT_EQ(sqfix_count(&fx, "XIOTypeReadFile", NULL), 1); /* one read, not the database */
 }
 
-/* Read requests of two full scans of `url` in one connection. */
-static void scan_twice(sqfix *fx, const char *url, long *first, long *second) {
-  sqlite3 *db = sqfix_open(url);
+/* Read requests of two full scans of `url` in one connection (opened with `flags`
+ * besides READWRITE). */
+static void scan_twice(sqfix *fx, const char *url, int flags, long *first, long *second) {
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2(url, &db, SQLITE_OPEN_READWRITE | flags, NULL);
+  if (rc != SQLITE_OK) FAIL("open %s: rc=%d %s", url, rc, xio_sqlite_last_error());
   sqfix_mark(fx);
   sqfix_int(db, "SELECT sum(length(v)) FROM t");
   *first = sqfix_count(fx, "XIOTypeReadFile", NULL);
@@ -112,10 +117,29 @@ TEST(read_cache_size_can_be_changed) {
   snprintf(small_cache, sizeof small_cache, "%s?xio_cache_mb=1", url);
   make_db(url, 30000);
   long a1, a2, b1, b2;
-  scan_twice(&fx, url, &a1, &a2);
-  scan_twice(&fx, small_cache, &b1, &b2);
+  scan_twice(&fx, url, 0, &a1, &a2);
+  scan_twice(&fx, small_cache, 0, &b1, &b2);
   printf("read requests per scan: %ld, %ld (32 MiB); %ld, %ld (1 MiB)\n", a1, a2, b1, b2);
   ASSERT(a1 > 0 && a1 <= 8); /* read ahead: a few windows, not a page at a time */
+  ASSERT_EQ(a2, 0);
+  ASSERT(b2 > 0);
+}
+
+/* The same parameter in a URI filename, opened with SQLITE_OPEN_URI: SQLite keeps it
+ * beside the name it hands the VFS, not in it. */
+TEST(read_cache_size_can_be_changed_in_a_uri) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], uri[600], small_cache[700];
+  sqfix_url(&fx, "cached.sqlite", url, sizeof url);
+  snprintf(uri, sizeof uri, "file:%s?vfs=xio", url);
+  snprintf(small_cache, sizeof small_cache, "file:%s?vfs=xio&xio_cache_mb=1", url);
+  make_db(url, 30000);
+  long a1, a2, b1, b2;
+  scan_twice(&fx, uri, SQLITE_OPEN_URI, &a1, &a2);
+  scan_twice(&fx, small_cache, SQLITE_OPEN_URI, &b1, &b2);
+  printf("read requests per scan: %ld, %ld (32 MiB); %ld, %ld (1 MiB)\n", a1, a2, b1, b2);
+  ASSERT(a1 > 0 && a1 <= 8);
   ASSERT_EQ(a2, 0);
   ASSERT(b2 > 0);
 }

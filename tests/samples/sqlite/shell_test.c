@@ -1,12 +1,15 @@
 /*
  * shell_test.c - the stock sqlite3 shell with the loadable extension: `.load PATH`,
  * `.open URL`, queries; the VFS stays loaded after the connection that loaded it
- * closes; local file names behave exactly as without the extension.
+ * closes; the VFS's parameters in a "file:" URI; local file names behave exactly as
+ * without the extension.
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "scratch.h"
@@ -49,6 +52,39 @@ TEST(shell_loads_the_extension_and_opens_a_url) {
   if (st != 0) FAIL("sqlite3 exited %d: %s", st, out);
   ASSERT_STR_EQ(out, "wal\nsum=6\nagain=3\nvfs=1\n");
   ASSERT(sqfix_count(&fx, "XIOTypeWriteFile", "shell.sqlite-wal") >= 1);
+}
+
+/* The shell opens "file:" names as URIs, whose query SQLite keeps beside the name it
+ * hands the VFS: xio_takeover=1 there breaks the lease a killed holder left. */
+TEST(shell_takes_the_vfs_parameters_from_a_uri) {
+  sqfix fx;
+  sqfix_setup(&fx);
+  char url[512], script[4096], out[4096], buf[8];
+  sqfix_url(&fx, "uri.sqlite", url, sizeof url);
+  sqlite3 *db = sqfix_open(url);
+  sqfix_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2)");
+  ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
+  int from, to;
+  const char *hold_args[] = {"hold", url, NULL};
+  pid_t pid = sqfix_spawn(hold_args, &from, &to);
+  ASSERT(read(from, buf, 6) == 6 && memcmp(buf, "ready\n", 6) == 0);
+  kill(pid, SIGKILL);
+  int st;
+  ASSERT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
+  close(from);
+  close(to);
+  /* Without the parameter, its lease (60 s) still holds the database. */
+  snprintf(script, sizeof script,
+           ".load %s\n.open file:%s?vfs=xio\nSELECT 'rows=' || count(*) FROM t;\n", SQLITE_EXT,
+           url);
+  ASSERT(shell(script, out, sizeof out) != 0);
+  ASSERT_NOT_CONTAINS(out, "rows=");
+  snprintf(script, sizeof script,
+           ".load %s\n.open file:%s?vfs=xio&xio_takeover=1\nSELECT 'rows=' || count(*) FROM t;\n",
+           SQLITE_EXT, url);
+  st = shell(script, out, sizeof out);
+  if (st != 0) FAIL("sqlite3 exited %d: %s", st, out);
+  ASSERT_STR_EQ(out, "rows=2\n");
 }
 
 TEST(shell_local_files_behave_as_before) {

@@ -1,5 +1,6 @@
 # The SQLite VFS on page blobs (samples/engines/sqlite) against Azurite, with the system's
-# libsqlite3: workloads in WAL and DELETE mode, request counts per commit and per
+# libsqlite3: reads of a database file below SQLite against a copy in memory,
+# workloads in WAL and DELETE mode, request counts per commit and per
 # large transaction, one process at a time, fork, lost leases, crashes, bad input,
 # interop with the xio CLI, snapshots, a commit whose writes outlast the lease (through
 # the fault proxy). The limit of 15 minutes only catches a hang: the checkpoint of
@@ -16,6 +17,7 @@ if(TARGET xio_sqlite)
       ${CMAKE_CURRENT_LIST_DIR}/process_test.c
       ${CMAKE_CURRENT_LIST_DIR}/edge_test.c
       ${CMAKE_CURRENT_LIST_DIR}/names_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/store_test.c
       ${CMAKE_CURRENT_LIST_DIR}/large_test.c
       ${CMAKE_CURRENT_LIST_DIR}/fork_test.c
       ${CMAKE_CURRENT_LIST_DIR}/lease_test.c
