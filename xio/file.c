@@ -366,7 +366,8 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
 static xio_err check_open(const xio_open_options *o, xio_error *err) {
   unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY | XIO_OPEN_EXCLUSIVE |
                    XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED | XIO_OPEN_INCOMPLETE_OK |
-                   XIO_OPEN_PINNED | XIO_OPEN_MISSING_OK | XIO_OPEN_MARK_INCOMPLETE;
+                   XIO_OPEN_PINNED | XIO_OPEN_MISSING_OK | XIO_OPEN_MARK_INCOMPLETE |
+                   XIO_OPEN_ZEROS_AS_CLEAR;
   if (o->flags & ~known)
     return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
   if ((o->flags & XIO_OPEN_READONLY) &&
@@ -383,6 +384,10 @@ static xio_err check_open(const xio_open_options *o, xio_error *err) {
                          "XIO_OPEN_CREATE or XIO_OPEN_CREATE_ONLY");
   if ((o->flags & XIO_OPEN_BREAK_LEASE) && !(o->flags & XIO_OPEN_EXCLUSIVE))
     return xio_error_set(err, XIO_EINVAL, "break-lease needs an exclusive open");
+  if ((o->flags & XIO_OPEN_ZEROS_AS_CLEAR) && !(o->flags & XIO_OPEN_EXCLUSIVE))
+    return xio_error_set(err, XIO_EINVAL,
+                         "XIO_OPEN_ZEROS_AS_CLEAR applies to the write queue of a file held "
+                         "alone: it needs XIO_OPEN_EXCLUSIVE");
   if (o->kind != XIO_KIND_DATA && o->kind != XIO_KIND_LOG)
     return xio_error_set(err, XIO_EINVAL, "unknown file kind %d", (int)o->kind);
   if (o->init < XIO_INIT_DEFAULT || o->init > XIO_INIT_CLEAR)

@@ -6,7 +6,8 @@
  * closed it) and never before every earlier run in the send list that shares a sector
  * with it has completed: overlapping writes reach storage in the order they were made.
  * Each member completes only once its run's bytes are acknowledged, with its run's
- * result; a failed run's sectors are known no more.
+ * result; a failed run's sectors are known no more. A run of zeros goes as a clear
+ * where the file asked for it (XIO_OPEN_ZEROS_AS_CLEAR).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
@@ -44,6 +45,13 @@ static void run_done(xio_io *io, void *ud);
 
 static void run_done_with(xio__run *r, xio_err rc, const xio_error *detail);
 
+/* 1 when `r` goes as a clear: its file asked for zeros to be (XIO_OPEN_ZEROS_AS_CLEAR)
+ * and every byte of it is zero. */
+static int as_clear(const xio__run *r) {
+  return (r->file->flags & XIO_OPEN_ZEROS_AS_CLEAR) &&
+         xio_is_zero(r->buf, (size_t)(r->end - r->start));
+}
+
 /* Sends `r` as one internal request (cut at max_request only when a single write
  * was larger). Its completion comes to run_done. */
 static void launch(xio__run *r) {
@@ -60,13 +68,17 @@ static void launch(xio__run *r) {
   xio__io_state *st;
   xio_error e;
   xio_error_clear(&e);
-  if (xio__io_begin(f, &r->io, (int)((len + piece - 1) / piece), &st, &e) != XIO_OK) {
+  int nsubs = as_clear(r) ? 1 : (int)((len + piece - 1) / piece);
+  if (xio__io_begin(f, &r->io, nsubs, &st, &e) != XIO_OK) {
     run_done_with(r, XIO_ENOMEM, &e);
     return;
   }
   st->internal = 1;
   st->no_sticky = 1; /* each member records its own failure */
-  xio__add_pieces(st, XIO__SUB_WRITE, r->start, len, r->buf, piece, 0);
+  if (as_clear(r))
+    xio__io_add(st, XIO__SUB_CLEAR, r->start, 0, NULL)->clear_length = len;
+  else
+    xio__add_pieces(st, XIO__SUB_WRITE, r->start, len, r->buf, piece, 0);
   xio__io_launch(st);
 }
 

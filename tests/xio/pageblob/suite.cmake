@@ -16,6 +16,7 @@ xio_add_suite(NAME xio_pageblob AZURITE TIMEOUT 180
     ${CMAKE_CURRENT_LIST_DIR}/diff_test.c
     ${CMAKE_CURRENT_LIST_DIR}/lane_test.c
     ${CMAKE_CURRENT_LIST_DIR}/cancel_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/zeros_test.c
   LIBS xio xio_faultproxy Threads::Threads)
 target_include_directories(test_xio_pageblob PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../common
                            ${PROJECT_SOURCE_DIR}/xio)

@@ -535,6 +535,12 @@ const char *xio_init_name(xio_init init);
            (xio_file_set_incomplete) by the create itself (a page blob: in its Put Blob), so it    \
            never exists unmarked, whatever stops the transfer into it; a file that exists is       \
            opened as it is */
+#define XIO_OPEN_ZEROS_AS_CLEAR                                                                    \
+  0x800 /* with EXCLUSIVE: a write that reaches storage as whole sectors of zeros (a run of        \
+           the write queue, or of held writes at a flush, all zero bytes) is sent as a clear       \
+           of its range (a page blob: Put Page clear, which ships no bytes and frees the           \
+           pages) rather than as a write of zeros; the request count is the same. Without it,      \
+           zeros an engine writes are written, as it asked (XIO_INIT_ZERO, a benchmark) */
 
 typedef struct xio_open_options {
   unsigned flags;
