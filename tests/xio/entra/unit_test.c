@@ -6,8 +6,9 @@
  * managed identity requests sent by a page-blob engine (a 500 retried, plain http
  * to a remote host refused before anything is sent, the metadata service's probe
  * asking again after an answer worth another try), the token cache's refresh
- * margin, credential file entries naming a method, and the user delegation SAS
- * against vectors computed by Azurite's own implementation.
+ * margin and its timer (a token in use renewed ahead with no request asking),
+ * credential file entries naming a method, and the user delegation SAS against
+ * vectors computed by Azurite's own implementation.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -396,6 +397,37 @@ TEST(token_cache_refreshes_at_half_life_and_retries) {
   wait_fetches(t, 4);
   ASSERT_ERR(cache_peek(t, &tok, &e), XIO_EAUTH, &e);
   ASSERT_CONTAINS(e.message, "token callback: identity library offline");
+  xio_auth_token_clear(&tok);
+  xio_entra_tokens_free(t);
+}
+
+/* A token a request took is renewed by the cache's timer when it falls due, with no
+ * request asking; one no request took is not: the cache of an idle user goes quiet.
+ * Counts only: each wait is bounded and asserts a number of fetches. */
+TEST(token_cache_renews_ahead_on_its_timer) {
+  standin_env_reset(0, NULL);
+  cb_state cb = {0, 0, 4}; /* due after 2 s, on the system clock */
+  xio_entra_options o = xio_entra_options_default();
+  o.callback = callback;
+  o.callback_ud = &cb;
+  xio_entra_tokens *t;
+  xio_auth_token tok = {NULL, 0};
+  xio_error e;
+  ASSERT_OK(xio_entra_tokens_new(engine(), &o, XIO_AUTH_ENTRA_CALLBACK, NULL, &t, &e), &e);
+  ASSERT_OK(xio_entra_tokens_get(t, XIO_AUTH_STORAGE_SCOPE, &tok, &e), &e);
+  char first[2048];
+  snprintf(first, sizeof first, "%s", tok.value);
+  /* No request from here: the timer renews the token taken. */
+  wait_fetches(t, 2);
+  ASSERT_EQ(atomic_load(&cb.calls), 2);
+  ASSERT_OK(cache_peek(t, &tok, &e), &e);
+  ASSERT(tok.value != NULL);
+  ASSERT(strcmp(tok.value, first) != 0);
+  /* That one was taken too: renewed in its turn. Its successor nobody takes. */
+  wait_fetches(t, 3);
+  nanosleep(&(struct timespec){3, 0}, NULL); /* past the successor's refresh moment */
+  ASSERT_EQ(xio_entra_tokens_fetches(t), 3u);
+  ASSERT_EQ(atomic_load(&cb.calls), 3);
   xio_auth_token_clear(&tok);
   xio_entra_tokens_free(t);
 }
