@@ -14,8 +14,8 @@
  * request after the pause asks again. In the default chain the first method that
  * gives a token is kept for every refresh after it. A token no request took since
  * it came is not renewed ahead (the next request asks), so the cache of an idle
- * context goes quiet, and so does one the credentials retired
- * (xio__entra_tokens_retire), whose callback may be gone.
+ * context goes quiet, and so does one the credentials retired when its token
+ * callback was replaced (xio__entra_tokens_retire).
  *
  * Threads. The timer only decides: a fetch blocks (the Azure CLI runs as a child
  * process; a managed identity request goes out on this same engine and waits for
@@ -197,8 +197,8 @@ static void schedule(xio_entra_tokens *t, time_t now) {
     if (t->retired || !s->taken || !s->tok.value) continue;
     time_t when = due_at(s) > s->retry_at ? due_at(s) : s->retry_at;
     if (when >= s->tok.expires_on) continue; /* expired by then: left to the requests */
-    time_t wait = when - now < 0 ? 0 : when - now > MAX_SLEEP_S ? MAX_SLEEP_S : when - now;
-    int64_t moment = mono + (int64_t)wait * 1000000;
+    time_t left = when - now < 0 ? 0 : when - now > MAX_SLEEP_S ? MAX_SLEEP_S : when - now;
+    int64_t moment = mono + (int64_t)left * 1000000;
     if (moment < at) at = moment;
   }
   if (at < t->timer_at) {
