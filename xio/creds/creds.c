@@ -11,8 +11,8 @@
  * to another account's host or to one that only looks like it.
  *
  * Targets get their credential from the context's source (xio_blob_cred_source),
- * which runs on the engine's I/O thread: it never waits for a token (the cache
- * fetches in the background) and only stats the credential file, at most every
+ * which runs on the engine's I/O thread: it never waits for a token (the cache's
+ * fetches run off the I/O thread) and only stats the credential file, at most every
  * recheck_ms, unless a refused request makes it read the file again.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -100,7 +100,7 @@ xio_err xio__creds_load(xio__creds *c, const xio_ctx_options *o, xio_error *err)
   return setup(s, o, err);
 }
 
-/* Frees `n` token caches (after their threads end). */
+/* Frees `n` token caches (each after the fetch it runs, if any). */
 static void free_caches(xio__token_cache *caches, int n) {
   for (int i = 0; i < n; i++) {
     xio_entra_tokens_free(caches[i].tokens);
@@ -149,8 +149,8 @@ void xio__creds_stop_tokens(xio__creds *c) {
   xio__token_cache caches[XIO__MAX_TOKEN_CACHES];
   if (!s) return;
   /* Taken out under the lock (the engine's I/O thread asks the caches only under
-   * it), stopped after it: a refresh thread may wait for the I/O thread to finish
-   * its fetch, and the I/O thread for the lock. */
+   * it), stopped after it: a cache's fetch thread may wait for the I/O thread to
+   * finish its fetch, and the I/O thread for the lock. */
   pthread_mutex_lock(&s->mu);
   int n = s->ncaches;
   memcpy(caches, s->caches, (size_t)n * sizeof *caches);

@@ -11,6 +11,7 @@
 
 #include "creds_int.h"
 #include "ctx_int.h"
+#include "entra_int.h"
 
 void xio_ctx_get_credential_options(xio_ctx *ctx, xio_cred_options *out) {
   xio__credsrc *s = ctx->creds.src;
@@ -33,12 +34,15 @@ xio_err xio_ctx_set_credential_options(xio_ctx *ctx, const xio_cred_options *o, 
 
 /* Retires the token caches that would use the callback (under s->mu): new ones
  * are made with the new options; the old stay alive until the end, as a request
- * may be using one right now. */
+ * may be using one right now, but they no longer renew tokens ahead on their own,
+ * which would call the old callback. */
 static void retire_callback_users(xio__credsrc *s) {
   for (int i = 0; i < s->ncaches; i++)
-    if (s->caches[i].method == XIO_AUTH_ENTRA_DEFAULT ||
-        s->caches[i].method == XIO_AUTH_ENTRA_CALLBACK)
+    if (!s->caches[i].retired && (s->caches[i].method == XIO_AUTH_ENTRA_DEFAULT ||
+                                  s->caches[i].method == XIO_AUTH_ENTRA_CALLBACK)) {
       s->caches[i].retired = 1;
+      xio__entra_tokens_retire(s->caches[i].tokens);
+    }
 }
 
 xio_err xio_ctx_set_token_callback(xio_ctx *ctx, xio_auth_token_fn fn, void *ud, xio_error *err) {

@@ -1,10 +1,10 @@
 /*
  * entra_int.h - the Entra ID token sources of libxio, shared by the chain
  * (entra.c), its sources (entra_mi.c, entra_cli.c) and the cache (entra_tokens.c):
- * the settings they run with once the options and the environment are read, and one
- * function per source. Each source answers XIO_OK with a token, XIO_ENOCRED when it
- * does not apply here (nothing configured), or XIO_EAUTH when it was tried and
- * failed; `why` (never a secret) says what happened. Internal.
+ * the settings they run with once the options and the environment are read, one
+ * function per source, and the cache's word for the credentials (creds_api.c). Each source answers
+ * XIO_OK with a token, XIO_ENOCRED when it does not apply here (nothing configured), or XIO_EAUTH
+ * when it was tried and failed; `why` (never a secret) says what happened. Internal.
  */
 #ifndef XIO_ENTRA_INT_H
 #define XIO_ENTRA_INT_H
@@ -47,5 +47,11 @@ xio_err xio__entra_managed_identity(const xio__entra_env *env, int imds, const c
 /* Runs `az account get-access-token --resource RESOURCE --output json`. */
 xio_err xio__entra_azure_cli(const xio__entra_env *env, const char *resource, xio_auth_token *out,
                              char why[XIO__WHY_SIZE]);
+
+/* Stops renewing the tokens of `t` ahead of their expiry (its timer asks for no
+ * more refreshes): the credentials hand it out no more, as its options (the token
+ * callback) were replaced. A request that has it already is still served. Any
+ * thread; never waits for a fetch. */
+void xio__entra_tokens_retire(xio_entra_tokens *t);
 
 #endif

@@ -35,8 +35,8 @@ void xio_auth_token_clear(xio_auth_token *t);
 
 /**
  * A token callback, for engines that bring their own identity library. Fills `out`
- * (value malloc'd, handed over) with a token for `scope`. Runs on a background
- * thread of the token cache (or the thread opening a file), never on an I/O thread;
+ * (value malloc'd, handed over) with a token for `scope`. Runs on the token cache's
+ * fetch thread (or the thread that calls xio_entra_fetch), never on an I/O thread;
  * it may block. Return XIO_OK, or an error with a message in `err` (never a secret).
  */
 typedef xio_err (*xio_auth_token_fn)(const char *scope, xio_auth_token *out, void *ud,

@@ -2,8 +2,8 @@
 # emulator: token answers, the chain and its report, the metadata service asked only
 # on an Azure VM or on request (the DMI file and the service's address pointed at
 # stand-ins on loopback), the managed identity requests on a page-blob engine (a 500
-# retried, plain http to a remote host refused), the token cache, and user delegation
-# SAS vectors. entra runs against the emulator that accepts bearer tokens
+# retried, plain http to a remote host refused), the token cache and its timer, and
+# user delegation SAS vectors. entra runs against the emulator that accepts bearer tokens
 # (azurite_oauth): the file API and every CLI command with tokens alone from a
 # stand-in managed identity endpoint, a stand-in `az` and the token callback; a
 # managed identity endpoint over https trusted through the context's CA file (and

@@ -6,8 +6,9 @@
  * managed identity requests sent by a page-blob engine (a 500 retried, plain http
  * to a remote host refused before anything is sent, the metadata service's probe
  * asking again after an answer worth another try), the token cache's refresh
- * margin, credential file entries naming a method, and the user delegation SAS
- * against vectors computed by Azurite's own implementation.
+ * margin and its timer (a token in use renewed ahead with no request asking),
+ * credential file entries naming a method, and the user delegation SAS against
+ * vectors computed by Azurite's own implementation.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -77,19 +78,20 @@ TEST(token_json_refused_without_secret_in_message) {
 
 /* ------------------------------------------------------------ the chain ---- */
 
+/* Asked on the token cache's fetch threads while the test changes `fail`. */
 typedef struct cb_state {
-  int calls;
-  int fail;
+  atomic_int calls;
+  atomic_int fail;
   int lifetime_s;
 } cb_state;
 
 static xio_err callback(const char *scope, xio_auth_token *out, void *ud, xio_error *err) {
   cb_state *s = ud;
   char tok[2048];
-  s->calls++;
+  atomic_fetch_add(&s->calls, 1);
   if (strcmp(scope, XIO_AUTH_STORAGE_SCOPE) != 0)
     return xio_error_set(err, XIO_EINVAL, "asked for scope %s", scope);
-  if (s->fail) return xio_error_set(err, XIO_EAUTH, "identity library offline");
+  if (atomic_load(&s->fail)) return xio_error_set(err, XIO_EAUTH, "identity library offline");
   standin_jwt(tok, sizeof tok, s->lifetime_s);
   out->value = xio_strdup(tok);
   out->expires_on = time(NULL) + s->lifetime_s;
@@ -326,11 +328,14 @@ TEST(imds_when_asked_for) {
 
 /* ---------------------------------------------------------- token cache ---- */
 
-static time_t fake_now;
+/* Read by the cache's timer on the engine's I/O thread and by its fetch threads. */
+static _Atomic(time_t) fake_now;
 static time_t fake_clock(void *ud) {
   (void)ud;
-  return fake_now;
+  return atomic_load(&fake_now);
 }
+
+static void fake_advance(time_t s) { atomic_fetch_add(&fake_now, s); }
 
 static xio_err cache_peek(xio_entra_tokens *t, xio_auth_token *tok, xio_error *e) {
   xio_auth_token_clear(tok);
@@ -347,7 +352,7 @@ static void wait_fetches(xio_entra_tokens *t, unsigned n) {
 TEST(token_cache_refreshes_at_half_life_and_retries) {
   standin_env_reset(0, NULL);
   cb_state cb = {0, 0, 8};
-  fake_now = time(NULL);
+  atomic_store(&fake_now, time(NULL));
   xio_entra_options o = xio_entra_options_default();
   o.callback = callback;
   o.callback_ud = &cb;
@@ -357,17 +362,19 @@ TEST(token_cache_refreshes_at_half_life_and_retries) {
   xio_error e;
   ASSERT_OK(xio_entra_tokens_new(engine(), &o, XIO_AUTH_ENTRA_CALLBACK, NULL, &t, &e), &e);
   ASSERT_OK(xio_entra_tokens_get(t, XIO_AUTH_STORAGE_SCOPE, &tok, &e), &e);
-  ASSERT_EQ(cb.calls, 1);
+  ASSERT_EQ(atomic_load(&cb.calls), 1);
   char first[2048];
   snprintf(first, sizeof first, "%s", tok.value);
   /* Before half its life: no refresh. */
-  fake_now += 3;
+  fake_advance(3);
   ASSERT_OK(cache_peek(t, &tok, &e), &e);
   ASSERT_STR_EQ(tok.value, first);
   ASSERT_EQ(xio_entra_tokens_fetches(t), 1u);
-  /* Past half its life: the old token still, a refresh in the background. */
-  fake_now += 2;
-  cb.fail = 1;
+  /* Past half its life: the old token still, a refresh in the background (asked by
+   * the cache's timer or by this request, whichever sees it due first). Each change
+   * of the source comes before the clock moves, as the timer may fetch at once. */
+  atomic_store(&cb.fail, 1);
+  fake_advance(2);
   ASSERT_OK(cache_peek(t, &tok, &e), &e);
   ASSERT_STR_EQ(tok.value, first);
   wait_fetches(t, 2);
@@ -376,20 +383,51 @@ TEST(token_cache_refreshes_at_half_life_and_retries) {
   ASSERT_OK(cache_peek(t, &tok, &e), &e);
   ASSERT_STR_EQ(tok.value, first);
   ASSERT_EQ(xio_entra_tokens_fetches(t), 2u);
-  fake_now += 1;
-  cb.fail = 0;
+  atomic_store(&cb.fail, 0);
+  fake_advance(1);
   ASSERT_OK(cache_peek(t, &tok, &e), &e);
   wait_fetches(t, 3);
   ASSERT_OK(cache_peek(t, &tok, &e), &e);
   ASSERT(strcmp(tok.value, first) != 0);
   /* Expired and unrefreshable: the error of the method. */
-  cb.fail = 1;
-  fake_now += 60;
+  atomic_store(&cb.fail, 1);
+  fake_advance(60);
   ASSERT_OK(cache_peek(t, &tok, &e), &e);
   ASSERT(tok.value == NULL); /* being fetched */
   wait_fetches(t, 4);
   ASSERT_ERR(cache_peek(t, &tok, &e), XIO_EAUTH, &e);
   ASSERT_CONTAINS(e.message, "token callback: identity library offline");
+  xio_auth_token_clear(&tok);
+  xio_entra_tokens_free(t);
+}
+
+/* A token a request took is renewed by the cache's timer when it falls due, with no
+ * request asking; one no request took is not: the cache of an idle user goes quiet.
+ * Counts only: each wait is bounded and asserts a number of fetches. */
+TEST(token_cache_renews_ahead_on_its_timer) {
+  standin_env_reset(0, NULL);
+  cb_state cb = {0, 0, 4}; /* due after 2 s, on the system clock */
+  xio_entra_options o = xio_entra_options_default();
+  o.callback = callback;
+  o.callback_ud = &cb;
+  xio_entra_tokens *t;
+  xio_auth_token tok = {NULL, 0};
+  xio_error e;
+  ASSERT_OK(xio_entra_tokens_new(engine(), &o, XIO_AUTH_ENTRA_CALLBACK, NULL, &t, &e), &e);
+  ASSERT_OK(xio_entra_tokens_get(t, XIO_AUTH_STORAGE_SCOPE, &tok, &e), &e);
+  char first[2048];
+  snprintf(first, sizeof first, "%s", tok.value);
+  /* No request from here: the timer renews the token taken. */
+  wait_fetches(t, 2);
+  ASSERT_EQ(atomic_load(&cb.calls), 2);
+  ASSERT_OK(cache_peek(t, &tok, &e), &e);
+  ASSERT(tok.value != NULL);
+  ASSERT(strcmp(tok.value, first) != 0);
+  /* That one was taken too: renewed in its turn. Its successor nobody takes. */
+  wait_fetches(t, 3);
+  nanosleep(&(struct timespec){3, 0}, NULL); /* past the successor's refresh moment */
+  ASSERT_EQ(xio_entra_tokens_fetches(t), 3u);
+  ASSERT_EQ(atomic_load(&cb.calls), 3);
   xio_auth_token_clear(&tok);
   xio_entra_tokens_free(t);
 }

@@ -80,7 +80,10 @@ xio_err xio_ctx_set_credential_options(xio_ctx *ctx, const xio_cred_options *o, 
 
 /**
  * Sets the token callback, the first Entra ID source of the chain (NULL removes it).
- * Tokens it returned before stay cached until they are due. Errors: XIO_ENOMEM.
+ * Tokens it returned before stay cached until they are due, but are not renewed:
+ * once the opens and fetches under way end, the old callback is not called again.
+ * The callback runs on a thread the token cache starts for its fetch, never on the
+ * I/O thread, and may block. Errors: XIO_ENOMEM.
  */
 xio_err xio_ctx_set_token_callback(xio_ctx *ctx, xio_auth_token_fn fn, void *ud, xio_error *err);
 

@@ -11,7 +11,8 @@
  * (<xio/blob_engine.h>, xio_blob_call_token), with its trust store and CA file,
  * timeouts, retries and its refusal of plain http to hosts that are not loopback;
  * the Azure CLI runs as a child process; the DMI file is read to tell an Azure VM;
- * the cache refreshes on a thread of its own.
+ * the cache's refreshes are timed by a timer on its engine's I/O thread and run on
+ * a fetch thread that exists only while a fetch is wanted.
  *
  * The chain, as the official SDKs' default credential runs it minus what needs a
  * browser: the token callback; a managed identity at IDENTITY_ENDPOINT with
@@ -84,22 +85,28 @@ xio_err xio_entra_fetch(xio_blob_engine *engine, const xio_entra_options *opts,
 
 /**
  * Tokens of one Entra ID method, cached per scope. A token is refreshed ahead of its
- * expiry by min(5 minutes, half its life) on a background thread, while requests go
- * on with the current one; a failed refresh is retried (after 1 s, doubling up to
- * 30 s) as long as the current token is valid; only when it has expired and no new
- * one came do requests fail. Thread-safe.
+ * expiry by min(5 minutes, half its life), while requests go on with the current
+ * one; a failed refresh is retried (after 1 s, doubling up to 30 s) as long as the
+ * current token is valid; only when it has expired and no new one came do requests
+ * fail. A token some request took is refreshed when it falls due even if no request
+ * comes then; one nobody took is refreshed when a request next asks.
+ *
+ * Threads: a timer on the engine's I/O thread (xio_blob_engine_timer_set) decides
+ * when to fetch; the fetches themselves, which block, run on a thread the cache
+ * starts for them, which ends once no fetch is wanted, so between refreshes the
+ * cache has no thread. The token callback and the Azure CLI run there. Thread-safe.
  */
 typedef struct xio_entra_tokens xio_entra_tokens;
 
-/** Creates a cache for `method` (client_id may be NULL) whose fetches send on
- *  `engine` (borrowed: it must outlive the cache). `opts` and its strings are
- *  copied. Errors: XIO_EINVAL (no engine), XIO_ENOMEM. */
+/** Creates a cache for `method` (client_id may be NULL) whose timer runs on
+ *  `engine` and whose fetches send on it (borrowed: it must outlive the cache).
+ *  `opts` and its strings are copied. Errors: XIO_EINVAL (no engine), XIO_ENOMEM. */
 xio_err xio_entra_tokens_new(xio_blob_engine *engine, const xio_entra_options *opts,
                              xio_auth_entra_method method, const char *client_id,
                              xio_entra_tokens **out, xio_error *err);
 
-/** Stops the refresh thread (after the fetch it runs, if any) and wipes every token.
- *  `t` may be NULL. */
+/** Disarms the cache's timer, waits for the fetch under way (if any) to end, and
+ *  wipes every token. Not on the engine's I/O thread. `t` may be NULL. */
 void xio_entra_tokens_free(xio_entra_tokens *t);
 
 /** Returns a valid token for `scope` (copied into `out`), fetching one and waiting
@@ -111,8 +118,9 @@ xio_err xio_entra_tokens_get(xio_entra_tokens *t, const char *scope, xio_auth_to
 /**
  * Never blocks on a fetch: copies the current token into `out` and XIO_OK (asking for
  * a refresh in the background when it is due); or, when no valid token is at hand,
- * starts a fetch and returns XIO_OK with out->value NULL (ask again shortly); or
- * the error of the last fetch when it failed and nothing valid is left. `stale`
+ * asks for a fetch and returns XIO_OK with out->value NULL (ask again shortly); or
+ * the error of the last fetch when it failed and nothing valid is left. Any thread,
+ * the engine's I/O thread included. `stale`
  * (may be NULL) is a token the service refused: when it is the current one, it is
  * dropped first.
  */

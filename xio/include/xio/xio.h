@@ -29,7 +29,12 @@
  * Threads: all functions are thread-safe; many threads may do I/O on one file at
  * once. Completion callbacks run on the context's I/O or worker threads: they must
  * not block and must not call the synchronous functions (which fail with
- * XIO_EINVAL there); they may submit further asynchronous requests.
+ * XIO_EINVAL there); they may submit further asynchronous requests. The context's
+ * threads are the I/O thread, which also runs what waits for a moment (lease
+ * renewals, the combining window, Entra ID tokens falling due), the local backend's
+ * workers, and, only while an Entra ID token is being fetched, a fetch thread, where
+ * the token callback (<xio/credentials.h>) and the Azure CLI run. No thread only
+ * sleeps until a deadline.
  *
  * Processes: a context and its files belong to the process that made the context.
  * A child made by fork() has none of the context's threads; it makes a context of
