@@ -91,7 +91,6 @@ extern const cli_command cli_cmd_lease;
 extern const cli_command cli_cmd_snapshot;
 extern const cli_command cli_cmd_ls, cli_cmd_cp;
 extern const cli_command cli_cmd_backup, cli_cmd_restore;
-extern const cli_command cli_cmd_demo;
 extern const cli_command cli_cmd_emulator;
 
 /** `snapshot diff` (snapdiff.c), run by the snapshot command: parses its own
