@@ -67,9 +67,6 @@ typedef struct cli {
   char *read_targets[CLI_MAX_READ_TARGETS]; /* targets read from @FILE / @- (atfile.c) */
   int nread;
   int stdin_read; /* @- was taken: standard input is spent */
-  /* Set by a command that runs put for its upload (restore): the command that
-   * finishes an interrupted upload, for put's messages; NULL: `xio put --resume`. */
-  const char *resume_hint;
 } cli;
 
 /** One command of the table. */
