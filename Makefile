@@ -49,18 +49,18 @@ test-tsan: build-tsan
 	@cd $(TSAN_BUILD) && ctest --output-on-failure -j $(TEST_JOBS) \
 	  -R '^(xio_conf_local|xio_conf_pageblob|xio_pageblob|xio_local|xio_append|xio_held|blobio_fault|blobio)\.'
 
-# The create-database demo on the embedded Azurite, stopped again however it ends.
-# Builds only the xio program it runs, quietly (the build's output shows only when
-# it fails).
+# The create-database demo (samples/demo, the xio-demo program) on the embedded
+# Azurite, stopped again however it ends. Builds only the program it runs, quietly
+# (the build's output shows only when it fails). Extra options: DEMO_ARGS="...".
 demo: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
-	@echo "demo: building the xio program..."
-	@log="$$(mktemp)"; cmake --build $(BUILD) -j $(JOBS) --target xio_cli >"$$log" 2>&1 \
+	@echo "demo: building the xio-demo program..."
+	@log="$$(mktemp)"; cmake --build $(BUILD) -j $(JOBS) --target xio-demo >"$$log" 2>&1 \
 	  || { cat "$$log"; rm -f "$$log"; exit 1; }; rm -f "$$log"
 	@state="$(abspath $(BUILD))/demo-azurite"; \
 	  trap '$(AZURITE_SH) stop "$$state"' EXIT; trap 'exit 130' INT TERM; \
 	  $(AZURITE_SH) start "$$state" >/dev/null || exit 1; \
-	  $(AZURITE_SH) run "$$state" $(BUILD)/samples/xio demo $(DEMO_ARGS)
+	  $(AZURITE_SH) run "$$state" $(BUILD)/samples/xio-demo $(DEMO_ARGS)
 
 # The growth benchmark (samples/bench): create/grow/zero by init policy on page blobs
 # (an Azurite of its own, restarted when its memory fills) and local files, bulk and

@@ -220,12 +220,20 @@ void bk_sweep(const bk_chain *ch, const bk_link *pending);
  * at link `upto` of `ch`: sized, its cleared ranges holes, its pieces written where
  * they hold something else than zeros (all-zero blocks stay holes). Every piece is
  * checked against its CRC-64 as it is read. `*bytes` (may be NULL) gets the bytes of
- * pieces read. Errors: XIO_ECHECKSUM (a piece does not match: the message names the
- * data file, the piece's position and its blob offset), XIO_EIO (a data file short
- * or unreadable, a write that failed), XIO_ENOMEM.
+ * pieces read. `stop` (may be NULL) is polled before each piece. Errors:
+ * XIO_ECHECKSUM (a piece does not match: the message names the data file, the
+ * piece's position and its blob offset), XIO_EIO (a data file short or unreadable, a
+ * write that failed), XIO_ECANCELED (stop), XIO_ENOMEM.
  */
 xio_err bk_rebuild(const bk_chain *ch, size_t upto, int fd, const char *what, uint64_t *bytes,
-                   xio_error *err);
+                   xio_backup_stop_fn stop, void *ud, xio_error *err);
+
+/* --------------------------------------------------------- restore.c ---- */
+
+/** xio_backup_restore_scratch with `stop` (may be NULL) polled before each piece:
+ *  XIO_ECANCELED when it says to stop (`*fd` then -1, nothing left). */
+xio_err bk_restore_scratch(const bk_chain *ch, size_t index, int *fd, uint64_t *bytes,
+                           xio_backup_stop_fn stop, void *ud, xio_error *err);
 
 /* ------------------------------------------------------------ keep.c ---- */
 
@@ -304,5 +312,9 @@ void bk_unmake_dir(const char *dir);
  *  none (or `o` is NULL). */
 void bk_say(const xio_backup_options *o, xio_backup_note note, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/** XIO_ECANCELED (operation Restore) when `stop` (may be NULL) says to stop, else
+ *  XIO_OK. */
+xio_err bk_check_stop(xio_backup_stop_fn stop, void *ud, xio_error *err);
 
 #endif /* XIO_BACKUP_INT_H */

@@ -71,7 +71,7 @@ static xio_err fold(bk_chain *ch, size_t m, bk_link *base, xio_error *err) {
   const bk_link *at = &ch->links[m];
   int fd = bk_scratch(ch->dir);
   if (fd < 0) return xio_error_from_errno(err, errno, "KeepBackups", "open", ch->dir);
-  xio_err rc = bk_rebuild(ch, m, fd, "the rebuilt file", NULL, err);
+  xio_err rc = bk_rebuild(ch, m, fd, "the rebuilt file", NULL, NULL, NULL, err);
   memcpy(base->snapshot, at->snapshot, sizeof base->snapshot);
   memcpy(base->time, at->time, sizeof base->time);
   base->size = at->size;

@@ -99,9 +99,9 @@ static xio_err read_piece(int dfd, const char *path, const bk_piece *p, char *bu
   return XIO_OK;
 }
 
-/* Applies link `l` to `fd`. */
+/* Applies link `l` to `fd`, polling `stop` before each piece. */
 static xio_err apply_link(const bk_chain *ch, const bk_link *l, int fd, const char *what, char *buf,
-                          uint64_t *bytes, xio_error *err) {
+                          uint64_t *bytes, xio_backup_stop_fn stop, void *ud, xio_error *err) {
   if (ftruncate(fd, (off_t)l->size) != 0)
     return xio_error_from_errno(err, errno, "RestoreFile", "ftruncate", what);
   for (size_t i = 0; i < l->cleared.n; i++) {
@@ -116,7 +116,8 @@ static xio_err apply_link(const bk_chain *ch, const bk_link *l, int fd, const ch
   int dfd = open(path, O_RDONLY | O_CLOEXEC);
   if (dfd < 0) return xio_error_from_errno(err, errno, "ReadBackup", "open", path);
   for (size_t i = 0; rc == XIO_OK && i < l->npieces; i++) {
-    rc = read_piece(dfd, path, &l->pieces[i], buf, err);
+    rc = bk_check_stop(stop, ud, err);
+    if (rc == XIO_OK) rc = read_piece(dfd, path, &l->pieces[i], buf, err);
     int r = rc == XIO_OK ? write_sparse(fd, buf, l->pieces[i].len, l->pieces[i].off) : 0;
     if (r) rc = xio_error_from_errno(err, r, "RestoreFile", "pwrite", what);
     if (rc == XIO_OK && bytes) *bytes += l->pieces[i].len;
@@ -126,13 +127,13 @@ static xio_err apply_link(const bk_chain *ch, const bk_link *l, int fd, const ch
 }
 
 xio_err bk_rebuild(const bk_chain *ch, size_t upto, int fd, const char *what, uint64_t *bytes,
-                   xio_error *err) {
+                   xio_backup_stop_fn stop, void *ud, xio_error *err) {
   if (bytes) *bytes = 0;
   char *buf = xio_malloc(BK_PIECE);
   if (!buf) return xio_error_set(err, XIO_ENOMEM, "out of memory for a piece");
   xio_err rc = XIO_OK;
   for (size_t i = 0; rc == XIO_OK && i <= upto && i < ch->n; i++)
-    rc = apply_link(ch, &ch->links[i], fd, what, buf, bytes, err);
+    rc = apply_link(ch, &ch->links[i], fd, what, buf, bytes, stop, ud, err);
   xio_free(buf);
   return rc;
 }

@@ -3,8 +3,9 @@
  * for reading from its chain.json, its restore points (links) described, one found
  * by its snapshot, and the blob as it was there rebuilt (rebuild.c) into a local
  * file the caller gives or into a scratch file that vanishes with the process.
- * Writing that file to its final place (a local path, a page blob) is the caller's:
- * the xio command renames a partial file into place or uploads it with put.
+ * Writing that file to a page blob is upload.c's (xio_backup_restore_to); to a
+ * local file in place of another, the caller's: the xio command renames a partial
+ * file it owns into place.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -83,18 +84,27 @@ xio_err xio_backup_restore_fd(const xio_backup_chain *ch, size_t index, int fd, 
   if (bytes) *bytes = 0;
   if (index >= ch->n)
     return xio_error_set(err, XIO_ERANGE, "the chain in %.400s has no link %zu", ch->dir, index);
-  return bk_rebuild(ch, index, fd, what, bytes, err);
+  return bk_rebuild(ch, index, fd, what, bytes, NULL, NULL, err);
 }
 
-xio_err xio_backup_restore_scratch(const xio_backup_chain *ch, size_t index, int *fd,
-                                   uint64_t *bytes, xio_error *err) {
+xio_err bk_restore_scratch(const bk_chain *ch, size_t index, int *fd, uint64_t *bytes,
+                           xio_backup_stop_fn stop, void *ud, xio_error *err) {
+  if (bytes) *bytes = 0;
+  *fd = -1;
+  if (index >= ch->n)
+    return xio_error_set(err, XIO_ERANGE, "the chain in %.400s has no link %zu", ch->dir, index);
   *fd = bk_scratch(ch->dir); /* else a read-only DIR: the temporary directory */
   if (*fd < 0) *fd = bk_scratch(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (*fd < 0) return xio_error_from_errno(err, errno, "Restore", "open", ch->dir);
-  xio_err rc = xio_backup_restore_fd(ch, index, *fd, "the rebuilt file", bytes, err);
+  xio_err rc = bk_rebuild(ch, index, *fd, "the rebuilt file", bytes, stop, ud, err);
   if (rc != XIO_OK) {
     close(*fd);
     *fd = -1;
   }
   return rc;
+}
+
+xio_err xio_backup_restore_scratch(const xio_backup_chain *ch, size_t index, int *fd,
+                                   uint64_t *bytes, xio_error *err) {
+  return bk_restore_scratch(ch, index, fd, bytes, NULL, NULL, err);
 }

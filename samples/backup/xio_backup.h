@@ -213,6 +213,97 @@ xio_err xio_backup_restore_fd(const xio_backup_chain *ch, size_t index, int fd, 
 xio_err xio_backup_restore_scratch(const xio_backup_chain *ch, size_t index, int *fd,
                                    uint64_t *bytes, xio_error *err);
 
+/* ------------------------------------------------ restores into a target ---- */
+
+/** Polled by a restore between its steps: non-zero stops it (XIO_ECANCELED). */
+typedef int (*xio_backup_stop_fn)(void *ud);
+
+/** How a restore into a target goes (xio_backup_restore_to). */
+typedef struct xio_backup_restore_options {
+  /** 1: a target that exists is replaced in place (resized, what is left of its old
+   *  content cleared, the point written), so its snapshots stay. 0 (default): a
+   *  target that exists is refused (XIO_EEXIST). */
+  int force;
+  /** 1: finish a restore into the target that stopped before it was complete (the
+   *  target is marked incomplete; with force, any target): every byte of it is
+   *  compared with the point and only the pages that differ are sent. */
+  int resume;
+  /** Writes in flight at once, 1..64; 0 (default): 6. The upload's memory is
+   *  (in_flight + 2) x 4 MiB whatever the size of the point. */
+  int in_flight;
+  /** Receives how far the upload has come: `done` of its `total` bytes of the
+   *  rebuilt point gone through (the bytes that hold data; with resume, every
+   *  byte). May be NULL (default). */
+  xio_backup_progress_fn progress;
+  /** Polled between the pieces of the rebuild and before each 4 MiB of the upload:
+   *  non-zero stops the restore with XIO_ECANCELED, the writes on their way
+   *  waited for. A caller that stops on a signal also cancels the context
+   *  (xio_ctx_cancel), so that no request waits on a silent service. May be NULL
+   *  (default): never stopped but by the context. */
+  xio_backup_stop_fn stop;
+  void *ud; /**< handed to progress and stop */
+} xio_backup_restore_options;
+
+/** The defaults documented above: no force, no resume, 6 writes in flight, no
+ *  callbacks. Cannot fail. */
+xio_backup_restore_options xio_backup_restore_options_default(void);
+
+/** What a restore into a target did (plain values: nothing to free), also when it
+ *  failed: what became of the target then. */
+typedef struct xio_backup_restore_result {
+  uint64_t size;          /**< the point's size: the target's */
+  uint64_t bytes_read;    /**< of pieces read from the chain to rebuild the point */
+  uint64_t bytes_total;   /**< of the rebuilt point to go through (see progress) */
+  uint64_t bytes_scanned; /**< of them gone through: sent, all zero, or already there */
+  uint64_t bytes_sent;    /**< in writes (with the zeros of small gaps bridged in them) */
+  uint64_t writes;        /**< write requests (each at most XIO_WRITE_MAX_SIZE) */
+  uint64_t throttled;     /**< tries of the target's requests the service throttled */
+  /** 1: a request was made of the target (its create, or the open of the one that
+   *  exists); 0: the restore ended before, and the target is as it was. */
+  int reached;
+  /** 1: the target existed and was opened to be written in place (force, resume):
+   *  a failed restore never deletes it. */
+  int in_place;
+  /** 1: the target is marked incomplete by this restore (created so, or marked
+   *  before its first change); a failed restore leaves the mark. */
+  int marked;
+  /** 1: a request that changes the target's size, kind or bytes was made. */
+  int changed;
+} xio_backup_restore_result;
+
+/**
+ * Restores point `index` of `ch` into `target`, a page blob's URL (or a local path,
+ * through the file layer's local backend, as any target of xio_file_open): the
+ * point is rebuilt in a scratch file first (xio_backup_restore_scratch: every piece
+ * checked against its CRC-64, so a damaged chain fails before the target is
+ * touched), then uploaded through `ctx` (the caller's: its credentials, checksum,
+ * trace and pacing serve every request). The target is created at the point's size
+ * with the chain's kind, marked incomplete by its create, and only the 512-byte
+ * pages that are not all zeros are sent (a new blob reads zeros elsewhere), in
+ * writes of up to XIO_WRITE_MAX_SIZE, a gap of zeros bridged inside one only when
+ * it is at most 64 KiB and no longer than the data before it in that write; the
+ * mark is cleared once every write is acknowledged. `opts` (NULL: the defaults)
+ * says what to do with a target that exists. `out` (may be NULL) gets what the
+ * restore did, also when it fails.
+ *
+ * Errors: XIO_EINVAL (no context, chain or target; in_flight out of range),
+ * XIO_ERANGE (no such point), those of xio_backup_restore_scratch (the target not
+ * touched), XIO_EEXIST (the target exists, without force or resume: "... already
+ * exists; --force replaces it"; with resume, it is not marked incomplete: "nothing
+ * to resume: ... is complete", nothing written, not even the mark), XIO_ENOTFOUND
+ * (resume, and no target: "... does not exist: nothing to resume"), XIO_ECANCELED
+ * (the stop callback, operation Restore; or the context canceled), and the file
+ * layer's errors for the requests (XIO_EBUSY: leased by another client, the
+ * target's content not changed; XIO_ENOMEM ...). Messages name the options as the
+ * command line spells them (--force, --resume). When a restore fails, a target it
+ * created is deleted, unless it was stopped (XIO_ECANCELED: the target stays,
+ * marked incomplete, for resume); a target written in place stays, marked
+ * incomplete once `out->marked`.
+ */
+xio_err xio_backup_restore_to(xio_ctx *ctx, const xio_backup_chain *ch, size_t index,
+                              const char *target, const xio_backup_restore_options *opts,
+                              xio_backup_restore_result *out, xio_error *err);
+
 #ifdef __cplusplus
 }
 #endif

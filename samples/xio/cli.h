@@ -67,9 +67,6 @@ typedef struct cli {
   char *read_targets[CLI_MAX_READ_TARGETS]; /* targets read from @FILE / @- (atfile.c) */
   int nread;
   int stdin_read; /* @- was taken: standard input is spent */
-  /* Set by a command that runs put for its upload (restore): the command that
-   * finishes an interrupted upload, for put's messages; NULL: `xio put --resume`. */
-  const char *resume_hint;
 } cli;
 
 /** One command of the table. */
@@ -91,7 +88,6 @@ extern const cli_command cli_cmd_lease;
 extern const cli_command cli_cmd_snapshot;
 extern const cli_command cli_cmd_ls, cli_cmd_cp;
 extern const cli_command cli_cmd_backup, cli_cmd_restore;
-extern const cli_command cli_cmd_demo;
 extern const cli_command cli_cmd_emulator;
 
 /** `snapshot diff` (snapdiff.c), run by the snapshot command: parses its own

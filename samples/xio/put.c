@@ -419,13 +419,9 @@ static xio_err open_local_source(put_job *j, const char *kind_s, xio_error *err)
   return rc == XIO_OK ? inspect_local(j, kind_s, err) : rc;
 }
 
-/* The command that finishes an interrupted put of `target` (log-safe): put's own,
- * or the one of the command that runs put (cli.resume_hint). */
+/* The command that finishes an interrupted put of `target` (log-safe). */
 static void resume_command(const put_job *j, const char *target, char *out, size_t size) {
-  if (j->c->resume_hint)
-    snprintf(out, size, "%s", j->c->resume_hint);
-  else
-    snprintf(out, size, "xio put --resume %s %s", j->local, target);
+  snprintf(out, size, "xio put --resume %s %s", j->local, target);
 }
 
 /* A put stopped by a signal: what was sent and what is left; the target stays

@@ -7,12 +7,14 @@
  * read, so a damaged chain fails before the target is touched). A local TARGET is
  * rebuilt as TARGET.xio-partial, owned by this run (localfile.c), fsynced and
  * renamed into place: an interrupted restore leaves no TARGET, and a second run
- * into the same TARGET is refused. A blob TARGET is rebuilt in a scratch file that
- * vanishes with the process (in DIR, or in TMPDIR when DIR is read-only), then
- * uploaded by put (put.c): the blob is created at the link's size and marked
- * incomplete until every non-zero page is acknowledged; an interrupted restore
- * leaves it marked so, and restore --resume finishes it, sending only the pages
- * that differ.
+ * into the same TARGET is refused. A blob TARGET is the library's too
+ * (xio_backup_restore_to: rebuilt in a scratch file that vanishes with the
+ * process, then uploaded through the file layer): the blob is created at the
+ * link's size and marked incomplete until every non-zero page is acknowledged; an
+ * interrupted restore leaves it marked so, and restore --resume finishes it,
+ * sending only the pages that differ. This file reads the arguments, catches
+ * SIGINT and SIGTERM for the upload (they stop it and cancel the run's context)
+ * and says what became of TARGET.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -20,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <xio/alloc.h>
 
@@ -33,6 +34,7 @@ typedef struct rs_job {
   size_t at;      /* the link restored */
   uint64_t bytes; /* of pieces read */
   int force, resume;
+  xio_backup_restore_result res; /* a blob TARGET's upload */
 } rs_job;
 
 /* Splits DIR[@ID]: a directory that exists as written is DIR, else the part
@@ -82,58 +84,101 @@ static xio_err restore_local(rs_job *j, const char *target, xio_error *err) {
 
 /* ------------------------------------------------------------- blob ---- */
 
-/* What finishes an interrupted upload, for put's message: restore --resume of the
- * same link (named by its id, so that links added to DIR meanwhile do not change
- * it) into the same blob. The scratch file put reads vanishes with the process, so
- * put's own `put --resume LOCAL TARGET` could not. NULL for want of memory. */
-static char *resume_hint(const rs_job *j, const char *target) {
-  char *safe = xio_target_safe(target);
+/* The restore's stop callback: a stop signal came (transfer.c). */
+static int stop_requested(void *ud) {
+  (void)ud;
+  return cli_stop_signal() != 0;
+}
+
+/* What finishes an interrupted restore into blob `safe` (log-safe): restore --resume
+ * of the same link (named by its id, so that links added to DIR meanwhile do not
+ * change it) into the same blob. */
+static void resume_command(const rs_job *j, const char *safe, char *out, size_t size) {
   xio_backup_point pt;
   xio_backup_chain_point(j->ch, j->at, &pt);
-  const char *dir = xio_backup_chain_dir(j->ch), *id = pt.snapshot;
-  const char *url = safe ? safe : "TARGET";
-  size_t n = strlen(dir) + strlen(id) + strlen(url) + sizeof "xio restore --resume @ ";
-  char *hint = xio_malloc(n);
-  if (hint) snprintf(hint, n, "xio restore --resume %s@%s %s", dir, id, url);
-  xio_free(safe);
-  return hint;
+  snprintf(out, size, "xio restore --resume %s@%s %s", xio_backup_chain_dir(j->ch), pt.snapshot,
+           safe);
 }
 
-/* Uploads the rebuilt file `fd` to blob `target` with put, its output silenced. */
-static int upload(rs_job *j, int fd, const char *target) {
-  char local[64];
-  snprintf(local, sizeof local, "/proc/self/fd/%d", fd);
-  char *argv[8];
-  int argc = 0;
-  argv[argc++] = local;
-  argv[argc++] = (char *)target;
-  argv[argc++] = "--kind";
-  argv[argc++] = (char *)cli_kind_name(xio_backup_chain_kind(j->ch));
-  if (j->force) argv[argc++] = "--force";
-  if (j->resume) argv[argc++] = "--resume";
-  argv[argc] = NULL;
-  int quiet = j->c->quiet, json = j->c->json;
-  char *hint = resume_hint(j, target);
-  j->c->quiet = 1;
-  j->c->json = 0;
-  j->c->resume_hint = hint;
-  int status = cli_cmd_put.run(j->c, argc, argv);
-  j->c->quiet = quiet;
-  j->c->json = json;
-  j->c->resume_hint = NULL;
-  xio_free(hint);
-  return status;
+/* A restore into a blob stopped by a signal: what became of the blob, and the
+ * command that finishes it when it is left marked incomplete. */
+static int interrupted(const rs_job *j, const char *safe) {
+  const xio_backup_restore_result *r = &j->res;
+  char hs[32], hl[32], again[2048];
+  resume_command(j, safe, again, sizeof again);
+  if (r->marked) {
+    fprintf(stderr,
+            "xio: restore interrupted by %s: %s of %s scanned and sent; %s is marked "
+            "incomplete; `%s` finishes it\n",
+            cli_stop_name(), samples_fmt_size(r->bytes_scanned, hs, sizeof hs),
+            samples_fmt_size(r->bytes_total, hl, sizeof hl), safe, again);
+    return cli_stop_status();
+  }
+  if (r->in_place || j->resume)
+    return cli_stopped_before("restore", "it changed the content of %s", safe);
+  if (r->reached)
+    return cli_stopped_before("restore",
+                              "it wrote data to %s, as it created it (if it exists, it is "
+                              "marked incomplete: `%s` finishes it)",
+                              safe, again);
+  return cli_stopped_before("restore", "it wrote anything to %s", safe);
 }
 
-/* Rebuilds the link in a scratch file and uploads it to blob `target`. */
+/* A failed restore in place: what became of the blob, and that its snapshots are
+ * kept. Once a request that changes its size or bytes was made, it may hold part of
+ * the link's content; before, its content is unchanged (marked incomplete, or not
+ * written at all), and when another client's lease refused the first change, the
+ * message names the lease and how to end it. */
+static int in_place_failed(const rs_job *j, const char *safe, xio_err rc, xio_error *e) {
+  size_t n = strlen(e->message);
+  if (j->res.changed)
+    snprintf(e->message + n, sizeof e->message - n,
+             "; the target may hold part of the new content (its snapshots are kept): "
+             "restore --force again replaces it");
+  else if (rc == XIO_EBUSY)
+    snprintf(e->message, sizeof e->message,
+             "%.190s is leased by another client; nothing was written (its snapshots are "
+             "kept); `xio lease break %.190s` ends the lease",
+             safe, safe);
+  else if (j->res.marked)
+    snprintf(e->message + n, sizeof e->message - n,
+             "; the target's content was not changed, but it is marked incomplete (its "
+             "snapshots are kept): restore --force again replaces it");
+  else
+    snprintf(e->message + n, sizeof e->message - n,
+             "; nothing was written (its snapshots are kept)");
+  return cli_fail(j->c, rc, e);
+}
+
+/* Restores the link into blob `target` by the backup library (rebuilt in a scratch
+ * file, then uploaded), stopped by SIGINT or SIGTERM. */
 static int restore_blob(rs_job *j, const char *target) {
+  int r = cli_catch_stop_signals(j->c);
+  if (r != CLI_CONTINUE) return r;
   xio_error e;
-  int fd = -1;
-  xio_err rc = xio_backup_restore_scratch(j->ch, j->at, &fd, &j->bytes, &e);
+  xio_ctx *ctx;
+  xio_err rc = cli_context(j->c, &ctx, &e); /* attached to the stop signals */
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
-  int status = upload(j, fd, target);
-  close(fd);
-  return status;
+  xio_backup_restore_options o = xio_backup_restore_options_default();
+  o.force = j->force;
+  o.resume = j->resume;
+  o.stop = stop_requested;
+  rc = xio_backup_restore_to(ctx, j->ch, j->at, target, &o, &j->res, &e);
+  j->bytes = j->res.bytes_read;
+  char *safe = xio_target_safe(target);
+  const char *name = safe ? safe : "TARGET";
+  if (rc == XIO_OK && cli_stop_signal())
+    r = cli_stopped_after("restore", name);
+  else if (rc == XIO_OK)
+    r = CLI_OK;
+  else if (rc == XIO_ECANCELED && cli_stop_signal())
+    r = interrupted(j, name);
+  else if (j->res.in_place)
+    r = in_place_failed(j, name, rc, &e);
+  else
+    r = cli_fail(j->c, rc, &e);
+  xio_free(safe);
+  return r;
 }
 
 /* ------------------------------------------------------------------ ---- */

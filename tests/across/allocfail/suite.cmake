@@ -20,7 +20,7 @@ if(TARGET xio_cli)
                              XIO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   set_source_files_properties(${PROJECT_SOURCE_DIR}/samples/xio/main.c TARGET_DIRECTORY
                               allocfail_cli PROPERTIES COMPILE_OPTIONS -Wno-missing-prototypes)
-  target_link_libraries(allocfail_cli PRIVATE xio_demo xio_backup xio_samples_common
+  target_link_libraries(allocfail_cli PRIVATE xio_backup xio_samples_common
                         xio_emulator xio xio_auth PkgConfig::CJSON)
   set(ALLOCFAIL_CLI_TEST ${CMAKE_CURRENT_LIST_DIR}/cli_test.c)
 endif()
@@ -45,7 +45,7 @@ target_compile_definitions(test_allocfail PRIVATE
                            XIO_TEST_AZ_DIR="${PROJECT_SOURCE_DIR}/tests/xio/entra")
 if(TARGET allocfail_cli)
   target_sources(test_allocfail PRIVATE $<TARGET_OBJECTS:allocfail_cli>)
-  target_link_libraries(test_allocfail PRIVATE xio_demo xio_backup xio_samples_common
+  target_link_libraries(test_allocfail PRIVATE xio_backup xio_samples_common
                         xio_emulator)
 endif()
 target_link_options(test_allocfail PRIVATE -rdynamic)

@@ -12,6 +12,13 @@ if(TARGET xio_cli)
                    ${PROJECT_SOURCE_DIR})
   set_tests_properties(package.installed_xio_runs_the_emulator PROPERTIES
                        LABELS "package;no-asan" TIMEOUT 300)
+  # The installed xio links neither the demo (the xio-demo program, not installed)
+  # nor the fault proxy (the xio-faultproxy program beside it).
+  add_test(NAME package.installed_xio_links_neither_demo_nor_fault_proxy
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/installed_cli.sh ${CMAKE_BINARY_DIR}
+                   $<TARGET_FILE:xio_demo> $<TARGET_FILE:xio_faultproxy>)
+  set_tests_properties(package.installed_xio_links_neither_demo_nor_fault_proxy PROPERTIES
+                       LABELS "package;no-asan" TIMEOUT 300)
 endif()
 # The SQLite VFS's install (built with the samples).
 if(TARGET xio_sqlite)

@@ -4,7 +4,10 @@
  * a base and an incremental link with what each run did, the progress callback
  * reaching the link's bytes, the say callback for a DIR open to others, the chain
  * listed and a point restored byte for byte, keep folding the chain into one base,
- * and the arguments a run refuses.
+ * and the arguments a run refuses; a point restored into a blob (only its data sent,
+ * in as few writes as that takes), a blob that exists refused, replaced with force,
+ * a restore stopped by its callback and finished with resume, into a local path, and
+ * the arguments a restore refuses.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -182,4 +185,127 @@ TEST(the_library_refuses_what_cannot_be_backed_up) {
   xio_backup_chain *ch = NULL;
   ASSERT_ERR(xio_backup_chain_open(dir, &ch, &e), XIO_ENOTFOUND, &e);
   ASSERT(ch == NULL);
+}
+
+/* A stop callback: stops once `*n` calls have returned 0 (-1: never, 0: at once). */
+static int stop_after(void *ud) {
+  int *n = ud;
+  if (*n < 0) return 0;
+  if (*n == 0) return 1;
+  (*n)--;
+  return 0;
+}
+
+/* Expects `url` (a blob or a local path) to hold the bytes of the local file `ref`. */
+static void expect_same(const char *url, const char *ref) {
+  char got[512];
+  clirun_path("restored.got", got, sizeof got);
+  clirun r = {0};
+  XIO(&r, "get", "--force", url, got);
+  EXPECT_EXIT(&r, 0);
+  clirun_expect_same_files(ref, got);
+  clirun_free(&r);
+}
+
+TEST(the_library_restores_into_a_blob_without_the_command_line) {
+  char url[512], dir[512], id[64], ref[512], copy[600], local[512];
+  bkfix_url("library-to", url, sizeof url);
+  snprintf(copy, sizeof copy, "%s-copy", url);
+  clirun_path("bk-library-to", dir, sizeof dir);
+  clirun_path("library-to.ref", ref, sizeof ref);
+  clirun_path("library-to.local", local, sizeof local);
+  xio_file *f = bkfix_open(url, 4 * MiB);
+  bkfix_write(f, 0, 1 * MiB, 21);
+  bkfix_write(f, 2 * MiB, 64 * KiB, 22);
+  bkfix_snapshot(f, id);
+  xio_file_close(f, NULL);
+  heard h;
+  xio_backup_result br;
+  run(url, dir, id, 0, &h, &br);
+  bkfix_get_snapshot(url, id, ref);
+  xio_backup_chain *ch = NULL;
+  xio_error e;
+  ASSERT_OK(xio_backup_chain_open(dir, &ch, &e), &e);
+
+  /* Into a new blob: the two runs of data, one write each (the gap between them is
+   * too long to bridge), the progress reaching what was gone through. */
+  xio_backup_restore_options o = xio_backup_restore_options_default();
+  o.progress = on_progress;
+  o.ud = &h;
+  memset(&h, 0, sizeof h);
+  xio_backup_restore_result r;
+  ASSERT_OK(xio_backup_restore_to(bkfix_ctx(), ch, 0, copy, &o, &r, &e), &e);
+  ASSERT_EQ(r.size, 4 * MiB);
+  ASSERT_EQ(r.bytes_read, 1 * MiB + 64 * KiB);
+  ASSERT_EQ(r.writes, 2);
+  ASSERT_EQ(r.bytes_sent, 1 * MiB + 64 * KiB);
+  ASSERT(r.bytes_total >= 1 * MiB + 64 * KiB && r.bytes_total <= 4 * MiB);
+  ASSERT_EQ(r.bytes_scanned, r.bytes_total);
+  ASSERT_EQ(h.done, r.bytes_total);
+  ASSERT_EQ(h.total, r.bytes_total);
+  ASSERT(r.reached && r.marked && r.changed && !r.in_place);
+  expect_same(copy, ref);
+
+  /* It exists now: refused, and left as it is. */
+  ASSERT_ERR(xio_backup_restore_to(bkfix_ctx(), ch, 0, copy, NULL, &r, &e), XIO_EEXIST, &e);
+  ASSERT_CONTAINS(e.message, "already exists; --force replaces it");
+  ASSERT(r.reached && !r.marked && !r.changed && !r.in_place);
+  o = xio_backup_restore_options_default();
+  o.resume = 1;
+  ASSERT_ERR(xio_backup_restore_to(bkfix_ctx(), ch, 0, copy, &o, &r, &e), XIO_EEXIST, &e);
+  ASSERT_CONTAINS(e.message, "nothing to resume");
+  ASSERT(!r.marked && !r.changed && r.writes == 0);
+  expect_same(copy, ref);
+
+  /* force replaces it in place. */
+  o = xio_backup_restore_options_default();
+  o.force = 1;
+  o.in_flight = 1;
+  ASSERT_OK(xio_backup_restore_to(bkfix_ctx(), ch, 0, copy, &o, &r, &e), &e);
+  ASSERT(r.in_place && r.marked && r.changed);
+  ASSERT_EQ(r.writes, 2);
+  expect_same(copy, ref);
+
+  /* Stopped during the rebuild: nothing made. */
+  char other[600];
+  snprintf(other, sizeof other, "%s-other", url);
+  int calls = 0;
+  o = xio_backup_restore_options_default();
+  o.stop = stop_after;
+  o.ud = &calls;
+  ASSERT_ERR(xio_backup_restore_to(bkfix_ctx(), ch, 0, other, &o, &r, &e), XIO_ECANCELED, &e);
+  ASSERT_STR_EQ(e.operation, "Restore");
+  ASSERT(!r.reached && !r.marked);
+  xio_open_options ro = xio_open_options_default();
+  ro.flags = XIO_OPEN_READONLY | XIO_OPEN_INCOMPLETE_OK;
+  xio_file *g = NULL;
+  ASSERT_ERR(xio_file_open(bkfix_ctx(), other, &ro, &g, &e), XIO_ENOTFOUND, &e);
+
+  /* Stopped during the upload: the blob stays, marked incomplete, and resume
+   * finishes it, comparing every byte. */
+  calls = 4; /* two pieces, the target, the first extent */
+  ASSERT_ERR(xio_backup_restore_to(bkfix_ctx(), ch, 0, other, &o, &r, &e), XIO_ECANCELED, &e);
+  ASSERT(r.reached && r.marked && !r.in_place);
+  ro.flags = XIO_OPEN_READONLY;
+  ASSERT_ERR(xio_file_open(bkfix_ctx(), other, &ro, &g, &e), XIO_ECONFLICT, &e);
+  o = xio_backup_restore_options_default();
+  o.resume = 1;
+  ASSERT_OK(xio_backup_restore_to(bkfix_ctx(), ch, 0, other, &o, &r, &e), &e);
+  ASSERT(r.in_place && r.marked);
+  ASSERT_EQ(r.bytes_total, 4 * MiB);
+  ASSERT(r.bytes_sent <= 1 * MiB + 64 * KiB);
+  expect_same(other, ref);
+
+  /* Into a local path, through the file layer's local backend. */
+  ASSERT_OK(xio_backup_restore_to(bkfix_ctx(), ch, 0, local, NULL, &r, &e), &e);
+  clirun_expect_same_files(ref, local);
+
+  /* What a restore refuses before it starts. */
+  ASSERT_ERR(xio_backup_restore_to(bkfix_ctx(), ch, 0, NULL, NULL, &r, &e), XIO_EINVAL, &e);
+  ASSERT_ERR(xio_backup_restore_to(NULL, ch, 0, copy, NULL, &r, &e), XIO_EINVAL, &e);
+  o = xio_backup_restore_options_default();
+  o.in_flight = 65;
+  ASSERT_ERR(xio_backup_restore_to(bkfix_ctx(), ch, 0, copy, &o, &r, &e), XIO_EINVAL, &e);
+  ASSERT_ERR(xio_backup_restore_to(bkfix_ctx(), ch, 1, copy, NULL, &r, &e), XIO_ERANGE, &e);
+  xio_backup_chain_close(ch);
 }

@@ -27,7 +27,6 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/partial_test.c
       ${CMAKE_CURRENT_LIST_DIR}/resume_mark_test.c
       ${CMAKE_CURRENT_LIST_DIR}/local_test.c
-      ${CMAKE_CURRENT_LIST_DIR}/demo_test.c
       ${CMAKE_CURRENT_LIST_DIR}/url_refuse_test.c
       ${CMAKE_CURRENT_LIST_DIR}/credfile_mode_test.c
       ${CMAKE_CURRENT_LIST_DIR}/readcheck_test.c

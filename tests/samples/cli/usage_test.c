@@ -2,7 +2,7 @@
  * usage_test.c - the command line's own surface: help for every command (exit 0),
  * the version, and bad usage (unknown commands and options, missing arguments,
  * bad sizes, durations and numbers) ending with exit 2 and a message that names
- * what was wrong.
+ * what was wrong; `xio demo` names the program the demo became.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -11,8 +11,8 @@
 #include "clirun.h"
 #include "test.h"
 
-static const char *const commands[] = {"create", "grow", "zero", "stat",  "ranges",   "put",
-                                       "get",    "rm",   "sas",  "lease", "snapshot", "demo"};
+static const char *const commands[] = {"create", "grow", "zero", "stat",  "ranges",  "put",
+                                       "get",    "rm",   "sas",  "lease", "snapshot"};
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
 TEST(help_for_every_command) {
@@ -74,6 +74,21 @@ TEST(unknown_command_and_option) {
   XIO(&r, "rm", "--json=yes", "x");
   EXPECT_EXIT(&r, 2);
   ASSERT_CONTAINS(r.err, "takes no value");
+  clirun_free(&r);
+}
+
+/* The demo, a command of earlier versions, is a program of its own: `xio demo` says
+ * which, and is not listed among the commands. */
+TEST(demo_names_the_program_it_became) {
+  clirun r = {0};
+  XIO(&r, "demo", "--local", clirun_dir());
+  EXPECT_EXIT(&r, 2);
+  ASSERT_CONTAINS(r.err, "xio-demo");
+  ASSERT_CONTAINS(r.err, "make demo");
+  ASSERT_STR_EQ(r.out, "");
+  XIO(&r, "--help");
+  EXPECT_EXIT(&r, 0);
+  ASSERT_NOT_CONTAINS(r.out, "demo");
   clirun_free(&r);
 }
 

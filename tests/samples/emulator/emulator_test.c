@@ -294,7 +294,7 @@ TEST(js_sdk_through_shell_eval) {
   cJSON_Delete(stop);
 }
 
-/* What a shell gets from eval of --shell is enough for xio demo: it finds the
+/* What a shell gets from eval of --shell is enough for xio-demo: it finds the
  * emulator through XIO_BLOB_ENDPOINT (also given as --endpoint, account path and
  * all), and leaves no blob behind in its one container. */
 TEST(demo_runs_on_the_shell_eval_alone) {
@@ -303,11 +303,11 @@ TEST(demo_runs_on_the_shell_eval_alone) {
   snprintf(script, sizeof script,
            "set -e; eval \"$('%s' emulator start --dir '%s' --shell)\"; "
            "test -n \"$XIO_BLOB_ENDPOINT\"; "
-           "'%s' demo --data-size 1M --log-size 1M --grow-to 16M >/dev/null; "
-           "'%s' demo --endpoint \"$XIO_BLOB_ENDPOINT\" --data-size 1M --log-size 1M "
+           "'%s' --data-size 1M --log-size 1M --grow-to 16M >/dev/null; "
+           "'%s' --endpoint \"$XIO_BLOB_ENDPOINT\" --data-size 1M --log-size 1M "
            "--grow-to 16M >/dev/null; "
            "'%s' --json ls \"$XIO_BLOB_ENDPOINT/xio-demo\"",
-           XIO_CLI_PATH, dir, XIO_CLI_PATH, XIO_CLI_PATH, XIO_CLI_PATH);
+           XIO_CLI_PATH, dir, XIO_DEMO_PATH, XIO_DEMO_PATH, XIO_CLI_PATH);
   emurun r = {0};
   emurun_v(&r, (const char *const[]){"XIO_DEMO_ENDPOINT=", "XIO_TEST_BLOB_ENDPOINT=", NULL},
            (const char *const[]){"/bin/sh", "-c", script, NULL});

@@ -14,9 +14,10 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/rates_test.c
       ${CMAKE_CURRENT_LIST_DIR}/library_test.c
     LIBS xio_faultproxy xio_emulator PkgConfig::CJSON)
-  add_dependencies(test_emulator xio_cli xio-faultproxy)
+  add_dependencies(test_emulator xio_cli xio-demo xio-faultproxy)
   target_compile_definitions(test_emulator PRIVATE
     XIO_CLI_PATH="$<TARGET_FILE:xio_cli>"
+    XIO_DEMO_PATH="$<TARGET_FILE:xio-demo>"
     XIO_NODE_MODULES="${XIO_AZURITE_DIR}/node_modules"
     XIO_EMU_CLIENT_JS="${CMAKE_CURRENT_LIST_DIR}/client.js"
     XIO_EMU_PAGES_JS="${CMAKE_CURRENT_LIST_DIR}/pages.js"
