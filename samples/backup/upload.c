@@ -36,6 +36,7 @@
 #include <xio/alloc.h>
 
 #include "backup_int.h"
+#include "samples_target.h"
 
 #define CHUNK         ((uint64_t)XIO_WRITE_MAX_SIZE) /* a scan step, and the largest write */
 #define PAGE          ((uint64_t)XIO_PAGE_SIZE)
@@ -288,38 +289,15 @@ static xio_err upload(up_job *j, xio_error *err) {
 
 /* Open options for the target: unaligned writes when the size is not whole pages. */
 static xio_open_options target_options(const up_job *j, unsigned flags) {
-  xio_open_options o = xio_open_options_default();
-  o.flags = flags | (j->r->size % PAGE ? XIO_OPEN_UNALIGNED : 0);
-  o.kind = j->kind;
-  o.size = j->r->size;
-  o.init = XIO_INIT_NONE; /* a new file reads as zeros; only data is sent */
-  return o;
+  return samples_target_options(j->kind, j->r->size, flags);
 }
 
-/* Marks the target opened in place incomplete, then gives it the point's kind and
- * size; on failure closes it. */
-static xio_err prepare_in_place(up_job *j, xio_error *err) {
-  xio_err rc = xio_file_set_incomplete(j->f, 1, err);
-  j->r->marked = rc == XIO_OK;
-  if (rc == XIO_OK) rc = xio_file_set_kind(j->f, j->kind, err);
-  j->r->changed = rc == XIO_OK; /* the content changes from here on */
-  if (rc == XIO_OK) rc = xio_file_set_size(j->f, j->r->size, XIO_INIT_NONE, err);
-  return rc;
-}
-
-/* force: replaces the content of the existing target in place, so that its snapshots
- * stay: marked, the point's kind and size (growth reads as zeros), and what is left
- * of the old content cleared, before any data is written. */
-static xio_err overwrite_target(up_job *j, xio_error *err) {
-  xio_open_options o = target_options(j, XIO_OPEN_INCOMPLETE_OK); /* replaced anyway */
-  j->r->in_place = 1;
-  xio_err rc = xio_file_open(j->ctx, j->target, &o, &j->f, err);
-  if (rc != XIO_OK) return rc;
-  uint64_t old = xio_file_size(j->f), size = j->r->size;
-  rc = prepare_in_place(j, err);
-  /* whole pages of the old content (the new size may be whole pages when the old is not) */
-  uint64_t keep = min_u64((min_u64(old, size) + PAGE - 1) / PAGE * PAGE, size);
-  if (rc == XIO_OK && keep) rc = xio_file_zero(j->f, 0, keep, XIO_INIT_CLEAR, err);
+/* Readies the target opened in place (marked incomplete, the point's kind and size;
+ * with `clear_old`, what is left of the old content cleared); on failure closes it. */
+static xio_err prepare_in_place(up_job *j, int clear_old, xio_error *err) {
+  j->r->in_place = 1; /* never deleted on failure */
+  xio_err rc = samples_target_in_place(j->f, j->kind, j->r->size, clear_old, &j->r->marked,
+                                       &j->r->changed, err);
   if (rc != XIO_OK) {
     xio_file_close(j->f, NULL);
     j->f = NULL;
@@ -327,19 +305,12 @@ static xio_err overwrite_target(up_job *j, xio_error *err) {
   return rc;
 }
 
-/* resume onto a target no transfer left marked incomplete: it is whole, and resuming
- * would replace it; only force says to. Closes the target. */
-static xio_err nothing_to_resume(up_job *j, xio_error *err) {
-  char *safe = xio_strdup(xio_file_path(j->f));
-  xio_file_close(j->f, NULL);
-  j->f = NULL;
-  xio_error_set(err, XIO_EEXIST,
-                "nothing to resume: %.400s is complete (no interrupted transfer left it marked "
-                "incomplete); --force with --resume replaces it, sending only what differs",
-                safe ? safe : "the target");
-  xio_error_set_operation(err, "OpenFile");
-  xio_free(safe);
-  return XIO_EEXIST;
+/* force: replaces the content of the existing target in place, so that its snapshots
+ * stay, before any data is written. */
+static xio_err overwrite_target(up_job *j, xio_error *err) {
+  xio_open_options o = target_options(j, XIO_OPEN_INCOMPLETE_OK); /* replaced anyway */
+  xio_err rc = xio_file_open(j->ctx, j->target, &o, &j->f, err);
+  return rc == XIO_OK ? prepare_in_place(j, 1, err) : rc;
 }
 
 /* resume: opens the target an interrupted restore left (marked incomplete; with
@@ -347,18 +318,11 @@ static xio_err nothing_to_resume(up_job *j, xio_error *err) {
 static xio_err resume_target(up_job *j, xio_error *err) {
   xio_open_options o = target_options(j, XIO_OPEN_INCOMPLETE_OK);
   xio_err rc = xio_file_open(j->ctx, j->target, &o, &j->f, err);
-  if (rc == XIO_ENOTFOUND)
-    snprintf(err->message, sizeof err->message, "%.400s does not exist: nothing to resume",
-             err->target[0] ? err->target : "the target");
+  samples_target_resume_missing(rc, "the target", err);
   if (rc != XIO_OK) return rc;
-  if (!j->o->force && !xio_file_incomplete(j->f)) return nothing_to_resume(j, err);
-  j->r->in_place = 1; /* never deleted on failure */
-  rc = prepare_in_place(j, err);
-  if (rc != XIO_OK) {
-    xio_file_close(j->f, NULL);
-    j->f = NULL;
-  }
-  return rc;
+  if (!j->o->force && !xio_file_incomplete(j->f))
+    return samples_target_nothing_to_resume(&j->f, "the target", err);
+  return prepare_in_place(j, 0, err);
 }
 
 /* Creates the target marked incomplete, by the create itself: however the restore

@@ -37,6 +37,7 @@
 #include <xio/alloc.h>
 
 #include "cli.h"
+#include "samples_target.h"
 
 #define CHUNK         ((size_t)XIO_WRITE_MAX_SIZE) /* the largest write */
 #define PUT_IN_FLIGHT 6                            /* writes in flight by default */
@@ -225,12 +226,7 @@ static xio_err upload(put_job *j, xio_error *err) {
 
 /* Open flags for the target: unaligned writes when the size is not whole pages. */
 static xio_open_options target_options(const put_job *j, unsigned flags) {
-  xio_open_options o = xio_open_options_default();
-  o.flags = flags | (j->size % PAGE ? XIO_OPEN_UNALIGNED : 0);
-  o.kind = j->kind;
-  o.size = j->size;
-  o.init = XIO_INIT_NONE; /* a new file reads as zeros; only data is sent */
-  return o;
+  return samples_target_options(j->kind, j->size, flags);
 }
 
 /* Replaces the content of the existing target in place, so that its snapshots stay:
@@ -240,35 +236,12 @@ static xio_err overwrite_target(put_job *j, xio_ctx *ctx, const char *target, xi
   xio_open_options o = target_options(j, XIO_OPEN_INCOMPLETE_OK); /* replaced anyway */
   xio_err rc = xio_file_open(ctx, target, &o, &j->f, err);
   if (rc != XIO_OK) return rc;
-  uint64_t old = xio_file_size(j->f);
-  rc = xio_file_set_incomplete(j->f, 1, err);
-  j->marked = rc == XIO_OK;
-  if (rc == XIO_OK) rc = xio_file_set_kind(j->f, j->kind, err);
-  j->touched = rc == XIO_OK; /* the content changes from here on */
-  if (rc == XIO_OK) rc = xio_file_set_size(j->f, j->size, XIO_INIT_NONE, err);
-  /* whole pages of the old content (the new size may be whole pages when the old is not) */
-  uint64_t keep = min_u64((min_u64(old, j->size) + PAGE - 1) / PAGE * PAGE, j->size);
-  if (rc == XIO_OK && keep) rc = xio_file_zero(j->f, 0, keep, XIO_INIT_CLEAR, err);
+  rc = samples_target_in_place(j->f, j->kind, j->size, 1, &j->marked, &j->touched, err);
   if (rc != XIO_OK) {
     xio_file_close(j->f, NULL);
     j->f = NULL;
   }
   return rc;
-}
-
-/* --resume onto a target no transfer left marked incomplete: it is whole, and
- * resuming would replace it; only --force says to. Closes the target. */
-static xio_err nothing_to_resume(put_job *j, xio_error *err) {
-  char *safe = xio_strdup(xio_file_path(j->f));
-  xio_file_close(j->f, NULL);
-  j->f = NULL;
-  xio_error_set(err, XIO_EEXIST,
-                "nothing to resume: %.400s is complete (no interrupted transfer left it marked "
-                "incomplete); --force with --resume replaces it, sending only what differs",
-                safe ? safe : "TARGET");
-  xio_error_set_operation(err, "OpenFile");
-  xio_free(safe);
-  return XIO_EEXIST;
 }
 
 /* --resume: opens the target an interrupted put left (marked incomplete; with
@@ -278,17 +251,12 @@ static xio_err resume_target(put_job *j, xio_ctx *ctx, const char *target, int f
                              xio_error *err) {
   xio_open_options o = target_options(j, XIO_OPEN_INCOMPLETE_OK);
   xio_err rc = xio_file_open(ctx, target, &o, &j->f, err);
-  if (rc == XIO_ENOTFOUND && err)
-    snprintf(err->message, sizeof err->message, "%.400s does not exist: nothing to resume",
-             err->target[0] ? err->target : "TARGET");
+  samples_target_resume_missing(rc, "TARGET", err);
   if (rc != XIO_OK) return rc;
-  if (!force && !xio_file_incomplete(j->f)) return nothing_to_resume(j, err);
+  if (!force && !xio_file_incomplete(j->f))
+    return samples_target_nothing_to_resume(&j->f, "TARGET", err);
   j->overwrite = 1; /* never deleted on failure */
-  rc = xio_file_set_incomplete(j->f, 1, err);
-  j->marked = rc == XIO_OK;
-  if (rc == XIO_OK) rc = xio_file_set_kind(j->f, j->kind, err);
-  j->touched = rc == XIO_OK; /* the content changes from here on */
-  if (rc == XIO_OK) rc = xio_file_set_size(j->f, j->size, XIO_INIT_NONE, err);
+  rc = samples_target_in_place(j->f, j->kind, j->size, 0, &j->marked, &j->touched, err);
   if (rc != XIO_OK) {
     xio_file_close(j->f, NULL);
     j->f = NULL;
