@@ -1,26 +1,26 @@
 /*
  * pending.c - a file's pending writes: one map, by offset, of the runs of bytes it
- * has not yet sent, and what its handle knows of the file's sectors.
+ * has not yet sent, and the held runs in it.
  *
  * Every write an engine has not yet seen acknowledged is in one store per file, as
  * runs with a policy that says when each goes:
  * - Held runs (xio_file_hold): byte-exact, disjoint and not touching; a write merges
  *   into every held run it overlaps or touches (the newest bytes win). They go at a
- *   flush, the commit range last (pending_send.c). Reads see them: io.c overlays
+ *   flush, the commit range last (flush.c). Reads see them: io.c overlays
  *   them on every read an engine makes, through xio__pending_overlay, the one place
  *   that does.
  * - The open queued run (every write of a file held alone, XIO_OPEN_EXCLUSIVE): one
  *   aligned range that a new write joins while it touches or overlaps it and the two
  *   fit in one request (4 MiB); otherwise the write closes it and opens a run of its
  *   own (queue.c). A closed run leaves the map for the send list, in the order runs
- *   closed, and is sent (pending_send.c) once no earlier run there shares a sector
+ *   closed, and is sent (runs.c) once no earlier run there shares a sector
  *   with it: overlapping writes reach storage in the order they were made.
  *
- * A flush turns the held runs into queued writes (pending_send.c), so every byte
+ * A flush turns the held runs into queued writes (flush.c), so every byte
  * reaches storage through one pipeline: the queue, its edge sectors and its order.
  *
  * What the handle knows of the file's sectors, the one source of every edge sector,
- * is queue.c's; sending runs and flushing held ones is pending_send.c's.
+ * is known.c's; the combining window is window.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>

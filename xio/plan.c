@@ -3,7 +3,7 @@
  * reads and zeros run to completion on the calling thread: the write queue's read-
  * back of an edge sector, held writes' gap bytes, a growth's zeroing; and growing a
  * file before a write past its end. The floor under the write path (rw.c, queue.c,
- * pending_send.c): it knows the backend and the I/O state (io.c), nothing above them.
+ * flush.c): it knows the backend and the I/O state (io.c), nothing above them.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>

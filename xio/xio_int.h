@@ -251,7 +251,7 @@ const xio_backend *xio__backend_for(const char *target);
 
 /* ---------------------------------------------------------------- file ---- */
 
-/* ---------------------------------- pending writes (pending.c, pending_send.c) ---- */
+/* ------------------------------- pending writes (pending.c and its neighbours) ---- */
 
 #define XIO__KNOWN_SECTORS 8 /* partial sectors an exclusive handle remembers */
 
@@ -344,7 +344,7 @@ struct xio_file {
   xio_ctx *ctx;
   /* Wired by file.c when the file is made, so that the I/O floor (io.c) reaches the
    * parts above it without naming them: sends the queued runs now (a wait or a
-   * flush needs them on the wire: pending_send.c), and overlays held bytes on an
+   * flush needs them on the wire: window.c), and overlays held bytes on an
    * engine's read (pending.c). */
   void (*send_queued)(xio_file *f);
   void (*overlay_held)(xio_file *f, uint64_t off, void *buf, size_t len);
