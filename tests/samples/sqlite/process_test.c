@@ -18,6 +18,21 @@
 #include "test.h"
 #include "xio_sqlite.h"
 
+/* Starts a process that opens `url` and holds its lease, then kills it (SIGKILL):
+ * its lease stays on the blob until it runs out or is broken. */
+static void kill_a_holder(const char *url) {
+  char buf[8];
+  int out, in;
+  const char *hold_args[] = {"hold", url, NULL};
+  pid_t pid = sqfix_spawn(hold_args, &out, &in);
+  ASSERT(read(out, buf, 6) == 6 && memcmp(buf, "ready\n", 6) == 0);
+  kill(pid, SIGKILL);
+  int st;
+  ASSERT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
+  close(out);
+  close(in);
+}
+
 TEST(second_process_is_refused_until_the_first_closes) {
   sqfix fx;
   sqfix_setup(&fx);
@@ -59,15 +74,7 @@ TEST(dead_holders_lease_runs_out) {
   setenv("XIO_SQLITE_LEASE_S", "15", 1);
   char url[512], buf[2048];
   sqfix_url(&fx, "expiring.sqlite", url, sizeof url);
-  int out, in;
-  const char *hold_args[] = {"hold", url, NULL};
-  pid_t pid = sqfix_spawn(hold_args, &out, &in);
-  ASSERT(read(out, buf, 6) == 6 && memcmp(buf, "ready\n", 6) == 0);
-  kill(pid, SIGKILL);
-  int st;
-  ASSERT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
-  close(out);
-  close(in);
+  kill_a_holder(url);
   const char *open_args[] = {"open", url, NULL};
   ASSERT_EQ(sqfix_run(open_args, buf, sizeof buf), 1); /* still held by the dead one */
   ASSERT_CONTAINS(buf, "is in use");
@@ -83,22 +90,14 @@ TEST(dead_holders_lease_runs_out) {
 TEST(takeover_in_a_uri_breaks_a_dead_holders_lease) {
   sqfix fx;
   sqfix_setup(&fx);
-  char url[512], uri[600], takeover[700], buf[2048];
+  char url[512], uri[600], takeover[700];
   sqfix_url(&fx, "uri.sqlite", url, sizeof url);
   snprintf(uri, sizeof uri, "file:%s", url);
   snprintf(takeover, sizeof takeover, "file:%s?vfs=xio&xio_takeover=1", url);
   sqlite3 *db = sqfix_open(url);
   sqfix_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1)");
   ASSERT_EQ(sqlite3_close(db), SQLITE_OK);
-  int out, in;
-  const char *hold_args[] = {"hold", url, NULL};
-  pid_t pid = sqfix_spawn(hold_args, &out, &in);
-  ASSERT(read(out, buf, 6) == 6 && memcmp(buf, "ready\n", 6) == 0);
-  kill(pid, SIGKILL);
-  int st;
-  ASSERT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
-  close(out);
-  close(in);
+  kill_a_holder(url);
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI;
   ASSERT_EQ(sqlite3_open_v2(uri, &db, flags, NULL), SQLITE_BUSY); /* the dead one's lease */
   ASSERT_CONTAINS(xio_sqlite_last_error(), "is in use");
