@@ -28,6 +28,9 @@
 //                           default blockSize, which costs Azurite twice the work per
 //                           byte: see docs/benchmarks/peers.md) or file (the SDK's
 //                           downloadToFile, one streamed request)
+//   BENCH_PEERS_EMULATOR    fresh (default: an Azurite started anew for every client
+//                           process) or shared (one per protocol, kept for the whole
+//                           run: a quicker smoke, not a fair measurement)
 // Every download's file is compared with the source; every upload's blob is read
 // back and compared with the local file in the first run. Exits 1 when any run failed (the tables say which).
 "use strict";
@@ -90,11 +93,14 @@ function settings(env) {
     protocols: (env.BENCH_PEERS_PROTOCOLS || "http,https").split(",").filter(Boolean),
     cases: new RegExp(env.BENCH_PEERS_CASES || "."),
     jsDownload: env.BENCH_PEERS_JS_DOWNLOAD || "ranged",
+    emulator: env.BENCH_PEERS_EMULATOR || "fresh",
   };
   if (!s.protocols.length || s.protocols.some((p) => p !== "http" && p !== "https"))
     throw new Error("BENCH_PEERS_PROTOCOLS takes http, https or both");
   if (!(s.jsDownload in JS_DOWNLOADS))
     throw new Error("BENCH_PEERS_JS_DOWNLOAD is ranged, ranged-4m or file");
+  if (!["fresh", "shared"].includes(s.emulator))
+    throw new Error("BENCH_PEERS_EMULATOR is fresh or shared");
   return s;
 }
 
@@ -159,6 +165,24 @@ class Bench {
     this.must(this.a.tool, ["mkfile", "frag", this.src.frag, String(this.s.fragPages)], null, "mkfile");
   }
 
+  // The emulator a client process runs on: a fresh one (BENCH_PEERS_EMULATOR=fresh),
+  // or the one already running for this protocol (shared). Returns the environment
+  // its clients run with.
+  emulator(protocol) {
+    if (this.s.emulator === "shared" && this.running && this.running.protocol === protocol)
+      return this.running.az;
+    this.stopAzurite();
+    this.running = { protocol, az: this.startAzurite(protocol) };
+    return this.running.az;
+  }
+
+  // Stops the running emulator, if any.
+  stopAzurite() {
+    if (!this.running) return;
+    this.running = null;
+    this.exec(this.a.azurite, ["stop", this.state]);
+  }
+
   // A fresh emulator; returns the environment its clients run with.
   startAzurite(protocol) {
     this.must(this.a.azurite, [protocol === "https" ? "start-tls" : "start", this.state], null,
@@ -210,7 +234,7 @@ class Bench {
   }
 
   measureOne(c, protocol, client, run) {
-    const az = this.startAzurite(protocol);
+    const az = this.emulator(protocol);
     const blob = `${c.id}-${client}.bin`, dst = path.join(this.work, `${c.id}-${client}.out`);
     const mfile = path.join(this.work, "measure.json");
     fs.rmSync(dst, { force: true });
@@ -236,7 +260,7 @@ class Bench {
       rec.error = e.message;
     } finally {
       fs.rmSync(dst, { force: true });
-      this.exec(this.a.azurite, ["stop", this.state]);
+      if (this.s.emulator === "fresh") this.stopAzurite();
     }
     this.records.push(rec);
     return rec;
@@ -258,16 +282,21 @@ class Bench {
 
   runAll(list, save) {
     const most = Math.max(...list.map((c) => this.runsOf(c)));
+    const jobs = [];
     for (let run = 1; run <= most; run++)
       for (const c of list.filter((x) => run <= this.runsOf(x)))
-        for (const protocol of this.s.protocols) {
-          // Alternate which client goes first, so neither always runs on a cooler machine.
-          const order = run % 2 ? ["xio", "js"] : ["js", "xio"];
-          for (const client of order) {
-            this.progress(c, this.measureOne(c, protocol, client, run), run);
-            save();
-          }
-        }
+        for (const protocol of this.s.protocols) jobs.push({ run, c, protocol });
+    // On a shared emulator, one protocol's jobs after the other's (one start each).
+    if (this.s.emulator === "shared")
+      jobs.sort((x, y) => this.s.protocols.indexOf(x.protocol) - this.s.protocols.indexOf(y.protocol));
+    for (const { run, c, protocol } of jobs) {
+      // Alternate which client goes first, so neither always runs on a cooler machine.
+      const order = run % 2 ? ["xio", "js"] : ["js", "xio"];
+      for (const client of order) {
+        this.progress(c, this.measureOne(c, protocol, client, run), run);
+        save();
+      }
+    }
   }
 }
 
@@ -280,7 +309,8 @@ function save(b, label, s, took) {
     `${plural(s.runs)} (${s.shortRuns} for the cases that take about a second: fragmented ` +
     `transfers, random writes)`,
     `file ${human(s.size)}, fragmented file ${s.fragPages} pages, ${s.ops} random writes per ` +
-    `measurement, JS download ${JS_DOWNLOAD_LABEL[s.jsDownload]}` + (took ? `; the whole benchmark took ${took}` : ""));
+    `measurement, JS download ${JS_DOWNLOAD_LABEL[s.jsDownload]}` + (took ? `; the whole benchmark took ${took}` : ""),
+    s.emulator === "shared");
   const csv = report.csv(label, rows);
   fs.writeFileSync(path.join(b.out, "results.md"), text);
   fs.writeFileSync(path.join(b.out, "results.csv"), csv);
@@ -299,7 +329,11 @@ function main() {
   const b = new Bench(args, s);
   const t0 = Date.now();
   b.makeInputs();
-  b.runAll(list, () => save(b, label, s));
+  try {
+    b.runAll(list, () => save(b, label, s));
+  } finally {
+    b.stopAzurite();
+  }
   fs.rmSync(b.work, { recursive: true, force: true });
   const { text, csv } = save(b, label, s, `${((Date.now() - t0) / 60000).toFixed(1)} min`);
   if (args.doc) report.updateDoc(args.doc, text);

@@ -74,15 +74,16 @@ function table(rows, kind, columns) {
 }
 
 // The report as markdown; `runs` says in words how many runs the medians are of
-// ("3 runs").
-function markdown(label, rows, runs, settings) {
+// ("3 runs"); `shared`: the clients of a protocol shared one emulator.
+function markdown(label, rows, runs, settings, shared) {
   const v = label;
   return [
     `Machine: ${v.cores} cores (${v.cpu}), ${v.memory} RAM, Linux ${v.kernel}, load average ` +
       `${v["load at start"]} at the start; run ${v.date}.`,
     `Versions: ${v.xio}, Azurite ${v.Azurite}, @azure/storage-blob ${v["@azure/storage-blob"]} on ` +
       `Node.js ${v["Node.js"]}, libcurl ${v.libcurl}, ${v.OpenSSL.replace(/ \(Library.*\)/, "")}.`,
-    `Medians of ${runs}; every client process on its own freshly started ` +
+    `Medians of ${runs}; ` + (shared ? "the client processes of each protocol on one shared " :
+      "every client process on its own freshly started ") +
       `Azurite (in memory, 127.0.0.1). Settings: ${settings}. xio/JS below 1: xio is faster or leaner.`,
     "",
     "Transfers, whole client process (wall time, user+system CPU, peak RSS):",

@@ -1,5 +1,6 @@
 # peers: the peer benchmark (samples/bench/peers/bench.js, make bench-peers) runs end to end
-# at a tiny size, one run, each client on its own Azurite as in the real thing, and
+# at a tiny size, one run, the clients of each protocol on one Azurite (the real thing
+# starts one per client process: the smoke spares 22 starts), and
 # must produce its table with every case, both protocols and both clients, every
 # transfer checked. No figure is asserted. Normal build only: it measures the
 # release-built xio command.
