@@ -293,7 +293,7 @@ static xio_err lf_open(xio_ctx *ctx, const char *target, const xio_open_options 
   if (rc == XIO_OK) rc = open_or_create(ctx, path, o, &fd, created, err);
   if (rc == XIO_OK) rc = make_file(ctx, path, fd, o, *created, &lf, err);
   if (rc != XIO_OK && fd >= 0) close(fd);
-  if (rc == XIO_OK && lf && (o->flags & XIO_OPEN_EXCLUSIVE)) rc = take_lock(lf, o, err);
+  if (rc == XIO_OK && lf && (o->flags & XIO_OPEN_LEASE)) rc = take_lock(lf, o, err);
   if (rc != XIO_OK && lf) free_file(lf);
   xio_free(path);
   if (rc != XIO_OK) return rc;
@@ -507,7 +507,7 @@ static xio_err unlink_unlocked(const char *path, xio_error *err) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
     close(fd);
-    xio_error_set(err, XIO_EBUSY, "%s is in use: an exclusive open holds its lock", path);
+    xio_error_set(err, XIO_EBUSY, "%s is in use: a leased open holds its lock", path);
     xio_error_set_operation(err, "DeleteFile");
     xio_error_set_target(err, path);
     return XIO_EBUSY;

@@ -218,7 +218,7 @@ static xio_err pb_open(xio_ctx *ctx, const char *target, const xio_open_options 
     p->base.incomplete = m.incomplete;
   }
   if (rc == XIO_OK && (o->flags & XIO_OPEN_PINNED)) rc = pin_version(p, q, &props, err);
-  if (rc == XIO_OK && (o->flags & XIO_OPEN_EXCLUSIVE))
+  if (rc == XIO_OK && (o->flags & XIO_OPEN_LEASE))
     rc = take_lease(p, o->flags & XIO_OPEN_BREAK_LEASE, err);
   if (rc != XIO_OK) {
     if (err && !err->operation[0]) xio_error_set_operation(err, "OpenFile");
@@ -336,7 +336,7 @@ static xio_err lost_lease(pb_file *p, xio_error *err) {
  *   (Breaking state). That is by the service's design and harmless: nobody else can
  *   write or acquire before it ends, so those writes are ordered before the next
  *   holder's. Takeovers here break with period 0.
- * - Files opened without XIO_OPEN_EXCLUSIVE hold no lease: their writers are not
+ * - Files opened without XIO_OPEN_LEASE hold no lease: their writers are not
  *   fenced from each other, which is what a caller asks for by opening shared. The
  *   one exception is where shared writers would silently lose each other's bytes:
  *   the edge sectors of an unaligned write, read and written back under an ETag

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -163,10 +164,10 @@ xio_err xio_file_hold(xio_file *f, uint64_t offset, const void *buf, size_t len,
   if (!f || (!buf && len)) return xio_error_set(err, XIO_EINVAL, "no file or no buffer");
   xio_err rc = xio__check_writable(f, "hold a write to", err);
   if (rc != XIO_OK) return rc;
-  if (!(f->flags & XIO_OPEN_EXCLUSIVE))
+  if (!(f->flags & XIO_OPEN_LEASE))
     return xio_error_set(err, XIO_EINVAL,
                          "cannot hold a write to %s: held writes need a file opened "
-                         "XIO_OPEN_EXCLUSIVE (its only writer)",
+                         "XIO_OPEN_LEASE (its only writer)",
                          f->path);
   if ((rc = xio__check_aligned(f, offset, len, "held write", err)) != XIO_OK) return rc;
   if (len && offset > UINT64_MAX - len)
@@ -364,14 +365,14 @@ void xio_file_get_stats(const xio_file *f, xio_file_stats *o) {
 /* ------------------------------------------------------ open / close ---- */
 
 static xio_err check_open(const xio_open_options *o, xio_error *err) {
-  unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY | XIO_OPEN_EXCLUSIVE |
+  unsigned known = XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_READONLY | XIO_OPEN_LEASE |
                    XIO_OPEN_BREAK_LEASE | XIO_OPEN_UNALIGNED | XIO_OPEN_INCOMPLETE_OK |
                    XIO_OPEN_PINNED | XIO_OPEN_MISSING_OK | XIO_OPEN_MARK_INCOMPLETE |
                    XIO_OPEN_ZEROS_AS_CLEAR;
   if (o->flags & ~known)
     return xio_error_set(err, XIO_EINVAL, "unknown open flags 0x%x", o->flags & ~known);
   if ((o->flags & XIO_OPEN_READONLY) &&
-      (o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_EXCLUSIVE)))
+      (o->flags & (XIO_OPEN_CREATE | XIO_OPEN_CREATE_ONLY | XIO_OPEN_LEASE)))
     return xio_error_set(err, XIO_EINVAL, "read-only opens cannot create or lease");
   if ((o->flags & XIO_OPEN_PINNED) && !(o->flags & XIO_OPEN_READONLY))
     return xio_error_set(err, XIO_EINVAL,
@@ -382,12 +383,12 @@ static xio_err check_open(const xio_open_options *o, xio_error *err) {
     return xio_error_set(err, XIO_EINVAL,
                          "XIO_OPEN_MARK_INCOMPLETE marks a file the open creates: it needs "
                          "XIO_OPEN_CREATE or XIO_OPEN_CREATE_ONLY");
-  if ((o->flags & XIO_OPEN_BREAK_LEASE) && !(o->flags & XIO_OPEN_EXCLUSIVE))
-    return xio_error_set(err, XIO_EINVAL, "break-lease needs an exclusive open");
-  if ((o->flags & XIO_OPEN_ZEROS_AS_CLEAR) && !(o->flags & XIO_OPEN_EXCLUSIVE))
+  if ((o->flags & XIO_OPEN_BREAK_LEASE) && !(o->flags & XIO_OPEN_LEASE))
+    return xio_error_set(err, XIO_EINVAL, "break-lease needs a leased open (XIO_OPEN_LEASE)");
+  if ((o->flags & XIO_OPEN_ZEROS_AS_CLEAR) && !(o->flags & XIO_OPEN_LEASE))
     return xio_error_set(err, XIO_EINVAL,
                          "XIO_OPEN_ZEROS_AS_CLEAR applies to the write queue of a file held "
-                         "alone: it needs XIO_OPEN_EXCLUSIVE");
+                         "alone: it needs XIO_OPEN_LEASE");
   if (o->kind != XIO_KIND_DATA && o->kind != XIO_KIND_LOG)
     return xio_error_set(err, XIO_EINVAL, "unknown file kind %d", (int)o->kind);
   if (o->init < XIO_INIT_DEFAULT || o->init > XIO_INIT_CLEAR)
@@ -395,6 +396,23 @@ static xio_err check_open(const xio_open_options *o, xio_error *err) {
   if (o->size > XIO_FILE_MAX_SIZE)
     return xio_error_set(err, XIO_ELIMIT, "size %" PRIu64 " exceeds 8 TiB", o->size);
   return XIO_OK;
+}
+
+/* A create-only open refused because the file exists: says so in words, naming the
+ * file, keeping the detail of the refusal (status, service code, request ids; a
+ * local file's errno and its system call's message). */
+static void say_exists(const char *target, xio_error *err) {
+  if (!err) return;
+  char *safe = err->target[0] ? NULL : xio_target_safe(target);
+  const char *name = err->target[0] ? err->target : safe ? safe : "the file";
+  const char *call = err->sys_errno ? err->message : NULL; /* "open failed: File exists" */
+  char msg[sizeof err->message];
+  int n = snprintf(msg, sizeof msg,
+                   "%s already exists%s%s%s: nothing of it was changed (a create-only open makes a "
+                   "new file only)",
+                   name, call ? " (" : "", call ? call : "", call ? ")" : "");
+  if (n > 0) memcpy(err->message, msg, sizeof msg); /* cut at its size when too long */
+  xio_free(safe);
 }
 
 xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *opts,
@@ -410,6 +428,7 @@ xio_err xio_file_open(xio_ctx *ctx, const char *target, const xio_open_options *
   xio_file *f = NULL;
   int created = 0;
   rc = b->open(ctx, target, &o, &f, &created, err);
+  if (rc == XIO_EEXIST && (o.flags & XIO_OPEN_CREATE_ONLY)) say_exists(target, err);
   if (rc != XIO_OK) return rc;
   int marked_here = created && (o.flags & XIO_OPEN_MARK_INCOMPLETE);
   if (f->incomplete && !marked_here && !(o.flags & XIO_OPEN_INCOMPLETE_OK)) {

@@ -9,7 +9,7 @@
  *   flush, the commit range last (flush.c). Reads see them: io.c overlays
  *   them on every read an engine makes, through xio__pending_overlay, the one place
  *   that does.
- * - The open queued run (every write of a file held alone, XIO_OPEN_EXCLUSIVE): one
+ * - The open queued run (every write of a file held alone, XIO_OPEN_LEASE): one
  *   aligned range that a new write joins while it touches or overlaps it and the two
  *   fit in one request (4 MiB); otherwise the write closes it and opens a run of its
  *   own (queue.c). A closed run leaves the map for the send list, in the order runs
@@ -35,7 +35,7 @@ static size_t align_of(const xio_file *f) { return f->backend->alignment; }
 void xio__pending_init(xio_file *f) {
   xio__pending *p = &f->pend;
   pthread_mutex_init(&p->mu, NULL);
-  p->enabled = (f->flags & XIO_OPEN_EXCLUSIVE) && !(f->flags & XIO_OPEN_READONLY);
+  p->enabled = (f->flags & XIO_OPEN_LEASE) && !(f->flags & XIO_OPEN_READONLY);
   p->zero_from = atomic_load(&f->size);
 }
 

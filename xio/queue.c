@@ -1,5 +1,5 @@
 /*
- * queue.c - the writes of a file held alone (XIO_OPEN_EXCLUSIVE): the open queued
+ * queue.c - the writes of a file held alone (XIO_OPEN_LEASE): the open queued
  * run they join, their edge sectors, and joined spans of held runs.
  *
  * A write joins the open run (in the map of pending runs, pending.c) while it touches

@@ -115,7 +115,7 @@ static xio_err rmw_gave_up(xio_file *f, uint64_t sector, xio_error *err) {
                        "unaligned write to %s: sector at offset %" PRIu64
                        " changed under other writers on each of %d read-modify-writes; "
                        "nothing of this write was applied to that sector (write whole %zu-byte "
-                       "sectors, or open the file with XIO_OPEN_EXCLUSIVE)",
+                       "sectors, or open the file with XIO_OPEN_LEASE)",
                        f->path, sector, RMW_MAX_TRIES, f->backend->alignment);
 }
 

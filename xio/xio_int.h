@@ -265,7 +265,7 @@ typedef struct xio__run xio__run;
  *  passes or someone waits). Runs leave the map when they close, into the send
  *  list, in the order they closed, and stay there until acknowledged. */
 typedef struct xio__pending {
-  int enabled;        /* opened XIO_OPEN_EXCLUSIVE and writable */
+  int enabled;        /* opened XIO_OPEN_LEASE and writable */
   pthread_mutex_t mu; /* everything below */
   xio__run **map;     /* unsent runs by start offset */
   size_t n, cap;

@@ -1,7 +1,7 @@
 /*
  * append.c - the append section of xio-bench: how a log writer's appends cost, in
  * requests and time, on page blobs (the emulator) and local files. Records of 100 B,
- * 4 KiB and 60 KiB are appended to a log opened XIO_OPEN_EXCLUSIVE |
+ * 4 KiB and 60 KiB are appended to a log opened XIO_OPEN_LEASE |
  * XIO_OPEN_UNALIGNED and grown ahead with clear, with a flush every 1, 10 or 100
  * records, three ways:
  *   naive         one asynchronous xio_file_submit per record at its offset, as an
@@ -103,7 +103,7 @@ static void run_case(bench_target *t, const char *data, append_case *k, xio_io *
   char target[1200];
   bench_target_file(t, "append", target, sizeof target);
   xio_open_options o = xio_open_options_default();
-  o.flags = XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED;
+  o.flags = XIO_OPEN_CREATE | XIO_OPEN_LEASE | XIO_OPEN_UNALIGNED;
   o.kind = XIO_KIND_LOG;
   o.size = (uint64_t)k->records * k->record + BENCH_MiB;
   xio_file *f = NULL;

@@ -143,7 +143,7 @@ const cli_command cli_cmd_create = {
 
 static xio_open_options exclusive_open(int break_lease) {
   xio_open_options o = xio_open_options_default();
-  o.flags = XIO_OPEN_EXCLUSIVE | (break_lease ? XIO_OPEN_BREAK_LEASE : 0);
+  o.flags = XIO_OPEN_LEASE | (break_lease ? XIO_OPEN_BREAK_LEASE : 0);
   return o;
 }
 

@@ -92,7 +92,7 @@ static xio_open_options open_options(void) {
     o.flags = XIO_OPEN_READONLY;
     return o;
   }
-  o.flags = XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED;
+  o.flags = XIO_OPEN_LEASE | XIO_OPEN_UNALIGNED;
   if (xnbd_cfg.takeover) o.flags |= XIO_OPEN_BREAK_LEASE;
   if (xnbd_cfg.has_size) {
     o.flags |= XIO_OPEN_CREATE;

@@ -149,7 +149,7 @@ static int open_db(xsq_node *node, const xsq_name *n, int create) {
   if (node->readonly) {
     o.flags = XIO_OPEN_READONLY;
   } else {
-    o.flags = XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED | (create ? XIO_OPEN_CREATE : 0);
+    o.flags = XIO_OPEN_LEASE | XIO_OPEN_UNALIGNED | (create ? XIO_OPEN_CREATE : 0);
     if (n->takeover) o.flags |= XIO_OPEN_BREAK_LEASE;
   }
   node->ctx = c;

@@ -60,7 +60,7 @@ static unsigned open_flags(const xsq_node *node, int create, int create_only) {
   if (node->readonly) return XIO_OPEN_READONLY;
   /* Exclusive: the file layer combines the writes and fills their edge sectors from
    * what it knows; unaligned: SQLite's records are not whole sectors. */
-  unsigned f = XIO_OPEN_EXCLUSIVE | XIO_OPEN_UNALIGNED;
+  unsigned f = XIO_OPEN_LEASE | XIO_OPEN_UNALIGNED;
   if (node->takeover) f |= XIO_OPEN_BREAK_LEASE;
   if (create_only)
     f |= XIO_OPEN_CREATE_ONLY;

@@ -70,7 +70,7 @@ static xio_file *open_file(xio_ctx *ctx, const char *dir, const char *name, xio_
   char target[1024];
   snprintf(target, sizeof target, "%s/%s", dir, name);
   xio_open_options o = xio_open_options_default();
-  o.flags = XIO_OPEN_CREATE | XIO_OPEN_EXCLUSIVE | extra; /* a lease while open */
+  o.flags = XIO_OPEN_CREATE | XIO_OPEN_LEASE | extra; /* a lease while open */
   o.kind = kind; /* data: instant initialization; log: cleared, reads as zeros */
   o.size = size;
   xio_file *f = NULL;

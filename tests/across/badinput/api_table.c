@@ -386,7 +386,7 @@ static const api_row xio_rows[] = {
     {open_ro, "file://elsewhere/tmp/x", XIO_EPARSE, "absolute path on this host"},
     {open_ro, "file:///tmp/x%2", XIO_EPARSE, "bad %-escape"},
     {open_flags, "6 @C/data.mdf", XIO_EINVAL, "read-only opens cannot create or lease"},
-    {open_flags, "10 @C/data.mdf", XIO_EINVAL, "break-lease needs an exclusive open"},
+    {open_flags, "10 @C/data.mdf", XIO_EINVAL, "break-lease needs a leased open (XIO_OPEN_LEASE)"},
     {open_flags, "100 @C/data.mdf", XIO_EINVAL, "flag"},
     {open_flags, "80 @C/data.mdf", XIO_EINVAL, "pinned open reads one version"},
     {open_flags, "2 @C/data.mdf", XIO_EEXIST, ""},

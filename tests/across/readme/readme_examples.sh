@@ -33,6 +33,9 @@
 #       program: compiled by CC with CFLAGS against LIBS (the built libraries) and the
 #       libraries they need, then run with one argument, a blob URL of a container of
 #       its own on XIO_TEST_BLOB_ENDPOINT; it must exit 0 and print every TEXT.
+#       `... again prints "TEXT"...` runs it a second time on the same URL, which must
+#       exit 0 and print every TEXT after `again`; `again fails "TEXT"` wants that
+#       second run to exit non-zero and print TEXT (a program that refuses to redo).
 #
 # A DOC with no marked block fails. names: every container in a blob URL
 # (https://ACCOUNT.blob.core.windows.net/C/..., http://HOST:PORT/ACCOUNT/C/...) must be
@@ -75,9 +78,10 @@ attr_values() {
   printf '%s\n' "$2" | grep -oE "$1 \"[^\"]*\"" | sed -e "s/^$1 \"//" -e 's/"$//'
 }
 
-# Fails unless the output file $1 holds every `prints` text of the attributes $2.
+# Fails unless the output file $1 holds every `prints` text (or the texts of
+# attribute $4) of the attributes $2.
 check_prints() {
-  attr_values prints "$2" >"$1.want"
+  attr_values "${4:-prints}" "$2" >"$1.want"
   while IFS= read -r want; do
     grep -qF -- "$want" "$1" || die "block $3: '$want' is not in its output"
   done <"$1.want"
@@ -220,13 +224,26 @@ block_c() {
     die "block $1: the C example does not compile"
   }
   url="$XIO_TEST_BLOB_ENDPOINT/devstoreaccount1/readme-c-$$-$1/example.ldf"
-  echo "\$ ./example $url"
+  run_c "$1" "$d" "$url" "${3%% again *}"
+  case "$3" in *" again "*) run_c "$1" "$d" "$url" "${3#* again }" ;; esac
+}
+
+# Runs the program of block $1 (in directory $2) on blob URL $3, wanting what the
+# attributes $4 say: exit 0 and every `prints` text, or with `fails "TEXT"` a
+# non-zero exit and every TEXT.
+run_c() {
+  echo "\$ ./example $3"
   AZURE_STORAGE_CONNECTION_STRING=$(conn_for "$XIO_TEST_BLOB_ENDPOINT") \
-    "$d/example" "$url" >"$d/out" 2>&1
+    "$2/example" "$3" >"$2/out" 2>&1
   rc=$?
-  cat "$d/out"
-  [ $rc -eq 0 ] || die "block $1: exit $rc, wanted 0"
-  check_prints "$d/out" "$3" "$1"
+  cat "$2/out"
+  if [ -n "$(attr_values fails "$4")" ]; then
+    [ $rc -ne 0 ] || die "block $1: exit 0, wanted a failure"
+    check_prints "$2/out" "$4" "$1" fails
+  else
+    [ $rc -eq 0 ] || die "block $1: exit $rc, wanted 0"
+  fi
+  check_prints "$2/out" "$4" "$1"
 }
 
 # Stops every private emulator a block left running and removes the scratch.

@@ -6,6 +6,7 @@
  * and the open flags.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,112 @@ TEST(open_flags_and_delete) {
   ASSERT_STR_EQ(e.target, url);
   ASSERT_EQ(xfix_count(&fx, XIO_REQ_DELETE), 2);
   xfix_teardown(&fx);
+}
+
+/* XIO_OPEN_CREATE_ONLY is POSIX O_EXCL: on a file that exists the open fails with
+ * XIO_EEXIST saying so, and nothing of the file changes (size, kind, bytes, mark),
+ * whatever size, kind, init and mark the open asked for. The create itself is the
+ * check (one create request, no look before it that a racing creator could slip
+ * past), and it takes no lease. */
+TEST(create_only_on_an_existing_file_fails_and_writes_nothing) {
+  xfix fx;
+  xio_error e;
+  char url[1024];
+  xfix_setup(&fx, LOCAL, NULL);
+  xfix_target(&fx, "only.ldf", url, sizeof url);
+  xio_file *f = xfix_open_url(&fx, url, XIO_OPEN_CREATE_ONLY | XIO_OPEN_LEASE, XIO_KIND_LOG, 8192);
+  char rec[4096];
+  memset(rec, 'r', sizeof rec);
+  ASSERT_OK(xio_file_write(f, 0, rec, sizeof rec, &e), &e);
+  ASSERT_OK(xio_file_close(f, &e), &e);
+
+  xfix_trace_reset(&fx);
+  xio_open_options o = {XIO_OPEN_CREATE_ONLY | XIO_OPEN_LEASE | XIO_OPEN_MARK_INCOMPLETE,
+                        XIO_KIND_DATA, 4 * MiB, XIO_INIT_ZERO};
+  f = (xio_file *)&fx; /* not NULL: the failed open must set it */
+  ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_EEXIST, &e);
+  ASSERT(f == NULL);
+  ASSERT_CONTAINS(e.message, "already exists");
+  ASSERT_CONTAINS(e.message, "only.ldf");
+  if (LOCAL)
+    ASSERT_EQ(e.sys_errno, EEXIST); /* open(O_CREAT | O_EXCL) refused it */
+  else
+    ASSERT_EQ(e.http_status, 409); /* Put Blob with If-None-Match: * refused it */
+  ASSERT_EQ(xfix_count(&fx, XIO_REQ_CREATE), 1);
+  ASSERT_EQ(xfix_count_event(&fx, "xio_send_complete"), 1); /* no look, no lease, no zeroing */
+
+  xio_file_info info;
+  ASSERT_OK(xio_stat(fx.ctx, url, &info, &e), &e);
+  ASSERT_U64_EQ(info.size, 8192);
+  ASSERT_EQ(info.kind, XIO_KIND_LOG);
+  ASSERT_EQ(info.incomplete, 0);
+  f = xfix_open_url(&fx, url, XIO_OPEN_READONLY, XIO_KIND_DATA, 0);
+  char got[8192];
+  size_t n = 0;
+  ASSERT_OK(xio_file_read(f, 0, got, sizeof got, &n, &e), &e);
+  ASSERT_EQ(n, sizeof got);
+  ASSERT_MEM_EQ(got, rec, sizeof rec);
+  ASSERT(test_all_zero(got + sizeof rec, sizeof got - sizeof rec));
+  ASSERT_OK(xio_file_close(f, &e), &e);
+  xfix_teardown(&fx);
+}
+
+typedef struct creator {
+  xfix *fx;
+  const char *url;
+  pthread_barrier_t *go;
+  xio_err rc;
+  xio_file *f;
+} creator;
+
+static void *create_only(void *arg) {
+  creator *c = arg;
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_CREATE_ONLY;
+  o.size = 4096;
+  xio_error e;
+  pthread_barrier_wait(c->go);
+  c->rc = xio_file_open(c->fx->ctx, c->url, &o, &c->f, &e);
+  return NULL;
+}
+
+/* Creators racing for one name with XIO_OPEN_CREATE_ONLY: exactly one wins, each of
+ * the others gets XIO_EEXIST. */
+TEST(create_only_racing_creators_one_wins) {
+  xfix fx;
+  xio_error e;
+  xfix_setup(&fx, LOCAL, NULL);
+  enum { CREATORS = 4, ROUNDS = 5 };
+  for (int round = 0; round < ROUNDS; round++) {
+    char name[32], url[1024];
+    snprintf(name, sizeof name, "race-%d.mdf", round);
+    xfix_target(&fx, name, url, sizeof url);
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, CREATORS);
+    creator c[CREATORS];
+    pthread_t t[CREATORS];
+    for (int i = 0; i < CREATORS; i++) {
+      c[i] = (creator){&fx, url, &go, XIO_OK, NULL};
+      ASSERT_EQ(pthread_create(&t[i], NULL, create_only, &c[i]), 0);
+    }
+    int won = 0, lost = 0;
+    for (int i = 0; i < CREATORS; i++) {
+      pthread_join(t[i], NULL);
+      won += c[i].rc == XIO_OK;
+      lost += c[i].rc == XIO_EEXIST;
+      if (c[i].f) ASSERT_OK(xio_file_close(c[i].f, &e), &e);
+    }
+    pthread_barrier_destroy(&go);
+    ASSERT_EQ(won, 1);
+    ASSERT_EQ(lost, CREATORS - 1);
+  }
+  xfix_teardown(&fx);
+}
+
+/* XIO_OPEN_EXCLUSIVE is the former name of XIO_OPEN_LEASE: the same flag. */
+TEST(exclusive_is_the_lease_flag) {
+  ASSERT_EQ(XIO_OPEN_EXCLUSIVE, XIO_OPEN_LEASE);
+  ASSERT((XIO_OPEN_LEASE & XIO_OPEN_CREATE_ONLY) == 0);
 }
 
 TEST(exclusive_open_is_refused_while_held) {

@@ -94,7 +94,7 @@ TEST(zeros_as_clear_needs_an_exclusive_open) {
                         XIO_INIT_DEFAULT};
   xio_file *f = NULL;
   ASSERT_ERR(xio_file_open(fx.ctx, url, &o, &f, &e), XIO_EINVAL, &e);
-  ASSERT(strstr(e.message, "XIO_OPEN_EXCLUSIVE") != NULL);
+  ASSERT(strstr(e.message, "XIO_OPEN_LEASE") != NULL);
   ASSERT(f == NULL);
   xfix_teardown(&fx);
 }

@@ -274,7 +274,7 @@ TEST(a_sector_that_keeps_changing_ends_in_a_clear_error) {
   xio_error e;
   ASSERT_ERR(xio_file_write(f, 2 * SECTOR + 300, "B", 1, &e), XIO_ECONFLICT, &e);
   ASSERT_CONTAINS(e.message, "changed under other writers");
-  ASSERT_CONTAINS(e.message, "XIO_OPEN_EXCLUSIVE");
+  ASSERT_CONTAINS(e.message, "XIO_OPEN_LEASE");
   xio_file_stats st;
   xio_file_get_stats(f, &st);
   ASSERT(st.rmw_conflicts > 1); /* it tried again before giving up */

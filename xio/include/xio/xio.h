@@ -43,7 +43,7 @@
  * message naming fork; xio_file_close and xio_ctx_free there do nothing, so the
  * child never releases or renews the parent's leases nor touches its connections,
  * and the parent goes on unaffected (the parent's memory stays allocated in the
- * child). An exclusive open in the child is another client for the lease: a file
+ * child). A leased open in the child is another client for the lease: a file
  * the parent holds is refused with XIO_EBUSY. Only an asynchronous request the
  * parent had in flight must not be waited on in the child (xio_io_wait would wait
  * for ever).
@@ -216,7 +216,7 @@ typedef struct xio_lease_clock {
 
 typedef struct xio_file xio_file;
 
-/** What the lease keeper tells of the lease of an exclusively opened page blob. */
+/** What the lease keeper tells of the lease of a page blob opened with XIO_OPEN_LEASE. */
 typedef enum xio_lease_news {
   XIO_LEASE_RENEW_FAILED = 1, /* a renewal got no answer or a passing error (timeout,
                                  throttling, transport): the lease is still held and the
@@ -241,7 +241,7 @@ typedef enum xio_lease_news {
 typedef void (*xio_lease_fn)(xio_file *f, xio_lease_news news, void *ud);
 
 /*
- * Leases of exclusive opens of page blobs. A lease is acquired for lease_duration_s
+ * Leases of page blobs opened with XIO_OPEN_LEASE. A lease is acquired for lease_duration_s
  * and renewed every lease_renew_s by the context's lease keeper. The duration is
  * counted on the lease clock from the moment the last successful acquire or renewal
  * was *sent* (the service starts it later, so the client's count runs out first).
@@ -264,7 +264,7 @@ typedef struct xio_ctx_options {
   int max_in_flight;     /* storage requests on the wire at once (default 32) */
   xio_retry retry;       /* default: 3 retries, 800 ms base, 120 s per try */
   xio_checksum checksum; /* default CRC64 */
-  int lease_duration_s;  /* exclusive opens: 15..60 (default 60) */
+  int lease_duration_s;  /* leased opens: 15..60 (default 60) */
   int lease_renew_s;     /* renew this often (default 20; 1..duration-1) */
   int local_threads;     /* workers for the local backend (default 4) */
   xio_trace_fn trace;    /* trace callback, or NULL */
@@ -294,7 +294,7 @@ typedef struct xio_ctx_options {
    * off) decides instead (anything else: XIO_EINVAL from xio_ctx_new). */
   xio_pacing pacing;
   double max_rate_bps; /* cap per blob in bytes per second; 0: the tier's target */
-  /* Appended. Writes of a file opened with XIO_OPEN_EXCLUSIVE wait in the file's
+  /* Appended. Writes of a file opened with XIO_OPEN_LEASE wait in the file's
    * write queue up to this many microseconds for more writes to combine with, unless
    * something waits for them first (xio_io_wait on one, a flush, xio_file_wait,
    * close): 0 means the default, 2000; a negative value sends each write at once
@@ -305,7 +305,7 @@ typedef struct xio_ctx_options {
    * the flush then decides what is combined. Held writes (xio_file_hold) are sent
    * by the flush and never split by the window. */
   int combine_window_us;
-  /* Appended. Lease news of the context's exclusively opened page blobs (see
+  /* Appended. Lease news of the context's leased page blobs (see
    * xio_lease_fn), or NULL. `lease_news_ud` is borrowed for the context's life. */
   xio_lease_fn lease_news;
   void *lease_news_ud;
@@ -519,11 +519,21 @@ const char *xio_init_name(xio_init init);
 #define XIO_FILE_MAX_SIZE (8ull * 1024u * 1024u * 1024u * 1024u) /* the largest page blob */
 
 /** Open flags. */
-#define XIO_OPEN_CREATE      0x01 /* create when missing */
-#define XIO_OPEN_CREATE_ONLY 0x02 /* create; XIO_EEXIST when it exists */
-#define XIO_OPEN_READONLY    0x04 /* no writes, no lease */
-#define XIO_OPEN_EXCLUSIVE   0x08 /* hold a lease (local: an flock) while open */
-#define XIO_OPEN_BREAK_LEASE 0x10 /* with EXCLUSIVE: break another holder's lease */
+#define XIO_OPEN_CREATE 0x01 /* create when missing, else open what exists */
+#define XIO_OPEN_CREATE_ONLY                                                                       \
+  0x02 /* create a new file, POSIX O_CREAT | O_EXCL: when the file exists the open fails with      \
+          XIO_EEXIST ("... already exists") and changes nothing of it. The create is the check     \
+          (a page blob: Put Blob with If-None-Match: *; a local file: open O_CREAT | O_EXCL), so   \
+          of creators racing for one name exactly one wins */
+#define XIO_OPEN_READONLY 0x04 /* no writes, no lease */
+#define XIO_OPEN_LEASE                                                                             \
+  0x08 /* hold the file's lease (a page blob's; a local file: an flock) while open, which makes    \
+          the handle the file's only writer; another leased open of it fails with XIO_EBUSY.       \
+          It creates nothing and does not fail on a file that exists: that is CREATE_ONLY */
+#define XIO_OPEN_EXCLUSIVE                                                                         \
+  XIO_OPEN_LEASE /* the former name of XIO_OPEN_LEASE, the same flag, kept for programs written    \
+                    with it: "exclusive" as in one writer, not POSIX O_EXCL */
+#define XIO_OPEN_BREAK_LEASE 0x10 /* with LEASE: break another holder's lease (after a crash) */
 #define XIO_OPEN_UNALIGNED   0x20 /* allow unaligned writes (read-modify-write) */
 #define XIO_OPEN_INCOMPLETE_OK                                                                     \
   0x40 /* open a file marked incomplete (xio_file_set_incomplete); without it such an              \
@@ -541,7 +551,7 @@ const char *xio_init_name(xio_init init);
            never exists unmarked, whatever stops the transfer into it; a file that exists is       \
            opened as it is */
 #define XIO_OPEN_ZEROS_AS_CLEAR                                                                    \
-  0x800 /* with EXCLUSIVE: a write that reaches storage as whole sectors of zeros (a run of        \
+  0x800 /* with LEASE: a write that reaches storage as whole sectors of zeros (a run of            \
            the write queue, or of held writes at a flush, all zero bytes) is sent as a clear       \
            of its range (a page blob: Put Page clear, which ships no bytes and frees the           \
            pages) rather than as a write of zeros; the request count is the same. Without it,      \
@@ -565,7 +575,7 @@ xio_open_options xio_open_options_default(void);
  * existing file of another size keeps that file's size (xio_file_size tells it; grow
  * or shrink it with xio_file_set_size).
  *
- * XIO_OPEN_EXCLUSIVE also makes the handle the file's only writer, which the file
+ * XIO_OPEN_LEASE also makes the handle the file's only writer, which the file
  * layer uses: its writes wait in a write queue (up to the context's combining
  * window, xio_ctx_options.combine_window_us) and writes that touch or overlap are
  * sent as one request of up to 4 MiB; the edge sectors of unaligned writes come from
@@ -585,7 +595,7 @@ xio_open_options xio_open_options_default(void);
  * nothing. To copy a file that is written all the time, read a snapshot of it.
  *
  * Errors: XIO_ENOTFOUND (no such file and no CREATE), XIO_EEXIST (CREATE_ONLY and it
- * exists), XIO_EBUSY (EXCLUSIVE and another client holds the lease / lock),
+ * exists), XIO_EBUSY (LEASE and another client holds the lease / lock),
  * XIO_EINVAL (bad flags, such as PINNED without READONLY), XIO_EPARSE (bad URL),
  * XIO_EAUTH / XIO_EPERM / XIO_EEXPIRED (credential), XIO_EIO (local), transport
  * errors; detail in `err`.
@@ -630,13 +640,22 @@ xio_err xio_file_delete_if_exists(xio_ctx *ctx, const char *target, int *deleted
 xio_err xio_file_read(xio_file *f, uint64_t offset, void *buf, size_t len, size_t *nread,
                       xio_error *err);
 
-/** Writes `len` bytes at `offset`, growing the file when the write ends past it to
- *  the end this handle knows of: several writers of one file not opened with
- *  XIO_OPEN_EXCLUSIVE must agree on its size beforehand (create it at full size or
- *  let one writer grow it), since a growth sets the size outright. Unaligned offsets
- *  or lengths need XIO_OPEN_UNALIGNED on a page blob (else XIO_EALIGN); on a file not
- *  opened with XIO_OPEN_EXCLUSIVE each unaligned edge sector is written only if no
- *  other write reached the file since it was read, else read and written again.
+/** Writes `len` bytes at `offset` and returns once storage acknowledged them
+ *  (durable then on a page blob; on a local file at the next xio_file_flush, its fsync).
+ *  Cost: a synchronous write is sent at once, never waiting for later writes to join
+ *  it (only writes already queued go with it): each call costs at least one request
+ *  (a page blob: ceil(len / 4 MiB) Put Pages), so a log appended by 1,000 calls costs
+ *  1,000 requests. For a stream of small writes take the combining path, on a file
+ *  opened XIO_OPEN_LEASE: xio_file_submit each write (or xio_file_hold it), then
+ *  xio_file_flush (or xio_file_wait) at the commit, which sends the queued writes that
+ *  touch or overlap as one request of up to 4 MiB (docs/engines.md, section 5).
+ *  A write that ends past the file's end grows the file to the end this handle knows
+ *  of: several writers of one file not opened with XIO_OPEN_LEASE must agree on its
+ *  size beforehand (create it at full size or let one writer grow it), since a growth
+ *  sets the size outright. Unaligned offsets or lengths need XIO_OPEN_UNALIGNED on a
+ *  page blob (else XIO_EALIGN); on a file not opened with XIO_OPEN_LEASE each
+ *  unaligned edge sector is written only if no other write reached the file since it
+ *  was read, else read and written again.
  *  Errors: XIO_EREADONLY, XIO_ELEASELOST, XIO_EALIGN, XIO_ECONFLICT (an edge sector
  *  changed under other writers on every try; that sector is left as they wrote it),
  *  storage errors. */
@@ -645,7 +664,7 @@ xio_err xio_file_write(xio_file *f, uint64_t offset, const void *buf, size_t len
 /**
  * Tells the file layer that no byte of `f` at or past `offset` is relied on any more,
  * such as the old records past the end of a log that started over from its beginning:
- * on a file opened XIO_OPEN_EXCLUSIVE, the edge sectors of later unaligned writes are
+ * on a file opened XIO_OPEN_LEASE, the edge sectors of later unaligned writes are
  * filled there with zeros (or what the handle knows of them) instead of being read
  * back. Nothing is sent and nothing changes on storage now; a later write's edge
  * sector may replace such bytes with zeros. Bytes written after the call are relied
@@ -669,14 +688,14 @@ void xio_file_forget_from(xio_file *f, uint64_t offset);
  * (xio_file_set_commit_range) is sent last, once every other held write is
  * acknowledged: the engine's header or commit record then changes on storage only
  * when everything it points to is there. Only on a file opened
- * XIO_OPEN_EXCLUSIVE and writable; the alignment rule of xio_file_write applies. One
+ * XIO_OPEN_LEASE and writable; the alignment rule of xio_file_write applies. One
  * thread at a time holds, drops and sends the held writes of a file (reads may come
  * from any thread).
  */
 
 /** Holds a copy of `len` bytes of `buf` to be written at `offset`: no request; the
  *  write may end past the file's end (the file grows when it is sent). Errors:
- *  XIO_EINVAL (not opened XIO_OPEN_EXCLUSIVE), XIO_EREADONLY, XIO_EALIGN, XIO_ERANGE
+ *  XIO_EINVAL (not opened XIO_OPEN_LEASE), XIO_EREADONLY, XIO_EALIGN, XIO_ERANGE
  *  (the write ends past 2^64 - 1), XIO_ELIMIT (past XIO_FILE_MAX_SIZE), XIO_ENOMEM;
  *  on error nothing is held. */
 xio_err xio_file_hold(xio_file *f, uint64_t offset, const void *buf, size_t len, xio_error *err);
@@ -870,7 +889,7 @@ typedef struct xio_file_info {
                            xio_file_ranges with xio_ranges_bytes) */
   char blob_type[16];   /* page blob: "PageBlob"; local: "" */
   /* Lease, as the service reports it. A local file has no lease ("" below): it is
-   * locked (flock) only while open exclusively. */
+   * locked (flock) only while open with XIO_OPEN_LEASE. */
   char lease_state[16];    /* available, leased, expired, breaking, broken */
   char lease_status[16];   /* locked, unlocked */
   char lease_duration[16]; /* infinite, fixed, or "" */
@@ -908,7 +927,7 @@ xio_err xio_stat(xio_ctx *ctx, const char *target, xio_file_info *out, xio_error
  * renewal acknowledged (a paused process). It never comes back: the file's writes
  * fail with XIO_ELEASELOST from then on, and what the caller cached from the file
  * may be stale, as another client may have written it since. 0 while the lease is
- * held, and for a file that holds none (opened without XIO_OPEN_EXCLUSIVE, or a
+ * held, and for a file that holds none (opened without XIO_OPEN_LEASE, or a
  * local file, whose lock cannot be lost). No request; never blocks; any thread.
  */
 int xio_file_lease_lost(const xio_file *f);
@@ -925,7 +944,7 @@ int xio_file_lease_lost(const xio_file *f);
  * a small bound (a second) keeps frequent flushes to one request a second at most,
  * and misses only a takeover in that last second.
  * Returns XIO_OK when the lease is confirmed (nothing sent when it was recently
- * enough), and for a file that holds no lease (opened without XIO_OPEN_EXCLUSIVE,
+ * enough), and for a file that holds no lease (opened without XIO_OPEN_LEASE,
  * a snapshot, a local file, whose lock cannot be lost). Errors: XIO_ELEASELOST (the
  * lease is lost: known before, or refused now because another client broke or took
  * it or the blob is gone; from then on as xio_file_lease_lost says, and the
@@ -963,7 +982,7 @@ typedef struct xio_lease_result {
 /**
  * Acts on the lease of the page blob at `target` by hand, as an operator does
  * after a crash left a file leased: one Lease Blob request, traced as
- * XIOTypeLease. This is not the lease an exclusive open holds (that one the
+ * XIOTypeLease. This is not the lease a leased open holds (that one the
  * context keeps and releases itself). `out` may be NULL. Errors: XIO_EUNSUPPORTED
  * (a local target: it is locked only while open), XIO_EINVAL (no id for renew or
  * release, a bad duration), XIO_EBUSY (acquire: leased by another), XIO_ELEASELOST
@@ -1172,7 +1191,7 @@ struct xio_io {
 /**
  * Submits `io` on `f`. Reads and writes inside the file go fully asynchronous, split
  * into requests issued concurrently (writes of at most 4 MiB, reads of at most
- * 8 MiB on page blobs). On a file opened XIO_OPEN_EXCLUSIVE a write joins the file's
+ * 8 MiB on page blobs). On a file opened XIO_OPEN_LEASE a write joins the file's
  * write queue (see xio_file_open) and completes, with its own callback, once the
  * request that carried its bytes is acknowledged; overlapping writes reach storage in
  * the order they were submitted. Returns XIO_OK when submitted
@@ -1180,7 +1199,7 @@ struct xio_io {
  * at once (io->done is then not called). A request that needs no storage request
  * (empty, or a read at the end of the file) completes before submit returns.
  * A write past the end first grows the file, and an unaligned write first reads its
- * edge sectors (on a file not opened exclusively, also writes them back, each on
+ * edge sectors (on a file not opened with XIO_OPEN_LEASE, also writes them back, each on
  * condition that the file is unchanged, retried with backoff when it is not): both
  * block the caller for that step, and from a completion callback they are refused
  * with XIO_EINVAL.
