@@ -171,16 +171,17 @@ stop_emulator() {
 }
 
 # Prints what names directory $1 (mounts, loop devices, processes: a root block's
-# leftovers) and removes it: kills the processes by their ids, unmounts, detaches.
+# leftovers) and removes it: kills the processes by their ids, detaches the loop
+# devices (once unused), unmounts (lazily).
 root_leftovers() {
   for p in $(pgrep -f -- "$1/"); do
     echo "process $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
     kill -9 "$p" 2>/dev/null
   done
-  awk -v p="$1/" 'index($2, p) == 1 { print $2 }' /proc/mounts | sort -r |
-    while read -r m; do echo "mount $m" && umount -l "$m"; done
   losetup -nl -O NAME,BACK-FILE | awk -v p="$1/" 'index($2, p) == 1 { print $1 }' |
     while read -r l; do echo "loop device $l" && losetup -d "$l"; done
+  awk -v p="$1/" 'index($2, p) == 1 { print $2 }' /proc/mounts | sort -r |
+    while read -r m; do echo "mount $m" && umount -l "$m"; done
 }
 
 block_script() {
@@ -308,7 +309,7 @@ cmd_doc() {
   done
   [ "$n" -gt 0 ] || die "no marked block in $DOC"
   if [ "$skipped" -gt 0 ]; then
-    echo "readme_examples: SKIP: $skipped of the $n blocks of $DOC skipped (why: above), the others ran as written"
+    echo "readme_examples: SKIP: $skipped of the $n blocks of $DOC skipped (why: above); $((n - skipped)) ran as written"
     exit 77
   fi
   echo "readme_examples: $n blocks of $DOC ran as written"
