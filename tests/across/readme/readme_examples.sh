@@ -22,6 +22,13 @@
 #       XDG_RUNTIME_DIR of its own, so `xio emulator start` starts a private
 #       emulator there (stopped again however the block ends). It must exit 0 and
 #       print every TEXT.
+#   <!-- readme-test: script root prints "TEXT"... -->   such a block that needs root
+#       (it mounts, attaches loop devices): skipped, saying so, when not root. It may
+#       exit 77 to be skipped, having printed why (a tool `make deps` installs is
+#       missing). Its TMPDIR is a fresh directory under /tmp that every user can
+#       traverse (daemons it starts as their own user, such as PostgreSQL, reach what
+#       it makes there); no mount, loop device or process may name that directory
+#       after the block: the test fails naming them, and removes them.
 #   <!-- readme-test: python prints "TEXT"... stored "CONTAINER/BLOB"... -->   a
 #       ```python block run by PYTHON in such a directory, with a private emulator's
 #       exports (AZURE_STORAGE_CONNECTION_STRING, XIO_BLOB_ENDPOINT) in its
@@ -37,7 +44,8 @@
 #       exit 0 and print every TEXT after `again`; `again fails "TEXT"` wants that
 #       second run to exit non-zero and print TEXT (a program that refuses to redo).
 #
-# A DOC with no marked block fails. names: every container in a blob URL
+# A DOC with no marked block fails; one with a block skipped exits 77 after running
+# the others. names: every container in a blob URL
 # (https://ACCOUNT.blob.core.windows.net/C/..., http://HOST:PORT/ACCOUNT/C/...) must be
 # a valid name: 3-63 characters, lowercase letters, digits and single dashes, starting
 # and ending with a letter or digit.
@@ -166,15 +174,50 @@ stop_emulator() {
   XDG_RUNTIME_DIR="$1/run" "$XIO" emulator stop >/dev/null 2>&1
 }
 
+# Prints what names directory $1 (mounts, loop devices, processes: a root block's
+# leftovers) and removes it: kills the processes by their ids, detaches the loop
+# devices (once unused), unmounts (lazily).
+root_leftovers() {
+  for p in $(pgrep -f -- "$1/"); do
+    echo "process $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+    kill -9 "$p" 2>/dev/null
+  done
+  losetup -nl -O NAME,BACK-FILE | awk -v p="$1/" 'index($2, p) == 1 { print $1 }' |
+    while read -r l; do echo "loop device $l" && losetup -d "$l"; done
+  awk -v p="$1/" 'index($2, p) == 1 { print $2 }' /proc/mounts | sort -r |
+    while read -r m; do echo "mount $m" && umount -l "$m"; done
+}
+
 block_script() {
   d=$(block_dir "$1")
+  tmp=${TMPDIR:-/tmp}
+  case "$3" in
+    root | "root "*)
+      if [ "$(id -u)" -ne 0 ]; then
+        echo "--- block $1: SKIP: it needs root (mount, losetup) and this is uid $(id -u); CI runs as root"
+        skipped=$((skipped + 1))
+        return 0
+      fi
+      tmp=$(mktemp -d /tmp/readme-root.XXXXXX) || die "block $1: cannot make a directory in /tmp"
+      { chmod 755 "$tmp" && echo "$tmp" >"$d/roottmp"; } || die "block $1: cannot set up $tmp" ;;
+  esac
   cp "$2" "$d/block.sh"
   echo "--- block $1 (sh, in a scratch directory):"
   sed 's/^/  | /' "$d/block.sh"
-  (cd "$d" && XDG_RUNTIME_DIR="$d/run" sh -e ./block.sh) >"$d/out" 2>&1
+  (cd "$d" && TMPDIR=$tmp XDG_RUNTIME_DIR="$d/run" sh -e ./block.sh) >"$d/out" 2>&1
   rc=$?
   cat "$d/out"
   stop_emulator "$d"
+  if [ -f "$d/roottmp" ]; then
+    root_leftovers "$tmp" >"$d/left" 2>&1
+    rm -rf "$tmp" "$d/roottmp"
+    [ -s "$d/left" ] && { cat "$d/left"; die "block $1 left these behind (removed now)"; }
+    if [ $rc -eq 77 ]; then
+      echo "--- block $1: SKIP (the reason is above)"
+      skipped=$((skipped + 1))
+      return 0
+    fi
+  fi
   [ $rc -eq 0 ] || die "block $1: exit $rc, wanted 0"
   check_prints "$d/out" "$3" "$1"
 }
@@ -251,6 +294,9 @@ cleanup() {
   k=1
   while [ -f "$WORK/$k.kind" ]; do
     if [ -d "$WORK/b$k" ]; then stop_emulator "$WORK/b$k"; fi
+    if [ -f "$WORK/b$k/roottmp" ]; then
+      root_leftovers "$(cat "$WORK/b$k/roottmp")" && rm -rf "$(cat "$WORK/b$k/roottmp")"
+    fi
     k=$((k + 1))
   done
   rm -rf "$WORK"
@@ -265,7 +311,7 @@ cmd_doc() {
   trap cleanup EXIT
   trap 'exit 130' INT TERM
   split_blocks "$DOC" "$WORK" || die "cannot read the marked blocks of $DOC"
-  n=0 i=1
+  n=0 i=1 skipped=0
   while [ -f "$WORK/$i.kind" ]; do
     kind=$(cat "$WORK/$i.kind") attrs=$(cat "$WORK/$i.attrs")
     [ -f "$WORK/$i.body" ] || die "block $i: no fenced block after its marker"
@@ -279,6 +325,10 @@ cmd_doc() {
     n=$((n + 1)) i=$((i + 1))
   done
   [ "$n" -gt 0 ] || die "no marked block in $DOC"
+  if [ "$skipped" -gt 0 ]; then
+    echo "readme_examples: SKIP: $skipped of the $n blocks of $DOC skipped (why: above); $((n - skipped)) ran as written"
+    exit 77
+  fi
   echo "readme_examples: $n blocks of $DOC ran as written"
 }
 
