@@ -69,6 +69,12 @@ typedef struct xio_backup_options {
   xio_backup_say_fn say;           /**< may be NULL (default): nothing is said */
   xio_backup_progress_fn progress; /**< may be NULL (default) */
   void *ud;                        /**< handed to say and progress */
+  /** 1: a dry run: plan the run (DIR's chain and pending link read, the blob's
+   *  properties and page ranges listed, the pieces and reads counted as a real run
+   *  cuts them) and fill the result and its `plan`, taking no snapshot, reading no
+   *  data, deleting nothing and making or changing nothing in DIR. 0 (default): a
+   *  real run. */
+  int dry_run;
 } xio_backup_options;
 
 /** The defaults documented above: take a snapshot, keep every link, no callbacks.
@@ -96,6 +102,15 @@ typedef struct xio_backup_result {
   size_t links;             /**< the chain's links after the run */
   size_t links_pruned;      /**< folded into the base by keep */
   size_t snapshots_deleted; /**< of the pruned links, deleted on the service */
+  /** A dry run's plan: the requests the real run would send, by REST operation
+   *  (bytes_read and read_requests above: what it would read). Zero after a real
+   *  run. */
+  struct {
+    uint64_t properties;  /**< Get Blob Properties: the blob and each snapshot opened */
+    uint64_t snapshots;   /**< Snapshot Blob: the snapshot taken */
+    uint64_t page_ranges; /**< Get Page Ranges (with prevsnapshot for a later link) */
+    uint64_t deletes;     /**< snapshots of the links keep drops, deleted */
+  } plan;
 } xio_backup_result;
 
 /**
