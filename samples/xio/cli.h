@@ -557,7 +557,8 @@ void cli_plan_add(cli_plan *p, cli_op op, uint64_t n, uint64_t bytes);
 /** The plan's requests, all operations. */
 uint64_t cli_plan_requests(const cli_plan *p);
 
-/** Prints the plan of the running command from `source` to `target` (log-safe):
+/** Prints the plan of the running command from `source` (NULL: none) to `target`
+ *  (log-safe):
  *  "dry run: CMD SOURCE -> TARGET (nothing was sent or written)", "would send N
  *  requests: ...; would read SIZE" and, with a local file, "would write SIZE to
  *  FILE"; with --json one object ("dry_run": true, "requests", "operations",

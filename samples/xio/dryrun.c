@@ -64,7 +64,7 @@ static void print_json(const char *cmd, const char *source, const char *target, 
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "command", cmd);
   cJSON_AddBoolToObject(o, "dry_run", 1);
-  cJSON_AddStringToObject(o, "source", source);
+  if (source) cJSON_AddStringToObject(o, "source", source);
   cJSON_AddStringToObject(o, "target", target);
   cli_json_u64(o, "requests", cli_plan_requests(p));
   cJSON *ops = cJSON_AddObjectToObject(o, "operations");
@@ -86,7 +86,8 @@ void cli_plan_print(const cli *c, const char *source, const char *target, const 
   char ops[1024], hr[32], hl[32];
   uint64_t n = cli_plan_requests(p);
   list_ops(p, ops, sizeof ops);
-  printf("dry run: %s %s -> %s (nothing was sent or written)\n", cmd, source, target);
+  printf("dry run: %s %s%s%s (nothing was sent or written)\n", cmd, source ? source : "",
+         source ? " -> " : "", target);
   printf("would send %" PRIu64 " request%s%s%s; would read %s\n", n, cli_plural(n), n ? ": " : "",
          ops, samples_fmt_size(p->bytes[CLI_OP_GET_BLOB], hr, sizeof hr));
   if (p->local)
