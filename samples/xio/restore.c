@@ -181,6 +181,69 @@ static int restore_blob(rs_job *j, const char *target) {
   return r;
 }
 
+/* ---------------------------------------------------------- dry run ---- */
+
+/* --dry-run: what the restore would meet at TARGET (a local file's path, a blob's
+ * properties: reads), refused as a restore refuses it, and what it would read from
+ * DIR and send or write. The data is not rebuilt: the blob's Put Pages are the
+ * link's pages that are not all zeros, counted only by a real run. */
+static int restore_dry_run(rs_job *j, const char *target) {
+  xio_backup_point pt;
+  xio_backup_chain_point(j->ch, j->at, &pt);
+  xio_error e;
+  xio_err rc = XIO_OK;
+  xio_file_info info = {0};
+  struct stat st;
+  cli_plan p;
+  memset(&p, 0, sizeof p);
+  char *safe = xio_target_safe(target);
+  const char *name = safe ? safe : "TARGET";
+  int url = cli_is_url(target), exists = 0;
+  if (url) {
+    xio_ctx *ctx;
+    rc = cli_context(j->c, &ctx, &e);
+    if (rc == XIO_OK) rc = xio_stat(ctx, target, &info, &e);
+    exists = rc == XIO_OK;
+    if (rc == XIO_ENOTFOUND) rc = XIO_OK;
+  } else if (stat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
+    rc = xio_error_set(&e, XIO_EINVAL, "%.400s is a directory; name the file to restore", name);
+  } else {
+    exists = lstat(target, &st) == 0;
+  }
+  if (rc == XIO_OK && exists && !j->force && !j->resume)
+    rc = xio_error_set(&e, XIO_EEXIST, "%.400s already exists; --force replaces it", name);
+  if (rc == XIO_OK && !exists && j->resume)
+    rc = xio_error_set(&e, XIO_ENOTFOUND, "%.400s does not exist: nothing to resume", name);
+  if (rc == XIO_OK && exists && j->resume && !j->force && !info.incomplete)
+    rc = xio_error_set(&e, XIO_EEXIST,
+                       "nothing to resume: %.400s is complete (no interrupted transfer left it "
+                       "marked incomplete); --force with --resume replaces it, sending only "
+                       "what differs",
+                       name);
+  if (rc != XIO_OK) {
+    xio_error_set_operation(&e, "Restore");
+    xio_free(safe);
+    return cli_fail(j->c, rc, &e);
+  }
+  if (url) {
+    cli_plan_add(&p, exists ? CLI_OP_PROPERTIES : CLI_OP_PUT_BLOB, 1, 0);
+    if (exists) cli_plan_add(&p, CLI_OP_SET_METADATA, 1, 0); /* marked incomplete */
+    cli_plan_add(&p, CLI_OP_SET_METADATA, 1, 0);             /* the mark taken off */
+  } else {
+    p.local = name;
+    p.local_bytes = pt.size;
+  }
+  char from[4096], hs[32];
+  snprintf(from, sizeof from, "%s@%s", xio_backup_chain_dir(j->ch), pt.snapshot);
+  cli_plan_print(j->c, from, name, &p);
+  cli_say(j->c, "would rebuild %s (snapshot %s) from %zu link%s of %s%s",
+          samples_fmt_size(pt.size, hs, sizeof hs), pt.snapshot, j->at + 1, cli_plural(j->at + 1),
+          xio_backup_chain_dir(j->ch),
+          url ? ", then send its pages that are not all zeros in Put Pages of up to 4 MiB" : "");
+  xio_free(safe);
+  return CLI_OK;
+}
+
 /* ------------------------------------------------------------------ ---- */
 
 static void report(const rs_job *j, const char *target, double secs) {
@@ -213,8 +276,11 @@ static int run_restore(cli *c, int argc, char **argv) {
   rs_job j;
   memset(&j, 0, sizeof j);
   j.c = c;
-  const cli_opt opts[] = {
-      {"--force", NULL, &j.force}, {"--resume", NULL, &j.resume}, {NULL, NULL, NULL}};
+  int dry = 0;
+  const cli_opt opts[] = {{"--force", NULL, &j.force},
+                          {"--resume", NULL, &j.resume},
+                          {"--dry-run", NULL, &dry},
+                          {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "DIR[@ID] TARGET", 2, pos);
   if (r != CLI_CONTINUE) return r;
   if (j.resume && !cli_is_url(pos[1]))
@@ -228,6 +294,11 @@ static int run_restore(cli *c, int argc, char **argv) {
   if (rc == XIO_OK) rc = xio_backup_chain_find(j.ch, id, &j.at, &e);
   xio_free(dir);
   int status;
+  if (rc == XIO_OK && dry) {
+    status = restore_dry_run(&j, pos[1]);
+    xio_backup_chain_close(j.ch);
+    return status;
+  }
   if (rc == XIO_OK && cli_is_url(pos[1])) {
     status = restore_blob(&j, pos[1]);
   } else {
@@ -242,7 +313,7 @@ static int run_restore(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_restore = {
     "restore",
     "rebuild a blob as it was at a snapshot of a backup chain, locally or into a blob",
-    "restore DIR[@ID] TARGET [--force] [--resume]",
+    "restore DIR[@ID] TARGET [--force] [--resume] [--dry-run]",
     "Rebuilds the blob backed up in DIR (xio backup) as it was at the link of\n"
     "snapshot ID (default: the newest link) and writes it to TARGET: a local file\n"
     "(sparse: all-zero blocks stay holes) or a page blob, created at the snapshot's\n"
@@ -261,6 +332,9 @@ const cli_command cli_cmd_restore = {
     "  --resume          finish an interrupted restore into a blob (marked\n"
     "                    incomplete; with --force, any blob), sending only the\n"
     "                    pages that differ\n"
+    "  --dry-run         say what the restore would read, send and write, and\n"
+    "                    change nothing: DIR's chain is read and TARGET looked at,\n"
+    "                    refused as a restore refuses it, but not written\n"
     "\n"
     "See docs/backups.md, also for restoring a SQLite database into place.\n",
     run_restore,
