@@ -35,6 +35,7 @@
 #include <xio/xio.h>
 
 #include "samples_common.h"
+#include "samples_target.h"
 
 /* Exit statuses. */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
@@ -553,6 +554,9 @@ typedef struct cli_plan {
 
 /** Counts `n` requests of `op` carrying (or reading, or clearing) `bytes`. */
 void cli_plan_add(cli_plan *p, cli_op op, uint64_t n, uint64_t bytes);
+
+/** Adds the requests `t` counts of a transfer into a blob (samples_target.h). */
+void cli_plan_add_target(cli_plan *p, const samples_target_plan *t);
 
 /** The plan's requests, all operations. */
 uint64_t cli_plan_requests(const cli_plan *p);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "samples_target.h"
 
 /* The REST operations' names, as docs/api.md's trace table names them. */
 static const char *const op_names[CLI_NOPS] = {
@@ -35,6 +36,17 @@ static const char *const op_names[CLI_NOPS] = {
 void cli_plan_add(cli_plan *p, cli_op op, uint64_t n, uint64_t bytes) {
   p->n[op] += n;
   p->bytes[op] += bytes;
+}
+
+void cli_plan_add_target(cli_plan *p, const samples_target_plan *t) {
+  cli_plan_add(p, CLI_OP_PUT_BLOB, t->put_blobs, 0);
+  cli_plan_add(p, CLI_OP_CREATE_CONTAINER, t->create_containers, 0);
+  cli_plan_add(p, CLI_OP_PROPERTIES, t->properties, 0);
+  cli_plan_add(p, CLI_OP_SET_METADATA, t->set_metadata, 0);
+  cli_plan_add(p, CLI_OP_RESIZE, t->resizes, 0);
+  cli_plan_add(p, CLI_OP_CLEAR, t->clears, t->bytes_cleared);
+  cli_plan_add(p, CLI_OP_PUT_PAGE, t->put_pages, t->bytes_sent);
+  cli_plan_add(p, CLI_OP_GET_BLOB, t->reads, t->bytes_read);
 }
 
 uint64_t cli_plan_requests(const cli_plan *p) {

@@ -80,15 +80,16 @@ typedef struct put_job {
   uint64_t throttled; /* the target's tries answered with a throttling answer */
   xio_ranges ext;     /* the local file's data extents */
   cli_progress prog;
-  int overwrite; /* the target existed and is being overwritten in place */
-  int marked;    /* the target was marked incomplete */
-  int touched;   /* a request that changes the target's size or bytes was issued */
-  int resume;    /* --resume: compare with what the target holds, send what differs */
-  int buffered;  /* --buffered: read LOCAL through the page cache, not with O_DIRECT */
-  char *cmp;     /* --resume: the target's bytes of the chunk */
-  int dry;       /* --dry-run: count the requests into `plan`, send none that changes */
-  int dry_blob;  /* the dry run's TARGET is a blob (else a local file) */
-  cli_plan plan; /* --dry-run: what the real run would send */
+  int overwrite;             /* the target existed and is being overwritten in place */
+  int marked;                /* the target was marked incomplete */
+  int touched;               /* a request that changes the target's size or bytes was issued */
+  int resume;                /* --resume: compare with what the target holds, send what differs */
+  int buffered;              /* --buffered: read LOCAL through the page cache, not with O_DIRECT */
+  char *cmp;                 /* --resume: the target's bytes of the chunk */
+  int dry;                   /* --dry-run: count the requests into `plan`, send none that changes */
+  int dry_blob;              /* the dry run's TARGET is a blob (else a local file) */
+  cli_plan plan;             /* --dry-run: what the real run would write to a local TARGET */
+  samples_target_plan tplan; /* --dry-run: what it would send to a blob TARGET */
 } put_job;
 
 /* Length of the run of pages at `p` (n bytes left) that are all zero (`zero` 1) or
@@ -97,27 +98,16 @@ static size_t run_length(const char *p, size_t n, int zero) {
   return xio_zero_run(p, n, PAGE, zero);
 }
 
-/* --dry-run: a partial sector written, as the file layer does on a blob opened
- * without a lease: the sector read and written back (If-Match on the ETag). */
-static void plan_edge(cli_plan *p) {
-  cli_plan_add(p, CLI_OP_GET_BLOB, 1, PAGE);
-  cli_plan_add(p, CLI_OP_PUT_PAGE, 1, PAGE);
-}
-
 /* --dry-run: what the file layer sends for a write of [start, end) to a blob
- * opened without a lease: the whole pages in one Put Page, and a last sector
- * that LOCAL's size leaves partial read and written back (If-Match on the ETag). */
+ * (samples_target_plan_write), or writes to a local TARGET. */
 static void plan_write(put_job *j, uint64_t start, uint64_t end) {
   j->sent += end - start;
   j->pages_sent += (end - start + PAGE - 1) / PAGE;
   j->writes++;
-  if (!j->dry_blob) {
+  if (j->dry_blob)
+    samples_target_plan_write(&j->tplan, start, end);
+  else
     j->plan.local_bytes += end - start;
-    return;
-  }
-  uint64_t whole = end / PAGE * PAGE;
-  if (whole > start) cli_plan_add(&j->plan, CLI_OP_PUT_PAGE, 1, whole - start);
-  if (whole != end) plan_edge(&j->plan);
 }
 
 /* The merge's request: a Put Page of [start, end) straight from the ring. */
@@ -192,8 +182,10 @@ static xio_err send_differences(put_job *j, uint64_t off, size_t n, xio_error *e
   xio_file_get_stats(j->f, &before);
   if (rc == XIO_OK) rc = xio_file_read(j->f, off, j->cmp, n, NULL, err);
   xio_file_get_stats(j->f, &after);
-  if (j->dry && j->dry_blob) /* the real run reads the same: count it */
-    cli_plan_add(&j->plan, CLI_OP_GET_BLOB, after.read_requests - before.read_requests, n);
+  if (j->dry && j->dry_blob) { /* the real run reads the same: count it */
+    j->tplan.reads += after.read_requests - before.read_requests;
+    j->tplan.bytes_read += n;
+  }
   for (size_t i = 0; rc == XIO_OK && i < n;) {
     size_t len = 0;
     while (i + len < n) {
@@ -251,8 +243,7 @@ static xio_err upload(put_job *j, xio_error *err) {
   }
   if (rc == XIO_OK) rc = cli_check_stop(err); /* stopped: the target stays marked incomplete */
   if (rc == XIO_OK) rc = cli_source_check(&j->src, err); /* unchanged up to the last write */
-  if (rc == XIO_OK && j->dry && j->dry_blob)             /* the mark taken off */
-    cli_plan_add(&j->plan, CLI_OP_SET_METADATA, 1, 0);
+  if (rc == XIO_OK && j->dry && j->dry_blob) j->tplan.set_metadata++; /* the mark taken off */
   if (rc == XIO_OK && !j->dry) rc = xio_file_flush(j->f, err);
   if (rc == XIO_OK && !j->dry) rc = xio_file_set_incomplete(j->f, 0, err); /* all acknowledged */
   cli_progress_end(&j->prog);
@@ -511,38 +502,10 @@ static int overwrite_failed(const put_job *j, const char *target, xio_err rc, xi
 
 /* ---------------------------------------------------------- dry run ---- */
 
-static uint64_t whole_pages(uint64_t n) { return (n + PAGE - 1) / PAGE * PAGE; }
-
 /* --dry-run: the requests with which the file layer readies the existing blob
- * j->f for content in place (samples_target_in_place), from what it is now: the
- * mark, the kind, the size (the partial last sector of a shrunk blob zeroed, the
- * resize, the logical size in the metadata) and, with `clear_old`, the clear of
- * what is left of the old content. */
+ * j->f for content in place (samples_target_in_place). */
 static void plan_in_place(put_job *j, int clear_old) {
-  cli_plan *p = &j->plan;
-  uint64_t old = xio_file_size(j->f), size = j->size;
-  if (!xio_file_incomplete(j->f)) cli_plan_add(p, CLI_OP_SET_METADATA, 1, 0);
-  if (xio_file_kind(j->f) != j->kind) cli_plan_add(p, CLI_OP_SET_METADATA, 1, 0);
-  if (size != old) {
-    if (size < old && size % PAGE) plan_edge(p);
-    if (whole_pages(size) != whole_pages(old)) cli_plan_add(p, CLI_OP_RESIZE, 1, 0);
-    if (size % PAGE || old % PAGE) cli_plan_add(p, CLI_OP_SET_METADATA, 1, 0);
-  }
-  uint64_t keep = min_u64(whole_pages(min_u64(old, size)), size);
-  if (!clear_old || !keep) return;
-  if (keep >= PAGE) cli_plan_add(p, CLI_OP_CLEAR, 1, keep / PAGE * PAGE);
-  if (keep % PAGE) plan_edge(p);
-}
-
-/* --dry-run: what the create that a real put starts with would meet (TARGET
- * missing, or in a missing container: the create is refused, the container
- * created and the create sent again), learnt by opening TARGET read-only. */
-static void plan_create(put_job *j, xio_error *err) {
-  int no_container = err && strcmp(err->service_code, "ContainerNotFound") == 0;
-  xio_error_clear(err);
-  if (!j->dry_blob) return;
-  cli_plan_add(&j->plan, CLI_OP_PUT_BLOB, no_container ? 2 : 1, 0);
-  if (no_container) cli_plan_add(&j->plan, CLI_OP_CREATE_CONTAINER, 1, 0);
+  samples_target_plan_in_place(&j->tplan, j->f, j->kind, j->size, clear_old);
 }
 
 /* --dry-run: learns what put would do with TARGET, opening it read-only (one Get
@@ -558,12 +521,19 @@ static xio_err plan_target(put_job *j, const char *target, int force, xio_error 
     samples_target_resume_missing(rc, "TARGET", err);
     if (rc == XIO_OK && !force && !xio_file_incomplete(j->f))
       rc = samples_target_nothing_to_resume(&j->f, "TARGET", err);
-    if (rc == XIO_OK && j->dry_blob) cli_plan_add(&j->plan, CLI_OP_PROPERTIES, 1, 0);
+    if (rc == XIO_OK && j->dry_blob) j->tplan.properties++;
     if (rc == XIO_OK && j->dry_blob) plan_in_place(j, 0);
     return rc;
   }
-  if (rc == XIO_ENOTFOUND) plan_create(j, err);
-  if (rc != XIO_OK) return rc == XIO_ENOTFOUND ? XIO_OK : rc;
+  /* what the create that a real put starts with would meet: TARGET missing, or in a
+   * missing container */
+  if (rc == XIO_ENOTFOUND) {
+    samples_target_plan tp = {0};
+    rc = samples_target_plan_create(&tp, rc, err);
+    if (j->dry_blob) j->tplan = tp;
+    return rc;
+  }
+  if (rc != XIO_OK) return rc;
   if (!force) {
     char *safe = xio_strdup(xio_file_path(j->f));
     xio_error_set(err, XIO_EEXIST, "%.400s already exists; --force replaces it",
@@ -573,8 +543,8 @@ static xio_err plan_target(put_job *j, const char *target, int force, xio_error 
     return XIO_EEXIST;
   }
   if (!j->dry_blob) return XIO_OK;
-  cli_plan_add(&j->plan, CLI_OP_PUT_BLOB, 1, 0); /* refused: it exists */
-  cli_plan_add(&j->plan, CLI_OP_PROPERTIES, 1, 0);
+  j->tplan.put_blobs++; /* refused: it exists */
+  j->tplan.properties++;
   plan_in_place(j, 1);
   return XIO_OK;
 }
@@ -593,6 +563,7 @@ static int put_dry_run(put_job *j, const char *target, int force) {
   if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
   char *safe = xio_target_safe(target);
   if (!j->dry_blob) j->plan.local = target;
+  cli_plan_add_target(&j->plan, &j->tplan);
   cli_plan_print(j->c, j->local, safe ? safe : "TARGET", &j->plan);
   xio_free(safe);
   return CLI_OK;
