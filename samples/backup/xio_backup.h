@@ -257,10 +257,18 @@ typedef struct xio_backup_restore_options {
    *  (default): never stopped but by the context. */
   xio_backup_stop_fn stop;
   void *ud; /**< handed to progress and stop */
+  /** 1: a dry run: the point rebuilt in the scratch file as for a real restore (the
+   *  chain's files read), the target opened read-only and refused as a real restore
+   *  refuses it, then the upload planned by the same scan and merge, the requests
+   *  the real restore would send to a blob target counted in the result's `plan`
+   *  (bytes_sent and writes too); nothing is created, written or marked. With
+   *  resume, the target's bytes are read for the comparison, as a real run reads
+   *  them. 0 (default): a real restore. */
+  int dry_run;
 } xio_backup_restore_options;
 
 /** The defaults documented above: no force, no resume, 6 writes in flight, no
- *  callbacks. Cannot fail. */
+ *  callbacks, not a dry run. Cannot fail. */
 xio_backup_restore_options xio_backup_restore_options_default(void);
 
 /** What a restore into a target did (plain values: nothing to free), also when it
@@ -284,6 +292,21 @@ typedef struct xio_backup_restore_result {
   int marked;
   /** 1: a request that changes the target's size, kind or bytes was made. */
   int changed;
+  /** A dry run's plan: the requests the real restore would send to a blob target,
+   *  by REST operation, and their bytes. Zero after a real restore. */
+  struct {
+    uint64_t put_blobs;         /**< Put Blob: the create (also one refused: it exists) */
+    uint64_t create_containers; /**< Create Container: the create met none */
+    uint64_t properties;        /**< Get Blob Properties: the target opened */
+    uint64_t set_metadata;      /**< Set Blob Metadata: the mark, kind, logical size */
+    uint64_t resizes;           /**< Set Blob Properties: the target resized */
+    uint64_t clears;            /**< Put Page clear: the old content cleared (force) */
+    uint64_t bytes_cleared;     /**< by them */
+    uint64_t put_pages;         /**< Put Page */
+    uint64_t page_bytes;        /**< in them (whole pages; a partial last sector whole) */
+    uint64_t reads;             /**< Get Blob: partial sectors, resume's comparison */
+    uint64_t bytes_read;        /**< by them */
+  } plan;
 } xio_backup_restore_result;
 
 /**
