@@ -171,6 +171,39 @@ TEST(backup_dry_run_plans_what_backup_sends) {
   clirun_free(&r);
 }
 
+/* Runs `restore --dry-run DIR BLOB` then the real restore with the same options
+ * (`opt`, then `opt2`; NULL ends them); asserts that the dry run sent only reads,
+ * left the blob as it was (or absent), and planned the requests, Put Pages and
+ * bytes the real restore then sent. */
+static void restore_both(const char *dir, const char *url, const char *opt, const char *opt2) {
+  clirun r = {0};
+  char before[128], after[128];
+  etag_of(url, before, sizeof before);
+  XIO(&r, "--json", "restore", "--dry-run", dir, url, opt, opt2);
+  EXPECT_EXIT(&r, 0);
+  ASSERT_EQ(clirun_trace_others(&r, reads), 0);
+  cJSON *j = clirun_json(&r);
+  double planned = clirun_num(j, "requests"), bytes = clirun_num(j, "bytes_sent");
+  double cleared = clirun_num(j, "bytes_cleared"), read = clirun_num(j, "bytes_read");
+  cJSON *ops = cJSON_GetObjectItem(j, "operations");
+  cJSON *pages = ops ? cJSON_GetObjectItem(ops, "Put Page") : NULL;
+  double put_pages = cJSON_IsNumber(pages) ? pages->valuedouble : 0;
+  cJSON_Delete(j);
+  etag_of(url, after, sizeof after);
+  ASSERT_STR_EQ(after, before); /* unchanged, or still absent */
+
+  XIO(&r, "restore", dir, url, opt, opt2);
+  EXPECT_EXIT(&r, 0);
+  int sent_pages = 0;
+  ASSERT_U64_EQ(storage_requests(&r), (uint64_t)planned);
+  ASSERT_U64_EQ(clirun_trace_sum(&r, "XIOTypeWriteFile", &sent_pages), (uint64_t)bytes);
+  ASSERT(sent_pages > 0);
+  ASSERT_EQ(sent_pages, (int)put_pages);
+  ASSERT_U64_EQ(clirun_trace_sum(&r, "XIOTypeZeroFile", NULL), (uint64_t)cleared);
+  ASSERT_U64_EQ(clirun_trace_sum(&r, "XIOTypeReadFile", NULL), (uint64_t)read);
+  clirun_free(&r);
+}
+
 TEST(get_cp_rm_restore_dry_runs_change_nothing) {
   clirun r = {0};
   char container[64], url[512], copy[512], src[256], local[256], partial[300], dir[256];
@@ -243,5 +276,33 @@ TEST(get_cp_rm_restore_dry_runs_change_nothing) {
   ASSERT_STR_EQ(after, "");
   XIO(&r, "restore", "--dry-run", dir, url);
   EXPECT_EXIT(&r, 1); /* exists, no --force */
+
+  /* restore into a new blob, then over one that exists: planned as sent */
+  restore_both(dir, copy, NULL, NULL);
+  restore_both(dir, url, "--force", NULL);
+  XIO(&r, "restore", "--dry-run", "--force", dir, url);
+  EXPECT_EXIT(&r, 0);
+  ASSERT_CONTAINS(r.out, "Put Page (");
+  ASSERT_CONTAINS(r.out, "Put Page clear");
+
+  /* a point of an unaligned size: partial last sectors, a blob shrunk onto it, and a
+   * resume that compares every byte */
+  char small[256], tiny[512], dir2[256];
+  clirun_path("small.img", small, sizeof small);
+  clirun_path("chain2", dir2, sizeof dir2);
+  clirun_url(container, "tiny.mdf", tiny, sizeof tiny);
+  make_file(small, 5000, 5000, 6);
+  XIO(&r, "put", small, tiny);
+  EXPECT_EXIT(&r, 0);
+  XIO(&r, "backup", tiny, dir2);
+  EXPECT_EXIT(&r, 0);
+  XIO(&r, "rm", "--with-snapshots", tiny);
+  EXPECT_EXIT(&r, 0);
+  restore_both(dir2, tiny, NULL, NULL);
+  restore_both(dir2, copy, "--force", NULL);
+  make_file(small, 5000, 3000, 7); /* other bytes in the blob: the resume sends them */
+  XIO(&r, "put", "--force", small, copy);
+  EXPECT_EXIT(&r, 0);
+  restore_both(dir2, copy, "--force", "--resume");
   clirun_free(&r);
 }
