@@ -113,6 +113,10 @@ xio_err bk_link_cut(bk_link *l, xio_error *err);
  *  (at most 2^20 + written->n for ranges inside the largest page blob). */
 uint64_t bk_count_pieces(const xio_ranges *written);
 
+/** The end of the pieces from `i` that one read fetches: those that follow each
+ *  other in the blob, up to BK_BATCH bytes. */
+size_t bk_batch_end(const bk_link *l, size_t i);
+
 /** Total bytes of l's pieces. */
 uint64_t bk_link_bytes(const bk_link *l);
 
@@ -251,7 +255,35 @@ xio_err bk_restore_scratch(const bk_chain *ch, size_t index, int *fd, uint64_t *
 xio_err bk_keep(xio_ctx *ctx, const xio_backup_options *o, bk_chain *ch, const char *url,
                 size_t keep, size_t *pruned, size_t *deleted, xio_error *err);
 
+/* ------------------------------------------------------------- run.c ---- */
+
+/** Loads DIR's chain (none when DIR is missing) and pending link into the job, and
+ *  checks that both are of the job's blob; with resume, that a link is pending.
+ *  Errors: as xio_backup_run's for them. */
+xio_err bk_load(bk_job *j, const char *dir, xio_error *err);
+
+/** --snapshot ID where an unfinished link of another snapshot P waits: XIO_OK when
+ *  the run finishes P first, then backs up ID; XIO_EINVAL when ID cannot follow P
+ *  (older), or resume asked to finish P only. */
+xio_err bk_check_named(const bk_job *j, const char *given, xio_error *err);
+
+/* ------------------------------------------------------------ plan.c ---- */
+
+/** A dry run (xio_backup_options.dry_run) of the job: loads DIR's chain and pending
+ *  link as a run does (bk_load), plans each link the run would make, and fills
+ *  `out` (may be NULL) with what it would do and send. Reads the blob's
+ *  properties and page ranges; takes, reads, deletes and writes nothing. Errors:
+ *  those a real run would meet before it sends a change (bk_load, a named
+ *  snapshot not newer, a missing blob or snapshot), and the listings'. */
+xio_err bk_plan(bk_job *j, const char *dir, xio_backup_result *out, xio_error *err);
+
 /* -------------------------------------------------------- snapshot.c ---- */
+
+/** The ranges written and cleared on `f` (the link's snapshot, or for a dry run
+ *  the blob) since snapshot `since`, into l->written and l->cleared; the messages
+ *  say when `since` is gone or the blob was replaced (the chain has ended).
+ *  Errors: as xio_file_ranges_diff. */
+xio_err bk_diff_ranges(bk_job *j, xio_file *f, bk_link *l, const char *since, xio_error *err);
 
 /** Opens snapshot `id` of the job's blob read-only and pinned. Errors: as
  *  xio_file_open (XIO_ENOTFOUND: the blob has no such snapshot). */

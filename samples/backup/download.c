@@ -80,9 +80,7 @@ static xio_err checkpoint(bk_job *j, size_t upto, xio_error *err) {
   return bk_pending_save(j->ch.dir, &j->link, j->safe, err);
 }
 
-/* The pieces from `i` that one read fetches: those that follow each other in the
- * blob, up to BK_BATCH bytes. */
-static size_t batch_end(const bk_link *l, size_t i) {
+size_t bk_batch_end(const bk_link *l, size_t i) {
   uint64_t bytes = l->pieces[i].len;
   size_t e = i + 1;
   while (e < l->npieces && l->pieces[e].off == l->pieces[e - 1].off + l->pieces[e - 1].len &&
@@ -122,7 +120,7 @@ xio_err bk_download(bk_job *j, xio_error *err) {
   bk_link *l = &j->link;
   uint64_t since = 0;
   for (size_t i = l->verified; i < l->npieces;) {
-    size_t e = batch_end(l, i);
+    size_t e = bk_batch_end(l, i);
     xio_err rc = read_batch(j, i, e, err);
     for (const char *b = j->buf; rc == XIO_OK && i < e; b += l->pieces[i++].len) {
       l->pieces[i].crc = xio_crc64(0, b, (size_t)l->pieces[i].len);

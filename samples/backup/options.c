@@ -10,7 +10,7 @@
 #include "backup_int.h"
 
 xio_backup_options xio_backup_options_default(void) {
-  xio_backup_options o = {NULL, 0, 0, NULL, NULL, NULL};
+  xio_backup_options o = {NULL, 0, 0, NULL, NULL, NULL, 0};
   return o;
 }
 
@@ -25,7 +25,7 @@ void bk_say(const xio_backup_options *o, xio_backup_note note, const char *fmt, 
 }
 
 xio_backup_restore_options xio_backup_restore_options_default(void) {
-  xio_backup_restore_options o = {0, 0, 0, NULL, NULL, NULL};
+  xio_backup_restore_options o = {0, 0, 0, NULL, NULL, NULL, 0};
   return o;
 }
 

@@ -59,8 +59,7 @@ static xio_err check_args(xio_ctx *ctx, const char *url, const char *dir,
 
 /* ------------------------------------------------------------ links ---- */
 
-/* Loads the chain and the pending link, and checks that the chain is of this blob. */
-static xio_err load(bk_job *j, const char *dir, xio_error *err) {
+xio_err bk_load(bk_job *j, const char *dir, xio_error *err) {
   xio_err rc = bk_chain_load(&j->ch, dir, 1, err);
   if (rc != XIO_OK) return rc;
   if (j->ch.source && strcmp(j->ch.source, j->safe) != 0) {
@@ -133,10 +132,7 @@ static xio_err start_link(bk_job *j, const char *given, xio_error *err) {
   return j->resumed ? bk_check_partial(j, err) : XIO_OK;
 }
 
-/* --snapshot ID where an unfinished link of another snapshot P waits: the run
- * finishes P first, then backs up ID, unless ID cannot follow P (older), or
- * --resume asked to finish only. */
-static xio_err check_named(const bk_job *j, const char *given, xio_error *err) {
+xio_err bk_check_named(const bk_job *j, const char *given, xio_error *err) {
   const char *p = j->link.snapshot;
   if (j->o->resume)
     xio_error_set(err, XIO_EINVAL,
@@ -183,9 +179,9 @@ static xio_err one_link(bk_job *j, const char *given, xio_error *err) {
 
 static xio_err backup(bk_job *j, const char *dir, xio_error *err) {
   const char *given = j->o->snapshot;
-  xio_err rc = load(j, dir, err);
+  xio_err rc = bk_load(j, dir, err);
   if (rc == XIO_OK && j->resumed && given && strcmp(given, j->link.snapshot) != 0) {
-    rc = check_named(j, given, err);
+    rc = bk_check_named(j, given, err);
     if (rc == XIO_OK) rc = one_link(j, given, err);
     if (rc == XIO_OK) finished_first(j);
   }
@@ -249,9 +245,13 @@ xio_err xio_backup_run(xio_ctx *ctx, const char *url, const char *dir,
   j.buf = xio_malloc(BK_BATCH);
   int lock = -1, made = 0;
   if (!j.safe || !j.buf) rc = xio_error_set(err, XIO_ENOMEM, "out of memory");
-  if (rc == XIO_OK) rc = bk_lock_dir(o, dir, &lock, &made, err);
-  if (rc == XIO_OK) rc = backup(&j, dir, err);
-  if (rc == XIO_OK && out) result(&j, out);
+  if (rc == XIO_OK && o->dry_run) {
+    rc = bk_plan(&j, dir, out, err);
+  } else if (rc == XIO_OK) {
+    rc = bk_lock_dir(o, dir, &lock, &made, err);
+    if (rc == XIO_OK) rc = backup(&j, dir, err);
+    if (rc == XIO_OK && out) result(&j, out);
+  }
   job_free(&j);
   if (lock >= 0) close(lock);
   if (rc != XIO_OK && made) bk_unmake_dir(dir);

@@ -64,9 +64,8 @@ void bk_drop_snapshot(bk_job *j, const char *id) {
 
 /* ------------------------------------------------------------ links ---- */
 
-/* The ranges written and cleared between snapshot `since` and the opened one. */
-static xio_err diff_ranges(bk_job *j, const char *since, xio_error *err) {
-  xio_err rc = xio_file_ranges_diff(j->snap, since, &j->link.written, &j->link.cleared, err);
+xio_err bk_diff_ranges(bk_job *j, xio_file *f, bk_link *l, const char *since, xio_error *err) {
+  xio_err rc = xio_file_ranges_diff(f, since, &l->written, &l->cleared, err);
   if (rc == XIO_ENOTFOUND && err)
     snprintf(err->message, sizeof err->message,
              "the chain's newest snapshot %.64s is gone from the service, so nothing can say "
@@ -100,7 +99,7 @@ xio_err bk_new_link(bk_job *j, const char *id, xio_error *err) {
   l->size = xio_file_size(j->snap);
   l->base = j->ch.n == 0;
   xio_err rc = l->base ? xio_file_ranges(j->snap, &l->written, err)
-                       : diff_ranges(j, j->ch.links[j->ch.n - 1].snapshot, err);
+                       : bk_diff_ranges(j, j->snap, l, j->ch.links[j->ch.n - 1].snapshot, err);
   if (rc == XIO_OK) rc = bk_link_cut(l, err);
   if (rc == XIO_OK) rc = bk_pending_save(j->ch.dir, l, j->safe, err);
   return rc;

@@ -25,6 +25,11 @@
  * or finished with resume (compared with the point chunk by chunk, only the pages
  * that differ sent). Every way out says what became of the target in the result, so
  * that a caller can tell a person what is left to do.
+ *
+ * A dry run (xio_backup_restore_options.dry_run) takes the same path with a
+ * counting sink: the point is rebuilt, the target only opened read-only, and each
+ * request the readying of the target, the writes and the mark's end would send is
+ * counted (samples_target_plan_*) instead of sent.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,6 +71,8 @@ typedef struct up_job {
   char *cmp;                 /* resume: the target's bytes of the same chunk */
   uint64_t start, end, data; /* the write being built, [start, end): `data` of it is data */
   uint64_t pos;              /* every byte below is sent or skipped */
+  int dry;                   /* a dry run: `plan` counts what would be sent */
+  samples_target_plan plan;
 } up_job;
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -111,6 +118,12 @@ static xio_err drain(up_job *j, xio_error *err) {
 /* Sends [start, end) of the rebuilt point as one write, from the next slot once its
  * previous write is acknowledged. */
 static xio_err send_write(up_job *j, uint64_t start, uint64_t end, xio_error *err) {
+  if (j->dry) {
+    samples_target_plan_write(&j->plan, start, end);
+    j->r->bytes_sent += end - start;
+    j->r->writes++;
+    return XIO_OK;
+  }
   up_slot *s = &j->slots[j->next];
   xio_err rc = settle(s, err);
   if (rc != XIO_OK) return rc;
@@ -188,7 +201,14 @@ static xio_err send_chunk(up_job *j, uint64_t off, size_t n, xio_error *err) {
 static xio_err send_differences(up_job *j, uint64_t off, size_t n, xio_error *err) {
   xio_err rc = flush_write(j, err);
   if (rc == XIO_OK) rc = drain(j, err);
+  xio_file_stats before, after;
+  xio_file_get_stats(j->f, &before);
   if (rc == XIO_OK) rc = xio_file_read(j->f, off, j->cmp, n, NULL, err);
+  xio_file_get_stats(j->f, &after);
+  if (j->dry) { /* a real run reads the same */
+    j->plan.reads += after.read_requests - before.read_requests;
+    j->plan.bytes_read += n;
+  }
   for (size_t i = 0; rc == XIO_OK && i < n;) {
     size_t len = 0;
     while (i + len < n) {
@@ -272,8 +292,9 @@ static xio_err upload(up_job *j, xio_error *err) {
     *err = de;
   }
   if (rc == XIO_OK) rc = bk_check_stop(j->o->stop, j->o->ud, err); /* stays marked */
-  if (rc == XIO_OK) rc = xio_file_flush(j->f, err);
-  if (rc == XIO_OK) rc = xio_file_set_incomplete(j->f, 0, err); /* every write acknowledged */
+  if (rc == XIO_OK && j->dry) j->plan.set_metadata++;              /* the mark taken off */
+  if (rc == XIO_OK && !j->dry) rc = xio_file_flush(j->f, err);
+  if (rc == XIO_OK && !j->dry) rc = xio_file_set_incomplete(j->f, 0, err); /* all acknowledged */
   for (int k = 0; j->slots && k < j->n; k++)
     xio_free(j->slots[k].buf);
   xio_free(j->slots);
@@ -325,10 +346,42 @@ static xio_err resume_target(up_job *j, xio_error *err) {
   return prepare_in_place(j, 0, err);
 }
 
+/* A dry run: opens the target read-only (its properties: a read), refuses what
+ * open_target refuses, and counts what open_target would send to ready it: the
+ * create, or the refused create, the open and the readying in place (force), or the
+ * open and the readying in place (resume). */
+static xio_err plan_target(up_job *j, xio_error *err) {
+  xio_open_options o = target_options(j, XIO_OPEN_READONLY | XIO_OPEN_INCOMPLETE_OK);
+  xio_err rc = xio_file_open(j->ctx, j->target, &o, &j->f, err);
+  if (j->o->resume) {
+    samples_target_resume_missing(rc, "the target", err);
+    if (rc == XIO_OK && !j->o->force && !xio_file_incomplete(j->f))
+      return samples_target_nothing_to_resume(&j->f, "the target", err);
+    if (rc != XIO_OK) return rc;
+    j->plan.properties++;
+    samples_target_plan_in_place(&j->plan, j->f, j->kind, j->r->size, 0);
+    return XIO_OK;
+  }
+  if (rc != XIO_OK) return samples_target_plan_create(&j->plan, rc, err);
+  if (!j->o->force) {
+    xio_error_set(err, XIO_EEXIST, "%.400s already exists; --force replaces it",
+                  xio_file_path(j->f));
+    xio_error_set_operation(err, "CreatePageBlob");
+    xio_file_close(j->f, NULL);
+    j->f = NULL;
+    return XIO_EEXIST;
+  }
+  j->plan.put_blobs++; /* refused: it exists */
+  j->plan.properties++;
+  samples_target_plan_in_place(&j->plan, j->f, j->kind, j->r->size, 1);
+  return XIO_OK;
+}
+
 /* Creates the target marked incomplete, by the create itself: however the restore
  * stops, the target never exists unmarked before its last write is acknowledged.
  * One that exists is refused, replaced (force) or finished (resume). */
 static xio_err open_target(up_job *j, xio_error *err) {
+  if (j->dry) return plan_target(j, err);
   j->r->reached = 1;
   if (j->o->resume) return resume_target(j, err);
   xio_open_options o = target_options(j, XIO_OPEN_CREATE_ONLY | XIO_OPEN_MARK_INCOMPLETE);
@@ -348,6 +401,21 @@ static xio_err open_target(up_job *j, xio_error *err) {
 }
 
 /* ----------------------------------------------------------------- ---- */
+
+/* A dry run's counts into the result (zeros after a real run). */
+static void report_plan(const samples_target_plan *p, xio_backup_restore_result *out) {
+  out->plan.put_blobs = p->put_blobs;
+  out->plan.create_containers = p->create_containers;
+  out->plan.properties = p->properties;
+  out->plan.set_metadata = p->set_metadata;
+  out->plan.resizes = p->resizes;
+  out->plan.clears = p->clears;
+  out->plan.bytes_cleared = p->bytes_cleared;
+  out->plan.put_pages = p->put_pages;
+  out->plan.page_bytes = p->bytes_sent;
+  out->plan.reads = p->reads;
+  out->plan.bytes_read = p->bytes_read;
+}
 
 /* The arguments a restore refuses before it starts. */
 static xio_err check_args(xio_ctx *ctx, const xio_backup_chain *ch, size_t index,
@@ -386,11 +454,13 @@ xio_err xio_backup_restore_to(xio_ctx *ctx, const xio_backup_chain *ch, size_t i
   j.target = target;
   j.kind = ch->kind;
   j.n = opts->in_flight ? opts->in_flight : IN_FLIGHT;
+  j.dry = opts->dry_run;
   out->size = ch->links[index].size;
   rc = bk_restore_scratch(ch, index, &j.fd, &out->bytes_read, opts->stop, opts->ud, err);
   if (rc == XIO_OK) rc = bk_check_stop(opts->stop, opts->ud, err);
   if (rc == XIO_OK) rc = open_target(&j, err);
   if (rc == XIO_OK) rc = upload(&j, err);
+  report_plan(&j.plan, out);
   if (j.f) {
     xio_file_stats st;
     xio_file_get_stats(j.f, &st);

@@ -69,6 +69,12 @@ typedef struct xio_backup_options {
   xio_backup_say_fn say;           /**< may be NULL (default): nothing is said */
   xio_backup_progress_fn progress; /**< may be NULL (default) */
   void *ud;                        /**< handed to say and progress */
+  /** 1: a dry run: plan the run (DIR's chain and pending link read, the blob's
+   *  properties and page ranges listed, the pieces and reads counted as a real run
+   *  cuts them) and fill the result and its `plan`, taking no snapshot, reading no
+   *  data, deleting nothing and making or changing nothing in DIR. 0 (default): a
+   *  real run. */
+  int dry_run;
 } xio_backup_options;
 
 /** The defaults documented above: take a snapshot, keep every link, no callbacks.
@@ -96,6 +102,15 @@ typedef struct xio_backup_result {
   size_t links;             /**< the chain's links after the run */
   size_t links_pruned;      /**< folded into the base by keep */
   size_t snapshots_deleted; /**< of the pruned links, deleted on the service */
+  /** A dry run's plan: the requests the real run would send, by REST operation
+   *  (bytes_read and read_requests above: what it would read). Zero after a real
+   *  run. */
+  struct {
+    uint64_t properties;  /**< Get Blob Properties: the blob and each snapshot opened */
+    uint64_t snapshots;   /**< Snapshot Blob: the snapshot taken */
+    uint64_t page_ranges; /**< Get Page Ranges (with prevsnapshot for a later link) */
+    uint64_t deletes;     /**< snapshots of the links keep drops, deleted */
+  } plan;
 } xio_backup_result;
 
 /**
@@ -242,10 +257,18 @@ typedef struct xio_backup_restore_options {
    *  (default): never stopped but by the context. */
   xio_backup_stop_fn stop;
   void *ud; /**< handed to progress and stop */
+  /** 1: a dry run: the point rebuilt in the scratch file as for a real restore (the
+   *  chain's files read), the target opened read-only and refused as a real restore
+   *  refuses it, then the upload planned by the same scan and merge, the requests
+   *  the real restore would send to a blob target counted in the result's `plan`
+   *  (bytes_sent and writes too); nothing is created, written or marked. With
+   *  resume, the target's bytes are read for the comparison, as a real run reads
+   *  them. 0 (default): a real restore. */
+  int dry_run;
 } xio_backup_restore_options;
 
 /** The defaults documented above: no force, no resume, 6 writes in flight, no
- *  callbacks. Cannot fail. */
+ *  callbacks, not a dry run. Cannot fail. */
 xio_backup_restore_options xio_backup_restore_options_default(void);
 
 /** What a restore into a target did (plain values: nothing to free), also when it
@@ -269,6 +292,21 @@ typedef struct xio_backup_restore_result {
   int marked;
   /** 1: a request that changes the target's size, kind or bytes was made. */
   int changed;
+  /** A dry run's plan: the requests the real restore would send to a blob target,
+   *  by REST operation, and their bytes. Zero after a real restore. */
+  struct {
+    uint64_t put_blobs;         /**< Put Blob: the create (also one refused: it exists) */
+    uint64_t create_containers; /**< Create Container: the create met none */
+    uint64_t properties;        /**< Get Blob Properties: the target opened */
+    uint64_t set_metadata;      /**< Set Blob Metadata: the mark, kind, logical size */
+    uint64_t resizes;           /**< Set Blob Properties: the target resized */
+    uint64_t clears;            /**< Put Page clear: the old content cleared (force) */
+    uint64_t bytes_cleared;     /**< by them */
+    uint64_t put_pages;         /**< Put Page */
+    uint64_t page_bytes;        /**< in them (whole pages; a partial last sector whole) */
+    uint64_t reads;             /**< Get Blob: partial sectors, resume's comparison */
+    uint64_t bytes_read;        /**< by them */
+  } plan;
 } xio_backup_restore_result;
 
 /**

@@ -1,8 +1,10 @@
 /*
  * target.c - a transfer's target before any byte is sent (samples_target.h): its
- * open options, and a target replaced or resumed in place.
+ * open options, a target replaced or resumed in place, and what a dry run counts of
+ * both and of the writes.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <xio/alloc.h>
 
@@ -51,4 +53,55 @@ void samples_target_resume_missing(xio_err rc, const char *what, xio_error *err)
   if (rc == XIO_ENOTFOUND && err)
     snprintf(err->message, sizeof err->message, "%.400s does not exist: nothing to resume",
              err->target[0] ? err->target : what);
+}
+
+/* ---------------------------------------------------------- dry runs ---- */
+
+static uint64_t whole_pages(uint64_t n) {
+  return (n + XIO_PAGE_SIZE - 1) / XIO_PAGE_SIZE * XIO_PAGE_SIZE;
+}
+
+/* A partial sector written: read and written back. */
+static void plan_edge(samples_target_plan *p) {
+  p->reads++;
+  p->bytes_read += XIO_PAGE_SIZE;
+  p->put_pages++;
+  p->bytes_sent += XIO_PAGE_SIZE;
+}
+
+xio_err samples_target_plan_create(samples_target_plan *p, xio_err rc, xio_error *err) {
+  if (rc != XIO_ENOTFOUND) return rc;
+  int no_container = err && strcmp(err->service_code, "ContainerNotFound") == 0;
+  xio_error_clear(err);
+  p->put_blobs += no_container ? 2 : 1;
+  p->create_containers += no_container ? 1 : 0;
+  return XIO_OK;
+}
+
+void samples_target_plan_in_place(samples_target_plan *p, const xio_file *f, xio_kind kind,
+                                  uint64_t size, int clear_old) {
+  uint64_t old = xio_file_size(f), page = XIO_PAGE_SIZE;
+  if (!xio_file_incomplete(f)) p->set_metadata++;
+  if (xio_file_kind(f) != kind) p->set_metadata++;
+  if (size != old) {
+    if (size < old && size % page) plan_edge(p);
+    if (whole_pages(size) != whole_pages(old)) p->resizes++;
+    if (size % page || old % page) p->set_metadata++;
+  }
+  uint64_t keep = min_u64(whole_pages(min_u64(old, size)), size);
+  if (!clear_old || !keep) return;
+  if (keep >= page) {
+    p->clears++;
+    p->bytes_cleared += keep / page * page;
+  }
+  if (keep % page) plan_edge(p);
+}
+
+void samples_target_plan_write(samples_target_plan *p, uint64_t start, uint64_t end) {
+  uint64_t whole = end / XIO_PAGE_SIZE * XIO_PAGE_SIZE;
+  if (whole > start) {
+    p->put_pages++;
+    p->bytes_sent += whole - start;
+  }
+  if (whole != end) plan_edge(p);
 }

@@ -84,6 +84,36 @@ static void report(const cli *c, const char *safe, const char *dir, const xio_ba
             cli_plural(r->snapshots_deleted));
 }
 
+/* --dry-run: what the run would send and write, from the library's plan. */
+static void report_plan(const cli *c, const char *safe, const char *dir,
+                        const xio_backup_result *r) {
+  cli_plan p;
+  memset(&p, 0, sizeof p);
+  cli_plan_add(&p, CLI_OP_PROPERTIES, r->plan.properties, 0);
+  cli_plan_add(&p, CLI_OP_SNAPSHOT, r->plan.snapshots, 0);
+  cli_plan_add(&p, CLI_OP_PAGE_RANGES, r->plan.page_ranges, 0);
+  cli_plan_add(&p, CLI_OP_GET_BLOB, r->read_requests, r->bytes_read);
+  cli_plan_add(&p, CLI_OP_DELETE, r->plan.deletes, 0);
+  p.local = dir;
+  p.local_bytes = r->bytes_read;
+  cli_plan_print(c, safe, dir, &p);
+  char hw[32], hc[32];
+  if (r->finished_first[0])
+    cli_say(c, "would finish the interrupted backup of snapshot %s first", r->finished_first);
+  cli_say(c, "would add %s link%s%s: %s written, %s cleared, %zu piece%s%s; %zu link%s after it",
+          r->resumed ? "the unfinished"
+          : r->base  ? "a base"
+                     : "an incremental",
+          r->snapshot[0] ? " of snapshot " : "", r->snapshot,
+          samples_fmt_size(r->written_bytes, hw, sizeof hw),
+          samples_fmt_size(r->cleared_bytes, hc, sizeof hc), r->pieces, cli_plural(r->pieces),
+          r->pieces_kept ? " (some already downloaded)" : "", r->links, cli_plural(r->links));
+  if (r->links_pruned)
+    cli_say(c, "--keep: would fold %zu old link%s into the base and delete %zu snapshot%s",
+            r->links_pruned, cli_plural(r->links_pruned), r->snapshots_deleted,
+            cli_plural(r->snapshots_deleted));
+}
+
 /* --snapshot ID, or the URL of the snapshot (what SELECT xio_snapshot() returns):
  * the id into `id`. */
 static int snapshot_arg(const cli *c, const char *arg, char *id) {
@@ -102,8 +132,9 @@ static int snapshot_arg(const cli *c, const char *arg, char *id) {
 
 static int run_backup(cli *c, int argc, char **argv) {
   const char *pos[2], *keep_s = NULL, *given = NULL;
-  int resume = 0, keep = 0;
+  int resume = 0, keep = 0, dry = 0;
   const cli_opt opts[] = {{"--keep", &keep_s, NULL},
+                          {"--dry-run", NULL, &dry},
                           {"--resume", NULL, &resume},
                           {"--snapshot", &given, NULL},
                           {NULL, NULL, NULL}};
@@ -127,6 +158,7 @@ static int run_backup(cli *c, int argc, char **argv) {
   o.snapshot = given ? given_id : NULL;
   o.keep = (size_t)keep;
   o.resume = resume;
+  o.dry_run = dry;
   o.say = say;
   xio_backup_result res;
   xio_error e;
@@ -136,7 +168,10 @@ static int run_backup(cli *c, int argc, char **argv) {
   xio_err rc = safe ? cli_context(c, &ctx, &e) : xio_error_set(&e, XIO_ENOMEM, "out of memory");
   if (rc == XIO_OK) rc = xio_backup_run(ctx, pos[0], pos[1], &o, &res, &e);
   int status = rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
-  if (rc == XIO_OK) report(c, safe, pos[1], &res, samples_now() - t0);
+  if (rc == XIO_OK && dry)
+    report_plan(c, safe, pos[1], &res);
+  else if (rc == XIO_OK)
+    report(c, safe, pos[1], &res, samples_now() - t0);
   xio_free(safe);
   return status;
 }
@@ -144,7 +179,7 @@ static int run_backup(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_backup = {
     "backup",
     "back up a page blob incrementally into a chain of snapshots in a directory",
-    "backup URL DIR [--keep N] [--resume] [--snapshot ID]",
+    "backup URL DIR [--keep N] [--resume] [--snapshot ID] [--dry-run]",
     "Backs up the page blob URL into the local directory DIR (made when missing).\n"
     "Each run adds a link to DIR's chain: it takes a snapshot of the blob and\n"
     "downloads what changed since the chain's newest snapshot, only the pages the\n"
@@ -171,6 +206,10 @@ const cli_command cli_cmd_backup = {
     "                    must be newer than the chain's newest link. An\n"
     "                    unfinished link of another snapshot is finished first,\n"
     "                    then ID is backed up after it\n"
+    "  --dry-run         say what the run would send and download (requests by\n"
+    "                    operation, bytes) and change nothing: the blob's page\n"
+    "                    ranges are listed as a run lists them, but no snapshot is\n"
+    "                    taken, nothing is read or deleted and DIR is not touched\n"
     "\n"
     "URL must be a page blob: local files have no snapshots. A copy onto the blob\n"
     "(xio cp URL?snapshot=ID URL) ends its chain: the service no longer diffs\n"

@@ -35,6 +35,7 @@
 #include <xio/xio.h>
 
 #include "samples_common.h"
+#include "samples_target.h"
 
 /* Exit statuses. */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
@@ -520,6 +521,53 @@ xio_err cli_merge_span(cli_merge *m, uint64_t s, uint64_t e, xio_error *err);
 
 /** Issues the pending request (after the last span). Errors: those of `emit`. */
 xio_err cli_merge_flush(cli_merge *m, xio_error *err);
+
+/* ---------------------------------------------------------- dryrun.c ---- */
+
+/** The REST operations a dry run counts (docs/api.md's trace table). */
+typedef enum cli_op {
+  CLI_OP_PUT_PAGE,         /* Put Page (update): XIOTypeWriteFile */
+  CLI_OP_CLEAR,            /* Put Page clear: XIOTypeZeroFile */
+  CLI_OP_GET_BLOB,         /* Get Blob (a range): XIOTypeReadFile */
+  CLI_OP_PUT_BLOB,         /* Put Blob (a page blob created, or refused: it exists) */
+  CLI_OP_CREATE_CONTAINER, /* Create Container */
+  CLI_OP_PROPERTIES,       /* Get Blob Properties */
+  CLI_OP_SET_METADATA,     /* Set Blob Metadata (kind, logical size, incomplete mark) */
+  CLI_OP_RESIZE,           /* Set Blob Properties (resize) */
+  CLI_OP_PAGE_RANGES,      /* Get Page Ranges */
+  CLI_OP_DELETE,           /* Delete Blob, a snapshot's delete */
+  CLI_OP_LEASE,            /* Lease Blob */
+  CLI_OP_SNAPSHOT,         /* Snapshot Blob */
+  CLI_OP_LIST,             /* List Blobs */
+  CLI_OP_COPY,             /* Copy Blob */
+  CLI_NOPS
+} cli_op;
+
+/** What a real run would send (requests by operation, with the bytes of Put Page,
+ *  clear and Get Blob) and write to a local file. Zero-initialise it. */
+typedef struct cli_plan {
+  uint64_t n[CLI_NOPS];
+  uint64_t bytes[CLI_NOPS];
+  uint64_t local_bytes; /* written to `local` */
+  const char *local;    /* the local file a real run writes, or NULL (borrowed) */
+} cli_plan;
+
+/** Counts `n` requests of `op` carrying (or reading, or clearing) `bytes`. */
+void cli_plan_add(cli_plan *p, cli_op op, uint64_t n, uint64_t bytes);
+
+/** Adds the requests `t` counts of a transfer into a blob (samples_target.h). */
+void cli_plan_add_target(cli_plan *p, const samples_target_plan *t);
+
+/** The plan's requests, all operations. */
+uint64_t cli_plan_requests(const cli_plan *p);
+
+/** Prints the plan of the running command from `source` (NULL: none) to `target`
+ *  (log-safe):
+ *  "dry run: CMD SOURCE -> TARGET (nothing was sent or written)", "would send N
+ *  requests: ...; would read SIZE" and, with a local file, "would write SIZE to
+ *  FILE"; with --json one object ("dry_run": true, "requests", "operations",
+ *  "bytes_sent", "bytes_cleared", "bytes_read", "local_bytes"). */
+void cli_plan_print(const cli *c, const char *source, const char *target, const cli_plan *p);
 
 /* -------------------------------------------------------- progress.c ---- */
 

@@ -51,12 +51,13 @@ static int report(cli *c, const char *src, const char *dst, const xio_copy_resul
 }
 
 /* A local end: run put or get with the same arguments. */
-static int transfer(cli *c, const char *src, const char *dst, int force, int snapshot) {
+static int transfer(cli *c, const char *src, const char *dst, int force, int snapshot, int dry) {
   const cli_command *cmd = cli_is_url(src) ? &cli_cmd_get : &cli_cmd_put;
-  char *args[5] = {(char *)src, (char *)dst, NULL, NULL, NULL};
+  char *args[6] = {(char *)src, (char *)dst, NULL, NULL, NULL, NULL};
   int n = 2;
   if (force) args[n++] = "--force";
   if (snapshot) args[n++] = "--snapshot";
+  if (dry) args[n++] = "--dry-run";
   const cli_command *was = c->cmd;
   c->cmd = cmd;
   int r = cmd->run(c, n, args);
@@ -64,11 +65,54 @@ static int transfer(cli *c, const char *src, const char *dst, int force, int sna
   return r;
 }
 
+/* --dry-run of a copy between blobs: reads both ends' properties, refuses what
+ * the copy would refuse (a missing SRC, an existing DST without --force unless
+ * SRC is its own snapshot, a leased DST), and prints what the copy would send. */
+static int cp_dry_run(cli *c, xio_ctx *ctx, const char *src, const char *dst, int force) {
+  xio_file_info si, di;
+  xio_error e;
+  char *s = xio_target_safe(src), *d = xio_target_safe(dst), id[64];
+  xio_err rc = xio_stat(ctx, src, &si, &e);
+  xio_err drc = rc == XIO_OK ? xio_stat(ctx, dst, &di, &e) : rc;
+  int own = cli_target_snapshot(src, id, sizeof id) && s && d && strncmp(s, d, strlen(d)) == 0;
+  if (drc == XIO_OK && strcmp(di.lease_state, "leased") == 0) {
+    xio_error_set(&e, XIO_EBUSY, "%.300s is leased: the copy would replace a file someone holds",
+                  d ? d : "DST");
+    rc = XIO_EBUSY;
+  } else if (drc == XIO_OK && !force && !own) {
+    xio_error_set(&e, XIO_EEXIST, "%.400s already exists; --force replaces it", d ? d : "DST");
+    rc = XIO_EEXIST;
+  } else if (drc == XIO_ENOTFOUND && rc == XIO_OK) {
+    xio_error_clear(&e);
+  } else {
+    rc = drc;
+  }
+  if (rc != XIO_OK) xio_error_set_operation(&e, "CopyBlob");
+  int status = rc == XIO_OK ? CLI_OK : cli_fail(c, rc, &e);
+  if (rc == XIO_OK) {
+    cli_plan p;
+    memset(&p, 0, sizeof p);
+    cli_plan_add(&p, CLI_OP_PROPERTIES, 2, 0); /* the ends */
+    cli_plan_add(&p, CLI_OP_COPY, 1, 0);
+    cli_plan_print(c, s ? s : "SRC", d ? d : "DST", &p);
+    char hs[32];
+    cli_say(c,
+            "the service would copy %s server-side; waiting for it costs one Get Blob "
+            "Properties per poll",
+            samples_fmt_size(si.size, hs, sizeof hs));
+  }
+  xio_free(s);
+  xio_free(d);
+  return status;
+}
+
 static int run_cp(cli *c, int argc, char **argv) {
   const char *pos[2];
-  int force = 0, snapshot = 0;
-  const cli_opt opts[] = {
-      {"--force", NULL, &force}, {"--snapshot", NULL, &snapshot}, {NULL, NULL, NULL}};
+  int force = 0, snapshot = 0, dry = 0;
+  const cli_opt opts[] = {{"--force", NULL, &force},
+                          {"--snapshot", NULL, &snapshot},
+                          {"--dry-run", NULL, &dry},
+                          {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "SRC DST", 2, pos);
   if (r != CLI_CONTINUE) return r;
   if (!cli_is_url(pos[0]) && !cli_is_url(pos[1]))
@@ -76,11 +120,12 @@ static int run_cp(cli *c, int argc, char **argv) {
   if (snapshot && (!cli_is_url(pos[0]) || cli_is_url(pos[1])))
     return cli_usage_error(c, "--snapshot copies a blob to a local file (as get --snapshot)");
   if (!cli_is_url(pos[0]) || !cli_is_url(pos[1]))
-    return transfer(c, pos[0], pos[1], force, snapshot);
+    return transfer(c, pos[0], pos[1], force, snapshot, dry);
   xio_ctx *ctx = NULL;
   xio_error e;
   xio_err rc = cli_context(c, &ctx, &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
+  if (dry) return cp_dry_run(c, ctx, pos[0], pos[1], force);
   cli_progress prog;
   cli_progress_start(&prog, c, "cp", 0);
   xio_copy_options o = xio_copy_options_default();
@@ -98,7 +143,7 @@ static int run_cp(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_cp = {
     "cp",
     "copy a page blob server-side, or restore it from a snapshot",
-    "cp SRC DST [--force] [--snapshot]",
+    "cp SRC DST [--force] [--snapshot] [--dry-run]",
     "Copies the page blob SRC onto DST with the service's server-side copy (Copy\n"
     "Blob) and waits until the service has finished, with a progress bar on a\n"
     "terminal. The copy keeps the source's page ranges, so it is as sparse as the\n"
@@ -113,6 +158,9 @@ const cli_command cli_cmd_cp = {
     "\n"
     "  --force           replace DST when it exists\n"
     "  --snapshot        (to a local file) copy a snapshot of SRC taken for the copy,\n"
-    "                    as get --snapshot does\n",
+    "                    as get --snapshot does\n"
+    "  --dry-run         say what the copy would send and change nothing (both\n"
+    "                    ends' properties are read; with a local end, as put or\n"
+    "                    get --dry-run)\n",
     run_cp,
 };

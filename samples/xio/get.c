@@ -111,6 +111,8 @@ typedef struct get_job {
   cli_merge m;      /* ranges into reads */
   cli_window w;
   cli_progress prog;
+  int dry;       /* --dry-run: count the reads into `plan`, write nothing */
+  cli_plan plan; /* --dry-run: what the real run would send and write */
 } get_job;
 
 /* Writes the `n` bytes at `p` to the partial file at `off`: the whole DIRECT_ALIGN
@@ -199,6 +201,11 @@ static xio_err write_slot(cli_slot *s, void *ud, xio_error *err) {
 static xio_err fetch_request(uint64_t start, uint64_t end, void *ud, xio_error *err) {
   get_job *j = ud;
   cli_slot *s;
+  if (j->dry) {
+    cli_plan_add(&j->plan, CLI_OP_GET_BLOB, 1, end - start);
+    j->reads++;
+    return XIO_OK;
+  }
   xio_err rc = cli_check_stop(err);
   if (rc == XIO_OK) rc = cli_window_next(&j->w, &s, err);
   if (rc == XIO_OK)
@@ -212,6 +219,7 @@ static xio_err fetch_request(uint64_t start, uint64_t end, void *ud, xio_error *
 static xio_err fetch_range(get_job *j, uint64_t start, uint64_t end, xio_error *err) {
   if (start < j->from) start = j->from;
   if (start > end) return XIO_OK;
+  j->plan.local_bytes += end + 1 - start;
   return cli_merge_span(&j->m, start, end + 1, err);
 }
 
@@ -227,8 +235,12 @@ static void record_progress(get_job *j) {
 }
 
 static xio_err download(get_job *j, xio_error *err) {
+  xio_file_stats before, after;
+  xio_file_get_stats(j->f, &before);
   xio_err rc = xio_file_ranges(j->f, &j->ranges, err);
-  if (rc == XIO_OK && !j->resume && ftruncate(j->fd, (off_t)j->size) != 0)
+  xio_file_get_stats(j->f, &after);
+  cli_plan_add(&j->plan, CLI_OP_PAGE_RANGES, after.requests - before.requests, 0);
+  if (rc == XIO_OK && !j->resume && !j->dry && ftruncate(j->fd, (off_t)j->size) != 0)
     rc = xio_error_from_errno(err, errno, "WriteLocalFile", "ftruncate", j->local);
   if (rc == XIO_OK) j->sized = 1;
   if (rc == XIO_OK) /* a read lands at its offset's place in a block: see fetch_request */
@@ -247,7 +259,7 @@ static xio_err download(get_job *j, xio_error *err) {
   if (rc == XIO_ECANCELED && j->sized) record_progress(j); /* reads cut or not */
   cli_progress_end(&j->prog);
   cli_window_free(&j->w);
-  if (rc == XIO_OK) {
+  if (rc == XIO_OK && !j->dry) {
     const char *kind = xio_file_kind(j->f) == XIO_KIND_LOG ? "log" : "data";
     (void)fsetxattr(j->fd, "user.xio.kind", kind, strlen(kind), 0); /* best effort */
   }
@@ -407,6 +419,60 @@ static xio_err take_snapshot(get_job *j, const char *target, xio_error *err) {
   return xio_target_snapshot_url(target, j->snapshot, &j->snapshot_url, err);
 }
 
+/* ---------------------------------------------------------- dry run ---- */
+
+/* --dry-run --resume: where the partial file says the get stopped, read from its
+ * attribute without opening it for writing; refused as open_partial refuses. */
+static xio_err plan_resume(get_job *j, xio_error *err) {
+  char v[128], etag[96];
+  ssize_t n = getxattr(j->part.path, XATTR_DONE, v, sizeof v - 1);
+  unsigned long long from = 0;
+  if (n < 0 && errno == ENOENT)
+    return xio_error_from_errno(err, errno, "CreateLocalFile", "open", j->part.path);
+  if (n > 0) v[n] = '\0';
+  if (n <= 0 || sscanf(v, "%llu %95s", &from, etag) != 2 || from > j->size)
+    return xio_error_set(err, XIO_EINVAL,
+                         "%s does not say how far the get went: get --force "
+                         "starts over",
+                         j->part.path);
+  if (strcmp(etag, j->etag) != 0)
+    return xio_error_set(err, XIO_ECONFLICT,
+                         "the source changed since %s was written (ETag "
+                         "differs): get --force starts over",
+                         j->part.path);
+  j->from = from;
+  return XIO_OK;
+}
+
+/* --dry-run: plans the get with its real listing and merge, and prints what it
+ * would send and write; LOCAL and its partial file are not created or opened. */
+static int get_dry_run(get_job *j, const char *target, int force, int snapshot) {
+  xio_error e;
+  xio_err rc = XIO_OK;
+  char named[sizeof j->snapshot];
+  if (snapshot && !cli_target_snapshot(target, named, sizeof named)) {
+    cli_plan_add(&j->plan, CLI_OP_PROPERTIES, 2, 0); /* the blob, then its snapshot */
+    cli_plan_add(&j->plan, CLI_OP_SNAPSHOT, 1, 0);
+    cli_plan_add(&j->plan, CLI_OP_DELETE, 1, 0); /* the snapshot, after the copy */
+  } else {
+    cli_plan_add(&j->plan, CLI_OP_PROPERTIES, 1, 0);
+  }
+  cli_plan_add(&j->plan, CLI_OP_PROPERTIES, 1, 0); /* its ETag (xio_file_stat) */
+  if (!force && access(j->local, F_OK) == 0) {
+    xio_error_set(&e, XIO_EEXIST, "%s already exists; --force overwrites it", j->local);
+    xio_error_set_operation(&e, "CreateLocalFile");
+    rc = XIO_EEXIST;
+  }
+  if (rc == XIO_OK && j->resume) rc = plan_resume(j, &e);
+  if (rc == XIO_OK) rc = download(j, &e);
+  if (rc == XIO_ECANCELED && cli_stop_signal())
+    return cli_stopped_before("get", "it planned the download; %s was not created", j->local);
+  if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
+  j->plan.local = j->local;
+  cli_plan_print(j->c, xio_file_path(j->f), j->local, &j->plan);
+  return CLI_OK;
+}
+
 /* Deletes the snapshot --snapshot took, however the get ended. A failure is only
  * reported: the copy does not depend on it, but the snapshot costs storage. */
 static void drop_snapshot(get_job *j, const char *target) {
@@ -427,7 +493,7 @@ static void drop_snapshot(get_job *j, const char *target) {
 static xio_err open_source(get_job *j, const char *target, int snapshot, xio_error *err) {
   xio_err rc = XIO_OK;
   char named[sizeof j->snapshot];
-  if (snapshot && !cli_target_snapshot(target, named, sizeof named))
+  if (snapshot && !j->dry && !cli_target_snapshot(target, named, sizeof named))
     rc = take_snapshot(j, target, err);
   xio_open_options o = xio_open_options_default();
   o.flags = XIO_OPEN_READONLY | XIO_OPEN_PINNED;
@@ -442,10 +508,14 @@ static xio_err open_source(get_job *j, const char *target, int snapshot, xio_err
 
 static int run_get(cli *c, int argc, char **argv) {
   const char *pos[2], *flight_s = NULL;
-  int force = 0, resume = 0, buffered = 0, snapshot = 0;
-  const cli_opt opts[] = {{"--force", NULL, &force},        {"--resume", NULL, &resume},
-                          {"--in-flight", &flight_s, NULL}, {"--buffered", NULL, &buffered},
-                          {"--snapshot", NULL, &snapshot},  {NULL, NULL, NULL}};
+  int force = 0, resume = 0, buffered = 0, snapshot = 0, dry = 0;
+  const cli_opt opts[] = {{"--force", NULL, &force},
+                          {"--resume", NULL, &resume},
+                          {"--dry-run", NULL, &dry},
+                          {"--in-flight", &flight_s, NULL},
+                          {"--buffered", NULL, &buffered},
+                          {"--snapshot", NULL, &snapshot},
+                          {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET LOCAL", 2, pos);
   if (r != CLI_CONTINUE) return r;
   if ((r = cli_take_in_flight(c, flight_s, GET_IN_FLIGHT)) != CLI_CONTINUE) return r;
@@ -455,6 +525,7 @@ static int run_get(cli *c, int argc, char **argv) {
   j.fd = j.dfd = j.part.fd = -1;
   j.resume = resume;
   j.buffered = buffered;
+  j.dry = dry;
   xio_error e;
   xio_err rc = local_paths(&j, pos[0], pos[1], &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
@@ -471,6 +542,8 @@ static int run_get(cli *c, int argc, char **argv) {
     r = cli_fail(c, rc, &e);
   else if (cli_stop_signal())
     r = cli_stopped_before("get", "it created %s", j.local);
+  else if (dry)
+    r = get_dry_run(&j, pos[0], force || resume, snapshot);
   else
     r = get_run(&j, force || resume);
   free_local_paths(&j);
@@ -484,7 +557,8 @@ static int run_get(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_get = {
     "get",
     "download a file, fetching only allocated ranges",
-    "get TARGET LOCAL [--force] [--resume] [--snapshot] [--in-flight N] [--buffered]",
+    "get TARGET LOCAL [--force] [--resume] [--snapshot] [--in-flight N] [--buffered] "
+    "[--dry-run]",
     "Downloads TARGET into the local file LOCAL, which is made sparse: only the\n"
     "allocated ranges (page ranges of a blob) are written; the rest stays a hole that\n"
     "reads as zeros. Ranges less than 256 KiB apart are read in one request of up\n"
@@ -513,6 +587,9 @@ const cli_command cli_cmd_get = {
     "  --buffered      write LOCAL through the page cache; by default whole 4 KiB\n"
     "                  blocks are written with O_DIRECT where the file system\n"
     "                  allows, which spares the final fsync a copy of every byte\n"
+    "  --dry-run       say what the get would send and write (requests, bytes) and\n"
+    "                  change nothing: TARGET's ranges are listed as a get lists\n"
+    "                  them, no snapshot is taken, LOCAL is not created\n"
     "\n"
     "The download goes to LOCAL.xio-partial, renamed to LOCAL once complete. SIGINT or\n"
     "SIGTERM stops issuing, gives the reads on their way 2 s to end before it cuts\n"

@@ -80,12 +80,16 @@ typedef struct put_job {
   uint64_t throttled; /* the target's tries answered with a throttling answer */
   xio_ranges ext;     /* the local file's data extents */
   cli_progress prog;
-  int overwrite; /* the target existed and is being overwritten in place */
-  int marked;    /* the target was marked incomplete */
-  int touched;   /* a request that changes the target's size or bytes was issued */
-  int resume;    /* --resume: compare with what the target holds, send what differs */
-  int buffered;  /* --buffered: read LOCAL through the page cache, not with O_DIRECT */
-  char *cmp;     /* --resume: the target's bytes of the chunk */
+  int overwrite;             /* the target existed and is being overwritten in place */
+  int marked;                /* the target was marked incomplete */
+  int touched;               /* a request that changes the target's size or bytes was issued */
+  int resume;                /* --resume: compare with what the target holds, send what differs */
+  int buffered;              /* --buffered: read LOCAL through the page cache, not with O_DIRECT */
+  char *cmp;                 /* --resume: the target's bytes of the chunk */
+  int dry;                   /* --dry-run: count the requests into `plan`, send none that changes */
+  int dry_blob;              /* the dry run's TARGET is a blob (else a local file) */
+  cli_plan plan;             /* --dry-run: what the real run would write to a local TARGET */
+  samples_target_plan tplan; /* --dry-run: what it would send to a blob TARGET */
 } put_job;
 
 /* Length of the run of pages at `p` (n bytes left) that are all zero (`zero` 1) or
@@ -94,11 +98,27 @@ static size_t run_length(const char *p, size_t n, int zero) {
   return xio_zero_run(p, n, PAGE, zero);
 }
 
+/* --dry-run: what the file layer sends for a write of [start, end) to a blob
+ * (samples_target_plan_write), or writes to a local TARGET. */
+static void plan_write(put_job *j, uint64_t start, uint64_t end) {
+  j->sent += end - start;
+  j->pages_sent += (end - start + PAGE - 1) / PAGE;
+  j->writes++;
+  if (j->dry_blob)
+    samples_target_plan_write(&j->tplan, start, end);
+  else
+    j->plan.local_bytes += end - start;
+}
+
 /* The merge's request: a Put Page of [start, end) straight from the ring. */
 static xio_err send_request(uint64_t start, uint64_t end, void *ud, xio_error *err) {
   put_job *j = ud;
   size_t len = (size_t)(end - start);
   cli_slot *s;
+  if (j->dry) {
+    plan_write(j, start, end);
+    return XIO_OK;
+  }
   xio_err rc = cli_window_next(&j->w, &s, err);
   if (rc != XIO_OK) return rc;
   j->touched = 1;
@@ -158,7 +178,14 @@ static xio_err send_differences(put_job *j, uint64_t off, size_t n, xio_error *e
   const char *p = cli_source_at(&j->src, off);
   xio_err rc = cli_merge_flush(&j->m, err);
   if (rc == XIO_OK) rc = cli_window_drain(&j->w, err); /* the chunk before is written */
+  xio_file_stats before, after;
+  xio_file_get_stats(j->f, &before);
   if (rc == XIO_OK) rc = xio_file_read(j->f, off, j->cmp, n, NULL, err);
+  xio_file_get_stats(j->f, &after);
+  if (j->dry && j->dry_blob) { /* the real run reads the same: count it */
+    j->tplan.reads += after.read_requests - before.read_requests;
+    j->tplan.bytes_read += n;
+  }
   for (size_t i = 0; rc == XIO_OK && i < n;) {
     size_t len = 0;
     while (i + len < n) {
@@ -216,8 +243,9 @@ static xio_err upload(put_job *j, xio_error *err) {
   }
   if (rc == XIO_OK) rc = cli_check_stop(err); /* stopped: the target stays marked incomplete */
   if (rc == XIO_OK) rc = cli_source_check(&j->src, err); /* unchanged up to the last write */
-  if (rc == XIO_OK) rc = xio_file_flush(j->f, err);
-  if (rc == XIO_OK) rc = xio_file_set_incomplete(j->f, 0, err); /* every write acknowledged */
+  if (rc == XIO_OK && j->dry && j->dry_blob) j->tplan.set_metadata++; /* the mark taken off */
+  if (rc == XIO_OK && !j->dry) rc = xio_file_flush(j->f, err);
+  if (rc == XIO_OK && !j->dry) rc = xio_file_set_incomplete(j->f, 0, err); /* all acknowledged */
   cli_progress_end(&j->prog);
   cli_window_free(&j->w);
   xio_free(j->cmp);
@@ -472,6 +500,75 @@ static int overwrite_failed(const put_job *j, const char *target, xio_err rc, xi
   return cli_fail(j->c, rc, e);
 }
 
+/* ---------------------------------------------------------- dry run ---- */
+
+/* --dry-run: the requests with which the file layer readies the existing blob
+ * j->f for content in place (samples_target_in_place). */
+static void plan_in_place(put_job *j, int clear_old) {
+  samples_target_plan_in_place(&j->tplan, j->f, j->kind, j->size, clear_old);
+}
+
+/* --dry-run: learns what put would do with TARGET, opening it read-only (one Get
+ * Blob Properties, a read), and refuses what a real put refuses, with the same
+ * error. Leaves TARGET open read-only when it exists, for --resume's comparison. */
+static xio_err plan_target(put_job *j, const char *target, int force, xio_error *err) {
+  xio_ctx *ctx;
+  j->dry_blob = cli_is_url(target);
+  xio_open_options o = target_options(j, XIO_OPEN_READONLY | XIO_OPEN_INCOMPLETE_OK);
+  xio_err rc = cli_context(j->c, &ctx, err);
+  if (rc == XIO_OK) rc = xio_file_open(ctx, target, &o, &j->f, err);
+  if (j->resume) {
+    samples_target_resume_missing(rc, "TARGET", err);
+    if (rc == XIO_OK && !force && !xio_file_incomplete(j->f))
+      rc = samples_target_nothing_to_resume(&j->f, "TARGET", err);
+    if (rc == XIO_OK && j->dry_blob) j->tplan.properties++;
+    if (rc == XIO_OK && j->dry_blob) plan_in_place(j, 0);
+    return rc;
+  }
+  /* what the create that a real put starts with would meet: TARGET missing, or in a
+   * missing container */
+  if (rc == XIO_ENOTFOUND) {
+    samples_target_plan tp = {0};
+    rc = samples_target_plan_create(&tp, rc, err);
+    if (j->dry_blob) j->tplan = tp;
+    return rc;
+  }
+  if (rc != XIO_OK) return rc;
+  if (!force) {
+    char *safe = xio_strdup(xio_file_path(j->f));
+    xio_error_set(err, XIO_EEXIST, "%.400s already exists; --force replaces it",
+                  safe ? safe : "TARGET");
+    xio_error_set_operation(err, "CreatePageBlob");
+    xio_free(safe);
+    return XIO_EEXIST;
+  }
+  if (!j->dry_blob) return XIO_OK;
+  j->tplan.put_blobs++; /* refused: it exists */
+  j->tplan.properties++;
+  plan_in_place(j, 1);
+  return XIO_OK;
+}
+
+/* --dry-run: plans the put with its real scan and merge of LOCAL, and prints what
+ * it would send; TARGET is only read. */
+static int put_dry_run(put_job *j, const char *target, int force) {
+  xio_error e;
+  j->dry = 1;
+  xio_err rc = plan_target(j, target, force, &e);
+  if (rc == XIO_OK) rc = upload(j, &e);
+  if (j->f) xio_file_close(j->f, NULL);
+  j->f = NULL;
+  if (rc == XIO_ECANCELED && cli_stop_signal())
+    return cli_stopped_before("put", "it planned the upload; nothing was written");
+  if (rc != XIO_OK) return cli_fail(j->c, rc, &e);
+  char *safe = xio_target_safe(target);
+  if (!j->dry_blob) j->plan.local = target;
+  cli_plan_add_target(&j->plan, &j->tplan);
+  cli_plan_print(j->c, j->local, safe ? safe : "TARGET", &j->plan);
+  xio_free(safe);
+  return CLI_OK;
+}
+
 /* Uploads, then closes the target; removes a target it created that is left half
  * written (an overwritten one stays: deleting it would delete its snapshots). */
 static int put_run(put_job *j, const char *target, int force) {
@@ -509,14 +606,11 @@ static int put_run(put_job *j, const char *target, int force) {
 
 static int run_put(cli *c, int argc, char **argv) {
   const char *kind_s = NULL, *flight_s = NULL, *checksum_s = NULL, *pos[2];
-  int force = 0, resume = 0, buffered = 0;
-  const cli_opt opts[] = {{"--kind", &kind_s, NULL},
-                          {"--force", NULL, &force},
-                          {"--resume", NULL, &resume},
-                          {"--in-flight", &flight_s, NULL},
-                          {"--checksum", &checksum_s, NULL},
-                          {"--buffered", NULL, &buffered},
-                          {NULL, NULL, NULL}};
+  int force = 0, resume = 0, buffered = 0, dry = 0;
+  const cli_opt opts[] = {{"--kind", &kind_s, NULL},        {"--force", NULL, &force},
+                          {"--dry-run", NULL, &dry},        {"--resume", NULL, &resume},
+                          {"--in-flight", &flight_s, NULL}, {"--checksum", &checksum_s, NULL},
+                          {"--buffered", NULL, &buffered},  {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "LOCAL TARGET", 2, pos);
   if (r != CLI_CONTINUE) return r;
   put_job j;
@@ -550,7 +644,7 @@ static int run_put(cli *c, int argc, char **argv) {
     r = cli_stopped_before("put", "it opened %s; nothing was written", safe ? safe : "TARGET");
     xio_free(safe);
   } else {
-    r = put_run(&j, pos[1], force);
+    r = dry ? put_dry_run(&j, pos[1], force) : put_run(&j, pos[1], force);
   }
   cli_source_close(&j.src);
   if (j.fd >= 0) close(j.fd);
@@ -563,7 +657,7 @@ const cli_command cli_cmd_put = {
     "put",
     "upload a local file, skipping all-zero pages",
     "put LOCAL TARGET [--kind data|log] [--force] [--resume] [--in-flight N] [--checksum SUM] "
-    "[--buffered]",
+    "[--buffered] [--dry-run]",
     "Uploads the local file LOCAL to TARGET, a new file of the same size. Only the\n"
     "512-byte pages that hold something other than zeros are sent: holes of a\n"
     "sparse file are never read, and all-zero pages are skipped, except where a\n"
@@ -589,6 +683,9 @@ const cli_command cli_cmd_put = {
     "  --buffered        read LOCAL through the page cache; by default it is read\n"
     "                    with O_DIRECT where the file system allows, which costs\n"
     "                    less CPU and leaves the page cache to others\n"
+    "  --dry-run         say what the put would send (requests by operation, bytes)\n"
+    "                    and send nothing that changes TARGET: LOCAL is scanned and\n"
+    "                    TARGET read as a real put would, and refused the same way\n"
     "\n"
     "TARGET is created marked incomplete and stays so until every write is\n"
     "acknowledged. SIGINT or SIGTERM stops issuing, gives the writes on their way 2 s\n"

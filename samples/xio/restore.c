@@ -181,6 +181,92 @@ static int restore_blob(rs_job *j, const char *target) {
   return r;
 }
 
+/* ---------------------------------------------------------- dry run ---- */
+
+/* --dry-run into a local TARGET: what the restore would meet there, refused as
+ * restore_local refuses it; it would write the point's size. */
+static xio_err plan_local(const rs_job *j, const char *target, cli_plan *p, xio_error *e) {
+  xio_backup_point pt;
+  xio_backup_chain_point(j->ch, j->at, &pt);
+  struct stat st;
+  xio_err rc = XIO_OK;
+  if (stat(target, &st) == 0 && S_ISDIR(st.st_mode))
+    rc = xio_error_set(e, XIO_EINVAL, "%.400s is a directory; name the file to restore", target);
+  else if (!j->force && lstat(target, &st) == 0)
+    rc = xio_error_set(e, XIO_EEXIST, "%.400s already exists; --force replaces it", target);
+  if (rc != XIO_OK) {
+    xio_error_set_operation(e, "Restore");
+    return rc;
+  }
+  p->local = target;
+  p->local_bytes = pt.size;
+  return XIO_OK;
+}
+
+/* --dry-run into a blob TARGET: the backup library's own restore with its dry run
+ * (the point rebuilt from DIR's files, TARGET opened read-only and refused as a
+ * restore refuses it, the upload planned by its scan and merge), its counts into
+ * `p`. */
+static xio_err plan_blob(rs_job *j, const char *target, cli_plan *p, xio_error *e) {
+  xio_ctx *ctx;
+  xio_err rc = cli_context(j->c, &ctx, e);
+  if (rc != XIO_OK) return rc;
+  xio_backup_restore_options o = xio_backup_restore_options_default();
+  o.force = j->force;
+  o.resume = j->resume;
+  o.stop = stop_requested;
+  o.dry_run = 1;
+  rc = xio_backup_restore_to(ctx, j->ch, j->at, target, &o, &j->res, e);
+  j->bytes = j->res.bytes_read;
+  const samples_target_plan t = {
+      .put_blobs = j->res.plan.put_blobs,
+      .create_containers = j->res.plan.create_containers,
+      .properties = j->res.plan.properties,
+      .set_metadata = j->res.plan.set_metadata,
+      .resizes = j->res.plan.resizes,
+      .clears = j->res.plan.clears,
+      .bytes_cleared = j->res.plan.bytes_cleared,
+      .put_pages = j->res.plan.put_pages,
+      .bytes_sent = j->res.plan.page_bytes,
+      .reads = j->res.plan.reads,
+      .bytes_read = j->res.plan.bytes_read,
+  };
+  cli_plan_add_target(p, &t);
+  return rc;
+}
+
+/* --dry-run: what the restore would send to TARGET or write there, planned as the
+ * restore does it, refused as a restore refuses it; nothing is sent that changes
+ * TARGET, nor written. */
+static int restore_dry_run(rs_job *j, const char *target) {
+  int r = cli_catch_stop_signals(j->c); /* the rebuild may take a while */
+  if (r != CLI_CONTINUE) return r;
+  xio_backup_point pt;
+  xio_backup_chain_point(j->ch, j->at, &pt);
+  xio_error e;
+  cli_plan p;
+  memset(&p, 0, sizeof p);
+  int url = cli_is_url(target);
+  xio_err rc = url ? plan_blob(j, target, &p, &e) : plan_local(j, target, &p, &e);
+  char *safe = xio_target_safe(target);
+  const char *name = safe ? safe : "TARGET";
+  if (rc == XIO_ECANCELED && cli_stop_signal()) {
+    r = cli_stopped_before("restore", "it planned the restore; nothing was written");
+  } else if (rc != XIO_OK) {
+    r = cli_fail(j->c, rc, &e);
+  } else {
+    char from[4096], hs[32];
+    snprintf(from, sizeof from, "%s@%s", xio_backup_chain_dir(j->ch), pt.snapshot);
+    cli_plan_print(j->c, from, name, &p);
+    cli_say(j->c, "would rebuild %s (snapshot %s) from %zu link%s of %s",
+            samples_fmt_size(pt.size, hs, sizeof hs), pt.snapshot, j->at + 1, cli_plural(j->at + 1),
+            xio_backup_chain_dir(j->ch));
+    r = CLI_OK;
+  }
+  xio_free(safe);
+  return r;
+}
+
 /* ------------------------------------------------------------------ ---- */
 
 static void report(const rs_job *j, const char *target, double secs) {
@@ -213,8 +299,11 @@ static int run_restore(cli *c, int argc, char **argv) {
   rs_job j;
   memset(&j, 0, sizeof j);
   j.c = c;
-  const cli_opt opts[] = {
-      {"--force", NULL, &j.force}, {"--resume", NULL, &j.resume}, {NULL, NULL, NULL}};
+  int dry = 0;
+  const cli_opt opts[] = {{"--force", NULL, &j.force},
+                          {"--resume", NULL, &j.resume},
+                          {"--dry-run", NULL, &dry},
+                          {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "DIR[@ID] TARGET", 2, pos);
   if (r != CLI_CONTINUE) return r;
   if (j.resume && !cli_is_url(pos[1]))
@@ -228,6 +317,11 @@ static int run_restore(cli *c, int argc, char **argv) {
   if (rc == XIO_OK) rc = xio_backup_chain_find(j.ch, id, &j.at, &e);
   xio_free(dir);
   int status;
+  if (rc == XIO_OK && dry) {
+    status = restore_dry_run(&j, pos[1]);
+    xio_backup_chain_close(j.ch);
+    return status;
+  }
   if (rc == XIO_OK && cli_is_url(pos[1])) {
     status = restore_blob(&j, pos[1]);
   } else {
@@ -242,7 +336,7 @@ static int run_restore(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_restore = {
     "restore",
     "rebuild a blob as it was at a snapshot of a backup chain, locally or into a blob",
-    "restore DIR[@ID] TARGET [--force] [--resume]",
+    "restore DIR[@ID] TARGET [--force] [--resume] [--dry-run]",
     "Rebuilds the blob backed up in DIR (xio backup) as it was at the link of\n"
     "snapshot ID (default: the newest link) and writes it to TARGET: a local file\n"
     "(sparse: all-zero blocks stay holes) or a page blob, created at the snapshot's\n"
@@ -261,6 +355,10 @@ const cli_command cli_cmd_restore = {
     "  --resume          finish an interrupted restore into a blob (marked\n"
     "                    incomplete; with --force, any blob), sending only the\n"
     "                    pages that differ\n"
+    "  --dry-run         say what the restore would send and write, and change\n"
+    "                    nothing: the point is rebuilt from DIR's files and its\n"
+    "                    upload planned as a restore sends it; TARGET is only\n"
+    "                    read, and refused as a restore refuses it\n"
     "\n"
     "See docs/backups.md, also for restoring a SQLite database into place.\n",
     run_restore,

@@ -42,13 +42,62 @@ static xio_err remove_target(xio_ctx *ctx, const char *target, int with_snapshot
   return rc;
 }
 
+/* --dry-run: learns what rm would meet without deleting (the target's properties,
+ * and unless --with-snapshots its snapshots listed: reads), refuses what the
+ * service would refuse with rm's messages, and prints what rm would send. */
+static int rm_dry_run(cli *c, const char *target, int brk, int with_snaps) {
+  xio_ctx *ctx;
+  xio_error e;
+  xio_file_info info;
+  uint64_t n = 0;
+  int url = cli_is_url(target);
+  xio_err rc = cli_context(c, &ctx, &e);
+  if (rc == XIO_OK) rc = xio_stat(ctx, target, &info, &e);
+  char *safe = xio_target_safe(target);
+  const char *name = safe ? safe : "TARGET";
+  if (rc == XIO_OK && url && !brk && strcmp(info.lease_state, "leased") == 0) {
+    xio_error_set(&e, XIO_EBUSY,
+                  "%.250s is leased by another client; nothing would be deleted: "
+                  "--break-lease breaks the lease first",
+                  name);
+    xio_error_set_operation(&e, "DeleteBlob");
+    rc = XIO_EBUSY;
+  }
+  if (rc == XIO_OK && url && !with_snaps)
+    rc = xio_snapshot_list(ctx, target, 0, count_snapshot, &n, &e);
+  if (rc == XIO_OK && n) {
+    xio_error_set(&e, XIO_ECONFLICT,
+                  "%.250s has %" PRIu64 " snapshot%s, which would be deleted with it; nothing "
+                  "would be deleted: rm --with-snapshots deletes the blob and its snapshots, put "
+                  "--force replaces its content and keeps them",
+                  name, n, cli_plural(n));
+    xio_error_set_operation(&e, "DeleteBlob");
+    rc = XIO_ECONFLICT;
+  }
+  if (rc != XIO_OK) {
+    xio_free(safe);
+    return cli_fail(c, rc, &e);
+  }
+  cli_plan p;
+  memset(&p, 0, sizeof p);
+  if (url && brk) cli_plan_add(&p, CLI_OP_LEASE, 1, 0);
+  if (url) cli_plan_add(&p, CLI_OP_DELETE, 1, 0);
+  cli_plan_print(c, NULL, name, &p);
+  if (!url) cli_say(c, "would remove the local file %s", name);
+  xio_free(safe);
+  return CLI_OK;
+}
+
 static int run_rm(cli *c, int argc, char **argv) {
   const char *pos[1];
-  int brk = 0, with_snaps = 0;
-  const cli_opt opts[] = {
-      {"--break-lease", NULL, &brk}, {"--with-snapshots", NULL, &with_snaps}, {NULL, NULL, NULL}};
+  int brk = 0, with_snaps = 0, dry = 0;
+  const cli_opt opts[] = {{"--break-lease", NULL, &brk},
+                          {"--with-snapshots", NULL, &with_snaps},
+                          {"--dry-run", NULL, &dry},
+                          {NULL, NULL, NULL}};
   int r = cli_parse(c, argc, argv, opts, "TARGET", 1, pos);
   if (r != CLI_CONTINUE) return r;
+  if (dry) return rm_dry_run(c, pos[0], brk, with_snaps);
   double t0 = samples_now();
   xio_ctx *ctx;
   xio_error e;
@@ -75,12 +124,15 @@ static int run_rm(cli *c, int argc, char **argv) {
 const cli_command cli_cmd_rm = {
     "rm",
     "delete a file",
-    "rm TARGET [--break-lease] [--with-snapshots]",
+    "rm TARGET [--break-lease] [--with-snapshots] [--dry-run]",
     "Deletes a file: a page blob or a local file. A blob that has snapshots is\n"
     "deleted (with them) only with --with-snapshots.\n"
     "\n"
     "Options:\n"
     "  --break-lease      break another client's lease on the blob first\n"
-    "  --with-snapshots   delete the blob even when it has snapshots; they go too\n",
+    "  --with-snapshots   delete the blob even when it has snapshots; they go too\n"
+    "  --dry-run          say what rm would send and delete nothing: the blob's\n"
+    "                     properties and snapshots are read, and what rm would\n"
+    "                     refuse (a lease, snapshots) is refused the same way\n",
     run_rm,
 };
