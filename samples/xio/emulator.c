@@ -402,7 +402,7 @@ static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
   emu_opts o;
   xio_error err;
   memset(&o, 0, sizeof o);
-  if (wants_help(argc, argv)) {
+  if (!c->complete && wants_help(argc, argv)) {
     printf("usage: xio %s\n\n%s", sub->synopsis, sub->help);
     return CLI_OK;
   }
@@ -425,12 +425,19 @@ static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
 
 static int run_emulator(cli *c, int argc, char **argv) {
   if (argc == 0) return cli_usage_error(c, "missing what to do: start, stop or status");
-  if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+  if (!c->complete && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
     cli_print_help(c->cmd, stdout);
     return CLI_OK;
   }
-  for (size_t i = 0; i < NSUBS; i++)
+  cli_guess g;
+  cli_guess_init(&g, argv[0]);
+  for (size_t i = 0; i < NSUBS; i++) {
     if (strcmp(argv[0], subs[i].name) == 0) return run_sub(c, &subs[i], argc - 1, argv + 1);
+    cli_guess_offer(&g, subs[i].name);
+  }
+  if (cli_guess_best(&g))
+    return cli_usage_error(c, "unknown action '%s' (did you mean '%s'?)", argv[0],
+                           cli_guess_best(&g));
   return cli_usage_error(c, "unknown action '%s' (start, stop or status)", argv[0]);
 }
 

@@ -30,6 +30,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/url_refuse_test.c
       ${CMAKE_CURRENT_LIST_DIR}/credfile_mode_test.c
       ${CMAKE_CURRENT_LIST_DIR}/readcheck_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/conventions_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
   add_dependencies(test_cli xio_cli)
   target_compile_definitions(test_cli PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
