@@ -259,10 +259,10 @@ static int run(int argc, char **argv) {
   cli c;
   memset(&c, 0, sizeof c);
   int status = CLI_OK;
-  if (argc > 1 && strcmp(argv[1], "__complete") == 0) return complete_words(argc - 2, argv + 2);
   int i = parse_globals(&c, argc, argv, &status);
   if (i < 0) return status;
   if (i >= argc) return top_usage_error("no command given", NULL);
+  if (strcmp(argv[i], "__complete") == 0) return complete_words(argc - i - 1, argv + i + 1);
   if (strcmp(argv[i], "help") == 0) return help_command(argc - i - 1, argv + i + 1);
   c.cmd = find_command(argv[i]);
   if (!c.cmd && strcmp(argv[i], "demo") == 0) return demo_moved();

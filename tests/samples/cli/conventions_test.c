@@ -183,18 +183,19 @@ TEST(completion_words_come_from_the_command_tables) {
   ASSERT_STR_EQ(r.out, "");
   complete(&r, (const char *const[]){"--trace", NULL});
   ASSERT_STR_EQ(r.out, "");
-  /* Every option offered is one the command takes. */
+  /* Every option offered that is not a global one is in the command's help. */
+  complete(&r, (const char *const[]){NULL});
+  char globals[4096];
+  snprintf(globals, sizeof globals, "\n%s", r.out);
   for (int i = 0; i < n; i++) {
     complete(&r, (const char *const[]){cmds[i], NULL});
-    char words[8192];
+    char words[4096], line[80];
     snprintf(words, sizeof words, "%s", r.out);
+    XIO(&r, "help", cmds[i]);
     for (char *w = strtok(words, "\n"); w; w = strtok(NULL, "\n")) {
-      if (w[0] != '-') continue;
-      clirun o = {0};
-      clirun_v(&o, CLIRUN_NO_CREDS, NULL, (const char *const[]){cmds[i], w, "--help", NULL});
-      if (o.status == 2 && strstr(o.err, "unknown option"))
-        FAIL("%s is offered for %s, which refuses it", w, cmds[i]);
-      clirun_free(&o);
+      snprintf(line, sizeof line, "\n%s\n", w);
+      if (w[0] == '-' && !strstr(globals, line) && !strstr(r.out, w))
+        FAIL("%s is offered for %s, whose help does not name it", w, cmds[i]);
     }
   }
   clirun_free(&r);
