@@ -4,8 +4,9 @@
  * (xio-faultproxy) that makes it answer as Azure does (--profile, default standard;
  * none: raw Azurite) and injects faults on top (--faults), and prints how to reach it: the
  * blob endpoint and the dev account's connection string (for people, --json, or
- * --shell for `eval`). State lives in a directory (--dir, or a per-user default) so
- * that stop and status find what start left running.
+ * --shell for `eval`). State lives in a directory (--dir, $XIO_EMULATOR_DIR, or the
+ * shell session's own) so that stop and status find what start left running, and
+ * one terminal's stop does not end another's emulator. status exits 3 when none runs.
  *
  * A shell over the emulator library (samples/testers/emulator, xio_emulator.h), which
  * starts, finds and stops the processes: this file parses the arguments and prints.
@@ -26,6 +27,7 @@
 #include "xio_emulator.h"
 
 #define MEMORY_DEFAULT "6G" /* blob data Azurite may hold, by default */
+#define NOT_RUNNING    3    /* status's exit when none runs, as `systemctl status` */
 
 typedef struct emu_opts {
   const char *dir, *faults, *seed, *profile, *memory;
@@ -295,7 +297,7 @@ static int run_status(cli *c, emu_opts *o) {
     printf("no emulator runs from %s\n", o->path);
   else
     print_status(o, &s);
-  return CLI_OK;
+  return s.running ? CLI_OK : NOT_RUNNING;
 }
 
 /* ------------------------------------------------------------ command ---- */
@@ -313,8 +315,12 @@ static const emu_sub subs[] = {
      "requests (XIO_AZURITE_GC_IDLE_MS; XIO_AZURITE_GC_INTERVAL_MS adds a regular\n"
      "sweep, every 6 hours by default).\n"
      "\n"
-     "  --dir DIR      where the state is kept (default $XDG_RUNTIME_DIR/xio-emulator,\n"
-     "                 else /tmp/xio-emulator-UID); stop and status take the same\n"
+     "  --dir DIR      where the state is kept; stop and status take the same. By\n"
+     "                 default $XIO_EMULATOR_DIR, else this shell's own (its session's):\n"
+     "                 $XDG_RUNTIME_DIR/xio-emulator/session-SID, else\n"
+     "                 /tmp/xio-emulator-UID/session-SID, so that an emulator started in\n"
+     "                 one terminal is not stopped from another; export XIO_EMULATOR_DIR\n"
+     "                 to share one between shells\n"
      "  --memory SIZE  the blob data it may hold (default " MEMORY_DEFAULT "); when blobs that\n"
      "                 exist fill it, writes are refused (409\n"
      "                 MemoryExtentStoreAtSizeLimit) until blobs are deleted\n"
@@ -351,7 +357,9 @@ static const emu_sub subs[] = {
      run_stop, 0},
     {"status", "emulator status [--dir DIR]",
      "Says what runs from DIR: Azurite's and the fault proxy's pids and endpoints,\n"
-     "the connection string, and the faults injected so far.\n",
+     "the connection string, and the faults injected so far. Exits 0 when the\n"
+     "emulator runs, 3 when it does not (none started from DIR, or part of it\n"
+     "ended), as `systemctl status` does.\n",
      run_status, 0},
 };
 #define NSUBS (sizeof subs / sizeof *subs)
