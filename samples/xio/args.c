@@ -251,6 +251,8 @@ void cli_print_help(const cli_command *cmd, FILE *out) {
   print_synopsis(cmd, out);
   fprintf(out, "\n%s", cmd->help);
   print_target_note(cmd, out);
+  const char *example = cli_example(cmd->name);
+  if (example) fprintf(out, "\nExample:\n  xio %s\n", example);
 }
 
 int cli_usage_error(const cli *c, const char *fmt, ...) {

@@ -138,6 +138,11 @@ int cli_usage_error(const cli *c, const char *fmt, ...) __attribute__((format(pr
 /** Prints a command's full help (usage and options) on `out`. */
 void cli_print_help(const cli_command *cmd, FILE *out);
 
+/* -------------------------------------------------------- examples.c ---- */
+
+/** The example command line of `command` ("put", after "xio "), or NULL. */
+const char *cli_example(const char *command);
+
 /* --------------------------------------------------------- suggest.c ---- */
 
 /** "did you mean": the closest of the names offered to a mistyped `word`. */
