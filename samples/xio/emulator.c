@@ -432,6 +432,7 @@ static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
 }
 
 static int run_emulator(cli *c, int argc, char **argv) {
+  if (argc == 0 && c->complete) return cli_parse(c, argc, argv, NULL, "", 0, NULL); /* options */
   if (argc == 0) return cli_usage_error(c, "missing what to do: start, stop or status");
   if (!c->complete && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
     cli_print_help(c->cmd, stdout);

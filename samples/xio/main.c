@@ -84,7 +84,7 @@ static void print_help(FILE *out) {
   fputs(intro, out);
   /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
   for (size_t i = 0; i < NCOMMANDS; i++)
-    fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
   fputs(globals, out);
 }
 
