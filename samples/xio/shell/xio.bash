@@ -7,18 +7,18 @@
 _xio() {
   local cur=${COMP_WORDS[COMP_CWORD]} IFS=$'\n' w
   local -a words plain=()
-  words=($("${COMP_WORDS[0]}" __complete "${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null))
+  mapfile -t words < <("${COMP_WORDS[0]}" __complete "${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "${words[*]}" -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W "${words[*]}" -- "$cur")
     return
   fi
   for w in "${words[@]}"; do
     [[ $w == -* ]] || plain+=("$w")
   done
-  COMPREPLY=($(compgen -W "${plain[*]}" -- "$cur"))
+  mapfile -t COMPREPLY < <(compgen -W "${plain[*]}" -- "$cur")
   if [ ${#COMPREPLY[@]} -eq 0 ]; then
     compopt -o filenames 2>/dev/null
-    COMPREPLY=($(compgen -f -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
   fi
 }
 complete -F _xio xio
