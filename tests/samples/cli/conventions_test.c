@@ -107,6 +107,13 @@ TEST(every_command_has_an_example_that_parses) {
   for (int i = 0; i < n; i++) {
     XIO(&r, "help", cmds[i]);
     EXPECT_EXIT(&r, 0);
+    /* Every line of the usage names the command, as the man page shows it. */
+    char lead[1400], more[1400];
+    snprintf(lead, sizeof lead, "usage: xio %s", cmds[i]);
+    snprintf(more, sizeof more, "       xio %s ", cmds[i]);
+    ASSERT(strncmp(r.out, lead, strlen(lead)) == 0);
+    for (const char *l = strchr(r.out, '\n') + 1; *l != '\n'; l = strchr(l, '\n') + 1)
+      if (strncmp(l, more, strlen(more)) != 0) FAIL("a usage line of %s: %.80s", cmds[i], l);
     ASSERT_CONTAINS(r.out, "\nExample");
     char buf[1024];
     const char *args[40];
