@@ -15,6 +15,7 @@
  * is the point of the command, and no other key is ever printed.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -167,6 +168,29 @@ static void print_started(const cli *c, const emu_opts *o, const xio_emulator_st
   }
 }
 
+/* Where nothing runs from this shell's default directory (no --dir, no
+ * XIO_EMULATOR_DIR): another shell's emulator under the same parent, named with how
+ * to reach it, so that "no emulator runs" does not hide the one a user has. */
+static void other_shells(const emu_opts *o) {
+  const char *shared = getenv("XIO_EMULATOR_DIR");
+  char parent[XIO_EMULATOR_PATH_MAX], path[XIO_EMULATOR_PATH_MAX + 300];
+  const char *slash = strrchr(o->path, '/');
+  if (o->dir || (shared && *shared) || !slash || strncmp(slash, "/session-", 9) != 0) return;
+  snprintf(parent, sizeof parent, "%.*s", (int)(slash - o->path), o->path);
+  DIR *d = opendir(parent);
+  for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) {
+    xio_emulator_status s;
+    if (strncmp(e->d_name, "session-", 8) != 0 || strcmp(e->d_name, slash + 1) == 0) continue;
+    snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+    if (xio_emulator_status_read(path, &s, NULL) != XIO_OK || !s.running) continue;
+    printf("another shell's emulator runs from %s: `xio emulator status --dir %s` shows it, "
+           "`export XIO_EMULATOR_DIR=%s` shares it with this shell\n",
+           path, path, path);
+    break;
+  }
+  if (d) closedir(d);
+}
+
 /* ------------------------------------------------------------ start ---- */
 
 /* "an emulator already runs": what start says of the one `st` describes, with the
@@ -228,6 +252,7 @@ static void print_stopped(const cli *c, const emu_opts *o, const xio_emulator_st
   }
   if (!st) {
     cli_say(c, "no emulator runs from %s", o->path);
+    if (!c->quiet) other_shells(o);
     return;
   }
   if (st->proxy.pid)
@@ -293,9 +318,10 @@ static int run_status(cli *c, emu_opts *o) {
     return emu_fail(c, "status", "%s", err.message);
   if (c->json)
     print_status_json(o, &s);
-  else if (!s.found)
+  else if (!s.found) {
     printf("no emulator runs from %s\n", o->path);
-  else
+    other_shells(o);
+  } else
     print_status(o, &s);
   return s.running ? CLI_OK : NOT_RUNNING;
 }
