@@ -6,8 +6,11 @@
  * Global options come before the command (and are accepted after it too, see
  * args.c). The command table below is the one list of commands: `xio --help` lists
  * it, `xio help NAME` and `xio NAME --help` print a command's usage, and dispatch
- * looks names up in it. A new command is a file defining a cli_command plus one
- * line in the table. Exit status: 0 done, 1 the operation failed, 2 bad usage.
+ * looks names up in it (a name it lacks gets the closest one, suggest.c), and the
+ * hidden `xio __complete WORDS...` prints the words that may follow WORDS for the
+ * shell completion scripts (shell/), from this table and the commands' own option
+ * tables. A new command is a file defining a cli_command, one line in the table and
+ * its example (examples.c). Exit status: 0 done, 1 the operation failed, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -78,7 +81,7 @@ static const char globals[] =
     "credential file, or the whole URL in a file given as @FILE (or on standard\n"
     "input, @-). SIZE takes binary suffixes K, M, G, T.\n"
     "Exit status: 0 done, 1 the operation failed, 2 bad usage (an option, an argument, or\n"
-    "a target URL that is malformed).\n";
+    "a target URL that is malformed); `emulator status`: 3 when no emulator runs.\n";
 
 static void print_help(FILE *out) {
   fputs(intro, out);
