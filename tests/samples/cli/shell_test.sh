@@ -48,8 +48,17 @@ expect "acquire " xio lease acq
 expect "--since " xio snapshot diff --si
 expect "local.mdf " xio put --kind log lo  # an argument: a file
 expect "local.mdf " xio put --kind ""      # an option's value: a file
+MANWIDTH=100 man -l "$man_page" >"$tmp/man.txt" 2>"$tmp/man.err" || fail "man -l $man_page fails"
+globals=$(xio __complete | grep -- '^-')
 for c in $commands; do
-  offered xio "$c" - | grep -qx -- --help || fail "no options offered for $c"
+  offered xio "$c" - >"$tmp/options"
+  grep -qx -- --help "$tmp/options" || fail "no options offered for $c"
+  # The command's own options (not the global ones) are those its help names: its
+  # sections of the man page (the command's, and its actions').
+  awk -v c="$c" '/^   [a-z]/ { on = ($1 == c) } on' "$tmp/man.txt" >"$tmp/help"
+  { grep -vxF -- "$globals" "$tmp/options" || true; } | while read -r o; do
+    grep -q -- "$o" "$tmp/help" || fail "$o is offered for $c, whose help does not name it"
+  done
 done
 
 # ---- zsh ----
@@ -58,7 +67,6 @@ grep -q '__complete' "$zsh_comp" || fail "_xio does not ask xio __complete for i
 if command -v zsh >/dev/null; then zsh -n "$zsh_comp" || fail "_xio: zsh -n refuses it"; fi
 
 # ---- the man page ----
-MANWIDTH=100 man -l "$man_page" >"$tmp/man.txt" 2>"$tmp/man.err" || fail "man -l $man_page fails"
 [ ! -s "$tmp/man.err" ] || fail "man -l warns: $(cat "$tmp/man.err")"
 for c in $commands; do
   grep -q "^   $c\$" "$tmp/man.txt" || fail "the man page has no section for $c"
