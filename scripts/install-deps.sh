@@ -12,6 +12,7 @@ packages=(build-essential cmake pkg-config libcurl4-openssl-dev libssl-dev libxm
           libcjson-dev ca-certificates openssl valgrind libsqlite3-dev sqlite3
           python3 # the SQLite examples and tests from Python
           clang-format # the format check in make test
+          help2man # xio's man page, made from its help
           # the nbdkit plugin (samples/engines/nbdkit), its tests and its benchmark
           nbdkit nbdkit-plugin-dev libnbd-bin libnbd-dev qemu-utils fuse3 e2fsprogs procps
           postgresql-15 fio)

@@ -8,8 +8,9 @@
 
 static int lower_or_digit(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
-xio_err xio_auth_check_container_name(const char *name, xio_error *err) {
-  if (!name) return xio_error_set(err, XIO_EPARSE, "container name is missing");
+/* Why `name` (not NULL) breaks the rules of container names, in `err`: XIO_EPARSE; or
+ * XIO_OK. */
+static xio_err check_name(const char *name, xio_error *err) {
   if (strcmp(name, "$root") == 0) return XIO_OK; /* the account's root container */
   size_t n = strlen(name);
   if (n < 3 || n > 63)
@@ -29,6 +30,13 @@ xio_err xio_auth_check_container_name(const char *name, xio_error *err) {
       return xio_error_set(err, XIO_EPARSE, "container name has consecutive dashes");
   }
   return XIO_OK;
+}
+
+xio_err xio_auth_check_container_name(const char *name, xio_error *err) {
+  if (!name) return xio_error_set(err, XIO_EPARSE, "container name is missing");
+  xio_err rc = check_name(name, err);
+  if (rc != XIO_OK) xio_error_set_reason(err, XIO_REASON_CONTAINER_NAME);
+  return rc;
 }
 
 char *xio_auth_encode_path(const char *name) {

@@ -94,6 +94,25 @@ static int count_words(const char *names) {
 
 static int is_option(const char *a) { return a[0] == '-' && a[1] != '\0'; }
 
+/* Offers the names of the table `opts` to the guess `g`. */
+static void offer_table(cli_guess *g, const cli_opt *opts) {
+  for (const cli_opt *o = opts; o && o->name; o++)
+    cli_guess_offer(g, o->name);
+}
+
+int cli_unknown_option(cli *c, const cli_opt *opts, const char *arg) {
+  cli_opt t[MAX_GLOBALS];
+  cli_guess g;
+  global_table(c, t);
+  cli_guess_init(&g, arg);
+  offer_table(&g, opts);
+  offer_table(&g, t);
+  cli_guess_offer(&g, "--help");
+  const char *best = cli_guess_best(&g);
+  if (best) return cli_usage_error(c, "unknown option %s (did you mean %s?)", arg, best);
+  return cli_usage_error(c, "unknown option %s", arg);
+}
+
 /* One option at argv[*i]: returns 1 taken, CLI_OK after --help, or CLI_USAGE. */
 static int take_option(cli *c, const cli_opt *opts, int argc, char **argv, int *i) {
   const char *a = argv[*i];
@@ -103,8 +122,45 @@ static int take_option(cli *c, const cli_opt *opts, int argc, char **argv, int *
   }
   int r = try_table(c, opts, argc, argv, i);
   if (r == 0) r = cli_global_option(c, argc, argv, i);
-  if (r == 0) return cli_usage_error(c, "unknown option %s", a);
+  if (r == 0) return cli_unknown_option(c, opts, a);
   return r;
+}
+
+/* The option of `opts` or the global table named by `arg`, or NULL; *inline_value
+ * set as match() sets it. */
+static const cli_opt *find_option(const cli_opt *opts, const cli_opt *globals, const char *arg,
+                                  const char **inline_value) {
+  for (const cli_opt *o = opts; o && o->name; o++)
+    if (match(arg, o->name, inline_value)) return o;
+  for (const cli_opt *o = globals; o->name; o++)
+    if (match(arg, o->name, inline_value)) return o;
+  return NULL;
+}
+
+/* `xio __complete`: the options that may come after argv, one a line; nothing when
+ * the last argument awaits its value. Returns CLI_OK. */
+static int list_options(cli *c, const cli_opt *opts, int argc, char **argv) {
+  cli_opt t[MAX_GLOBALS];
+  global_table(c, t);
+  int awaits = 0, options_done = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *inline_value = NULL;
+    const cli_opt *o = NULL;
+    if (awaits)
+      awaits = 0;
+    else if (strcmp(argv[i], "--") == 0)
+      options_done = 1;
+    else if (!options_done && is_option(argv[i]))
+      o = find_option(opts, t, argv[i], &inline_value);
+    if (o && o->value && !inline_value) awaits = 1;
+  }
+  if (awaits || options_done) return CLI_OK;
+  for (const cli_opt *o = opts; o && o->name; o++)
+    printf("%s\n", o->name);
+  for (const cli_opt *o = t; o->name; o++)
+    printf("%s\n", o->name);
+  printf("--help\n");
+  return CLI_OK;
 }
 
 /* 1 for the positionals that name a file xio opens: TARGET, and cp's SRC and DST
@@ -137,6 +193,7 @@ static int check_targets(cli *c, const char *names, int npos, const char **pos) 
 
 int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names, int min_pos,
               const char **pos) {
+  if (c->complete) return list_options(c, opts, argc, argv);
   int npos = 0, max_pos = count_words(names), options_done = 0;
   for (int i = 0; i < argc; i++) {
     if (!options_done && strcmp(argv[i], "--") == 0) {
@@ -194,6 +251,8 @@ void cli_print_help(const cli_command *cmd, FILE *out) {
   print_synopsis(cmd, out);
   fprintf(out, "\n%s", cmd->help);
   print_target_note(cmd, out);
+  const char *example = cli_example(cmd->name);
+  if (example) fprintf(out, "\nExample:\n  xio %s\n", example);
 }
 
 int cli_usage_error(const cli *c, const char *fmt, ...) {

@@ -68,6 +68,7 @@ typedef struct cli {
   char *read_targets[CLI_MAX_READ_TARGETS]; /* targets read from @FILE / @- (atfile.c) */
   int nread;
   int stdin_read; /* @- was taken: standard input is spent */
+  int complete;   /* `xio __complete`: cli_parse lists the words that may come next */
 } cli;
 
 /** One command of the table. */
@@ -111,7 +112,11 @@ typedef struct cli_opt {
  * `min_pos` are required. "--" ends the options. A TARGET, SRC, DST or
  * CONTAINER_URL written @FILE or @- is replaced by the target read from there
  * (cli_target_from_file). Returns CLI_CONTINUE, or the exit status to return at
- * once: 0 after printing the help for --help, 2 after printing a usage error.
+ * once: 0 after printing the help for --help, 2 after printing a usage error (with
+ * the closest option's name when one is close to an unknown option). With
+ * c->complete, parses nothing: prints the options the command takes (its own, then
+ * the global ones), one a line, unless the last argument is an option that awaits its
+ * value (then nothing), and returns 0.
  */
 int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *names, int min_pos,
               const char **pos);
@@ -123,12 +128,41 @@ int cli_parse(cli *c, int argc, char **argv, const cli_opt *opts, const char *na
  */
 int cli_global_option(cli *c, int argc, char **argv, int *i);
 
+/** The usage error for the unknown option `arg`: names the closest of `opts` (may be
+ *  NULL), the global options and --help when one is close. Returns CLI_USAGE. */
+int cli_unknown_option(cli *c, const cli_opt *opts, const char *arg);
+
 /** Prints "xio: CMD: MESSAGE", the command's usage and a pointer to its help on
  *  stderr; returns CLI_USAGE. */
 int cli_usage_error(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** Prints a command's full help (usage and options) on `out`. */
 void cli_print_help(const cli_command *cmd, FILE *out);
+
+/* -------------------------------------------------------- examples.c ---- */
+
+/** The example command line of `command` ("put", after "xio "), or NULL. */
+const char *cli_example(const char *command);
+
+/* --------------------------------------------------------- suggest.c ---- */
+
+/** "did you mean": the closest of the names offered to a mistyped `word`. */
+typedef struct cli_guess {
+  const char *word; /* borrowed */
+  size_t len;       /* of the name compared: `word` up to any '=' */
+  const char *best; /* the closest name so far (borrowed), or NULL */
+  int dist;
+} cli_guess;
+
+/** Starts a guess for `word` (borrowed until the guess is done). Cannot fail. */
+void cli_guess_init(cli_guess *g, const char *word);
+
+/** Offers `name` (borrowed): kept when it is closer than any before and close enough
+ *  to be what was meant (at most 2 edits, and at most one per 3 characters). */
+void cli_guess_offer(cli_guess *g, const char *name);
+
+/** The closest name offered, or NULL when none was close enough. */
+const char *cli_guess_best(const cli_guess *g);
 
 /* ---------------------------------------------------------- atfile.c ---- */
 

@@ -4,8 +4,9 @@
  * (xio-faultproxy) that makes it answer as Azure does (--profile, default standard;
  * none: raw Azurite) and injects faults on top (--faults), and prints how to reach it: the
  * blob endpoint and the dev account's connection string (for people, --json, or
- * --shell for `eval`). State lives in a directory (--dir, or a per-user default) so
- * that stop and status find what start left running.
+ * --shell for `eval`). State lives in a directory (--dir, $XIO_EMULATOR_DIR, or the
+ * shell session's own) so that stop and status find what start left running, and
+ * one terminal's stop does not end another's emulator. status exits 3 when none runs.
  *
  * A shell over the emulator library (samples/testers/emulator, xio_emulator.h), which
  * starts, finds and stops the processes: this file parses the arguments and prints.
@@ -14,6 +15,7 @@
  * is the point of the command, and no other key is ever printed.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +28,7 @@
 #include "xio_emulator.h"
 
 #define MEMORY_DEFAULT "6G" /* blob data Azurite may hold, by default */
+#define NOT_RUNNING    3    /* status's exit when none runs, as `systemctl status` */
 
 typedef struct emu_opts {
   const char *dir, *faults, *seed, *profile, *memory;
@@ -165,6 +168,29 @@ static void print_started(const cli *c, const emu_opts *o, const xio_emulator_st
   }
 }
 
+/* Where nothing runs from this shell's default directory (no --dir, no
+ * XIO_EMULATOR_DIR): another shell's emulator under the same parent, named with how
+ * to reach it, so that "no emulator runs" does not hide the one a user has. */
+static void other_shells(const emu_opts *o) {
+  const char *shared = getenv("XIO_EMULATOR_DIR");
+  char parent[XIO_EMULATOR_PATH_MAX], path[XIO_EMULATOR_PATH_MAX + 300];
+  const char *slash = strrchr(o->path, '/');
+  if (o->dir || (shared && *shared) || !slash || strncmp(slash, "/session-", 9) != 0) return;
+  snprintf(parent, sizeof parent, "%.*s", (int)(slash - o->path), o->path);
+  DIR *d = opendir(parent);
+  for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) {
+    xio_emulator_status s;
+    if (strncmp(e->d_name, "session-", 8) != 0 || strcmp(e->d_name, slash + 1) == 0) continue;
+    snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+    if (xio_emulator_status_read(path, &s, NULL) != XIO_OK || !s.running) continue;
+    printf("another shell's emulator runs from %s: `xio emulator status --dir %s` shows it, "
+           "`export XIO_EMULATOR_DIR=%s` shares it with this shell\n",
+           path, path, path);
+    break;
+  }
+  if (d) closedir(d);
+}
+
 /* ------------------------------------------------------------ start ---- */
 
 /* "an emulator already runs": what start says of the one `st` describes, with the
@@ -226,6 +252,7 @@ static void print_stopped(const cli *c, const emu_opts *o, const xio_emulator_st
   }
   if (!st) {
     cli_say(c, "no emulator runs from %s", o->path);
+    if (!c->quiet) other_shells(o);
     return;
   }
   if (st->proxy.pid)
@@ -291,11 +318,12 @@ static int run_status(cli *c, emu_opts *o) {
     return emu_fail(c, "status", "%s", err.message);
   if (c->json)
     print_status_json(o, &s);
-  else if (!s.found)
+  else if (!s.found) {
     printf("no emulator runs from %s\n", o->path);
-  else
+    other_shells(o);
+  } else
     print_status(o, &s);
-  return CLI_OK;
+  return s.running ? CLI_OK : NOT_RUNNING;
 }
 
 /* ------------------------------------------------------------ command ---- */
@@ -313,8 +341,12 @@ static const emu_sub subs[] = {
      "requests (XIO_AZURITE_GC_IDLE_MS; XIO_AZURITE_GC_INTERVAL_MS adds a regular\n"
      "sweep, every 6 hours by default).\n"
      "\n"
-     "  --dir DIR      where the state is kept (default $XDG_RUNTIME_DIR/xio-emulator,\n"
-     "                 else /tmp/xio-emulator-UID); stop and status take the same\n"
+     "  --dir DIR      where the state is kept; stop and status take the same. By\n"
+     "                 default $XIO_EMULATOR_DIR, else this shell's own (its session's):\n"
+     "                 $XDG_RUNTIME_DIR/xio-emulator/session-SID, else\n"
+     "                 /tmp/xio-emulator-UID/session-SID, so that an emulator started in\n"
+     "                 one terminal is not stopped from another; export XIO_EMULATOR_DIR\n"
+     "                 to share one between shells\n"
      "  --memory SIZE  the blob data it may hold (default " MEMORY_DEFAULT "); when blobs that\n"
      "                 exist fill it, writes are refused (409\n"
      "                 MemoryExtentStoreAtSizeLimit) until blobs are deleted\n"
@@ -351,7 +383,9 @@ static const emu_sub subs[] = {
      run_stop, 0},
     {"status", "emulator status [--dir DIR]",
      "Says what runs from DIR: Azurite's and the fault proxy's pids and endpoints,\n"
-     "the connection string, and the faults injected so far.\n",
+     "the connection string, and the faults injected so far. Exits 0 when the\n"
+     "emulator runs, 3 when it does not (none started from DIR, or part of it\n"
+     "ended), as `systemctl status` does.\n",
      run_status, 0},
 };
 #define NSUBS (sizeof subs / sizeof *subs)
@@ -402,7 +436,7 @@ static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
   emu_opts o;
   xio_error err;
   memset(&o, 0, sizeof o);
-  if (wants_help(argc, argv)) {
+  if (!c->complete && wants_help(argc, argv)) {
     printf("usage: xio %s\n\n%s", sub->synopsis, sub->help);
     return CLI_OK;
   }
@@ -424,13 +458,21 @@ static int run_sub(cli *c, const emu_sub *sub, int argc, char **argv) {
 }
 
 static int run_emulator(cli *c, int argc, char **argv) {
+  if (argc == 0 && c->complete) return cli_parse(c, argc, argv, NULL, "", 0, NULL); /* options */
   if (argc == 0) return cli_usage_error(c, "missing what to do: start, stop or status");
-  if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+  if (!c->complete && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
     cli_print_help(c->cmd, stdout);
     return CLI_OK;
   }
-  for (size_t i = 0; i < NSUBS; i++)
+  cli_guess g;
+  cli_guess_init(&g, argv[0]);
+  for (size_t i = 0; i < NSUBS; i++) {
     if (strcmp(argv[0], subs[i].name) == 0) return run_sub(c, &subs[i], argc - 1, argv + 1);
+    cli_guess_offer(&g, subs[i].name);
+  }
+  if (cli_guess_best(&g))
+    return cli_usage_error(c, "unknown action '%s' (did you mean '%s'?)", argv[0],
+                           cli_guess_best(&g));
   return cli_usage_error(c, "unknown action '%s' (start, stop or status)", argv[0]);
 }
 

@@ -36,8 +36,8 @@ static const char *hint_not_found(const xio_error *e) {
            "private container answers such requests as if nothing were there: set a "
            "credential (see `xio --help`, Credentials) or check the URL";
   if (strcmp(e->service_code, "ContainerNotFound") == 0)
-    return "no such container: check the URL (names are case-sensitive); "
-           "`xio create TARGET --size SIZE` makes the container along with the blob";
+    return "the container does not exist: check its name in the URL, or list the account's "
+           "containers with `xio ls ACCOUNT_URL`";
   if (is_local(e)) return "no such file: check the path";
   return "no such blob: check the URL (container and blob names are case-sensitive), "
          "or make it with `xio create TARGET --size SIZE`";
@@ -220,6 +220,47 @@ const char *cli_hint(const xio_error *e) {
   }
 }
 
+/* --------------------------------------------- hints that know the command ---- */
+
+/* A container that does not exist: its name to check, and the account's containers
+ * to list, by the account's URL when the target gives it. */
+static const char *hint_no_container(const xio_error *e, char *buf, size_t size) {
+  xio_target_parts p;
+  if (xio_target_parse(e->target, &p, NULL) != XIO_OK) return NULL;
+  if (p.endpoint)
+    snprintf(buf, size,
+             "the container does not exist: check its name in the URL (names are "
+             "case-sensitive), or list the account's containers with `xio ls %.300s`",
+             p.endpoint);
+  xio_target_parts_clear(&p);
+  return buf[0] ? buf : NULL;
+}
+
+/* An existing target: where the command takes --force, that, or another name. */
+static const char *hint_exists(const cli *c, const xio_error *e) {
+  if (!c->cmd || !strstr(c->cmd->synopsis, "[--force]"))
+    return "the target already exists: pick another name, or remove it first "
+           "(`xio rm TARGET`)";
+  if (is_local(e)) return "add --force to overwrite the local file, or give another name";
+  return "add --force to replace it in place (its snapshots stay), or give another name";
+}
+
+/* The hint for `e` in command c->cmd: those that depend on the command or on the
+ * target, else cli_hint's. `buf` holds a hint made for this error. */
+static const char *hint_for(const cli *c, const xio_error *e, char *buf, size_t size) {
+  const char *h = NULL;
+  buf[0] = '\0';
+  if (e->code == XIO_EPARSE && e->reason == XIO_REASON_CONTAINER_NAME)
+    return "container names are 3-63 lowercase letters, digits and hyphens, starting and "
+           "ending with a letter or digit, never two hyphens in a row (e.g. mssql-prod); "
+           "blob names may hold uppercase";
+  if (e->code == XIO_ENOTFOUND && e->reason != XIO_REASON_NO_CREDENTIAL_SENT &&
+      strcmp(e->service_code, "ContainerNotFound") == 0)
+    h = hint_no_container(e, buf, size);
+  if (e->code == XIO_EEXIST && !is_backup(e)) h = hint_exists(c, e);
+  return h ? h : cli_hint(e);
+}
+
 /* The message to print: the record's, unless it only repeats the status and code
  * that the parenthesis gives anyway (the library says which). */
 static const char *message_of(const xio_error *e) {
@@ -246,7 +287,8 @@ static void print_human(const cli *c, const xio_error *e) {
   fprintf(stderr, "xio: %s failed: %s%s%s%s\n", c->cmd ? c->cmd->name : "command", e->operation,
           e->operation[0] ? ": " : "", msg, service);
   if (e->target[0] && !strstr(msg, e->target)) fprintf(stderr, "  target: %s\n", e->target);
-  const char *hint = cli_hint(e);
+  char buf[512];
+  const char *hint = hint_for(c, e, buf, sizeof buf);
   if (hint) fprintf(stderr, "hint: %s\n", hint);
 }
 
@@ -271,7 +313,8 @@ static void print_json(const cli *c, const xio_error *e) {
   add_string(r, "request_id", e->request_id);
   add_string(r, "client_request_id", e->client_request_id);
   add_string(r, "target", e->target);
-  add_string(r, "hint", cli_hint(e));
+  char buf[512];
+  add_string(r, "hint", hint_for(c, e, buf, sizeof buf));
   cli_json_print(o);
 }
 

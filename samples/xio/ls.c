@@ -297,7 +297,7 @@ const cli_command cli_cmd_ls = {
     "list the blobs of a container (size, kind, allocated bytes, lease, incomplete), or an "
     "account's containers",
     "ls CONTAINER_URL [--prefix P] [--snapshots] [--page-size N]\n"
-    "       ls ACCOUNT_URL [--prefix P]",
+    "ls ACCOUNT_URL [--prefix P]",
     "Lists the blobs of a container, one line each: name, logical size, kind (data\n"
     "or log for xio's page blobs, the blob type for others), allocated bytes (the\n"
     "page ranges, one request per page blob) and lease state; INCOMPLETE ends the\n"

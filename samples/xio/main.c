@@ -6,8 +6,11 @@
  * Global options come before the command (and are accepted after it too, see
  * args.c). The command table below is the one list of commands: `xio --help` lists
  * it, `xio help NAME` and `xio NAME --help` print a command's usage, and dispatch
- * looks names up in it. A new command is a file defining a cli_command plus one
- * line in the table. Exit status: 0 done, 1 the operation failed, 2 bad usage.
+ * looks names up in it (a name it lacks gets the closest one, suggest.c), and the
+ * hidden `xio __complete WORDS...` prints the words that may follow WORDS for the
+ * shell completion scripts (shell/), from this table and the commands' own option
+ * tables. A new command is a file defining a cli_command, one line in the table and
+ * its example (examples.c). Exit status: 0 done, 1 the operation failed, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -78,13 +81,13 @@ static const char globals[] =
     "credential file, or the whole URL in a file given as @FILE (or on standard\n"
     "input, @-). SIZE takes binary suffixes K, M, G, T.\n"
     "Exit status: 0 done, 1 the operation failed, 2 bad usage (an option, an argument, or\n"
-    "a target URL that is malformed).\n";
+    "a target URL that is malformed); `emulator status`: 3 when no emulator runs.\n";
 
 static void print_help(FILE *out) {
   fputs(intro, out);
   /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
   for (size_t i = 0; i < NCOMMANDS; i++)
-    fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
   fputs(globals, out);
 }
 
@@ -95,11 +98,34 @@ static const cli_command *find_command(const char *name) {
   return NULL;
 }
 
-static int top_usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "xio: %s%s%s\n", what, arg ? " " : "", arg ? arg : "");
+/* The command closest to the mistyped `word` ("help" included), or NULL. */
+static const char *guess_command(const char *word) {
+  cli_guess g;
+  cli_guess_init(&g, word);
+  /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    cli_guess_offer(&g, commands[i]->name);
+  cli_guess_offer(&g, "help");
+  return cli_guess_best(&g);
+}
+
+/* "xio: WHAT ARG", then `guess` when there is one, with the usage. */
+static int top_usage_error_guess(const char *what, const char *arg, const char *guess) {
+  fprintf(stderr, "xio: %s%s%s", what, arg ? " " : "", arg ? arg : "");
+  if (guess) fprintf(stderr, " (did you mean '%s'?)", guess);
+  fputc('\n', stderr);
   fprintf(stderr, "usage: xio [GLOBAL OPTIONS] COMMAND [ARGS...]\n"
                   "Try 'xio --help' for the commands and options.\n");
   return CLI_USAGE;
+}
+
+static int top_usage_error(const char *what, const char *arg) {
+  return top_usage_error_guess(what, arg, NULL);
+}
+
+/* "xio: WHAT NAME" for a command that does not exist, naming the closest one. */
+static int unknown_command(const char *what, const char *name) {
+  return top_usage_error_guess(what, name, guess_command(name));
 }
 
 /* `xio demo`, which earlier versions had: the create-database experiment is a
@@ -119,10 +145,63 @@ static int help_command(int argc, char **argv) {
     return CLI_OK;
   }
   const cli_command *cmd = find_command(argv[0]);
-  if (!cmd || argc > 1)
-    return top_usage_error(cmd ? "help takes one command, not more:" : "help: unknown command",
-                           argv[cmd ? 1 : 0]);
+  if (!cmd) return unknown_command("help: unknown command", argv[0]);
+  if (argc > 1) return top_usage_error("help takes one command, not more:", argv[1]);
   cli_print_help(cmd, stdout);
+  return CLI_OK;
+}
+
+/* Prints the actions a command's synopsis names after the command's name, one a
+ * line: the lowercase words there ("lease acquire TARGET", "lease renew|release
+ * TARGET"); none for a synopsis that goes on with an argument ("put LOCAL TARGET"). */
+static void print_actions(const cli_command *cmd) {
+  for (const char *p = cmd->synopsis; *p;) {
+    size_t line = strcspn(p, "\n");
+    const char *w = p + strcspn(p, " \n");
+    w += strspn(w, " ");
+    size_t n = w < p + line ? strspn(w, "abcdefghijklmnopqrstuvwxyz|") : 0;
+    if (n && (w[n] == ' ' || w[n] == '\n' || w[n] == '\0'))
+      for (const char *a = w; a < w + n; a += strspn(a, "|")) {
+        size_t k = strcspn(a, "| \n");
+        printf("%.*s\n", (int)k, a);
+        a += k;
+      }
+    p += line;
+    if (*p == '\n') p++;
+  }
+}
+
+/* `xio __complete [WORDS...]`, hidden: the words that may follow WORDS (the words
+ * after "xio" up to the one being completed), one a line, for the shell completion
+ * scripts: the commands, then a command's actions and options, taken from the
+ * tables that parse them. Nothing after an option that awaits its value (the shell
+ * then completes a file name). Never writes on stderr; exits 0. */
+static int complete_words(int argc, char **argv) {
+  cli c;
+  memset(&c, 0, sizeof c);
+  c.complete = 1;
+  if (!freopen("/dev/null", "w", stderr)) return CLI_OK;
+  int i = 0;
+  for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+    if (strcmp(argv[i], "--") == 0) {
+      i++;
+      break;
+    }
+    if (cli_global_option(&c, argc, argv, &i) == CLI_USAGE) return CLI_OK; /* awaits a value */
+  }
+  if (i == argc || strcmp(argv[i], "help") == 0) {
+    if (i + 1 < argc) return CLI_OK; /* help takes one command */
+    /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+    for (size_t k = 0; k < NCOMMANDS; k++)
+      printf("%s\n", commands[k]->name);
+    if (i < argc) return CLI_OK;
+    printf("help\n--version\n");
+    return cli_parse(&c, 0, argv + i, NULL, "", 0, NULL); /* the global options */
+  }
+  c.cmd = find_command(argv[i]);
+  if (!c.cmd) return CLI_OK;
+  if (i + 1 == argc) print_actions(c.cmd);
+  c.cmd->run(&c, argc - i - 1, argv + i + 1); /* prints its options, does nothing */
   return CLI_OK;
 }
 
@@ -140,7 +219,7 @@ static int parse_globals(cli *c, int argc, char **argv, int *status) {
       printf("xio %s\n", XIO_CLI_VERSION);
       r = CLI_OK;
     } else if ((r = cli_global_option(c, argc, argv, &i)) == 0) {
-      r = top_usage_error("unknown option", argv[i]);
+      r = cli_unknown_option(c, NULL, argv[i]);
     } else if (r == 1) {
       i++;
       continue;
@@ -186,10 +265,11 @@ static int run(int argc, char **argv) {
   int i = parse_globals(&c, argc, argv, &status);
   if (i < 0) return status;
   if (i >= argc) return top_usage_error("no command given", NULL);
+  if (strcmp(argv[i], "__complete") == 0) return complete_words(argc - i - 1, argv + i + 1);
   if (strcmp(argv[i], "help") == 0) return help_command(argc - i - 1, argv + i + 1);
   c.cmd = find_command(argv[i]);
   if (!c.cmd && strcmp(argv[i], "demo") == 0) return demo_moved();
-  if (!c.cmd) return top_usage_error("unknown command", argv[i]);
+  if (!c.cmd) return unknown_command("unknown command", argv[i]);
   return finish(&c, c.cmd->run(&c, argc - i - 1, argv + i + 1));
 }
 

@@ -77,8 +77,9 @@ typedef struct put_job {
   cli_source src; /* LOCAL, read a chunk ahead of the requests */
   uint64_t pos;   /* everything below was sent or skipped */
   uint64_t scanned, sent, pages_sent, writes;
-  uint64_t throttled; /* the target's tries answered with a throttling answer */
-  xio_ranges ext;     /* the local file's data extents */
+  uint64_t pages_same; /* --resume: pages not all zero that TARGET already held */
+  uint64_t throttled;  /* the target's tries answered with a throttling answer */
+  xio_ranges ext;      /* the local file's data extents */
   cli_progress prog;
   int overwrite;             /* the target existed and is being overwritten in place */
   int marked;                /* the target was marked incomplete */
@@ -193,8 +194,14 @@ static xio_err send_differences(put_job *j, uint64_t off, size_t n, xio_error *e
       if (memcmp(p + i + len, j->cmp + i + len, k) == 0) break;
       len += k;
     }
-    if (len) rc = cli_merge_span(&j->m, off + i, off + i + len, err);
-    i += len ? len : min_u64(PAGE, n - i);
+    if (len) {
+      rc = cli_merge_span(&j->m, off + i, off + i + len, err);
+      i += len;
+      continue;
+    }
+    size_t k = min_u64(PAGE, n - i); /* the same on both sides: data, or zeros */
+    if (run_length(p + i, k, 1) < k) j->pages_same++;
+    i += k;
   }
   return rc;
 }
@@ -292,6 +299,30 @@ static xio_err resume_target(put_job *j, xio_ctx *ctx, const char *target, int f
   return rc;
 }
 
+/* TARGET exists and put was not told to replace it: says how to go on. Left marked
+ * incomplete by an interrupted put (or restore), it is to be finished with --resume,
+ * which sends only what differs: XIO_ECONFLICT, as opening it says; otherwise
+ * XIO_EEXIST, naming --force, as get does for LOCAL. */
+static xio_err exists_how(put_job *j, xio_ctx *ctx, const char *target, xio_error *err) {
+  xio_open_options o = xio_open_options_default();
+  o.flags = XIO_OPEN_READONLY | XIO_OPEN_INCOMPLETE_OK;
+  xio_file *f = NULL;
+  int incomplete = xio_file_open(ctx, target, &o, &f, NULL) == XIO_OK && xio_file_incomplete(f);
+  if (f) xio_file_close(f, NULL);
+  if (!err) return incomplete ? XIO_ECONFLICT : XIO_EEXIST;
+  const char *name = err->target[0] ? err->target : "TARGET";
+  if (!incomplete) {
+    snprintf(err->message, sizeof err->message, "%.400s already exists; --force replaces it", name);
+    return XIO_EEXIST;
+  }
+  snprintf(err->message, sizeof err->message,
+           "%.120s is marked incomplete: a transfer into it was interrupted; `xio put --resume "
+           "%.100s %.120s` finishes it, sending only the pages that differ",
+           name, j->local, name);
+  err->code = XIO_ECONFLICT;
+  return XIO_ECONFLICT;
+}
+
 /* Creates the target; with --force an existing one is overwritten in place. */
 static xio_err create_target(put_job *j, const char *target, int force, xio_error *err) {
   xio_ctx *ctx;
@@ -310,9 +341,7 @@ static xio_err create_target(put_job *j, const char *target, int force, xio_erro
     j->overwrite = 1;
     return overwrite_target(j, ctx, target, err);
   }
-  if (rc == XIO_EEXIST && err) /* say how to replace it, as get does for LOCAL */
-    snprintf(err->message, sizeof err->message, "%.400s already exists; --force replaces it",
-             err->target[0] ? err->target : "TARGET");
+  if (rc == XIO_EEXIST) return exists_how(j, ctx, target, err);
   return rc;
 }
 
@@ -333,6 +362,8 @@ static void put_report(const put_job *j, const char *target, double secs) {
     cli_json_u64(o, "writes", j->writes);
     cli_json_u64(o, "pages_sent", j->pages_sent);
     cli_json_u64(o, "pages_skipped", pages - j->pages_sent);
+    cli_json_u64(o, "pages_already_uploaded", j->pages_same); /* --resume: held already */
+    cli_json_u64(o, "pages_zero", pages - j->pages_sent - j->pages_same);
     cli_json_u64(o, "bytes_bridged", j->m.bridged); /* zeros sent inside merged writes */
     cJSON_AddBoolToObject(o, "direct", j->src.direct);
     cli_json_u64(o, "bytes_direct", j->src.bytes_direct);
@@ -342,13 +373,20 @@ static void put_report(const put_job *j, const char *target, double secs) {
     cli_json_print(o);
     return;
   }
+  char skipped[160]; /* --resume: what TARGET held apart from the zero pages */
+  uint64_t zero = pages - j->pages_sent - j->pages_same;
+  if (j->resume)
+    snprintf(skipped, sizeof skipped,
+             "%" PRIu64 " page%s already uploaded, %" PRIu64 " zero page%s skipped", j->pages_same,
+             cli_plural(j->pages_same), zero, cli_plural(zero));
+  else
+    snprintf(skipped, sizeof skipped, "skipped %" PRIu64 " zero page%s", zero, cli_plural(zero));
   cli_say(j->c,
-          "put %s -> %s: %s %s file; scanned %s, sent %s in %" PRIu64 " write%s, skipped %" PRIu64
-          " zero page%s, in %s (%.1f MiB/s)",
+          "put %s -> %s: %s %s file; scanned %s, sent %s in %" PRIu64 " write%s, %s, in %s "
+          "(%.1f MiB/s)",
           j->local, target, samples_fmt_size(j->size, hs, sizeof hs), cli_kind_name(j->kind),
           samples_fmt_size(j->scanned, hc, sizeof hc), samples_fmt_size(j->sent, hn, sizeof hn),
-          j->writes, cli_plural(j->writes), pages - j->pages_sent,
-          cli_plural(pages - j->pages_sent), samples_fmt_secs(secs, ht, sizeof ht), rate);
+          j->writes, cli_plural(j->writes), skipped, samples_fmt_secs(secs, ht, sizeof ht), rate);
   cli_say_throttled(j->c, "put", j->throttled);
 }
 
@@ -604,6 +642,23 @@ static int put_run(put_job *j, const char *target, int force) {
   return j->overwrite ? overwrite_failed(j, target, rc, &e) : cli_fail(j->c, rc, &e);
 }
 
+/* A TARGET naming a container (.../CONTAINER or .../CONTAINER/, with its SAS): the
+ * blob there named after LOCAL's last segment, as cp(1) and AzCopy name it, in *out
+ * (malloc'd, xio_free; it keeps TARGET's query, a SAS too). Any other TARGET leaves
+ * *out NULL (one that does not parse fails where it is opened, saying why). Errors:
+ * XIO_ENOMEM. */
+static xio_err blob_in_container(const char *local, const char *target, char **out,
+                                 xio_error *err) {
+  xio_target_parts parts;
+  if (xio_target_parse(target, &parts, NULL) != XIO_OK) return XIO_OK;
+  int container = parts.container && (!parts.blob || !parts.blob[0]);
+  xio_target_parts_clear(&parts);
+  const char *slash = strrchr(local, '/');
+  const char *name = slash ? slash + 1 : local;
+  if (!container || !name[0]) return XIO_OK;
+  return xio_target_blob_url(target, name, out, err);
+}
+
 static int run_put(cli *c, int argc, char **argv) {
   const char *kind_s = NULL, *flight_s = NULL, *checksum_s = NULL, *pos[2];
   int force = 0, resume = 0, buffered = 0, dry = 0;
@@ -624,8 +679,9 @@ static int run_put(cli *c, int argc, char **argv) {
   if ((r = cli_take_in_flight(c, flight_s, PUT_IN_FLIGHT)) != CLI_CONTINUE) return r;
   if ((r = cli_value_checksum(c, checksum_s, &c->checksum)) != CLI_CONTINUE) return r;
   xio_error e;
-  char *dest = NULL; /* a local TARGET that is a directory: DIR/NAME */
-  xio_err rc = cli_is_url(pos[1]) ? XIO_OK : cli_local_dest(pos[1], pos[0], &dest, &e);
+  char *dest = NULL; /* a local TARGET that is a directory, or a container: DIR/NAME */
+  xio_err rc = cli_is_url(pos[1]) ? blob_in_container(pos[0], pos[1], &dest, &e)
+                                  : cli_local_dest(pos[1], pos[0], &dest, &e);
   if (rc != XIO_OK) return cli_fail(c, rc, &e);
   if (dest) pos[1] = dest;
   if (cli_same_file(pos[0], pos[1])) {
@@ -664,7 +720,8 @@ const cli_command cli_cmd_put = {
     "gap between data is no longer than the data before it (64 KiB at most): it is\n"
     "sent inside one write of up to 4 MiB, so a fragmented file costs a few\n"
     "requests, not one per page. A local directory as TARGET takes the file under\n"
-    "LOCAL's name, as cp(1) does.\n"
+    "LOCAL's name, as cp(1) does, and so does a container URL (.../CONTAINER or\n"
+    ".../CONTAINER/), as AzCopy does.\n"
     "\n"
     "Options:\n"
     "  --kind data|log   the kind of the new file (default: LOCAL's recorded kind,\n"

@@ -169,6 +169,7 @@ TEST(container_name_rules) {
     if (xio_auth_check_container_name(bad[i], &e) != XIO_EPARSE)
       FAIL("\"%s\" was accepted", bad[i]);
     ASSERT_CONTAINS(e.message, "container name");
+    ASSERT_EQ(e.reason, XIO_REASON_CONTAINER_NAME); /* what the CLI's hint follows */
   }
   ASSERT_EQ(xio_auth_check_container_name(NULL, NULL), XIO_EPARSE);
 }

@@ -1,6 +1,6 @@
 /*
- * state.c - the emulator's state directory: where it is (given, or a per-user
- * default), the state file that says what runs from it ("NAME VALUE" lines, written
+ * state.c - the emulator's state directory: where it is (given, or a default of
+ * the session's), the state file that says what runs from it ("NAME VALUE" lines, written
  * through a temporary file and a rename), the files the fault proxy keeps there (its
  * endpoint and its counts), and the ends of the logs. The files hold pids, ports and
  * the fault spec; no key (the dev account's is written for callers, never stored).
@@ -22,21 +22,31 @@ int emu_path(const char *dir, const char *name, char *out, size_t size) {
   return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
+/* The default state directory: this session's (getsid: a terminal's shell and what
+ * it runs, `eval "$(xio emulator start --shell)"` included, share it; another
+ * terminal is another session), under $XDG_RUNTIME_DIR/xio-emulator, else
+ * /tmp/xio-emulator-UID. Returns what snprintf does. */
+static int session_dir(char *out, size_t size) {
+  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  long sid = (long)getsid(0);
+  if (xdg && xdg[0] == '/') return snprintf(out, size, "%s/xio-emulator/session-%ld", xdg, sid);
+  return snprintf(out, size, "/tmp/xio-emulator-%ld/session-%ld", (long)getuid(), sid);
+}
+
 xio_err xio_emulator_dir(const char *dir, char *out, size_t size, xio_error *err) {
   char cwd[4096];
   int n;
-  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  const char *shared = getenv("XIO_EMULATOR_DIR");
   if (dir && !*dir) return xio_error_set(err, XIO_EINVAL, "--dir: empty directory name");
+  if (!dir && shared && *shared) dir = shared;
   if (dir && dir[0] != '/') {
     if (!getcwd(cwd, sizeof cwd))
       return xio_error_set(err, XIO_EIO, "cannot tell the current directory: %s", strerror(errno));
     n = snprintf(out, size, "%s/%s", cwd, dir);
   } else if (dir) {
     n = snprintf(out, size, "%s", dir);
-  } else if (xdg && xdg[0] == '/') {
-    n = snprintf(out, size, "%s/xio-emulator", xdg);
   } else {
-    n = snprintf(out, size, "/tmp/xio-emulator-%ld", (long)getuid());
+    n = session_dir(out, size);
   }
   if (n <= 0 || (size_t)n >= size - 64)
     return xio_error_set(err, XIO_EINVAL, "the state directory's name is too long");

@@ -81,8 +81,10 @@ typedef struct xio_emulator_stats {
 /** How an emulator is started. */
 typedef struct xio_emulator_options {
   /** The state directory: made when missing (mode 0700, parents too); relative names
-   *  are taken from the current directory. NULL (default): the per-user default,
-   *  $XDG_RUNTIME_DIR/xio-emulator, else /tmp/xio-emulator-UID (xio_emulator_dir). */
+   *  are taken from the current directory. NULL (default): $XIO_EMULATOR_DIR when
+   *  set, else the session's own, $XDG_RUNTIME_DIR/xio-emulator/session-SID, else
+   *  /tmp/xio-emulator-UID/session-SID, SID the session id (getsid: each terminal's
+   *  shell has its own), see xio_emulator_dir. */
   const char *dir;
   /** How Azure-like the answers are: "standard" (default), "premium-p10" ..
    *  "premium-p80", "unthrottled" (no throttling targets), "none" (raw Azurite, no
@@ -124,7 +126,7 @@ typedef struct xio_emulator_log {
 /* ----------------------------------------------------------------- options ---- */
 
 /**
- * The state directory `dir` names (NULL: the per-user default, see
+ * The state directory `dir` names (NULL: the default, see
  * xio_emulator_options.dir), absolute and without a trailing '/', into `out` of `size`
  * bytes. Errors: XIO_EINVAL ("--dir: empty directory name"; the name does not fit in
  * `size` less 64 bytes, room kept for the files in it), XIO_EIO (the current directory
@@ -182,7 +184,7 @@ typedef struct xio_emulator_stopped {
 } xio_emulator_stopped;
 
 /**
- * Stops the emulator started from directory `dir` (NULL: the per-user default), the
+ * Stops the emulator started from directory `dir` (NULL: the default), the
  * proxy first (it writes its final counts as it stops), then Azurite, with everything
  * each started, and clears what they left in the directory but their logs. Nothing
  * there is fine (`out->found` 0). `out` may be NULL. Errors (operation StopEmulator):
@@ -202,7 +204,7 @@ typedef struct xio_emulator_status {
   xio_emulator_stats stats; /**< the proxy's counts so far (valid 0: none) */
 } xio_emulator_status;
 
-/** Reads what runs from directory `dir` (NULL: the per-user default) into `*out`,
+/** Reads what runs from directory `dir` (NULL: the default) into `*out`,
  *  changing nothing. Errors (operation EmulatorStatus): XIO_EINVAL (the directory's
  *  name), XIO_EIO (its state cannot be read). */
 xio_err xio_emulator_status_read(const char *dir, xio_emulator_status *out, xio_error *err);

@@ -45,7 +45,7 @@ TEST(missing_blob_and_container) {
   EXPECT_EXIT(&r, 1);
   ASSERT_CONTAINS(r.err, "ContainerNotFound");
   ASSERT_CONTAINS(r.err, "request id ");
-  ASSERT_CONTAINS(r.err, "hint: no such container");
+  ASSERT_CONTAINS(r.err, "hint: the container does not exist");
   clirun_free(&r);
 }
 
@@ -65,7 +65,7 @@ TEST(json_error_record) {
   ASSERT_STR_EQ(clirun_str(e, "target"), url);
   ASSERT(clirun_num(e, "http_status") == 404);
   ASSERT(strlen(clirun_str(e, "request_id")) > 0);
-  ASSERT_CONTAINS(clirun_str(e, "hint"), "no such container");
+  ASSERT_CONTAINS(clirun_str(e, "hint"), "the container does not exist");
   cJSON_Delete(j);
   ASSERT_CONTAINS(r.err, "ContainerNotFound"); /* people still get the line */
   clirun_free(&r);

@@ -31,9 +31,19 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/credfile_mode_test.c
       ${CMAKE_CURRENT_LIST_DIR}/readcheck_test.c
       ${CMAKE_CURRENT_LIST_DIR}/dryrun_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/conventions_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
   add_dependencies(test_cli xio_cli)
   target_compile_definitions(test_cli PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
+endif()
+
+# What `cmake --install` puts beside xio for shells and man, made from its help and
+# the tables its parser uses: bash and zsh completion, the xio(1) man page.
+if(TARGET xio_cli)
+  add_test(NAME cli.completion_and_man_page_are_installed
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/shell_test.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(cli.completion_and_man_page_are_installed PROPERTIES
+                       LABELS "cli;samples;no-asan" TIMEOUT 120)
 endif()
 
 # The command line's hints follow an error's code and reason, never words found in

@@ -46,10 +46,10 @@ static cJSON *start_json(const char *dir, const char *faults, const char *seed) 
   return j;
 }
 
-static cJSON *status_json(const char *dir) {
+static cJSON *status_json(const char *dir, int want) {
   emurun r = {0};
   EMU_XIO(&r, "emulator", "status", "--dir", dir, "--json");
-  EXPECT_STATUS(&r, 0);
+  EXPECT_STATUS(&r, want); /* 3 when none runs, as systemctl status */
   cJSON *j = emurun_json(&r);
   emurun_free(&r);
   return j;
@@ -99,7 +99,7 @@ static void expect_sweep_preload(long pid) {
 
 TEST(start_status_stop) {
   const char *dir = emurun_dir();
-  cJSON *before = status_json(dir);
+  cJSON *before = status_json(dir, 3);
   ASSERT(!emurun_bool(before, "running", NULL));
   cJSON *s = start_json(dir, NULL, NULL);
   long az = (long)emurun_num(s, "azurite", "pid");
@@ -114,7 +114,7 @@ TEST(start_status_stop) {
   snprintf(want, sizeof want, "BlobEndpoint=%s;", emurun_str(s, "blob_endpoint", NULL));
   ASSERT_CONTAINS(emurun_str(s, "connection_string", NULL), want);
 
-  cJSON *st = status_json(dir);
+  cJSON *st = status_json(dir, 0);
   ASSERT(emurun_bool(st, "running", NULL));
   ASSERT_EQ((long)emurun_num(st, "azurite", "pid"), az);
   ASSERT_STR_EQ(emurun_str(st, "blob_endpoint", NULL), emurun_str(s, "blob_endpoint", NULL));
@@ -134,7 +134,7 @@ TEST(start_status_stop) {
   EXPECT_STATUS(&r, 0);
   ASSERT_CONTAINS(r.out, "stopped Azurite");
   ASSERT(!emurun_pid_runs(az));
-  cJSON *after = status_json(dir);
+  cJSON *after = status_json(dir, 3);
   ASSERT(!emurun_bool(after, "running", NULL));
   EMU_XIO(&r, "emulator", "stop", "--dir", dir);
   EXPECT_STATUS(&r, 0);
@@ -279,7 +279,7 @@ TEST(js_sdk_through_shell_eval) {
   ASSERT_EQ(client_count(client, "statuses", "503"), 0);
   ASSERT_EQ(client_count(client, "app_retries", NULL), 0);
   ASSERT(client_count(client, "statuses", "201") >= 10); /* container, blob, 8 pages */
-  cJSON *st = status_json(dir);
+  cJSON *st = status_json(dir, 0);
   ASSERT(emurun_bool(st, "running", NULL));
   long az = (long)emurun_num(st, "azurite", "pid");
   cJSON *stop = stop_json(dir);
@@ -332,7 +332,7 @@ static cJSON *faulty_run(const char *seed, cJSON **client_out) {
   ASSERT_STR_EQ(emurun_str(s, "blob_endpoint", NULL), want);
 
   cJSON *client = emurun_js_client(emurun_str(s, "connection_string", NULL), 12);
-  cJSON *st = status_json(dir);
+  cJSON *st = status_json(dir, 0);
   const cJSON *so_far = emurun_get(st, "stats", NULL);
   cJSON *stop = stop_json(dir);
   cJSON *stats = cJSON_Duplicate(emurun_get(stop, "stats", NULL), 1);
@@ -421,13 +421,21 @@ TEST(stop_prints_fault_counts) {
   cJSON_Delete(s);
 }
 
-/* Without --dir the state goes to $XDG_RUNTIME_DIR/xio-emulator. */
+/* `xio ARGS...` in a session of its own, as from another terminal (setsid -w waits
+ * and passes the exit status on), with the environment extras `env`. */
+#define OTHER_SHELL(r, env, ...)                                                                   \
+  emurun_v((r), (env),                                                                             \
+           (const char *const[]){"/usr/bin/setsid", "-w", XIO_CLI_PATH, __VA_ARGS__, NULL})
+
+/* Without --dir the state goes to this shell's own directory (its session's) under
+ * $XDG_RUNTIME_DIR/xio-emulator: another terminal neither sees nor stops it, unless
+ * XIO_EMULATOR_DIR names it. */
 TEST(default_state_dir) {
-  char xdg[256], env[300], want[300];
+  char xdg[256], env[300], want[300], shared[600];
   snprintf(xdg, sizeof xdg, "%s", emurun_dir());
   ASSERT_EQ(mkdir(xdg, 0700), 0);
   snprintf(env, sizeof env, "XDG_RUNTIME_DIR=%s", xdg);
-  snprintf(want, sizeof want, "%s/xio-emulator", xdg);
+  snprintf(want, sizeof want, "%s/xio-emulator/session-%ld", xdg, (long)getsid(0));
   const char *const extra[] = {env, NULL};
   emurun r = {0};
   EMU_XIO_ENV(&r, extra, "emulator", "start", "--json");
@@ -439,10 +447,31 @@ TEST(default_state_dir) {
   EXPECT_STATUS(&r, 0);
   ASSERT_CONTAINS(r.out, want);
   ASSERT_CONTAINS(r.out, "running");
+  /* Another terminal: a directory of its own, where nothing runs; it is told where
+   * this one's emulator runs. */
+  char other[400];
+  snprintf(other, sizeof other, "another shell's emulator runs from %s:", want);
+  OTHER_SHELL(&r, extra, "emulator", "status");
+  EXPECT_STATUS(&r, 3);
+  ASSERT_CONTAINS(r.out, "no emulator runs from");
+  ASSERT_CONTAINS(r.out, other);
+  OTHER_SHELL(&r, extra, "emulator", "stop");
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, "no emulator runs from");
+  ASSERT_CONTAINS(r.out, other);
+  ASSERT(emurun_pid_runs(az));
+  /* Unless told where to look. */
+  snprintf(shared, sizeof shared, "XIO_EMULATOR_DIR=%s", want);
+  const char *const told[] = {env, shared, NULL};
+  OTHER_SHELL(&r, told, "emulator", "status");
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.out, want);
   EMU_XIO_ENV(&r, extra, "emulator", "stop");
   EXPECT_STATUS(&r, 0);
   ASSERT_CONTAINS(r.out, "stopped Azurite");
   ASSERT(!emurun_pid_runs(az));
+  EMU_XIO_ENV(&r, extra, "emulator", "status");
+  EXPECT_STATUS(&r, 3);
   emurun_free(&r);
   cJSON_Delete(s);
 }
@@ -456,11 +485,12 @@ TEST(dead_emulator_is_noticed) {
   for (int i = 0; i < 200 && emurun_pid_runs(az); i++)
     usleep(10000);
   ASSERT(!emurun_pid_runs(az));
-  cJSON *st = status_json(dir);
+  cJSON *st = status_json(dir, 3);
   ASSERT(!emurun_bool(st, "running", NULL));
   ASSERT(!emurun_bool(st, "azurite", "running"));
   emurun r = {0};
   EMU_XIO(&r, "emulator", "status", "--dir", dir);
+  EXPECT_STATUS(&r, 3);
   ASSERT_CONTAINS(r.out, "gone");
   ASSERT_CONTAINS(r.out, "cleans up");
   cJSON *again = start_json(dir, NULL, NULL);
@@ -483,6 +513,7 @@ TEST(azurite_missing) {
   ASSERT_CONTAINS(r.err, "XIO_AZURITE names /nonexistent/azurite-blob");
   ASSERT_CONTAINS(r.err, "scripts/install-deps.sh");
   EMU_XIO(&r, "emulator", "status", "--dir", dir);
+  EXPECT_STATUS(&r, 3);
   ASSERT_CONTAINS(r.out, "no emulator runs");
   emurun_free(&r);
 }
