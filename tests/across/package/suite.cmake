@@ -39,3 +39,18 @@ set_tests_properties(package.samples_use_the_public_headers_only PROPERTIES
 add_test(NAME package.file_layer_calls_down_only
          COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/layer_down.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(package.file_layer_calls_down_only PROPERTIES LABELS "package;unit")
+
+# `make demo` builds the `samples` target: every sample and the installed libraries,
+# no test (read from the Makefile generator's rules, so only under it).
+if(XIO_BUILD_SAMPLES AND CMAKE_GENERATOR STREQUAL "Unix Makefiles")
+  add_test(NAME package.samples_target_builds_every_sample_and_no_test
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/samples_target.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(package.samples_target_builds_every_sample_and_no_test PROPERTIES
+                       LABELS "package;unit" TIMEOUT 60)
+endif()
+
+# The first `make demo` says what it installs and builds, and how long each took.
+add_test(NAME package.first_run_says_what_it_installs_and_builds
+         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/first_run.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(package.first_run_says_what_it_installs_and_builds PROPERTIES
+                     LABELS "package;unit" TIMEOUT 60)
