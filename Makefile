@@ -13,7 +13,7 @@ CMAKE_ARGS ?=
 # installed, for `xio emulator`); scripts/install-deps.sh puts Azurite beside it.
 AZURITE_SH := samples/testers/emulator/azurite/azurite.sh
 
-.PHONY: all deps build samples build-asan build-tsan test test-asan test-tsan test-fast demo \
+.PHONY: all deps build samples install build-asan build-tsan test test-asan test-tsan test-fast demo \
         bench format lint clean bench-sqlite bench-peers bench-nbdkit fuzz soak
 
 all: build
@@ -36,6 +36,13 @@ samples: deps
 	@scripts/build.sh $(BUILD) samples $(JOBS) "samples: building the library, the xio command \
 	line, the demo, the SQLite extension, the nbdkit plugin and the examples, not the tests \
 	(about 3 min on 2 cores the first time, seconds after)"
+
+# Installs the samples' build under PREFIX (default /usr/local; PREFIX=~/.local needs no
+# root) and prints what a shell must set to use it there (cmake/install_note.cmake).
+PREFIX ?= /usr/local
+install: samples
+	@cmake --install $(BUILD) --prefix "$(abspath $(patsubst ~%,$(HOME)%,$(PREFIX)))" || \
+	  { echo "install: failed; without root: make install PREFIX=~/.local" >&2; exit 1; }
 
 build-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DXIO_SANITIZE=ON \

@@ -49,6 +49,17 @@ if(XIO_BUILD_SAMPLES AND CMAKE_GENERATOR STREQUAL "Unix Makefiles")
                        LABELS "package;unit" TIMEOUT 60)
 endif()
 
+# The README's C program builds without root: against the build tree (its uninstalled
+# pkg-config file and CMake package) and against an install under a scratch prefix
+# with the lines `cmake --install` prints; each build runs once on the emulator.
+if(XIO_BUILD_SAMPLES)
+  add_test(NAME package.readme_c_program_builds_uninstalled_and_installed_without_root
+           COMMAND ${XIO_AZURITE_SH} run ${XIO_AZURITE_STATE}
+                   sh ${CMAKE_CURRENT_LIST_DIR}/readme_c.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+  set_tests_properties(package.readme_c_program_builds_uninstalled_and_installed_without_root
+                       PROPERTIES FIXTURES_REQUIRED azurite LABELS "package;no-asan" TIMEOUT 300)
+endif()
+
 # The first `make demo` says what it installs and builds, and how long each took.
 add_test(NAME package.first_run_says_what_it_installs_and_builds
          COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/first_run.sh ${PROJECT_SOURCE_DIR})
