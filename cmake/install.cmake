@@ -26,7 +26,10 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/xioConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/xioConfigVersion.cmake
         DESTINATION ${XIO_CMAKE_DIR})
 
-# Relocatable: the prefix is found from where the .pc file lies.
+# Relocatable: the prefix is found from where the .pc file lies. Made out of the way
+# (CMakeFiles/), since it is right only once installed: the build tree's own is
+# xio-uninstalled.pc (cmake/uninstalled.cmake).
 file(RELATIVE_PATH XIO_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
-configure_file(cmake/xio.pc.in ${CMAKE_CURRENT_BINARY_DIR}/xio.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/xio.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/xio.pc.in ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/xio.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/xio.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -4,7 +4,8 @@
 # for the emulator, and Azurite pinned by
 # samples/testers/emulator/azurite/package-lock.json, into node_modules beside the
 # script that starts it (azurite.sh). Safe to run again; quiet when there is nothing
-# to do.
+# to do. Before each long step it says what it installs and about how long that takes,
+# and after it how long it took.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -26,12 +27,15 @@ command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "install-deps: installing ${missing[*]}"
+  echo "deps: installing with apt-get (a few minutes for all of them, less for a few):" \
+       "${missing[*]}..."
+  start=$SECONDS
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "deps: Debian packages installed in $((SECONDS - start)) s"
 fi
 
 # Azurite, from the committed lock file. The stamp records the lock file's hash so a
@@ -40,7 +44,13 @@ az="$here/samples/testers/emulator/azurite"
 want=$(sha256sum "$az/package-lock.json" | cut -d' ' -f1)
 have=$(cat "$az/node_modules/.xio-lock-sha256" 2>/dev/null || true)
 if [ "$want" != "$have" ] || [ ! -x "$az/node_modules/.bin/azurite-blob" ]; then
-  echo "install-deps: installing Azurite from samples/testers/emulator/azurite/package-lock.json"
+  # The version the lock file pins: the entry after "node_modules/azurite".
+  version=$(grep -A1 '"node_modules/azurite": {' "$az/package-lock.json" |
+    sed -n 's/.*"version": *"\([^"]*\)".*/\1/p')
+  echo "deps: installing Azurite ${version:-(version unknown)} and the JavaScript SDK from npm," \
+       "as samples/testers/emulator/azurite/package-lock.json pins them (about 1.5 min)..."
+  start=$SECONDS
   (cd "$az" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
   echo "$want" > "$az/node_modules/.xio-lock-sha256"
+  echo "deps: Azurite installed in $((SECONDS - start)) s"
 fi

@@ -8,7 +8,8 @@
  * timed, with their storage requests counted from the trace; then the instant log is
  * grown from 8 MiB to 1 TiB and read back to show the new region is zero. Growing by
  * a terabyte the classic way is not run: it is estimated from the zero-write rate
- * measured above, and marked as such.
+ * measured above, and marked as such. The classic zero-writes, the long part, show a
+ * progress line (samples_progress.h) counted from the bytes of the trace's requests.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -23,13 +24,14 @@
 #include <xio/auth.h>
 
 #include "demo_int.h"
+#include "samples_progress.h"
 
 #define MiB (1024ull * 1024)
 #define GiB (1024ull * MiB)
 #define TiB (1024ull * GiB)
 
 xio_demo_options xio_demo_options_default(void) {
-  xio_demo_options o = {NULL, NULL, 2 * GiB, 512 * MiB, 8 * MiB, TiB, 0, NULL};
+  xio_demo_options o = {NULL, NULL, 2 * GiB, 512 * MiB, 8 * MiB, TiB, 0, NULL, 0};
   return o;
 }
 
@@ -41,6 +43,7 @@ typedef struct recorder {
   char *lines;
   size_t len;
   int keep_lines;
+  samples_progress *progress; /* counts the bytes written, or NULL */
 } recorder;
 
 static void on_event(const xio_trace_event *ev, void *ud) {
@@ -51,6 +54,9 @@ static void on_event(const xio_trace_event *ev, void *ud) {
   r->requests++;
   r->set_size += ev->request_type == XIO_REQ_SET_SIZE;
   r->zero += ev->request_type == XIO_REQ_ZERO;
+  /* The zeros written (typed as zeroing, XIO_REQ_ZERO, as a clear is) and any data. */
+  if (r->progress && (ev->request_type == XIO_REQ_ZERO || ev->request_type == XIO_REQ_WRITE))
+    samples_progress_add(r->progress, ev->length);
   if (line) {
     size_t n = strlen(line);
     char *grown = realloc(r->lines, r->len + n + 2);
@@ -66,13 +72,23 @@ static void on_event(const xio_trace_event *ev, void *ud) {
   free(line);
 }
 
-static void recorder_reset(recorder *r, int keep_lines) {
+static void recorder_reset(recorder *r, int keep_lines, samples_progress *progress) {
   pthread_mutex_lock(&r->mu);
   r->requests = r->set_size = r->zero = 0;
   free(r->lines);
   r->lines = NULL;
   r->len = 0;
   r->keep_lines = keep_lines;
+  r->progress = progress;
+  pthread_mutex_unlock(&r->mu);
+}
+
+/* Ends the progress line the recorder counted into, if any: erased on a terminal,
+ * where the step's line takes its place. */
+static void recorder_end_progress(recorder *r) {
+  pthread_mutex_lock(&r->mu);
+  if (r->progress) samples_progress_erase(r->progress);
+  r->progress = NULL;
   pthread_mutex_unlock(&r->mu);
 }
 
@@ -100,6 +116,12 @@ static void step(const demo *d, const char *fmt, ...) {
   fflush(out);
 }
 
+/* When the classic zero-writes show a progress line: as the CLI's put and get do it. */
+static samples_progress_mode progress_mode(const xio_demo_options *o) {
+  if (o->json) return SAMPLES_PROGRESS_OFF;
+  return o->progress ? SAMPLES_PROGRESS_ALWAYS : SAMPLES_PROGRESS_TTY;
+}
+
 /* Creates `name` with `size` bytes initialized per `init`; returns seconds taken and
  * the requests made. The file is left closed (it is deleted later). */
 static xio_err timed_create(demo *d, const char *name, xio_kind kind, uint64_t size, xio_init init,
@@ -114,15 +136,23 @@ static xio_err timed_create(demo *d, const char *name, xio_kind kind, uint64_t s
   xio_file *f = NULL;
   char human[32];
   samples_fmt_size(size, human, sizeof human);
-  step(d, "creating %s (%s, init %s) ...", name, human, xio_init_name(init));
-  recorder_reset(&d->rec, 0);
+  /* Writing zeros takes long: a progress line shows, and the step's line is printed
+   * whole when done (on a terminal it replaces the progress line). */
+  samples_progress prog;
+  samples_progress_start(&prog, name, size,
+                         init == XIO_INIT_ZERO ? progress_mode(d->o) : SAMPLES_PROGRESS_OFF);
+  char intro[256];
+  snprintf(intro, sizeof intro, "creating %s (%s, init %s) ...", name, human, xio_init_name(init));
+  if (!prog.on) step(d, "%s", intro);
+  recorder_reset(&d->rec, 0, prog.on ? &prog : NULL);
   double t = samples_now();
   xio_err rc = xio_file_open(d->ctx, url, &o, &f, err);
   *secs = samples_now() - t;
+  recorder_end_progress(&d->rec);
   *requests = d->rec.requests;
   if (rc == XIO_OK) rc = xio_file_close(f, err);
   samples_fmt_secs(*secs, human, sizeof human);
-  step(d, " %s\n", human);
+  step(d, "%s %s\n", prog.on ? intro : "", human);
   return rc;
 }
 
@@ -215,7 +245,7 @@ static xio_err grow_row(demo *d, demo_result *r, xio_error *err) {
   samples_fmt_size(r->grow_from, from, sizeof from);
   samples_fmt_size(r->grow_to, to, sizeof to);
   step(d, "growing %s from %s to %s (init clear) ...", row->file, from, to);
-  recorder_reset(&d->rec, 1);
+  recorder_reset(&d->rec, 1, NULL);
   double t = samples_now();
   rc = xio_file_set_size(f, r->grow_to, XIO_INIT_CLEAR, err);
   row->instant_s = samples_now() - t;

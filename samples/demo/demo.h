@@ -21,6 +21,9 @@ typedef struct xio_demo_options {
   uint64_t grow_to;      /* default 1 TiB (local: capped to what the disk can hold) */
   int json;              /* results as one JSON object instead of the table */
   FILE *out;             /* default stdout */
+  int progress;          /* the classic zero-writes' progress line on stderr: 0 (default)
+                            on a terminal only, 1 also elsewhere (a line a second);
+                            never with json */
 } xio_demo_options;
 
 /** Defaults as documented above; cannot fail. */

@@ -12,9 +12,9 @@
  * flight (window.c), the merging of a transfer's spans into requests (merge.c),
  * put's read-ahead of the local file (source.c), where a transfer writes its local
  * file (localdest.c), the partial file one run owns until it is renamed into place
- * (localfile.c), a target read from a file (atfile.c) and the progress bar
- * (progress.c). Backups and restores are a library of their own (samples/backup,
- * xio_backup.h), which backup.c and restore.c call; so is the emulator
+ * (localfile.c), a target read from a file (atfile.c) and when the progress bar
+ * shows (progress.c; samples/common draws it). Backups and restores are a library of their own
+ * (samples/backup, xio_backup.h), which backup.c and restore.c call; so is the emulator
  * (samples/testers/emulator, xio_emulator.h), which emulator.c calls.
  *
  * Secrets: nothing printed by these files carries a SAS signature, an account key
@@ -35,6 +35,7 @@
 #include <xio/xio.h>
 
 #include "samples_common.h"
+#include "samples_progress.h"
 #include "samples_target.h"
 
 /* Exit statuses. */
@@ -605,18 +606,9 @@ void cli_plan_print(const cli *c, const char *source, const char *target, const 
 
 /* -------------------------------------------------------- progress.c ---- */
 
-/** A progress bar on stderr: on a terminal, or anywhere with --progress; never
- *  with --quiet or --json. */
-typedef struct cli_progress {
-  int on;
-  int tty;
-  const char *label;
-  uint64_t total;
-  uint64_t done;
-  double start;
-  double last;
-  int drawn;
-} cli_progress;
+/** A progress bar on stderr (samples_progress.h): on a terminal, or anywhere with
+ *  --progress; never with --quiet or --json. */
+typedef samples_progress cli_progress;
 
 void cli_progress_start(cli_progress *p, const cli *c, const char *label, uint64_t total);
 void cli_progress_add(cli_progress *p, uint64_t n);

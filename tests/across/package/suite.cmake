@@ -39,3 +39,29 @@ set_tests_properties(package.samples_use_the_public_headers_only PROPERTIES
 add_test(NAME package.file_layer_calls_down_only
          COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/layer_down.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(package.file_layer_calls_down_only PROPERTIES LABELS "package;unit")
+
+# `make demo` builds the `samples` target: every sample and the installed libraries,
+# no test (read from the Makefile generator's rules, so only under it).
+if(XIO_BUILD_SAMPLES AND CMAKE_GENERATOR STREQUAL "Unix Makefiles")
+  add_test(NAME package.samples_target_builds_every_sample_and_no_test
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/samples_target.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(package.samples_target_builds_every_sample_and_no_test PROPERTIES
+                       LABELS "package;unit" TIMEOUT 60)
+endif()
+
+# The README's C program builds without root: against the build tree (its uninstalled
+# pkg-config file and CMake package) and against an install under a scratch prefix
+# with the lines `cmake --install` prints; each build runs once on the emulator.
+if(XIO_BUILD_SAMPLES)
+  add_test(NAME package.readme_c_program_builds_uninstalled_and_installed_without_root
+           COMMAND ${XIO_AZURITE_SH} run ${XIO_AZURITE_STATE}
+                   sh ${CMAKE_CURRENT_LIST_DIR}/readme_c.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+  set_tests_properties(package.readme_c_program_builds_uninstalled_and_installed_without_root
+                       PROPERTIES FIXTURES_REQUIRED azurite LABELS "package;no-asan" TIMEOUT 300)
+endif()
+
+# The first `make demo` says what it installs and builds, and how long each took.
+add_test(NAME package.first_run_says_what_it_installs_and_builds
+         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/first_run.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(package.first_run_says_what_it_installs_and_builds PROPERTIES
+                     LABELS "package;unit" TIMEOUT 60)

@@ -16,12 +16,18 @@
 #       connection string. Each command must exit 0 and print the phrase its command
 #       prints on success (created, grew, size, a SAS); a SAS is never shown. Comment
 #       and blank lines are skipped; any other line fails the test.
-#   <!-- readme-test: script prints "TEXT"... -->   a ```sh block run whole by
-#       `sh -e` in a scratch directory where `build` is BUILD (so
-#       build/samples/xio and the SQLite extension are where the docs say), with an
-#       XDG_RUNTIME_DIR of its own, so `xio emulator start` starts a private
-#       emulator there (stopped again however the block ends). It must exit 0 and
-#       print every TEXT.
+#   <!-- readme-test: script prints "TEXT"... fails-without "FILE"... -->   a ```sh
+#       block run whole by `sh -e` in a scratch directory that stands for a reader's
+#       repository root: it holds only `build`, which is BUILD (so build/samples/xio
+#       and the SQLite extension are where the docs say); with an XDG_RUNTIME_DIR of
+#       its own, so `xio emulator start` starts a private emulator there (stopped
+#       again however the block ends), and a TMPDIR of its own. It must exit 0, print
+#       every TEXT and leave nothing in that directory (an example works in a
+#       temporary directory of its own). Then, for each FILE (a path in the build
+#       tree, e.g. samples/engines/sqlite/xio_sqlite.so), it runs again on a copy of
+#       the build tree without FILE and must exit non-zero, printing none of the
+#       TEXTs as a line: an example whose extension or plugin is missing fails where
+#       it needs it instead of looking like success.
 #   <!-- readme-test: script root prints "TEXT"... -->   such a block that needs root
 #       (it mounts, attaches loop devices): skipped, saying so, when not root. It may
 #       exit 77 to be skipped, having printed why (a tool `make deps` installs is
@@ -33,9 +39,9 @@
 #       ```python block run by PYTHON in such a directory, with a private emulator's
 #       exports (AZURE_STORAGE_CONNECTION_STRING, XIO_BLOB_ENDPOINT) in its
 #       environment. PYTHON must have sqlite3's enable_load_extension, else the test
-#       fails saying so. It must exit 0 and print every TEXT, and every
-#       $XIO_BLOB_ENDPOINT/CONTAINER/BLOB must then exist on the emulator (so a
-#       database that never reached storage cannot pass).
+#       fails saying so. It must exit 0, print every TEXT and leave nothing in the
+#       directory, and every $XIO_BLOB_ENDPOINT/CONTAINER/BLOB must then exist on the
+#       emulator (so a database that never reached storage cannot pass).
 #   <!-- readme-test: c prints "TEXT"... -->   a ```c block that is a complete
 #       program: compiled by CC with CFLAGS against LIBS (the built libraries) and the
 #       libraries they need, then run with one argument, a blob URL of a container of
@@ -161,17 +167,38 @@ LINES
 
 # ---- script, python, c: run whole, as written ----
 
-# A fresh directory under $WORK for block $1, with `build` pointing at BUILD.
+# A fresh directory $WORK/bN for block $1, holding only `build` (pointing at BUILD,
+# or at $2 when given): a reader's repository root. What the harness keeps of the
+# block (its text, its output, its emulator's runtime directory, its TMPDIR) lives
+# beside it, as $WORK/bN.*, so that whatever the block leaves in its directory is its own.
 block_dir() {
   d="$WORK/b$1"
-  if ! mkdir -p "$d/run" || ! ln -s "$BUILD" "$d/build"; then die "cannot make $d"; fi
+  if ! mkdir -p "$d" "$d.run" "$d.tmp" || ! ln -s "${2:-$BUILD}" "$d/build"; then
+    die "cannot make $d"
+  fi
   echo "$d"
 }
 
-# Stops the private emulator of block directory $1, if one runs there.
+# Stops the private emulator of runtime directory $1 (the XDG_RUNTIME_DIR a block
+# ran with), if one runs there.
 stop_emulator() {
-  [ -d "$1/run/xio-emulator" ] || return 0
-  XDG_RUNTIME_DIR="$1/run" "$XIO" emulator stop >/dev/null 2>&1
+  for sd in "$1/xio-emulator" "$1"/xio-emulator/session-*; do
+    [ -d "$sd" ] && XDG_RUNTIME_DIR="$1" "$XIO" emulator stop --dir "$sd" >/dev/null 2>&1
+  done
+  return 0
+}
+
+# Fails unless block directory $1 (a reader's repository root) holds only `build`:
+# an example leaves nothing in the tree it is run from.
+check_left_nothing() {
+  left=$(ls -A "$1" | grep -vx build | tr '\n' ' ')
+  [ -z "$left" ] || die "block $2 left files in the directory it ran in (a reader's repository root): $left"
+}
+
+# Runs the sh block $2 (number $1) in the block directory $3, with TMPDIR $4 (default
+# $3.tmp): the exit status.
+run_script_in() {
+  (cd "$3" && XDG_RUNTIME_DIR="$3.run" TMPDIR="${4:-$3.tmp}" sh -e "$2") >"$3.out" 2>&1
 }
 
 # Prints what names directory $1 (mounts, loop devices, processes: a root block's
@@ -188,9 +215,57 @@ root_leftovers() {
     while read -r m; do echo "mount $m" && umount -l "$m"; done
 }
 
+# A fresh TMPDIR for root block $1 (block directory $2) that every user can
+# traverse, recorded in $2.roottmp; prints it.
+root_tmp() {
+  rt=$(mktemp -d /tmp/readme-root.XXXXXX) || die "block $1: cannot make a directory in /tmp"
+  { chmod 755 "$rt" && echo "$rt" >"$2.roottmp"; } || die "block $1: cannot set up $rt"
+  echo "$rt"
+}
+
+# A copy of the build tree $1 at $3 without its file $2 (relative to it): symbolic
+# links to everything but the directories on the way to $2, which are made afresh.
+# (Its variables are its own: sh has no locals, and it calls itself.)
+shadow_without() {
+  sw_src=$1 sw_rel=$2 sw_dst=$3
+  mkdir -p "$sw_dst" || return 1
+  sw_first=${sw_rel%%/*}
+  for sw_e in $(ls -A "$sw_src"); do
+    [ "$sw_e" = "$sw_first" ] || ln -s "$sw_src/$sw_e" "$sw_dst/$sw_e" || return 1
+  done
+  [ "$sw_first" = "$sw_rel" ] || shadow_without "$sw_src/$sw_first" "${sw_rel#*/}" "$sw_dst/$sw_first"
+}
+
+# The block run again on a build tree that lacks each file of its `fails-without`
+# attributes: it must then exit non-zero, and before it prints any of its TEXTs as a
+# line (a missing extension or plugin fails the example where it is used, instead of
+# letting it look like success).
+block_fails_without() {
+  attr_values fails-without "$3" >"$WORK/b$1.without"
+  k=0
+  while IFS= read -r rel; do
+    k=$((k + 1))
+    [ -e "$BUILD/$rel" ] || die "block $1: fails-without \"$rel\": the build has no such file to leave out"
+    shadow_without "$BUILD" "$rel" "$WORK/b$1.shadow$k" || die "cannot shadow $BUILD without $rel"
+    dw=$(block_dir "$1w$k" "$WORK/b$1.shadow$k")
+    echo "--- block $1 again, on a build without $rel:"
+    run_script_in "$1" "$2" "$dw"
+    rc=$?
+    cat "$dw.out"
+    stop_emulator "$dw.run"
+    [ $rc -ne 0 ] || die "block $1: exit 0 on a build without $rel, wanted a failure"
+    attr_values prints "$3" >"$dw.want"
+    while IFS= read -r want; do
+      ! grep -qxF -- "$want" "$dw.out" ||
+        die "block $1: on a build without $rel it printed '$want' before failing (it must fail where it needs $rel)"
+    done <"$dw.want"
+    echo "(exit $rc before printing what it prints on success, as it should without $rel)"
+  done <"$WORK/b$1.without"
+}
+
 block_script() {
   d=$(block_dir "$1")
-  tmp=${TMPDIR:-/tmp}
+  tmp=""
   case "$3" in
     root | "root "*)
       if [ "$(id -u)" -ne 0 ]; then
@@ -198,20 +273,19 @@ block_script() {
         skipped=$((skipped + 1))
         return 0
       fi
-      tmp=$(mktemp -d /tmp/readme-root.XXXXXX) || die "block $1: cannot make a directory in /tmp"
-      { chmod 755 "$tmp" && echo "$tmp" >"$d/roottmp"; } || die "block $1: cannot set up $tmp" ;;
+      tmp=$(root_tmp "$1" "$d") ;;
   esac
-  cp "$2" "$d/block.sh"
+  cp "$2" "$d.sh"
   echo "--- block $1 (sh, in a scratch directory):"
-  sed 's/^/  | /' "$d/block.sh"
-  (cd "$d" && TMPDIR=$tmp XDG_RUNTIME_DIR="$d/run" sh -e ./block.sh) >"$d/out" 2>&1
+  sed 's/^/  | /' "$d.sh"
+  run_script_in "$1" "$d.sh" "$d" "$tmp"
   rc=$?
-  cat "$d/out"
-  stop_emulator "$d"
-  if [ -f "$d/roottmp" ]; then
-    root_leftovers "$tmp" >"$d/left" 2>&1
-    rm -rf "$tmp" "$d/roottmp"
-    [ -s "$d/left" ] && { cat "$d/left"; die "block $1 left these behind (removed now)"; }
+  cat "$d.out"
+  stop_emulator "$d.run"
+  if [ -n "$tmp" ]; then
+    root_leftovers "$tmp" >"$d.left" 2>&1
+    rm -rf "$tmp" "$d.roottmp"
+    [ -s "$d.left" ] && { cat "$d.left"; die "block $1 left these behind (removed now)"; }
     if [ $rc -eq 77 ]; then
       echo "--- block $1: SKIP (the reason is above)"
       skipped=$((skipped + 1))
@@ -219,7 +293,9 @@ block_script() {
     fi
   fi
   [ $rc -eq 0 ] || die "block $1: exit $rc, wanted 0"
-  check_prints "$d/out" "$3" "$1"
+  check_prints "$d.out" "$3" "$1"
+  check_left_nothing "$d" "$1"
+  block_fails_without "$1" "$d.sh" "$3"
 }
 
 block_python() {
@@ -229,41 +305,43 @@ block_python() {
   "$PYTHON" -c 'import sqlite3; sqlite3.Connection.enable_load_extension' >/dev/null 2>&1 ||
     die "block $1 is Python, and $PYTHON's sqlite3 module lacks enable_load_extension (built without loadable extensions): run the test with a Python that has it (Debian's /usr/bin/python3 does; -DXIO_README_PYTHON=...)"
   d=$(block_dir "$1")
-  cp "$2" "$d/block.py"
+  cp "$2" "$d.py"
   echo "--- block $1 (python, $PYTHON, on a private emulator):"
-  sed 's/^/  | /' "$d/block.py"
-  XDG_RUNTIME_DIR="$d/run" "$XIO" emulator start --dir "$d/run/xio-emulator" --shell \
-    >"$d/env" 2>"$d/err" || { cat "$d/err"; die "block $1: the emulator did not start"; }
-  # shellcheck disable=SC1091 # the emulator's exports, written just above
-  (cd "$d" && . ./env && "$PYTHON" block.py) >"$d/out" 2>&1
+  sed 's/^/  | /' "$d.py"
+  XDG_RUNTIME_DIR="$d.run" "$XIO" emulator start --dir "$d.run/xio-emulator" --shell \
+    >"$d.env" 2>"$d.err" ||
+    { cat "$d.err"; die "block $1: the emulator did not start"; }
+  # shellcheck disable=SC1090 # the emulator's exports, written just above
+  (cd "$d" && . "$d.env" && TMPDIR="$d.tmp" "$PYTHON" "$d.py") >"$d.out" 2>&1
   rc=$?
-  cat "$d/out"
+  cat "$d.out"
   ok=1
   if [ $rc -eq 0 ]; then
-    attr_values stored "$3" >"$d/stored"
+    attr_values stored "$3" >"$d.stored"
     while IFS= read -r blob; do
-      # shellcheck disable=SC1091 # the same exports
-      (. "$d/env" && "$XIO" stat "$XIO_BLOB_ENDPOINT/$blob") >"$d/stat" 2>&1 || {
-        cat "$d/stat"
+      # shellcheck disable=SC1090 # the same exports
+      (. "$d.env" && "$XIO" stat "$XIO_BLOB_ENDPOINT/$blob") >"$d.stat" 2>&1 || {
+        cat "$d.stat"
         echo "readme_examples: block $1: $blob is not on the emulator" >&2
         ok=0
       }
-    done <"$d/stored"
+    done <"$d.stored"
   fi
-  XDG_RUNTIME_DIR="$d/run" "$XIO" emulator stop --dir "$d/run/xio-emulator" >/dev/null 2>&1
+  stop_emulator "$d.run"
   [ $rc -eq 0 ] || die "block $1: exit $rc, wanted 0"
   [ $ok -eq 1 ] || exit 1
-  check_prints "$d/out" "$3" "$1"
+  check_prints "$d.out" "$3" "$1"
+  check_left_nothing "$d" "$1"
 }
 
 block_c() {
   d=$(block_dir "$1")
-  cp "$2" "$d/example.c"
+  cp "$2" "$d.c"
   echo "--- block $1 (C, compiled against the built libraries):"
   # shellcheck disable=SC2086,SC2046 # flag lists, split as a shell would
-  $CC $CFLAGS -o "$d/example" "$d/example.c" $LIBS \
-    $(pkg-config --libs libcurl libxml-2.0 openssl libcjson) -pthread >"$d/cc" 2>&1 || {
-    cat "$d/cc"
+  $CC $CFLAGS -o "$d.bin" "$d.c" $LIBS \
+    $(pkg-config --libs libcurl libxml-2.0 openssl libcjson) -pthread >"$d.cc" 2>&1 || {
+    cat "$d.cc"
     die "block $1: the C example does not compile"
   }
   url="$XIO_TEST_BLOB_ENDPOINT/devstoreaccount1/readme-c-$$-$1/example.ldf"
@@ -271,33 +349,31 @@ block_c() {
   case "$3" in *" again "*) run_c "$1" "$d" "$url" "${3#* again }" ;; esac
 }
 
-# Runs the program of block $1 (in directory $2) on blob URL $3, wanting what the
+# Runs the program of block $1 (built as $2.bin) on blob URL $3, wanting what the
 # attributes $4 say: exit 0 and every `prints` text, or with `fails "TEXT"` a
 # non-zero exit and every TEXT.
 run_c() {
   echo "\$ ./example $3"
   AZURE_STORAGE_CONNECTION_STRING=$(conn_for "$XIO_TEST_BLOB_ENDPOINT") \
-    "$2/example" "$3" >"$2/out" 2>&1
+    "$2.bin" "$3" >"$2.out" 2>&1
   rc=$?
-  cat "$2/out"
+  cat "$2.out"
   if [ -n "$(attr_values fails "$4")" ]; then
     [ $rc -ne 0 ] || die "block $1: exit 0, wanted a failure"
-    check_prints "$2/out" "$4" "$1" fails
+    check_prints "$2.out" "$4" "$1" fails
   else
     [ $rc -eq 0 ] || die "block $1: exit $rc, wanted 0"
   fi
-  check_prints "$2/out" "$4" "$1"
+  check_prints "$2.out" "$4" "$1"
 }
 
 # Stops every private emulator a block left running and removes the scratch.
 cleanup() {
-  k=1
-  while [ -f "$WORK/$k.kind" ]; do
-    if [ -d "$WORK/b$k" ]; then stop_emulator "$WORK/b$k"; fi
-    if [ -f "$WORK/b$k/roottmp" ]; then
-      root_leftovers "$(cat "$WORK/b$k/roottmp")" && rm -rf "$(cat "$WORK/b$k/roottmp")"
-    fi
-    k=$((k + 1))
+  for e in $(ls "$WORK" 2>/dev/null); do
+    case "$e" in
+      *.run) stop_emulator "$WORK/$e" ;;
+      *.roottmp) root_leftovers "$(cat "$WORK/$e")" && rm -rf "$(cat "$WORK/$e")" ;;
+    esac
   done
   rm -rf "$WORK"
 }

@@ -2,7 +2,8 @@
  * demo_test.c - the create-database demo, run as the xio-demo program in a reduced
  * size on the emulator and on local files: its table's request counts (not its
  * timings) show the instant way's promise, and the grown log reads back as zeros;
- * without anywhere to run or with bad sizes it is bad usage (exit 2).
+ * the classic zero-writes show their progress; without anywhere to run or with bad
+ * sizes it is bad usage (exit 2).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -139,6 +140,28 @@ TEST(demo_on_local_files) {
   check_counts(o);
   ASSERT_CONTAINS(str(o, "backend"), "local");
   cJSON_Delete(o);
+  run_free(&r);
+}
+
+/* The classic zero-writes show a progress line on stderr, as put and get do: on a
+ * terminal, or anywhere with --progress (a line a second and the last state);
+ * never with --json, nor on a pipe unless asked. The step's line comes whole. */
+TEST(demo_shows_the_progress_of_the_zero_writes) {
+  run r = {0};
+  DEMO(&r, "--progress", "--data-size", "16M", "--log-size", "8M", "--grow-to", "1G");
+  EXPECT_STATUS(&r, 0);
+  ASSERT_CONTAINS(r.err, "classic_data.mdf [########################] 100%");
+  ASSERT_CONTAINS(r.err, "classic_log.ldf [########################] 100%");
+  ASSERT_CONTAINS(r.err, " MiB/s  ETA 0:00");
+  ASSERT(strstr(r.err, "instant_") == NULL); /* no zeros written: nothing to show */
+  ASSERT_CONTAINS(r.out, "creating classic_data.mdf (16.0 MiB, init zero) ... ");
+  ASSERT_CONTAINS(r.out, "creating instant_log.ldf (8.00 MiB, init clear) ... ");
+  DEMO(&r, "--data-size", "8M", "--log-size", "4M", "--grow-to", "1G");
+  EXPECT_STATUS(&r, 0);
+  ASSERT(strstr(r.err, "MiB/s") == NULL); /* stderr is no terminal here */
+  DEMO(&r, "--json", "--progress", "--data-size", "8M", "--log-size", "4M", "--grow-to", "1G");
+  EXPECT_STATUS(&r, 0);
+  ASSERT(strstr(r.err, "MiB/s") == NULL);
   run_free(&r);
 }
 
