@@ -19,6 +19,7 @@ xio_add_suite(NAME blobio_fault AZURITE
     ${CMAKE_CURRENT_LIST_DIR}/readcheck_test.c
     ${CMAKE_CURRENT_LIST_DIR}/slowclient_test.c
     ${CMAKE_CURRENT_LIST_DIR}/cancel_test.c
+    ${CMAKE_CURRENT_LIST_DIR}/scheme_test.c
   LIBS xio_faultproxy xio_blob xio_blob_sync_test Threads::Threads)
 target_include_directories(test_blobio_fault PRIVATE
   ${PROJECT_SOURCE_DIR}/tests/blobio/emulator ${PROJECT_SOURCE_DIR}/blobio)
