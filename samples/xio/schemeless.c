@@ -9,10 +9,11 @@
  * path, whatever it looks like.
  *
  * What can only be a host: a name of Azure Storage (ACCOUNT.blob.core.windows.net
- * and the other clouds' like it), any host with a port (127.0.0.1:10000,
- * localhost:10000, azurite:10000, [::1]:10000), or an IP address followed by a
- * path. The URL shown never carries the query, which may hold a SAS: it says "(with
- * its query)" instead.
+ * and the other clouds' like it), an IP address or localhost with a port
+ * (127.0.0.1:10000, [::1]:10000, localhost:10000), any other name with a port when a
+ * path follows (azurite:10000/devstoreaccount1/...; "db:1" alone may be a file to
+ * make), or an IP address followed by a path. The URL shown never carries the query, which may hold
+ * a SAS: it says "(with its query)" instead.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -82,7 +83,8 @@ static int only_a_host(const char *s, size_t n, int more, int *loopback) {
   int ip = is_ip(s, h);
   if (!ip && !is_dns_name(s, h)) return 0;
   *loopback = is_loopback(s, h);
-  return storage || p > 0 || (ip && more);
+  /* "db:1" alone may well be a file to make; "azurite:10000/devstoreaccount1/..." not. */
+  return storage || (p > 0 && (ip || *loopback || more)) || (ip && more);
 }
 
 int cli_schemeless_url(const char *arg, char *out, size_t size) {

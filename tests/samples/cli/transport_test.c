@@ -127,6 +127,10 @@ TEST(url_without_scheme_names_the_url_meant) {
   ASSERT_EQ((long)st.st_size, 1024L * 1024);
   XIO(&r, "--json", "stat", path);
   EXPECT_EXIT(&r, 0);
+  /* A name with a colon and digits but no path is a file to make, not a host. */
+  XIO(&r, "create", "db:1", "--size", "1M");
+  EXPECT_EXIT(&r, 0);
+  ASSERT_EQ(access("db:1", F_OK), 0);
   ASSERT_EQ(chdir(cwd), 0);
   clirun_free(&r);
 }
