@@ -49,6 +49,10 @@ void xio__blob_call_reset_try(xio_blob_call *c) {
   c->status = 0;
   c->curl_rc = CURLE_OK;
   c->verify_result = 0;
+  c->tls_got_http = 0;
+  c->peer_ip[0] = '\0';
+  c->peer_port = 0;
+  c->speaks_tls = 0;
   c->curl_err[0] = '\0';
   xio__blob_hdrs_reset(&c->resp_headers);
   c->resp_len = 0;

@@ -100,6 +100,11 @@ struct xio_blob_call {
   int status;
   CURLcode curl_rc;
   long verify_result; /* OpenSSL's verdict on a refused certificate (X509_V_ERR_*), else 0 */
+  int tls_got_http;   /* the server answered the TLS handshake in plain HTTP (tls.c) */
+  char peer_ip[48];   /* the address a plain-http try that got no answer reached, else "" */
+  long peer_port;     /* ... and its port */
+  int origin_heard;   /* the engine has had an HTTP answer from this origin before */
+  int speaks_tls;     /* that address answered a TLS hello in TLS (probe.c) */
   char curl_err[CURL_ERROR_SIZE];
   xio__blob_hdrs resp_headers;
   char *resp_body; /* body of errors and XML results */

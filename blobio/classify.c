@@ -8,6 +8,12 @@
  * without a credential and was refused as unauthenticated is XIO_ENOCRED (nothing
  * was wrong with a credential: there was none), and any failure of such a request
  * carries the reason NO_CREDENTIAL_SENT.
+ *
+ * Some transport failures are final at once, as no retry can mend them: TLS to a
+ * server that answered in plain http, plain http to one that speaks TLS (the
+ * engine asks probe.c when a connection closed without a word), and a host name
+ * that does not resolve, for an origin the engine has never had an answer from.
+ * Each has a reason of its own and a message that says what to use instead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +153,37 @@ static void fill_detail(xio_blob_call *c, xio_err code) {
   snprintf(e->client_request_id, sizeof e->client_request_id, "%s", c->client_request_id);
 }
 
+int xio__blob_probe_wanted(const xio_blob_call *c) {
+  int silent = c->curl_rc == CURLE_GOT_NOTHING || c->curl_rc == CURLE_RECV_ERROR ||
+               c->curl_rc == CURLE_SEND_ERROR;
+  return silent && c->peer_ip[0] && c->attempt == 0 && !c->origin_heard && !c->oom;
+}
+
+/* The failures that no retry mends: the server speaks the other protocol (http to
+ * a TLS port, TLS to a plain-http one), or the host name of an origin that never
+ * answered does not resolve (a wrong account name, not a resolver's bad moment:
+ * a name that resolved before is retried). Their reason, else XIO_REASON_NONE. */
+static xio_reason permanent_reason(const xio_blob_call *c) {
+  if (c->curl_rc == CURLE_SSL_CONNECT_ERROR && c->tls_got_http) return XIO_REASON_SPEAKS_HTTP;
+  if (c->speaks_tls) return XIO_REASON_SPEAKS_HTTPS;
+  if (c->curl_rc == CURLE_COULDNT_RESOLVE_HOST && !c->origin_heard) return XIO_REASON_RESOLVE;
+  return XIO_REASON_NONE;
+}
+
+/* The message of a failure of permanent_reason. */
+static void permanent_message(xio_blob_call *c, xio_err code, xio_reason reason) {
+  if (reason == XIO_REASON_SPEAKS_HTTP)
+    xio_error_set(&c->err, code,
+                  "the server answered the TLS handshake in plain http: this endpoint speaks "
+                  "http, not https");
+  else if (reason == XIO_REASON_SPEAKS_HTTPS)
+    xio_error_set(&c->err, code,
+                  "the server closed the connection without an answer, and it answers TLS: "
+                  "this endpoint speaks https, not http");
+  else
+    xio_error_set(&c->err, code, "the host name %s does not resolve", c->target->url.host);
+}
+
 static xio__blob_verdict transport_failure(xio_blob_call *c) {
   xio__blob_verdict v = {XIO_ETRANSPORT, retryable_curl(c->curl_rc)};
   if (c->curl_rc == CURLE_OPERATION_TIMEDOUT) v.code = XIO_ETIMEDOUT;
@@ -154,11 +191,15 @@ static xio__blob_verdict transport_failure(xio_blob_call *c) {
   if (c->curl_rc == CURLE_WRITE_ERROR && c->overflow) v.code = XIO_EHTTP, v.retry = 0;
   const char *what = c->curl_err[0] ? c->curl_err : curl_easy_strerror(c->curl_rc);
   xio_reason reason = transport_reason(c->curl_rc, c->verify_result);
+  xio_reason permanent = c->overflow || c->oom ? XIO_REASON_NONE : permanent_reason(c);
+  if (permanent) v.retry = 0, reason = permanent;
   if (c->overflow)
     xio_error_set(&c->err, v.code, "response body larger than the %zu bytes asked for",
                   c->rbuf ? c->rbuf_len : (size_t)0);
   else if (c->oom)
     xio_error_set(&c->err, v.code, "out of memory during the request");
+  else if (permanent)
+    permanent_message(c, v.code, reason);
   else if (reason == XIO_REASON_TLS_HOSTNAME) /* OpenSSL's words do not name the host */
     xio_error_set(&c->err, v.code, "%s (the certificate is not for the host name %s)", what,
                   c->target->url.host);

@@ -11,7 +11,9 @@
  * Any thread submits calls; they wait in `incoming` under the lock. The I/O thread
  * moves them to its own ready queue, starts up to max_in_flight tries at once, and
  * when a try ends asks classify.c what it means: done, or retry after a delay
- * (retry.c), in which case the call waits in the timer list until due. Control
+ * (retry.c), in which case the call waits in the timer list until due; it tells
+ * classify.c whether the try's origin has answered before (origins.c) and, when
+ * plain http met a close without a word, what that port speaks (probe.c). Control
  * calls (lease actions) have a lane of their own: they start ahead of the ready
  * queue, unpaced, and beyond max_in_flight by up to CONTROL_SLOTS, so that a lease
  * renewal never waits behind a blob's thousands of queued writes. A call whose
@@ -79,6 +81,7 @@ struct xio_blob_engine {
   xio__blob_socks socks;      /* the sockets of every connection (rcvlowat.c) */
   xio__blob_events events;    /* what the I/O thread waits for (events.c) */
   xio__blob_timers timers;    /* work run on the I/O thread at a moment (timers.c) */
+  xio__blob_origins heard;    /* I/O thread: origins that have answered (origins.c) */
   _Atomic uint64_t completed; /* calls completed (xio_blob_engine_completed) */
   xio__blob_pacer pacer;      /* I/O thread only (pacing.c) */
   _Atomic uint64_t paced_waits, paced_throttled; /* the pacer's counts, for any thread */
@@ -429,12 +432,30 @@ static int retries_left(const xio_blob_engine *e, const xio_blob_call *c, int bu
   return c->attempt - c->throttle_retries < p->max_retries;
 }
 
+/* How long a look at what a port speaks may take (probe.c). */
+#define PROBE_MAX_MS 2000
+
+/* Classifies the try of `c` that ended, with what the engine knows beside it:
+ * whether its origin has answered before, and, when plain http met a silent close,
+ * what the port speaks. Then remembers an origin that answered. */
+static xio__blob_verdict judge(xio_blob_engine *e, xio_blob_call *c) {
+  c->origin_heard = xio__blob_origins_has(&e->heard, c->target->origin);
+  if (xio__blob_probe_wanted(c)) {
+    int ms = c->connect_timeout_ms ? c->connect_timeout_ms : e->opts.connect_timeout_ms;
+    c->speaks_tls = xio__blob_probe_tls(c->peer_ip, c->peer_port, c->target->url.host,
+                                        ms > 0 && ms < PROBE_MAX_MS ? ms : PROBE_MAX_MS);
+  }
+  xio__blob_verdict v = xio__blob_classify(c);
+  if (c->status > 0) xio__blob_origins_add(&e->heard, c->target->origin);
+  return v;
+}
+
 static void finish_try(xio_blob_engine *e, xio_blob_call *c, CURLcode rc) {
   xio__blob_try_finished(c, rc);
   if (xio_alloc_failures() != c->refused) c->oom = 1;
   release_easy(e, c);
   drop_active(e, c);
-  xio__blob_verdict v = xio__blob_classify(c);
+  xio__blob_verdict v = judge(e, c);
   pace_answer(e, c, v.code);
   int64_t now = xio_auth_monotonic_us();
   int throttled = v.code != XIO_OK && throttling(c, v.code);

@@ -38,6 +38,32 @@ typedef struct xio__blob_verdict {
  *  known (operation, status, service code, request ids, message, target). */
 xio__blob_verdict xio__blob_classify(xio_blob_call *c);
 
+/** Whether the try of `c` that just failed may have met a TLS server with plain
+ *  http (classify.c): a plain-http first try to an origin never heard from, its
+ *  connection closed or broken with not one byte of answer. Then the engine asks
+ *  xio__blob_probe_tls and sets c->speaks_tls before classifying. */
+int xio__blob_probe_wanted(const xio_blob_call *c);
+
+/** 1 when `ip`:`port` (a numeric address: no name is looked up) answers a TLS
+ *  ClientHello with a TLS record, 0 otherwise or after `timeout_ms` (probe.c).
+ *  `host` goes in the hello as its server name unless it is an IP literal. Blocks
+ *  for at most `timeout_ms`; never fails otherwise. */
+int xio__blob_probe_tls(const char *ip, long port, const char *host, int timeout_ms);
+
+/** The origins an engine has had an HTTP answer from (origins.c), the last
+ *  XIO__BLOB_ORIGINS_MAX of them; an origin too long for a slot is never kept. */
+#define XIO__BLOB_ORIGINS_MAX 8
+typedef struct xio__blob_origins {
+  char v[XIO__BLOB_ORIGINS_MAX][280];
+  int next;
+} xio__blob_origins;
+
+/** 1 when `origin` (scheme://host[:port]) is among those of `o`. */
+int xio__blob_origins_has(const xio__blob_origins *o, const char *origin);
+
+/** Remembers `origin`, in place of the oldest when every slot is taken. */
+void xio__blob_origins_add(xio__blob_origins *o, const char *origin);
+
 /** Milliseconds to wait before retry number `attempt` (1-based): the service's hint
  *  (retry-after-ms, x-ms-retry-after-ms, Retry-After) when present, else
  *  base * 2^(attempt-1) * jitter(0.8..1.3), capped at max_delay_ms. */

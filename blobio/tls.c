@@ -73,9 +73,29 @@ static const char *host_of(CURL *easy) {
   return c->target->url.host;
 }
 
-/* Sets up each TLS context libcurl makes: the engine's store and how chains and
- * the host name are judged against it (trust.c), and the callback that gives
- * connections their read-ahead buffer and counts handshakes. */
+/* Looks at the header of the first record the server sends on a new connection:
+ * "HTTP/" there is a plain-HTTP server answering the ClientHello with an error
+ * page, which OpenSSL reports only as a "wrong version number". The call whose
+ * try is making the handshake (that of `arg`, the handle that set up the
+ * connection, which drives it until the handshake ends) is told, so that the
+ * failure is final and says so (classify.c). Then the callback takes itself off
+ * the connection: later records are not looked at, and the handle, which may be
+ * freed long before the connection, is never touched again. */
+static void on_first_record(int write_p, int version, int content_type, const void *buf, size_t len,
+                            SSL *ssl, void *arg) {
+  (void)version;
+  if (write_p || content_type != SSL3_RT_HEADER) return;
+  xio_blob_call *c = NULL;
+  if (len >= 5 && memcmp(buf, "HTTP/", 5) == 0 &&
+      curl_easy_getinfo((CURL *)arg, CURLINFO_PRIVATE, (char **)&c) == CURLE_OK && c)
+    c->tls_got_http = 1;
+  SSL_set_msg_callback(ssl, NULL);
+}
+
+/* Sets up each TLS context libcurl makes (one per connection): the engine's store
+ * and how chains and the host name are judged against it (trust.c), the callback
+ * that gives connections their read-ahead buffer and counts handshakes, and the
+ * one that tells a plain-HTTP server from a TLS one. */
 static CURLcode on_ssl_ctx(CURL *easy, void *sslctx, void *ud) {
   SSL_CTX *ctx = sslctx;
   xio__blob_tls *t = ud;
@@ -84,6 +104,8 @@ static CURLcode on_ssl_ctx(CURL *easy, void *sslctx, void *ud) {
   if (rc != CURLE_OK) return rc;
   SSL_CTX_set_app_data(ctx, t);
   if (!SSL_CTX_get_info_callback(ctx)) SSL_CTX_set_info_callback(ctx, on_info);
+  SSL_CTX_set_msg_callback(ctx, on_first_record);
+  SSL_CTX_set_msg_callback_arg(ctx, easy);
   return CURLE_OK;
 }
 

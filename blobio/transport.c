@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/crypto.h>
 
@@ -366,6 +367,15 @@ void xio__blob_try_finished(xio_blob_call *c, CURLcode rc) {
   /* Which check refused the server's certificate, for the error's reason. */
   if (rc == CURLE_PEER_FAILED_VERIFICATION)
     curl_easy_getinfo(c->easy, CURLINFO_SSL_VERIFYRESULT, &c->verify_result);
+  /* Where a plain-http try that got not one byte back went, for a look at what
+   * that port speaks (probe.c). */
+  long got = 0;
+  char *ip = NULL;
+  if (rc != CURLE_OK && strcasecmp(c->target->url.scheme, "http") == 0 &&
+      curl_easy_getinfo(c->easy, CURLINFO_HEADER_SIZE, &got) == CURLE_OK && got == 0 &&
+      curl_easy_getinfo(c->easy, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip &&
+      curl_easy_getinfo(c->easy, CURLINFO_PRIMARY_PORT, &c->peer_port) == CURLE_OK)
+    snprintf(c->peer_ip, sizeof c->peer_ip, "%s", ip);
   xio__blob_rcvlowat_end(c);
   if (c->sends > 1) c->resends += c->sends - 1;
   xio__blob_slist_free(c->slist); /* wiped: it holds the Authorization line */

@@ -169,9 +169,25 @@ static int is_target_name(const char *what) {
   return strcmp(what, "TARGET") == 0 || strcmp(what, "SRC") == 0 || strcmp(what, "DST") == 0;
 }
 
+/* A URL typed without its scheme, where a target goes (schemeless.c): refused,
+ * naming the URL probably meant. CLI_CONTINUE when `arg` is not one. */
+static int check_schemeless(const cli *c, const char *what, const char *arg) {
+  char meant[600];
+  int url_only = strcmp(what, "CONTAINER_URL") == 0 || strcmp(what, "URL") == 0;
+  if ((!is_target_name(what) && !url_only) || xio_target_classify(arg) != XIO_TARGET_LOCAL ||
+      xio_target_scheme_length(arg) > 0 || !cli_schemeless_url(arg, meant, sizeof meant))
+    return CLI_CONTINUE;
+  return cli_usage_error(c,
+                         "%s has no scheme, and no local file or directory %.*s exists: did "
+                         "you mean %s?",
+                         what, (int)strcspn(arg, "/?"), arg, meant);
+}
+
 /* Replaces the targets written @FILE or @- (and ls's CONTAINER_URL) by what they
  * stand for (atfile.c), then refuses a TARGET that is a URL of a scheme xio cannot
- * open (ftp://...), naming the scheme, before anything is sent or created. */
+ * open (ftp://...), naming the scheme, and one typed without its scheme
+ * (127.0.0.1:10000/..., ACCOUNT.blob.core.windows.net/...), naming the URL meant,
+ * before anything is sent or created. */
 static int check_targets(cli *c, const char *names, int npos, const char **pos) {
   for (int k = 0; k < npos; k++) {
     char what[32];
@@ -179,6 +195,7 @@ static int check_targets(cli *c, const char *names, int npos, const char **pos) 
     int r = is_target_name(what) || strcmp(what, "CONTAINER_URL") == 0
                 ? cli_target_from_file(c, what, pos[k], &pos[k])
                 : CLI_CONTINUE;
+    if (r == CLI_CONTINUE) r = check_schemeless(c, what, pos[k]);
     if (r != CLI_CONTINUE) return r;
     if (!is_target_name(what) || xio_target_classify(pos[k]) != XIO_TARGET_UNSUPPORTED) continue;
     int n = (int)xio_target_scheme_length(pos[k]);

@@ -184,6 +184,17 @@ int cli_target_from_file(cli *c, const char *what, const char *arg, const char *
 /** Wipes and frees the targets read from files; safe to repeat. */
 void cli_read_targets_free(cli *c);
 
+/* ------------------------------------------------------ schemeless.c ---- */
+
+/**
+ * When `arg`, a target that is a local path by its text, starts with what can only
+ * be a host (127.0.0.1:10000/..., ACCOUNT.blob.core.windows.net/...) and nothing of
+ * that first part exists here: writes the URL probably meant into `out` (http://
+ * for loopback, else https://; a query left out, since it may hold a SAS, and
+ * " (with its query)" said instead) and returns 1. Else 0: a local path. Never fails.
+ */
+int cli_schemeless_url(const char *arg, char *out, size_t size);
+
 /* ----------------------------------------------------------- scrub.c ---- */
 
 /** The private copies of the arguments that held a secret (cli_scrub_argv). */

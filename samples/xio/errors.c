@@ -92,11 +92,25 @@ static const char *hint_perm(const xio_error *e) {
          "with the right letters, e.g. `xio sas TARGET --permissions rcwd --expiry 1h`";
 }
 
+/* The target with its scheme changed to `scheme` ("http" or "https"), in a hint:
+ * "this endpoint speaks http, not https: use http://HOST/..." (the target is the
+ * log-safe URL). The buffer is static: the command line reports on one thread. */
+static const char *hint_other_scheme(const xio_error *e, const char *scheme) {
+  static char buf[sizeof e->target + 200];
+  const char *rest = strstr(e->target, "://");
+  snprintf(buf, sizeof buf, "this endpoint speaks %s, not %s: use %s://%s", scheme,
+           strcmp(scheme, "http") == 0 ? "https" : "http", scheme, rest ? rest + 3 : "HOST/...");
+  return buf;
+}
+
 /* A transport failure; the reason tells a server certificate this machine does not
- * trust, or one issued for another name, from the rest. Certificates are always
- * verified: no hint ever offers a way around that. */
+ * trust, or one issued for another name, or a server that speaks the other
+ * protocol, from the rest. Certificates are always verified: no hint ever offers a
+ * way around that. */
 static const char *hint_transport(const xio_error *e) {
   switch (e->reason) {
+  case XIO_REASON_SPEAKS_HTTP: return hint_other_scheme(e, "http");
+  case XIO_REASON_SPEAKS_HTTPS: return hint_other_scheme(e, "https");
   case XIO_REASON_TLS_HOSTNAME:
     return "the server's certificate is not for this host name: use the name it was "
            "issued for (the message quotes the name in the URL); a CA file does not "
@@ -110,7 +124,7 @@ static const char *hint_transport(const xio_error *e) {
     return "the server's certificate has expired or is not valid yet: check that this "
            "machine's clock is right; otherwise the server's certificate must be renewed";
   case XIO_REASON_RESOLVE:
-    return "no such host: check the account name in the URL (ACCOUNT in "
+    return "the host name does not resolve: check the account name in the URL (ACCOUNT in "
            "https://ACCOUNT.blob.core.windows.net/...), then this machine's DNS";
   default:
     return "could not talk to the service: check the host and port, the network, and "

@@ -74,7 +74,9 @@ extern "C" {
   XX(NO_TOKEN_SOURCE, "no Entra ID token source applies here")                                     \
   XX(TOKEN_SOURCES_FAILED, "every Entra ID token source tried failed")                             \
   XX(NO_CREDENTIAL_SENT, "the request went without a credential")                                  \
-  XX(CONTAINER_NAME, "the container name breaks Azure's naming rules")
+  XX(CONTAINER_NAME, "the container name breaks Azure's naming rules")                             \
+  XX(SPEAKS_HTTP, "the server answered the TLS handshake in plain http")                           \
+  XX(SPEAKS_HTTPS, "the server speaks TLS (https), not plain http")
 
 /** Result of every fallible xio call. 0 is success. */
 typedef enum xio_err {

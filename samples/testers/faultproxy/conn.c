@@ -110,6 +110,27 @@ static int read_body(conn *c, buf *in, size_t want) {
   return 0;
 }
 
+/* A TLS ClientHello (a handshake record, 0x16) where a request should start: a
+ * client sent https:// to this plain-http port. Answered as Node's http server
+ * (Azurite's own) answers it, 400 and close, so the client learns at once that the
+ * port speaks plain http rather than waiting out its handshake's timeout. No
+ * request: nothing is admitted, recorded or counted. 1 when it was one. */
+static int refuse_tls_hello(conn *c, buf *in) {
+  static const char answer[] = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n"
+                               "Content-Length: 0\r\n\r\n";
+  if (in->n == 0 || (unsigned char)in->d[0] != 0x16) return 0;
+  if (faultproxy__send_all(c->p, c->fd, answer, sizeof answer - 1) == 0) {
+    shutdown(c->fd, SHUT_WR);
+    /* Until the client hangs up: closing with its bytes unread would reset the
+     * connection, and a reset can discard the answer before the client reads it. */
+    char sink[4096];
+    while (faultproxy__wait_fd(c->p, c->fd, POLLIN, 1000) == 1 &&
+           read(c->fd, sink, sizeof sink) > 0) {
+    }
+  }
+  return 1;
+}
+
 /* Reads one request into `in`, moving `c` through its phases to CONN_SERVING.
  * 1 ready; 0 the client closed, stayed idle past the idle deadline or was cut while
  * idle (close in order); -1 error, a head not whole by its deadline, a body too slow,
@@ -119,6 +140,7 @@ static int read_request(conn *c, buf *in, request *r) {
   memset(r, 0, sizeof *r);
   int64_t idle_end = atomic_load(&c->since_us) + (int64_t)atomic_load(&p->idle_ms) * 1000;
   if (in->n == 0 && faultproxy__fill(p, c->fd, in, idle_end, &c->phase) <= 0) return 0;
+  if (refuse_tls_hello(c, in)) return 0;
   if (enter(c, CONN_IDLE, CONN_HEAD) != 0) return -1;
   int64_t head_end = faultproxy__now_us() + (int64_t)atomic_load(&p->head_ms) * 1000;
   if (faultproxy__read_head(p, c->fd, in, &r->m, head_end, &c->phase) != 1) return -1;

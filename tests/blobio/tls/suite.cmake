@@ -9,6 +9,8 @@
 # so do uploads of every size over connections that gather their records into few sends.
 # Those two rewire libcurl's BIOs, so only libcurl 7.88 with OpenSSL 3 gets them; an
 # engine with plain connections, as every other libcurl gets, moves the same bytes.
+# A URL whose scheme is not what its port speaks (http:// to the HTTPS emulator,
+# https:// to a plain-http server) fails after one try, naming the scheme to use.
 set(XIO_TLS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/tlsfix.c
   ${CMAKE_CURRENT_LIST_DIR}/tlsserver.c
@@ -22,7 +24,7 @@ set(XIO_TLS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/readcheck_tls_test.c)
 if(TARGET xio_cli)
   list(APPEND XIO_TLS_SOURCES ${CMAKE_SOURCE_DIR}/tests/samples/cli/clirun.c
-       ${CMAKE_CURRENT_LIST_DIR}/cli_tls_test.c)
+       ${CMAKE_CURRENT_LIST_DIR}/cli_tls_test.c ${CMAKE_CURRENT_LIST_DIR}/scheme_tls_test.c)
 endif()
 xio_add_suite(NAME tls AZURITE_TLS TIMEOUT 60
   SOURCES ${XIO_TLS_SOURCES}

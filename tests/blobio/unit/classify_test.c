@@ -5,6 +5,7 @@
  * needed.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <string.h>
 
 #include <openssl/x509_vfy.h>
@@ -259,4 +260,108 @@ TEST(classify_refusal_with_and_without_a_credential) {
   ASSERT_CONTAINS(c->err.message, "went without one");
   xio_blob_call_free(c);
   xio_blob_target_free(t);
+}
+
+/* A try of a put-page call to `url` that ended with libcurl's `rc`. */
+static xio_blob_call *failed_try(xio_blob_target **t, const char *url, CURLcode rc) {
+  static char data[512];
+  xio_blob_call *c = NULL;
+  xio_error e;
+  ASSERT_OK(xio_blob_target_new(url, NULL, t, &e), &e);
+  ASSERT_OK(xio_blob_call_put_page(*t, 0, data, 512, 0, NULL, &c, &e), &e);
+  c->curl_rc = rc;
+  return c;
+}
+
+/* The failures no retry mends are final at once, each with its reason and words:
+ * TLS answered in plain http, plain http to a port that speaks TLS, a host name that
+ * does not resolve on an origin that never answered. The same libcurl codes without
+ * that evidence are retried as before. */
+TEST(classify_wrong_protocol_and_unknown_host_are_final) {
+  xio_blob_target *t = NULL;
+  xio_blob_call *c =
+      failed_try(&t, "https://127.0.0.1:1/devstoreaccount1/cont/b.mdf", CURLE_SSL_CONNECT_ERROR);
+  xio__blob_verdict v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && v.retry); /* a handshake that failed otherwise */
+  ASSERT_EQ(c->err.reason, XIO_REASON_TLS_HANDSHAKE);
+  c->tls_got_http = 1;
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && !v.retry);
+  ASSERT_EQ(c->err.reason, XIO_REASON_SPEAKS_HTTP);
+  ASSERT_CONTAINS(c->err.message, "this endpoint speaks http, not https");
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+
+  c = failed_try(&t, "http://127.0.0.1:1/devstoreaccount1/cont/b.mdf", CURLE_GOT_NOTHING);
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && v.retry);
+  c->speaks_tls = 1;
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && !v.retry);
+  ASSERT_EQ(c->err.reason, XIO_REASON_SPEAKS_HTTPS);
+  ASSERT_CONTAINS(c->err.message, "this endpoint speaks https, not http");
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+
+  c = failed_try(&t, "https://nosuch.blob.core.windows.net/cont/b.mdf", CURLE_COULDNT_RESOLVE_HOST);
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && !v.retry);
+  ASSERT_EQ(c->err.reason, XIO_REASON_RESOLVE);
+  ASSERT_CONTAINS(c->err.message, "the host name nosuch.blob.core.windows.net does not resolve");
+  c->origin_heard = 1; /* it answered before: the resolver's bad moment, retried */
+  v = xio__blob_classify(c);
+  ASSERT(v.code == XIO_ETRANSPORT && v.retry);
+  ASSERT_EQ(c->err.reason, XIO_REASON_RESOLVE);
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+}
+
+/* What port a plain-http failure is worth a look at: a first try, closed or broken
+ * with not one byte back, on an origin that never answered. */
+TEST(probe_wanted_only_for_a_silent_first_try) {
+  xio_blob_target *t = NULL;
+  xio_blob_call *c =
+      failed_try(&t, "http://127.0.0.1:1/devstoreaccount1/cont/b.mdf", CURLE_GOT_NOTHING);
+  snprintf(c->peer_ip, sizeof c->peer_ip, "127.0.0.1");
+  c->peer_port = 1;
+  ASSERT(xio__blob_probe_wanted(c));
+  c->curl_rc = CURLE_RECV_ERROR;
+  ASSERT(xio__blob_probe_wanted(c));
+  c->curl_rc = CURLE_SEND_ERROR;
+  ASSERT(xio__blob_probe_wanted(c));
+  c->curl_rc = CURLE_COULDNT_CONNECT; /* nothing listens: nothing to ask */
+  ASSERT(!xio__blob_probe_wanted(c));
+  c->curl_rc = CURLE_GOT_NOTHING;
+  c->attempt = 1;
+  ASSERT(!xio__blob_probe_wanted(c));
+  c->attempt = 0;
+  c->origin_heard = 1;
+  ASSERT(!xio__blob_probe_wanted(c));
+  c->origin_heard = 0;
+  c->peer_ip[0] = '\0'; /* bytes came back, or not plain http: transport.c kept no address */
+  ASSERT(!xio__blob_probe_wanted(c));
+  xio_blob_call_free(c);
+  xio_blob_target_free(t);
+}
+
+/* The origins an engine heard from: found again, and the oldest given up for a new
+ * one when every slot is taken. */
+TEST(origins_remember_the_last_few) {
+  xio__blob_origins o;
+  char name[64];
+  memset(&o, 0, sizeof o);
+  ASSERT(!xio__blob_origins_has(&o, "http://127.0.0.1:1"));
+  xio__blob_origins_add(&o, "http://127.0.0.1:1");
+  xio__blob_origins_add(&o, "http://127.0.0.1:1");
+  ASSERT(xio__blob_origins_has(&o, "http://127.0.0.1:1"));
+  ASSERT(!xio__blob_origins_has(&o, "https://127.0.0.1:1"));
+  for (int i = 0; i < XIO__BLOB_ORIGINS_MAX - 1; i++) {
+    snprintf(name, sizeof name, "https://a%d.blob.core.windows.net", i);
+    xio__blob_origins_add(&o, name);
+  }
+  ASSERT(xio__blob_origins_has(&o, "http://127.0.0.1:1"));
+  xio__blob_origins_add(&o, "https://one-more.blob.core.windows.net");
+  ASSERT(!xio__blob_origins_has(&o, "http://127.0.0.1:1"));
+  ASSERT(xio__blob_origins_has(&o, "https://one-more.blob.core.windows.net"));
+  ASSERT(xio__blob_origins_has(&o, "https://a0.blob.core.windows.net"));
 }

@@ -3,7 +3,8 @@
 # hints, --json output, traces, no secret in any output, the partial files and
 # modes of local files, and the sparse put/get
 # round trip of a 1 GiB file, and the request counts of fragmented and mostly
-# empty files both ways.
+# empty files both ways; and addresses that fail at once (the wrong scheme for the
+# port, a host name that does not resolve, a URL typed without its scheme).
 if(TARGET xio_cli)
   include(${PROJECT_SOURCE_DIR}/samples/testers/faultproxy/library.cmake)
   xio_add_suite(NAME cli AZURITE TIMEOUT 300
@@ -32,6 +33,7 @@ if(TARGET xio_cli)
       ${CMAKE_CURRENT_LIST_DIR}/readcheck_test.c
       ${CMAKE_CURRENT_LIST_DIR}/dryrun_test.c
       ${CMAKE_CURRENT_LIST_DIR}/conventions_test.c
+      ${CMAKE_CURRENT_LIST_DIR}/transport_test.c
     LIBS xio xio_faultproxy PkgConfig::CJSON)
   add_dependencies(test_cli xio_cli)
   target_compile_definitions(test_cli PRIVATE XIO_CLI_PATH="$<TARGET_FILE:xio_cli>")
