@@ -267,6 +267,11 @@ xio_err bk_load(bk_job *j, const char *dir, xio_error *err);
  *  (older), or resume asked to finish P only. */
 xio_err bk_check_named(const bk_job *j, const char *given, xio_error *err);
 
+/** Fills the link fields of `out` (snapshot, base, size, written and cleared ranges
+ *  and bytes, pieces) from link `l`: what a run says of the newest link it made, or
+ *  a dry run of the link it would make. */
+void bk_describe(const bk_link *l, xio_backup_result *out);
+
 /* ------------------------------------------------------------ plan.c ---- */
 
 /** A dry run (xio_backup_options.dry_run) of the job: loads DIR's chain and pending

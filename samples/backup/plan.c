@@ -33,18 +33,6 @@ static void plan_reads(const bk_link *l, size_t from, xio_backup_result *out) {
   }
 }
 
-/* What the result says of link `l`, the newest the run would make. */
-static void describe(const bk_link *l, xio_backup_result *out) {
-  snprintf(out->snapshot, sizeof out->snapshot, "%s", l->snapshot);
-  out->base = l->base;
-  out->size = l->size;
-  out->written_ranges = l->written.n;
-  out->written_bytes = xio_ranges_bytes(&l->written);
-  out->cleared_ranges = l->cleared.n;
-  out->cleared_bytes = xio_ranges_bytes(&l->cleared);
-  out->pieces = l->npieces;
-}
-
 /* Opens what a new link lists: snapshot `id`, or the blob itself when the run
  * would take the snapshot (id NULL). */
 static xio_err open_source(bk_job *j, const char *id, xio_file **f, xio_backup_result *out,
@@ -79,7 +67,7 @@ static xio_err plan_new(bk_job *j, const char *id, const char *since, xio_backup
   if (rc == XIO_OK) rc = bk_link_cut(&l, err);
   if (rc == XIO_OK) {
     plan_reads(&l, 0, out);
-    describe(&l, out);
+    bk_describe(&l, out);
   }
   xio_file_close(f, NULL);
   bk_link_free(&l);
@@ -94,7 +82,7 @@ static xio_err plan_pending(bk_job *j, xio_backup_result *out, xio_error *err) {
   xio_file_close(f, NULL);
   if (rc != XIO_OK) return rc;
   plan_reads(&j->link, j->link.verified, out);
-  describe(&j->link, out);
+  bk_describe(&j->link, out);
   out->pieces_kept = j->link.verified;
   return XIO_OK;
 }

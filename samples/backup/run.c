@@ -193,22 +193,25 @@ static xio_err backup(bk_job *j, const char *dir, xio_error *err) {
   return rc;
 }
 
-/* What the run did, from the chain's newest link (after keep: a base when keep is
- * 1). */
-static void result(const bk_job *j, xio_backup_result *out) {
-  const bk_link *l = &j->ch.links[j->ch.n - 1];
+void bk_describe(const bk_link *l, xio_backup_result *out) {
   snprintf(out->snapshot, sizeof out->snapshot, "%s", l->snapshot);
   out->base = l->base;
-  out->resumed = j->resumed;
-  snprintf(out->finished_first, sizeof out->finished_first, "%s", j->first);
-  out->first_pieces = j->first_pieces;
-  out->first_pieces_kept = j->first_kept;
   out->size = l->size;
   out->written_ranges = l->written.n;
   out->written_bytes = xio_ranges_bytes(&l->written);
   out->cleared_ranges = l->cleared.n;
   out->cleared_bytes = xio_ranges_bytes(&l->cleared);
   out->pieces = l->npieces;
+}
+
+/* What the run did, from the chain's newest link (after keep: a base when keep is
+ * 1). */
+static void result(const bk_job *j, xio_backup_result *out) {
+  bk_describe(&j->ch.links[j->ch.n - 1], out);
+  out->resumed = j->resumed;
+  snprintf(out->finished_first, sizeof out->finished_first, "%s", j->first);
+  out->first_pieces = j->first_pieces;
+  out->first_pieces_kept = j->first_kept;
   out->pieces_kept = j->kept;
   out->bytes_read = j->fetched;
   out->read_requests = j->reads;

@@ -304,18 +304,14 @@ static void get_report(const get_job *j, double secs) {
     cli_say(j->c, "read from snapshot %s, taken for this copy and deleted after it", j->snapshot);
 }
 
-/* --resume: opens the partial file (for this run alone) and learns where it
- * stopped; refused when the source changed since (another ETag) or the partial
- * file says nothing. */
-static xio_err open_partial(get_job *j, xio_error *err) {
-  xio_err rc = cli_partial_open(&j->part, 1, err);
-  if (rc != XIO_OK) return rc;
-  j->fd = j->part.fd;
-  char v[128], etag[96];
-  ssize_t n = fgetxattr(j->fd, XATTR_DONE, v, sizeof v - 1);
-  unsigned long long from = 0;
+/* The partial file's mark `v` (`n` bytes read of its attribute, or -1): how far
+ * the get went, into `from`; refused when the mark says nothing or the source
+ * changed since (another ETag). */
+static xio_err done_mark(const get_job *j, char *v, ssize_t n, unsigned long long *from,
+                         xio_error *err) {
+  char etag[96];
   if (n > 0) v[n] = '\0';
-  if (n <= 0 || sscanf(v, "%llu %95s", &from, etag) != 2 || from > j->size)
+  if (n <= 0 || sscanf(v, "%llu %95s", from, etag) != 2 || *from > j->size)
     return xio_error_set(err, XIO_EINVAL,
                          "%s does not say how far the get went: get --force "
                          "starts over",
@@ -325,6 +321,20 @@ static xio_err open_partial(get_job *j, xio_error *err) {
                          "the source changed since %s was written (ETag "
                          "differs): get --force starts over",
                          j->part.path);
+  return XIO_OK;
+}
+
+/* --resume: opens the partial file (for this run alone) and learns where it
+ * stopped; refused when the source changed since (another ETag) or the partial
+ * file says nothing. */
+static xio_err open_partial(get_job *j, xio_error *err) {
+  xio_err rc = cli_partial_open(&j->part, 1, err);
+  if (rc != XIO_OK) return rc;
+  j->fd = j->part.fd;
+  char v[128];
+  unsigned long long from = 0;
+  rc = done_mark(j, v, fgetxattr(j->fd, XATTR_DONE, v, sizeof v - 1), &from, err);
+  if (rc != XIO_OK) return rc;
   j->from = j->written = from;
   j->sized = 1; /* by the get that left it */
   return XIO_OK;
@@ -424,24 +434,14 @@ static xio_err take_snapshot(get_job *j, const char *target, xio_error *err) {
 /* --dry-run --resume: where the partial file says the get stopped, read from its
  * attribute without opening it for writing; refused as open_partial refuses. */
 static xio_err plan_resume(get_job *j, xio_error *err) {
-  char v[128], etag[96];
+  char v[128];
   ssize_t n = getxattr(j->part.path, XATTR_DONE, v, sizeof v - 1);
   unsigned long long from = 0;
   if (n < 0 && errno == ENOENT)
     return xio_error_from_errno(err, errno, "CreateLocalFile", "open", j->part.path);
-  if (n > 0) v[n] = '\0';
-  if (n <= 0 || sscanf(v, "%llu %95s", &from, etag) != 2 || from > j->size)
-    return xio_error_set(err, XIO_EINVAL,
-                         "%s does not say how far the get went: get --force "
-                         "starts over",
-                         j->part.path);
-  if (strcmp(etag, j->etag) != 0)
-    return xio_error_set(err, XIO_ECONFLICT,
-                         "the source changed since %s was written (ETag "
-                         "differs): get --force starts over",
-                         j->part.path);
-  j->from = from;
-  return XIO_OK;
+  xio_err rc = done_mark(j, v, n, &from, err);
+  if (rc == XIO_OK) j->from = from;
+  return rc;
 }
 
 /* --dry-run: plans the get with its real listing and merge, and prints what it
