@@ -635,7 +635,7 @@ static void holds_refused(int local) {
   xfix_setup(&fx, local, NULL);
   xio_file *f = open_new(&fx, "refuse.db", XIO_OPEN_UNALIGNED, 64 * KIB);
   refused(f, 0, 512, XIO_EINVAL, &e);
-  if (!strcasestr(e.message, "exclusive")) FAIL("message names no exclusive open: %s", e.message);
+  if (!strstr(e.message, "XIO_OPEN_LEASE")) FAIL("message names no leased open: %s", e.message);
   ASSERT_OK(xio_file_close(f, &e), &e);
 
   f = xfix_open(&fx, "refuse.db", XIO_OPEN_READONLY, XIO_KIND_DATA, 0);
