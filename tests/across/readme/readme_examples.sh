@@ -182,8 +182,12 @@ block_dir() {
 # Stops the private emulator of runtime directory $1 (the XDG_RUNTIME_DIR a block
 # ran with), if one runs there.
 stop_emulator() {
-  for sd in "$1/xio-emulator" "$1"/xio-emulator/session-*; do
-    [ -d "$sd" ] && XDG_RUNTIME_DIR="$1" "$XIO" emulator stop --dir "$sd" >/dev/null 2>&1
+  [ -d "$1/xio-emulator" ] || return 0
+  XDG_RUNTIME_DIR="$1" "$XIO" emulator stop --dir "$1/xio-emulator" >/dev/null 2>&1
+  for sd in $(ls "$1/xio-emulator"); do # a shell's own directory (no globbing here)
+    case "$sd" in
+      session-*) XDG_RUNTIME_DIR="$1" "$XIO" emulator stop --dir "$1/xio-emulator/$sd" >/dev/null 2>&1 ;;
+    esac
   done
   return 0
 }
