@@ -10,4 +10,10 @@ if(TARGET xio-bench)
   target_compile_definitions(test_bench PRIVATE XIO_BENCH_EXE="$<TARGET_FILE:xio-bench>"
     XIO_FAULTPROXY_EXE="$<TARGET_FILE:xio-faultproxy>")
   add_dependencies(test_bench xio-bench xio-faultproxy)
+  # The two long runs of the benchmark program count requests, in the normal build:
+  # under the sanitizers the library paths they take run in xio_append, xio_pageblob
+  # and the rest of this suite.
+  foreach(t append_section_counts_requests_per_flush tiny_run_writes_every_row)
+    set_property(TEST bench.${t} APPEND PROPERTY LABELS no-asan)
+  endforeach()
 endif()
