@@ -340,13 +340,19 @@ static xio_err open_partial(get_job *j, xio_error *err) {
   return XIO_OK;
 }
 
+/* Refuses an existing LOCAL unless --force (XIO_EEXIST, the error naming LOCAL as its
+ * target, so the hint is a local file's). */
+static xio_err refuse_existing(const get_job *j, int force, xio_error *err) {
+  if (force || access(j->local, F_OK) != 0) return XIO_OK;
+  xio_error_set(err, XIO_EEXIST, "%s already exists; --force overwrites it", j->local);
+  xio_error_set_operation(err, "CreateLocalFile");
+  xio_error_set_target(err, j->local);
+  return XIO_EEXIST;
+}
+
 /* Creates the partial file beside LOCAL (refusing an existing LOCAL unless --force). */
 static xio_err create_local(get_job *j, int force, xio_error *err) {
-  if (!force && access(j->local, F_OK) == 0) {
-    xio_error_set(err, XIO_EEXIST, "%s already exists; --force overwrites it", j->local);
-    xio_error_set_operation(err, "CreateLocalFile");
-    return XIO_EEXIST;
-  }
+  if (refuse_existing(j, force, err) != XIO_OK) return XIO_EEXIST;
   xio_err rc = j->resume ? open_partial(j, err) : cli_partial_open(&j->part, 0, err);
   j->fd = j->part.fd;
   if (rc == XIO_OK) open_direct(j);
@@ -458,11 +464,7 @@ static int get_dry_run(get_job *j, const char *target, int force, int snapshot) 
     cli_plan_add(&j->plan, CLI_OP_PROPERTIES, 1, 0);
   }
   cli_plan_add(&j->plan, CLI_OP_PROPERTIES, 1, 0); /* its ETag (xio_file_stat) */
-  if (!force && access(j->local, F_OK) == 0) {
-    xio_error_set(&e, XIO_EEXIST, "%s already exists; --force overwrites it", j->local);
-    xio_error_set_operation(&e, "CreateLocalFile");
-    rc = XIO_EEXIST;
-  }
+  if (rc == XIO_OK) rc = refuse_existing(j, force, &e);
   if (rc == XIO_OK && j->resume) rc = plan_resume(j, &e);
   if (rc == XIO_OK) rc = download(j, &e);
   if (rc == XIO_ECANCELED && cli_stop_signal())

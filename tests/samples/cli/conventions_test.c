@@ -327,9 +327,12 @@ TEST(hints_fit_the_error) {
   EXPECT_EXIT(&r, 0);
   XIO(&r, "get", url, src);
   EXPECT_EXIT(&r, 1);
-  ASSERT_CONTAINS(r.err, "hint:");
-  ASSERT_CONTAINS(r.err, "--force");
+  ASSERT_CONTAINS(r.err, "hint: add --force to overwrite the local file");
   ASSERT_NOT_CONTAINS(r.err, "xio rm");
+  ASSERT_NOT_CONTAINS(r.err, "snapshots"); /* a blob's hint, not a local file's */
+  XIO(&r, "get", "--dry-run", url, src);
+  EXPECT_EXIT(&r, 1);
+  ASSERT_CONTAINS(r.err, "hint: add --force to overwrite the local file");
   XIO(&r, "rm", url);
   EXPECT_EXIT(&r, 0);
   clirun_free(&r);
